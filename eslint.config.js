@@ -1,0 +1,51 @@
+// ESLint flat config: typescript-eslint (type-checked), svelte, and the module boundaries of
+// ARCHITECTURE.md (engine never imports electron/renderer; one importer each of
+// onnxruntime-node, better-sqlite3 and the protobuf schema).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const engineOnly = (files, patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules', 'out', 'dist', 'coverage', 'renderer/**/*.svelte', 'resources'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.engine.json', './tsconfig.electron.json', './tsconfig.renderer.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'max-lines': ['warn', { max: 400, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.test.ts', 'tests/**'], rules: { 'max-lines': 'off' } },
+  engineOnly(['engine/**/*.ts'], [
+    { group: ['electron', 'electron/*'], message: 'engine/ must run under plain Node.' },
+    { group: ['**/renderer/**', '**/electron/**'], message: 'engine/ never imports the UI or shell.' },
+  ]),
+  {
+    files: ['engine/**/*.ts'],
+    ignores: ['engine/runtime/session.ts', 'engine/runtime/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['electron', 'electron/*', '**/renderer/**', '**/electron/**'], message: 'engine/ must run under plain Node.' },
+        ],
+        paths: [{ name: 'onnxruntime-node', message: 'Only engine/runtime/session.ts imports onnxruntime-node.' }],
+      }],
+    },
+  },
+  engineOnly(['renderer/**/*.ts'], [
+    { group: ['**/engine/**', '!**/engine/types', '!**/engine/api/contract'], message: 'renderer reaches the engine only through lib/api.ts.' },
+  ]),
+);
