@@ -1,0 +1,154 @@
+// Reverse-mode autodiff over the IR: walks the forward nodes in reverse topological order,
+// asks the registry for each op's gradient rule and appends the gradient nodes to the same
+// builder, summing gradients where a value fans out. Rules live in rules/, one file a family.
+
+import type { GraphBuilder } from '../onnx/builder.ts';
+import type { Dim, Node } from '../onnx/ir.ts';
+import { sameDim } from '../onnx/dims.ts';
+import { inferNode } from '../onnx/infer.ts';
+import { GRADIENT_RULES, NO_GRADIENT } from './registry.ts';
+
+/** What a gradient rule sees: ORT's I / O / GO vocabulary plus the builder to emit nodes. */
+export interface GradContext {
+  readonly b: GraphBuilder;
+  readonly node: Node;
+  input(i: number): string;
+  output(i: number): string;
+  /** Gradient flowing into output i, or undefined when none does. */
+  gradOut(i: number): string | undefined;
+  /** Whether input i needs a gradient. */
+  needs(i: number): boolean;
+  /** Make sure the forward node produces optional output i (e.g. LayerNorm's InvStdDev). */
+  ensureOutput(i: number): string;
+  /** Sum a broadcast gradient down to the shape of `like`. */
+  unbroadcast(grad: string, like: string): string;
+}
+
+/** Per-input gradients (undefined where none is produced). */
+export type GradRule = (g: GradContext) => (string | undefined)[];
+
+/** The gradient value name for a parameter. */
+export function gradName(param: string): string {
+  return `${param}.grad`;
+}
+
+function unbroadcast(b: GraphBuilder, grad: string, like: string): string {
+  const gs = b.shape(grad);
+  const ls = b.shape(like);
+  const lead = gs.length - ls.length;
+  const axes: number[] = [];
+  for (let i = 0; i < gs.length; i++) {
+    if (i < lead) axes.push(i);
+    else {
+      const ld = ls[i - lead] as Dim;
+      if (ld === 1 && gs[i] !== 1) axes.push(i);
+    }
+  }
+  if (axes.length === 0) return grad;
+  let out = b.ReduceSum(grad, axes, true);
+  if (lead > 0) out = b.Squeeze(out, Array.from({ length: lead }, (_, i) => i));
+  const os = b.shape(out);
+  if (os.length !== ls.length || !os.every((d, i) => sameDim(d, ls[i] as Dim))) {
+    throw new Error(`unbroadcast: got [${os.join(',')}] for [${ls.join(',')}]`);
+  }
+  return out;
+}
+
+export interface BackwardResult {
+  /** param name → gradient value name */
+  grads: Map<string, string>;
+}
+
+/**
+ * Append the gradient of the scalar `loss` with respect to `wrt` to the builder.
+ * Parameters the loss does not depend on get a zero gradient of their shape.
+ */
+export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], seed?: string): BackwardResult {
+  const forward = [...b.nodes];
+  // Values that depend on a wrt value (forward reachability).
+  const dependsOnParam = new Set<string>(wrt);
+  for (const n of forward) {
+    if (NO_GRADIENT.has(n.opType)) continue;
+    if (n.inputs.some((i) => dependsOnParam.has(i))) n.outputs.forEach((o) => dependsOnParam.add(o));
+  }
+  // Values the loss depends on (backward reachability).
+  const feedsLoss = new Set<string>([loss]);
+  for (let k = forward.length - 1; k >= 0; k--) {
+    const n = forward[k] as Node;
+    if (n.outputs.some((o) => feedsLoss.has(o))) n.inputs.forEach((i) => feedsLoss.add(i));
+  }
+  const pending = new Map<string, string[]>();
+  const add = (value: string, grad: string): void => {
+    const list = pending.get(value);
+    if (list) list.push(grad);
+    else pending.set(value, [grad]);
+  };
+  const total = (value: string): string | undefined => {
+    const list = pending.get(value);
+    if (!list || list.length === 0) return undefined;
+    if (list.length === 1) return list[0];
+    const s = b.Sum(...list);
+    pending.set(value, [s]);
+    return s;
+  };
+  add(loss, seed ?? b.scalarLike(1, loss));
+
+  b.scope('grad', () => {
+    for (let k = forward.length - 1; k >= 0; k--) {
+      const node = forward[k] as Node;
+      if (!node.outputs.some((o) => pending.has(o))) continue;
+      const needed = node.inputs.map((i) => i !== '' && dependsOnParam.has(i) && feedsLoss.has(i));
+      if (!needed.some(Boolean)) continue;
+      if (NO_GRADIENT.has(node.opType)) continue;
+      const rule = GRADIENT_RULES[node.opType];
+      if (!rule) throw new Error(`No gradient rule for op "${node.opType}" (node "${node.name}")`);
+      const ctx: GradContext = {
+        b,
+        node,
+        input: (i) => node.inputs[i] as string,
+        output: (i) => node.outputs[i] as string,
+        gradOut: (i) => total(node.outputs[i] as string),
+        needs: (i) => needed[i] === true,
+        ensureOutput: (i) => ensureOutput(b, node, i),
+        unbroadcast: (grad, like) => unbroadcast(b, grad, like),
+      };
+      const grads = b.scope(node.name.replace(/\//g, '.'), () => rule(ctx));
+      grads.forEach((gr, i) => {
+        if (gr !== undefined && needed[i]) add(node.inputs[i] as string, gr);
+      });
+    }
+  });
+
+  const grads = new Map<string, string>();
+  for (const p of wrt) {
+    let g = total(p);
+    if (g === undefined) {
+      const shape = b.shape(p);
+      if (!shape.every((d) => typeof d === 'number')) throw new Error(`parameter "${p}" has a symbolic shape`);
+      g = b.ConstantOfShape(shape as number[]);
+    }
+    grads.set(p, g);
+  }
+  return { grads };
+}
+
+function ensureOutput(b: GraphBuilder, node: Node, i: number): string {
+  // NOTE: mutates the forward node to expose an optional output (LayerNorm InvStdDev,
+  // SoftmaxCrossEntropyLoss log_prob) instead of recomputing it in the backward pass.
+  while (node.outputs.length <= i) node.outputs.push(b.uniqueName(`${node.name}:${node.outputs.length}`));
+  const name = node.outputs[i] as string;
+  if (!b.infos.has(name)) {
+    const infos = inferNode(
+      node.opType,
+      node.inputs.map((n) => ({ info: n === '' ? undefined : b.info(n), value: n === '' ? undefined : b.constantValue(n) })),
+      node.attrs,
+      node.outputs.length,
+      b.opset,
+    );
+    infos.forEach((inf, k) => {
+      const o = node.outputs[k] as string;
+      if (!b.infos.has(o)) b.infos.set(o, { name: o, dtype: inf.dtype, shape: inf.shape });
+    });
+  }
+  return name;
+}

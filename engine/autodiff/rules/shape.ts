@@ -1,0 +1,68 @@
+// Gradient rules for data-movement ops: Reshape, Transpose, (Un)Squeeze, Expand, Gather.
+// Embedding lookups (Gather on axis 0) scatter-add into a zero table with ScatterElements.
+
+import type { GradRule } from '../backward.ts';
+import type { GraphBuilder } from '../../onnx/builder.ts';
+
+
+/** Reshape dy to the shape of x, statically when x's shape is known. */
+export function reshapeLike(b: GraphBuilder, dy: string, x: string): string {
+  const shape = b.shape(x);
+  if (shape.every((d) => typeof d === 'number')) return b.Reshape(dy, shape as number[]);
+  return b.op('Reshape', [dy, b.Shape(x)], {}, { outputInfos: [{ dtype: b.dtype(dy), shape: [...shape] }] })[0] as string;
+}
+
+/** y = reshape(x)  ⇒  dx = reshape(dy, shape(x)) */
+export const reshape: GradRule = (g) => [reshapeLike(g.b, g.gradOut(0) as string, g.input(0))];
+
+/** y = transpose(x, p)  ⇒  dx = transpose(dy, p⁻¹) */
+export const transpose: GradRule = (g) => {
+  const perm = g.node.attrs['perm'] as number[];
+  const inverse = perm.map((_, i) => perm.indexOf(i));
+  return [g.b.Transpose(g.gradOut(0) as string, inverse)];
+};
+
+/** y = unsqueeze(x) or squeeze(x)  ⇒  dx = reshape(dy, shape(x)) */
+export const squeezeLike: GradRule = (g) => [reshapeLike(g.b, g.gradOut(0) as string, g.input(0))];
+
+/** y = expand(x, s)  ⇒  dx = Σ over broadcast axes of dy */
+export const expand: GradRule = (g) => [g.unbroadcast(g.gradOut(0) as string, g.input(0))];
+
+/**
+ * y = gather(x, i, axis)  ⇒  dx = scatter-add of dy at i.
+ * NOTE: ScatterElements(add), not ScatterND(add): the latter races on repeated indices with
+ * more than one intra-op thread on the CPU EP (engine notes, pitfall 1).
+ */
+export const gather: GradRule = (g) => {
+  const { b } = g;
+  const dY = g.gradOut(0) as string;
+  const data = g.input(0);
+  const indices = g.input(1);
+  const axis = (g.node.attrs['axis'] as number | undefined) ?? 0;
+  const dShape = b.shape(data);
+  if (axis === 0 && dShape.length === 2 && dShape.every((d) => typeof d === 'number')) {
+    const [V, C] = dShape as [number, number];
+    const flatIdx = b.Reshape(indices, [-1, 1]); // [N, 1]
+    const idx = b.op('Expand', [flatIdx, b.ints([1, C])])[0] as string; // [N, C]
+    const upd = b.Reshape(dY, [-1, C]); // [N, C]
+    const dt = b.dtype(data);
+    const zero = dt === 'float64' ? { dtype: dt, dims: [1], data: new Float64Array(1) } : { dtype: dt, dims: [1], data: new Float32Array(1) };
+    const zeros = b.ConstantOfShape([V, C], zero);
+    return [b.ScatterElements(zeros, idx, upd, 0, 'add'), undefined];
+  }
+  const idxShape = b.shape(indices);
+  if (idxShape.length === 0) {
+    // Scalar index k on `axis`: dx = unsqueeze(dy, axis) · onehot_k along axis.
+    const n = b.Gather(b.Shape(data), b.scalar(axis, 'int64')); // size of the axis
+    const range = b.op('Range', [b.scalar(0, 'int64'), n, b.scalar(1, 'int64')], {}, {
+      outputInfos: [{ dtype: 'int64', shape: [dShape[axis] ?? 'N'] }],
+    })[0] as string;
+    const hot = b.Cast(b.Equal(range, indices), b.dtype(data)); // [N]
+    const shape = dShape.map((_, i) => (i === axis ? -1 : 1));
+    const hotB = b.Reshape(hot, shape);
+    return [b.Mul(b.Unsqueeze(dY, [axis]), hotB), undefined];
+  }
+  throw new Error(`Gather: gradient only for embedding tables or scalar indices (node "${g.node.name}")`);
+};
+
+

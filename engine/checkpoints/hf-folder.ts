@@ -1,0 +1,219 @@
+// Load and save Hugging Face model folders (config.json, model.safetensors or pytorch_model.bin,
+// vocab.txt, tokenizer files) for BERT / DistilBERT: float32 weights, re-tied heads, validation.
+// Not for: checking the full parameter list on load (the model builder does) or sharded checkpoints.
+
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { EncoderConfig } from '../model/config.ts';
+import { parseHfConfig, toHfConfig } from '../model/config.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { CheckpointError } from './errors.ts';
+import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
+import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
+import type { TokenizerSettings } from './tokenizer-files.ts';
+import {
+  formatVocab,
+  readJsonFile,
+  readTokenizerSettings,
+  readVocab,
+  specialTokensMapJson,
+  tokenizerConfigJson,
+} from './tokenizer-files.ts';
+import { readTorchCheckpoint } from './torch-pickle.ts';
+
+export type { SpecialTokens, TokenizerSettings } from './tokenizer-files.ts';
+
+/** A loaded model folder. Tied aliases in `weights` are the same object as their source. */
+export interface HfFolder {
+  config: EncoderConfig;
+  /** HF parameter names (base prefix included) -> float32 tensors. */
+  weights: Map<string, HostTensor>;
+  vocab: string[];
+  tokenizer: TokenizerSettings;
+  /** Path of the weights file that was read. */
+  weightsFile: string;
+  sourceFormat: 'safetensors' | 'pytorch';
+}
+
+/** Options for loadHfFolder. */
+export interface LoadHfOptions {
+  /** Force one weights file instead of preferring model.safetensors. */
+  prefer?: 'safetensors' | 'pytorch';
+}
+
+/** What saveHfFolder writes. */
+export interface SaveHfInput {
+  config: EncoderConfig;
+  weights: ReadonlyMap<string, HostTensor>;
+  vocab: readonly string[];
+  tokenizer: TokenizerSettings;
+  /** Extra text files to write, by relative file name (e.g. a training card). */
+  extraFiles?: Record<string, string>;
+}
+
+const SAFETENSORS = 'model.safetensors';
+const PYTORCH = 'pytorch_model.bin';
+const BASE_ROOTS: Record<EncoderConfig['architecture'], string[]> = {
+  bert: ['embeddings.', 'encoder.', 'pooler.'],
+  distilbert: ['embeddings.', 'transformer.'],
+};
+
+/** Load a Hugging Face BERT / DistilBERT model folder, validated and converted to float32. */
+export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    throw new CheckpointError(dir, 'model folder does not exist');
+  }
+  if (!st.isDirectory()) {
+    throw new CheckpointError(dir, 'is not a folder: point to the model folder that contains config.json and the weights');
+  }
+  const configFile = path.join(dir, 'config.json');
+  if (!existsSync(configFile)) {
+    throw new CheckpointError(configFile, 'missing: a Hugging Face model folder needs config.json (save the model with save_pretrained)');
+  }
+  const config = parseHfConfig(readJsonFile(configFile), configFile);
+
+  const weightsFile = pickWeightsFile(dir, options);
+  const sourceFormat = weightsFile.endsWith('.bin') ? 'pytorch' : 'safetensors';
+  const raw = sourceFormat === 'pytorch' ? readTorchCheckpoint(weightsFile) : readSafetensors(weightsFile).tensors;
+  const weights = normaliseWeights(raw, config, weightsFile);
+
+  const prefix = basePrefix(config);
+  const wordName = `${prefix}embeddings.word_embeddings.weight`;
+  const word = weights.get(wordName);
+  if (!word) {
+    const some = [...weights.keys()].slice(0, 4).join(', ');
+    throw new CheckpointError(weightsFile, `no word embedding matrix "${wordName}" (found ${some || 'no tensors'}): ` +
+      `the weights do not look like a ${config.architecture} model; check that config.json belongs to them`);
+  }
+  if (word.dims.length !== 2) throw new CheckpointError(weightsFile, `"${wordName}" has shape [${word.dims.join(', ')}], expected 2-D`);
+  const [rows, cols] = word.dims as [number, number];
+  if (cols !== config.hiddenSize) {
+    throw new CheckpointError(weightsFile, `hidden size mismatch: "${wordName}" has ${cols} columns but ${configFile} says ` +
+      `${config.architecture === 'bert' ? 'hidden_size' : 'dim'} ${config.hiddenSize}; use the config.json that belongs to these weights`);
+  }
+  if (rows !== config.vocabSize) {
+    throw new CheckpointError(weightsFile, `"${wordName}" has ${rows} rows but ${configFile} says vocab_size ${config.vocabSize}; ` +
+      'set vocab_size to the number of embedding rows');
+  }
+  const vocabFile = path.join(dir, 'vocab.txt');
+  if (!existsSync(vocabFile)) {
+    throw new CheckpointError(vocabFile, 'missing: this engine needs the WordPiece vocab.txt that belongs to the model');
+  }
+  const vocab = readVocab(vocabFile);
+  if (vocab.length > config.vocabSize) {
+    throw new CheckpointError(vocabFile, `has ${vocab.length} tokens but the model has only ${config.vocabSize} embedding rows ` +
+      '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model');
+  }
+  const tokenizer = readTokenizerSettings(dir, config.maxPositions);
+  return { config, weights, vocab, tokenizer, weightsFile, sourceFormat };
+}
+
+function pickWeightsFile(dir: string, options: LoadHfOptions): string {
+  const st = path.join(dir, SAFETENSORS);
+  const pt = path.join(dir, PYTORCH);
+  if (options.prefer === 'pytorch') {
+    if (existsSync(pt)) return pt;
+    throw new CheckpointError(pt, 'missing (PyTorch weights were requested)');
+  }
+  if (options.prefer === 'safetensors') {
+    if (existsSync(st)) return st;
+    throw new CheckpointError(st, 'missing (safetensors weights were requested)');
+  }
+  if (existsSync(st)) return st;
+  if (existsSync(pt)) return pt;
+  const files = readdirSync(dir);
+  let hint = 'save the model with save_pretrained';
+  if (files.some((f) => f.endsWith('.index.json'))) hint = 'sharded checkpoints are not supported: re-save with a larger max_shard_size';
+  else if (files.includes('tf_model.h5') || files.includes('flax_model.msgpack')) hint = 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors';
+  throw new CheckpointError(dir, `no weights file: expected ${SAFETENSORS} or ${PYTORCH} (${hint})`);
+}
+
+/** Rename legacy/base-model names, drop known buffers, convert to float32 and re-tie aliases. */
+function normaliseWeights(raw: ReadonlyMap<string, HostTensor>, config: EncoderConfig, file: string): Map<string, HostTensor> {
+  const prefix = basePrefix(config);
+  const roots = BASE_ROOTS[config.architecture];
+  const prefixed = [...raw.keys()].some((k) => k.startsWith(prefix));
+  const out = new Map<string, HostTensor>();
+  const converted = new Map<HostTensor, HostTensor>();
+  for (const [name, t] of raw) {
+    let n = name.replace(/(LayerNorm|layer_norm)\.gamma$/, '$1.weight').replace(/(LayerNorm|layer_norm)\.beta$/, '$1.bias');
+    if (!prefixed && roots.some((r) => n.startsWith(r))) n = prefix + n;
+    if (/(^|\.)(position_ids|token_type_ids)$/.test(n)) continue;
+    if (!isFloatDType(t.dtype)) {
+      throw new CheckpointError(file, `tensor "${name}" has dtype ${t.dtype}; model parameters must be floating point`);
+    }
+    if (out.has(n)) throw new CheckpointError(file, `two tensors map to the parameter name "${n}" (e.g. both gamma and weight)`);
+    let f = converted.get(t);
+    if (!f) {
+      f = toFloat32(t);
+      converted.set(t, f);
+    }
+    out.set(n, f);
+  }
+  for (const [alias, source] of tiedAliases(config)) {
+    const t = out.get(source) ?? out.get(alias);
+    if (t) {
+      out.set(source, t);
+      out.set(alias, t);
+    }
+  }
+  return out;
+}
+
+/** Write a Hugging Face model folder atomically (temp sibling folder renamed into place). */
+export function saveHfFolder(dir: string, model: SaveHfInput): void {
+  const target = path.resolve(dir);
+  const { config, vocab, tokenizer } = model;
+  if (existsSync(target) && !statSync(target).isDirectory()) {
+    throw new CheckpointError(target, 'exists and is not a folder; choose another output folder');
+  }
+  checkParameterShapes(config, model.weights, target);
+  if (vocab.length > config.vocabSize) {
+    throw new CheckpointError(target, `vocabulary has ${vocab.length} tokens but vocab_size is ${config.vocabSize}`);
+  }
+  const aliases = tiedAliases(config);
+  const tensors = new Map<string, HostTensor>();
+  for (const [name, t] of model.weights) if (!aliases.has(name)) tensors.set(name, t);
+
+  const parent = path.dirname(target);
+  mkdirSync(parent, { recursive: true });
+  const tag = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmp = path.join(parent, `.${path.basename(target)}.tmp-${tag}`);
+  mkdirSync(tmp);
+  try {
+    const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
+    writeSafetensors(path.join(tmp, SAFETENSORS), tensors, { format: 'pt' });
+    writeFileSync(path.join(tmp, 'config.json'), json(toHfConfig(config)));
+    writeFileSync(path.join(tmp, 'vocab.txt'), formatVocab(vocab));
+    writeFileSync(path.join(tmp, 'tokenizer_config.json'), json(tokenizerConfigJson(tokenizer, vocab, config.architecture)));
+    writeFileSync(path.join(tmp, 'special_tokens_map.json'), json(specialTokensMapJson(tokenizer)));
+    for (const [name, content] of Object.entries(model.extraFiles ?? {})) {
+      const rel = path.normalize(name);
+      if (path.isAbsolute(rel) || rel.split(path.sep).includes('..') || rel === '.') {
+        throw new CheckpointError(target, `extra file name "${name}" must be a relative path inside the folder`);
+      }
+      mkdirSync(path.dirname(path.join(tmp, rel)), { recursive: true });
+      writeFileSync(path.join(tmp, rel), content);
+    }
+    if (existsSync(target)) {
+      const old = path.join(parent, `.${path.basename(target)}.old-${tag}`);
+      renameSync(target, old);
+      try {
+        renameSync(tmp, target);
+      } catch (e) {
+        renameSync(old, target);
+        throw e;
+      }
+      rmSync(old, { recursive: true, force: true });
+    } else {
+      renameSync(tmp, target);
+    }
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}

@@ -1,0 +1,151 @@
+// WordPiece tokenizer files of a Hugging Face model folder: vocab.txt, tokenizer_config.json and
+// special_tokens_map.json, read into plain settings and written back in HF's layout.
+// Not for: tokenizing text (see the tokenizer module) or fast-tokenizer tokenizer.json files.
+
+import { existsSync, readFileSync } from 'node:fs';
+import type { Architecture } from '../model/config.ts';
+import { CheckpointError } from './errors.ts';
+
+/** The five WordPiece special tokens. */
+export interface SpecialTokens {
+  unk: string;
+  sep: string;
+  pad: string;
+  cls: string;
+  mask: string;
+}
+
+/** Slow BertTokenizer settings taken from tokenizer_config.json. */
+export interface TokenizerSettings {
+  doLowerCase: boolean;
+  /** null: strip accents exactly when lowercasing (HF default). */
+  stripAccents: boolean | null;
+  tokenizeChineseChars: boolean;
+  modelMaxLength: number;
+  specialTokens: SpecialTokens;
+}
+
+const SPECIAL_KEYS: Record<keyof SpecialTokens, string> = {
+  unk: 'unk_token',
+  sep: 'sep_token',
+  pad: 'pad_token',
+  cls: 'cls_token',
+  mask: 'mask_token',
+};
+const DEFAULT_SPECIALS: SpecialTokens = { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' };
+
+/** Read a JSON file, throwing a CheckpointError naming it on failure. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CheckpointError(path, `cannot read file (${(e as Error).message})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new CheckpointError(path, `is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Read vocab.txt: one token per line, as HF's load_vocab does. */
+export function readVocab(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CheckpointError(path, `cannot read the WordPiece vocabulary (${(e as Error).message}); a BERT model folder needs vocab.txt`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const vocab = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (vocab.length === 0) throw new CheckpointError(path, 'vocabulary is empty');
+  return vocab;
+}
+
+/** The file contents of vocab.txt. */
+export function formatVocab(vocab: readonly string[]): string {
+  return vocab.map((t) => `${t}\n`).join('');
+}
+
+function tokenString(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'object' && v !== null && typeof (v as { content?: unknown }).content === 'string') {
+    return (v as { content: string }).content;
+  }
+  return undefined;
+}
+
+/** Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults. */
+export function readTokenizerSettings(dir: string, maxPositions: number): TokenizerSettings {
+  const cfgPath = `${dir}/tokenizer_config.json`;
+  const mapPath = `${dir}/special_tokens_map.json`;
+  const obj = (path: string): Record<string, unknown> => {
+    if (!existsSync(path)) return {};
+    const v = readJsonFile(path);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CheckpointError(path, 'must be a JSON object');
+    return v as Record<string, unknown>;
+  };
+  const tc = obj(cfgPath);
+  const sm = obj(mapPath);
+  const bool = (key: string, def: boolean): boolean => {
+    const v = tc[key];
+    if (v === undefined || v === null) return def;
+    if (typeof v !== 'boolean') throw new CheckpointError(cfgPath, `"${key}" must be true or false, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const sa = tc['strip_accents'];
+  if (sa !== undefined && sa !== null && typeof sa !== 'boolean') {
+    throw new CheckpointError(cfgPath, `"strip_accents" must be true, false or null, got ${JSON.stringify(sa)}`);
+  }
+  const mml = tc['model_max_length'];
+  const modelMaxLength = typeof mml === 'number' && Number.isInteger(mml) && mml > 0 && mml <= 1e9 ? mml : maxPositions;
+  const specialTokens = { ...DEFAULT_SPECIALS };
+  for (const [k, key] of Object.entries(SPECIAL_KEYS) as [keyof SpecialTokens, string][]) {
+    const v = tokenString(sm[key]) ?? tokenString(tc[key]);
+    if (v !== undefined) specialTokens[k] = v;
+  }
+  return {
+    doLowerCase: bool('do_lower_case', true),
+    stripAccents: typeof sa === 'boolean' ? sa : null,
+    tokenizeChineseChars: bool('tokenize_chinese_chars', true),
+    modelMaxLength,
+    specialTokens,
+  };
+}
+
+/** tokenizer_config.json content in the layout transformers 4.36 writes for BertTokenizer. */
+export function tokenizerConfigJson(settings: TokenizerSettings, vocab: readonly string[], arch: Architecture): Record<string, unknown> {
+  const s = settings.specialTokens;
+  const specials = new Set(Object.values(s));
+  const decoder: Record<string, unknown> = {};
+  vocab.forEach((tok, id) => {
+    if (specials.has(tok)) {
+      decoder[String(id)] = { content: tok, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
+    }
+  });
+  return {
+    added_tokens_decoder: decoder,
+    clean_up_tokenization_spaces: true,
+    cls_token: s.cls,
+    do_basic_tokenize: true,
+    do_lower_case: settings.doLowerCase,
+    mask_token: s.mask,
+    model_max_length: settings.modelMaxLength,
+    never_split: null,
+    pad_token: s.pad,
+    sep_token: s.sep,
+    strip_accents: settings.stripAccents,
+    tokenize_chinese_chars: settings.tokenizeChineseChars,
+    tokenizer_class: arch === 'bert' ? 'BertTokenizer' : 'DistilBertTokenizer',
+    unk_token: s.unk,
+  };
+}
+
+/** special_tokens_map.json content. */
+export function specialTokensMapJson(settings: TokenizerSettings): Record<string, string> {
+  const s = settings.specialTokens;
+  return { cls_token: s.cls, mask_token: s.mask, pad_token: s.pad, sep_token: s.sep, unk_token: s.unk };
+}

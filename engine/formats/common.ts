@@ -1,0 +1,228 @@
+// Shared helpers for the importers and exporters: result types, issues, entity/relation
+// validation against the document text, code-point ↔ UTF-16 offsets and PHI-safe error text.
+// File formats count offsets in Unicode code points (Python convention); the model uses UTF-16.
+
+import type { Document, Entity, FormatIssue, Relation, Span } from './types.ts';
+
+/** What every importer returns: documents plus the problems found while reading. */
+export interface ImportResult {
+  documents: Document[];
+  issues: FormatIssue[];
+}
+
+/** One output file of an exporter; `name` is relative (brat writes one pair per document). */
+export interface ExportFile {
+  name: string;
+  content: string;
+}
+
+/** What every exporter returns: files plus issues naming what the format could not hold. */
+export interface ExportResult {
+  files: ExportFile[];
+  issues: FormatIssue[];
+}
+
+/** Where issues go while one file is read. */
+export interface IssueSink {
+  file: string;
+  issues: FormatIssue[];
+}
+
+/** An entity as read from a file, before validation against the document text. */
+export interface EntityDraft {
+  id: string;
+  type: string;
+  spans: Span[];
+  /** Mention text stated by the file (PubTator column 4, brat third column), checked against the slice. */
+  mention?: string;
+  normIds?: string[];
+  attributes?: Record<string, string>;
+  score?: number;
+}
+
+/** A relation as read from a file plus the line that defined it. */
+export interface RelationDraft {
+  relation: Relation;
+  line?: number;
+}
+
+/** Builds an issue; `line` is 1-based. Messages must never quote document text. */
+export function makeIssue(
+  severity: FormatIssue['severity'],
+  file: string,
+  message: string,
+  line?: number,
+): FormatIssue {
+  return line === undefined ? { severity, file, message } : { severity, file, line, message };
+}
+
+/** Appends an error issue. */
+export function addError(sink: IssueSink, message: string, line?: number): void {
+  sink.issues.push(makeIssue('error', sink.file, message, line));
+}
+
+/** Appends a warning issue. */
+export function addWarning(sink: IssueSink, message: string, line?: number): void {
+  sink.issues.push(makeIssue('warning', sink.file, message, line));
+}
+
+/** The covered text of spans, fragments joined with a single space (Entity.text convention). */
+export function spanText(text: string, spans: readonly Span[]): string {
+  return spans.map((s) => text.slice(s.start, s.end)).join(' ');
+}
+
+const collapseWs = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** Validates an entity draft against the document and appends it; returns false when dropped. */
+export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, line?: number): boolean {
+  const len = doc.text.length;
+  if (!draft.type.trim()) {
+    addError(sink, `entity ${draft.id}: missing type; dropped`, line);
+    return false;
+  }
+  if (draft.spans.length === 0) {
+    addError(sink, `entity ${draft.id}: no spans; dropped`, line);
+    return false;
+  }
+  for (const s of draft.spans) {
+    if (!Number.isInteger(s.start) || !Number.isInteger(s.end) || s.start < 0 || s.end > len) {
+      addError(sink, `entity ${draft.id}: offsets ${s.start}-${s.end} outside the text (length ${len}); dropped`, line);
+      return false;
+    }
+    if (s.end <= s.start) {
+      addError(sink, `entity ${draft.id}: empty or reversed span ${s.start}-${s.end}; dropped`, line);
+      return false;
+    }
+  }
+  if (doc.entities.some((e) => e.id === draft.id)) {
+    addError(sink, `entity ${draft.id}: duplicate id; dropped`, line);
+    return false;
+  }
+  const spans = [...draft.spans].sort((a, b) => a.start - b.start || a.end - b.end);
+  const text = spanText(doc.text, spans);
+  if (draft.mention !== undefined && collapseWs(draft.mention) !== collapseWs(text)) {
+    addWarning(sink, `entity ${draft.id}: mention text does not match the text at its offsets; kept`, line);
+  }
+  const entity: Entity = { id: draft.id, type: draft.type, spans, text };
+  if (draft.normIds && draft.normIds.length > 0) entity.normIds = draft.normIds;
+  if (draft.score !== undefined) entity.score = draft.score;
+  if (draft.attributes && Object.keys(draft.attributes).length > 0) entity.attributes = draft.attributes;
+  doc.entities.push(entity);
+  return true;
+}
+
+/**
+ * Validates relations once all entities are known and appends the valid ones. Unknown entity ids
+ * are errors (relation dropped); concept relations naming no entity's normId only warn.
+ */
+export function finishDocument(doc: Document, relations: readonly RelationDraft[], sink: IssueSink): void {
+  const entityIds = new Set(doc.entities.map((e) => e.id));
+  const conceptIds = new Set(doc.entities.flatMap((e) => e.normIds ?? []));
+  const relationIds = new Set<string>();
+  for (const { relation: r, line } of relations) {
+    if (relationIds.has(r.id)) {
+      addError(sink, `document ${doc.id}: relation ${r.id}: duplicate id; dropped`, line);
+      continue;
+    }
+    if (r.byConcept === true) {
+      const unknown = [r.arg1, r.arg2].filter((a) => !conceptIds.has(a));
+      if (unknown.length > 0) {
+        addWarning(sink, `document ${doc.id}: relation ${r.id}: concept ${unknown.join(', ')} not among the entities' ids; kept`, line);
+      }
+    } else {
+      const unknown = [r.arg1, r.arg2].filter((a) => !entityIds.has(a));
+      if (unknown.length > 0) {
+        addError(sink, `document ${doc.id}: relation ${r.id}: unknown argument id ${unknown.join(', ')}; dropped`, line);
+        continue;
+      }
+    }
+    relationIds.add(r.id);
+    doc.relations.push(r);
+  }
+  if (doc.text.trim() === '') addWarning(sink, `document ${doc.id}: empty document`);
+}
+
+/** Converts between code-point offsets (files) and UTF-16 offsets (model) for one text. */
+export interface OffsetMap {
+  toUnit(codePoint: number): number;
+  toCodePoint(unit: number): number;
+}
+
+const IDENTITY: OffsetMap = { toUnit: (n) => n, toCodePoint: (n) => n };
+
+/** Offset map for `text`; identity (no allocation) when the text has no surrogate pairs. */
+export function offsetMap(text: string): OffsetMap {
+  if (!/[\uD800-\uDFFF]/.test(text)) return IDENTITY;
+  const units: number[] = [];
+  const cps = new Int32Array(text.length + 1);
+  let u = 0;
+  for (const ch of text) {
+    cps[u] = units.length;
+    if (ch.length === 2) cps[u + 1] = units.length;
+    units.push(u);
+    u += ch.length;
+  }
+  units.push(u);
+  cps[u] = units.length - 1;
+  const maxCp = units.length - 1;
+  return {
+    toUnit: (cp) => (cp >= 0 && cp <= maxCp ? (units[cp] ?? cp) : text.length + (cp - maxCp)),
+    toCodePoint: (unit) => (unit >= 0 && unit <= text.length ? (cps[unit] ?? unit) : maxCp + (unit - text.length)),
+  };
+}
+
+/** Splits text into lines on LF, dropping a trailing CR from each (line-oriented formats). */
+export function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] ?? '';
+    if (l.endsWith('\r')) lines[i] = l.slice(0, -1);
+  }
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Base name of a path without its last extension. */
+export function fileStem(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/** A file-name-safe version of a document id, unique within `taken` (which it updates). */
+export function safeFileName(id: string, taken: Set<string>): string {
+  const base = id.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 120) || 'document';
+  let name = base;
+  for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${base}_${k}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/** Creates an error whose message is known to hold no document text (safe to show in issues). */
+export function formatError(message: string): Error {
+  const err = new Error(message);
+  err.name = 'FormatError';
+  return err;
+}
+
+/** A message for a caught error that never echoes file content (parser messages may quote it). */
+export function safeErrorMessage(err: unknown): string {
+  if (err instanceof Error && err.name === 'FormatError') return err.message;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `cannot read file (${code})`;
+  const name = err instanceof Error ? err.name : typeof err;
+  return `could not parse file (${name})`;
+}
+
+/** Losses of one export, counted per reason ("discontinuous entities dropped" → 3). */
+export type LossCounts = Map<string, number>;
+
+/** Adds `n` occurrences of a loss reason. */
+export function countLoss(losses: LossCounts, reason: string, n = 1): void {
+  if (n > 0) losses.set(reason, (losses.get(reason) ?? 0) + n);
+}
+
+/** One warning per loss reason, e.g. "3 discontinuous entities dropped". */
+export function lossIssues(losses: LossCounts, file: string): FormatIssue[] {
+  return [...losses].map(([reason, n]) => makeIssue('warning', file, `${n} ${reason}`));
+}

@@ -1,0 +1,61 @@
+// Decodes file bytes to a string: UTF-8 (BOM stripped), UTF-16 LE/BE (BOM, or no BOM but
+// NUL-byte pattern), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8.
+// Line endings are never normalised: offsets must stay faithful to the original text.
+
+import type { FormatIssue } from './types.ts';
+import { makeIssue } from './common.ts';
+
+export type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+
+/** Decoded text, the encoding used and any warnings about the guess. */
+export interface DecodedText {
+  text: string;
+  encoding: TextEncodingName;
+  issues: FormatIssue[];
+}
+
+/** Guesses UTF-16 without a BOM from NUL bytes in alternate positions (ASCII-heavy text). */
+function sniffUtf16(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes.length < 4 || bytes.length % 2 !== 0) return null;
+  const n = Math.min(bytes.length, 4096);
+  let evenZero = 0;
+  let oddZero = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) evenZero++;
+    if (bytes[i + 1] === 0) oddZero++;
+  }
+  const pairs = n / 2;
+  if (oddZero > pairs * 0.4 && evenZero < pairs * 0.05) return 'utf-16le';
+  if (evenZero > pairs * 0.4 && oddZero < pairs * 0.05) return 'utf-16be';
+  return null;
+}
+
+/** Decodes file bytes; `file` names the file in issues. */
+export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
+  const b0 = bytes[0];
+  const b1 = bytes[1];
+  if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) {
+    return { text: new TextDecoder('utf-8').decode(bytes.subarray(3)), encoding: 'utf-8', issues: [] };
+  }
+  if (b0 === 0xff && b1 === 0xfe) {
+    return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'utf-16le', issues: [] };
+  }
+  if (b0 === 0xfe && b1 === 0xff) {
+    return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'utf-16be', issues: [] };
+  }
+  const utf16 = sniffUtf16(bytes);
+  if (utf16) {
+    const text = new TextDecoder(utf16).decode(bytes);
+    const issue = makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`);
+    return { text, encoding: utf16, issues: [issue] };
+  }
+  try {
+    // ignoreBOM: a BOM was handled above, so none is left to strip.
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return { text, encoding: 'utf-8', issues: [] };
+  } catch {
+    const text = new TextDecoder('windows-1252').decode(bytes);
+    const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
+    return { text, encoding: 'windows-1252', issues: [issue] };
+  }
+}

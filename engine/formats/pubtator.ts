@@ -1,0 +1,156 @@
+// PubTator importer/exporter: `PMID|t|title`, `PMID|a|abstract`, entity lines
+// `PMID<TAB>start<TAB>end<TAB>mention<TAB>type<TAB>ids[<TAB>composite mentions]` and relation
+// lines `PMID<TAB>CID<TAB>id1<TAB>id2`. Text = title + '\n' + abstract (offsets as PubTator).
+
+import type { Document, Entity } from './types.ts';
+import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
+import {
+  addEntity,
+  addError,
+  addWarning,
+  countLoss,
+  finishDocument,
+  lossIssues,
+  offsetMap,
+  splitLines,
+} from './common.ts';
+
+/** Entity attribute that holds PubTator's 7th column (individual mentions of a composite). */
+export const COMPOSITE_MENTIONS = 'composite_mentions';
+
+interface Pending {
+  id: string;
+  title: string;
+  abstract?: string;
+  annotations: { cols: string[]; line: number }[];
+}
+
+const TITLE_RE = /^([^|\t]+)\|([ta])\|(.*)$/;
+const INT_RE = /^-?\d+$/;
+
+/** Parses PubTator text into documents; malformed lines become issues and are skipped. */
+export function importPubtator(content: string, file: string): ImportResult {
+  const result: ImportResult = { documents: [], issues: [] };
+  const sink: IssueSink = { file, issues: result.issues };
+  const lines = splitLines(content);
+  let cur: Pending | null = null;
+  let extraRelationCols = 0;
+  const flush = (): void => {
+    if (cur) result.documents.push(buildDocument(cur, sink));
+    cur = null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] ?? '';
+    const lineNo = i + 1;
+    if (raw.trim() === '') {
+      flush();
+      continue;
+    }
+    const m = TITLE_RE.exec(raw);
+    if (m) {
+      const [, pmid = '', kind, body = ''] = m;
+      if (kind === 't') {
+        flush();
+        cur = { id: pmid, title: body, annotations: [] };
+      } else if (cur !== null && cur.id === pmid && cur.abstract === undefined) {
+        cur.abstract = body;
+      } else {
+        addError(sink, 'abstract line without a matching title line; skipped', lineNo);
+      }
+      continue;
+    }
+    const cols = raw.split('\t');
+    if (cur === null) {
+      addError(sink, 'annotation line outside a document; skipped', lineNo);
+    } else if (cols[0] !== cur.id) {
+      addError(sink, 'annotation line with a different PMID than its document; skipped', lineNo);
+    } else if (cols.length >= 5 && INT_RE.test(cols[1] ?? '') && INT_RE.test(cols[2] ?? '')) {
+      cur.annotations.push({ cols, line: lineNo });
+    } else if (cols.length >= 4 && !INT_RE.test(cols[1] ?? '') && cols[1] !== '') {
+      if (cols.length > 4) extraRelationCols++;
+      cur.annotations.push({ cols, line: lineNo });
+    } else {
+      addError(sink, 'malformed annotation line; skipped', lineNo);
+    }
+  }
+  flush();
+  if (extraRelationCols > 0) addWarning(sink, `${extraRelationCols} relation lines had extra columns; dropped`);
+  return result;
+}
+
+function buildDocument(p: Pending, sink: IssueSink): Document {
+  const text = p.abstract === undefined || p.abstract === '' ? p.title : `${p.title}\n${p.abstract}`;
+  const doc: Document = { id: p.id, text, entities: [], relations: [] };
+  doc.passages = [{ type: 'title', start: 0, end: p.title.length }];
+  if (text.length > p.title.length) doc.passages.push({ type: 'abstract', start: p.title.length + 1, end: text.length });
+  const om = offsetMap(text);
+  const relations: RelationDraft[] = [];
+  let n = 0;
+  for (const { cols, line } of p.annotations) {
+    if (INT_RE.test(cols[1] ?? '')) {
+      const [, s = '', e = '', mention = '', type = '', ids = '', composite] = cols;
+      const normIds = ids.split('|').filter((x) => x !== '' && x !== '-1');
+      const id = `T${++n}`;
+      const spans = [{ start: om.toUnit(Number(s)), end: om.toUnit(Number(e)) }];
+      const attributes: Record<string, string> = composite !== undefined ? { [COMPOSITE_MENTIONS]: composite } : {};
+      addEntity(doc, { id, type, spans, mention, normIds, attributes }, sink, line);
+    } else {
+      const [, type = '', arg1 = '', arg2 = ''] = cols;
+      relations.push({ relation: { id: `R${relations.length + 1}`, type, arg1, arg2, byConcept: true }, line });
+    }
+  }
+  finishDocument(doc, relations, sink);
+  return doc;
+}
+
+/** PubTator keeps one line per field: tabs and line breaks become spaces (same length). */
+const flat = (s: string): string => s.replace(/[\t\r\n]/g, ' ');
+
+/** Title/abstract split: the title passage when it ends at a line break, else the first one. */
+function splitTitle(doc: Document): number {
+  const t = doc.passages?.find((p) => p.type === 'title' && p.start === 0);
+  if (t && (t.end === doc.text.length || doc.text[t.end] === '\n')) return t.end;
+  const nl = doc.text.indexOf('\n');
+  return nl < 0 ? doc.text.length : nl;
+}
+
+/** Exports documents as one PubTator file; issues say what the format could not hold. */
+export function exportPubtator(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  const name = opts.name ?? 'documents.pubtator.txt';
+  const losses: LossCounts = new Map();
+  const blocks: string[] = [];
+  for (const doc of docs) {
+    const id = doc.id.replace(/[|\t\r\n]/g, '_');
+    if (id !== doc.id) countLoss(losses, 'document ids with |, tab or line breaks changed');
+    const cut = splitTitle(doc);
+    const title = doc.text.slice(0, cut);
+    const abstract = doc.text.slice(cut + 1);
+    if (/[\r\n]/.test(title) || /[\r\n]/.test(abstract)) countLoss(losses, 'documents had line breaks replaced by spaces');
+    const lines = [`${id}|t|${flat(title)}`, `${id}|a|${flat(abstract)}`];
+    const om = offsetMap(doc.text);
+    for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses));
+    for (const r of doc.relations) {
+      if (r.byConcept === true) lines.push([id, flat(r.type), flat(r.arg1), flat(r.arg2)].join('\t'));
+      else countLoss(losses, 'relations between entity ids (not concept ids) dropped');
+      if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
+    }
+    if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
+    blocks.push(lines.join('\n') + '\n');
+  }
+  return { files: [{ name, content: blocks.join('\n') }], issues: lossIssues(losses, name) };
+}
+
+function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: LossCounts): string[] {
+  const span = e.spans[0];
+  if (!span || e.spans.length > 1) {
+    countLoss(losses, 'discontinuous entities dropped');
+    return [];
+  }
+  if (e.score !== undefined) countLoss(losses, 'entity scores dropped');
+  const { [COMPOSITE_MENTIONS]: composite, ...rest } = e.attributes ?? {};
+  if (Object.keys(rest).length > 0) countLoss(losses, 'entities had attributes dropped');
+  const ids = e.normIds && e.normIds.length > 0 ? e.normIds.join('|') : '-1';
+  const cols = [id, String(toCp(span.start)), String(toCp(span.end)), flat(e.text), flat(e.type), flat(ids)];
+  if (composite !== undefined) cols.push(flat(composite));
+  return [cols.join('\t')];
+}

@@ -1,0 +1,96 @@
+// The only importer of onnxruntime-node: creates inference/training sessions on the CPU EP
+// (default) or WebGPU (on request, falling back to CPU with a stated reason) and converts
+// between HostTensor and ORT tensors. It builds no graphs and knows nothing about models.
+
+import * as ort from 'onnxruntime-node';
+import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
+
+export type Device = 'cpu' | 'webgpu';
+
+export interface SessionOptions {
+  /** Intra-op threads (default 2: these machines and most laptops have few cores). */
+  threads?: number;
+  device?: Device;
+  /** Graph optimisation level; 'all' is the default. */
+  optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+}
+
+const ORT_TYPE: Partial<Record<DType, ort.Tensor.Type>> = {
+  float32: 'float32', float64: 'float64', float16: 'float16', int64: 'int64', int32: 'int32',
+  int16: 'int16', int8: 'int8', uint8: 'uint8', bool: 'bool',
+};
+
+function toOrt(t: HostTensor): ort.Tensor {
+  const type = ORT_TYPE[t.dtype];
+  if (!type) throw new Error(`dtype ${t.dtype} cannot be fed to onnxruntime`);
+  if (t.dtype === 'bool') return new ort.Tensor('bool', t.data as Uint8Array, t.dims);
+  return new ort.Tensor(type, t.data as Float32Array, t.dims);
+}
+
+function fromOrt(t: ort.Tensor): HostTensor {
+  const dtype = t.type as DType;
+  return { dtype, dims: [...t.dims], data: t.data as TypedArray };
+}
+
+/** Backends onnxruntime-node can use on this machine (bundled ones only). */
+export function availableDevices(): Device[] {
+  return ort
+    .listSupportedBackends()
+    .filter((b) => b.bundled && (b.name === 'cpu' || b.name === 'webgpu'))
+    .map((b) => b.name as Device);
+}
+
+export class Session {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+
+  private constructor(
+    private readonly inner: ort.InferenceSession,
+    readonly device: Device,
+    /** Why the requested device was not used, when it was not. */
+    readonly fallbackReason: string | undefined,
+  ) {
+    this.inputNames = inner.inputNames;
+    this.outputNames = inner.outputNames;
+  }
+
+  /** Create a session from ONNX bytes; WebGPU falls back to CPU with a reason. */
+  static async create(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
+    const threads = options.threads ?? 2;
+    const base: ort.InferenceSession.SessionOptions = {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: options.optimization ?? 'all',
+      enableCpuMemArena: true,
+      enableMemPattern: true,
+      logSeverityLevel: 3,
+    };
+    if (options.device === 'webgpu') {
+      try {
+        const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['webgpu'] });
+        return new Session(s, 'webgpu', undefined);
+      } catch (e) {
+        const reason = `WebGPU unavailable (${(e as Error).message.split('\n')[0] ?? 'unknown error'}); using the CPU`;
+        const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
+        return new Session(s, 'cpu', reason);
+      }
+    }
+    const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
+    return new Session(s, 'cpu', undefined);
+  }
+
+  /** Run the graph. NOTE: blocks the calling thread for the whole run; call it from a worker. */
+  async run(feeds: Record<string, HostTensor>, outputs?: readonly string[]): Promise<Record<string, HostTensor>> {
+    const ortFeeds: Record<string, ort.Tensor> = {};
+    for (const [k, v] of Object.entries(feeds)) ortFeeds[k] = toOrt(v);
+    const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
+    const out: Record<string, HostTensor> = {};
+    for (const [k, v] of Object.entries(res)) out[k] = fromOrt(v);
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.inner.release();
+  }
+}

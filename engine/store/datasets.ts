@@ -1,0 +1,123 @@
+// Datasets: named collections of documents within a project, flagged private and/or PHI.
+// A dataset that contains PHI must be private (schema CHECK). Flagging PHI later taints the
+// lineage of every model trained from it.
+import { fromFlag, nowIso, toFlag } from './codec.ts';
+import type { ReadDb, WriteDb } from './db.ts';
+import { StoreError, must } from './errors.ts';
+import { refreshPhiStatuses } from './models.ts';
+import { sql } from './sql.ts';
+
+export interface Dataset {
+  id: number;
+  projectId: number;
+  name: string;
+  description: string;
+  /** Where the documents came from (file, corpus name, export…). */
+  source: string;
+  isPrivate: boolean;
+  containsPhi: boolean;
+  documentCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewDataset {
+  projectId: number;
+  name: string;
+  description?: string;
+  source?: string;
+  /** Required: an import must decide whether the data may contain PHI. */
+  containsPhi: boolean;
+  /** Defaults to true; must be true when containsPhi is. */
+  isPrivate?: boolean;
+}
+
+export interface DatasetRow {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  source: string;
+  is_private: number;
+  contains_phi: number;
+  created_at: string;
+  updated_at: string;
+  document_count: number;
+}
+
+/** Converts a datasets row (with its document_count) to a Dataset. */
+export function fromRow(row: DatasetRow): Dataset {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    source: row.source,
+    isPrivate: fromFlag(row.is_private),
+    containsPhi: fromFlag(row.contains_phi),
+    documentCount: row.document_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Creates a dataset. */
+export function createDataset(db: WriteDb, input: NewDataset): Dataset {
+  const isPrivate = input.isPrivate ?? true;
+  if (input.containsPhi && !isPrivate) {
+    throw new StoreError('invalid', 'A dataset that contains PHI must be private');
+  }
+  const now = nowIso();
+  const { lastInsertRowid } = db.run(sql`
+    INSERT INTO datasets (project_id, name, description, source, is_private, contains_phi,
+      created_at, updated_at)
+    VALUES (${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.source ?? ''},
+      ${toFlag(isPrivate)}, ${toFlag(input.containsPhi)}, ${now}, ${now})`);
+  return must(getDataset(db, lastInsertRowid), 'Inserted dataset');
+}
+
+/** One dataset with its document count. */
+export function getDataset(db: ReadDb, id: number): Dataset | undefined {
+  const row = db.get<DatasetRow>(sql`
+    SELECT d.*, (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count
+    FROM datasets d WHERE d.id = ${id}`);
+  return row && fromRow(row);
+}
+
+/** A project's datasets by name. */
+export function listDatasets(db: ReadDb, projectId: number): Dataset[] {
+  return db
+    .all<DatasetRow>(sql`
+      SELECT d.*, (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count
+      FROM datasets d WHERE d.project_id = ${projectId} ORDER BY d.name`)
+    .map(fromRow);
+}
+
+/**
+ * Updates a dataset. Setting containsPhi also makes it private and upgrades the PHI status of
+ * models trained from it; clearing containsPhi never downgrades a model.
+ */
+export function updateDataset(
+  db: WriteDb,
+  id: number,
+  patch: { name?: string; description?: string; source?: string; isPrivate?: boolean; containsPhi?: boolean },
+): Dataset {
+  return db.transaction(() => {
+    const cur = must(getDataset(db, id), `Dataset ${id}`);
+    const containsPhi = patch.containsPhi ?? cur.containsPhi;
+    const isPrivate = patch.isPrivate ?? (containsPhi || cur.isPrivate);
+    if (containsPhi && !isPrivate) throw new StoreError('invalid', 'A dataset that contains PHI must be private');
+    db.run(sql`
+      UPDATE datasets SET name = ${patch.name ?? cur.name},
+        description = ${patch.description ?? cur.description}, source = ${patch.source ?? cur.source},
+        is_private = ${toFlag(isPrivate)}, contains_phi = ${toFlag(containsPhi)}, updated_at = ${nowIso()}
+      WHERE id = ${id}`);
+    if (containsPhi && !cur.containsPhi) refreshPhiStatuses(db);
+    return must(getDataset(db, id), `Dataset ${id}`);
+  });
+}
+
+/** Deletes a dataset and its documents; model lineage keeps its snapshot of the dataset. */
+export function deleteDataset(db: WriteDb, id: number): boolean {
+  return db.run(sql`DELETE FROM datasets WHERE id = ${id}`).changes > 0;
+}

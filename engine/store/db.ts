@@ -1,0 +1,231 @@
+// Opens the workspace database: the only importer of better-sqlite3. Sets the pragmas, guards
+// against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
+// hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
+import Database from 'better-sqlite3';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreError } from './errors.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { markInterruptedRuns } from './runs.ts';
+import { type SqlQuery, sql } from './sql.ts';
+
+declare const readBrand: unique symbol;
+declare const writeBrand: unique symbol;
+
+/** Result of a write statement. */
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number;
+}
+
+/** Read-only access: statements that write are refused at runtime too. */
+export interface ReadDb {
+  readonly [readBrand]: true;
+  /** First row, or undefined. */
+  get<T>(q: SqlQuery): T | undefined;
+  /** All rows. */
+  all<T>(q: SqlQuery): T[];
+}
+
+/** Read-write access; `get`/`all` also accept INSERT … RETURNING. */
+export interface WriteDb extends ReadDb {
+  readonly [writeBrand]: true;
+  /** Runs one statement. */
+  run(q: SqlQuery): RunResult;
+  /** Runs parameterless multi-statement SQL (migrations). */
+  exec(q: SqlQuery): void;
+  /** Runs `fn` in a transaction (a savepoint when nested); `fn` must be synchronous. */
+  transaction<T>(fn: () => T): T;
+}
+
+/** An open workspace: one SQLite file plus the folders for large binaries. */
+export interface Workspace {
+  readonly dir: string;
+  readonly dbPath: string;
+  readonly read: ReadDb;
+  readonly write: WriteDb;
+  close(): void;
+}
+
+export const WORKSPACE_FILE = 'workspace.sqlite';
+export const WORKSPACE_FOLDERS = ['models', 'runs', 'cache'] as const;
+
+interface Handle {
+  conn: Database.Database;
+  cache: Map<string, Database.Statement>;
+  tracer: ((q: SqlQuery) => void) | undefined;
+}
+
+const handles = new WeakMap<object, Handle>();
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** Opens (creating if needed) the workspace in `dir` and migrates it to the current schema. */
+export function openWorkspace(dir: string): Workspace {
+  mkdirSync(dir, { recursive: true });
+  for (const folder of WORKSPACE_FOLDERS) mkdirSync(join(dir, folder), { recursive: true });
+  const dbPath = join(dir, WORKSPACE_FILE);
+  assertSqliteHeader(dbPath);
+  let conn: Database.Database;
+  try {
+    conn = new Database(dbPath);
+  } catch (err) {
+    throw openError(dbPath, err);
+  }
+  return initialise(conn, dir, dbPath);
+}
+
+/** Opens a fresh, migrated in-memory workspace (tests). */
+export function openMemory(): Workspace {
+  return initialise(new Database(':memory:'), ':memory:', ':memory:');
+}
+
+/** The schema version recorded in PRAGMA user_version. */
+export function schemaVersion(db: ReadDb): number {
+  return handleOf(db).conn.pragma('user_version', { simple: true }) as number;
+}
+
+/** Runs `fn` and returns every query it sent to `db` (for EXPLAIN QUERY PLAN tests). */
+export function traceQueries(db: ReadDb, fn: () => void): SqlQuery[] {
+  const handle = handleOf(db);
+  const seen: SqlQuery[] = [];
+  const previous = handle.tracer;
+  handle.tracer = (q) => seen.push(q);
+  try {
+    fn();
+  } finally {
+    handle.tracer = previous;
+  }
+  return seen;
+}
+
+/** The `detail` lines of EXPLAIN QUERY PLAN for `q`. */
+export function queryPlan(db: ReadDb, q: SqlQuery): string[] {
+  return db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${q}`).map((r) => r.detail);
+}
+
+function initialise(conn: Database.Database, dir: string, dbPath: string): Workspace {
+  const handle: Handle = { conn, cache: new Map(), tracer: undefined };
+  const read = makeRead(handle);
+  const write = makeWrite(handle);
+  try {
+    conn.pragma('schema_version'); // forces the header and schema to be read
+    const version = conn.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new StoreError(
+        'newer-version',
+        `${dbPath} was created by a newer version of Benchtop (schema ${version}; this version ` +
+          `understands up to ${MIGRATIONS.length}). Update Benchtop to open this workspace.`,
+      );
+    }
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('foreign_keys = ON');
+    conn.pragma('busy_timeout = 5000');
+    conn.pragma('synchronous = NORMAL');
+    for (const migration of MIGRATIONS.slice(version)) {
+      write.transaction(() => {
+        migration.up(write);
+        // PRAGMA takes no parameters; the version is an integer from our own migration list.
+        conn.pragma(`user_version = ${Math.trunc(migration.version)}`);
+      });
+    }
+    markInterruptedRuns(write);
+  } catch (err) {
+    conn.close();
+    throw openError(dbPath, err);
+  }
+  return {
+    dir,
+    dbPath,
+    read,
+    write,
+    close() {
+      if (!conn.open) return;
+      conn.pragma('optimize');
+      conn.close();
+    },
+  };
+}
+
+function makeRead(handle: Handle): ReadDb {
+  const prepareReader = (q: SqlQuery): Database.Statement => {
+    const stmt = prepare(handle, q);
+    if (!stmt.readonly) throw new StoreError('invalid', 'A ReadDb cannot run a statement that writes');
+    return stmt;
+  };
+  const db = {
+    get: (q: SqlQuery) => prepareReader(q).get(...bind(q)),
+    all: (q: SqlQuery) => prepareReader(q).all(...bind(q)),
+  };
+  handles.set(db, handle);
+  return db as unknown as ReadDb;
+}
+
+function makeWrite(handle: Handle): WriteDb {
+  const db = {
+    get: (q: SqlQuery) => prepare(handle, q).get(...bind(q)),
+    all: (q: SqlQuery) => prepare(handle, q).all(...bind(q)),
+    run(q: SqlQuery): RunResult {
+      const r = prepare(handle, q).run(...bind(q));
+      return { changes: r.changes, lastInsertRowid: Number(r.lastInsertRowid) };
+    },
+    exec(q: SqlQuery): void {
+      if (q.params.length > 0) throw new StoreError('invalid', 'exec() takes no parameters');
+      handle.tracer?.(q);
+      handle.conn.exec(q.query);
+    },
+    transaction: <T>(fn: () => T): T => handle.conn.transaction(fn)(),
+  };
+  handles.set(db, handle);
+  return db as unknown as WriteDb;
+}
+
+function prepare(handle: Handle, q: SqlQuery): Database.Statement {
+  handle.tracer?.(q);
+  let stmt = handle.cache.get(q.query);
+  if (stmt === undefined) {
+    stmt = handle.conn.prepare(q.query);
+    if (handle.cache.size > 1000) handle.cache.clear();
+    handle.cache.set(q.query, stmt);
+  }
+  return stmt;
+}
+
+function bind(q: SqlQuery): unknown[] {
+  return q.params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
+}
+
+function handleOf(db: ReadDb): Handle {
+  const handle = handles.get(db);
+  if (handle === undefined) throw new StoreError('invalid', 'Not a workspace database handle');
+  return handle;
+}
+
+/** Refuses a non-empty file without the SQLite header before SQLite can touch it. */
+function assertSqliteHeader(dbPath: string): void {
+  if (!existsSync(dbPath) || statSync(dbPath).size === 0) return;
+  const header = Buffer.alloc(16);
+  const fd = openSync(dbPath, 'r');
+  try {
+    readSync(fd, header, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString('latin1') !== SQLITE_HEADER) throw corruptError(dbPath);
+}
+
+function corruptError(dbPath: string, cause?: unknown): StoreError {
+  return new StoreError(
+    'corrupt',
+    `${dbPath} is not a valid Benchtop workspace database (the file is damaged or is not SQLite). ` +
+      'It has been left untouched: restore it from a backup, or move it aside to start a new workspace.',
+    { cause },
+  );
+}
+
+function openError(dbPath: string, err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return corruptError(dbPath, err);
+  const text = err instanceof Error ? err.message : String(err);
+  return new StoreError('open-failed', `Cannot open ${dbPath}: ${text}`, { cause: err });
+}

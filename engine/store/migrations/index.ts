@@ -1,0 +1,12 @@
+// The ordered list of schema migrations. Append only: a shipped migration is never edited.
+import type { WriteDb } from '../db.ts';
+import { up as init } from './0001-init.ts';
+
+/** One schema step; `version` is the PRAGMA user_version after it runs. */
+export interface Migration {
+  version: number;
+  name: string;
+  up: (db: WriteDb) => void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', up: init }];

@@ -1,0 +1,193 @@
+// Projects and their label schema (entity types with colours and shortcut keys, relation types
+// with allowed argument types).
+import { parseJson, toFlag, fromFlag, toJson, nowIso } from './codec.ts';
+import type { ReadDb, WriteDb } from './db.ts';
+import { must } from './errors.ts';
+import { sql } from './sql.ts';
+
+export interface Project {
+  id: number;
+  name: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EntityType {
+  name: string;
+  color: string;
+  /** Single key that applies this type in the editor; unique within the project. */
+  shortcut?: string;
+  description?: string;
+}
+
+export interface RelationType {
+  name: string;
+  /** Entity types allowed as arg1 / arg2; empty means any. */
+  arg1Types: string[];
+  arg2Types: string[];
+  color: string;
+  symmetric: boolean;
+  description?: string;
+}
+
+export interface LabelSchema {
+  entityTypes: EntityType[];
+  relationTypes: RelationType[];
+}
+
+export interface ProjectRow {
+  id: number;
+  name: string;
+  description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface EntityTypeRow {
+  name: string;
+  color: string;
+  shortcut: string | null;
+  description: string;
+}
+
+interface RelationTypeRow {
+  name: string;
+  arg1_types: string;
+  arg2_types: string;
+  color: string;
+  symmetric: number;
+  description: string;
+}
+
+const PALETTE = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#42d4f4', '#f032e6', '#9a6324'];
+
+/** A stable default colour for a label name. */
+export function defaultColor(name: string): string {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+  return PALETTE[h % PALETTE.length] ?? '#888888';
+}
+
+/** Converts a projects row to a Project. */
+export function fromRow(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Creates a project; names are unique (case-insensitive). */
+export function createProject(db: WriteDb, input: { name: string; description?: string }): Project {
+  const now = nowIso();
+  const row = db.get<ProjectRow>(sql`
+    INSERT INTO projects (name, description, created_at, updated_at)
+    VALUES (${input.name}, ${input.description ?? ''}, ${now}, ${now})
+    RETURNING *`);
+  return fromRow(must(row, 'Inserted project'));
+}
+
+/** One project, or undefined. */
+export function getProject(db: ReadDb, id: number): Project | undefined {
+  const row = db.get<ProjectRow>(sql`SELECT * FROM projects WHERE id = ${id}`);
+  return row && fromRow(row);
+}
+
+/** All projects by name. */
+export function listProjects(db: ReadDb): Project[] {
+  return db.all<ProjectRow>(sql`SELECT * FROM projects ORDER BY name`).map(fromRow);
+}
+
+/** Renames or re-describes a project. */
+export function updateProject(db: WriteDb, id: number, patch: { name?: string; description?: string }): Project {
+  const current = must(getProject(db, id), `Project ${id}`);
+  db.run(sql`
+    UPDATE projects SET name = ${patch.name ?? current.name},
+      description = ${patch.description ?? current.description}, updated_at = ${nowIso()}
+    WHERE id = ${id}`);
+  return must(getProject(db, id), `Project ${id}`);
+}
+
+/** Deletes a project and everything in it (datasets, documents, runs, label schema). */
+export function deleteProject(db: WriteDb, id: number): boolean {
+  return db.run(sql`DELETE FROM projects WHERE id = ${id}`).changes > 0;
+}
+
+/** The project's entity and relation types, by name. */
+export function getLabelSchema(db: ReadDb, projectId: number): LabelSchema {
+  const entityTypes = db
+    .all<EntityTypeRow>(sql`
+      SELECT name, color, shortcut, description FROM entity_types
+      WHERE project_id = ${projectId} ORDER BY name`)
+    .map((r) => ({
+      name: r.name,
+      color: r.color,
+      ...(r.shortcut !== null && { shortcut: r.shortcut }),
+      ...(r.description !== '' && { description: r.description }),
+    }));
+  const relationTypes = db
+    .all<RelationTypeRow>(sql`
+      SELECT name, arg1_types, arg2_types, color, symmetric, description FROM relation_types
+      WHERE project_id = ${projectId} ORDER BY name`)
+    .map((r) => ({
+      name: r.name,
+      arg1Types: parseJson<string[]>(r.arg1_types),
+      arg2Types: parseJson<string[]>(r.arg2_types),
+      color: r.color,
+      symmetric: fromFlag(r.symmetric),
+      ...(r.description !== '' && { description: r.description }),
+    }));
+  return { entityTypes, relationTypes };
+}
+
+/** Creates or updates an entity type by name. */
+export function upsertEntityType(db: WriteDb, projectId: number, t: EntityType): void {
+  db.run(sql`
+    INSERT INTO entity_types (project_id, name, color, shortcut, description)
+    VALUES (${projectId}, ${t.name}, ${t.color}, ${t.shortcut ?? null}, ${t.description ?? ''})
+    ON CONFLICT (project_id, name) DO UPDATE SET color = excluded.color,
+      shortcut = excluded.shortcut, description = excluded.description`);
+}
+
+/** Creates or updates a relation type by name. */
+export function upsertRelationType(db: WriteDb, projectId: number, t: RelationType): void {
+  db.run(sql`
+    INSERT INTO relation_types (project_id, name, arg1_types, arg2_types, color, symmetric, description)
+    VALUES (${projectId}, ${t.name}, ${toJson(t.arg1Types)}, ${toJson(t.arg2Types)}, ${t.color},
+      ${toFlag(t.symmetric)}, ${t.description ?? ''})
+    ON CONFLICT (project_id, name) DO UPDATE SET arg1_types = excluded.arg1_types,
+      arg2_types = excluded.arg2_types, color = excluded.color, symmetric = excluded.symmetric,
+      description = excluded.description`);
+}
+
+/** Removes an entity type from the schema (existing annotations keep their type name). */
+export function deleteEntityType(db: WriteDb, projectId: number, name: string): boolean {
+  return db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+}
+
+/** Removes a relation type from the schema. */
+export function deleteRelationType(db: WriteDb, projectId: number, name: string): boolean {
+  return db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+}
+
+/** Adds any missing entity/relation type names with default colours (used by imports). */
+export function ensureLabelTypes(
+  db: WriteDb,
+  projectId: number,
+  entityTypes: Iterable<string>,
+  relationTypes: Iterable<string>,
+): void {
+  for (const name of new Set(entityTypes)) {
+    db.run(sql`
+      INSERT INTO entity_types (project_id, name, color) VALUES (${projectId}, ${name}, ${defaultColor(name)})
+      ON CONFLICT (project_id, name) DO NOTHING`);
+  }
+  for (const name of new Set(relationTypes)) {
+    db.run(sql`
+      INSERT INTO relation_types (project_id, name, color) VALUES (${projectId}, ${name}, ${defaultColor(name)})
+      ON CONFLICT (project_id, name) DO NOTHING`);
+  }
+}

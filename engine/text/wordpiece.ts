@@ -1,0 +1,377 @@
+// BERT WordPiece tokenizer giving the same tokens/ids/decode as HF transformers 4.36 slow
+// `BertTokenizer`, plus per-token [start, end) UTF-16 offsets into the original string.
+// Written here rather than taken from npm: HF's JS tokenizers (tokenizers.js / @huggingface/*)
+// follow the fast Rust pipeline, whose normaliser and offset mapping differ from the slow Python
+// tokenizer for this normalisation (NFC step, per-char pre-lowercasing, CJK/accents), and no package
+// is installed offline. Does not pad batches or do stride/overflow windows (see windows.ts).
+
+import { basicTokenizeRange, type BasicOptions, type BasicToken } from './bert-basic.ts';
+import { buildVocab, readVocabFile } from './vocab.ts';
+
+/** Constructor options; defaults match `BertTokenizer` / bert-base-uncased. */
+export interface WordPieceOptions {
+  doLowerCase?: boolean;
+  /** null (default): strip accents iff lowercasing; false: keep; true: always strip. */
+  stripAccents?: boolean | null;
+  tokenizeChineseChars?: boolean;
+  /** Extra never_split words for the basic tokenizer (HF `never_split`). */
+  neverSplit?: readonly string[];
+  unkToken?: string;
+  sepToken?: string;
+  padToken?: string;
+  clsToken?: string;
+  maskToken?: string;
+  maxInputCharsPerWord?: number;
+  modelMaxLength?: number;
+  cleanUpTokenizationSpaces?: boolean;
+}
+
+/** Output of `tokenize`: WordPiece tokens with ids, source offsets and basic-word index. */
+export interface TokenizeResult {
+  tokens: string[];
+  ids: number[];
+  offsets: [number, number][];
+  /** Index of the basic (whitespace/punctuation/special) word each piece came from. */
+  wordIds: number[];
+}
+
+/** Truncation settings for `encode`; `maxLength` alone implies truncation, as in HF. */
+export interface EncodeOptions {
+  maxLength?: number;
+  truncation?: boolean;
+}
+
+/** Model inputs for one sequence or pair, with per-position metadata. */
+export interface Encoding {
+  tokens: string[];
+  inputIds: number[];
+  tokenTypeIds: number[];
+  attentionMask: number[];
+  /** [start, end) into the segment's own string (text, pair, or word for pre-tokenized); [0, 0] for specials. */
+  offsets: [number, number][];
+  /** Word index within the segment (basic word, or input word for pre-tokenized); -1 for specials. */
+  wordIds: number[];
+  /** 0 first segment, 1 pair, -1 special token. */
+  sequenceIds: number[];
+  /** WordPiece tokens dropped by truncation. */
+  numTruncated: number;
+}
+
+type Piece = readonly [token: string, startCp: number, endCp: number];
+
+const PY_WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
+const CACHE_MAX = 200_000;
+
+/** HF `clean_up_tokenization`. */
+export function cleanUpTokenization(s: string): string {
+  return s
+    .replaceAll(' .', '.')
+    .replaceAll(' ?', '?')
+    .replaceAll(' !', '!')
+    .replaceAll(' ,', ',')
+    .replaceAll(" ' ", "'")
+    .replaceAll(" n't", "n't")
+    .replaceAll(" 'm", "'m")
+    .replaceAll(" 's", "'s")
+    .replaceAll(" 've", "'ve")
+    .replaceAll(" 're", "'re");
+}
+
+/** Stateful WordPiece tokenizer holding a vocabulary. */
+export class WordPieceTokenizer {
+  readonly doLowerCase: boolean;
+  readonly stripAccents: boolean | null;
+  readonly tokenizeChineseChars: boolean;
+  readonly maxInputCharsPerWord: number;
+  readonly modelMaxLength: number;
+  readonly cleanUpTokenizationSpaces: boolean;
+  readonly unkToken: string;
+  readonly sepToken: string;
+  readonly padToken: string;
+  readonly clsToken: string;
+  readonly maskToken: string;
+  readonly unkId: number;
+  readonly sepId: number;
+  readonly padId: number;
+  readonly clsId: number;
+  readonly maskId: number;
+  /** HF `len(tokenizer)`: vocab entries plus special tokens appended because vocab.txt lacked them. */
+  readonly size: number;
+  /** Special tokens in HF `all_special_tokens` order (unk, sep, pad, cls, mask). */
+  readonly specialTokens: readonly string[];
+
+  private readonly vocab: Map<string, number>;
+  private readonly idToTok: (string | undefined)[];
+  private readonly added = new Map<string, number>();
+  private readonly addedById = new Map<number, string>();
+  private readonly specialIds: Set<number>;
+  private readonly userNeverSplit: Set<string>;
+  private readonly basicNeverSplit: Set<string>;
+  private readonly basicOpts: BasicOptions;
+  private readonly specialsByLength: string[];
+  private readonly specialFirstChars: Set<string>;
+  private readonly cache = new Map<string, Piece[] | null>();
+
+  /** Loads `vocab.txt` and builds a tokenizer. */
+  static fromVocabFile(path: string, opts: WordPieceOptions = {}): WordPieceTokenizer {
+    return new WordPieceTokenizer(readVocabFile(path), opts);
+  }
+
+  /** `vocab` is the list of tokens, id = index (duplicates: last wins, like HF `load_vocab`). */
+  constructor(vocab: readonly string[], opts: WordPieceOptions = {}) {
+    this.doLowerCase = opts.doLowerCase ?? true;
+    this.stripAccents = opts.stripAccents ?? null;
+    this.tokenizeChineseChars = opts.tokenizeChineseChars ?? true;
+    this.maxInputCharsPerWord = opts.maxInputCharsPerWord ?? 100;
+    this.modelMaxLength = opts.modelMaxLength ?? 512;
+    this.cleanUpTokenizationSpaces = opts.cleanUpTokenizationSpaces ?? true;
+    this.unkToken = opts.unkToken ?? '[UNK]';
+    this.sepToken = opts.sepToken ?? '[SEP]';
+    this.padToken = opts.padToken ?? '[PAD]';
+    this.clsToken = opts.clsToken ?? '[CLS]';
+    this.maskToken = opts.maskToken ?? '[MASK]';
+    const v = buildVocab(vocab);
+    this.vocab = v.tokenToId;
+    this.idToTok = v.idToToken;
+    // HF registers every special token as an added token; missing ones get ids after the vocab.
+    const specials = [this.unkToken, this.sepToken, this.padToken, this.clsToken, this.maskToken];
+    this.specialTokens = [...new Set(specials)];
+    let next = v.size;
+    for (const t of this.specialTokens) {
+      const id = this.vocab.get(t) ?? next++;
+      this.added.set(t, id);
+      this.addedById.set(id, t);
+    }
+    this.size = next;
+    this.unkId = this.tokenToId(this.unkToken);
+    this.sepId = this.tokenToId(this.sepToken);
+    this.padId = this.tokenToId(this.padToken);
+    this.clsId = this.tokenToId(this.clsToken);
+    this.maskId = this.tokenToId(this.maskToken);
+    this.specialIds = new Set(this.specialTokens.map((t) => this.tokenToId(t)));
+    this.userNeverSplit = new Set(opts.neverSplit ?? []);
+    this.basicNeverSplit = new Set([...this.userNeverSplit, ...this.specialTokens]);
+    this.basicOpts = {
+      doLowerCase: this.doLowerCase,
+      stripAccents: this.stripAccents,
+      tokenizeChineseChars: this.tokenizeChineseChars,
+    };
+    this.specialsByLength = [...this.specialTokens].sort((a, b) => b.length - a.length);
+    this.specialFirstChars = new Set(this.specialTokens.map((t) => t.charAt(0)));
+  }
+
+  /** HF `convert_tokens_to_ids` for one token (added/special tokens first, then vocab, else [UNK]). */
+  tokenToId(token: string): number {
+    const a = this.added.get(token);
+    if (a !== undefined) return a;
+    const id = this.vocab.get(token);
+    if (id !== undefined) return id;
+    const unk = this.added.get(this.unkToken) ?? this.vocab.get(this.unkToken);
+    if (unk === undefined) throw new Error(`unknown token ${JSON.stringify(token)} and no unk token`);
+    return unk;
+  }
+
+  /** HF `convert_ids_to_tokens` for one id ([UNK] for ids without a token). */
+  idToToken(id: number): string {
+    return this.addedById.get(id) ?? this.idToTok[id] ?? this.unkToken;
+  }
+
+  /** True for ids of [UNK]/[SEP]/[PAD]/[CLS]/[MASK]. */
+  isSpecialId(id: number): boolean {
+    return this.specialIds.has(id);
+  }
+
+  /** HF `basic_tokenizer.tokenize(text, never_split=all_special_tokens)` with offsets. */
+  basicTokenize(text: string): { tokens: string[]; offsets: [number, number][] } {
+    const out: BasicToken[] = [];
+    basicTokenizeRange(text, 0, text.length, this.basicOpts, this.basicNeverSplit, false, out);
+    return {
+      tokens: out.map((t) => t.text),
+      offsets: out.map((t) => [t.starts[0] ?? 0, t.ends[t.ends.length - 1] ?? 0]),
+    };
+  }
+
+  /** HF `tokenize(text)` + `convert_tokens_to_ids`, with offsets into `text` and basic-word ids. */
+  tokenize(text: string): TokenizeResult {
+    const res: TokenizeResult = { tokens: [], ids: [], offsets: [], wordIds: [] };
+    let word = 0;
+    const push = (tok: string, a: number, b: number): void => {
+      res.tokens.push(tok);
+      res.ids.push(this.tokenToId(tok));
+      res.offsets.push([a, b]);
+      res.wordIds.push(word);
+    };
+    const basic: BasicToken[] = [];
+    for (const [a, b, special] of this.splitOnSpecials(text)) {
+      if (special) {
+        push(text.slice(a, b), a, b);
+        word++;
+        continue;
+      }
+      basic.length = 0;
+      basicTokenizeRange(text, a, b, this.basicOpts, this.basicNeverSplit, this.doLowerCase, basic);
+      for (const bt of basic) {
+        const n = bt.starts.length;
+        const wa = bt.starts[0] ?? a;
+        const wb = bt.ends[n - 1] ?? wa;
+        if (this.userNeverSplit.has(bt.text)) {
+          push(bt.text, wa, wb);
+        } else {
+          const pieces = this.wordPiece(bt);
+          if (pieces === null) push(this.unkToken, wa, wb);
+          else for (const [tok, s, e] of pieces) push(tok, bt.starts[s] ?? wa, bt.ends[e - 1] ?? wb);
+        }
+        word++;
+      }
+    }
+    return res;
+  }
+
+  /** HF `tokenizer(text, pair, truncation=..., max_length=...)` (no padding) with offsets. */
+  encode(text: string, pair?: string, opts: EncodeOptions = {}): Encoding {
+    const a = this.tokenize(text);
+    const b = pair === undefined ? undefined : this.tokenize(pair);
+    return this.assemble(a, b, opts);
+  }
+
+  /**
+   * Encodes pre-split words (CoNLL): each word is tokenized on its own, `wordIds` index into
+   * `words` and offsets are relative to each word. Words yielding no token (e.g. only a
+   * zero-width space) are simply absent from `wordIds`, as in HF.
+   */
+  encodePreTokenized(words: readonly string[], opts: EncodeOptions = {}): Encoding {
+    const all: TokenizeResult = { tokens: [], ids: [], offsets: [], wordIds: [] };
+    words.forEach((w, i) => {
+      const r = this.tokenize(w);
+      all.tokens.push(...r.tokens);
+      all.ids.push(...r.ids);
+      all.offsets.push(...r.offsets);
+      for (let k = 0; k < r.tokens.length; k++) all.wordIds.push(i);
+    });
+    return this.assemble(all, undefined, opts);
+  }
+
+  /** HF `decode(ids, skip_special_tokens)` with `clean_up_tokenization_spaces`. */
+  decode(ids: readonly number[], skipSpecial = false): string {
+    const toks: string[] = [];
+    for (const id of ids) if (!(skipSpecial && this.specialIds.has(id))) toks.push(this.idToToken(id));
+    const s = toks.join(' ').replaceAll(' ##', '').replace(PY_STRIP, '');
+    return this.cleanUpTokenizationSpaces ? cleanUpTokenization(s) : s;
+  }
+
+  /** Splits `text` at literal special tokens (HF added-token trie, case-sensitive, longest first). */
+  private splitOnSpecials(text: string): [number, number, boolean][] {
+    const out: [number, number, boolean][] = [];
+    let last = 0;
+    for (let i = 0; i < text.length; i++) {
+      if (!this.specialFirstChars.has(text.charAt(i))) continue;
+      const hit = this.specialsByLength.find((t) => text.startsWith(t, i));
+      if (hit === undefined) continue;
+      if (i > last) out.push([last, i, false]);
+      out.push([i, i + hit.length, true]);
+      last = i + hit.length;
+      i = last - 1;
+    }
+    if (last < text.length) out.push([last, text.length, false]);
+    return out;
+  }
+
+  /** Greedy longest-match-first WordPiece over code points; null means the word becomes [UNK]. */
+  private wordPiece(bt: BasicToken): Piece[] | null {
+    const cached = this.cache.get(bt.text);
+    if (cached !== undefined) return cached;
+    const n = bt.starts.length;
+    let result: Piece[] | null = [];
+    if (n > this.maxInputCharsPerWord) {
+      result = null;
+    } else {
+      let start = 0;
+      while (start < n) {
+        let end = n;
+        let found: string | undefined;
+        while (start < end) {
+          const sub = bt.text.slice(bt.bounds[start] ?? 0, bt.bounds[end] ?? 0);
+          const cand = start > 0 ? '##' + sub : sub;
+          if (this.vocab.has(cand)) {
+            found = cand;
+            break;
+          }
+          end--;
+        }
+        if (found === undefined) {
+          result = null;
+          break;
+        }
+        result.push([found, start, end]);
+        start = end;
+      }
+    }
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(bt.text, result);
+    return result;
+  }
+
+  /** Truncation (HF 'longest_first'), [CLS]/[SEP] insertion and segment ids. */
+  private assemble(a: TokenizeResult, b: TokenizeResult | undefined, opts: EncodeOptions): Encoding {
+    let lenA = a.ids.length;
+    let lenB = b?.ids.length ?? 0;
+    const truncation = opts.truncation ?? opts.maxLength !== undefined;
+    if (truncation) {
+      const maxLength = opts.maxLength ?? this.modelMaxLength;
+      const numSpecial = b === undefined ? 2 : 3;
+      const remove = lenA + lenB + numSpecial - maxLength;
+      if (remove > 0) {
+        if (b === undefined) {
+          // HF logs an error and returns the sequence untruncated here; we refuse instead.
+          if (lenA <= remove) throw new RangeError(`maxLength ${maxLength} leaves no room for tokens`);
+          lenA -= remove;
+        } else {
+          if (maxLength < numSpecial) throw new RangeError(`maxLength ${maxLength} < ${numSpecial} special tokens`);
+          for (let r = 0; r < remove; r++) {
+            if (lenA > lenB) lenA--;
+            else lenB--;
+          }
+        }
+      }
+    }
+    const enc: Encoding = {
+      tokens: [],
+      inputIds: [],
+      tokenTypeIds: [],
+      attentionMask: [],
+      offsets: [],
+      wordIds: [],
+      sequenceIds: [],
+      numTruncated: a.ids.length - lenA + ((b?.ids.length ?? 0) - lenB),
+    };
+    const special = (tok: string, id: number, type: number): void => {
+      enc.tokens.push(tok);
+      enc.inputIds.push(id);
+      enc.tokenTypeIds.push(type);
+      enc.attentionMask.push(1);
+      enc.offsets.push([0, 0]);
+      enc.wordIds.push(-1);
+      enc.sequenceIds.push(-1);
+    };
+    const seg = (r: TokenizeResult, len: number, type: number): void => {
+      for (let k = 0; k < len; k++) {
+        enc.tokens.push(r.tokens[k] ?? '');
+        enc.inputIds.push(r.ids[k] ?? this.unkId);
+        enc.tokenTypeIds.push(type);
+        enc.attentionMask.push(1);
+        enc.offsets.push(r.offsets[k] ?? [0, 0]);
+        enc.wordIds.push(r.wordIds[k] ?? -1);
+        enc.sequenceIds.push(type);
+      }
+    };
+    special(this.clsToken, this.clsId, 0);
+    seg(a, lenA, 0);
+    special(this.sepToken, this.sepId, 0);
+    if (b !== undefined) {
+      seg(b, lenB, 1);
+      special(this.sepToken, this.sepId, 1);
+    }
+    return enc;
+  }
+}
