@@ -1,0 +1,171 @@
+// Forward graphs for BERT and DistilBERT encoders with token-classification, sequence-
+// classification and masked-LM heads, built from an EncoderConfig. Parameters are graph
+// inputs named by their Hugging Face names; tied weights are one input used twice.
+// Not here: losses/optimisers (engine/train), weight loading (engine/checkpoints).
+
+import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
+import type { GraphBuilder } from '../onnx/builder.ts';
+import type { Dim } from '../onnx/ir.ts';
+import type { EncoderConfig } from './config.ts';
+
+export interface ForwardOptions {
+  /** Dropout on (training mode) or off (eval/inference). */
+  training: boolean;
+  /** Base seed for the Dropout ops (each op gets its own derived seed). */
+  seed?: number;
+  batch?: Dim;
+  seq?: Dim;
+  /** Also expose per-layer hidden states and attention probabilities. */
+  collectInternals?: boolean;
+}
+
+export interface ForwardGraph {
+  inputIds: string;
+  attentionMask: string;
+  tokenTypeIds: string | undefined;
+  /** HF parameter names (graph inputs), tied aliases excluded. */
+  params: string[];
+  /** [B, T, L] (token cls), [B, L] (seq cls) or [B, T, V] (MLM); the encoder output for 'base'. */
+  logits: string;
+  lastHidden: string;
+  hiddenStates: string[];
+  attentions: string[];
+}
+
+/** F32 min, as HF's extended attention mask uses (masked keys get exactly zero probability). */
+const F32_MIN = -3.4028234663852886e38;
+
+/** Parameter names and shapes of the model, in a stable order. */
+export function parameterShapes(config: EncoderConfig): Map<string, number[]> {
+  return expectedParameterShapes(config);
+}
+
+/** Build the encoder + head forward pass into `b`. */
+export function buildForward(b: GraphBuilder, config: EncoderConfig, options: ForwardOptions): ForwardGraph {
+  const B = options.batch ?? 'B';
+  const T = options.seq ?? 'T';
+  const C = config.hiddenSize;
+  const H = config.numHeads;
+  const D = C / H;
+  if (!Number.isInteger(D)) throw new Error(`hidden size ${C} is not divisible by ${H} heads`);
+  const isBert = config.architecture === 'bert';
+  const p = isBert ? 'bert.' : 'distilbert.';
+  const shapes = parameterShapes(config);
+  const params: string[] = [];
+  for (const [name, shape] of shapes) {
+    b.input(name, 'float32', shape);
+    params.push(name);
+  }
+  let dropoutCounter = 0;
+  const seed = options.seed ?? 42;
+  const dropout = (x: string, ratio: number): string => {
+    if (!options.training || ratio <= 0) return x;
+    return b.Dropout(x, ratio, seed * 1000 + ++dropoutCounter)[0];
+  };
+  const linear = (x: string, name: string): string =>
+    b.Add(b.MatMul(x, b.Transpose(`${name}.weight`, [1, 0])), `${name}.bias`);
+  const layerNorm = (x: string, name: string, eps: number): string =>
+    b.LayerNormalization(x, `${name}.weight`, `${name}.bias`, eps)[0] as string;
+  const activation = (x: string, act: string): string => {
+    if (act === 'relu') return b.Relu(x);
+    if (act === 'gelu_new') {
+      // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+      const inner = b.Mul(b.Add(x, b.Mul(b.Mul(b.Mul(x, x), x), b.scalar(0.044715))), b.scalar(Math.sqrt(2 / Math.PI)));
+      return b.Mul(b.Mul(x, b.scalar(0.5)), b.Add(b.scalar(1), b.Tanh(inner)));
+    }
+    // exact gelu: 0.5·x·(1 + erf(x/√2))
+    return b.Mul(b.Mul(x, b.scalar(0.5)), b.Add(b.scalar(1), b.Erf(b.Mul(x, b.scalar(Math.SQRT1_2)))));
+  };
+
+  const inputIds = b.input('input_ids', 'int64', [B, T]);
+  const attentionMask = b.input('attention_mask', 'int64', [B, T]);
+  const tokenTypeIds = isBert ? b.input('token_type_ids', 'int64', [B, T]) : undefined;
+
+  // --- embeddings: word + position (+ token type), LayerNorm, dropout ---
+  const emb = b.scope('embeddings', () => {
+    const words = b.Gather(`${p}embeddings.word_embeddings.weight`, inputIds); // [B, T, C]
+    const len = b.Gather(b.Shape(inputIds), b.scalar(1, 'int64'));
+    const positions = b.op('Range', [b.scalar(0, 'int64'), len, b.scalar(1, 'int64')], {}, {
+      outputInfos: [{ dtype: 'int64', shape: [T] }],
+    })[0] as string;
+    let sum = b.Add(words, b.Gather(`${p}embeddings.position_embeddings.weight`, positions)); // [B, T, C]
+    if (tokenTypeIds) sum = b.Add(sum, b.Gather(`${p}embeddings.token_type_embeddings.weight`, tokenTypeIds));
+    return dropout(layerNorm(sum, `${p}embeddings.LayerNorm`, config.layerNormEps), config.hiddenDropout);
+  });
+
+  // Additive key mask: 0 where attended, F32_MIN where masked. [B, 1, 1, T]
+  const maskF = b.Cast(b.Unsqueeze(attentionMask, [1, 2]), 'float32');
+  const maskBias = b.Mul(b.Sub(b.scalar(1), maskF), b.scalar(F32_MIN));
+
+  const hiddenStates: string[] = [emb];
+  const attentions: string[] = [];
+  let h = emb;
+  for (let l = 0; l < config.numLayers; l++) {
+    h = b.scope(`layer.${l}`, () => {
+      const L = isBert ? `${p}encoder.layer.${l}.` : `${p}transformer.layer.${l}.`;
+      const names = isBert
+        ? { q: `${L}attention.self.query`, k: `${L}attention.self.key`, v: `${L}attention.self.value`, o: `${L}attention.output.dense`, ln1: `${L}attention.output.LayerNorm`, ff1: `${L}intermediate.dense`, ff2: `${L}output.dense`, ln2: `${L}output.LayerNorm` }
+        : { q: `${L}attention.q_lin`, k: `${L}attention.k_lin`, v: `${L}attention.v_lin`, o: `${L}attention.out_lin`, ln1: `${L}sa_layer_norm`, ff1: `${L}ffn.lin1`, ff2: `${L}ffn.lin2`, ln2: `${L}output_layer_norm` };
+      const heads = (x: string): string => b.Transpose(b.Reshape(x, [0, 0, H, D]), [0, 2, 1, 3]); // [B, H, T, D]
+      let q = heads(linear(h, names.q));
+      const kT = b.Transpose(b.Reshape(linear(h, names.k), [0, 0, H, D]), [0, 2, 3, 1]); // [B, H, D, T]
+      const v = heads(linear(h, names.v));
+      const scale = b.scalar(1 / Math.sqrt(D));
+      let scores: string;
+      if (isBert) scores = b.Mul(b.MatMul(q, kT), scale); // BERT scales after QKᵀ
+      else {
+        q = b.Mul(q, scale); // DistilBERT scales Q first
+        scores = b.MatMul(q, kT);
+      }
+      const probs = b.Softmax(b.Add(scores, maskBias), -1); // [B, H, T, T]
+      attentions.push(probs);
+      const ctx = b.MatMul(dropout(probs, config.attentionDropout), v); // [B, H, T, D]
+      const merged = b.Reshape(b.Transpose(ctx, [0, 2, 1, 3]), [0, 0, C]); // [B, T, C]
+      const attnOut = layerNorm(b.Add(dropout(linear(merged, names.o), config.hiddenDropout), h), names.ln1, config.layerNormEps);
+      const inter = activation(linear(attnOut, names.ff1), config.hiddenAct);
+      return layerNorm(b.Add(dropout(linear(inter, names.ff2), config.hiddenDropout), attnOut), names.ln2, config.layerNormEps);
+    });
+    hiddenStates.push(h);
+  }
+
+  const logits = b.scope('head', () => {
+    switch (config.task) {
+      case 'base':
+        return h;
+      case 'token-classification':
+        return linear(dropout(h, config.classifierDropout), 'classifier'); // [B, T, L]
+      case 'sequence-classification': {
+        const first = b.Gather(h, b.scalar(0, 'int64'), 1); // [B, C]
+        if (isBert) {
+          const pooled = b.Tanh(linear(first, `${p}pooler.dense`));
+          return linear(dropout(pooled, config.classifierDropout), 'classifier');
+        }
+        const pre = b.Relu(linear(first, 'pre_classifier'));
+        return linear(dropout(pre, config.classifierDropout), 'classifier'); // [B, L]
+      }
+      case 'masked-lm': {
+        const t = isBert ? 'cls.predictions.transform.' : 'vocab_';
+        const dense = linear(h, isBert ? `${t}dense` : 'vocab_transform');
+        const act = activation(dense, config.hiddenAct);
+        const normed = layerNorm(act, isBert ? `${t}LayerNorm` : 'vocab_layer_norm', config.layerNormEps);
+        const decoderW = `${p}embeddings.word_embeddings.weight`; // tied [V, C]
+        const bias = isBert ? 'cls.predictions.bias' : 'vocab_projector.bias';
+        return b.Add(b.MatMul(normed, b.Transpose(decoderW, [1, 0])), bias); // [B, T, V]
+      }
+    }
+  });
+  return { inputIds, attentionMask, tokenTypeIds, params, logits, lastHidden: h, hiddenStates, attentions };
+}
+
+/** Scalar mean cross-entropy for the task (labels -100 are ignored). Returns [labels, loss]. */
+export function buildLoss(b: GraphBuilder, config: EncoderConfig, logits: string, batch: Dim = 'B', seq: Dim = 'T'): { labels: string; loss: string } {
+  if (config.task === 'sequence-classification') {
+    const labels = b.input('labels', 'int64', [batch]);
+    return { labels, loss: b.SoftmaxCrossEntropyLoss(logits, labels) };
+  }
+  if (config.task === 'base') throw new Error('a base encoder has no loss; choose a task head');
+  const labels = b.input('labels', 'int64', [batch, seq]);
+  const n = config.task === 'masked-lm' ? config.vocabSize : config.numLabels;
+  const flat = b.Reshape(logits, [-1, n]);
+  return { labels, loss: b.SoftmaxCrossEntropyLoss(flat, b.Reshape(labels, [-1])) };
+}

@@ -1,0 +1,85 @@
+// AdamW with torch semantics (decoupled weight decay, bias-corrected moments) as a graph
+// builder, plus global-norm gradient clipping and the learning-rate schedule, all in-graph.
+// Reference: https://pytorch.org/docs/stable/generated/torch.optim.AdamW.html and
+// torch.nn.utils.clip_grad_norm_ (coef = max_norm / (norm + 1e-6), capped at 1).
+
+import type { GraphBuilder } from '../onnx/builder.ts';
+import { scheduledLr, type Schedule } from './schedule.ts';
+
+export interface AdamWOptions {
+  lr: number;
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  weightDecay?: number;
+  /** Parameters excluded from weight decay (HF Trainer default: biases and LayerNorm). */
+  noDecay?: (name: string) => boolean;
+  /** Global-norm clip (0 or undefined: none). */
+  maxGradNorm?: number;
+  schedule?: Schedule;
+}
+
+/** The Hugging Face Trainer's default no-decay group: biases and LayerNorm weights. */
+export function hfNoDecay(name: string): boolean {
+  return name.endsWith('.bias') || /layer_?norm/i.test(name);
+}
+
+/** Name of an optimizer state tensor for a parameter. */
+export function stateName(param: string, kind: 'adam_m' | 'adam_v'): string {
+  return `${param}.${kind}`;
+}
+
+/** Name of the updated value of an input (parameter or state) after the step. */
+export function nextName(value: string): string {
+  return `${value}.next`;
+}
+
+export interface AdamWGraph {
+  /** Scalar float32 input: the 1-based step number t. */
+  step: string;
+  /** Scalar outputs: the global gradient norm (before clipping) and the lr used. */
+  gradNorm: string;
+  lr: string;
+}
+
+/**
+ * Append clip + AdamW for `grads` (param → gradient value). Adds inputs `<p>.adam_m`,
+ * `<p>.adam_v` and `step`, and outputs `<p>.next`, `<p>.adam_m.next`, `<p>.adam_v.next`.
+ */
+export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, opts: AdamWOptions): AdamWGraph {
+  const beta1 = opts.beta1 ?? 0.9;
+  const beta2 = opts.beta2 ?? 0.999;
+  const eps = opts.eps ?? 1e-8;
+  const wd = opts.weightDecay ?? 0;
+  const step = b.input('step', 'float32', []);
+  return b.scope('adamw', () => {
+    // Global gradient norm over all parameters.
+    const squares = [...grads.values()].map((g) => b.ReduceSum(b.Mul(g, g), undefined, false));
+    const gradNorm = b.Sqrt(b.Sum(...squares));
+    let coef: string | undefined;
+    if (opts.maxGradNorm && opts.maxGradNorm > 0) {
+      coef = b.Min(b.Div(b.scalar(opts.maxGradNorm), b.Add(gradNorm, b.scalar(1e-6))), b.scalar(1));
+    }
+    const lr = scheduledLr(b, step, opts.lr, opts.schedule ?? { kind: 'constant' });
+    const bc1 = b.Sub(b.scalar(1), b.Pow(b.scalar(beta1), step));
+    const bc2 = b.Sub(b.scalar(1), b.Pow(b.scalar(beta2), step));
+    const stepSize = b.Div(lr, bc1); // lr / (1 − β1ᵗ)
+    const sqrtBc2 = b.Sqrt(bc2);
+    const decay = b.Sub(b.scalar(1), b.Mul(lr, b.scalar(wd))); // 1 − lr·λ
+    for (const [p, g0] of grads) {
+      const shape = b.shape(p);
+      const m = b.input(stateName(p, 'adam_m'), 'float32', shape);
+      const v = b.input(stateName(p, 'adam_v'), 'float32', shape);
+      const g = coef ? b.Mul(g0, coef) : g0;
+      const m1 = b.Add(b.Mul(m, b.scalar(beta1)), b.Mul(g, b.scalar(1 - beta1)));
+      const v1 = b.Add(b.Mul(v, b.scalar(beta2)), b.Mul(b.Mul(g, g), b.scalar(1 - beta2)));
+      const decayed = wd > 0 && !(opts.noDecay?.(p) ?? false) ? b.Mul(p, decay) : p;
+      const denom = b.Add(b.Div(b.Sqrt(v1), sqrtBc2), b.scalar(eps));
+      const p1 = b.Sub(decayed, b.Mul(b.Div(m1, denom), stepSize));
+      b.output(p1, nextName(p));
+      b.output(m1, nextName(m));
+      b.output(v1, nextName(v));
+    }
+    return { step, gradNorm, lr };
+  });
+}
