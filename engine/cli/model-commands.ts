@@ -1,0 +1,173 @@
+// CLI commands about model folders: `model inspect`, `init-model`, `forward` and `export-onnx`.
+// Each validates its inputs up front and writes outputs atomically.
+
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { tiedAliases } from '../checkpoints/param-shapes.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { presetConfig, PRESETS, type Architecture, type Task } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import { Session } from '../runtime/session.ts';
+import { buildGradientGraph, buildInferenceGraph } from '../train/graphs.ts';
+import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+
+/** Facts about a model folder, as printed by `benchtop model inspect --json`. */
+export function inspectModel(dir: string): Record<string, unknown> {
+  const m = loadHfFolder(dir);
+  let parameters = 0;
+  for (const t of new Set(m.weights.values())) parameters += t.data.length;
+  return {
+    architecture: m.config.architecture,
+    hf_class: (m.config.raw['architectures'] as string[] | undefined)?.[0] ?? null,
+    task: m.config.task,
+    parameters,
+    vocab_size: m.config.vocabSize,
+    num_labels: m.config.task === 'masked-lm' || m.config.task === 'base' ? 0 : m.config.numLabels,
+    labels: m.config.task === 'masked-lm' || m.config.task === 'base' ? [] : m.config.labels,
+    hidden_size: m.config.hiddenSize,
+    num_layers: m.config.numLayers,
+    num_heads: m.config.numHeads,
+    intermediate_size: m.config.intermediateSize,
+    max_positions: m.config.maxPositions,
+    do_lower_case: m.tokenizer.doLowerCase,
+    weights_file: path.basename(m.weightsFile),
+    weights_format: m.sourceFormat,
+    size_bytes: statSync(m.weightsFile).size,
+  };
+}
+
+export function cmdInspect(positionals: string[], opts: Opts): void {
+  const dir = positionals[0];
+  if (!dir) throw new UsageError('usage: benchtop model inspect DIR [--json]');
+  const info = inspectModel(dir);
+  if (opts['json']) {
+    console.log(JSON.stringify(info, null, 2));
+    return;
+  }
+  for (const [k, v] of Object.entries(info)) console.log(`${k.padEnd(18)} ${Array.isArray(v) ? v.join(', ') : String(v)}`);
+}
+
+const TASKS: Record<string, Task> = {
+  'token-classification': 'token-classification', ner: 'token-classification',
+  'sequence-classification': 'sequence-classification', re: 'sequence-classification',
+  'masked-lm': 'masked-lm', mlm: 'masked-lm',
+};
+
+export function cmdInitModel(opts: Opts): void {
+  const arch = requireString(opts, 'arch');
+  if (arch !== 'bert' && arch !== 'distilbert') throw new UsageError(`--arch must be bert or distilbert, got "${arch}"`);
+  const preset = requireString(opts, 'preset');
+  if (!PRESETS[preset]) throw new UsageError(`unknown --preset "${preset}" (known: ${Object.keys(PRESETS).join(', ')})`);
+  const vocabFile = requireString(opts, 'vocab');
+  const out = requireString(opts, 'out');
+  const labels = (optionalString(opts, 'labels') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');
+  const task = TASKS[taskName];
+  if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
+  if (task !== 'masked-lm' && labels.length === 0) throw new UsageError(`--labels is required for ${task}`);
+  if (new Set(labels).size !== labels.length) throw new UsageError('--labels contains duplicates');
+  const vocab = readVocab(vocabFile);
+  for (const special of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']) {
+    if (!vocab.includes(special)) throw new UsageError(`${vocabFile}: the vocabulary lacks ${special}; use a BERT WordPiece vocab.txt`);
+  }
+  const config = presetConfig(preset, arch as Architecture, vocab.length, labels, task);
+  config.padTokenId = vocab.indexOf('[PAD]');
+  const weights = initWeights(config, optionalNumber(opts, 'seed', 42));
+  const lower = !opts['cased'];
+  saveHfFolder(out, {
+    config,
+    weights,
+    vocab,
+    tokenizer: {
+      doLowerCase: lower, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: config.maxPositions,
+      specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' },
+    },
+  });
+  console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
+}
+
+type Nested = number | Nested[];
+
+function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
+  const dims: number[] = [];
+  let cur: unknown = x;
+  while (Array.isArray(cur)) {
+    dims.push(cur.length);
+    cur = cur[0];
+  }
+  const values = (Array.isArray(x) ? (x as unknown[]).flat(Infinity) : [x]) as unknown[];
+  if (values.some((v) => typeof v !== 'number' || !Number.isInteger(v))) throw new UsageError(`${file}: "${what}" must hold integers`);
+  const expect = dims.reduce((a, b) => a * b, 1);
+  if (values.length !== expect) throw new UsageError(`${file}: "${what}" is ragged; pad every row to the same length`);
+  return { dims, values: values as number[] };
+}
+
+function nest(data: Float32Array, dims: readonly number[]): Nested {
+  if (dims.length === 0) return data[0] as number;
+  const [d0, ...rest] = dims as [number, ...number[]];
+  const stride = rest.reduce((a, b) => a * b, 1);
+  return Array.from({ length: d0 }, (_, i) => nest(data.subarray(i * stride, (i + 1) * stride), rest));
+}
+
+export async function cmdForward(opts: Opts): Promise<void> {
+  const dir = requireString(opts, 'model');
+  const inFile = requireString(opts, 'inputs');
+  const outFile = requireString(opts, 'out');
+  const wantGrads = Boolean(opts['grads']);
+  const m = loadHfFolder(dir);
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(inFile, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError(`${inFile}: cannot read inputs JSON (${(e as Error).message})`);
+  }
+  const ids = flatten(raw['input_ids'], 'input_ids', inFile);
+  if (ids.dims.length !== 2) throw new UsageError(`${inFile}: "input_ids" must be [batch][seq]`);
+  const toTensor = (key: string, fallback?: number): HostTensor | undefined => {
+    if (raw[key] === undefined) {
+      if (fallback === undefined) return undefined;
+      return { dtype: 'int64', dims: ids.dims, data: new BigInt64Array(ids.values.length).fill(BigInt(fallback)) };
+    }
+    const f = flatten(raw[key], key, inFile);
+    return { dtype: 'int64', dims: f.dims, data: BigInt64Array.from(f.values, BigInt) };
+  };
+  const bad = ids.values.find((v) => v < 0 || v >= m.config.vocabSize);
+  if (bad !== undefined) throw new UsageError(`${inFile}: token id ${bad} is outside the vocabulary (0..${m.config.vocabSize - 1})`);
+  const labels = toTensor('labels');
+  if (wantGrads && !labels) throw new UsageError('--grads needs "labels" in the inputs file');
+  const spec = labels ? buildGradientGraph(m.config) : buildInferenceGraph(m.config);
+  const feeds: Record<string, HostTensor> = {
+    input_ids: toTensor('input_ids') as HostTensor,
+    attention_mask: toTensor('attention_mask', 1) as HostTensor,
+  };
+  if (spec.hasTokenTypes) feeds['token_type_ids'] = toTensor('token_type_ids', 0) as HostTensor;
+  if (labels) feeds['labels'] = labels;
+  for (const p of spec.params) feeds[p] = m.weights.get(p) as HostTensor;
+  const session = await Session.create(serializeModel(spec.model), { threads: optionalNumber(opts, 'threads', 2) });
+  const wanted = ['logits', ...(labels ? ['loss'] : []), ...(wantGrads ? spec.trainable.map((p) => `${p}.grad`) : [])];
+  const out = await session.run(feeds, wanted);
+  await session.release();
+  const logits = out['logits'] as HostTensor;
+  const result: Record<string, unknown> = { logits: nest(logits.data as Float32Array, logits.dims) };
+  if (labels) result['loss'] = Number(out['loss']?.data[0]);
+  if (wantGrads) {
+    const grads: Record<string, number[]> = {};
+    for (const p of spec.trainable) grads[p] = Array.from(out[`${p}.grad`]?.data as Float32Array);
+    for (const [alias, source] of tiedAliases(m.config)) if (grads[source]) grads[alias] = grads[source];
+    result['grads'] = grads;
+  }
+  writeFileAtomic(outFile, JSON.stringify(result));
+}
+
+export function cmdExportOnnx(opts: Opts): void {
+  const dir = requireString(opts, 'model');
+  const out = requireString(opts, 'out');
+  const m = loadHfFolder(dir);
+  const spec = buildInferenceGraph(m.config, { weights: m.weights });
+  writeFileAtomic(out, serializeModel(spec.model));
+  console.log(`wrote ${out} (inputs: ${spec.model.graph.inputs.map((i) => i.name).join(', ')}; output: logits)`);
+}

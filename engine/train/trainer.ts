@@ -1,0 +1,157 @@
+// Trainer: owns one model's parameters and AdamW state in host memory and runs training steps
+// (one session.run each: forward, backward, clip, AdamW) on batches of any padded length.
+// It blocks its thread during a step: use it inside a worker (engine/runtime/jobs.ts).
+
+import type { EncoderConfig } from '../model/config.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
+import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
+import { Session, type Device } from '../runtime/session.ts';
+import { buildInferenceGraph, buildTrainGraph, type GraphSpec } from './graphs.ts';
+
+/** A padded batch, row-major [B, T] (labels [B, T] or [B]). */
+export interface Batch {
+  batchSize: number;
+  seqLen: number;
+  inputIds: BigInt64Array;
+  attentionMask: BigInt64Array;
+  tokenTypeIds?: BigInt64Array;
+  labels: BigInt64Array;
+}
+
+export interface StepResult {
+  step: number;
+  loss: number;
+  gradNorm: number;
+  lr: number;
+}
+
+export interface TrainerOptions {
+  optimizer: AdamWOptions;
+  threads?: number;
+  device?: Device;
+  seed?: number;
+  dropout?: boolean;
+}
+
+function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean): Record<string, HostTensor> {
+  const dims = [batch.batchSize, batch.seqLen];
+  const feeds: Record<string, HostTensor> = {
+    input_ids: { dtype: 'int64', dims, data: batch.inputIds },
+    attention_mask: { dtype: 'int64', dims, data: batch.attentionMask },
+  };
+  if (withTokenTypes) {
+    feeds['token_type_ids'] = { dtype: 'int64', dims, data: batch.tokenTypeIds ?? new BigInt64Array(batch.inputIds.length) };
+  }
+  if (withLabels) {
+    feeds['labels'] = { dtype: 'int64', dims: batch.labels.length === batch.batchSize ? [batch.batchSize] : dims, data: batch.labels };
+  }
+  return feeds;
+}
+
+export class Trainer {
+  #weights: Map<string, HostTensor>;
+  #m = new Map<string, HostTensor>();
+  #v = new Map<string, HostTensor>();
+  #step = 0;
+  #eval: Session | undefined;
+  #evalSpec: GraphSpec | undefined;
+
+  private constructor(
+    readonly config: EncoderConfig,
+    weights: Map<string, HostTensor>,
+    private readonly spec: GraphSpec,
+    private readonly session: Session,
+    private readonly options: TrainerOptions,
+  ) {
+    this.#weights = weights;
+    for (const p of spec.trainable) {
+      const w = weights.get(p) as HostTensor;
+      this.#m.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
+      this.#v.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
+    }
+  }
+
+  /** Build the training graph and its session. */
+  static async create(config: EncoderConfig, weights: Map<string, HostTensor>, options: TrainerOptions): Promise<Trainer> {
+    const spec = buildTrainGraph(config, { optimizer: options.optimizer, dropout: options.dropout ?? true, seed: options.seed ?? 42 });
+    for (const p of spec.params) {
+      if (!weights.has(p)) throw new Error(`missing parameter "${p}"`);
+    }
+    const session = await Session.create(serializeModel(spec.model), { threads: options.threads ?? 2, device: options.device ?? 'cpu' });
+    return new Trainer(config, new Map(weights), spec, session, options);
+  }
+
+  get step(): number {
+    return this.#step;
+  }
+
+  get device(): Device {
+    return this.session.device;
+  }
+
+  get fallbackReason(): string | undefined {
+    return this.session.fallbackReason;
+  }
+
+  /** One optimizer step on a batch. */
+  async trainStep(batch: Batch): Promise<StepResult> {
+    const feeds = batchFeeds(batch, this.spec.hasTokenTypes, true);
+    for (const p of this.spec.params) feeds[p] = this.#weights.get(p) as HostTensor;
+    for (const p of this.spec.trainable) {
+      feeds[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
+      feeds[stateName(p, 'adam_v')] = this.#v.get(p) as HostTensor;
+    }
+    const t = this.#step + 1;
+    feeds['step'] = { dtype: 'float32', dims: [], data: new Float32Array([t]) };
+    const out = await this.session.run(feeds);
+    const loss = Number(out['loss']?.data[0]);
+    if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${t}: loss is ${loss}; lower the learning rate`);
+    for (const p of this.spec.trainable) {
+      this.#weights.set(p, out[nextName(p)] as HostTensor);
+      this.#m.set(p, out[nextName(stateName(p, 'adam_m'))] as HostTensor);
+      this.#v.set(p, out[nextName(stateName(p, 'adam_v'))] as HostTensor);
+    }
+    this.#step = t;
+    return { step: t, loss, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
+  }
+
+  /** Logits for a batch in eval mode (dropout off), with the current weights. */
+  async predict(batch: Omit<Batch, 'labels'>): Promise<HostTensor> {
+    if (!this.#eval) {
+      this.#evalSpec = buildInferenceGraph(this.config);
+      this.#eval = await Session.create(serializeModel(this.#evalSpec.model), { threads: this.options.threads ?? 2 });
+    }
+    const feeds = batchFeeds({ ...batch, labels: new BigInt64Array(0) }, this.#evalSpec?.hasTokenTypes ?? false, false);
+    for (const p of this.#evalSpec?.params ?? []) feeds[p] = this.#weights.get(p) as HostTensor;
+    return (await this.#eval.run(feeds, ['logits']))['logits'] as HostTensor;
+  }
+
+  weights(): Map<string, HostTensor> {
+    return new Map(this.#weights);
+  }
+
+  /** Everything needed to resume: weights, moments and the step count. */
+  optimizerState(): { step: number; m: Map<string, HostTensor>; v: Map<string, HostTensor> } {
+    return { step: this.#step, m: new Map(this.#m), v: new Map(this.#v) };
+  }
+
+  /** Restore a saved state (from optimizerState + weights). */
+  restore(state: { step: number; weights: Map<string, HostTensor>; m: Map<string, HostTensor>; v: Map<string, HostTensor> }): void {
+    for (const p of this.spec.trainable) {
+      const w = state.weights.get(p);
+      const m = state.m.get(p);
+      const v = state.v.get(p);
+      if (!w || !m || !v) throw new Error(`checkpoint lacks state for "${p}"`);
+      this.#weights.set(p, w);
+      this.#m.set(p, m);
+      this.#v.set(p, v);
+    }
+    this.#step = state.step;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+    await this.#eval?.release();
+  }
+}
