@@ -2,7 +2,15 @@
 // vocab.txt, tokenizer files) for BERT / DistilBERT: float32 weights, re-tied heads, validation.
 // Not for: checking the full parameter list on load (the model builder does) or sharded checkpoints.
 
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { EncoderConfig } from '../model/config.ts';
 import { parseHfConfig, toHfConfig } from '../model/config.ts';
@@ -68,17 +76,26 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     throw new CheckpointError(dir, 'model folder does not exist');
   }
   if (!st.isDirectory()) {
-    throw new CheckpointError(dir, 'is not a folder: point to the model folder that contains config.json and the weights');
+    throw new CheckpointError(
+      dir,
+      'is not a folder: point to the model folder that contains config.json and the weights',
+    );
   }
   const configFile = path.join(dir, 'config.json');
   if (!existsSync(configFile)) {
-    throw new CheckpointError(configFile, 'missing: a Hugging Face model folder needs config.json (save the model with save_pretrained)');
+    throw new CheckpointError(
+      configFile,
+      'missing: a Hugging Face model folder needs config.json (save the model with save_pretrained)',
+    );
   }
   const config = parseHfConfig(readJsonFile(configFile), configFile);
 
   const weightsFile = pickWeightsFile(dir, options);
   const sourceFormat = weightsFile.endsWith('.bin') ? 'pytorch' : 'safetensors';
-  const raw = sourceFormat === 'pytorch' ? readTorchCheckpoint(weightsFile) : readSafetensors(weightsFile).tensors;
+  const raw =
+    sourceFormat === 'pytorch'
+      ? readTorchCheckpoint(weightsFile)
+      : readSafetensors(weightsFile).tensors;
   const weights = normaliseWeights(raw, config, weightsFile);
 
   const prefix = basePrefix(config);
@@ -86,27 +103,46 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   const word = weights.get(wordName);
   if (!word) {
     const some = [...weights.keys()].slice(0, 4).join(', ');
-    throw new CheckpointError(weightsFile, `no word embedding matrix "${wordName}" (found ${some || 'no tensors'}): ` +
-      `the weights do not look like a ${config.architecture} model; check that config.json belongs to them`);
+    throw new CheckpointError(
+      weightsFile,
+      `no word embedding matrix "${wordName}" (found ${some || 'no tensors'}): ` +
+        `the weights do not look like a ${config.architecture} model; check that config.json belongs to them`,
+    );
   }
-  if (word.dims.length !== 2) throw new CheckpointError(weightsFile, `"${wordName}" has shape [${word.dims.join(', ')}], expected 2-D`);
+  if (word.dims.length !== 2)
+    throw new CheckpointError(
+      weightsFile,
+      `"${wordName}" has shape [${word.dims.join(', ')}], expected 2-D`,
+    );
   const [rows, cols] = word.dims as [number, number];
   if (cols !== config.hiddenSize) {
-    throw new CheckpointError(weightsFile, `hidden size mismatch: "${wordName}" has ${cols} columns but ${configFile} says ` +
-      `${config.architecture === 'bert' ? 'hidden_size' : 'dim'} ${config.hiddenSize}; use the config.json that belongs to these weights`);
+    throw new CheckpointError(
+      weightsFile,
+      `hidden size mismatch: "${wordName}" has ${cols} columns but ${configFile} says ` +
+        `${config.architecture === 'bert' ? 'hidden_size' : 'dim'} ${config.hiddenSize}; use the config.json that belongs to these weights`,
+    );
   }
   if (rows !== config.vocabSize) {
-    throw new CheckpointError(weightsFile, `"${wordName}" has ${rows} rows but ${configFile} says vocab_size ${config.vocabSize}; ` +
-      'set vocab_size to the number of embedding rows');
+    throw new CheckpointError(
+      weightsFile,
+      `"${wordName}" has ${rows} rows but ${configFile} says vocab_size ${config.vocabSize}; ` +
+        'set vocab_size to the number of embedding rows',
+    );
   }
   const vocabFile = path.join(dir, 'vocab.txt');
   if (!existsSync(vocabFile)) {
-    throw new CheckpointError(vocabFile, 'missing: this engine needs the WordPiece vocab.txt that belongs to the model');
+    throw new CheckpointError(
+      vocabFile,
+      'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
+    );
   }
   const vocab = readVocab(vocabFile);
   if (vocab.length > config.vocabSize) {
-    throw new CheckpointError(vocabFile, `has ${vocab.length} tokens but the model has only ${config.vocabSize} embedding rows ` +
-      '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model');
+    throw new CheckpointError(
+      vocabFile,
+      `has ${vocab.length} tokens but the model has only ${config.vocabSize} embedding rows ` +
+        '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model',
+    );
   }
   const tokenizer = readTokenizerSettings(dir, config.maxPositions);
   return { config, weights, vocab, tokenizer, weightsFile, sourceFormat };
@@ -127,26 +163,44 @@ function pickWeightsFile(dir: string, options: LoadHfOptions): string {
   if (existsSync(pt)) return pt;
   const files = readdirSync(dir);
   let hint = 'save the model with save_pretrained';
-  if (files.some((f) => f.endsWith('.index.json'))) hint = 'sharded checkpoints are not supported: re-save with a larger max_shard_size';
-  else if (files.includes('tf_model.h5') || files.includes('flax_model.msgpack')) hint = 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors';
-  throw new CheckpointError(dir, `no weights file: expected ${SAFETENSORS} or ${PYTORCH} (${hint})`);
+  if (files.some((f) => f.endsWith('.index.json')))
+    hint = 'sharded checkpoints are not supported: re-save with a larger max_shard_size';
+  else if (files.includes('tf_model.h5') || files.includes('flax_model.msgpack'))
+    hint = 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors';
+  throw new CheckpointError(
+    dir,
+    `no weights file: expected ${SAFETENSORS} or ${PYTORCH} (${hint})`,
+  );
 }
 
 /** Rename legacy/base-model names, drop known buffers, convert to float32 and re-tie aliases. */
-function normaliseWeights(raw: ReadonlyMap<string, HostTensor>, config: EncoderConfig, file: string): Map<string, HostTensor> {
+function normaliseWeights(
+  raw: ReadonlyMap<string, HostTensor>,
+  config: EncoderConfig,
+  file: string,
+): Map<string, HostTensor> {
   const prefix = basePrefix(config);
   const roots = BASE_ROOTS[config.architecture];
   const prefixed = [...raw.keys()].some((k) => k.startsWith(prefix));
   const out = new Map<string, HostTensor>();
   const converted = new Map<HostTensor, HostTensor>();
   for (const [name, t] of raw) {
-    let n = name.replace(/(LayerNorm|layer_norm)\.gamma$/, '$1.weight').replace(/(LayerNorm|layer_norm)\.beta$/, '$1.bias');
+    let n = name
+      .replace(/(LayerNorm|layer_norm)\.gamma$/, '$1.weight')
+      .replace(/(LayerNorm|layer_norm)\.beta$/, '$1.bias');
     if (!prefixed && roots.some((r) => n.startsWith(r))) n = prefix + n;
     if (/(^|\.)(position_ids|token_type_ids)$/.test(n)) continue;
     if (!isFloatDType(t.dtype)) {
-      throw new CheckpointError(file, `tensor "${name}" has dtype ${t.dtype}; model parameters must be floating point`);
+      throw new CheckpointError(
+        file,
+        `tensor "${name}" has dtype ${t.dtype}; model parameters must be floating point`,
+      );
     }
-    if (out.has(n)) throw new CheckpointError(file, `two tensors map to the parameter name "${n}" (e.g. both gamma and weight)`);
+    if (out.has(n))
+      throw new CheckpointError(
+        file,
+        `two tensors map to the parameter name "${n}" (e.g. both gamma and weight)`,
+      );
     let f = converted.get(t);
     if (!f) {
       f = toFloat32(t);
@@ -173,7 +227,10 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
   }
   checkParameterShapes(config, model.weights, target);
   if (vocab.length > config.vocabSize) {
-    throw new CheckpointError(target, `vocabulary has ${vocab.length} tokens but vocab_size is ${config.vocabSize}`);
+    throw new CheckpointError(
+      target,
+      `vocabulary has ${vocab.length} tokens but vocab_size is ${config.vocabSize}`,
+    );
   }
   const aliases = tiedAliases(config);
   const tensors = new Map<string, HostTensor>();
@@ -189,12 +246,18 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
     writeSafetensors(path.join(tmp, SAFETENSORS), tensors, { format: 'pt' });
     writeFileSync(path.join(tmp, 'config.json'), json(toHfConfig(config)));
     writeFileSync(path.join(tmp, 'vocab.txt'), formatVocab(vocab));
-    writeFileSync(path.join(tmp, 'tokenizer_config.json'), json(tokenizerConfigJson(tokenizer, vocab, config.architecture)));
+    writeFileSync(
+      path.join(tmp, 'tokenizer_config.json'),
+      json(tokenizerConfigJson(tokenizer, vocab, config.architecture)),
+    );
     writeFileSync(path.join(tmp, 'special_tokens_map.json'), json(specialTokensMapJson(tokenizer)));
     for (const [name, content] of Object.entries(model.extraFiles ?? {})) {
       const rel = path.normalize(name);
       if (path.isAbsolute(rel) || rel.split(path.sep).includes('..') || rel === '.') {
-        throw new CheckpointError(target, `extra file name "${name}" must be a relative path inside the folder`);
+        throw new CheckpointError(
+          target,
+          `extra file name "${name}" must be a relative path inside the folder`,
+        );
       }
       mkdirSync(path.dirname(path.join(tmp, rel)), { recursive: true });
       writeFileSync(path.join(tmp, rel), content);

@@ -12,7 +12,9 @@ export function basePrefix(config: Pick<EncoderConfig, 'architecture'>): string 
 }
 
 /** Tied aliases of the task head: alias name -> the parameter it shares memory with. */
-export function tiedAliases(config: Pick<EncoderConfig, 'architecture' | 'task'>): Map<string, string> {
+export function tiedAliases(
+  config: Pick<EncoderConfig, 'architecture' | 'task'>,
+): Map<string, string> {
   if (config.task !== 'masked-lm') return new Map();
   if (config.architecture === 'bert') {
     return new Map([
@@ -52,7 +54,8 @@ export function expectedParameterShapes(config: EncoderConfig): Map<string, numb
       linear(`${L}output.dense`, H, I);
       norm(`${L}output.LayerNorm`);
     }
-    if (config.task === 'sequence-classification' || config.task === 'base') linear(`${p}pooler.dense`, H, H);
+    if (config.task === 'sequence-classification' || config.task === 'base')
+      linear(`${p}pooler.dense`, H, H);
     if (config.task === 'token-classification' || config.task === 'sequence-classification') {
       linear('classifier', config.numLabels, H);
     } else if (config.task === 'masked-lm') {
@@ -91,7 +94,11 @@ function listSome(names: string[], n = 5): string {
 }
 
 /** Throw a CheckpointError listing missing, unexpected and wrongly shaped parameters (if any). */
-export function checkParameterShapes(config: EncoderConfig, weights: ReadonlyMap<string, HostTensor>, file: string): void {
+export function checkParameterShapes(
+  config: EncoderConfig,
+  weights: ReadonlyMap<string, HostTensor>,
+  file: string,
+): void {
   const expected = expectedParameterShapes(config);
   const aliases = tiedAliases(config);
   const missing: string[] = [];
@@ -104,13 +111,18 @@ export function checkParameterShapes(config: EncoderConfig, weights: ReadonlyMap
       mismatched.push(`${name} [${t.dims.join(', ')}] (expected [${shape.join(', ')}])`);
     }
   }
-  for (const name of weights.keys()) if (!expected.has(name) && !aliases.has(name)) unexpected.push(name);
+  for (const name of weights.keys())
+    if (!expected.has(name) && !aliases.has(name)) unexpected.push(name);
   if (missing.length + mismatched.length + unexpected.length === 0) return;
   const parts: string[] = [];
   if (missing.length) parts.push(`${missing.length} missing: ${listSome(missing)}`);
-  if (mismatched.length) parts.push(`${mismatched.length} with the wrong shape: ${listSome(mismatched)}`);
+  if (mismatched.length)
+    parts.push(`${mismatched.length} with the wrong shape: ${listSome(mismatched)}`);
   if (unexpected.length) parts.push(`${unexpected.length} unexpected: ${listSome(unexpected)}`);
   const head = `${config.architecture} ${config.task}, ${config.numLayers} layers, hidden ${config.hiddenSize}`;
-  throw new CheckpointError(file, `parameters do not match config.json (${head}): ${parts.join('; ')}. ` +
-    'Check that config.json belongs to these weights.');
+  throw new CheckpointError(
+    file,
+    `parameters do not match config.json (${head}): ${parts.join('; ')}. ` +
+      'Check that config.json belongs to these weights.',
+  );
 }

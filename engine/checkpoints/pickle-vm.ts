@@ -26,7 +26,15 @@ export interface PickleHooks {
 /** Python tuple values are frozen arrays; lists are plain arrays; dicts are Maps. */
 export type PickleTuple = readonly unknown[];
 
-const OP_NAMES: Record<number, string> = { 0x69: 'INST', 0x6f: 'OBJ', 0x81: 'NEWOBJ', 0x92: 'NEWOBJ_EX', 0x82: 'EXT1', 0x83: 'EXT2', 0x84: 'EXT4' };
+const OP_NAMES: Record<number, string> = {
+  0x69: 'INST',
+  0x6f: 'OBJ',
+  0x81: 'NEWOBJ',
+  0x92: 'NEWOBJ_EX',
+  0x82: 'EXT1',
+  0x83: 'EXT2',
+  0x84: 'EXT4',
+};
 
 /** Interpret a pickle and return the object left by STOP. */
 export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): unknown {
@@ -42,7 +50,8 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
   const memo = new Map<number, unknown>();
 
   const need = (n: number): number => {
-    if (n < 0 || pos + n > data.byteLength) fail(`truncated at byte ${pos} (needs ${n} more bytes)`);
+    if (n < 0 || pos + n > data.byteLength)
+      fail(`truncated at byte ${pos} (needs ${n} more bytes)`);
     const p = pos;
     pos += n;
     return p;
@@ -94,7 +103,8 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
     return v as Map<unknown, unknown>;
   };
   const asList = (v: unknown): unknown[] => {
-    if (!Array.isArray(v) || Object.isFrozen(v)) fail(`APPEND(S) target is not a list at byte ${pos - 1}`);
+    if (!Array.isArray(v) || Object.isFrozen(v))
+      fail(`APPEND(S) target is not a list at byte ${pos - 1}`);
     return v as unknown[];
   };
   const memoGet = (i: number): unknown => {
@@ -105,7 +115,9 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
     let v = 0n;
     for (let i = b.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(b[i] as number);
     if (b.length > 0 && ((b[b.length - 1] as number) & 0x80) !== 0) v -= 1n << BigInt(8 * b.length);
-    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : v;
   };
   const textInt = (s: string): number | bigint | boolean => {
     if (s === '01') return true;
@@ -113,110 +125,230 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
     const t = s.endsWith('L') ? s.slice(0, -1) : s;
     if (!/^[+-]?\d+$/.test(t)) return fail(`invalid integer literal "${s}"`);
     const v = BigInt(t);
-    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : v;
   };
 
   for (;;) {
     const op = u8();
     switch (op) {
-      case 0x80: u8(); break; // PROTO
-      case 0x95: need(8); break; // FRAME
-      case 0x2e: { // STOP
+      case 0x80: // PROTO
+        u8();
+        break;
+      case 0x95: // FRAME
+        need(8);
+        break;
+      case 0x2e: {
+        // STOP
         const v = pop();
         if (marks.length > 0) fail('unclosed MARK at STOP');
         return v;
       }
-      case 0x28: marks.push(stack); stack = []; break; // MARK
-      case 0x30: pop(); break; // POP
-      case 0x31: popMark(); break; // POP_MARK
-      case 0x32: push(top()); break; // DUP
-      case 0x4e: push(null); break; // NONE
-      case 0x88: push(true); break; // NEWTRUE
-      case 0x89: push(false); break; // NEWFALSE
-      case 0x4a: push(dv.getInt32(need(4), true)); break; // BININT
-      case 0x4b: push(u8()); break; // BININT1
-      case 0x4d: push(u16()); break; // BININT2
-      case 0x49: push(textInt(line())); break; // INT
-      case 0x4c: push(textInt(line())); break; // LONG
-      case 0x8a: push(longFromBytes(bytesOf(u8()))); break; // LONG1
-      case 0x8b: { // LONG4
+      case 0x28: // MARK
+        marks.push(stack);
+        stack = [];
+        break;
+      case 0x30: // POP
+        pop();
+        break;
+      case 0x31: // POP_MARK
+        popMark();
+        break;
+      case 0x32: // DUP
+        push(top());
+        break;
+      case 0x4e: // NONE
+        push(null);
+        break;
+      case 0x88: // NEWTRUE
+        push(true);
+        break;
+      case 0x89: // NEWFALSE
+        push(false);
+        break;
+      case 0x4a: // BININT
+        push(dv.getInt32(need(4), true));
+        break;
+      case 0x4b: // BININT1
+        push(u8());
+        break;
+      case 0x4d: // BININT2
+        push(u16());
+        break;
+      case 0x49: // INT
+        push(textInt(line()));
+        break;
+      case 0x4c: // LONG
+        push(textInt(line()));
+        break;
+      case 0x8a: // LONG1
+        push(longFromBytes(bytesOf(u8())));
+        break;
+      case 0x8b: {
+        // LONG4
         const n = dv.getInt32(need(4), true);
         push(longFromBytes(bytesOf(n)));
         break;
       }
-      case 0x47: push(dv.getFloat64(need(8), false)); break; // BINFLOAT
-      case 0x46: { // FLOAT
+      case 0x47: // BINFLOAT
+        push(dv.getFloat64(need(8), false));
+        break;
+      case 0x46: {
+        // FLOAT
         const f = Number(line());
         if (Number.isNaN(f)) fail('invalid float literal');
         push(f);
         break;
       }
-      case 0x58: push(str(u32())); break; // BINUNICODE
-      case 0x8c: push(str(u8())); break; // SHORT_BINUNICODE
-      case 0x8d: push(str(u64())); break; // BINUNICODE8
-      case 0x54: push(latin1.decode(bytesOf(dv.getInt32(need(4), true)))); break; // BINSTRING
-      case 0x55: push(latin1.decode(bytesOf(u8()))); break; // SHORT_BINSTRING
-      case 0x42: push(bytesOf(u32())); break; // BINBYTES
-      case 0x43: push(bytesOf(u8())); break; // SHORT_BINBYTES
-      case 0x8e: push(bytesOf(u64())); break; // BINBYTES8
-      case 0x29: push(tuple([])); break; // EMPTY_TUPLE
-      case 0x74: push(tuple(popMark())); break; // TUPLE
-      case 0x85: push(tuple([pop()])); break; // TUPLE1
-      case 0x86: { const b = pop(); const a = pop(); push(tuple([a, b])); break; } // TUPLE2
-      case 0x87: { const c = pop(); const b = pop(); const a = pop(); push(tuple([a, b, c])); break; } // TUPLE3
-      case 0x5d: push([]); break; // EMPTY_LIST
-      case 0x6c: push(popMark()); break; // LIST
-      case 0x61: { const v = pop(); asList(top()).push(v); break; } // APPEND
-      case 0x65: { const items = popMark(); asList(top()).push(...items); break; } // APPENDS
-      case 0x7d: push(new Map()); break; // EMPTY_DICT
-      case 0x64: { // DICT
+      case 0x58: // BINUNICODE
+        push(str(u32()));
+        break;
+      case 0x8c: // SHORT_BINUNICODE
+        push(str(u8()));
+        break;
+      case 0x8d: // BINUNICODE8
+        push(str(u64()));
+        break;
+      case 0x54: // BINSTRING
+        push(latin1.decode(bytesOf(dv.getInt32(need(4), true))));
+        break;
+      case 0x55: // SHORT_BINSTRING
+        push(latin1.decode(bytesOf(u8())));
+        break;
+      case 0x42: // BINBYTES
+        push(bytesOf(u32()));
+        break;
+      case 0x43: // SHORT_BINBYTES
+        push(bytesOf(u8()));
+        break;
+      case 0x8e: // BINBYTES8
+        push(bytesOf(u64()));
+        break;
+      case 0x29: // EMPTY_TUPLE
+        push(tuple([]));
+        break;
+      case 0x74: // TUPLE
+        push(tuple(popMark()));
+        break;
+      case 0x85: // TUPLE1
+        push(tuple([pop()]));
+        break;
+      case 0x86: {
+        const b = pop();
+        const a = pop();
+        push(tuple([a, b]));
+        break;
+      } // TUPLE2
+      case 0x87: {
+        const c = pop();
+        const b = pop();
+        const a = pop();
+        push(tuple([a, b, c]));
+        break;
+      } // TUPLE3
+      case 0x5d: // EMPTY_LIST
+        push([]);
+        break;
+      case 0x6c: // LIST
+        push(popMark());
+        break;
+      case 0x61: {
+        const v = pop();
+        asList(top()).push(v);
+        break;
+      } // APPEND
+      case 0x65: {
+        const items = popMark();
+        asList(top()).push(...items);
+        break;
+      } // APPENDS
+      case 0x7d: // EMPTY_DICT
+        push(new Map());
+        break;
+      case 0x64: {
+        // DICT
         const items = popMark();
         const m = new Map<unknown, unknown>();
         for (let i = 0; i + 1 < items.length; i += 2) m.set(items[i], items[i + 1]);
         push(m);
         break;
       }
-      case 0x73: { const v = pop(); const k = pop(); asDict(top()).set(k, v); break; } // SETITEM
-      case 0x75: { // SETITEMS
+      case 0x73: {
+        const v = pop();
+        const k = pop();
+        asDict(top()).set(k, v);
+        break;
+      } // SETITEM
+      case 0x75: {
+        // SETITEMS
         const items = popMark();
         if (items.length % 2 !== 0) fail('SETITEMS with an odd number of items');
         const m = asDict(top());
         for (let i = 0; i < items.length; i += 2) m.set(items[i], items[i + 1]);
         break;
       }
-      case 0x71: memo.set(u8(), top()); break; // BINPUT
-      case 0x72: memo.set(u32(), top()); break; // LONG_BINPUT
-      case 0x70: memo.set(Number(textInt(line())), top()); break; // PUT
-      case 0x94: memo.set(memo.size, top()); break; // MEMOIZE
-      case 0x68: push(memoGet(u8())); break; // BINGET
-      case 0x6a: push(memoGet(u32())); break; // LONG_BINGET
-      case 0x67: push(memoGet(Number(textInt(line())))); break; // GET
-      case 0x63: { // GLOBAL
+      case 0x71: // BINPUT
+        memo.set(u8(), top());
+        break;
+      case 0x72: // LONG_BINPUT
+        memo.set(u32(), top());
+        break;
+      case 0x70: // PUT
+        memo.set(Number(textInt(line())), top());
+        break;
+      case 0x94: // MEMOIZE
+        memo.set(memo.size, top());
+        break;
+      case 0x68: // BINGET
+        push(memoGet(u8()));
+        break;
+      case 0x6a: // LONG_BINGET
+        push(memoGet(u32()));
+        break;
+      case 0x67: // GET
+        push(memoGet(Number(textInt(line()))));
+        break;
+      case 0x63: {
+        // GLOBAL
         const module = line();
         const name = line();
         push(hooks.global(module, name));
         break;
       }
-      case 0x93: { // STACK_GLOBAL
+      case 0x93: {
+        // STACK_GLOBAL
         const name = pop();
         const module = pop();
-        if (typeof module !== 'string' || typeof name !== 'string') fail('STACK_GLOBAL needs two strings');
+        if (typeof module !== 'string' || typeof name !== 'string')
+          fail('STACK_GLOBAL needs two strings');
         push(hooks.global(module as string, name as string));
         break;
       }
-      case 0x52: { // REDUCE
+      case 0x52: {
+        // REDUCE
         const args = pop();
         const callable = pop();
         if (!Array.isArray(args)) fail('REDUCE arguments are not a tuple');
         push(hooks.reduce(callable, args as unknown[]));
         break;
       }
-      case 0x62: { const state = pop(); push(hooks.build(pop(), state)); break; } // BUILD
-      case 0x51: push(hooks.persistentLoad(pop())); break; // BINPERSID
-      case 0x50: push(hooks.persistentLoad(line())); break; // PERSID
+      case 0x62: {
+        const state = pop();
+        push(hooks.build(pop(), state));
+        break;
+      } // BUILD
+      case 0x51: // BINPERSID
+        push(hooks.persistentLoad(pop()));
+        break;
+      case 0x50: // PERSID
+        push(hooks.persistentLoad(line()));
+        break;
       default: {
         const name = OP_NAMES[op];
-        fail(`${name ? `refused opcode ${name}` : `unknown opcode 0x${op.toString(16).padStart(2, '0')}`} at byte ${pos - 1}`);
+        fail(
+          `${name ? `refused opcode ${name}` : `unknown opcode 0x${op.toString(16).padStart(2, '0')}`} at byte ${pos - 1}`,
+        );
       }
     }
   }

@@ -21,7 +21,9 @@ const ST_TO_DTYPE: Record<string, DType> = {
   U8: 'uint8',
   BOOL: 'bool',
 };
-const DTYPE_TO_ST = Object.fromEntries(Object.entries(ST_TO_DTYPE).map(([k, v]) => [v, k])) as Record<DType, string>;
+const DTYPE_TO_ST = Object.fromEntries(
+  Object.entries(ST_TO_DTYPE).map(([k, v]) => [v, k]),
+) as Record<DType, string>;
 const MAX_HEADER = 100_000_000;
 
 /** The tensors and `__metadata__` of a safetensors file. */
@@ -54,17 +56,22 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
   const fail = (reason: string): never => {
     throw new CheckpointError(file, `invalid safetensors file: ${reason}`);
   };
-  if (bytes.byteLength < 8) fail(`truncated: ${bytes.byteLength} bytes, shorter than the 8-byte header length`);
+  if (bytes.byteLength < 8)
+    fail(`truncated: ${bytes.byteLength} bytes, shorter than the 8-byte header length`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen64 = view.getBigUint64(0, true);
   if (headerLen64 > BigInt(bytes.byteLength - 8)) {
-    fail(`header length ${headerLen64} exceeds the file size ${bytes.byteLength} (truncated or not a safetensors file)`);
+    fail(
+      `header length ${headerLen64} exceeds the file size ${bytes.byteLength} (truncated or not a safetensors file)`,
+    );
   }
   const headerLen = Number(headerLen64);
   if (headerLen > MAX_HEADER) fail(`header length ${headerLen} is over the 100 MB limit`);
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
+    header = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)),
+    );
   } catch (e) {
     fail(`header is not valid UTF-8 JSON (${(e as Error).message})`);
   }
@@ -85,28 +92,37 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
     if (!isRecord(info)) return fail(`entry "${name}" is not an object`);
     const st = info['dtype'];
     const dtype = typeof st === 'string' ? ST_TO_DTYPE[st] : undefined;
-    if (!dtype) return fail(`tensor "${name}" has unsupported dtype ${JSON.stringify(st)} (supported: ${Object.keys(ST_TO_DTYPE).join(', ')})`);
+    if (!dtype)
+      return fail(
+        `tensor "${name}" has unsupported dtype ${JSON.stringify(st)} (supported: ${Object.keys(ST_TO_DTYPE).join(', ')})`,
+      );
     const shape = info['shape'];
-    if (!Array.isArray(shape) || !shape.every(isCount)) return fail(`tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);
+    if (!Array.isArray(shape) || !shape.every(isCount))
+      return fail(`tensor "${name}" has an invalid shape ${JSON.stringify(shape)}`);
     const offs = info['data_offsets'];
     if (!Array.isArray(offs) || offs.length !== 2 || !isCount(offs[0]) || !isCount(offs[1])) {
       return fail(`tensor "${name}" has invalid data_offsets ${JSON.stringify(offs)}`);
     }
     const [begin, end] = offs as [number, number];
     if (begin > end || end > dataLen) {
-      fail(`tensor "${name}" data_offsets [${begin}, ${end}] are out of range (data section is ${dataLen} bytes; truncated file?)`);
+      fail(
+        `tensor "${name}" data_offsets [${begin}, ${end}] are out of range (data section is ${dataLen} bytes; truncated file?)`,
+      );
     }
-    const dims = shape as number[];
+    const dims = shape;
     const want = numel(dims) * DTYPE_BYTES[dtype];
     if (end - begin !== want) {
-      fail(`tensor "${name}" has ${end - begin} bytes but ${st} ${JSON.stringify(dims)} needs ${want}`);
+      fail(
+        `tensor "${name}" has ${end - begin} bytes but ${String(st)} ${JSON.stringify(dims)} needs ${want}`,
+      );
     }
     entries.push({ name, dtype, dims, begin, end });
   }
   const byOffset = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
   let pos = 0;
   for (const e of byOffset) {
-    if (e.begin < pos) fail(`tensor "${e.name}" data overlaps the previous tensor (offset ${e.begin} < ${pos})`);
+    if (e.begin < pos)
+      fail(`tensor "${e.name}" data overlaps the previous tensor (offset ${e.begin} < ${pos})`);
     if (e.begin > pos) fail(`unused gap of ${e.begin - pos} bytes before tensor "${e.name}"`);
     pos = e.end;
   }
@@ -114,13 +130,20 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
   const tensors = new Map<string, HostTensor>();
   for (const e of entries) {
     const slice = bytes.subarray(dataStart + e.begin, dataStart + e.end);
-    tensors.set(e.name, { dtype: e.dtype, dims: e.dims, data: typedArrayFromBytes(slice, e.dtype, numel(e.dims)) });
+    tensors.set(e.name, {
+      dtype: e.dtype,
+      dims: e.dims,
+      data: typedArrayFromBytes(slice, e.dtype, numel(e.dims)),
+    });
   }
   return { tensors, metadata };
 }
 
 /** Serialise tensors to safetensors bytes (header + data), data in sorted-name order. */
-export function encodeSafetensors(tensors: ReadonlyMap<string, HostTensor>, metadata: Record<string, string> = {}): Uint8Array[] {
+export function encodeSafetensors(
+  tensors: ReadonlyMap<string, HostTensor>,
+  metadata: Record<string, string> = {},
+): Uint8Array[] {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) header['__metadata__'] = metadata;
@@ -133,7 +156,9 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, HostTensor>, meta
     const data = tensorBytes(t);
     const want = numel(t.dims) * DTYPE_BYTES[t.dtype];
     if (data.byteLength !== want) {
-      throw new Error(`safetensors: tensor "${name}" has ${data.byteLength} data bytes but ${t.dtype} [${t.dims.join(', ')}] needs ${want}`);
+      throw new Error(
+        `safetensors: tensor "${name}" has ${data.byteLength} data bytes but ${t.dtype} [${t.dims.join(', ')}] needs ${want}`,
+      );
     }
     header[name] = { dtype: st, shape: t.dims, data_offsets: [offset, offset + want] };
     chunks.push(data);
@@ -149,7 +174,11 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, HostTensor>, meta
 }
 
 /** Write a safetensors file (via a temporary file renamed into place). */
-export function writeSafetensors(path: string, tensors: ReadonlyMap<string, HostTensor>, metadata: Record<string, string> = { format: 'pt' }): void {
+export function writeSafetensors(
+  path: string,
+  tensors: ReadonlyMap<string, HostTensor>,
+  metadata: Record<string, string> = { format: 'pt' },
+): void {
   const chunks = encodeSafetensors(tensors, metadata);
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');

@@ -22,11 +22,14 @@ export const DTYPE_BYTES: Record<DType, number> = {
 /** A typed array of `count` elements over `bytes` (a view when aligned, else a copy). */
 export function typedArrayFromBytes(bytes: Uint8Array, dtype: DType, count: number): TypedArray {
   const size = DTYPE_BYTES[dtype];
-  if (bytes.byteLength < count * size) throw new RangeError(`need ${count * size} bytes, have ${bytes.byteLength}`);
+  if (bytes.byteLength < count * size)
+    throw new RangeError(`need ${count * size} bytes, have ${bytes.byteLength}`);
   let buf = bytes.buffer;
   let off = bytes.byteOffset;
   if (off % size !== 0) {
-    const copy = bytes.slice(0, count * size);
+    // Copy explicitly: Buffer#slice would return a view, not a copy.
+    const copy = new Uint8Array(count * size);
+    copy.set(bytes.subarray(0, count * size));
     buf = copy.buffer;
     off = 0;
   }

@@ -3,6 +3,7 @@
 // Not for: tokenizing text (see the tokenizer module) or fast-tokenizer tokenizer.json files.
 
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Architecture } from '../model/config.ts';
 import { CheckpointError } from './errors.ts';
 
@@ -32,7 +33,13 @@ const SPECIAL_KEYS: Record<keyof SpecialTokens, string> = {
   cls: 'cls_token',
   mask: 'mask_token',
 };
-const DEFAULT_SPECIALS: SpecialTokens = { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' };
+const DEFAULT_SPECIALS: SpecialTokens = {
+  unk: '[UNK]',
+  sep: '[SEP]',
+  pad: '[PAD]',
+  cls: '[CLS]',
+  mask: '[MASK]',
+};
 
 /** Read a JSON file, throwing a CheckpointError naming it on failure. */
 export function readJsonFile(path: string): unknown {
@@ -55,7 +62,10 @@ export function readVocab(path: string): string[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new CheckpointError(path, `cannot read the WordPiece vocabulary (${(e as Error).message}); a BERT model folder needs vocab.txt`);
+    throw new CheckpointError(
+      path,
+      `cannot read the WordPiece vocabulary (${(e as Error).message}); a BERT model folder needs vocab.txt`,
+    );
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = text.split('\n');
@@ -72,7 +82,11 @@ export function formatVocab(vocab: readonly string[]): string {
 
 function tokenString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (typeof v === 'object' && v !== null && typeof (v as { content?: unknown }).content === 'string') {
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { content?: unknown }).content === 'string'
+  ) {
     return (v as { content: string }).content;
   }
   return undefined;
@@ -80,12 +94,13 @@ function tokenString(v: unknown): string | undefined {
 
 /** Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults. */
 export function readTokenizerSettings(dir: string, maxPositions: number): TokenizerSettings {
-  const cfgPath = `${dir}/tokenizer_config.json`;
-  const mapPath = `${dir}/special_tokens_map.json`;
+  const cfgPath = path.join(dir, 'tokenizer_config.json');
+  const mapPath = path.join(dir, 'special_tokens_map.json');
   const obj = (path: string): Record<string, unknown> => {
     if (!existsSync(path)) return {};
     const v = readJsonFile(path);
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CheckpointError(path, 'must be a JSON object');
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new CheckpointError(path, 'must be a JSON object');
     return v as Record<string, unknown>;
   };
   const tc = obj(cfgPath);
@@ -93,15 +108,23 @@ export function readTokenizerSettings(dir: string, maxPositions: number): Tokeni
   const bool = (key: string, def: boolean): boolean => {
     const v = tc[key];
     if (v === undefined || v === null) return def;
-    if (typeof v !== 'boolean') throw new CheckpointError(cfgPath, `"${key}" must be true or false, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'boolean')
+      throw new CheckpointError(
+        cfgPath,
+        `"${key}" must be true or false, got ${JSON.stringify(v)}`,
+      );
     return v;
   };
   const sa = tc['strip_accents'];
   if (sa !== undefined && sa !== null && typeof sa !== 'boolean') {
-    throw new CheckpointError(cfgPath, `"strip_accents" must be true, false or null, got ${JSON.stringify(sa)}`);
+    throw new CheckpointError(
+      cfgPath,
+      `"strip_accents" must be true, false or null, got ${JSON.stringify(sa)}`,
+    );
   }
   const mml = tc['model_max_length'];
-  const modelMaxLength = typeof mml === 'number' && Number.isInteger(mml) && mml > 0 && mml <= 1e9 ? mml : maxPositions;
+  const modelMaxLength =
+    typeof mml === 'number' && Number.isInteger(mml) && mml > 0 && mml <= 1e9 ? mml : maxPositions;
   const specialTokens = { ...DEFAULT_SPECIALS };
   for (const [k, key] of Object.entries(SPECIAL_KEYS) as [keyof SpecialTokens, string][]) {
     const v = tokenString(sm[key]) ?? tokenString(tc[key]);
@@ -117,13 +140,24 @@ export function readTokenizerSettings(dir: string, maxPositions: number): Tokeni
 }
 
 /** tokenizer_config.json content in the layout transformers 4.36 writes for BertTokenizer. */
-export function tokenizerConfigJson(settings: TokenizerSettings, vocab: readonly string[], arch: Architecture): Record<string, unknown> {
+export function tokenizerConfigJson(
+  settings: TokenizerSettings,
+  vocab: readonly string[],
+  arch: Architecture,
+): Record<string, unknown> {
   const s = settings.specialTokens;
   const specials = new Set(Object.values(s));
   const decoder: Record<string, unknown> = {};
   vocab.forEach((tok, id) => {
     if (specials.has(tok)) {
-      decoder[String(id)] = { content: tok, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
+      decoder[String(id)] = {
+        content: tok,
+        lstrip: false,
+        normalized: false,
+        rstrip: false,
+        single_word: false,
+        special: true,
+      };
     }
   });
   return {
@@ -147,5 +181,11 @@ export function tokenizerConfigJson(settings: TokenizerSettings, vocab: readonly
 /** special_tokens_map.json content. */
 export function specialTokensMapJson(settings: TokenizerSettings): Record<string, string> {
   const s = settings.specialTokens;
-  return { cls_token: s.cls, mask_token: s.mask, pad_token: s.pad, sep_token: s.sep, unk_token: s.unk };
+  return {
+    cls_token: s.cls,
+    mask_token: s.mask,
+    pad_token: s.pad,
+    sep_token: s.sep,
+    unk_token: s.unk,
+  };
 }

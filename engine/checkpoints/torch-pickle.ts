@@ -42,7 +42,11 @@ const TORCH_DTYPES: Record<string, DType> = {
   uint8: 'uint8',
   bool: 'bool',
 };
-const FUNCTIONS = new Set(['collections.OrderedDict', 'torch._utils._rebuild_tensor_v2', 'torch._utils._rebuild_parameter']);
+const FUNCTIONS = new Set([
+  'collections.OrderedDict',
+  'torch._utils._rebuild_tensor_v2',
+  'torch._utils._rebuild_parameter',
+]);
 
 interface TorchDType {
   kind: 'dtype';
@@ -72,10 +76,13 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
     throw new CheckpointError(file, reason);
   };
   if (!looksLikeZip(bytes)) {
-    const tar = bytes.byteLength > 262 && new TextDecoder().decode(bytes.subarray(257, 262)) === 'ustar';
+    const tar =
+      bytes.byteLength > 262 && new TextDecoder().decode(bytes.subarray(257, 262)) === 'ustar';
     if (bytes[0] === 0x80 || tar) {
-      fail('legacy (pre-1.6, non-zip) PyTorch checkpoint format is not supported: re-save it with a recent torch ' +
-        '(torch.save(torch.load(f), f)) or convert it to model.safetensors');
+      fail(
+        'legacy (pre-1.6, non-zip) PyTorch checkpoint format is not supported: re-save it with a recent torch ' +
+          '(torch.save(torch.load(f), f)) or convert it to model.safetensors',
+      );
     }
     fail('not a PyTorch checkpoint (expected a zip archive written by torch.save)');
   }
@@ -83,20 +90,29 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   const pkl = [...entries.values()].find((e) => /^[^/]+\/data\.pkl$/.test(e.name));
   if (!pkl) {
     const jit = [...entries.keys()].some((n) => /^[^/]+\/constants\.pkl$/.test(n));
-    return fail(jit ? 'this is a TorchScript archive, not a state dict; save model.state_dict() instead' : 'no <archive>/data.pkl in the zip (not a torch.save file)');
+    return fail(
+      jit
+        ? 'this is a TorchScript archive, not a state dict; save model.state_dict() instead'
+        : 'no <archive>/data.pkl in the zip (not a torch.save file)',
+    );
   }
   const prefix = pkl.name.slice(0, -'data.pkl'.length);
   const order = entries.get(`${prefix}byteorder`);
-  if (order && new TextDecoder().decode(order.read()).trim() !== 'little') fail('big-endian checkpoints are not supported');
+  if (order && new TextDecoder().decode(order.read()).trim() !== 'little')
+    fail('big-endian checkpoints are not supported');
 
   const storages = new Map<string, TypedArray>();
   const loadStorage = (ref: StorageRef): TypedArray => {
     let arr = storages.get(ref.key);
     if (arr) return arr;
     const entry: ZipEntry | undefined = entries.get(`${prefix}data/${ref.key}`);
-    if (!entry) return fail(`storage "${ref.key}" is missing from the archive (${prefix}data/${ref.key})`);
+    if (!entry)
+      return fail(`storage "${ref.key}" is missing from the archive (${prefix}data/${ref.key})`);
     const need = ref.numel * DTYPE_BYTES[ref.dtype];
-    if (entry.size < need) fail(`storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`);
+    if (entry.size < need)
+      fail(
+        `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
+      );
     arr = typedArrayFromBytes(entry.read(), ref.dtype, ref.numel);
     storages.set(ref.key, arr);
     return arr;
@@ -106,23 +122,34 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
     global(module, name) {
       const full = `${module}.${name}`;
       if (FUNCTIONS.has(full)) return { kind: 'global', module, name } satisfies PickleGlobal;
-      if (module === 'torch' && STORAGE_DTYPES[name]) return { kind: 'dtype', dtype: STORAGE_DTYPES[name] } satisfies TorchDType;
-      if (module === 'torch' && TORCH_DTYPES[name]) return { kind: 'dtype', dtype: TORCH_DTYPES[name] } satisfies TorchDType;
+      if (module === 'torch' && STORAGE_DTYPES[name])
+        return { kind: 'dtype', dtype: STORAGE_DTYPES[name] } satisfies TorchDType;
+      if (module === 'torch' && TORCH_DTYPES[name])
+        return { kind: 'dtype', dtype: TORCH_DTYPES[name] } satisfies TorchDType;
       return fail(`refuses to load pickle global "${full}": only tensor storage is allowed`);
     },
     persistentLoad(pid) {
-      if (!Array.isArray(pid) || pid[0] !== 'storage' || pid.length < 5) fail(`unsupported persistent id ${describe(pid)}`);
+      if (!Array.isArray(pid) || pid[0] !== 'storage' || pid.length < 5)
+        fail(`unsupported persistent id ${describe(pid)}`);
       const [, type, key, , count] = pid as unknown[];
-      if (!isDType(type)) return fail(`persistent id has an unknown storage type ${describe(type)}`);
-      if (typeof key !== 'string' || !/^[\w.-]+$/.test(key)) return fail(`persistent id has an invalid storage key ${describe(key)}`);
-      return { kind: 'storage', key, dtype: type.dtype, numel: toCount(count, 'storage size', fail) } satisfies StorageRef;
+      if (!isDType(type))
+        return fail(`persistent id has an unknown storage type ${describe(type)}`);
+      if (typeof key !== 'string' || !/^[\w.-]+$/.test(key))
+        return fail(`persistent id has an invalid storage key ${describe(key)}`);
+      return {
+        kind: 'storage',
+        key,
+        dtype: type.dtype,
+        numel: toCount(count, 'storage size', fail),
+      } satisfies StorageRef;
     },
     reduce(callable, args) {
       const name = isGlobal(callable) ? `${callable.module}.${callable.name}` : describe(callable);
       if (name === 'collections.OrderedDict') {
         const m = new Map<unknown, unknown>();
         const items = args[0];
-        if (Array.isArray(items)) for (const kv of items) if (Array.isArray(kv)) m.set(kv[0], kv[1]);
+        if (Array.isArray(items))
+          for (const kv of items) if (Array.isArray(kv)) m.set(kv[0], kv[1]);
         return m;
       }
       if (name === 'torch._utils._rebuild_tensor_v2') return rebuildTensor(args, loadStorage, fail);
@@ -140,7 +167,10 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   };
 
   const root = unpickle(pkl.read(), hooks, file);
-  let dict = root instanceof Map ? root : fail(`top-level object is ${describe(root)}, expected a state dict`);
+  let dict: Map<unknown, unknown> =
+    root instanceof Map
+      ? (root as Map<unknown, unknown>)
+      : fail(`top-level object is ${describe(root)}, expected a state dict`);
   const nested = dict.get('state_dict');
   if (nested instanceof Map && ![...dict.values()].some(isTensor)) dict = nested;
   const out = new Map<string, HostTensor>();
@@ -152,12 +182,19 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   return out;
 }
 
-function rebuildTensor(args: unknown[], loadStorage: (ref: StorageRef) => TypedArray, fail: (r: string) => never): HostTensor {
+function rebuildTensor(
+  args: unknown[],
+  loadStorage: (ref: StorageRef) => TypedArray,
+  fail: (r: string) => never,
+): HostTensor {
   const [storage, offsetArg, sizeArg, strideArg] = args;
-  if (!isStorage(storage)) return fail(`_rebuild_tensor_v2 without a storage (got ${describe(storage)})`);
+  if (!isStorage(storage))
+    return fail(`_rebuild_tensor_v2 without a storage (got ${describe(storage)})`);
   const offset = toCount(offsetArg, 'storage offset', fail);
   if (!Array.isArray(sizeArg) || !Array.isArray(strideArg) || sizeArg.length !== strideArg.length) {
-    return fail(`tensor in storage "${storage.key}" has invalid size/stride ${describe(sizeArg)} / ${describe(strideArg)}`);
+    return fail(
+      `tensor in storage "${storage.key}" has invalid size/stride ${describe(sizeArg)} / ${describe(strideArg)}`,
+    );
   }
   const dims = sizeArg.map((d) => toCount(d, 'tensor size', fail));
   const strides = strideArg.map((d) => toCount(d, 'tensor stride', fail));
@@ -197,7 +234,8 @@ function rebuildTensor(args: unknown[], loadStorage: (ref: StorageRef) => TypedA
 
 function toCount(v: unknown, what: string, fail: (r: string) => never): number {
   const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return fail(`invalid ${what} ${describe(v)}`);
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    return fail(`invalid ${what} ${describe(v)}`);
   return n;
 }
 
@@ -214,10 +252,14 @@ function isTensor(v: unknown): v is HostTensor {
   return typeof v === 'object' && v !== null && 'dtype' in v && 'dims' in v && 'data' in v;
 }
 
-function describe(v: unknown): string {
+function describe(v: unknown, depth = 0): string {
   if (isGlobal(v)) return `${v.module}.${v.name}`;
   if (v instanceof Map) return 'a dict';
-  if (Array.isArray(v)) return `(${v.map(describe).join(', ')})`;
+  if (Array.isArray(v)) {
+    if (depth > 2) return '(...)';
+    const items = v.slice(0, 6).map((x) => describe(x, depth + 1));
+    return `(${items.join(', ')}${v.length > 6 ? ', ...' : ''})`;
+  }
   if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}...` : v);
   if (typeof v === 'object' && v !== null) return (v as { kind?: string }).kind ?? 'an object';
   return String(v);

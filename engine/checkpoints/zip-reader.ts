@@ -20,7 +20,13 @@ const SIG_LOC = 0x04034b50;
 
 /** Whether the bytes start like a zip archive (local file header signature). */
 export function looksLikeZip(bytes: Uint8Array): boolean {
-  return bytes.byteLength >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+  return (
+    bytes.byteLength >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    bytes[2] === 0x03 &&
+    bytes[3] === 0x04
+  );
 }
 
 /** Read the central directory of a zip archive held in `bytes`. */
@@ -45,17 +51,20 @@ export function readZip(bytes: Uint8Array, file: string): Map<string, ZipEntry> 
     const loc = eocd - 20;
     if (loc < 0 || dv.getUint32(loc, true) !== SIG_LOC64) fail('ZIP64 locator missing');
     const e64 = safeNumber(dv.getBigUint64(loc + 8, true), fail);
-    if (e64 + 56 > len || dv.getUint32(e64, true) !== SIG_EOCD64) fail('ZIP64 end of central directory missing');
+    if (e64 + 56 > len || dv.getUint32(e64, true) !== SIG_EOCD64)
+      fail('ZIP64 end of central directory missing');
     count = safeNumber(dv.getBigUint64(e64 + 32, true), fail);
     cdSize = safeNumber(dv.getBigUint64(e64 + 40, true), fail);
     cdOffset = safeNumber(dv.getBigUint64(e64 + 48, true), fail);
   }
-  if (cdOffset + cdSize > len) fail('central directory lies beyond the end of the file (truncated?)');
+  if (cdOffset + cdSize > len)
+    fail('central directory lies beyond the end of the file (truncated?)');
   const entries = new Map<string, ZipEntry>();
   let p = cdOffset;
   const decoder = new TextDecoder();
   for (let n = 0; n < count; n++) {
-    if (p + 46 > len || dv.getUint32(p, true) !== SIG_CEN) fail(`central directory entry ${n} is corrupt`);
+    if (p + 46 > len || dv.getUint32(p, true) !== SIG_CEN)
+      fail(`central directory entry ${n} is corrupt`);
     const flags = dv.getUint16(p + 8, true);
     const method = dv.getUint16(p + 10, true);
     let csize = dv.getUint32(p + 20, true);
@@ -88,8 +97,10 @@ export function readZip(bytes: Uint8Array, file: string): Map<string, ZipEntry> 
     }
     p = xEnd + commentLen;
     if (flags & 1) fail(`"${name}" is encrypted`);
-    if (method !== 0 && method !== 8) fail(`"${name}" uses unsupported compression method ${method}`);
-    if (local + 30 > len || dv.getUint32(local, true) !== SIG_LOC) fail(`local header of "${name}" is missing (truncated?)`);
+    if (method !== 0 && method !== 8)
+      fail(`"${name}" uses unsupported compression method ${method}`);
+    if (local + 30 > len || dv.getUint32(local, true) !== SIG_LOC)
+      fail(`local header of "${name}" is missing (truncated?)`);
     const start = local + 30 + dv.getUint16(local + 26, true) + dv.getUint16(local + 28, true);
     if (start + csize > len) fail(`data of "${name}" runs past the end of the file (truncated?)`);
     if (method === 0 && csize !== usize) fail(`stored entry "${name}" has mismatched sizes`);
@@ -106,7 +117,8 @@ export function readZip(bytes: Uint8Array, file: string): Map<string, ZipEntry> 
         } catch (e) {
           return fail(`cannot inflate "${name}" (${(e as Error).message})`);
         }
-        if (out.byteLength !== finalSize) fail(`"${name}" inflated to ${out.byteLength} bytes, expected ${finalSize}`);
+        if (out.byteLength !== finalSize)
+          fail(`"${name}" inflated to ${out.byteLength} bytes, expected ${finalSize}`);
         return out;
       },
     });

@@ -49,7 +49,13 @@ export interface PresetDims {
 /** Named model sizes for training from scratch or distillation students. */
 export const PRESETS: Record<string, PresetDims> = {
   'tiny-4L-312': { numLayers: 4, hiddenSize: 312, numHeads: 12, intermediateSize: 1200 },
-  'bioformer-8L': { numLayers: 8, hiddenSize: 512, numHeads: 8, intermediateSize: 2048, vocabSize: 32768 },
+  'bioformer-8L': {
+    numLayers: 8,
+    hiddenSize: 512,
+    numHeads: 8,
+    intermediateSize: 2048,
+    vocabSize: 32768,
+  },
   'bioformer-16L': { numLayers: 16, hiddenSize: 384, numHeads: 6, intermediateSize: 1536 },
   'mini-6L-384': { numLayers: 6, hiddenSize: 384, numHeads: 12, intermediateSize: 1536 },
   'distilbert-6L': { numLayers: 6, hiddenSize: 768, numHeads: 12, intermediateSize: 3072 },
@@ -64,7 +70,10 @@ const ARCHITECTURES: Record<string, { architecture: Architecture; task: Task }> 
   BertForPreTraining: { architecture: 'bert', task: 'masked-lm' },
   BertModel: { architecture: 'bert', task: 'base' },
   DistilBertForTokenClassification: { architecture: 'distilbert', task: 'token-classification' },
-  DistilBertForSequenceClassification: { architecture: 'distilbert', task: 'sequence-classification' },
+  DistilBertForSequenceClassification: {
+    architecture: 'distilbert',
+    task: 'sequence-classification',
+  },
   DistilBertForMaskedLM: { architecture: 'distilbert', task: 'masked-lm' },
   DistilBertModel: { architecture: 'distilbert', task: 'base' },
 };
@@ -85,7 +94,12 @@ const TASK_CLASS: Record<Architecture, Record<Task, string>> = {
 };
 
 const SUPPORTED = `supported: model_type "bert" or "distilbert" with architectures ${Object.keys(ARCHITECTURES).join(', ')}`;
-const ACTS: Record<string, HiddenAct> = { gelu: 'gelu', gelu_new: 'gelu_new', relu: 'relu', gelu_pytorch_tanh: 'gelu_new' };
+const ACTS: Record<string, HiddenAct> = {
+  gelu: 'gelu',
+  gelu_new: 'gelu_new',
+  relu: 'relu',
+  gelu_pytorch_tanh: 'gelu_new',
+};
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -102,25 +116,35 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   let task: Task;
   if (archName !== undefined) {
     const known = ARCHITECTURES[archName];
-    if (!known) throw new CheckpointError(file, `unsupported architecture "${archName}" (${SUPPORTED})`);
+    if (!known)
+      throw new CheckpointError(file, `unsupported architecture "${archName}" (${SUPPORTED})`);
     if (modelType !== undefined && modelType !== known.architecture) {
-      throw new CheckpointError(file, `model_type "${modelType}" does not match architecture "${archName}"`);
+      throw new CheckpointError(
+        file,
+        `model_type "${modelType}" does not match architecture "${archName}"`,
+      );
     }
     ({ architecture, task } = known);
   } else if (modelType === 'bert' || modelType === 'distilbert') {
     architecture = modelType;
     task = 'base';
   } else {
-    const what = modelType === undefined ? 'no model_type or architectures' : `unsupported model_type "${modelType}"`;
+    const what =
+      modelType === undefined
+        ? 'no model_type or architectures'
+        : `unsupported model_type "${modelType}"`;
     throw new CheckpointError(file, `${what} (${SUPPORTED})`);
   }
 
   const num = (key: string, def: number, opts: { int?: boolean; min?: number } = {}): number => {
     const v = raw[key];
     if (v === undefined || v === null) return def;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new CheckpointError(file, `"${key}" must be a number, got ${JSON.stringify(v)}`);
-    if (opts.int && !Number.isInteger(v)) throw new CheckpointError(file, `"${key}" must be an integer, got ${v}`);
-    if (opts.min !== undefined && v < opts.min) throw new CheckpointError(file, `"${key}" must be >= ${opts.min}, got ${v}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new CheckpointError(file, `"${key}" must be a number, got ${JSON.stringify(v)}`);
+    if (opts.int && !Number.isInteger(v))
+      throw new CheckpointError(file, `"${key}" must be an integer, got ${v}`);
+    if (opts.min !== undefined && v < opts.min)
+      throw new CheckpointError(file, `"${key}" must be >= ${opts.min}, got ${v}`);
     return v;
   };
   const int = (key: string, def: number, min = 1): number => num(key, def, { int: true, min });
@@ -128,7 +152,11 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   const act = (key: string): HiddenAct => {
     const v = raw[key] ?? 'gelu';
     const a = typeof v === 'string' ? ACTS[v] : undefined;
-    if (!a) throw new CheckpointError(file, `unsupported "${key}" ${JSON.stringify(v)} (supported: ${Object.keys(ACTS).join(', ')})`);
+    if (!a)
+      throw new CheckpointError(
+        file,
+        `unsupported "${key}" ${JSON.stringify(v)} (supported: ${Object.keys(ACTS).join(', ')})`,
+      );
     return a;
   };
 
@@ -137,7 +165,10 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   if (architecture === 'bert') {
     const pet = raw['position_embedding_type'];
     if (pet !== undefined && pet !== null && pet !== 'absolute') {
-      throw new CheckpointError(file, `unsupported position_embedding_type ${JSON.stringify(pet)} (only "absolute")`);
+      throw new CheckpointError(
+        file,
+        `unsupported position_embedding_type ${JSON.stringify(pet)} (only "absolute")`,
+      );
     }
     const hiddenDropout = prob('hidden_dropout_prob', 0.1);
     cfg = {
@@ -177,7 +208,8 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
       hiddenAct: act('activation'),
       hiddenDropout: dropout,
       attentionDropout: prob('attention_dropout', 0.1),
-      classifierDropout: task === 'sequence-classification' ? prob('seq_classif_dropout', 0.2) : dropout,
+      classifierDropout:
+        task === 'sequence-classification' ? prob('seq_classif_dropout', 0.2) : dropout,
       numLabels,
       labels,
       padTokenId: int('pad_token_id', 0, 0),
@@ -186,19 +218,30 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
     };
   }
   if (cfg.hiddenSize % cfg.numHeads !== 0) {
-    throw new CheckpointError(file, `hidden size ${cfg.hiddenSize} is not a multiple of the number of attention heads ${cfg.numHeads}`);
+    throw new CheckpointError(
+      file,
+      `hidden size ${cfg.hiddenSize} is not a multiple of the number of attention heads ${cfg.numHeads}`,
+    );
   }
   return cfg;
 }
 
-function parseLabels(raw: Record<string, unknown>, task: Task, file: string): { labels: string[]; numLabels: number } {
+function parseLabels(
+  raw: Record<string, unknown>,
+  task: Task,
+  file: string,
+): { labels: string[]; numLabels: number } {
   const id2label = raw['id2label'];
   if (isRecord(id2label)) {
     const n = Object.keys(id2label).length;
     const labels: string[] = [];
     for (let i = 0; i < n; i++) {
       const name = id2label[String(i)];
-      if (typeof name !== 'string') throw new CheckpointError(file, `id2label must map ids 0..${n - 1} to names; id ${i} is missing`);
+      if (typeof name !== 'string')
+        throw new CheckpointError(
+          file,
+          `id2label must map ids 0..${n - 1} to names; id ${i} is missing`,
+        );
       labels.push(name);
     }
     return { labels, numLabels: n };
@@ -222,7 +265,16 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
   out['max_position_embeddings'] = cfg.maxPositions;
   out['pad_token_id'] = cfg.padTokenId;
   if (cfg.architecture === 'bert') {
-    for (const k of ['dim', 'n_layers', 'n_heads', 'hidden_dim', 'activation', 'dropout', 'sinusoidal_pos_embds']) delete out[k];
+    for (const k of [
+      'dim',
+      'n_layers',
+      'n_heads',
+      'hidden_dim',
+      'activation',
+      'dropout',
+      'sinusoidal_pos_embds',
+    ])
+      delete out[k];
     out['hidden_size'] = cfg.hiddenSize;
     out['num_hidden_layers'] = cfg.numLayers;
     out['num_attention_heads'] = cfg.numHeads;
@@ -232,10 +284,20 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
     out['hidden_act'] = rawAct('hidden_act');
     out['hidden_dropout_prob'] = cfg.hiddenDropout;
     out['attention_probs_dropout_prob'] = cfg.attentionDropout;
-    out['classifier_dropout'] = cfg.classifierDropout === cfg.hiddenDropout ? null : cfg.classifierDropout;
+    out['classifier_dropout'] =
+      cfg.classifierDropout === cfg.hiddenDropout ? null : cfg.classifierDropout;
     out['position_embedding_type'] ??= 'absolute';
   } else {
-    for (const k of ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act', 'type_vocab_size', 'layer_norm_eps']) delete out[k];
+    for (const k of [
+      'hidden_size',
+      'num_hidden_layers',
+      'num_attention_heads',
+      'intermediate_size',
+      'hidden_act',
+      'type_vocab_size',
+      'layer_norm_eps',
+    ])
+      delete out[k];
     out['dim'] = cfg.hiddenSize;
     out['n_layers'] = cfg.numLayers;
     out['n_heads'] = cfg.numHeads;
@@ -244,7 +306,10 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
     out['dropout'] = cfg.hiddenDropout;
     out['attention_dropout'] = cfg.attentionDropout;
     out['sinusoidal_pos_embds'] = cfg.sinusoidalPositions;
-    out['seq_classif_dropout'] = cfg.task === 'sequence-classification' ? cfg.classifierDropout : (cfg.raw['seq_classif_dropout'] ?? 0.2);
+    out['seq_classif_dropout'] =
+      cfg.task === 'sequence-classification'
+        ? cfg.classifierDropout
+        : (cfg.raw['seq_classif_dropout'] ?? 0.2);
     out['qa_dropout'] ??= 0.1;
   }
   delete out['num_labels'];
@@ -261,11 +326,24 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
 }
 
 /** A config for a new model of a named preset size. */
-export function presetConfig(name: string, arch: Architecture, vocabSize: number, labels: string[], task: Task): EncoderConfig {
+export function presetConfig(
+  name: string,
+  arch: Architecture,
+  vocabSize: number,
+  labels: string[],
+  task: Task,
+): EncoderConfig {
   const p = PRESETS[name];
-  if (!p) throw new Error(`unknown model preset "${name}" (known: ${Object.keys(PRESETS).join(', ')})`);
-  if (!Number.isInteger(vocabSize) || vocabSize < 1) throw new Error(`preset "${name}": vocabulary size must be a positive integer, got ${vocabSize}`);
-  if ((task === 'token-classification' || task === 'sequence-classification') && labels.length === 0) {
+  if (!p)
+    throw new Error(`unknown model preset "${name}" (known: ${Object.keys(PRESETS).join(', ')})`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 1)
+    throw new Error(
+      `preset "${name}": vocabulary size must be a positive integer, got ${vocabSize}`,
+    );
+  if (
+    (task === 'token-classification' || task === 'sequence-classification') &&
+    labels.length === 0
+  ) {
     throw new Error(`preset "${name}": task ${task} needs at least one label`);
   }
   return {

@@ -1,0 +1,329 @@
+// Tests for the torch zip checkpoint reader: golden .bin vs safetensors bitwise, crafted pickles
+// (strides, offsets, shared storages, dtypes), and refusal of malicious or corrupt pickles.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import type { HostTensor } from '../onnx/ir.ts';
+import { CheckpointError } from './errors.ts';
+import { readSafetensors } from './safetensors.ts';
+import { parseTorchCheckpoint, readTorchCheckpoint } from './torch-pickle.ts';
+
+const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
+const MODELS = ['bert', 'distilbert'].flatMap((a) =>
+  ['token-classification', 'sequence-classification', 'masked-lm'].map((t) => `${a}-${t}`),
+);
+
+/** Minimal pickle writer for crafting test inputs. */
+class Pickle {
+  private readonly out: number[] = [0x80, 0x02];
+  op(...bytes: number[]): this {
+    this.out.push(...bytes);
+    return this;
+  }
+  text(s: string): this {
+    return this.op(...new TextEncoder().encode(s));
+  }
+  str(s: string): this {
+    const b = new TextEncoder().encode(s);
+    return this.op(0x58, b.length & 0xff, (b.length >> 8) & 0xff, 0, 0, ...b);
+  }
+  int(n: number): this {
+    return this.op(0x4a, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >>> 24) & 0xff);
+  }
+  global(module: string, name: string): this {
+    return this.op(0x63).text(`${module}\n${name}\n`);
+  }
+  ints(values: number[]): this {
+    this.op(0x28);
+    for (const v of values) this.int(v);
+    return this.op(0x74);
+  }
+  tensor(t: {
+    storage: string;
+    key: string;
+    numel: number;
+    offset: number;
+    size: number[];
+    stride: number[];
+    param?: boolean;
+  }): this {
+    if (t.param) this.global('torch._utils', '_rebuild_parameter').op(0x28);
+    this.global('torch._utils', '_rebuild_tensor_v2').op(0x28);
+    this.op(0x28)
+      .str('storage')
+      .global('torch', t.storage)
+      .str(t.key)
+      .str('cpu')
+      .int(t.numel)
+      .op(0x74, 0x51);
+    this.int(t.offset)
+      .ints(t.size)
+      .ints(t.stride)
+      .op(0x89)
+      .global('collections', 'OrderedDict')
+      .op(0x29, 0x52, 0x74, 0x52);
+    if (t.param) this.op(0x88).global('collections', 'OrderedDict').op(0x29, 0x52, 0x74, 0x52);
+    return this;
+  }
+  bytes(): Uint8Array {
+    return Uint8Array.from([...this.out, 0x2e]);
+  }
+}
+
+function archive(
+  pkl: Uint8Array,
+  storages: Record<string, Uint8Array>,
+  top = 'archive',
+  level: 0 | 6 = 0,
+): Uint8Array {
+  const files: Record<string, [Uint8Array, { level: 0 | 6 }]> = {
+    [`${top}/data.pkl`]: [pkl, { level }],
+  };
+  for (const [k, v] of Object.entries(storages)) files[`${top}/data/${k}`] = [v, { level }];
+  files[`${top}/version`] = [new TextEncoder().encode('3\n'), { level }];
+  return zipSync(files);
+}
+
+const values = (t: HostTensor | undefined): number[] =>
+  Array.from((t?.data ?? []) as ArrayLike<number | bigint>, (v) => Number(v));
+
+const f32bytes = (values: number[]): Uint8Array => new Uint8Array(Float32Array.from(values).buffer);
+
+function thrown(fn: () => unknown): CheckpointError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(CheckpointError);
+    return e as CheckpointError;
+  }
+  throw new Error('expected a CheckpointError');
+}
+
+function sameBytes(a: HostTensor, b: HostTensor): boolean {
+  const x = Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength);
+  return x.equals(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength));
+}
+
+describe('torch zip checkpoints: goldens', () => {
+  it.each(MODELS)('%s: pytorch_model.bin equals model.safetensors bitwise', (model) => {
+    const dir = path.join(GOLDENS, model);
+    const bin = readTorchCheckpoint(path.join(dir, 'pytorch_model.bin'));
+    const st = readSafetensors(path.join(dir, 'model.safetensors')).tensors;
+    const info = JSON.parse(readFileSync(path.join(dir, 'goldens.json'), 'utf8')) as {
+      model_safetensors_keys_dropped_as_tied: string[];
+      tied_state_dict_groups: string[][];
+    };
+    const dropped = info.model_safetensors_keys_dropped_as_tied;
+    expect([...bin.keys()].sort()).toEqual([...st.keys(), ...dropped].sort());
+    for (const [name, t] of st) {
+      const b = bin.get(name) as HostTensor;
+      expect(b.dtype, name).toBe(t.dtype);
+      expect(b.dims, name).toEqual(t.dims);
+      expect(sameBytes(b, t), name).toBe(true);
+    }
+    // Tied names share one storage in the .bin file.
+    for (const group of info.tied_state_dict_groups) {
+      const [first, ...rest] = group.map((n) => bin.get(n) as HostTensor);
+      for (const t of rest) {
+        expect(t.data.buffer).toBe(first?.data.buffer);
+        expect(t.data.byteOffset).toBe(first?.data.byteOffset);
+      }
+    }
+  });
+});
+
+describe('torch zip checkpoints: crafted', () => {
+  it('handles offsets, strides, shared storages, dtypes, parameters and any top folder', () => {
+    const pkl = new Pickle()
+      .global('collections', 'OrderedDict')
+      .op(0x29, 0x52) // OrderedDict()
+      .op(0x28)
+      .str('w')
+      .tensor({
+        storage: 'FloatStorage',
+        key: '0',
+        numel: 8,
+        offset: 2,
+        size: [2, 3],
+        stride: [3, 1],
+      })
+      .str('wt')
+      .tensor({
+        storage: 'FloatStorage',
+        key: '0',
+        numel: 8,
+        offset: 2,
+        size: [3, 2],
+        stride: [1, 3],
+      })
+      .str('p')
+      .tensor({
+        storage: 'FloatStorage',
+        key: '0',
+        numel: 8,
+        offset: 0,
+        size: [2],
+        stride: [1],
+        param: true,
+      })
+      .str('h')
+      .tensor({ storage: 'HalfStorage', key: '1', numel: 2, offset: 0, size: [2], stride: [1] })
+      .str('l')
+      .tensor({ storage: 'LongStorage', key: '2', numel: 1, offset: 0, size: [], stride: [] })
+      .str('b')
+      .tensor({
+        storage: 'BoolStorage',
+        key: '3',
+        numel: 2,
+        offset: 0,
+        size: [2, 1],
+        stride: [1, 1],
+      })
+      .op(0x75) // SETITEMS
+      .op(0x7d)
+      .str('version')
+      .op(0x4b, 1, 0x73, 0x62) // BUILD with {'version': 1}
+      .bytes();
+    const storages = {
+      '0': f32bytes([0, 1, 10, 11, 12, 20, 21, 22]),
+      '1': Uint8Array.from([0x00, 0x3c, 0x00, 0xc0]),
+      '2': new Uint8Array(BigInt64Array.from([-3n]).buffer),
+      '3': Uint8Array.from([1, 0]),
+    };
+    for (const level of [0, 6] as const) {
+      const sd = parseTorchCheckpoint(archive(pkl, storages, 'my_model-v2', level), 'x.bin');
+      expect(values(sd.get('w'))).toEqual([10, 11, 12, 20, 21, 22]);
+      expect(values(sd.get('wt'))).toEqual([10, 20, 11, 21, 12, 22]);
+      expect(sd.get('wt')?.dims).toEqual([3, 2]);
+      expect(values(sd.get('p'))).toEqual([0, 1]);
+      expect(sd.get('h')).toMatchObject({ dtype: 'float16', dims: [2] });
+      expect(values(sd.get('h'))).toEqual([0x3c00, 0xc000]);
+      expect(sd.get('l')).toMatchObject({ dtype: 'int64', dims: [] });
+      expect(sd.get('l')?.data[0]).toBe(-3n);
+      expect(sd.get('b')).toMatchObject({ dtype: 'bool', dims: [2, 1] });
+      expect(sd.get('w')?.data.buffer).toBe(sd.get('p')?.data.buffer);
+    }
+  });
+
+  it('refuses malicious globals without executing them', () => {
+    const cases: [Uint8Array, string][] = [
+      [
+        new Pickle().global('os', 'system').str('touch /tmp/pwned').op(0x85, 0x52).bytes(),
+        'os.system',
+      ],
+      [new Pickle().global('posix', 'system').str('id').op(0x85, 0x52).bytes(), 'posix.system'],
+      [
+        new Pickle().str('builtins').str('eval').op(0x93).str('1+1').op(0x85, 0x52).bytes(),
+        'builtins.eval',
+      ],
+      [
+        new Pickle().op(0x7d).str('x').global('subprocess', 'Popen').op(0x73).bytes(),
+        'subprocess.Popen',
+      ],
+      [new Pickle().global('torch', 'load').bytes(), 'torch.load'],
+    ];
+    for (const [pkl, name] of cases) {
+      const err = thrown(() => parseTorchCheckpoint(archive(pkl, {}), '/m/pytorch_model.bin'));
+      expect(err.file).toBe('/m/pytorch_model.bin');
+      expect(err.message).toBe(
+        `/m/pytorch_model.bin: refuses to load pickle global "${name}": only tensor storage is allowed`,
+      );
+    }
+  });
+
+  it('refuses calling allowed names other than the rebuild functions, and object opcodes', () => {
+    const callStorage = new Pickle().global('torch', 'FloatStorage').op(0x29, 0x52).bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(callStorage, {}), 'f.bin')).message).toMatch(
+      /f\.bin: refuses to call/,
+    );
+    const newobj = new Pickle().global('collections', 'OrderedDict').op(0x29, 0x81).bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(newobj, {}), 'f.bin')).message).toMatch(
+      /f\.bin: .*refused opcode NEWOBJ/,
+    );
+    const badPid = new Pickle().str('http://x').op(0x51).bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(badPid, {}), 'f.bin')).message).toMatch(
+      /unsupported persistent id/,
+    );
+  });
+
+  it('rejects corrupt and truncated pickles', () => {
+    const good = new Pickle()
+      .op(0x7d)
+      .str('w')
+      .tensor({ storage: 'FloatStorage', key: '0', numel: 2, offset: 0, size: [2], stride: [1] })
+      .op(0x73)
+      .bytes();
+    const storages = { '0': f32bytes([1, 2]) };
+    expect(parseTorchCheckpoint(archive(good, storages), 'ok.bin').size).toBe(1);
+    const cut = thrown(() =>
+      parseTorchCheckpoint(archive(good.subarray(0, 40), storages), '/m/p.bin'),
+    );
+    expect(cut.message).toMatch(
+      /^\/m\/p\.bin: corrupt or unsupported pickle: truncated (text argument )?at byte \d+/,
+    );
+    const junk = Uint8Array.from([0x80, 0x02, 0xff, 0x2e]);
+    expect(thrown(() => parseTorchCheckpoint(archive(junk, {}), '/m/p.bin')).message).toMatch(
+      /\/m\/p\.bin: .*unknown opcode 0xff at byte 2/,
+    );
+    const noStop = new Pickle().op(0x7d).bytes().subarray(0, 3);
+    expect(thrown(() => parseTorchCheckpoint(archive(noStop, {}), 'p.bin')).message).toMatch(
+      /truncated/,
+    );
+    const notDict = new Pickle().int(5).bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(notDict, {}), 'p.bin')).message).toMatch(
+      /top-level object is 5, expected a state dict/,
+    );
+  });
+
+  it('rejects tensors outside their storage and missing storages', () => {
+    const pkl = (numel: number, size: number): Uint8Array =>
+      new Pickle()
+        .op(0x7d)
+        .str('w')
+        .tensor({ storage: 'FloatStorage', key: '0', numel, offset: 1, size: [size], stride: [1] })
+        .op(0x73)
+        .bytes();
+    expect(
+      thrown(() => parseTorchCheckpoint(archive(pkl(2, 2), { '0': f32bytes([1, 2]) }), 'p.bin'))
+        .message,
+    ).toMatch(/tensor \[2\] at offset 1 in storage "0" \(2 elements\) reads past the end/);
+    expect(
+      thrown(() => parseTorchCheckpoint(archive(pkl(4, 2), { '0': f32bytes([1, 2]) }), 'p.bin'))
+        .message,
+    ).toMatch(/storage "0" has 8 bytes, needs 16/);
+    expect(thrown(() => parseTorchCheckpoint(archive(pkl(2, 1), {}), 'p.bin')).message).toMatch(
+      /storage "0" is missing/,
+    );
+  });
+
+  it('rejects truncated archives, legacy and non-torch files with a clear message', () => {
+    const file = path.join(GOLDENS, 'bert-token-classification/pytorch_model.bin');
+    const bytes = readFileSync(file);
+    const cut = thrown(() =>
+      parseTorchCheckpoint(bytes.subarray(0, bytes.byteLength >> 1), '/m/pytorch_model.bin'),
+    );
+    expect(cut.message).toMatch(/^\/m\/pytorch_model\.bin: invalid zip archive: .*truncated/);
+    const cut2 = thrown(() =>
+      parseTorchCheckpoint(bytes.subarray(0, bytes.byteLength - 30), 'p.bin'),
+    );
+    expect(cut2.message).toMatch(/truncated/);
+    const legacy = Uint8Array.from([
+      0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e,
+    ]);
+    expect(thrown(() => parseTorchCheckpoint(legacy, 'old.bin')).message).toMatch(
+      /old\.bin: legacy .*re-save/,
+    );
+    expect(
+      thrown(() => parseTorchCheckpoint(new TextEncoder().encode('hello'), 'h.bin')).message,
+    ).toMatch(/not a PyTorch checkpoint/);
+    const noPkl = zipSync({ 'a/b.txt': new Uint8Array(1) });
+    expect(thrown(() => parseTorchCheckpoint(noPkl, 'z.bin')).message).toMatch(
+      /no <archive>\/data\.pkl/,
+    );
+    expect(() => readTorchCheckpoint('/nonexistent/pytorch_model.bin')).toThrow(
+      /\/nonexistent\/pytorch_model\.bin: cannot read/,
+    );
+  });
+});

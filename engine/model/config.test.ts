@@ -1,0 +1,209 @@
+// Tests for HF config.json parsing/serialising and presets, against the golden model configs.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CheckpointError } from '../checkpoints/errors.ts';
+import { parseHfConfig, presetConfig, PRESETS, toHfConfig } from './config.ts';
+
+const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
+const readConfig = (model: string): unknown =>
+  JSON.parse(readFileSync(path.join(GOLDENS, model, 'config.json'), 'utf8'));
+
+describe('parseHfConfig', () => {
+  it('parses the BERT goldens', () => {
+    const c = parseHfConfig(readConfig('bert-token-classification'), 'config.json');
+    expect(c).toMatchObject({
+      architecture: 'bert',
+      task: 'token-classification',
+      vocabSize: 1000,
+      hiddenSize: 32,
+      numLayers: 2,
+      numHeads: 4,
+      intermediateSize: 64,
+      maxPositions: 512,
+      typeVocabSize: 2,
+      layerNormEps: 1e-12,
+      hiddenAct: 'gelu',
+      hiddenDropout: 0.1,
+      attentionDropout: 0.1,
+      classifierDropout: 0.1,
+      numLabels: 5,
+      padTokenId: 0,
+      sinusoidalPositions: false,
+    });
+    expect(c.labels).toEqual(['LABEL_0', 'LABEL_1', 'LABEL_2', 'LABEL_3', 'LABEL_4']);
+    expect(parseHfConfig(readConfig('bert-sequence-classification'), 'c').task).toBe(
+      'sequence-classification',
+    );
+    const mlm = parseHfConfig(readConfig('bert-masked-lm'), 'c');
+    expect(mlm.task).toBe('masked-lm');
+    expect(mlm.labels).toEqual([]);
+  });
+
+  it('parses the DistilBERT goldens', () => {
+    const c = parseHfConfig(readConfig('distilbert-sequence-classification'), 'c');
+    expect(c).toMatchObject({
+      architecture: 'distilbert',
+      task: 'sequence-classification',
+      hiddenSize: 48,
+      numLayers: 2,
+      numHeads: 4,
+      intermediateSize: 96,
+      typeVocabSize: 0,
+      layerNormEps: 1e-12,
+      classifierDropout: 0.2,
+      numLabels: 3,
+    });
+    expect(
+      parseHfConfig(readConfig('distilbert-token-classification'), 'c').classifierDropout,
+    ).toBe(0.1);
+    expect(parseHfConfig(readConfig('distilbert-masked-lm'), 'c').task).toBe('masked-lm');
+  });
+
+  it('round-trips every golden config.json exactly', () => {
+    for (const m of ['bert', 'distilbert']) {
+      for (const t of ['token-classification', 'sequence-classification', 'masked-lm']) {
+        const json = readConfig(`${m}-${t}`);
+        expect(toHfConfig(parseHfConfig(json, 'c'))).toEqual(json);
+      }
+    }
+  });
+
+  it('rejects unsupported families and says which are supported', () => {
+    for (const m of [
+      'roberta-token-classification',
+      'mobilebert-token-classification',
+      'albert-token-classification',
+      'electra-token-classification',
+    ]) {
+      const run = (): unknown => parseHfConfig(readConfig(m), '/x/config.json');
+      expect(run).toThrow(CheckpointError);
+      expect(run).toThrow(
+        /\/x\/config\.json: unsupported architecture ".*ForTokenClassification".*supported: model_type "bert" or "distilbert"/,
+      );
+    }
+    expect(() => parseHfConfig({ model_type: 'roberta' }, 'f')).toThrow(
+      /unsupported model_type "roberta"/,
+    );
+    expect(() => parseHfConfig({ architectures: ['BertForQuestionAnswering'] }, 'f')).toThrow(
+      /BertForMaskedLM/,
+    );
+    expect(() =>
+      parseHfConfig({ architectures: ['BertModel'], model_type: 'distilbert' }, 'f'),
+    ).toThrow(/does not match/);
+    expect(() => parseHfConfig([], 'f')).toThrow(/JSON object/);
+    expect(() => parseHfConfig({ model_type: 'bert', hidden_size: 'big' }, 'f')).toThrow(
+      /"hidden_size" must be a number/,
+    );
+    expect(() => parseHfConfig({ model_type: 'bert', hidden_size: 30 }, 'f')).toThrow(
+      /not a multiple/,
+    );
+    expect(() => parseHfConfig({ model_type: 'bert', hidden_act: 'swish' }, 'f')).toThrow(
+      /unsupported "hidden_act"/,
+    );
+    expect(() =>
+      parseHfConfig({ model_type: 'bert', position_embedding_type: 'relative_key' }, 'f'),
+    ).toThrow(/position_embedding_type/);
+  });
+
+  it('applies HF defaults for missing keys and keeps unknown keys', () => {
+    const c = parseHfConfig({ model_type: 'bert', my_key: 7 }, 'f');
+    expect(c).toMatchObject({ task: 'base', hiddenSize: 768, numLayers: 12, vocabSize: 30522 });
+    const out = toHfConfig(c);
+    expect(out['my_key']).toBe(7);
+    expect(out['architectures']).toEqual(['BertModel']);
+    const d = parseHfConfig(
+      {
+        model_type: 'distilbert',
+        activation: 'gelu_new',
+        sinusoidal_pos_embds: true,
+        classifier_dropout: 0.5,
+      },
+      'f',
+    );
+    expect(d).toMatchObject({
+      hiddenSize: 768,
+      numLayers: 6,
+      hiddenAct: 'gelu_new',
+      sinusoidalPositions: true,
+    });
+    const dj = toHfConfig(d);
+    expect(dj).toMatchObject({
+      dim: 768,
+      n_layers: 6,
+      n_heads: 12,
+      hidden_dim: 3072,
+      activation: 'gelu_new',
+      sinusoidal_pos_embds: true,
+    });
+    expect(dj).not.toHaveProperty('hidden_size');
+  });
+});
+
+describe('presets', () => {
+  it('builds configs with the documented sizes', () => {
+    expect(PRESETS['tiny-4L-312']).toMatchObject({
+      numLayers: 4,
+      hiddenSize: 312,
+      numHeads: 12,
+      intermediateSize: 1200,
+    });
+    expect(PRESETS['bioformer-8L']).toMatchObject({
+      numLayers: 8,
+      hiddenSize: 512,
+      numHeads: 8,
+      intermediateSize: 2048,
+      vocabSize: 32768,
+    });
+    const c = presetConfig(
+      'bioformer-16L',
+      'bert',
+      32768,
+      ['O', 'B-Chem', 'I-Chem'],
+      'token-classification',
+    );
+    expect(c).toMatchObject({
+      numLayers: 16,
+      hiddenSize: 384,
+      numHeads: 6,
+      intermediateSize: 1536,
+      vocabSize: 32768,
+      numLabels: 3,
+    });
+    const json = toHfConfig(c);
+    expect(json).toMatchObject({
+      architectures: ['BertForTokenClassification'],
+      model_type: 'bert',
+      hidden_size: 384,
+      id2label: { '1': 'B-Chem' },
+    });
+    expect(parseHfConfig(JSON.parse(JSON.stringify(json)), 'c')).toMatchObject({ ...c, raw: json });
+    const d = presetConfig(
+      'distilbert-6L',
+      'distilbert',
+      1000,
+      ['a', 'b'],
+      'sequence-classification',
+    );
+    expect(toHfConfig(d)).toMatchObject({
+      architectures: ['DistilBertForSequenceClassification'],
+      dim: 768,
+      n_layers: 6,
+      seq_classif_dropout: 0.2,
+    });
+    for (const name of Object.keys(PRESETS)) {
+      const p = presetConfig(name, 'bert', 100, [], 'masked-lm');
+      expect(p.hiddenSize % p.numHeads).toBe(0);
+    }
+  });
+
+  it('lists the preset names for an unknown preset', () => {
+    expect(() => presetConfig('huge', 'bert', 10, [], 'base')).toThrow(
+      /unknown model preset "huge".*tiny-4L-312.*bert-base/,
+    );
+    expect(() => presetConfig('bert-base', 'bert', 10, [], 'token-classification')).toThrow(
+      /at least one label/,
+    );
+  });
+});

@@ -1,0 +1,59 @@
+// Runs long engine work (training, batch inference) in a worker thread so the caller's event
+// loop never blocks on session.run. Cancellation is a shared flag the job checks between steps.
+// A job module exports `run(args, ctx)`; events it emits arrive through onEvent.
+
+import { Worker } from 'node:worker_threads';
+
+export interface JobContext {
+  emit(event: unknown): void;
+  isCancelled(): boolean;
+}
+
+export interface JobHandle<R> {
+  result: Promise<R>;
+  /** Ask the job to stop at its next step boundary. */
+  cancel(): void;
+  /** Stop the thread at once (the job loses unsaved work). */
+  terminate(): Promise<void>;
+}
+
+export class JobError extends Error {}
+
+type WorkerMessage = { type: 'event'; event: unknown } | { type: 'done'; value: unknown } | { type: 'error'; message: string };
+
+/** Start `entry` (a module URL exporting run) in a worker thread. */
+export function startJob<R>(entry: URL, args: unknown, onEvent: (event: unknown) => void = () => {}): JobHandle<R> {
+  const cancelFlag = new SharedArrayBuffer(4);
+  const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+    workerData: { entry: entry.href, args, cancelFlag },
+  });
+  const result = new Promise<R>((resolve, reject) => {
+    let settled = false;
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.type === 'event') onEvent(m.event);
+      else if (m.type === 'done') {
+        settled = true;
+        resolve(m.value as R);
+        void worker.terminate();
+      } else {
+        settled = true;
+        reject(new JobError(m.message));
+        void worker.terminate();
+      }
+    });
+    worker.on('error', (e) => {
+      settled = true;
+      reject(new JobError(`job crashed: ${e.message}`));
+    });
+    worker.on('exit', (code) => {
+      if (!settled) reject(new JobError(`job stopped unexpectedly (exit code ${code})`));
+    });
+  });
+  return {
+    result,
+    cancel: () => Atomics.store(new Int32Array(cancelFlag), 0, 1),
+    terminate: async () => {
+      await worker.terminate();
+    },
+  };
+}
