@@ -4,7 +4,7 @@
 import { fromFlag, nowIso, toFlag } from './codec.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError, must } from './errors.ts';
-import { refreshPhiStatuses } from './models.ts';
+import { refreshPhiStatuses } from './lineage.ts';
 import { sql } from './sql.ts';
 
 export interface Dataset {

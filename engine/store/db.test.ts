@@ -1,0 +1,145 @@
+// Tests for opening workspaces: migrations, pragmas, STRICT tables, read/write branding,
+// corrupt files and databases from newer app versions.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Workspace, WORKSPACE_FILE, openMemory, openWorkspace, schemaVersion } from './db.ts';
+import { StoreError } from './errors.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { createProject } from './projects.ts';
+import { joinSql, sql } from './sql.ts';
+
+const dirs: string[] = [];
+const open: Workspace[] = [];
+afterEach(() => {
+  for (const ws of open.splice(0)) ws.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'benchtop-store-'));
+  dirs.push(d);
+  return d;
+}
+
+function track(ws: Workspace): Workspace {
+  open.push(ws);
+  return ws;
+}
+
+function catchError(fn: () => unknown): StoreError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof StoreError) return err;
+    throw err;
+  }
+  throw new Error('expected a StoreError');
+}
+
+describe('sql tag', () => {
+  it('turns values into parameters and inlines fragments', () => {
+    const cond = joinSql([sql`a = ${1}`, sql`b = ${'x'}`], sql` AND `);
+    const q = sql`SELECT * FROM t WHERE ${cond} LIMIT ${5}`;
+    expect(q.query).toBe('SELECT * FROM t WHERE a = ? AND b = ? LIMIT ?');
+    expect(q.params).toEqual([1, 'x', 5]);
+    expect(() => sql`${undefined as unknown as string}`).toThrow(/undefined/);
+  });
+});
+
+describe('openMemory', () => {
+  it('applies every migration from empty and records user_version', () => {
+    const ws = track(openMemory());
+    expect(schemaVersion(ws.read)).toBe(MIGRATIONS.length);
+    const tables = ws.read
+      .all<{ name: string; strict: number }>(sql`SELECT name, strict FROM pragma_table_list WHERE schema = 'main'`)
+      .filter((t) => !t.name.startsWith('sqlite_') && !t.name.startsWith('documents_fts'));
+    expect(tables.map((t) => t.name).sort()).toEqual(
+      ['datasets', 'documents', 'entities', 'entity_types', 'files', 'model_lineage', 'models', 'projects',
+        'relation_types', 'relations', 'run_metrics', 'training_runs'].sort(),
+    );
+    expect(tables.every((t) => t.strict === 1)).toBe(true);
+    expect(ws.read.get<{ foreign_keys: number }>(sql`PRAGMA foreign_keys`)?.foreign_keys).toBe(1);
+  });
+
+  it('STRICT tables reject values of the wrong type and CHECKs reject bad enums', () => {
+    const ws = track(openMemory());
+    const now = new Date().toISOString();
+    const p = createProject(ws.write, { name: 'P' });
+    expect(() => ws.write.run(sql`
+      INSERT INTO training_runs (id, project_id, task, config, created_at)
+      VALUES (${'r'}, ${p.id}, ${'ner'}, ${'{}'}, ${Buffer.from('x')})`)).toThrow(/cannot store BLOB value in TEXT column/);
+    expect(() => ws.write.run(sql`
+      INSERT INTO datasets (project_id, name, is_private, contains_phi, created_at, updated_at)
+      VALUES (${p.id}, ${'d'}, ${'yes'}, ${0}, ${now}, ${now})`)).toThrow(/cannot store TEXT value/);
+    expect(() => ws.write.run(sql`
+      INSERT INTO datasets (project_id, name, is_private, contains_phi, created_at, updated_at)
+      VALUES (${p.id}, ${'d'}, ${0}, ${1}, ${now}, ${now})`)).toThrow(/CHECK constraint failed/);
+    expect(() => ws.write.run(sql`
+      INSERT INTO datasets (project_id, name, is_private, contains_phi, created_at, updated_at)
+      VALUES (${999}, ${'d'}, ${1}, ${0}, ${now}, ${now})`)).toThrow(/FOREIGN KEY constraint failed/);
+  });
+
+  it('a ReadDb refuses statements that write', () => {
+    const ws = track(openMemory());
+    const err = catchError(() => ws.read.all(sql`DELETE FROM projects`));
+    expect(err.code).toBe('invalid');
+    // @ts-expect-error a ReadDb has no run(): readers cannot call writers
+    expect(typeof ws.read.run).toBe('undefined');
+  });
+});
+
+describe('openWorkspace on disk', () => {
+  it('creates the folder layout, WAL mode, and reopens without re-migrating', () => {
+    const dir = join(tempDir(), 'data');
+    const ws = openWorkspace(dir);
+    for (const f of ['models', 'runs', 'cache', WORKSPACE_FILE]) expect(existsSync(join(dir, f))).toBe(true);
+    expect(ws.write.get<{ journal_mode: string }>(sql`PRAGMA journal_mode`)?.journal_mode).toBe('wal');
+    expect(ws.write.get<{ synchronous: number }>(sql`PRAGMA synchronous`)?.synchronous).toBe(1);
+    expect(ws.write.get<{ timeout: number }>(sql`PRAGMA busy_timeout`)?.timeout).toBe(5000);
+    createProject(ws.write, { name: 'kept' });
+    ws.close();
+    const again = track(openWorkspace(dir));
+    expect(schemaVersion(again.read)).toBe(MIGRATIONS.length);
+    expect(again.read.all(sql`SELECT name FROM projects`)).toEqual([{ name: 'kept' }]);
+  });
+
+  it('refuses a corrupt file with a clear error and leaves it byte-for-byte untouched', () => {
+    const dir = tempDir();
+    const file = join(dir, WORKSPACE_FILE);
+    const garbage = Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256));
+    writeFileSync(file, garbage);
+    const err = catchError(() => openWorkspace(dir));
+    expect(err.code).toBe('corrupt');
+    expect(err.message).toContain(file);
+    expect(err.message).toMatch(/restore it from a backup/);
+    expect(readFileSync(file).equals(garbage)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('refuses a damaged file that still has the SQLite header', () => {
+    const dir = tempDir();
+    const file = join(dir, WORKSPACE_FILE);
+    const bytes = Buffer.alloc(4096, 0xab);
+    bytes.write('SQLite format 3\0', 0, 'latin1');
+    writeFileSync(file, bytes);
+    const err = catchError(() => openWorkspace(dir));
+    expect(err.code).toBe('corrupt');
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('refuses a database from a newer app version without modifying it', () => {
+    const dir = tempDir();
+    const first = openWorkspace(dir);
+    first.write.exec(sql`PRAGMA user_version = 6`); // what a future Benchtop would leave behind
+    first.close();
+    const file = join(dir, WORKSPACE_FILE);
+    const before = readFileSync(file);
+    const err = catchError(() => openWorkspace(dir));
+    expect(err.code).toBe('newer-version');
+    expect(err.message).toMatch(/newer version of Benchtop/);
+    expect(err.message).toContain('schema 6');
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+});

@@ -1,0 +1,210 @@
+// Tests for document import/read-back with 100 real PubTator abstracts (NCBI disease corpus),
+// search and filters, cascade deletes, replaceAnnotations and the hot-query index plans.
+import { readFileSync } from 'node:fs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Document, Entity } from '../formats/types.ts';
+import { acceptSuggestions, listEntities, rejectSuggestions } from './annotations.ts';
+import { createDataset } from './datasets.ts';
+import { type Workspace, openMemory, queryPlan, traceQueries } from './db.ts';
+import {
+  countDocuments,
+  deleteDocument,
+  findDocumentId,
+  getDocument,
+  getDocumentSummary,
+  insertDocuments,
+  listDocuments,
+  replaceAnnotations,
+  textSha256,
+  updateDocumentStatus,
+} from './documents.ts';
+import { StoreError } from './errors.ts';
+import { createProject, deleteProject, getLabelSchema } from './projects.ts';
+import { sql } from './sql.ts';
+
+const CORPUS = '/work/shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt';
+
+/** Minimal PubTator reader: title/abstract lines and tab-separated entity lines. */
+function parsePubtator(text: string): Document[] {
+  const docs: Document[] = [];
+  for (const block of text.split(/\n\s*\n/)) {
+    const lines = block.split('\n').filter((l) => l.trim() !== '');
+    if (lines.length === 0) continue;
+    let title = '';
+    let abstract = '';
+    let pmid = '';
+    const raw: string[][] = [];
+    for (const line of lines) {
+      const m = /^(\d+)\|([ta])\|(.*)$/.exec(line);
+      if (m) {
+        pmid = m[1] ?? '';
+        if (m[2] === 't') title = m[3] ?? '';
+        else abstract = m[3] ?? '';
+      } else raw.push(line.split('\t'));
+    }
+    const entities: Entity[] = raw.map((cols, i) => {
+      const [, start, end, mention, type, ids] = cols;
+      return {
+        id: `T${i + 1}`,
+        type: type ?? '',
+        spans: [{ start: Number(start), end: Number(end) }],
+        text: mention ?? '',
+        normIds: (ids ?? '').trim().split('|'),
+      };
+    });
+    docs.push({ id: pmid, text: `${title}\n${abstract}`, entities, relations: [], metadata: { source: 'NCBI-disease' } });
+  }
+  return docs;
+}
+
+const DOCS = parsePubtator(readFileSync(CORPUS, 'utf8')).slice(0, 100);
+
+let ws: Workspace;
+let projectId: number;
+let datasetId: number;
+let ids: number[];
+
+beforeEach(() => {
+  ws = openMemory();
+  projectId = createProject(ws.write, { name: 'NCBI disease' }).id;
+  datasetId = createDataset(ws.write, { projectId, name: 'dev', containsPhi: false, source: 'NCBIdevelopset' }).id;
+  ids = insertDocuments(ws.write, DOCS, { projectId, datasetId, format: 'pubtator', sourcePath: CORPUS }).ids;
+  return () => ws.close();
+});
+
+describe('import and read back', () => {
+  it('imports 100 real documents and reads every one back identically', () => {
+    expect(DOCS).toHaveLength(100);
+    expect(DOCS.reduce((n, d) => n + d.entities.length, 0)).toBeGreaterThan(700);
+    for (const d of DOCS) for (const e of d.entities) expect(d.text.slice(e.spans[0]?.start, e.spans[0]?.end)).toBe(e.text);
+    expect(ids).toHaveLength(100);
+    ids.forEach((id, i) => expect(getDocument(ws.read, id)).toStrictEqual(DOCS[i]));
+    const summary = getDocumentSummary(ws.read, ids[0] ?? 0);
+    expect(summary).toMatchObject({ externalId: DOCS[0]?.id, status: 'annotated', format: 'pubtator', sourcePath: CORPUS });
+    expect(summary?.textSha256).toBe(textSha256(DOCS[0]?.text ?? ''));
+    expect(getLabelSchema(ws.read, projectId).entityTypes.map((t) => t.name)).toEqual(
+      ['CompositeMention', 'DiseaseClass', 'Modifier', 'SpecificDisease'],
+    );
+  });
+
+  it('round-trips relations, discontinuous spans, concept relations and optional fields', () => {
+    const doc: Document = {
+      id: 'x1',
+      text: 'aspirin caused severe liver injury',
+      entities: [
+        { id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'aspirin', normIds: ['MeSH:D001241'], score: 0.5 },
+        { id: 'T2', type: 'Disease', spans: [{ start: 15, end: 21 }, { start: 28, end: 34 }], text: 'severe injury', attributes: { negated: 'no' } },
+      ],
+      relations: [
+        { id: 'R1', type: 'CID', arg1: 'T1', arg2: 'T2' },
+        { id: 'R2', type: 'CID', arg1: 'D001241', arg2: 'D056486', byConcept: true, score: 0.9 },
+      ],
+      passages: [{ type: 'title', start: 0, end: 34 }],
+    };
+    const [id] = insertDocuments(ws.write, [doc], { projectId, datasetId, format: 'bioc-json' }).ids;
+    expect(getDocument(ws.read, id ?? 0)).toStrictEqual(doc);
+  });
+
+  it('is all-or-nothing, rejects bad spans and duplicate external ids unless skipping', () => {
+    const before = countDocuments(ws.read, { projectId });
+    const bad: Document = { id: 'bad', text: 'short', entities: [{ id: 'T1', type: 'X', spans: [{ start: 2, end: 99 }], text: '' }], relations: [] };
+    const ok: Document = { id: 'ok', text: 'fine', entities: [], relations: [] };
+    expect(() => insertDocuments(ws.write, [ok, bad], { projectId, datasetId, format: 'text' })).toThrow(StoreError);
+    expect(countDocuments(ws.read, { projectId })).toBe(before);
+    expect(() => insertDocuments(ws.write, [DOCS[0] as Document], { projectId, datasetId, format: 'pubtator' })).toThrow(/already has document/);
+    const r = insertDocuments(ws.write, [DOCS[0] as Document, ok], { projectId, datasetId, format: 'pubtator', onConflict: 'skip' });
+    expect(r).toMatchObject({ skipped: 1 });
+    expect(r.ids).toHaveLength(1);
+  });
+});
+
+describe('listing, search and filters', () => {
+  it('searches text and external ids with FTS5', () => {
+    const hits = listDocuments(ws.read, { projectId, search: 'G6PD deficien' });
+    expect(hits.length).toBeGreaterThan(0);
+    for (const h of hits) expect(getDocument(ws.read, h.id)?.text).toMatch(/G6PD/i);
+    const byId = listDocuments(ws.read, { projectId, search: DOCS[5]?.id ?? '' });
+    expect(byId.map((d) => d.externalId)).toContain(DOCS[5]?.id);
+    expect(countDocuments(ws.read, { projectId, search: 'zzzqqq' })).toBe(0);
+    expect(countDocuments(ws.read, { projectId, search: '"); DROP TABLE documents; --' })).toBeGreaterThanOrEqual(0);
+  });
+
+  it('filters by status, annotated and predicted, and pages', () => {
+    const first = ids[0] ?? 0;
+    const second = ids[1] ?? 0;
+    updateDocumentStatus(ws.write, first, 'reviewed');
+    expect(listDocuments(ws.read, { projectId, status: 'reviewed' }).map((d) => d.id)).toEqual([first]);
+    const fresh = insertDocuments(ws.write, [{ id: 'empty', text: 'no entities here', entities: [], relations: [] }], {
+      projectId, datasetId, format: 'text',
+    }).ids[0] ?? 0;
+    expect(listDocuments(ws.read, { projectId, annotated: false }).map((d) => d.id)).toContain(fresh);
+    expect(countDocuments(ws.read, { projectId, annotated: true })).toBe(DOCS.filter((d) => d.entities.length > 0).length);
+    expect(countDocuments(ws.read, { projectId, predicted: true })).toBe(0);
+    replaceAnnotations(ws.write, second, [{ id: 'P1', type: 'SpecificDisease', spans: [{ start: 0, end: 4 }], text: '', score: 0.7 }], [], {
+      origin: 'model', detail: 'bert-tiny@1',
+    });
+    expect(listDocuments(ws.read, { projectId, predicted: true }).map((d) => d.id)).toEqual([second]);
+    expect(getDocumentSummary(ws.read, second)?.suggestionCount).toBe(1);
+    const page = listDocuments(ws.read, { projectId, limit: 10, offset: 10 });
+    expect(page.map((d) => d.id)).toEqual(ids.slice(10, 20));
+    expect(findDocumentId(ws.read, datasetId, DOCS[3]?.id ?? '')).toBe(ids[3]);
+  });
+});
+
+describe('replaceAnnotations', () => {
+  it('replaces pending predictions, keeps reviewed ones and does not resurrect rejected ones', () => {
+    const id = ids[0] ?? 0;
+    const gold = listEntities(ws.read, id).length;
+    const pred = (n: number): Entity => ({ id: `P${n}`, type: 'SpecificDisease', spans: [{ start: n, end: n + 3 }], text: '' });
+    replaceAnnotations(ws.write, id, [pred(0), pred(10), pred(20)], [], { origin: 'model' });
+    acceptSuggestions(ws.write, id, { entities: ['P0'] });
+    rejectSuggestions(ws.write, id, { entities: ['P10'] });
+    replaceAnnotations(ws.write, id, [pred(0), pred(10), pred(30)], [], { origin: 'model' });
+    const model = listEntities(ws.read, id).filter((e) => e.origin === 'model');
+    expect(model.map((e) => [e.spans[0]?.start, e.status])).toEqual([[0, 'accepted'], [10, 'rejected'], [30, 'suggested']]);
+    expect(listEntities(ws.read, id).length).toBe(gold + 3);
+    expect(getDocument(ws.read, id)?.entities.some((e) => e.spans[0]?.start === 10)).toBe(false);
+    expect(getDocument(ws.read, id, { includeRejected: true })?.entities.some((e) => e.spans[0]?.start === 10)).toBe(true);
+  });
+});
+
+describe('cascades', () => {
+  it('deleting documents removes entities, relations and FTS rows; deleting a project removes everything', () => {
+    const doc: Document = {
+      id: 'rel', text: 'A quuxifies B', relations: [{ id: 'R1', type: 'causes', arg1: 'T1', arg2: 'T2' }],
+      entities: [{ id: 'T1', type: 'X', spans: [{ start: 0, end: 1 }], text: 'A' }, { id: 'T2', type: 'X', spans: [{ start: 12, end: 13 }], text: 'B' }],
+    };
+    const id = insertDocuments(ws.write, [doc], { projectId, datasetId, format: 'brat' }).ids[0] ?? 0;
+    const count = (table: 'entities' | 'relations'): number =>
+      ws.read.get<{ n: number }>(table === 'entities' ? sql`SELECT count(*) AS n FROM entities` : sql`SELECT count(*) AS n FROM relations`)?.n ?? -1;
+    expect(countDocuments(ws.read, { projectId, search: 'quuxif' })).toBe(1);
+    const entitiesBefore = count('entities');
+    expect(deleteDocument(ws.write, id)).toBe(true);
+    expect(count('entities')).toBe(entitiesBefore - 2);
+    expect(count('relations')).toBe(0);
+    ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
+    expect(countDocuments(ws.read, { projectId, search: 'quuxif' })).toBe(0);
+    expect(deleteProject(ws.write, projectId)).toBe(true);
+    for (const t of ['documents', 'entities', 'datasets', 'entity_types'] as const) {
+      const q = { documents: sql`SELECT count(*) AS n FROM documents`, entities: sql`SELECT count(*) AS n FROM entities`,
+        datasets: sql`SELECT count(*) AS n FROM datasets`, entity_types: sql`SELECT count(*) AS n FROM entity_types` }[t];
+      expect(ws.read.get<{ n: number }>(q)?.n).toBe(0);
+    }
+    ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
+  });
+});
+
+describe('query plans', () => {
+  it('hot queries use their indexes', () => {
+    const plans = (fn: () => void): string[] => traceQueries(ws.read, fn).flatMap((q) => queryPlan(ws.read, q));
+    const entityPlan = plans(() => listEntities(ws.read, ids[0] ?? 0));
+    expect(entityPlan.join('\n')).toMatch(/SEARCH entities USING INDEX entities_by_document \(document_id=\?\)/);
+    const docPlan = plans(() => listDocuments(ws.read, { projectId, status: 'annotated' }));
+    expect(docPlan.join('\n')).toMatch(/SEARCH d USING INDEX documents_by_project_status \(project_id=\? AND status=\?\)/);
+    expect(docPlan.join('\n')).not.toMatch(/SCAN d|TEMP B-TREE/);
+    const getPlan = plans(() => getDocument(ws.read, ids[0] ?? 0));
+    expect(getPlan.join('\n')).toMatch(/entities_by_document/);
+    expect(getPlan.join('\n')).toMatch(/relations_by_document/);
+    expect(getPlan.join('\n')).not.toMatch(/SCAN|TEMP B-TREE/);
+  });
+});

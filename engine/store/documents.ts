@@ -1,0 +1,298 @@
+// Documents: bulk import from the Document model (with entities and relations, one
+// transaction), listing with full-text search and filters, reading back as a Document, status
+// updates, and replacing one origin's annotations (e.g. a new round of model predictions).
+import { createHash } from 'node:crypto';
+import type { Document, Entity, FormatName, Relation } from '../formats/types.ts';
+import {
+  type EntityRow,
+  type KeptAnnotations,
+  type Provenance,
+  type RelationRow,
+  entityFromRow,
+  insertAnnotations,
+  relationFromRow,
+  touchDocument,
+} from './annotation-rows.ts';
+import { nowIso, parseJsonOr, toJsonOrNull } from './codec.ts';
+import { getDataset } from './datasets.ts';
+import type { ReadDb, WriteDb } from './db.ts';
+import { StoreError, must } from './errors.ts';
+import { ensureLabelTypes } from './projects.ts';
+import { type SqlQuery, joinSql, sql } from './sql.ts';
+
+export type DocumentStatus = 'new' | 'in-progress' | 'annotated' | 'reviewed';
+
+/** A document to import; `sourcePath` overrides the batch's. */
+export type ImportedDocument = Document & { sourcePath?: string };
+
+export interface ImportOptions {
+  projectId: number;
+  datasetId: number;
+  format: FormatName;
+  sourcePath?: string;
+  /** Provenance of the documents' annotations; defaults to { origin: 'imported' }. */
+  provenance?: Provenance;
+  /** Defaults to 'annotated' for documents with human/imported entities, else 'new'. */
+  status?: DocumentStatus;
+  /** What to do when the dataset already has the external id; default 'error'. */
+  onConflict?: 'error' | 'skip';
+}
+
+export interface ImportResult {
+  /** Row ids of inserted documents, in input order. */
+  ids: number[];
+  skipped: number;
+}
+
+export interface DocumentQuery {
+  projectId: number;
+  datasetId?: number;
+  status?: DocumentStatus;
+  /** Has (true) / lacks (false) accepted or final entities. */
+  annotated?: boolean;
+  /** Has (true) / lacks (false) pending model suggestions. */
+  predicted?: boolean;
+  /** Words matched as prefixes in the text or external id (FTS5), or an exact external id. */
+  search?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface DocumentSummary {
+  id: number;
+  projectId: number;
+  datasetId: number;
+  externalId: string;
+  status: DocumentStatus;
+  format: string;
+  sourcePath?: string;
+  textSha256: string;
+  /** Length in characters (code points). */
+  textLength: number;
+  annotationCount: number;
+  suggestionCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DocumentSummaryRow {
+  id: number;
+  project_id: number;
+  dataset_id: number;
+  external_id: string;
+  status: DocumentStatus;
+  format: string;
+  source_path: string | null;
+  text_sha256: string;
+  text_length: number;
+  annotation_count: number;
+  suggestion_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface DocumentRow {
+  id: number;
+  external_id: string;
+  text: string;
+  passages: string | null;
+  metadata: string | null;
+}
+
+/** Converts a summary row. */
+export function fromRow(row: DocumentSummaryRow): DocumentSummary {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    datasetId: row.dataset_id,
+    externalId: row.external_id,
+    status: row.status,
+    format: row.format,
+    ...(row.source_path !== null && { sourcePath: row.source_path }),
+    textSha256: row.text_sha256,
+    textLength: row.text_length,
+    annotationCount: row.annotation_count,
+    suggestionCount: row.suggestion_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** SHA-256 hex of the UTF-8 text. */
+export function textSha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Imports documents with their entities and relations in one transaction (all or nothing). */
+export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, opts: ImportOptions): ImportResult {
+  const prov = opts.provenance ?? { origin: 'imported' };
+  return db.transaction(() => {
+    const dataset = must(getDataset(db, opts.datasetId), `Dataset ${opts.datasetId}`);
+    if (dataset.projectId !== opts.projectId) {
+      throw new StoreError('invalid', `Dataset ${opts.datasetId} does not belong to project ${opts.projectId}`);
+    }
+    const now = nowIso();
+    const result: ImportResult = { ids: [], skipped: 0 };
+    const entityTypes = new Set<string>();
+    const relationTypes = new Set<string>();
+    for (const doc of docs) {
+      const status = opts.status ?? (doc.entities.length > 0 && prov.origin !== 'model' ? 'annotated' : 'new');
+      const row = db.get<{ id: number }>(sql`
+        INSERT INTO documents (project_id, dataset_id, external_id, text, text_sha256, source_path,
+          format, status, passages, metadata, created_at, updated_at)
+        VALUES (${opts.projectId}, ${opts.datasetId}, ${doc.id}, ${doc.text}, ${textSha256(doc.text)},
+          ${doc.sourcePath ?? opts.sourcePath ?? null}, ${opts.format}, ${status},
+          ${toJsonOrNull(doc.passages)}, ${toJsonOrNull(doc.metadata)}, ${now}, ${now})
+        ON CONFLICT (dataset_id, external_id) DO NOTHING
+        RETURNING id`);
+      if (row === undefined) {
+        if (opts.onConflict === 'skip') {
+          result.skipped++;
+          continue;
+        }
+        throw new StoreError('conflict', `Dataset ${opts.datasetId} already has document ${doc.id}`);
+      }
+      const target = { id: row.id, text: doc.text, label: `Document ${doc.id}` };
+      insertAnnotations(db, target, doc.entities, doc.relations, prov);
+      for (const e of doc.entities) entityTypes.add(e.type);
+      for (const r of doc.relations) relationTypes.add(r.type);
+      result.ids.push(row.id);
+    }
+    ensureLabelTypes(db, opts.projectId, entityTypes, relationTypes);
+    return result;
+  });
+}
+
+const SUMMARY = sql`
+  SELECT d.id, d.project_id, d.dataset_id, d.external_id, d.status, d.format, d.source_path,
+    d.text_sha256, length(d.text) AS text_length, d.created_at, d.updated_at,
+    (SELECT count(*) FROM entities e
+      WHERE e.document_id = d.id AND e.status IN ('accepted', 'final')) AS annotation_count,
+    (SELECT count(*) FROM entities e
+      WHERE e.document_id = d.id AND e.status = 'suggested') AS suggestion_count
+  FROM documents d`;
+
+/** A page of documents matching the query, by id. */
+export function listDocuments(db: ReadDb, q: DocumentQuery): DocumentSummary[] {
+  return db
+    .all<DocumentSummaryRow>(sql`
+      ${SUMMARY} WHERE ${whereOf(q)} ORDER BY d.id LIMIT ${q.limit ?? 100} OFFSET ${q.offset ?? 0}`)
+    .map(fromRow);
+}
+
+/** How many documents match the query (ignores limit/offset). */
+export function countDocuments(db: ReadDb, q: DocumentQuery): number {
+  return db.get<{ n: number }>(sql`SELECT count(*) AS n FROM documents d WHERE ${whereOf(q)}`)?.n ?? 0;
+}
+
+/** One document's summary. */
+export function getDocumentSummary(db: ReadDb, id: number): DocumentSummary | undefined {
+  const row = db.get<DocumentSummaryRow>(sql`${SUMMARY} WHERE d.id = ${id}`);
+  return row && fromRow(row);
+}
+
+/** The row id of a dataset's document by external id. */
+export function findDocumentId(db: ReadDb, datasetId: number, externalId: string): number | undefined {
+  return db.get<{ id: number }>(sql`
+    SELECT id FROM documents WHERE dataset_id = ${datasetId} AND external_id = ${externalId}`)?.id;
+}
+
+/** The document as a Document (rejected suggestions left out unless asked for). */
+export function getDocument(db: ReadDb, id: number, opts: { includeRejected?: boolean } = {}): Document | undefined {
+  const row = db.get<DocumentRow>(sql`
+    SELECT id, external_id, text, passages, metadata FROM documents WHERE id = ${id}`);
+  if (row === undefined) return undefined;
+  const all = opts.includeRejected === true ? 1 : 0;
+  const entities = db
+    .all<EntityRow>(sql`
+      SELECT * FROM entities WHERE document_id = ${id} AND (${all} = 1 OR status <> 'rejected')
+      ORDER BY id`)
+    .map(entityFromRow);
+  const relations = db
+    .all<RelationRow>(sql`
+      SELECT r.*, e1.key AS arg1_key, e2.key AS arg2_key FROM relations r
+      LEFT JOIN entities e1 ON e1.id = r.arg1_entity_id
+      LEFT JOIN entities e2 ON e2.id = r.arg2_entity_id
+      WHERE r.document_id = ${id} AND (${all} = 1 OR r.status <> 'rejected')
+      ORDER BY r.id`)
+    .map(relationFromRow);
+  const passages = parseJsonOr<NonNullable<Document['passages']>>(row.passages);
+  const metadata = parseJsonOr<Record<string, string>>(row.metadata);
+  return {
+    id: row.external_id,
+    text: row.text,
+    entities,
+    relations,
+    ...(passages !== undefined && { passages }),
+    ...(metadata !== undefined && { metadata }),
+  };
+}
+
+/** Sets a document's workflow status. */
+export function updateDocumentStatus(db: WriteDb, id: number, status: DocumentStatus): void {
+  const { changes } = db.run(sql`UPDATE documents SET status = ${status}, updated_at = ${nowIso()} WHERE id = ${id}`);
+  if (changes === 0) throw new StoreError('not-found', `Document ${id} not found`);
+}
+
+/** Deletes a document with its annotations. */
+export function deleteDocument(db: WriteDb, id: number): boolean {
+  return db.run(sql`DELETE FROM documents WHERE id = ${id}`).changes > 0;
+}
+
+/**
+ * Replaces the annotations of `prov.origin` in a document. With `keepReviewed` (default) the
+ * accepted and rejected ones stay, and new annotations identical to any kept one are skipped,
+ * so a fresh round of predictions does not resurrect rejected suggestions.
+ */
+export function replaceAnnotations(
+  db: WriteDb,
+  documentId: number,
+  entities: readonly Entity[],
+  relations: readonly Relation[],
+  prov: Provenance,
+  opts: { keepReviewed?: boolean } = {},
+): void {
+  db.transaction(() => {
+    const doc = must(
+      db.get<{ id: number; text: string }>(sql`SELECT id, text FROM documents WHERE id = ${documentId}`),
+      `Document ${documentId}`,
+    );
+    const keep = opts.keepReviewed === false ? 0 : 1;
+    db.run(sql`
+      DELETE FROM relations WHERE document_id = ${documentId} AND origin = ${prov.origin}
+        AND (${keep} = 0 OR status NOT IN ('accepted', 'rejected'))`);
+    db.run(sql`
+      DELETE FROM entities WHERE document_id = ${documentId} AND origin = ${prov.origin}
+        AND (${keep} = 0 OR status NOT IN ('accepted', 'rejected'))`);
+    const kept: KeptAnnotations = { entities: new Map(), relations: new Set() };
+    for (const e of db.all<{ id: number; type: string; spans: string }>(sql`
+      SELECT id, type, spans FROM entities WHERE document_id = ${documentId}`)) {
+      kept.entities.set(`${e.type}\0${e.spans}`, e.id);
+    }
+    for (const r of db.all<{ sig: string }>(sql`
+      SELECT type || char(0) || coalesce(arg1_entity_id, arg1_concept) || char(0) ||
+        coalesce(arg2_entity_id, arg2_concept) AS sig
+      FROM relations WHERE document_id = ${documentId}`)) {
+      kept.relations.add(r.sig);
+    }
+    insertAnnotations(db, { ...doc, label: `Document ${documentId}` }, entities, relations, prov, kept);
+    touchDocument(db, documentId, prov.origin === 'annotator');
+  });
+}
+
+function whereOf(q: DocumentQuery): SqlQuery {
+  const c: SqlQuery[] = [sql`d.project_id = ${q.projectId}`];
+  if (q.datasetId !== undefined) c.push(sql`d.dataset_id = ${q.datasetId}`);
+  if (q.status !== undefined) c.push(sql`d.status = ${q.status}`);
+  const annotated = sql`SELECT 1 FROM entities e WHERE e.document_id = d.id AND e.status IN ('accepted', 'final')`;
+  const predicted = sql`SELECT 1 FROM entities e WHERE e.document_id = d.id AND e.status = 'suggested'`;
+  if (q.annotated !== undefined) c.push(q.annotated ? sql`EXISTS (${annotated})` : sql`NOT EXISTS (${annotated})`);
+  if (q.predicted !== undefined) c.push(q.predicted ? sql`EXISTS (${predicted})` : sql`NOT EXISTS (${predicted})`);
+  const words = q.search?.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length > 0 && q.search !== undefined) {
+    const match = words.map((w) => `"${w}"*`).join(' ');
+    c.push(sql`(d.external_id = ${q.search.trim()}
+      OR d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}))`);
+  }
+  return joinSql(c, sql` AND `);
+}
