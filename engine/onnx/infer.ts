@@ -104,7 +104,7 @@ export function inferNode(
     case 'Cast':
       return [{ dtype: dtypeFromOnnx(attrInt('to', 1)), shape: [...need(0).shape] }];
     case 'Dropout':
-      return [{ dtype: need(0).dtype, shape: [...need(0).shape] }, { dtype: 'bool', shape: [...need(0).shape] }].slice(0, numOutputs);
+      return [{ dtype: need(0).dtype, shape: [...need(0).shape] }, { dtype: 'bool' as DType, shape: [...need(0).shape] }].slice(0, numOutputs);
     case 'MatMul': {
       const a = need(0).shape;
       const b = need(1).shape;
@@ -213,8 +213,8 @@ export function inferNode(
       const stat: Dim[] = s.map((d, i) => (i < axis ? d : 1));
       return [
         { dtype: need(0).dtype, shape: [...s] },
-        { dtype: 'float32', shape: stat },
-        { dtype: 'float32', shape: [...stat] },
+        { dtype: 'float32' as DType, shape: stat },
+        { dtype: 'float32' as DType, shape: [...stat] },
       ].slice(0, numOutputs);
     }
     case 'SoftmaxCrossEntropyLoss': {

@@ -12,16 +12,37 @@ export interface BasicOptions {
   tokenizeChineseChars: boolean;
 }
 
-/** A basic (whitespace/punctuation) token: normalised text plus per-code-point source ranges. */
+/**
+ * A basic (whitespace/punctuation) token: normalised text plus its source ranges. Plain ASCII
+ * tokens are stored compactly (`linear` >= 0: code point k came from [linear + k, linear + k + 1));
+ * others carry per-code-point arrays. Read them through `tokenLength`/`tokenSlice`/`sourceRange`.
+ */
 export interface BasicToken {
   text: string;
-  /** UTF-16 index in `text` where each code point starts, plus `text.length` at the end. */
-  bounds: number[];
-  /** Source range [starts[k], ends[k]) of the k-th code point of `text`. */
-  starts: number[];
-  ends: number[];
+  linear: number;
+  /** UTF-16 index in `text` where each code point starts, plus `text.length` (null when linear). */
+  bounds: number[] | null;
+  /** Source range [starts[k], ends[k]) of the k-th code point of `text` (null when linear). */
+  starts: number[] | null;
+  ends: number[] | null;
   /** True when the token matched `neverSplit` and was kept verbatim. */
   neverSplit: boolean;
+}
+
+/** Number of code points in a basic token. */
+export function tokenLength(t: BasicToken): number {
+  return t.starts === null ? t.text.length : t.starts.length;
+}
+
+/** Text of code points [a, b) of a basic token. */
+export function tokenSlice(t: BasicToken, a: number, b: number): string {
+  return t.bounds === null ? t.text.slice(a, b) : t.text.slice(t.bounds[a] ?? 0, t.bounds[b] ?? 0);
+}
+
+/** Source [start, end) of code points [a, b) (b > a) of a basic token. */
+export function sourceRange(t: BasicToken, a: number, b: number): [number, number] {
+  if (t.starts === null || t.ends === null) return [t.linear + a, t.linear + b];
+  return [t.starts[a] ?? 0, t.ends[b - 1] ?? 0];
 }
 
 /** Code points with their source ranges (struct of arrays). */
@@ -59,11 +80,24 @@ function isChineseCp(cp: number): boolean {
 function classifySlow(cp: number): number {
   const ch = String.fromCodePoint(cp);
   let f = 0;
-  if (cp === 0 || cp === 0xfffd || (cp !== 9 && cp !== 10 && cp !== 13 && RE_C.test(ch))) f |= F_REMOVE;
-  if (cp === 32 || cp === 9 || cp === 10 || cp === 13 || cp === 0x2028 || cp === 0x2029 || RE_ZS.test(ch)) {
+  if (cp === 0 || cp === 0xfffd || (cp !== 9 && cp !== 10 && cp !== 13 && RE_C.test(ch)))
+    f |= F_REMOVE;
+  if (
+    cp === 32 ||
+    cp === 9 ||
+    cp === 10 ||
+    cp === 13 ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    RE_ZS.test(ch)
+  ) {
     f |= F_SPACE;
   }
-  const ascii = (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126);
+  const ascii =
+    (cp >= 33 && cp <= 47) ||
+    (cp >= 58 && cp <= 64) ||
+    (cp >= 91 && cp <= 96) ||
+    (cp >= 123 && cp <= 126);
   if (ascii || RE_P.test(ch)) f |= F_PUNCT;
   if (isChineseCp(cp)) f |= F_CJK;
   return f;
@@ -161,7 +195,7 @@ function nfcUnits(u: Units): Units {
   if (n === w) return u;
   const r = emptyUnits();
   const len = u.cps.length;
-  for (let k = 0; k < len; ) {
+  for (let k = 0; k < len;) {
     let e = k + 1;
     while (e < len && !isStableStarter(u.cps[e] ?? '')) e++;
     const seg = u.cps.slice(k, e).join('');
@@ -212,7 +246,14 @@ function emit(u: Units, a: number, b: number, neverSplit: boolean, out: BasicTok
     text += u.cps[k] ?? '';
     bounds.push(text.length);
   }
-  out.push({ text, bounds, starts: u.starts.slice(a, b), ends: u.ends.slice(a, b), neverSplit });
+  out.push({
+    text,
+    linear: -1,
+    bounds,
+    starts: u.starts.slice(a, b),
+    ends: u.ends.slice(a, b),
+    neverSplit,
+  });
 }
 
 function splitPunct(u: Units, out: BasicToken[]): void {
@@ -229,7 +270,12 @@ function splitPunct(u: Units, out: BasicToken[]): void {
   if (s < len) emit(u, s, len, false, out);
 }
 
-function processWord(u0: Units, opts: BasicOptions, neverSplit: ReadonlySet<string>, out: BasicToken[]): void {
+function processWord(
+  u0: Units,
+  opts: BasicOptions,
+  neverSplit: ReadonlySet<string>,
+  out: BasicToken[],
+): void {
   let u = u0.ascii ? u0 : nfcUnits(u0);
   if (neverSplit.size > 0 && neverSplit.has(u.cps.join(''))) {
     emit(u, 0, u.cps.length, true, out);
@@ -242,6 +288,38 @@ function processWord(u0: Units, opts: BasicOptions, neverSplit: ReadonlySet<stri
     u = stripAccentUnits(u);
   }
   splitPunct(u, out);
+}
+
+function linearToken(text: string, at: number, neverSplit: boolean): BasicToken {
+  return { text, linear: at, bounds: null, starts: null, ends: null, neverSplit };
+}
+
+/** `processWord` for a contiguous all-ASCII word text[i, j): no NFC/accent work, 1:1 offsets. */
+function asciiWord(
+  text: string,
+  i: number,
+  j: number,
+  opts: BasicOptions,
+  neverSplit: ReadonlySet<string>,
+  preLower: boolean,
+  out: BasicToken[],
+): void {
+  const raw = text.slice(i, j);
+  const seen = preLower ? raw.toLowerCase() : raw;
+  if (neverSplit.size > 0 && neverSplit.has(seen)) {
+    out.push(linearToken(seen, i, true));
+    return;
+  }
+  const w = opts.doLowerCase ? seen.toLowerCase() : seen;
+  let s = 0;
+  for (let k = 0; k < w.length; k++) {
+    if (classify(w.charCodeAt(k)) & F_PUNCT) {
+      if (k > s) out.push(linearToken(w.slice(s, k), i + s, false));
+      out.push(linearToken(w.charAt(k), i + k, false));
+      s = k + 1;
+    }
+  }
+  if (s < w.length) out.push(linearToken(s === 0 ? w : w.slice(s), i + s, false));
 }
 
 /**
@@ -265,17 +343,37 @@ export function basicTokenizeRange(
       u = emptyUnits();
     }
   };
-  for (let i = from; i < to; ) {
+  for (let i = from; i < to;) {
     const cp = text.codePointAt(i) ?? 0;
     const w = cp > 0xffff ? 2 : 1;
     if (cp < 0x80) {
       const f = classify(cp);
+      if (u.cps.length === 0 && (f & (F_REMOVE | F_SPACE)) === 0) {
+        // Fast path: a plain ASCII word ending at an ASCII space or at the end of the range.
+        let j = i + 1;
+        while (
+          j < to &&
+          text.charCodeAt(j) < 0x80 &&
+          (classify(text.charCodeAt(j)) & (F_REMOVE | F_SPACE)) === 0
+        )
+          j++;
+        if (
+          j === to ||
+          (text.charCodeAt(j) < 0x80 && (classify(text.charCodeAt(j)) & F_SPACE) !== 0)
+        ) {
+          asciiWord(text, i, j, opts, neverSplit, preLower, out);
+          i = j;
+          continue;
+        }
+      }
       if (f & F_REMOVE) {
         // dropped by _clean_text
       } else if (f & F_SPACE) {
         flush();
       } else {
-        u.cps.push(preLower && cp >= 65 && cp <= 90 ? String.fromCharCode(cp + 32) : String.fromCharCode(cp));
+        u.cps.push(
+          preLower && cp >= 65 && cp <= 90 ? String.fromCharCode(cp + 32) : String.fromCharCode(cp),
+        );
         u.starts.push(i);
         u.ends.push(i + 1);
       }

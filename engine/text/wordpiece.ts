@@ -1,11 +1,17 @@
 // BERT WordPiece tokenizer giving the same tokens/ids/decode as HF transformers 4.36 slow
 // `BertTokenizer`, plus per-token [start, end) UTF-16 offsets into the original string.
-// Written here rather than taken from npm: HF's JS tokenizers (tokenizers.js / @huggingface/*)
-// follow the fast Rust pipeline, whose normaliser and offset mapping differ from the slow Python
-// tokenizer for this normalisation (NFC step, per-char pre-lowercasing, CJK/accents), and no package
-// is installed offline. Does not pad batches or do stride/overflow windows (see windows.ts).
+// Written here, not taken from npm: HF's JS port (transformers.js) mirrors the fast Rust pipeline,
+// which skips the slow tokenizer's NFC step and does not expose slow-identical offsets for this
+// normalisation (NFD/ligatures/expanding lowercase). Does not pad or build windows (windows.ts).
 
-import { basicTokenizeRange, type BasicOptions, type BasicToken } from './bert-basic.ts';
+import {
+  basicTokenizeRange,
+  sourceRange,
+  tokenLength,
+  tokenSlice,
+  type BasicOptions,
+  type BasicToken,
+} from './bert-basic.ts';
 import { buildVocab, readVocabFile } from './vocab.ts';
 
 /** Constructor options; defaults match `BertTokenizer` / bert-base-uncased. */
@@ -57,9 +63,10 @@ export interface Encoding {
   numTruncated: number;
 }
 
-type Piece = readonly [token: string, startCp: number, endCp: number];
+type Piece = readonly [token: string, startCp: number, endCp: number, id: number];
 
-const PY_WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_WS =
+  '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
 const CACHE_MAX = 200_000;
 
@@ -168,7 +175,8 @@ export class WordPieceTokenizer {
     const id = this.vocab.get(token);
     if (id !== undefined) return id;
     const unk = this.added.get(this.unkToken) ?? this.vocab.get(this.unkToken);
-    if (unk === undefined) throw new Error(`unknown token ${JSON.stringify(token)} and no unk token`);
+    if (unk === undefined)
+      throw new Error(`unknown token ${JSON.stringify(token)} and no unk token`);
     return unk;
   }
 
@@ -188,7 +196,7 @@ export class WordPieceTokenizer {
     basicTokenizeRange(text, 0, text.length, this.basicOpts, this.basicNeverSplit, false, out);
     return {
       tokens: out.map((t) => t.text),
-      offsets: out.map((t) => [t.starts[0] ?? 0, t.ends[t.ends.length - 1] ?? 0]),
+      offsets: out.map((t) => sourceRange(t, 0, tokenLength(t))),
     };
   }
 
@@ -196,31 +204,33 @@ export class WordPieceTokenizer {
   tokenize(text: string): TokenizeResult {
     const res: TokenizeResult = { tokens: [], ids: [], offsets: [], wordIds: [] };
     let word = 0;
-    const push = (tok: string, a: number, b: number): void => {
+    const push = (tok: string, id: number, a: number, b: number): void => {
       res.tokens.push(tok);
-      res.ids.push(this.tokenToId(tok));
+      res.ids.push(id);
       res.offsets.push([a, b]);
       res.wordIds.push(word);
     };
     const basic: BasicToken[] = [];
     for (const [a, b, special] of this.splitOnSpecials(text)) {
       if (special) {
-        push(text.slice(a, b), a, b);
+        const tok = text.slice(a, b);
+        push(tok, this.tokenToId(tok), a, b);
         word++;
         continue;
       }
       basic.length = 0;
       basicTokenizeRange(text, a, b, this.basicOpts, this.basicNeverSplit, this.doLowerCase, basic);
       for (const bt of basic) {
-        const n = bt.starts.length;
-        const wa = bt.starts[0] ?? a;
-        const wb = bt.ends[n - 1] ?? wa;
-        if (this.userNeverSplit.has(bt.text)) {
-          push(bt.text, wa, wb);
+        const pieces = this.userNeverSplit.has(bt.text) ? undefined : this.wordPiece(bt);
+        if (pieces === undefined || pieces === null) {
+          const [wa, wb] = sourceRange(bt, 0, tokenLength(bt));
+          const tok = pieces === null ? this.unkToken : bt.text;
+          push(tok, this.tokenToId(tok), wa, wb);
         } else {
-          const pieces = this.wordPiece(bt);
-          if (pieces === null) push(this.unkToken, wa, wb);
-          else for (const [tok, s, e] of pieces) push(tok, bt.starts[s] ?? wa, bt.ends[e - 1] ?? wb);
+          for (const [tok, s, e, id] of pieces) {
+            const [pa, pb] = sourceRange(bt, s, e);
+            push(tok, id, pa, pb);
+          }
         }
         word++;
       }
@@ -255,7 +265,8 @@ export class WordPieceTokenizer {
   /** HF `decode(ids, skip_special_tokens)` with `clean_up_tokenization_spaces`. */
   decode(ids: readonly number[], skipSpecial = false): string {
     const toks: string[] = [];
-    for (const id of ids) if (!(skipSpecial && this.specialIds.has(id))) toks.push(this.idToToken(id));
+    for (const id of ids)
+      if (!(skipSpecial && this.specialIds.has(id))) toks.push(this.idToToken(id));
     const s = toks.join(' ').replaceAll(' ##', '').replace(PY_STRIP, '');
     return this.cleanUpTokenizationSpaces ? cleanUpTokenization(s) : s;
   }
@@ -281,7 +292,7 @@ export class WordPieceTokenizer {
   private wordPiece(bt: BasicToken): Piece[] | null {
     const cached = this.cache.get(bt.text);
     if (cached !== undefined) return cached;
-    const n = bt.starts.length;
+    const n = tokenLength(bt);
     let result: Piece[] | null = [];
     if (n > this.maxInputCharsPerWord) {
       result = null;
@@ -291,7 +302,7 @@ export class WordPieceTokenizer {
         let end = n;
         let found: string | undefined;
         while (start < end) {
-          const sub = bt.text.slice(bt.bounds[start] ?? 0, bt.bounds[end] ?? 0);
+          const sub = tokenSlice(bt, start, end);
           const cand = start > 0 ? '##' + sub : sub;
           if (this.vocab.has(cand)) {
             found = cand;
@@ -303,7 +314,7 @@ export class WordPieceTokenizer {
           result = null;
           break;
         }
-        result.push([found, start, end]);
+        result.push([found, start, end, this.tokenToId(found)]);
         start = end;
       }
     }
@@ -313,7 +324,11 @@ export class WordPieceTokenizer {
   }
 
   /** Truncation (HF 'longest_first'), [CLS]/[SEP] insertion and segment ids. */
-  private assemble(a: TokenizeResult, b: TokenizeResult | undefined, opts: EncodeOptions): Encoding {
+  private assemble(
+    a: TokenizeResult,
+    b: TokenizeResult | undefined,
+    opts: EncodeOptions,
+  ): Encoding {
     let lenA = a.ids.length;
     let lenB = b?.ids.length ?? 0;
     const truncation = opts.truncation ?? opts.maxLength !== undefined;
@@ -324,10 +339,12 @@ export class WordPieceTokenizer {
       if (remove > 0) {
         if (b === undefined) {
           // HF logs an error and returns the sequence untruncated here; we refuse instead.
-          if (lenA <= remove) throw new RangeError(`maxLength ${maxLength} leaves no room for tokens`);
+          if (lenA <= remove)
+            throw new RangeError(`maxLength ${maxLength} leaves no room for tokens`);
           lenA -= remove;
         } else {
-          if (maxLength < numSpecial) throw new RangeError(`maxLength ${maxLength} < ${numSpecial} special tokens`);
+          if (maxLength < numSpecial)
+            throw new RangeError(`maxLength ${maxLength} < ${numSpecial} special tokens`);
           for (let r = 0; r < remove; r++) {
             if (lenA > lenB) lenA--;
             else lenB--;
