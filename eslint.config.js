@@ -28,6 +28,8 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // Plain JS entry points run under Node; TypeScript checks the rest.
+  { files: ['**/*.js', '**/*.mjs'], rules: { 'no-undef': 'off' } },
   { files: ['**/*.test.ts', 'tests/**'], rules: { 'max-lines': 'off' } },
   engineOnly(['engine/**/*.ts'], [
     { group: ['electron', 'electron/*'], message: 'engine/ must run under plain Node.' },

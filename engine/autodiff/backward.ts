@@ -125,7 +125,7 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
     if (g === undefined) {
       const shape = b.shape(p);
       if (!shape.every((d) => typeof d === 'number')) throw new Error(`parameter "${p}" has a symbolic shape`);
-      g = b.ConstantOfShape(shape as number[]);
+      g = b.ConstantOfShape(shape);
     }
     grads.set(p, g);
   }

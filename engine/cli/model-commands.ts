@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { presetConfig, PRESETS, type Architecture, type Task } from '../model/config.ts';
+import { presetConfig, PRESETS, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
@@ -74,7 +74,7 @@ export function cmdInitModel(opts: Opts): void {
   for (const special of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']) {
     if (!vocab.includes(special)) throw new UsageError(`${vocabFile}: the vocabulary lacks ${special}; use a BERT WordPiece vocab.txt`);
   }
-  const config = presetConfig(preset, arch as Architecture, vocab.length, labels, task);
+  const config = presetConfig(preset, arch, vocab.length, labels, task);
   config.padTokenId = vocab.indexOf('[PAD]');
   const weights = initWeights(config, optionalNumber(opts, 'seed', 42));
   const lower = !opts['cased'];
@@ -99,7 +99,7 @@ function flatten(x: unknown, what: string, file: string): { dims: number[]; valu
     dims.push(cur.length);
     cur = cur[0];
   }
-  const values = (Array.isArray(x) ? (x as unknown[]).flat(Infinity) : [x]) as unknown[];
+  const values = (Array.isArray(x) ? (x as unknown[]).flat(Infinity) : [x]);
   if (values.some((v) => typeof v !== 'number' || !Number.isInteger(v))) throw new UsageError(`${file}: "${what}" must hold integers`);
   const expect = dims.reduce((a, b) => a * b, 1);
   if (values.length !== expect) throw new UsageError(`${file}: "${what}" is ragged; pad every row to the same length`);

@@ -85,7 +85,7 @@ export function inferNode(
     if (!v) throw new Error(`${opType}: input ${i} is required`);
     return v;
   };
-  const attrInt = (k: string, dflt: number): number => (typeof attrs[k] === 'number' ? (attrs[k] as number) : dflt);
+  const attrInt = (k: string, dflt: number): number => (typeof attrs[k] === 'number' ? (attrs[k]) : dflt);
   if (UNARY.has(opType)) return [{ dtype: need(0).dtype, shape: [...need(0).shape] }];
   if (opType === 'IsNaN' || opType === 'IsInf') return [{ dtype: 'bool', shape: [...need(0).shape] }];
   if (BINARY.has(opType) || COMPARE.has(opType)) {
@@ -180,7 +180,7 @@ export function inferNode(
       const shape = [...need(0).shape];
       shape[axis] = mulDims([1]);
       const parts = inputs.map((inp) => inp.info?.shape[axis] ?? 0);
-      shape[axis] = parts.every((p) => typeof p === 'number') ? (parts as number[]).reduce((s, p) => s + p, 0) : parts.join('+');
+      shape[axis] = parts.every((p) => typeof p === 'number') ? (parts).reduce((s, p) => s + p, 0) : parts.join('+');
       return [{ dtype: need(0).dtype, shape }];
     }
     case 'Slice': {

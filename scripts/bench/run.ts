@@ -41,9 +41,9 @@ class Peer {
   }
   async ask<T>(cmd: string): Promise<T> {
     this.proc.stdin.write(`${cmd}\n`);
-    const { value, done } = await this.#lines.next();
-    if (done) throw new Error(`peer exited while running "${cmd}"`);
-    return JSON.parse(value as string) as T;
+    const next = (await this.#lines.next()) as IteratorResult<string, undefined>;
+    if (next.done) throw new Error(`peer exited while running "${cmd}"`);
+    return JSON.parse(next.value) as T;
   }
   quit(): void {
     this.proc.stdin.write('quit\n');

@@ -31,7 +31,7 @@ export const reduceMean: GradRule = (g) => {
   const axes = reducedAxes(g);
   const dims = axes.map((a) => shape[a]);
   let n: string;
-  if (dims.every((d) => typeof d === 'number')) n = b.scalarLike((dims as number[]).reduce((p, d) => p * d, 1), g.input(0));
+  if (dims.every((d) => typeof d === 'number')) n = b.scalarLike((dims).reduce((p, d) => p * d, 1), g.input(0));
   else n = b.Cast(b.Div(b.op('Size', [g.input(0)])[0] as string, b.op('Size', [g.output(0)])[0] as string), b.dtype(g.input(0)));
   return [expandBack(g, b.Div(g.gradOut(0) as string, n)), undefined];
 };

@@ -8,7 +8,7 @@ import type { GraphBuilder } from '../../onnx/builder.ts';
 /** Reshape dy to the shape of x, statically when x's shape is known. */
 export function reshapeLike(b: GraphBuilder, dy: string, x: string): string {
   const shape = b.shape(x);
-  if (shape.every((d) => typeof d === 'number')) return b.Reshape(dy, shape as number[]);
+  if (shape.every((d) => typeof d === 'number')) return b.Reshape(dy, shape);
   return b.op('Reshape', [dy, b.Shape(x)], {}, { outputInfos: [{ dtype: b.dtype(dy), shape: [...shape] }] })[0] as string;
 }
 
