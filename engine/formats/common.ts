@@ -86,11 +86,11 @@ export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, li
   }
   for (const s of draft.spans) {
     if (!Number.isInteger(s.start) || !Number.isInteger(s.end) || s.start < 0 || s.end > len) {
-      addError(sink, `entity ${draft.id}: offsets ${s.start}-${s.end} outside the text (length ${len}); dropped`, line);
+      addError(sink, `entity ${draft.id}: offsets outside the text; dropped`, line);
       return false;
     }
     if (s.end <= s.start) {
-      addError(sink, `entity ${draft.id}: empty or reversed span ${s.start}-${s.end}; dropped`, line);
+      addError(sink, `entity ${draft.id}: empty or reversed span; dropped`, line);
       return false;
     }
   }
@@ -115,7 +115,7 @@ export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, li
  * Validates relations once all entities are known and appends the valid ones. Unknown entity ids
  * are errors (relation dropped); concept relations naming no entity's normId only warn.
  */
-export function finishDocument(doc: Document, relations: readonly RelationDraft[], sink: IssueSink): void {
+export function finishDocument(doc: Document, relations: readonly RelationDraft[], sink: IssueSink, line?: number): void {
   const entityIds = new Set(doc.entities.map((e) => e.id));
   const conceptIds = new Set(doc.entities.flatMap((e) => e.normIds ?? []));
   const relationIds = new Set<string>();
@@ -139,13 +139,13 @@ export function finishDocument(doc: Document, relations: readonly RelationDraft[
     relationIds.add(r.id);
     doc.relations.push(r);
   }
-  if (doc.text.trim() === '') addWarning(sink, `document ${doc.id}: empty document`);
+  if (doc.text.trim() === '') addWarning(sink, `document ${doc.id}: empty document`, line);
 }
 
 /** Converts between code-point offsets (files) and UTF-16 offsets (model) for one text. */
 export interface OffsetMap {
-  toUnit(codePoint: number): number;
-  toCodePoint(unit: number): number;
+  toUnit: (codePoint: number) => number;
+  toCodePoint: (unit: number) => number;
 }
 
 const IDENTITY: OffsetMap = { toUnit: (n) => n, toCodePoint: (n) => n };
@@ -225,4 +225,9 @@ export function countLoss(losses: LossCounts, reason: string, n = 1): void {
 /** One warning per loss reason, e.g. "3 discontinuous entities dropped". */
 export function lossIssues(losses: LossCounts, file: string): FormatIssue[] {
   return [...losses].map(([reason, n]) => makeIssue('warning', file, `${n} ${reason}`));
+}
+
+/** Orders issues by line (stable; issues without a line last), for line-oriented formats. */
+export function sortIssues(issues: FormatIssue[]): FormatIssue[] {
+  return issues.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
 }

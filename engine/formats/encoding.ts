@@ -30,6 +30,19 @@ function sniffUtf16(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
   return null;
 }
 
+/** WHATWG windows-1252 for bytes 0x80–0x9F (5 undefined bytes map to themselves). */
+const C1 =
+  '\u20AC\u0081\u201A\u0192\u201E\u2026\u2020\u2021\u02C6\u2030\u0160\u2039\u0152\u008D\u017D\u008F' +
+  '\u0090\u2018\u2019\u201C\u201D\u2022\u2013\u2014\u02DC\u2122\u0161\u203A\u0153\u009D\u017E\u0178';
+
+/**
+ * Windows-1252 via TextDecoder, fixing bytes 0x80–0x9F: some Node 20/22 releases decode this
+ * label as ISO-8859-1 (nodejs/node#56542). Idempotent on a correct decoder.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  return new TextDecoder('windows-1252').decode(bytes).replace(/[\u0080-\u009F]/g, (c) => C1[c.charCodeAt(0) - 0x80] ?? c);
+}
+
 /** Decodes file bytes; `file` names the file in issues. */
 export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
   const b0 = bytes[0];
@@ -54,7 +67,7 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     return { text, encoding: 'utf-8', issues: [] };
   } catch {
-    const text = new TextDecoder('windows-1252').decode(bytes);
+    const text = decodeWindows1252(bytes);
     const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
     return { text, encoding: 'windows-1252', issues: [issue] };
   }

@@ -12,6 +12,7 @@ import {
   finishDocument,
   lossIssues,
   offsetMap,
+  sortIssues,
   splitLines,
 } from './common.ts';
 
@@ -20,6 +21,7 @@ export const COMPOSITE_MENTIONS = 'composite_mentions';
 
 interface Pending {
   id: string;
+  line: number;
   title: string;
   abstract?: string;
   annotations: { cols: string[]; line: number }[];
@@ -51,7 +53,7 @@ export function importPubtator(content: string, file: string): ImportResult {
       const [, pmid = '', kind, body = ''] = m;
       if (kind === 't') {
         flush();
-        cur = { id: pmid, title: body, annotations: [] };
+        cur = { id: pmid, line: lineNo, title: body, annotations: [] };
       } else if (cur !== null && cur.id === pmid && cur.abstract === undefined) {
         cur.abstract = body;
       } else {
@@ -66,7 +68,7 @@ export function importPubtator(content: string, file: string): ImportResult {
       addError(sink, 'annotation line with a different PMID than its document; skipped', lineNo);
     } else if (cols.length >= 5 && INT_RE.test(cols[1] ?? '') && INT_RE.test(cols[2] ?? '')) {
       cur.annotations.push({ cols, line: lineNo });
-    } else if (cols.length >= 4 && !INT_RE.test(cols[1] ?? '') && cols[1] !== '') {
+    } else if (cols.length >= 4 && cols.length <= 5 && !INT_RE.test(cols[1] ?? '') && cols[1] !== '' && cols[2] && cols[3]) {
       if (cols.length > 4) extraRelationCols++;
       cur.annotations.push({ cols, line: lineNo });
     } else {
@@ -75,6 +77,7 @@ export function importPubtator(content: string, file: string): ImportResult {
   }
   flush();
   if (extraRelationCols > 0) addWarning(sink, `${extraRelationCols} relation lines had extra columns; dropped`);
+  sortIssues(result.issues);
   return result;
 }
 
@@ -99,7 +102,7 @@ function buildDocument(p: Pending, sink: IssueSink): Document {
       relations.push({ relation: { id: `R${relations.length + 1}`, type, arg1, arg2, byConcept: true }, line });
     }
   }
-  finishDocument(doc, relations, sink);
+  finishDocument(doc, relations, sink, p.line);
   return doc;
 }
 
@@ -126,7 +129,8 @@ export function exportPubtator(docs: readonly Document[], opts: { name?: string 
     const title = doc.text.slice(0, cut);
     const abstract = doc.text.slice(cut + 1);
     if (/[\r\n]/.test(title) || /[\r\n]/.test(abstract)) countLoss(losses, 'documents had line breaks replaced by spaces');
-    const lines = [`${id}|t|${flat(title)}`, `${id}|a|${flat(abstract)}`];
+    const oneLine = (x: string): string => x.replace(/[\r\n]/g, ' ');
+    const lines = [`${id}|t|${oneLine(title)}`, `${id}|a|${oneLine(abstract)}`];
     const om = offsetMap(doc.text);
     for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses));
     for (const r of doc.relations) {

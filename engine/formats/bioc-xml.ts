@@ -1,0 +1,160 @@
+// BioC XML importer/exporter (collection/document/passage/annotation/relation, infons, multiple
+// locations = discontinuous). Parsing uses fast-xml-parser; a CR in text is written as &#13;
+// because XML parsers normalise raw CRLF, which would shift offsets.
+
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { Document } from './types.ts';
+import type { ExportResult, ImportResult, LossCounts } from './common.ts';
+import { countLoss, lossIssues, makeIssue } from './common.ts';
+import type { BiocAnnotation, BiocCollection, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
+import { biocToDocuments, documentsToBioc } from './bioc-model.ts';
+
+type XmlNode = Record<string, unknown>;
+
+const ARRAYS = new Set(['document', 'passage', 'sentence', 'annotation', 'relation', 'infon', 'location', 'node']);
+
+const asObj = (v: unknown): XmlNode => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as XmlNode) : {});
+const asArr = (v: unknown): XmlNode[] => (Array.isArray(v) ? v.map(asObj) : v === undefined ? [] : [asObj(v)]);
+const textOf = (v: unknown): string => {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  const t = asObj(v)['#text'];
+  return typeof t === 'string' ? t : '';
+};
+const attr = (n: XmlNode, name: string): string => textOf(n[`@_${name}`]);
+const num = (v: unknown): number => {
+  const s = textOf(v).trim();
+  return /^\d+$/.test(s) ? Number(s) : NaN;
+};
+
+function infons(n: XmlNode): BiocInfons {
+  const out: BiocInfons = {};
+  for (const i of asArr(n.infon)) out[attr(i, 'key')] = textOf(i);
+  return out;
+}
+
+function annotations(n: XmlNode): BiocAnnotation[] {
+  return asArr(n.annotation).map((a) => ({
+    id: attr(a, 'id'),
+    infons: infons(a),
+    locations: asArr(a.location).map((l) => ({ offset: num(l['@_offset']), length: num(l['@_length']) })),
+    text: textOf(a.text),
+  }));
+}
+
+function relations(n: XmlNode): BiocRelation[] {
+  return asArr(n.relation).map((r) => ({
+    id: attr(r, 'id'),
+    infons: infons(r),
+    nodes: asArr(r.node).map((x) => ({ refid: attr(x, 'refid'), role: attr(x, 'role') })),
+  }));
+}
+
+function sentences(n: XmlNode): BiocSentence[] {
+  return asArr(n.sentence).map((s) => ({
+    offset: num(s.offset),
+    infons: infons(s),
+    text: textOf(s.text),
+    annotations: annotations(s),
+    relations: relations(s),
+  }));
+}
+
+/** Parses BioC XML; syntax errors give one error issue with the line, and no documents. */
+export function importBiocXml(xml: string, file: string): ImportResult {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    return { documents: [], issues: [makeIssue('error', file, `malformed XML (${valid.err.code}) at column ${valid.err.col}`, valid.err.line)] };
+  }
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    trimValues: false,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    processEntities: true,
+    htmlEntities: true,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    isArray: (name) => ARRAYS.has(name),
+  });
+  const root = asObj(asObj(parser.parse(xml) as unknown).collection);
+  if (Object.keys(root).length === 0) {
+    return { documents: [], issues: [makeIssue('error', file, 'not BioC XML: no <collection> element')] };
+  }
+  const issues: ImportResult['issues'] = [];
+  const col: BiocCollection = {
+    source: textOf(root.source),
+    date: textOf(root.date),
+    key: textOf(root.key),
+    infons: infons(root),
+    documents: asArr(root.document).map((d, i) => ({
+      id: textOf(d.id).trim() || String(i + 1),
+      infons: infons(d),
+      relations: relations(d),
+      passages: asArr(d.passage).flatMap((p): BiocPassage[] => {
+        const offset = num(p.offset);
+        if (Number.isNaN(offset)) {
+          issues.push(makeIssue('error', file, `document ${i + 1}: passage without a valid offset; skipped`));
+          return [];
+        }
+        const passage: BiocPassage = { offset, infons: infons(p), sentences: sentences(p), annotations: annotations(p), relations: relations(p) };
+        if (p.text !== undefined) passage.text = textOf(p.text);
+        return [passage];
+      }),
+    })),
+  };
+  const res = biocToDocuments(col, file);
+  return { documents: res.documents, issues: [...issues, ...res.issues] };
+}
+
+/** XML 1.0 cannot hold C0 controls (except tab/LF/CR), U+FFFE/U+FFFF or lone surrogates. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function escaper(losses: LossCounts): (s: string) => string {
+  return (s) =>
+    s
+      .replace(INVALID_XML, () => {
+        countLoss(losses, 'characters not allowed in XML replaced by U+FFFD');
+        return '\uFFFD';
+      })
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/\r/g, '&#13;')
+      .replace(/\t/g, '&#9;');
+}
+
+/** Exports documents as one BioC XML file. */
+export function exportBiocXml(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  const name = opts.name ?? 'documents.bioc.xml';
+  const losses: LossCounts = new Map();
+  const col = documentsToBioc(docs, losses);
+  const esc = escaper(losses);
+  const el = (tag: string, v: string): string => `<${tag}>${esc(v)}</${tag}>`;
+  const inf = (i: BiocInfons): string =>
+    Object.entries(i).map(([k, v]) => `<infon key="${esc(k)}">${esc(v)}</infon>`).join('');
+  const rel = (r: BiocRelation): string =>
+    `<relation id="${esc(r.id)}">${inf(r.infons)}${r.nodes.map((n) => `<node refid="${esc(n.refid)}" role="${esc(n.role)}"/>`).join('')}</relation>\n`;
+  const out: string[] = [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE collection SYSTEM "BioC.dtd">\n<collection>',
+    `${el('source', col.source)}${el('date', col.date)}${el('key', col.key)}${inf(col.infons)}\n`,
+  ];
+  for (const d of col.documents) {
+    out.push(`<document>${el('id', d.id)}${inf(d.infons)}\n`);
+    for (const p of d.passages) {
+      out.push(`<passage>${inf(p.infons)}${el('offset', String(p.offset))}${el('text', p.text ?? '')}\n`);
+      for (const a of p.annotations) {
+        const locs = a.locations.map((l) => `<location offset="${l.offset}" length="${l.length}"/>`).join('');
+        out.push(`<annotation id="${esc(a.id)}">${inf(a.infons)}${locs}${el('text', a.text)}</annotation>\n`);
+      }
+      out.push('</passage>\n');
+    }
+    for (const r of d.relations) out.push(rel(r));
+    out.push('</document>\n');
+  }
+  out.push('</collection>\n');
+  return { files: [{ name, content: out.join('') }], issues: lossIssues(losses, name) };
+}

@@ -1,0 +1,144 @@
+// BioC XML and JSON: a hand-written collection (passages, discontinuous annotations, node and
+// concept relations), malformed input, exact text (CR, tab, emoji) and PubTator round trips.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportBiocJson, importBiocJson } from './bioc-json.ts';
+import { exportBiocXml, importBiocXml } from './bioc-xml.ts';
+import { importPubtator } from './pubtator.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+const TITLE = 'Lidocaine-induced cardiac asystole.';
+const ABSTRACT = 'A bolus of lidocaine caused asystole &amp; bradycardia.';
+const XML = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE collection SYSTEM "BioC.dtd">
+<collection><source>test</source><date>20240101</date><key>k</key>
+<document><id>354896</id><infon key="journal">J Test</infon>
+<passage><infon key="type">title</infon><offset>0</offset><text>${TITLE}</text>
+<annotation id="0"><infon key="type">Chemical</infon><infon key="MESH">D008012</infon><location offset="0" length="9"/><text>Lidocaine</text></annotation>
+<annotation id="1"><infon key="type">Disease</infon><infon key="MESH">D006323</infon><location offset="18" length="7"/><location offset="26" length="8"/><text>cardiac asystole</text></annotation>
+</passage>
+<passage><infon key="type">abstract</infon><offset>36</offset><text>${ABSTRACT}</text>
+<annotation id="2"><infon key="type">Chemical</infon><infon key="identifier">D008012</infon><location offset="47" length="9"/><text>lidocaine</text></annotation>
+<annotation id="3"><infon key="type">Disease</infon><location offset="900" length="3"/><text>bad</text></annotation>
+</passage>
+<relation id="R0"><infon key="relation">CID</infon><infon key="Chemical">D008012</infon><infon key="Disease">D006323</infon></relation>
+<relation id="R1"><infon key="type">causes</infon><node refid="0" role="Chemical"/><node refid="1" role="Disease"/></relation>
+<relation id="R2"><infon key="type">causes</infon><node refid="0" role="Chemical"/><node refid="42" role="Disease"/></relation>
+</document>
+</collection>
+`;
+
+describe('BioC XML import', () => {
+  const { documents, issues } = importBiocXml(XML, 'c.xml');
+  const doc = documents[0] as Document;
+
+  it('lays passages out at their offsets', () => {
+    expect(documents).toHaveLength(1);
+    expect(doc.id).toBe('354896');
+    expect(doc.text).toBe(`${TITLE}\n${ABSTRACT.replace('&amp;', '&')}`);
+    expect(doc.passages).toEqual([
+      { type: 'title', start: 0, end: 35 },
+      { type: 'abstract', start: 36, end: doc.text.length },
+    ]);
+    expect(doc.metadata).toEqual({ journal: 'J Test' });
+  });
+
+  it('reads annotations, discontinuous locations and both relation styles', () => {
+    expect(doc.entities.map((e) => [e.id, e.type, e.text, e.normIds])).toEqual([
+      ['0', 'Chemical', 'Lidocaine', ['D008012']],
+      ['1', 'Disease', 'cardiac asystole', ['D006323']],
+      ['2', 'Chemical', 'lidocaine', ['D008012']],
+    ]);
+    expect(doc.entities[1]?.spans).toEqual([{ start: 18, end: 25 }, { start: 26, end: 34 }]);
+    expect(doc.relations).toEqual([
+      { id: 'R0', type: 'CID', arg1: 'D008012', arg2: 'D006323', byConcept: true },
+      { id: 'R1', type: 'causes', arg1: '0', arg2: '1' },
+    ]);
+  });
+
+  it('reports the bad annotation and the unknown node id, keeping the rest', () => {
+    expect(issues.map((i) => [i.severity, i.message])).toEqual([
+      ['error', 'entity 3: offsets outside the text; dropped'],
+      ['error', 'document 354896: relation R2: unknown argument id 42; dropped'],
+    ]);
+  });
+
+  it('round-trips through XML and JSON exports', () => {
+    for (const [exp, imp] of [[exportBiocXml, importBiocXml], [exportBiocJson, importBiocJson]] as const) {
+      const out = exp([doc]);
+      expect(out.issues).toEqual([]);
+      const again = imp(out.files[0]?.content ?? '', 'again');
+      expect(again.issues).toEqual([]);
+      expect(again.documents).toEqual([doc]);
+    }
+  });
+});
+
+describe('BioC exact text and malformed input', () => {
+  const tricky: Document = {
+    id: 'n1',
+    text: 'Line one\r\n\tTabbed 😀 aspirin <b> & "q"\r\n',
+    entities: [
+      { id: 'T1', type: 'Chemical', spans: [{ start: 21, end: 28 }], text: 'aspirin', normIds: ['D001241', 'C000'], score: 0.5, attributes: { neg: 'no' } },
+      { id: 'T2', type: 'Mix', spans: [{ start: 0, end: 4 }, { start: 11, end: 17 }], text: 'Line Tabbed' },
+    ],
+    relations: [{ id: 'R1', type: 'rel', arg1: 'T1', arg2: 'T2', score: 0.25 }],
+    metadata: { note: 'a & b' },
+  };
+
+  it('keeps CR, tab, astral characters, scores and attributes in XML and JSON', () => {
+    const expected = { ...tricky, passages: [{ type: 'text', start: 0, end: tricky.text.length }] };
+    const xml = exportBiocXml([tricky]).files[0]?.content ?? '';
+    expect(xml).toContain('&#13;');
+    expect(importBiocXml(xml, 'x').documents).toEqual([expected]);
+    const json = exportBiocJson([tricky]).files[0]?.content ?? '';
+    expect(importBiocJson(json, 'j').documents).toEqual([expected]);
+  });
+
+  it('replaces characters XML cannot hold, with a warning', () => {
+    const doc: Document = { id: 'c', text: 'bad\u0001char', entities: [], relations: [] };
+    const out = exportBiocXml([doc]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 characters not allowed in XML replaced by U+FFFD']);
+    expect(importBiocXml(out.files[0]?.content ?? '', 'x').documents[0]?.text).toBe('bad\uFFFDchar');
+  });
+
+  it('reports XML syntax errors with their line', () => {
+    const res = importBiocXml('<collection>\n<document>\n<id>1</id>\n</collection>\n', 'broken.xml');
+    expect(res.documents).toEqual([]);
+    expect(res.issues).toHaveLength(1);
+    expect(res.issues[0]).toMatchObject({ severity: 'error', file: 'broken.xml', line: 4 });
+  });
+
+  it('reports JSON syntax errors and non-BioC JSON without quoting content', () => {
+    const res = importBiocJson('{"documents": [\n{"id": "1", "passages": [}\n]}', 'broken.json');
+    expect(res.issues).toHaveLength(1);
+    expect(res.issues[0]).toMatchObject({ severity: 'error', message: 'malformed JSON' });
+    expect(importBiocJson('{"foo": 1}', 'x.json').issues[0]?.message).toBe('not BioC JSON: no "documents" array');
+  });
+
+  it('skips a passage without offset and keeps the others', () => {
+    const json = JSON.stringify({
+      documents: [{ id: 'd', passages: [{ text: 'lost' }, { offset: 0, text: 'Kept text', annotations: [{ id: 'a', infons: { type: 'X' }, locations: [{ offset: 0, length: 4 }], text: 'Kept' }] }] }],
+    });
+    const res = importBiocJson(json, 'p.json');
+    expect(res.issues.map((i) => i.message)).toEqual(['document 1: passage without a valid offset; skipped']);
+    expect(res.documents[0]?.entities[0]?.text).toBe('Kept');
+  });
+});
+
+describe.skipIf(!HAS_DATA)('BioC round trip of BC5CDR', () => {
+  it('PubTator → BioC XML / JSON → import is lossless', () => {
+    const rel = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
+    const docs = importPubtator(readFileSync(join(DATA_DIR, rel), 'utf8'), rel).documents;
+    for (const [exp, imp] of [[exportBiocXml, importBiocXml], [exportBiocJson, importBiocJson]] as const) {
+      const out = exp(docs);
+      expect(out.issues).toEqual([]);
+      const again = imp(out.files[0]?.content ?? '', 'again');
+      expect(again.issues).toEqual([]);
+      expect(again.documents).toEqual(docs);
+    }
+  });
+});

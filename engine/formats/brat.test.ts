@@ -1,0 +1,117 @@
+// brat standoff: discontinuous spans, relations, equivalences, normalisations, attributes,
+// dropped events/notes, malformed lines, CRLF text with code-point offsets, and round trips.
+
+import { describe, expect, it } from 'vitest';
+import { exportBrat, importBrat } from './brat.ts';
+import type { Document } from './types.ts';
+
+const TEXT = 'Aspirin-induced gastric ulcer.\r\nThe 😀 patient took low dose aspirin daily.\r\n';
+
+/** Code-point offset of `needle` (the nth occurrence) in TEXT, as brat counts. */
+function cp(needle: string, nth = 0): number {
+  let at = -1;
+  for (let k = 0; k <= nth; k++) at = TEXT.indexOf(needle, at + 1);
+  return [...TEXT.slice(0, at)].length;
+}
+const lowDose = cp('low dose');
+const daily = cp('daily');
+const aspirin2 = cp('aspirin');
+
+const ANN = [
+  'T1\tChemical 0 7\tAspirin', // 1
+  'T2\tDisease 16 29\tgastric ulcer', // 2
+  `T3\tDosage ${lowDose} ${lowDose + 8};${daily} ${daily + 5}\tlow dose daily`, // 3
+  `T4\tChemical ${aspirin2} ${aspirin2 + 7}\taspirin`, // 4
+  'R1\tCauses Arg1:T1 Arg2:T2', // 5
+  '*\tEquiv T1 T4', // 6
+  'N1\tReference T1 MESH:D001241\tAspirin', // 7
+  'A1\tNegated T2', // 8
+  'A2\tCertainty T2 High', // 9
+  'E1\tTreat:T3 Theme:T4', // 10
+  '#1\tAnnotatorNotes T1\tsome note', // 11
+  'T5\tBad x y\tfoo', // 12 malformed offsets
+  'R2\tCauses Arg1:T1 Arg2:T99', // 13 unknown argument
+  'T6\tChemical 0 7\tAspirinX', // 14 mismatch, kept
+  'garbage without a tab', // 15
+  'A3\tNegated R1', // 16 attribute of a relation
+  'T7\tChemical 70 900\tfar', // 17 out of range
+].join('\r\n');
+
+describe('brat import', () => {
+  const { documents, issues } = importBrat(TEXT, ANN, 'note.ann');
+  const doc = documents[0] as Document;
+
+  it('reads entities, discontinuous spans, normalisations and attributes', () => {
+    expect(doc.id).toBe('note');
+    expect(doc.text).toBe(TEXT);
+    expect(doc.entities.map((e) => e.id)).toEqual(['T1', 'T2', 'T3', 'T4', 'T6']);
+    expect(doc.entities[0]).toEqual({ id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin', normIds: ['MESH:D001241'] });
+    expect(doc.entities[1]?.attributes).toEqual({ Negated: 'true', Certainty: 'High' });
+    const t3 = doc.entities[2];
+    expect(t3?.spans).toHaveLength(2);
+    expect(t3?.text).toBe('low dose daily');
+    // After CRLF and an astral emoji, UTF-16 offsets differ from brat's code points by one.
+    const t4 = doc.entities[3];
+    expect(t4?.spans[0]?.start).toBe(TEXT.indexOf('aspirin'));
+    expect(TEXT.slice(t4?.spans[0]?.start, t4?.spans[0]?.end)).toBe('aspirin');
+  });
+
+  it('reads relations and equivalences, dropping unknown arguments', () => {
+    expect(doc.relations).toEqual([
+      { id: 'R1', type: 'Causes', arg1: 'T1', arg2: 'T2' },
+      { id: '*2', type: 'Equiv', arg1: 'T1', arg2: 'T4' },
+    ]);
+  });
+
+  it('reports bad lines with line numbers and what was dropped', () => {
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
+      ['error', 12, 'entity T5: malformed offsets; skipped'],
+      ['error', 13, 'document note: relation R2: unknown argument id T99; dropped'],
+      ['warning', 14, 'entity T6: mention text does not match the text at its offsets; kept'],
+      ['error', 15, 'malformed line (no tab); skipped'],
+      ['warning', 16, 'A3: attribute of R1, which is not a kept entity; dropped'],
+      ['error', 17, 'entity T7: offsets outside the text; dropped'],
+      ['warning', undefined, '1 event (E) annotations dropped (their trigger entities are kept)'],
+      ['warning', undefined, '1 annotator notes (#) dropped'],
+    ]);
+    expect(issues.every((i) => i.file === 'note.ann')).toBe(true);
+  });
+
+  it('round-trips through the exporter', () => {
+    const out = exportBrat([doc]);
+    expect(out.issues).toEqual([]);
+    expect(out.files.map((f) => f.name)).toEqual(['note.txt', 'note.ann']);
+    expect(out.files[0]?.content).toBe(TEXT);
+    const again = importBrat(out.files[0]?.content ?? '', out.files[1]?.content ?? '', 'note.ann');
+    expect(again.issues).toEqual([]);
+    expect(again.documents[0]).toEqual(doc);
+  });
+});
+
+describe('brat export of other documents', () => {
+  it('renumbers ids and reports what brat cannot hold', () => {
+    const doc: Document = {
+      id: 'a/b c',
+      text: 'Metformin treats diabetes.',
+      entities: [
+        { id: 'e1', type: 'Drug name', spans: [{ start: 0, end: 9 }], text: 'Metformin', score: 0.8 },
+        { id: 'e2', type: 'Disease', spans: [{ start: 17, end: 25 }], text: 'diabetes', attributes: { note: 'two words' } },
+      ],
+      relations: [
+        { id: 'x', type: 'treats', arg1: 'e1', arg2: 'e2' },
+        { id: 'y', type: 'CID', arg1: 'D1', arg2: 'D2', byConcept: true },
+      ],
+      metadata: { source: 'x' },
+    };
+    const out = exportBrat([doc]);
+    expect(out.files.map((f) => f.name)).toEqual(['a_b_c.txt', 'a_b_c.ann']);
+    expect(out.files[1]?.content).toBe('T1\tDrug_name 0 9\tMetformin\nT2\tDisease 17 25\tdiabetes\nR1\ttreats Arg1:T1 Arg2:T2\n');
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 documents had metadata dropped',
+      '1 entity attributes with whitespace dropped',
+      '1 entity scores dropped',
+      '1 entity types had whitespace replaced by _',
+      '1 relations between concept ids (not entities) dropped',
+    ]);
+  });
+});

@@ -1,0 +1,103 @@
+// CoNLL: NCBI-disease and BC5CDR test splits (sentence and entity counts, byte-exact round
+// trip of tokens/tags), repairs of invalid I- tags, BIOES, multi-column and -DOCSTART- input.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportConll, importConll } from './conll.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+describe.skipIf(!HAS_DATA)('CoNLL on real NER splits', () => {
+  for (const [rel, sentences] of [['ner/ncbi-disease/test.tsv', 940], ['ner/bc5cdr/test.tsv', 4797]] as const) {
+    it(`${rel}: ${sentences} sentences, one entity per B- tag, exact round trip`, () => {
+      const content = readFileSync(join(DATA_DIR, rel), 'utf8');
+      const { documents, issues } = importConll(content, rel);
+      expect(issues).toEqual([]);
+      expect(documents).toHaveLength(1);
+      const doc = documents[0] as Document;
+      expect(doc.id).toBe('test');
+      expect(doc.passages).toHaveLength(sentences);
+      const bTags = content.split('\n').filter((l) => /\tB-/.test(l)).length;
+      expect(doc.entities).toHaveLength(bTags);
+      for (const e of doc.entities) expect(e.text).toBe(doc.text.slice(e.spans[0]?.start, e.spans[0]?.end));
+      const lines = content.split('\n').filter((l) => l !== '');
+      expect(doc.text.replace(/[ \n]/g, '|')).toBe(lines.map((l) => l.split('\t')[0]).join('|'));
+      const out = exportConll(documents);
+      expect(out.issues).toEqual([]);
+      expect(out.files[0]?.content).toBe(content);
+    });
+  }
+});
+
+describe('CoNLL parsing', () => {
+  it('repairs I- after O and reports bad lines, importing the rest', () => {
+    const input = ['The\tO', 'heart\tI-Disease', 'attack\tI-Disease', 'was\tO', 'bad\tX-Thing', 'lonely', 'aspirin\tB-Chemical', 'helped\tI-Disease', '', 'Next\tO'].join('\n');
+    const { documents, issues } = importConll(input, 'r.tsv');
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
+      ['warning', 2, '2 I-/E- tags that did not continue an entity were repaired to B-/S-'],
+      ['error', 5, 'invalid tag; token kept as O'],
+      ['error', 6, 'line without a tag; token kept as O'],
+    ]);
+    const doc = documents[0] as Document;
+    expect(doc.text).toBe('The heart attack was bad lonely aspirin helped\nNext');
+    expect(doc.entities.map((e) => [e.type, e.text])).toEqual([
+      ['Disease', 'heart attack'],
+      ['Chemical', 'aspirin'],
+      ['Disease', 'helped'],
+    ]);
+  });
+
+  it('reads BIOES, multi-column space-separated lines and -DOCSTART- documents', () => {
+    const input = [
+      '-DOCSTART- -X- -X- O',
+      '',
+      'Acute NN B-NP B-Disease',
+      'renal JJ I-NP I-Disease',
+      'failure NN I-NP E-Disease',
+      'after IN B-PP O',
+      'cisplatin NN B-NP S-Chemical',
+      '',
+      '-DOCSTART- (doc2)',
+      '',
+      'Nothing NN B-NP O',
+    ].join('\r\n');
+    const { documents, issues } = importConll(input, 'x.conll');
+    expect(issues).toEqual([]);
+    expect(documents.map((d) => d.id)).toEqual(['x', 'doc2']);
+    expect(documents[0]?.text).toBe('Acute renal failure after cisplatin');
+    expect(documents[0]?.entities.map((e) => [e.type, e.text, e.spans])).toEqual([
+      ['Disease', 'Acute renal failure', [{ start: 0, end: 19 }]],
+      ['Chemical', 'cisplatin', [{ start: 26, end: 35 }]],
+    ]);
+    const bioes = exportConll(documents, { scheme: 'bioes' }).files[0]?.content ?? '';
+    expect(bioes.split('\n').slice(0, 6)).toEqual(['-DOCSTART- (x)', '', 'Acute\tB-Disease', 'renal\tI-Disease', 'failure\tE-Disease', 'after\tO']);
+    expect(importConll(bioes, 'y.conll').documents).toEqual(documents);
+  });
+
+  it('exports other documents with token splits at entity boundaries and reports losses', () => {
+    const doc: Document = {
+      id: 'p',
+      text: 'Naloxone reverses  clonidine-induced hypotension.\nSecond line.',
+      entities: [
+        { id: 'a', type: 'Chemical', spans: [{ start: 0, end: 8 }], text: 'Naloxone', normIds: ['D009270'] },
+        { id: 'b', type: 'Chemical', spans: [{ start: 19, end: 28 }], text: 'clonidine' },
+        { id: 'c', type: 'Disease', spans: [{ start: 37, end: 48 }], text: 'hypotension' },
+        { id: 'd', type: 'Disease', spans: [{ start: 19, end: 48 }], text: 'clonidine-induced hypotension' },
+        { id: 'e', type: 'X', spans: [{ start: 0, end: 3 }, { start: 9, end: 12 }], text: 'Nal rev' },
+      ],
+      relations: [{ id: 'r', type: 'CID', arg1: 'D1', arg2: 'D2', byConcept: true }],
+    };
+    const out = exportConll([doc], { splitPunctuation: true });
+    expect(out.files[0]?.content).toBe(
+      'Naloxone\tB-Chemical\nreverses\tO\nclonidine\tB-Disease\n-\tI-Disease\ninduced\tI-Disease\nhypotension\tI-Disease\n.\tO\n\nSecond\tO\nline\tO\n.\tO\n\n',
+    );
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 discontinuous entities dropped',
+      '1 documents had entity ids, attributes or scores dropped',
+      '1 documents had whitespace normalised (character offsets change)',
+      '1 relations dropped',
+      '2 overlapping or nested entities dropped',
+    ]);
+  });
+});

@@ -1,0 +1,238 @@
+// CoNLL-style token-per-line importer/exporter: `token<TAB>tag` (or space-separated, or several
+// columns with the tag last), IOB/IOB2/BIOES/BILOU tags, blank line = sentence end, -DOCSTART-
+// starts a document. Text = tokens joined by ' ', sentences by '\n' (one 'sentence' passage each).
+
+import type { Document, Entity, Span } from './types.ts';
+import type { ExportResult, ImportResult, IssueSink, LossCounts } from './common.ts';
+import { addError, addWarning, countLoss, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
+
+const TAG_RE = /^([BIESLU])-(.+)$/;
+
+interface Builder {
+  doc: Document;
+  parts: string[];
+  length: number;
+  sentenceStart: number;
+  tokensInSentence: number;
+  open: { type: string; start: number; end: number } | null;
+}
+
+/** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
+export function importConll(content: string, file: string): ImportResult {
+  const result: ImportResult = { documents: [], issues: [] };
+  const sink: IssueSink = { file, issues: result.issues };
+  const stem = fileStem(file);
+  let b: Builder | null = null;
+  let repaired = 0;
+  let firstRepair = 0;
+  const newDoc = (id: string): Builder => ({
+    doc: { id, text: '', entities: [], relations: [], passages: [] },
+    parts: [],
+    length: 0,
+    sentenceStart: 0,
+    tokensInSentence: 0,
+    open: null,
+  });
+  const closeEntity = (x: Builder): void => {
+    if (!x.open) return;
+    const { type, start, end } = x.open;
+    const span: Span = { start, end };
+    x.doc.entities.push({ id: `T${x.doc.entities.length + 1}`, type, spans: [span], text: '' });
+    x.open = null;
+  };
+  const endSentence = (x: Builder): void => {
+    closeEntity(x);
+    if (x.tokensInSentence === 0) return;
+    x.doc.passages?.push({ type: 'sentence', start: x.sentenceStart, end: x.length });
+    x.tokensInSentence = 0;
+  };
+  const finish = (x: Builder | null): void => {
+    if (!x) return;
+    endSentence(x);
+    x.doc.text = x.parts.join('');
+    for (const e of x.doc.entities) e.text = x.doc.text.slice(e.spans[0]?.start ?? 0, e.spans[0]?.end ?? 0);
+    if (x.doc.entities.length > 0 || x.doc.text !== '') {
+      finishDocument(x.doc, [], sink);
+      result.documents.push(x.doc);
+    }
+  };
+  const lines = splitLines(content);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] ?? '';
+    const line = i + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '') {
+      if (b) endSentence(b);
+      continue;
+    }
+    const cols = raw.includes('\t') ? raw.split('\t') : trimmed.split(/\s+/);
+    if (cols[0] === '-DOCSTART-') {
+      finish(b);
+      const rest = trimmed.slice('-DOCSTART-'.length).trim();
+      const named = /^\((.+)\)$/.exec(rest)?.[1];
+      b = newDoc(named ?? `${stem}${result.documents.length > 0 ? `-${result.documents.length + 1}` : ''}`);
+      continue;
+    }
+    b ??= newDoc(stem);
+    const token = cols[0] ?? '';
+    let tag = cols.length > 1 ? (cols[cols.length - 1] ?? '').trim() : '';
+    if (cols.length < 2 || (tag !== 'O' && !TAG_RE.test(tag))) {
+      addError(sink, cols.length < 2 ? 'line without a tag; token kept as O' : 'invalid tag; token kept as O', line);
+      tag = 'O';
+    }
+    if (b.tokensInSentence > 0) {
+      b.parts.push(' ');
+      b.length += 1;
+    } else {
+      if (b.doc.passages && b.doc.passages.length > 0) {
+        b.parts.push('\n');
+        b.length += 1;
+      }
+      b.sentenceStart = b.length;
+    }
+    const start = b.length;
+    b.parts.push(token);
+    b.length += token.length;
+    b.tokensInSentence++;
+    const m = TAG_RE.exec(tag);
+    const prefix = m?.[1] ?? 'O';
+    const type = m?.[2] ?? '';
+    const continues = b.open !== null && b.open.type === type;
+    if ((prefix === 'I' || prefix === 'E' || prefix === 'L') && !continues) {
+      if (repaired++ === 0) firstRepair = line;
+    }
+    if (prefix === 'O' || prefix === 'B' || prefix === 'S' || prefix === 'U' || !continues) closeEntity(b);
+    if (prefix !== 'O') {
+      if (b.open) b.open.end = b.length;
+      else b.open = { type, start, end: b.length };
+      if (prefix === 'E' || prefix === 'L' || prefix === 'S' || prefix === 'U') closeEntity(b);
+    }
+  }
+  finish(b);
+  if (repaired > 0) {
+    addWarning(sink, `${repaired} I-/E- tags that did not continue an entity were repaired to B-/S-`, firstRepair);
+  }
+  sortIssues(result.issues);
+  return result;
+}
+
+/** Options for the CoNLL exporter. */
+export interface ConllExportOptions {
+  name?: string;
+  scheme?: 'iob2' | 'bioes';
+  /** Split punctuation off words (better tokens for training; changes tokens of CoNLL input). */
+  splitPunctuation?: boolean;
+  separator?: '\t' | ' ';
+}
+
+/** Sentence ranges: 'sentence' passages when present, else the text's non-empty lines. */
+function sentenceRanges(doc: Document): Span[] {
+  const sents = (doc.passages ?? []).filter((p) => p.type === 'sentence');
+  if (sents.length > 0) return sents.map(({ start, end }) => ({ start, end })).sort((a, b) => a.start - b.start);
+  const out: Span[] = [];
+  const re = /[^\r\n]+/g;
+  for (let m = re.exec(doc.text); m; m = re.exec(doc.text)) out.push({ start: m.index, end: m.index + m[0].length });
+  return out;
+}
+
+/** Non-overlapping continuous entities (longest first at equal start); counts what is dropped. */
+function flatEntities(doc: Document, losses: LossCounts): Entity[] {
+  const cont = doc.entities.filter((e) => e.spans.length === 1);
+  countLoss(losses, 'discontinuous entities dropped', doc.entities.length - cont.length);
+  const sorted = [...cont].sort((a, b) => (a.spans[0]?.start ?? 0) - (b.spans[0]?.start ?? 0) || (b.spans[0]?.end ?? 0) - (a.spans[0]?.end ?? 0));
+  const kept: Entity[] = [];
+  let lastEnd = -1;
+  for (const e of sorted) {
+    const s = e.spans[0];
+    if (!s) continue;
+    if (s.start < lastEnd) countLoss(losses, 'overlapping or nested entities dropped');
+    else {
+      kept.push(e);
+      lastEnd = s.end;
+    }
+  }
+  return kept;
+}
+
+/** Exports documents as one CoNLL file (IOB2 by default); issues say what CoNLL could not hold. */
+export function exportConll(docs: readonly Document[], opts: ConllExportOptions = {}): ExportResult {
+  const name = opts.name ?? 'documents.conll';
+  const sep = opts.separator ?? '\t';
+  const losses: LossCounts = new Map();
+  const out: string[] = [];
+  for (const doc of docs) {
+    if (docs.length > 1) out.push(`-DOCSTART- (${doc.id})`, '');
+    countLoss(losses, 'relations dropped', doc.relations.length);
+    const ents = flatEntities(doc, losses);
+    if (doc.entities.some((e) => e.normIds || e.attributes || e.score !== undefined)) {
+      countLoss(losses, 'documents had entity ids, attributes or scores dropped');
+    }
+    const rebuilt: string[] = [];
+    let k = 0;
+    let ei = 0;
+    const startOf = (e: Entity | undefined): number => e?.spans[0]?.start ?? Infinity;
+    const crossing = 'entities crossing a sentence boundary dropped';
+    for (const sent of sentenceRanges(doc)) {
+      for (; ei < ents.length && startOf(ents[ei]) < sent.start; ei++) countLoss(losses, crossing);
+      const cuts = new Set<number>();
+      const inSent: Entity[] = [];
+      for (; ei < ents.length && startOf(ents[ei]) < sent.end; ei++) {
+        const e = ents[ei] as Entity;
+        if ((e.spans[0]?.end ?? 0) > sent.end) countLoss(losses, crossing);
+        else {
+          inSent.push(e);
+          cuts.add(startOf(e)).add(e.spans[0]?.end ?? 0);
+        }
+      }
+      const tokens = tokenize(doc.text, sent, cuts, opts.splitPunctuation === true);
+      if (tokens.length === 0) continue;
+      for (const t of tokens) out.push(`${doc.text.slice(t.start, t.end)}${sep}${tagFor(t, inSent, opts.scheme ?? 'iob2')}`);
+      out.push('');
+      rebuilt.push(tokens.map((t) => doc.text.slice(t.start, t.end)).join(' '));
+      k += tokens.length;
+    }
+    countLoss(losses, crossing, ents.length - ei);
+    if (rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
+    if (k === 0 && doc.text.trim() !== '') countLoss(losses, 'documents without tokens skipped');
+  }
+  return { files: [{ name, content: out.length > 0 ? out.join('\n') + '\n' : '' }], issues: lossIssues(losses, name) };
+}
+
+function tokenize(text: string, sent: Span, cuts: Set<number>, punct: boolean): Span[] {
+  const out: Span[] = [];
+  const re = /\S+/g;
+  re.lastIndex = sent.start;
+  for (let m = re.exec(text); m && m.index < sent.end; m = re.exec(text)) {
+    const end = Math.min(m.index + m[0].length, sent.end);
+    let start = m.index;
+    for (let i = m.index + 1; i < end; i++) {
+      const lowSurrogate = (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+      const boundary = !lowSurrogate && (cuts.has(i) || (punct && isPunctBoundary(text, i)));
+      if (boundary) {
+        out.push({ start, end: i });
+        start = i;
+      }
+    }
+    out.push({ start, end });
+  }
+  return out;
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+
+/** A boundary between a word character and punctuation, or between two punctuation marks. */
+function isPunctBoundary(text: string, i: number): boolean {
+  const a = WORD.test(text[i - 1] ?? '');
+  const b = WORD.test(text[i] ?? '');
+  return !(a && b);
+}
+
+function tagFor(t: Span, ents: readonly Entity[], scheme: 'iob2' | 'bioes'): string {
+  const e = ents.find((x) => (x.spans[0]?.start ?? 0) <= t.start && t.end <= (x.spans[0]?.end ?? 0));
+  const s = e?.spans[0];
+  if (!e || !s) return 'O';
+  const first = t.start === s.start;
+  if (scheme === 'iob2') return `${first ? 'B' : 'I'}-${e.type}`;
+  const last = t.end === s.end;
+  return `${first && last ? 'S' : first ? 'B' : last ? 'E' : 'I'}-${e.type}`;
+}

@@ -1,0 +1,92 @@
+// CSV: the mtsamples file (no header, text in column 4), header detection and column names,
+// malformed rows with line numbers, CRLF inside quoted text, and annotation round trips.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportCsv, importCsv } from './csv.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+describe.skipIf(!HAS_DATA)('CSV on mtsamples', () => {
+  const rel = 'documents/mtsamples/mtsamples_401rows.csv';
+  const content = readFileSync(join(DATA_DIR, rel), 'utf8');
+
+  it('imports 401 rows with column 4 as text and the rest as metadata', () => {
+    const { documents, issues } = importCsv(content, rel, { textColumn: 4, idColumn: 0 });
+    // Four rows have an empty transcription: warned with their line, still imported.
+    const lineOf = (id: string): number => content.split('\n').findIndex((l) => l.startsWith(`${id},`)) + 1;
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual(
+      ['97', '116', '205', '263'].map((id) => ['warning', lineOf(id), `document ${id}: empty document`]),
+    );
+    expect(documents).toHaveLength(401);
+    const first = documents[0] as Document;
+    expect(first.id).toBe('0');
+    expect(first.text.startsWith('SUBJECTIVE:,  This 23-year-old white female')).toBe(true);
+    expect(first.metadata?.['2']).toBe(' Allergy / Immunology');
+    expect(Object.keys(first.metadata ?? {})).toEqual(['1', '2', '3', '5']);
+    expect(documents.at(-1)?.id).toBe('400');
+  });
+
+  it('detects the missing header and guesses the transcription column', () => {
+    const { documents } = importCsv(content, rel);
+    expect(documents).toHaveLength(401);
+    expect(documents[0]?.id).toBe('mtsamples_401rows-1');
+    expect(documents[0]?.text.startsWith('SUBJECTIVE:')).toBe(true);
+  });
+});
+
+describe('CSV parsing', () => {
+  it('uses a header, keeps CRLF inside quotes and reports bad rows', () => {
+    const input = [
+      'id,note,site', // 1
+      'a,"Line one\r\nline ""two""",north', // 2-3
+      'b,plain text', // 4: short row, still has the text column
+      'c', // 5: no text column
+      'd,"unterminated, south', // 6: unclosed quote → line skipped
+      'e,last,west', // 7
+      '',
+    ].join('\n');
+    const { documents, issues } = importCsv(input, 'notes.csv', { textColumn: 'note' });
+    expect(documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['a', 'Line one\r\nline "two"', { site: 'north' }],
+      ['b', 'plain text', undefined],
+      ['e', 'last', { site: 'west' }],
+    ]);
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
+      ['warning', 4, 'row has 2 columns, expected 3'],
+      ['error', 5, 'row has 1 columns, no text column 1; skipped'],
+      ['error', 6, 'unclosed quote; line skipped'],
+    ]);
+  });
+
+  it('reads TSV with a header and errors on an unknown column name', () => {
+    const tsv = 'index\tsentence\tlabel\n1\tAlpha @GENE$ beta.\t1\n2\tGamma.\t0\n';
+    const res = importCsv(tsv, 't.tsv', { delimiter: '\t' });
+    expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['t-1', 'Alpha @GENE$ beta.', { index: '1', label: '1' }],
+      ['t-2', 'Gamma.', { index: '2', label: '0' }],
+    ]);
+    expect(importCsv(tsv, 't.tsv', { delimiter: '\t', textColumn: 'nope' }).issues[0]?.message).toBe('text column not found');
+  });
+
+  it('round-trips text, metadata and annotations through entities/relations columns', () => {
+    const doc: Document = {
+      id: 'r1',
+      text: ' Aspirin, "quoted"\r\nand ulcers ',
+      entities: [
+        { id: 'T1', type: 'Chemical', spans: [{ start: 1, end: 8 }], text: 'Aspirin', normIds: ['D001241'] },
+        { id: 'T2', type: 'Disease', spans: [{ start: 24, end: 30 }], text: 'ulcers' },
+      ],
+      relations: [{ id: 'R1', type: 'causes', arg1: 'T1', arg2: 'T2' }],
+      metadata: { ward: 'B, 2' },
+    };
+    const out = exportCsv([doc, { id: 'r2', text: 'none', entities: [], relations: [] }]);
+    expect(out.issues).toEqual([]);
+    const again = importCsv(out.files[0]?.content ?? '', 'x.csv');
+    expect(again.issues).toEqual([]);
+    expect(again.documents).toEqual([doc, { id: 'r2', text: 'none', entities: [], relations: [], metadata: { ward: '' } }]);
+    const plain = exportCsv([doc], { annotations: false });
+    expect(plain.issues.map((i) => i.message)).toEqual(['3 entities and relations dropped (annotations: false)']);
+  });
+});

@@ -1,0 +1,80 @@
+// JSON Lines: the accepted entity/relation shapes (incl. doccano), code-point offsets, CRLF
+// text, malformed lines with their numbers, and a lossless round trip.
+
+import { describe, expect, it } from 'vitest';
+import { exportJsonl, importJsonl } from './jsonl.ts';
+import type { Document } from './types.ts';
+
+describe('JSONL import', () => {
+  const lines = [
+    JSON.stringify({ id: 'a', text: 'Aspirin\r\ncauses ulcers.', entities: [{ start: 0, end: 7, type: 'Chemical', id: 'e1', norm_ids: ['D001241'] }, { spans: [[9, 15], [16, 22]], label: 'Disease', text: 'causes ulcers' }], relations: [{ type: 'CID', head: 'e1', tail: 'T2' }] }),
+    '{"id": "b", "text": broken',
+    JSON.stringify({ text: 'Metformin 😀 helps', label: [[12, 17, 'Verb']] }),
+    '',
+    JSON.stringify({ id: 7, text: 'doccano style', entities: [{ id: 1, label: 'X', start_offset: 0, end_offset: 7 }], relations: [{ id: 3, from_id: 1, to_id: 2, type: 'r' }], source: 'ann1' }),
+    JSON.stringify({ id: 'c', entities: [] }),
+    JSON.stringify({ id: 'd', text: 'short', entities: [{ start: 2, end: 50, type: 'X' }, { type: 'Y' }] }),
+  ];
+  const { documents, issues } = importJsonl(lines.join('\n'), 'in.jsonl', 'in');
+
+  it('reads every accepted shape', () => {
+    expect(documents.map((d) => d.id)).toEqual(['a', 'in-2', '7', 'd']);
+    const [a, b, c] = documents;
+    expect(a?.text).toBe('Aspirin\r\ncauses ulcers.');
+    expect(a?.entities.map((e) => [e.id, e.type, e.text, e.normIds])).toEqual([
+      ['e1', 'Chemical', 'Aspirin', ['D001241']],
+      ['T2', 'Disease', 'causes ulcers', undefined],
+    ]);
+    expect(a?.relations).toEqual([{ id: 'R1', type: 'CID', arg1: 'e1', arg2: 'T2' }]);
+    // Code-point offsets: the emoji is one code point, two UTF-16 units.
+    expect(b?.entities[0]?.text).toBe('helps');
+    expect(c?.entities[0]?.text).toBe('doccano');
+    expect(c?.metadata).toEqual({ source: 'ann1' });
+  });
+
+  it('reports bad lines and bad items with line numbers', () => {
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
+      ['error', 2, 'malformed JSON; line skipped'],
+      ['error', 5, 'document 7: relation 3: unknown argument id 2; dropped'],
+      ['error', 6, 'record is not an object with a "text" string; skipped'],
+      ['error', 7, 'entity T1: offsets outside the text; dropped'],
+      ['error', 7, 'document d: entity 2: missing or malformed offsets; dropped'],
+    ]);
+    expect(issues.some((i) => i.message.includes('broken'))).toBe(false);
+  });
+
+  it('keeps doccano classification labels as metadata', () => {
+    const res = importJsonl('{"text": "ok", "label": ["POS", "NEG"]}', 'cls.jsonl');
+    expect(res.issues).toEqual([]);
+    expect(res.documents[0]?.metadata).toEqual({ label: '["POS","NEG"]' });
+  });
+
+  it('accepts a JSON array of records', () => {
+    const res = importJsonl(JSON.stringify([{ text: 'x' }, { text: 'y' }]), 'arr.json', 'arr');
+    expect(res.documents.map((d) => d.text)).toEqual(['x', 'y']);
+  });
+});
+
+describe('JSONL export', () => {
+  it('round-trips every field of the document model', () => {
+    const doc: Document = {
+      id: 'z',
+      text: 'Tab\there 😀 and\r\nmore',
+      entities: [
+        { id: 'T1', type: 'A', spans: [{ start: 0, end: 3 }, { start: 4, end: 8 }], text: 'Tab here', normIds: ['X:1'], score: 0.75, attributes: { k: 'v w' } },
+        { id: 'T2', type: 'B', spans: [{ start: 12, end: 15 }], text: 'and' },
+      ],
+      relations: [
+        { id: 'R1', type: 'r', arg1: 'T1', arg2: 'T2', score: 0.5 },
+        { id: 'R2', type: 'c', arg1: 'X:1', arg2: 'X:1', byConcept: true },
+      ],
+      passages: [{ type: 'p', start: 0, end: 20 }],
+      metadata: { m: '1' },
+    };
+    const out = exportJsonl([doc]);
+    expect(out.issues).toEqual([]);
+    const again = importJsonl(out.files[0]?.content ?? '', 'z.jsonl');
+    expect(again.issues).toEqual([]);
+    expect(again.documents).toEqual([doc]);
+  });
+});

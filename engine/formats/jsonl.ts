@@ -1,0 +1,169 @@
+// JSON Lines importer/exporter: one `{"id"?, "text", "entities", "relations"}` object per line;
+// entities as {start,end,type|label,id?,norm_ids?} or {spans:[[s,e],…]}, or doccano's
+// "label": [[s,e,"TYPE"]]. Offsets are code points. The helpers also serve CSV annotation cells.
+
+import type { Document } from './types.ts';
+import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
+import { addEntity, addError, finishDocument, offsetMap, sortIssues, splitLines } from './common.ts';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const idStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const KNOWN = new Set(['id', 'text', 'entities', 'relations', 'label', 'labels', 'passages', 'metadata']);
+
+function pair(v: unknown): [number, number] | null {
+  if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
+  if (isObj(v) && typeof v.start === 'number' && typeof v.end === 'number') return [v.start, v.end];
+  return null;
+}
+
+function entityDraft(item: unknown, n: number, om: OffsetMap): EntityDraft | null {
+  const toSpan = ([s, e]: [number, number]) => ({ start: om.toUnit(s), end: om.toUnit(e) });
+  if (Array.isArray(item)) {
+    const p = pair(item);
+    return p && typeof item[2] === 'string' ? { id: `T${n}`, type: item[2], spans: [toSpan(p)] } : null;
+  }
+  if (!isObj(item)) return null;
+  let spans: [number, number][] | null = null;
+  if (Array.isArray(item.spans)) {
+    const ps = item.spans.map(pair);
+    spans = ps.every((p) => p !== null) ? ps : null;
+  } else {
+    spans = [pair([item.start ?? item.start_offset, item.end ?? item.end_offset])].filter((p) => p !== null);
+    if (spans.length === 0) spans = null;
+  }
+  if (!spans) return null;
+  const type = typeof item.type === 'string' ? item.type : typeof item.label === 'string' ? item.label : '';
+  const draft: EntityDraft = { id: idStr(item.id) ?? `T${n}`, type, spans: spans.map(toSpan) };
+  const norm = item.norm_ids ?? item.normIds;
+  if (Array.isArray(norm)) draft.normIds = norm.filter((x): x is string => typeof x === 'string');
+  else if (typeof norm === 'string' && norm) draft.normIds = [norm];
+  if (typeof item.text === 'string') draft.mention = item.text;
+  if (typeof item.score === 'number') draft.score = item.score;
+  if (isObj(item.attributes)) {
+    draft.attributes = Object.fromEntries(Object.entries(item.attributes).map(([k, v]) => [k, String(v)]));
+  }
+  return draft;
+}
+
+/** Adds JSON-shaped entities and relations (jsonl fields, CSV annotation cells) to `doc`. */
+export function addJsonAnnotations(doc: Document, entities: unknown, relations: unknown, sink: IssueSink, line?: number): void {
+  const om = offsetMap(doc.text);
+  const items = Array.isArray(entities) ? entities : [];
+  if (entities !== undefined && !Array.isArray(entities)) addError(sink, `document ${doc.id}: "entities" is not an array`, line);
+  items.forEach((item, i) => {
+    const draft = entityDraft(item, i + 1, om);
+    if (draft) addEntity(doc, draft, sink, line);
+    else addError(sink, `document ${doc.id}: entity ${i + 1}: missing or malformed offsets; dropped`, line);
+  });
+  const drafts: RelationDraft[] = [];
+  const rels = Array.isArray(relations) ? relations : [];
+  rels.forEach((r, i) => {
+    const o = isObj(r) ? r : {};
+    const arg1 = idStr(o.arg1 ?? o.head ?? o.from_id);
+    const arg2 = idStr(o.arg2 ?? o.tail ?? o.to_id);
+    const type = typeof o.type === 'string' ? o.type : typeof o.label === 'string' ? o.label : '';
+    if (arg1 === undefined || arg2 === undefined || !type) {
+      addError(sink, `document ${doc.id}: relation ${i + 1}: missing type or arguments; dropped`, line);
+      return;
+    }
+    const relation: RelationDraft['relation'] = { id: idStr(o.id) ?? `R${i + 1}`, type, arg1, arg2 };
+    if (o.by_concept === true || o.byConcept === true) relation.byConcept = true;
+    if (typeof o.score === 'number') relation.score = o.score;
+    drafts.push(line === undefined ? { relation } : { relation, line });
+  });
+  finishDocument(doc, drafts, sink, line);
+}
+
+/** Reads one JSON record into a Document; returns null (with an error issue) when unusable. */
+export function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, line?: number): Document | null {
+  if (!isObj(rec) || typeof rec.text !== 'string') {
+    addError(sink, 'record is not an object with a "text" string; skipped', line);
+    return null;
+  }
+  const doc: Document = { id: idStr(rec.id) ?? fallbackId, text: rec.text, entities: [], relations: [] };
+  if (Array.isArray(rec.passages)) {
+    doc.passages = rec.passages.filter(isObj).flatMap((p) =>
+      typeof p.start === 'number' && typeof p.end === 'number' ? [{ type: typeof p.type === 'string' ? p.type : 'passage', start: p.start, end: p.end }] : [],
+    );
+  }
+  // doccano: "label" holds [[s, e, TYPE], …] for NER projects, plain strings for classification.
+  const spanLabels = (v: unknown): boolean => Array.isArray(v) && v.every((x) => Array.isArray(x));
+  const labelKey = spanLabels(rec.label) ? 'label' : spanLabels(rec.labels) ? 'labels' : undefined;
+  const meta: Record<string, string> = {};
+  const keep = (k: string, v: unknown): void => {
+    meta[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  };
+  if (isObj(rec.metadata)) for (const [k, v] of Object.entries(rec.metadata)) keep(k, v);
+  for (const [k, v] of Object.entries(rec)) if (!KNOWN.has(k) || ((k === 'label' || k === 'labels') && k !== labelKey)) keep(k, v);
+  if (Object.keys(meta).length > 0) doc.metadata = meta;
+  const ents = rec.entities ?? (labelKey ? rec[labelKey] : undefined);
+  addJsonAnnotations(doc, ents, rec.relations, sink, line);
+  return doc;
+}
+
+/** Imports JSON Lines (or a JSON array of records); bad lines are reported and skipped. */
+export function importJsonl(content: string, file: string, stem = 'doc'): ImportResult {
+  const result: ImportResult = { documents: [], issues: [] };
+  const sink: IssueSink = { file, issues: result.issues };
+  const records: { value: unknown; line: number }[] = [];
+  if (content.trimStart().startsWith('[')) {
+    try {
+      const arr = JSON.parse(content) as unknown;
+      if (Array.isArray(arr)) arr.forEach((value) => records.push({ value, line: 1 }));
+    } catch {
+      addError(sink, 'malformed JSON array', 1);
+    }
+  } else {
+    splitLines(content).forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      try {
+        records.push({ value: JSON.parse(raw) as unknown, line: i + 1 });
+      } catch {
+        addError(sink, 'malformed JSON; line skipped', i + 1);
+      }
+    });
+  }
+  records.forEach(({ value, line }, i) => {
+    const doc = documentFromRecord(value, `${stem}-${i + 1}`, sink, line);
+    if (doc) result.documents.push(doc);
+  });
+  sortIssues(result.issues);
+  return result;
+}
+
+/** JSON forms of a document's entities and relations (code-point offsets). */
+export function annotationsToJson(doc: Document): { entities: Obj[]; relations: Obj[] } {
+  const om = offsetMap(doc.text);
+  const entities = doc.entities.map((e) => {
+    const o: Obj = { id: e.id, type: e.type };
+    const spans = e.spans.map((s) => [om.toCodePoint(s.start), om.toCodePoint(s.end)] as const);
+    if (spans.length === 1 && spans[0]) [o.start, o.end] = spans[0];
+    else o.spans = spans;
+    o.text = e.text;
+    if (e.normIds && e.normIds.length > 0) o.norm_ids = e.normIds;
+    if (e.score !== undefined) o.score = e.score;
+    if (e.attributes) o.attributes = e.attributes;
+    return o;
+  });
+  const relations = doc.relations.map((r) => {
+    const o: Obj = { id: r.id, type: r.type, arg1: r.arg1, arg2: r.arg2 };
+    if (r.byConcept === true) o.by_concept = true;
+    if (r.score !== undefined) o.score = r.score;
+    return o;
+  });
+  return { entities, relations };
+}
+
+/** Exports documents as JSON Lines; lossless for the document model. */
+export function exportJsonl(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  const name = opts.name ?? 'documents.jsonl';
+  const lines = docs.map((doc) => {
+    const rec: Obj = { id: doc.id, text: doc.text, ...annotationsToJson(doc) };
+    if (doc.passages) rec.passages = doc.passages;
+    if (doc.metadata) rec.metadata = doc.metadata;
+    return JSON.stringify(rec);
+  });
+  return { files: [{ name, content: lines.map((l) => l + '\n').join('') }], issues: [] };
+}

@@ -1,0 +1,154 @@
+// PubTator: real BC5CDR and NCBI-disease files (counts, entity slices, known PMIDs), malformed
+// input with line numbers, and a lossless export → import round trip.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spanText } from './common.ts';
+import { COMPOSITE_MENTIONS, exportPubtator, importPubtator } from './pubtator.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+const read = (rel: string): string => readFileSync(join(DATA_DIR, rel), 'utf8');
+const CDR_TRAIN = 'documents/pubtator-bc5cdr/CDR_TrainingSet.PubTator.txt';
+const CDR_DEV = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
+const NCBI_TRAIN = 'documents/pubtator-ncbi/NCBItrainset_corpus.txt';
+const NCBI_DEV = 'documents/pubtator-ncbi/NCBIdevelopset_corpus.txt';
+
+/** Entity and relation line counts straight from the file. */
+function lineCounts(content: string): { entities: number; relations: number } {
+  const lines = content.split('\n').map((l) => l.split('\t'));
+  return {
+    entities: lines.filter((c) => c.length >= 5 && /^\d+$/.test(c[1] ?? '')).length,
+    relations: lines.filter((c) => c.length >= 4 && c[1] === 'CID').length,
+  };
+}
+
+function checkSlices(docs: Document[]): void {
+  for (const d of docs) for (const e of d.entities) expect(e.text).toBe(spanText(d.text, e.spans));
+}
+
+describe.skipIf(!HAS_DATA)('PubTator on real corpora', () => {
+  it('imports BC5CDR training and development sets', () => {
+    for (const [rel, n] of [[CDR_TRAIN, 500], [CDR_DEV, 500]] as const) {
+      const content = read(rel);
+      const { documents, issues } = importPubtator(content, rel);
+      expect(issues).toEqual([]);
+      expect(documents).toHaveLength(n);
+      const counts = lineCounts(content);
+      expect(documents.reduce((s, d) => s + d.entities.length, 0)).toBe(counts.entities);
+      expect(documents.reduce((s, d) => s + d.relations.length, 0)).toBe(counts.relations);
+      checkSlices(documents);
+    }
+  });
+
+  it('reads a known BC5CDR abstract exactly', () => {
+    const doc = importPubtator(read(CDR_TRAIN), CDR_TRAIN).documents.find((d) => d.id === '227508');
+    expect(doc).toBeDefined();
+    if (!doc) return;
+    expect(doc.passages).toEqual([
+      { type: 'title', start: 0, end: 59 },
+      { type: 'abstract', start: 60, end: doc.text.length },
+    ]);
+    expect(doc.text.slice(0, 59)).toBe('Naloxone reverses the antihypertensive effect of clonidine.');
+    expect(doc.entities).toHaveLength(20);
+    expect(doc.entities[0]).toEqual({ id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 8 }], text: 'Naloxone', normIds: ['D009270'] });
+    const nalozone = doc.entities.find((e) => e.spans[0]?.start === 244);
+    expect(nalozone?.text).toBe('nalozone');
+    expect(nalozone?.normIds).toBeUndefined();
+    expect(doc.relations).toEqual([{ id: 'R1', type: 'CID', arg1: 'D008750', arg2: 'D007022', byConcept: true }]);
+  });
+
+  it('keeps composite mentions (7th column) and multiple ids', () => {
+    const doc = importPubtator(read(CDR_DEV), CDR_DEV).documents.find((d) => d.id === '3115150');
+    const e = doc?.entities.find((x) => x.spans[0]?.start === 1584);
+    expect(e?.text).toBe('cardiovascular, and respiratory depression');
+    expect(e?.normIds).toEqual(['D002318', 'D012131']);
+    expect(e?.attributes).toEqual({ [COMPOSITE_MENTIONS]: 'cardiovascular depression|respiratory depression' });
+  });
+
+  it('imports NCBI-disease and reports its one mention mismatch with the line', () => {
+    const content = read(NCBI_TRAIN);
+    const { documents, issues } = importPubtator(content, NCBI_TRAIN);
+    expect(documents).toHaveLength(593); // PMID 8528200 appears twice
+    expect(importPubtator(read(NCBI_DEV), NCBI_DEV).documents).toHaveLength(100);
+    const line = content.split('\n').findIndex((l) => l.startsWith('10923035\t711\t761')) + 1;
+    expect(issues).toEqual([
+      { severity: 'warning', file: NCBI_TRAIN, line, message: 'entity T8: mention text does not match the text at its offsets; kept' },
+    ]);
+    expect(documents.reduce((s, d) => s + d.entities.length, 0)).toBe(lineCounts(content).entities);
+    checkSlices(documents);
+    const d = documents.find((x) => x.id === '10192393');
+    expect(d?.entities[0]?.normIds).toBeDefined();
+    expect(d?.entities.every((e) => e.text === d.text.slice(e.spans[0]?.start, e.spans[0]?.end))).toBe(true);
+  });
+
+  it('round-trips BC5CDR through the exporter losslessly', () => {
+    const docs = importPubtator(read(CDR_TRAIN), CDR_TRAIN).documents;
+    const out = exportPubtator(docs);
+    expect(out.issues).toEqual([]);
+    const again = importPubtator(out.files[0]?.content ?? '', 'again.txt');
+    expect(again.issues).toEqual([]);
+    expect(again.documents).toEqual(docs);
+  });
+});
+
+describe('PubTator malformed input', () => {
+  const bad = [
+    '1|t|Aspirin and ulcers.', // 1
+    '1|a|Aspirin causes gastric ulcers.', // 2
+    '1\t0\t7\tAspirin\tChemical\tD001241', // 3 ok
+    '1\tx\t7\tAspirin\tChemical\tD001241', // 4 malformed
+    '1\t0\t999\tAspirin\tChemical\t-1', // 5 out of range
+    '2\t0\t7\tAspirin\tChemical\t-1', // 6 other PMID
+    '1\t20\t27\tAspirin!\tChemical\t-1', // 7 mismatch, kept
+    '1\t12\t18\tulcers\tDisease\tD014456', // 8 ok
+    '1\tCID\tD001241\tD014456', // 9 ok
+    '1\tCID\tD001241\tD999999', // 10 unknown concept: warning
+    '1\t3\t3\tx\tDisease\t-1', // 11 empty span
+    '',
+    '3|a|orphan abstract', // 13
+    '4|t|Second document', // 14
+    '4\t0\t6\tSecond\tThing\t-1', // 15
+  ].join('\n');
+  const { documents, issues } = importPubtator(bad, 'bad.txt');
+
+  it('reports each bad line and imports the rest', () => {
+    expect(issues.map((i) => [i.severity, i.line])).toEqual([
+      ['error', 4],
+      ['error', 5],
+      ['error', 6],
+      ['warning', 7],
+      ['warning', 10],
+      ['error', 11],
+      ['error', 13],
+    ]);
+    expect(issues.every((i) => i.file === 'bad.txt' && !i.message.includes('Aspirin'))).toBe(true);
+    expect(documents.map((d) => d.id)).toEqual(['1', '4']);
+    expect(documents[0]?.entities.map((e) => e.text)).toEqual(['Aspirin', 'Aspirin', 'ulcers']);
+    expect(documents[0]?.relations).toHaveLength(2);
+    expect(documents[1]?.text).toBe('Second document');
+  });
+
+  it('reports what an export cannot hold', () => {
+    const doc: Document = {
+      id: 'x',
+      text: 'Title line\nBody with\nbreak and more',
+      entities: [
+        { id: 'a', type: 'T', spans: [{ start: 0, end: 5 }, { start: 6, end: 10 }], text: 'Title line' },
+        { id: 'b', type: 'T', spans: [{ start: 11, end: 15 }], text: 'Body', score: 0.9 },
+      ],
+      relations: [{ id: 'r', type: 'rel', arg1: 'a', arg2: 'b' }],
+    };
+    const out = exportPubtator([doc]);
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 discontinuous entities dropped',
+      '1 documents had line breaks replaced by spaces',
+      '1 entity scores dropped',
+      '1 relations between entity ids (not concept ids) dropped',
+    ]);
+    const back = importPubtator(out.files[0]?.content ?? '', 'x.txt').documents[0];
+    expect(back?.text).toBe('Title line\nBody with break and more');
+    expect(back?.entities[0]?.spans).toEqual([{ start: 11, end: 15 }]);
+  });
+});

@@ -1,0 +1,188 @@
+// Registry: format detection, importing a mixed folder (bad files reported, batch continues,
+// encodings, CRLF offsets) and atomic export + re-import of BC5CDR through every exporter.
+
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPubtator } from './pubtator.ts';
+import type { ExportFormat } from './registry.ts';
+import { detectFormat, exportDocuments, importPath } from './registry.ts';
+import { buildDocx, buildPdf, DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'benchtop-formats-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('detectFormat', () => {
+  const none = (): boolean => false;
+  it.each([
+    ['a.pdf', '%PDF-1.7', 'pdf'],
+    ['noext', '%PDF-1.4', 'pdf'],
+    ['a.docx', 'PK', 'docx'],
+    ['a.txt', '123|t|Title\n123|a|Abstract', 'pubtator'],
+    ['a.PubTator', '123|t|Title', 'pubtator'],
+    ['a.txt', 'Just a clinical note.', 'text'],
+    ['a.xml', '<?xml version="1.0"?><collection><source/>', 'bioc-xml'],
+    ['a.xml', '<html></html>', null],
+    ['a.json', '{"source": "x", "documents": []}', 'bioc-json'],
+    ['a.json', '[{"text": "x"}]', 'jsonl'],
+    ['a.jsonl', '{"text": "x"}', 'jsonl'],
+    ['a.tsv', 'Aspirin\tB-Chemical\ncauses\tO\n', 'conll'],
+    ['a.tsv', 'index\tsentence\tlabel\n0\tA long sentence here.\t1\n', 'csv'],
+    ['a.iob', 'x O', 'conll'],
+    ['a.csv', 'a,b', 'csv'],
+    ['a.bin', '\u0000\u0001', null],
+  ] as const)('%s with %j → %s', (path, head, expected) => {
+    expect(detectFormat(path, enc(head), none)).toBe(expected);
+  });
+
+  it('treats a .txt with a sibling .ann as brat', () => {
+    expect(detectFormat('/d/note.txt', enc('text'), (p) => p === '/d/note.ann')).toBe('brat');
+    expect(detectFormat('/d/note.ann', enc('T1\tX 0 1\ta'), (p) => p === '/d/note.txt')).toBe('brat');
+  });
+});
+
+describe('importPath on a mixed folder', () => {
+  const dir = join(tmp, 'mixed');
+  mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
+  const noteText = 'Pt with DM2.\r\nStarted metformin 500 mg.\r\n';
+  const write = (rel: string, data: string | Uint8Array): void => writeFileSync(join(dir, rel), data);
+  write('abstracts.txt', '1|t|Aspirin and ulcers.\n1|a|Aspirin causes ulcers.\n1\t0\t7\tAspirin\tChemical\tD001241\n');
+  write('note.txt', noteText);
+  write('note.ann', `T1\tDisease 8 11\tDM2\nT2\tChemical ${noteText.indexOf('metformin')} ${noteText.indexOf('metformin') + 9}\tmetformin\n`);
+  write('orphan.ann', 'T1\tX 0 1\ta\n');
+  write('sub/records.jsonl', '{"id": "j1", "text": "Hello"}\n{oops\n');
+  write('sub/rows.csv', 'id,text\nc1,First row\n');
+  write('sub/deeper/c.xml', '<collection><document><id>x1</id><passage><offset>0</offset><text>BioC text</text></passage></document></collection>');
+  write('sub/deeper/d.json', '{"documents": [{"id": "y1", "passages": [{"offset": 0, "text": "JSON text"}]}]}');
+  write('sub/broken.json', '{"documents": [');
+  write('tagged.conll', 'Aspirin\tB-Chemical\nhelps\tO\n');
+  write('report.pdf', buildPdf([['PDF body text.']]));
+  write('scan.pdf', buildPdf([[]]));
+  write('damaged.pdf', '%PDF-1.4 nothing here');
+  write('letter.docx', buildDocx(['DOCX body.']));
+  write('latin1.txt', new Uint8Array(Buffer.from('Fi\xe8vre \xe0 39\xb0C\r\n', 'latin1')));
+  write('utf16.txt', new Uint8Array([0xff, 0xfe, ...Buffer.from('UTF-16 note\r\n', 'utf16le')]));
+  write('data.bin', new Uint8Array([0, 1, 2, 3]));
+  write('.hidden.txt', 'ignored');
+
+  it('imports every supported file and reports each problem file by name', async () => {
+    const { documents, issues } = await importPath(dir);
+    const byId = new Map(documents.map((d) => [d.id, d]));
+    expect([...byId.keys()].sort()).toEqual(
+      ['1', 'c1', 'latin1', 'letter', 'note', 'report', 'j1', 'tagged', 'utf16', 'x1', 'y1'].sort(),
+    );
+    const note = byId.get('note') as Document;
+    expect(note.text).toBe(noteText);
+    expect(note.entities.map((e) => noteText.slice(e.spans[0]?.start, e.spans[0]?.end))).toEqual(['DM2', 'metformin']);
+    expect(byId.get('latin1')?.text).toBe('Fièvre à 39°C\r\n');
+    expect(byId.get('utf16')?.text).toBe('UTF-16 note\r\n');
+    expect(byId.get('report')?.text).toBe('PDF body text.');
+    expect(byId.get('letter')?.text).toBe('DOCX body.\n\n');
+    const summary = issues.map((i) => `${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} ${i.message}`);
+    expect(summary.sort()).toEqual(
+      [
+        'error damaged.pdf invalid or damaged PDF',
+        'error scan.pdf no text layer (scanned PDF?) — run OCR first',
+        'error sub/broken.json malformed JSON',
+        'error sub/records.jsonl:2 malformed JSON; line skipped',
+        'warning data.bin unsupported file format; skipped',
+        'warning latin1.txt not valid UTF-8; decoded as Windows-1252 (Latin-1)',
+        'warning orphan.ann annotation file without its .txt; skipped',
+      ].sort(),
+    );
+  });
+
+  it('imports a single file and a single brat .ann', async () => {
+    expect((await importPath(join(dir, 'tagged.conll'))).documents[0]?.entities[0]?.text).toBe('Aspirin');
+    const brat = await importPath(join(dir, 'note.ann'));
+    expect(brat.documents[0]?.entities).toHaveLength(2);
+    const missing = await importPath(join(dir, 'data.bin'));
+    expect(missing.issues[0]?.severity).toBe('error');
+  });
+});
+
+/** Keeps the first of overlapping continuous entities, as the CoNLL exporter does. */
+function conllView(doc: Document): string[] {
+  const ents = doc.entities
+    .filter((e) => e.spans.length === 1)
+    .sort((a, b) => (a.spans[0]?.start ?? 0) - (b.spans[0]?.start ?? 0) || (b.spans[0]?.end ?? 0) - (a.spans[0]?.end ?? 0));
+  let last = -1;
+  const out: string[] = [];
+  for (const e of ents) {
+    if ((e.spans[0]?.start ?? 0) < last) continue;
+    last = e.spans[0]?.end ?? 0;
+    out.push(`${e.type}:${e.text.replace(/\s+/g, ' ')}`);
+  }
+  return out;
+}
+
+describe.skipIf(!HAS_DATA)('export → import round trips of BC5CDR', () => {
+  const rel = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
+  const docs = importPubtator(readFileSync(join(DATA_DIR, rel), 'utf8'), rel).documents.slice(0, 120);
+  const out = join(tmp, 'out');
+  const targets: Record<ExportFormat, string> = {
+    pubtator: join(out, 'cdr.pubtator.txt'),
+    brat: join(out, 'brat'),
+    'bioc-xml': join(out, 'cdr.xml'),
+    'bioc-json': join(out, 'cdr.json'),
+    conll: join(out, 'cdr.conll'),
+    jsonl: join(out, 'cdr.jsonl'),
+    csv: join(out, 'cdr.csv'),
+  };
+
+  it.each(['pubtator', 'bioc-xml', 'bioc-json', 'jsonl'] as const)('%s is lossless', async (format) => {
+    const res = await exportDocuments(docs, format, targets[format]);
+    expect(res.issues).toEqual([]);
+    const back = await importPath(targets[format]);
+    expect(back.issues).toEqual([]);
+    expect(back.documents).toEqual(docs);
+  });
+
+  it('csv keeps everything but passage boundaries', async () => {
+    const res = await exportDocuments(docs, 'csv', targets.csv);
+    expect(res.issues.map((i) => i.message)).toEqual(['passage boundaries dropped']);
+    const back = await importPath(targets.csv);
+    expect(back.issues).toEqual([]);
+    expect(back.documents).toEqual(docs.map(({ passages: _p, ...d }) => d));
+  });
+
+  it('brat keeps entities, offsets, types and ids, and reports the concept relations it drops', async () => {
+    const res = await exportDocuments(docs, 'brat', targets.brat);
+    expect(res.written).toHaveLength(docs.length * 2);
+    const nRel = docs.reduce((s, d) => s + d.relations.length, 0);
+    expect(res.issues.map((i) => i.message)).toContain(`${nRel} relations between concept ids (not entities) dropped`);
+    const back = await importPath(targets.brat);
+    expect(back.issues).toEqual([]);
+    const expected = docs.map((d) => ({
+      id: d.id,
+      text: d.text,
+      relations: [],
+      entities: d.entities.map((e) => {
+        const attributes = Object.fromEntries(Object.entries(e.attributes ?? {}).filter(([, v]) => !/\s/.test(v)));
+        const { attributes: _a, ...rest } = e;
+        return Object.keys(attributes).length > 0 ? { ...rest, attributes } : rest;
+      }),
+    }));
+    expect([...back.documents].sort((a, b) => a.id.localeCompare(b.id))).toEqual(expected.sort((a, b) => a.id.localeCompare(b.id)));
+  });
+
+  it('conll keeps non-overlapping entity types and texts, and reports what it drops', async () => {
+    const res = await exportDocuments(docs, 'conll', targets.conll);
+    const messages = res.issues.map((i) => i.message);
+    expect(messages).toContain(`${docs.reduce((s, d) => s + d.relations.length, 0)} relations dropped`);
+    expect(messages.some((m) => m.endsWith('documents had whitespace normalised (character offsets change)'))).toBe(true);
+    const back = await importPath(targets.conll);
+    expect(back.issues).toEqual([]);
+    expect(back.documents.map((d) => d.id)).toEqual(docs.map((d) => d.id));
+    expect(back.documents.map(conllView)).toEqual(docs.map(conllView));
+  });
+
+  it('writes atomically, leaving no temp files', () => {
+    const names = readdirSync(out);
+    expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(targets.brat).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,248 @@
+// Format registry: detection by extension and content sniffing, importPath for a file or a
+// whole folder (recursive, mixed formats; a bad file becomes an error issue and the batch goes
+// on), and exportDocuments writing atomically (temp file, then rename).
+
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import type { Document, FormatIssue, FormatName } from './types.ts';
+import type { ExportResult, ImportResult } from './common.ts';
+import { makeIssue, safeErrorMessage } from './common.ts';
+import { decodeBytes } from './encoding.ts';
+import { importText } from './text.ts';
+import { exportPubtator, importPubtator } from './pubtator.ts';
+import { exportBrat, importBrat } from './brat.ts';
+import { exportBiocXml, importBiocXml } from './bioc-xml.ts';
+import { exportBiocJson, importBiocJson } from './bioc-json.ts';
+import type { ConllExportOptions } from './conll.ts';
+import { exportConll, importConll } from './conll.ts';
+import { exportJsonl, importJsonl } from './jsonl.ts';
+import type { CsvExportOptions, CsvImportOptions } from './csv.ts';
+import { exportCsv, importCsv } from './csv.ts';
+import { DEFAULT_MAX_BYTES, importPdf, sizeLimitIssue } from './pdf.ts';
+import { importDocx } from './docx.ts';
+
+/** Formats that can be written. */
+export type ExportFormat = 'pubtator' | 'brat' | 'bioc-xml' | 'bioc-json' | 'conll' | 'jsonl' | 'csv';
+
+/** Options for importPath. */
+export interface ImportOptions {
+  /** Force a format instead of detecting it per file. */
+  format?: FormatName;
+  csv?: CsvImportOptions;
+  /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
+  maxBytes?: number;
+}
+
+const SNIFF_BYTES = 4096;
+const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes']);
+const PUBTATOR_RE = /^[^\s|]+\|t\|/;
+const TAG_RE = /^(O|[BIESLU]-\S+)$/;
+
+/** True when a sample of lines looks token-per-line (last column an IOB tag). */
+function looksLikeConll(sample: string): boolean {
+  const lines = sample.split(/\r?\n/).slice(0, 40).filter((l) => l.trim() !== '');
+  if (lines.length > 1) lines.pop(); // may be cut mid-line
+  const hits = lines.filter((l) => {
+    const cols = l.includes('\t') ? l.split('\t') : l.trim().split(/\s+/);
+    return cols[0] === '-DOCSTART-' || (cols.length >= 2 && cols.length <= 6 && TAG_RE.test((cols[cols.length - 1] ?? '').trim()));
+  });
+  return lines.length > 0 && hits.length >= lines.length * 0.8;
+}
+
+/**
+ * Detects a file's format from its extension and first bytes; null when unsupported.
+ * `.txt` with a sibling `.ann` is brat (checked on disk unless `hasFile` is given).
+ */
+export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: string) => boolean = existsSync): FormatName | null {
+  const ext = extname(path).toLowerCase();
+  const b = firstBytes;
+  if (ext === '.pdf' || (b[0] === 0x25 && b[1] === 0x50 && b[2] === 0x44 && b[3] === 0x46)) return 'pdf';
+  if (ext === '.docx') return 'docx';
+  if (ext === '.ann') return hasFile(path.slice(0, -4) + '.txt') ? 'brat' : null;
+  const head = decodeBytes(b.subarray(0, SNIFF_BYTES)).text;
+  const firstLine = head.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  if (ext === '.txt' && hasFile(path.slice(0, -4) + '.ann')) return 'brat';
+  if (PUBTATOR_RE.test(firstLine)) return 'pubtator';
+  if (ext === '.xml' || ext === '.bioc') return /<collection[\s>]/.test(head) ? 'bioc-xml' : null;
+  if (ext === '.json') return /"documents"\s*:/.test(head) || /"PubTator3"\s*:/.test(head) ? 'bioc-json' : 'jsonl';
+  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  if (CONLL_EXT.has(ext)) return 'conll';
+  if (ext === '.tsv') return looksLikeConll(head) ? 'conll' : 'csv';
+  if (ext === '.csv') return 'csv';
+  if (ext === '.txt' || ext === '.text') return looksLikeConll(head) && head.includes('\t') ? 'conll' : 'text';
+  if (/<collection[\s>]/.test(head)) return 'bioc-xml';
+  return null;
+}
+
+async function readHead(path: string): Promise<Uint8Array> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = new Uint8Array(SNIFF_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Imports one file whose format is known; `display` names it in issues, `id` for single-doc formats. */
+async function importFile(path: string, format: FormatName, display: string, id: string, opts: ImportOptions): Promise<ImportResult> {
+  if (format === 'pdf' || format === 'docx') {
+    const tooBig = sizeLimitIssue((await stat(path)).size, display, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+    if (tooBig) return tooBig;
+    const bytes = new Uint8Array(await readFile(path));
+    const binOpts = { id, ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}) };
+    return format === 'pdf' ? importPdf(bytes, display, binOpts) : importDocx(bytes, display, binOpts);
+  }
+  const isAnn = extname(path).toLowerCase() === '.ann';
+  const textPath = format === 'brat' && isAnn ? path.slice(0, -4) + '.txt' : path;
+  const decoded = decodeBytes(new Uint8Array(await readFile(textPath)), display);
+  const content = decoded.text;
+  let res: ImportResult;
+  switch (format) {
+    case 'text':
+      res = importText(content, display, id);
+      break;
+    case 'brat': {
+      const annPath = textPath.slice(0, -4) + '.ann';
+      const ann = decodeBytes(new Uint8Array(await readFile(annPath)), display);
+      const annDisplay = display.replace(/\.(txt|ann)$/i, '.ann');
+      res = importBrat(content, ann.text, annDisplay, id);
+      res.issues.unshift(...ann.issues);
+      break;
+    }
+    case 'pubtator':
+      res = importPubtator(content, display);
+      break;
+    case 'bioc-xml':
+      res = importBiocXml(content, display);
+      break;
+    case 'bioc-json':
+      res = importBiocJson(content, display);
+      break;
+    case 'conll':
+      res = importConll(content, display);
+      break;
+    case 'jsonl':
+      res = importJsonl(content, display, id);
+      break;
+    case 'csv': {
+      const tsv = extname(path).toLowerCase() === '.tsv';
+      res = importCsv(content, display, { ...(tsv ? { delimiter: '\t' } : {}), ...opts.csv });
+      break;
+    }
+  }
+  return { documents: res.documents, issues: [...decoded.issues, ...res.issues] };
+}
+
+async function walk(dir: string, out: string[], issues: FormatIssue[], root: string): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) {
+    if (e.name.startsWith('.')) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await walk(p, out, issues, root);
+    else if (e.isFile()) out.push(p);
+    else if (e.isSymbolicLink()) issues.push(makeIssue('warning', relative(root, p), 'symbolic link skipped'));
+  }
+}
+
+/**
+ * Imports a file or a folder (recursively, mixed formats). Each unreadable or unsupported file
+ * gives an issue naming it and the batch goes on; duplicate document ids are reported.
+ */
+export async function importPath(path: string, opts: ImportOptions = {}): Promise<ImportResult> {
+  const result: ImportResult = { documents: [], issues: [] };
+  const info = await lstat(path);
+  const isDir = info.isDirectory();
+  const files: string[] = [];
+  if (isDir) await walk(path, files, result.issues, path);
+  else files.push(path);
+  const fileSet = new Set(files);
+  for (const f of files) {
+    const display = isDir ? relative(path, f).split(sep).join('/') : f;
+    const id = isDir ? display.replace(/\.[^./]+$/, '') : basename(f).replace(/\.[^.]+$/, '');
+    try {
+      const ext = extname(f).toLowerCase();
+      if (isDir && ext === '.ann') {
+        if (!fileSet.has(f.slice(0, -4) + '.txt')) result.issues.push(makeIssue('warning', display, 'annotation file without its .txt; skipped'));
+        continue;
+      }
+      const format = opts.format ?? detectFormat(f, await readHead(f));
+      if (!format) {
+        result.issues.push(makeIssue(isDir ? 'warning' : 'error', display, 'unsupported file format; skipped'));
+        continue;
+      }
+      const res = await importFile(f, format, display, id, opts);
+      result.documents.push(...res.documents);
+      result.issues.push(...res.issues);
+    } catch (err) {
+      result.issues.push(makeIssue('error', display, safeErrorMessage(err)));
+    }
+  }
+  const seen = new Set<string>();
+  for (const d of result.documents) {
+    if (seen.has(d.id)) result.issues.push(makeIssue('warning', isDir ? basename(path) : path, `duplicate document id ${d.id}`));
+    seen.add(d.id);
+  }
+  return result;
+}
+
+/** Options per exporter, passed through by exportDocuments. */
+export interface ExportOptions {
+  conll?: ConllExportOptions;
+  csv?: CsvExportOptions;
+}
+
+/** Renders documents in a format without writing (file names are relative). */
+export function renderDocuments(docs: readonly Document[], format: ExportFormat, name: string, opts: ExportOptions = {}): ExportResult {
+  switch (format) {
+    case 'pubtator':
+      return exportPubtator(docs, { name });
+    case 'brat':
+      return exportBrat(docs);
+    case 'bioc-xml':
+      return exportBiocXml(docs, { name });
+    case 'bioc-json':
+      return exportBiocJson(docs, { name });
+    case 'conll':
+      return exportConll(docs, { ...opts.conll, name });
+    case 'jsonl':
+      return exportJsonl(docs, { name });
+    case 'csv':
+      return exportCsv(docs, { ...opts.csv, name });
+  }
+}
+
+async function writeAtomic(target: string, content: string): Promise<void> {
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  try {
+    await writeFile(tmp, content, 'utf8');
+    await rename(tmp, target);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Writes documents: single-file formats to `outPath` (a file), brat to `outPath` (a folder of
+ * .txt/.ann pairs). Each file is written to a temp file and renamed into place.
+ */
+export async function exportDocuments(
+  docs: readonly Document[],
+  format: ExportFormat,
+  outPath: string,
+  opts: ExportOptions = {},
+): Promise<{ written: string[]; issues: FormatIssue[] }> {
+  const res = renderDocuments(docs, format, basename(outPath), opts);
+  const dir = format === 'brat' ? outPath : dirname(outPath);
+  await mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const f of res.files) {
+    const target = format === 'brat' ? join(outPath, f.name) : outPath;
+    await writeAtomic(target, f.content);
+    written.push(target);
+  }
+  return { written, issues: res.issues };
+}

@@ -1,0 +1,62 @@
+// Test-only helpers: the shared data folder, and generators for small PDF and DOCX files
+// (a PDF with correct xref offsets, a DOCX zipped with fflate). Not used by the product.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
+
+/** ../shared/data from the repository root. */
+export const DATA_DIR = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+
+/** Whether the shared reference data is present (tests on it are skipped otherwise). */
+export const HAS_DATA = existsSync(join(DATA_DIR, 'README.md'));
+
+const pdfString = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
+
+/** A minimal PDF: one page per entry, one Helvetica text line per string (none = no text layer). */
+export function buildPdf(pages: string[][]): Uint8Array {
+  const objs: string[] = ['<< /Type /Catalog /Pages 2 0 R >>'];
+  const kids = pages.map((_, i) => `${4 + i * 2} 0 R`).join(' ');
+  objs.push(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
+  objs.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  for (const lines of pages) {
+    const self = objs.length + 1;
+    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${self + 1} 0 R >>`);
+    const ops = lines.length > 0
+      ? lines.map((l, j) => `BT /F1 12 Tf 72 ${720 - j * 16} Td (${pdfString(l)}) Tj ET`).join('\n')
+      : '0 0 1 rg 72 72 200 200 re f';
+    objs.push(`<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`);
+  }
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objs.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return strToU8(out);
+}
+
+const xmlEscape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A minimal DOCX with one paragraph per string. */
+export function buildDocx(paragraphs: string[]): Uint8Array {
+  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${xmlEscape(p)}</w:t></w:r></w:p>`).join('');
+  return zipSync({
+    '[Content_Types].xml': strToU8(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    ),
+    '_rels/.rels': strToU8(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    ),
+    'word/document.xml': strToU8(
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+    ),
+  });
+}
