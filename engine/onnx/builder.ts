@@ -98,6 +98,30 @@ export class GraphBuilder {
     return v;
   }
 
+  /**
+   * Mark a node's output as a graph output under `name` by renaming it in place: no Identity
+   * copy (a training step's outputs are hundreds of MB). The caller must not use `value`
+   * afterwards; it no longer exists.
+   */
+  outputAs(value: string, name: string): string {
+    const producer = this.nodes.find((n) => n.outputs.includes(value));
+    if (!producer || this.outputs.some((o) => o.name === value)) return this.output(value, name);
+    if (this.#names.has(name)) throw new Error(`duplicate value name "${name}"`);
+    this.#rename(value, name);
+    return this.output(name);
+  }
+
+  #rename(from: string, to: string): void {
+    this.#names.add(to);
+    for (const n of this.nodes) {
+      n.outputs = n.outputs.map((o) => (o === from ? to : o));
+      n.inputs = n.inputs.map((i) => (i === from ? to : i));
+    }
+    const info = this.infos.get(from);
+    if (info) this.infos.set(to, { ...info, name: to });
+    this.infos.delete(from);
+  }
+
   /** A constant tensor (deduplicated for small values). */
   constant(tensor: HostTensor, name?: string): string {
     const small = tensor.data.length <= 16;

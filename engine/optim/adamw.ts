@@ -66,19 +66,26 @@ export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, 
     const stepSize = b.Div(lr, bc1); // lr / (1 − β1ᵗ)
     const sqrtBc2 = b.Sqrt(bc2);
     const decay = b.Sub(b.scalar(1), b.Mul(lr, b.scalar(wd))); // 1 − lr·λ
-    for (const [p, g0] of grads) {
+    // The clip coefficient c is folded into the moment scalars: m' = β1·m + ((1−β1)·c)·g,
+    // v' = β2·v + ((1−β2)·c²)·g², saving one full pass over every gradient.
+    const s1 = coef ? b.Mul(coef, b.scalar(1 - beta1)) : b.scalar(1 - beta1);
+    const s2 = coef ? b.Mul(b.Mul(coef, coef), b.scalar(1 - beta2)) : b.scalar(1 - beta2);
+    // p' = p·(1 − lr·λ) − (lr/bc1) · m' / (√v'/√bc2 + ε) = p·(1 − lr·λ) − k · m' / (√v' + ε·√bc2)
+    // with k = lr·√bc2 / bc1.
+    const k = b.Mul(stepSize, sqrtBc2);
+    const epsHat = b.Mul(b.scalar(eps), sqrtBc2);
+    for (const [p, g] of grads) {
       const shape = b.shape(p);
       const m = b.input(stateName(p, 'adam_m'), 'float32', shape);
       const v = b.input(stateName(p, 'adam_v'), 'float32', shape);
-      const g = coef ? b.Mul(g0, coef) : g0;
-      const m1 = b.Add(b.Mul(m, b.scalar(beta1)), b.Mul(g, b.scalar(1 - beta1)));
-      const v1 = b.Add(b.Mul(v, b.scalar(beta2)), b.Mul(b.Mul(g, g), b.scalar(1 - beta2)));
+      const m1 = b.Add(b.Mul(m, b.scalar(beta1)), b.Mul(g, s1));
+      const v1 = b.Add(b.Mul(v, b.scalar(beta2)), b.Mul(b.Mul(g, g), s2));
       const decayed = wd > 0 && !(opts.noDecay?.(p) ?? false) ? b.Mul(p, decay) : p;
-      const denom = b.Add(b.Div(b.Sqrt(v1), sqrtBc2), b.scalar(eps));
-      const p1 = b.Sub(decayed, b.Mul(b.Div(m1, denom), stepSize));
-      b.output(p1, nextName(p));
-      b.output(m1, nextName(m));
-      b.output(v1, nextName(v));
+      const update = b.Div(m1, b.Add(b.Sqrt(v1), epsHat));
+      const p1 = b.Sub(decayed, b.Mul(update, k));
+      b.outputAs(p1, nextName(p));
+      b.outputAs(m1, nextName(m));
+      b.outputAs(v1, nextName(v));
     }
     return { step, gradNorm, lr };
   });

@@ -61,13 +61,13 @@ export function buildGradientGraph(config: EncoderConfig, opts: { collectInterna
   const f = buildForward(b, config, { training: false, collectInternals: opts.collectInternals ?? false });
   const { loss } = buildLoss(b, config, f.logits);
   b.output(f.logits, 'logits');
-  b.output(loss, 'loss');
+  const lossOut = b.output(loss, 'loss');
   if (opts.collectInternals) {
     f.hiddenStates.forEach((h, i) => b.output(h, `hidden_states.${i}`));
     f.attentions.forEach((a, i) => b.output(a, `attentions.${i}`));
   }
   const trainable = f.params.filter((p) => !isFrozen(config, p));
-  const { grads } = backward(b, loss, trainable);
+  const { grads } = backward(b, lossOut, trainable);
   for (const p of trainable) b.output(grads.get(p) as string, gradName(p));
   return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined };
 }
@@ -84,9 +84,9 @@ export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions):
   const b = new GraphBuilder('benchtop_train_step');
   const f = buildForward(b, config, { training: opts.dropout ?? true, seed: opts.seed ?? 42 });
   const { loss } = buildLoss(b, config, f.logits);
-  b.output(loss, 'loss');
+  const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));
-  const { grads } = backward(b, loss, trainable);
+  const { grads } = backward(b, lossOut, trainable);
   const adam = buildAdamW(b, grads, opts.optimizer);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');
