@@ -73,8 +73,8 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       const inner = b.Mul(b.Add(x, b.Mul(b.Mul(b.Mul(x, x), x), b.scalar(0.044715))), b.scalar(Math.sqrt(2 / Math.PI)));
       return b.Mul(b.Mul(x, b.scalar(0.5)), b.Add(b.scalar(1), b.Tanh(inner)));
     }
-    // exact gelu: 0.5·x·(1 + erf(x/√2))
-    return b.Mul(b.Mul(x, b.scalar(0.5)), b.Add(b.scalar(1), b.Erf(b.Mul(x, b.scalar(Math.SQRT1_2)))));
+    // exact gelu: x·(1 + erf(x/√2))·0.5, written as PyTorch exports it so ORT fuses it to Gelu.
+    return b.Mul(b.Mul(x, b.Add(b.Erf(b.Div(x, b.scalar(Math.SQRT2))), b.scalar(1))), b.scalar(0.5));
   };
 
   const inputIds = b.input('input_ids', 'int64', [B, T]);
