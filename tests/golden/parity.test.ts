@@ -11,7 +11,8 @@ import type { HostTensor } from '../../engine/onnx/ir.ts';
 import { serializeModel } from '../../engine/onnx/serialize.ts';
 import { Session } from '../../engine/runtime/session.ts';
 import { buildGradientGraph, buildTrainGraph } from '../../engine/train/graphs.ts';
-import { nextName, stateName } from '../../engine/optim/adamw.ts';
+import { buildAdamW, nextName, stateName } from '../../engine/optim/adamw.ts';
+import { GraphBuilder } from '../../engine/onnx/builder.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
 const MODELS = ['bert', 'distilbert'].flatMap((a) =>
@@ -107,7 +108,15 @@ describe.skipIf(!existsSync(GOLDENS))('Hugging Face parity (goldens)', () => {
         for (const p of meta.adamw.tracked_tensors) {
           const ref = gold.get(`adamw/param_after/${p}`);
           const got = stepOut[nextName(p)];
-          expect(maxAbsDiff(f32(got), f32(ref)), `AdamW ${p}`).toBeLessThan(1e-5);
+          // Where |g| is near eps, Adam's first step lr·g/(|g| + eps) amplifies float noise in g
+          // (vocabulary rows reached only through tiny softmax probabilities); those entries are
+          // checked by the exact-gradient optimizer test below instead.
+          const g = f32(gold.get(`grad/${p}`));
+          const keep = (i: number): boolean => Math.abs(g[i] as number) > 1e-6 || g[i] === 0;
+          const a = f32(got).filter((_, i) => keep(i));
+          const r = f32(ref).filter((_, i) => keep(i));
+          expect(a.length).toBeGreaterThan(f32(ref).length * 0.5);
+          expect(maxAbsDiff(a, r), `AdamW ${p}`).toBeLessThan(1e-5);
           const mRef = gold.get(`adamw/exp_avg/${p}`);
           if (mRef) expect(maxAbsDiff(f32(stepOut[nextName(stateName(p, 'adam_m'))]), f32(mRef))).toBeLessThan(1e-6);
           const vRef = gold.get(`adamw/exp_avg_sq/${p}`);
@@ -119,6 +128,27 @@ describe.skipIf(!existsSync(GOLDENS))('Hugging Face parity (goldens)', () => {
         const after = await ts.run(tf, ['loss']);
         expect(Math.abs(Number(after['loss']?.data[0]) - meta.loss_after_adamw_step)).toBeLessThan(2e-5);
         await ts.release();
+
+        // The optimizer alone, fed HF's own gradients: every tracked tensor within 1e-5.
+        const ob = new GraphBuilder('adamw_only');
+        const grads = new Map<string, string>();
+        const of: Record<string, HostTensor> = { step: { dtype: 'float32', dims: [], data: new Float32Array([1]) } };
+        for (const p of meta.adamw.tracked_tensors) {
+          const w = folder.weights.get(p) as HostTensor;
+          ob.input(p, 'float32', w.dims);
+          grads.set(p, ob.input(`${p}.grad`, 'float32', w.dims));
+          of[p] = w;
+          of[`${p}.grad`] = gold.get(`grad/${p}`) as HostTensor;
+          of[stateName(p, 'adam_m')] = { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) };
+          of[stateName(p, 'adam_v')] = { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) };
+        }
+        buildAdamW(ob, grads, { lr: meta.adamw.lr, weightDecay: meta.adamw.weight_decay, eps: meta.adamw.eps, beta1: meta.adamw.betas[0], beta2: meta.adamw.betas[1] });
+        const os = await Session.create(serializeModel({ graph: ob.build(), opsetVersion: ob.opset, producerName: 'test', metadata: {} }));
+        const optOut = await os.run(of);
+        for (const p of meta.adamw.tracked_tensors) {
+          expect(maxAbsDiff(f32(optOut[nextName(p)]), f32(gold.get(`adamw/param_after/${p}`))), `AdamW-only ${p}`).toBeLessThan(1e-5);
+        }
+        await os.release();
       });
     }
   }
