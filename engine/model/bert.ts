@@ -17,6 +17,10 @@ export interface ForwardOptions {
   seq?: Dim;
   /** Also expose per-layer hidden states and attention probabilities. */
   collectInternals?: boolean;
+  /** Use these values instead of declaring `input_ids` etc. as graph inputs (Loop bodies). */
+  inputs?: { inputIds: string; attentionMask: string; tokenTypeIds?: string };
+  /** Prefix for parameter input names (a Loop body must not shadow the outer graph's names). */
+  paramPrefix?: string;
 }
 
 export interface ForwardGraph {
@@ -51,10 +55,12 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
   const isBert = config.architecture === 'bert';
   const p = isBert ? 'bert.' : 'distilbert.';
   const shapes = parameterShapes(config);
+  const prefix = options.paramPrefix ?? '';
+  const P = (name: string): string => prefix + name;
   const params: string[] = [];
   for (const [name, shape] of shapes) {
-    b.input(name, 'float32', shape);
-    params.push(name);
+    b.input(P(name), 'float32', shape);
+    params.push(P(name));
   }
   let dropoutCounter = 0;
   const seed = options.seed ?? 42;
@@ -63,9 +69,9 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     return b.Dropout(x, ratio, seed * 1000 + ++dropoutCounter)[0];
   };
   const linear = (x: string, name: string): string =>
-    b.Add(b.MatMul(x, b.Transpose(`${name}.weight`, [1, 0])), `${name}.bias`);
+    b.Add(b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0])), P(`${name}.bias`));
   const layerNorm = (x: string, name: string, eps: number): string =>
-    b.LayerNormalization(x, `${name}.weight`, `${name}.bias`, eps)[0] as string;
+    b.LayerNormalization(x, P(`${name}.weight`), P(`${name}.bias`), eps)[0] as string;
   const activation = (x: string, act: string): string => {
     if (act === 'relu') return b.Relu(x);
     if (act === 'gelu_new') {
@@ -77,19 +83,20 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     return b.Mul(b.Mul(x, b.Add(b.Erf(b.Div(x, b.scalar(Math.SQRT2))), b.scalar(1))), b.scalar(0.5));
   };
 
-  const inputIds = b.input('input_ids', 'int64', [B, T]);
-  const attentionMask = b.input('attention_mask', 'int64', [B, T]);
-  const tokenTypeIds = isBert ? b.input('token_type_ids', 'int64', [B, T]) : undefined;
+  const given = options.inputs;
+  const inputIds = given?.inputIds ?? b.input('input_ids', 'int64', [B, T]);
+  const attentionMask = given?.attentionMask ?? b.input('attention_mask', 'int64', [B, T]);
+  const tokenTypeIds = isBert ? (given ? given.tokenTypeIds : b.input('token_type_ids', 'int64', [B, T])) : undefined;
 
   // --- embeddings: word + position (+ token type), LayerNorm, dropout ---
   const emb = b.scope('embeddings', () => {
-    const words = b.Gather(`${p}embeddings.word_embeddings.weight`, inputIds); // [B, T, C]
+    const words = b.Gather(P(`${p}embeddings.word_embeddings.weight`), inputIds); // [B, T, C]
     const len = b.Gather(b.Shape(inputIds), b.scalar(1, 'int64'));
     const positions = b.op('Range', [b.scalar(0, 'int64'), len, b.scalar(1, 'int64')], {}, {
       outputInfos: [{ dtype: 'int64', shape: [T] }],
     })[0] as string;
-    let sum = b.Add(words, b.Gather(`${p}embeddings.position_embeddings.weight`, positions)); // [B, T, C]
-    if (tokenTypeIds) sum = b.Add(sum, b.Gather(`${p}embeddings.token_type_embeddings.weight`, tokenTypeIds));
+    let sum = b.Add(words, b.Gather(P(`${p}embeddings.position_embeddings.weight`), positions)); // [B, T, C]
+    if (tokenTypeIds) sum = b.Add(sum, b.Gather(P(`${p}embeddings.token_type_embeddings.weight`), tokenTypeIds));
     return dropout(layerNorm(sum, `${p}embeddings.LayerNorm`, config.layerNormEps), config.hiddenDropout);
   });
 
@@ -148,8 +155,8 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
         const dense = linear(h, isBert ? `${t}dense` : 'vocab_transform');
         const act = activation(dense, config.hiddenAct);
         const normed = layerNorm(act, isBert ? `${t}LayerNorm` : 'vocab_layer_norm', config.layerNormEps);
-        const decoderW = `${p}embeddings.word_embeddings.weight`; // tied [V, C]
-        const bias = isBert ? 'cls.predictions.bias' : 'vocab_projector.bias';
+        const decoderW = P(`${p}embeddings.word_embeddings.weight`); // tied [V, C]
+        const bias = P(isBert ? 'cls.predictions.bias' : 'vocab_projector.bias');
         return b.Add(b.MatMul(normed, b.Transpose(decoderW, [1, 0])), bias); // [B, T, V]
       }
     }
@@ -158,13 +165,13 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
 }
 
 /** Scalar mean cross-entropy for the task (labels -100 are ignored). Returns [labels, loss]. */
-export function buildLoss(b: GraphBuilder, config: EncoderConfig, logits: string, batch: Dim = 'B', seq: Dim = 'T'): { labels: string; loss: string } {
+export function buildLoss(b: GraphBuilder, config: EncoderConfig, logits: string, batch: Dim = 'B', seq: Dim = 'T', givenLabels?: string): { labels: string; loss: string } {
   if (config.task === 'sequence-classification') {
-    const labels = b.input('labels', 'int64', [batch]);
+    const labels = givenLabels ?? b.input('labels', 'int64', [batch]);
     return { labels, loss: b.SoftmaxCrossEntropyLoss(logits, labels) };
   }
   if (config.task === 'base') throw new Error('a base encoder has no loss; choose a task head');
-  const labels = b.input('labels', 'int64', [batch, seq]);
+  const labels = givenLabels ?? b.input('labels', 'int64', [batch, seq]);
   const n = config.task === 'masked-lm' ? config.vocabSize : config.numLabels;
   const flat = b.Reshape(logits, [-1, n]);
   return { labels, loss: b.SoftmaxCrossEntropyLoss(flat, b.Reshape(labels, [-1])) };

@@ -80,6 +80,14 @@ export class GraphBuilder {
     return name;
   }
 
+  /** Declare a value of an enclosing graph that this (Loop body) graph reads. */
+  outer(name: string, dtype: DType, shape: Dim[]): string {
+    if (this.#names.has(name)) throw new Error(`duplicate value name "${name}"`);
+    this.#names.add(name);
+    this.infos.set(name, { name, dtype, shape });
+    return name;
+  }
+
   initializer(name: string, tensor: HostTensor): string {
     if (this.#names.has(name)) throw new Error(`duplicate value name "${name}"`);
     this.#names.add(name);

@@ -17,6 +17,8 @@ export interface AdamWOptions {
   /** Global-norm clip (0 or undefined: none). */
   maxGradNorm?: number;
   schedule?: Schedule;
+  /** An existing scalar value to use as the step t (default: a new graph input `step`). */
+  stepValue?: string;
 }
 
 /** The Hugging Face Trainer's default no-decay group: biases and LayerNorm weights. */
@@ -51,7 +53,7 @@ export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, 
   const beta2 = opts.beta2 ?? 0.999;
   const eps = opts.eps ?? 1e-8;
   const wd = opts.weightDecay ?? 0;
-  const step = b.input('step', 'float32', []);
+  const step = opts.stepValue ?? b.input('step', 'float32', []);
   return b.scope('adamw', () => {
     // Global gradient norm over all parameters.
     const squares = [...grads.values()].map((g) => b.ReduceSum(b.Mul(g, g), undefined, false));

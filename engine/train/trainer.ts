@@ -7,7 +7,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
 import { Session, type Device } from '../runtime/session.ts';
-import { buildInferenceGraph, buildTrainGraph, type GraphSpec } from './graphs.ts';
+import { buildInferenceGraph, buildTrainGraph, buildTrainLoopGraph, type GraphSpec } from './graphs.ts';
 
 /** A padded batch, row-major [B, T] (labels [B, T] or [B]). */
 export interface Batch {
@@ -56,6 +56,7 @@ export class Trainer {
   #step = 0;
   #eval: Session | undefined;
   #evalSpec: GraphSpec | undefined;
+  #loop: Session | undefined;
 
   private constructor(
     readonly config: EncoderConfig,
@@ -116,6 +117,62 @@ export class Trainer {
     return { step: t, loss, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
   }
 
+  /**
+   * Several optimizer steps in one session.run (an ONNX Loop): same results as calling
+   * trainStep on each batch, with the host copies of parameters and moments done once.
+   * All batches must share one padded shape.
+   */
+  async trainSteps(batches: readonly Batch[]): Promise<StepResult[]> {
+    const first = batches[0];
+    if (!first) return [];
+    if (batches.length === 1) return [await this.trainStep(first)];
+    for (const bt of batches) {
+      if (bt.batchSize !== first.batchSize || bt.seqLen !== first.seqLen) throw new Error('trainSteps: batches must share one padded shape');
+    }
+    if (!this.#loop) {
+      const spec = buildTrainLoopGraph(this.config, { optimizer: this.options.optimizer, dropout: this.options.dropout ?? true, seed: this.options.seed ?? 42 });
+      this.#loop = await Session.create(serializeModel(spec.model), { threads: this.options.threads ?? 2 });
+    }
+    const K = batches.length;
+    const n = first.batchSize * first.seqLen;
+    const stack = (get: (bt: Batch) => BigInt64Array | undefined, len: number): BigInt64Array => {
+      const out = new BigInt64Array(K * len);
+      batches.forEach((bt, k) => out.set(get(bt) ?? new BigInt64Array(len), k * len));
+      return out;
+    };
+    const dims = [K, first.batchSize, first.seqLen];
+    const labelLen = first.labels.length;
+    const feeds: Record<string, HostTensor> = {
+      input_ids: { dtype: 'int64', dims, data: stack((bt) => bt.inputIds, n) },
+      attention_mask: { dtype: 'int64', dims, data: stack((bt) => bt.attentionMask, n) },
+      labels: { dtype: 'int64', dims: labelLen === first.batchSize ? [K, first.batchSize] : dims, data: stack((bt) => bt.labels, labelLen) },
+      step: { dtype: 'float32', dims: [], data: new Float32Array([this.#step + 1]) },
+    };
+    if (this.spec.hasTokenTypes) feeds['token_type_ids'] = { dtype: 'int64', dims, data: stack((bt) => bt.tokenTypeIds, n) };
+    for (const p of this.spec.params) feeds[p] = this.#weights.get(p) as HostTensor;
+    for (const p of this.spec.trainable) {
+      feeds[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
+      feeds[stateName(p, 'adam_v')] = this.#v.get(p) as HostTensor;
+    }
+    const out = await this.#loop.run(feeds);
+    const losses = out['loss']?.data as Float32Array;
+    const norms = out['grad_norm']?.data as Float32Array;
+    const lrs = out['lr']?.data as Float32Array;
+    const results: StepResult[] = [];
+    for (let k = 0; k < K; k++) {
+      const loss = losses[k] as number;
+      if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${this.#step + k + 1}: loss is ${loss}; lower the learning rate`);
+      results.push({ step: this.#step + k + 1, loss, gradNorm: norms[k] as number, lr: lrs[k] as number });
+    }
+    for (const p of this.spec.trainable) {
+      this.#weights.set(p, out[nextName(p)] as HostTensor);
+      this.#m.set(p, out[nextName(stateName(p, 'adam_m'))] as HostTensor);
+      this.#v.set(p, out[nextName(stateName(p, 'adam_v'))] as HostTensor);
+    }
+    this.#step += K;
+    return results;
+  }
+
   /** Logits for a batch in eval mode (dropout off), with the current weights. */
   async predict(batch: Omit<Batch, 'labels'>): Promise<HostTensor> {
     if (!this.#eval) {
@@ -153,5 +210,6 @@ export class Trainer {
   async release(): Promise<void> {
     await this.session.release();
     await this.#eval?.release();
+    await this.#loop?.release();
   }
 }

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { Trainer, type Batch } from './trainer.ts';
+
+function makeBatch(seed: number, B = 4, T = 24, V = 300): Batch {
+  const n = B * T;
+  return {
+    batchSize: B,
+    seqLen: T,
+    inputIds: BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 131 + seed * 17) % V)),
+    attentionMask: BigInt64Array.from({ length: n }, (_, i) => (i % T < T - (i % 3) ? 1n : 0n)),
+    labels: BigInt64Array.from({ length: n }, (_, i) => (i % T === 0 ? -100n : BigInt((i + seed) % 3))),
+  };
+}
+
+describe('Trainer', () => {
+  const config = presetConfig('small-2L-128', 'bert', 300, ['O', 'B-X', 'I-X'], 'token-classification');
+  const optimizer = { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, schedule: { kind: 'linear' as const, warmupSteps: 1, totalSteps: 10 } };
+
+  it('K steps in one Loop run equal K single steps (dropout off)', async () => {
+    const batches = [makeBatch(1), makeBatch(2), makeBatch(3)];
+    const a = await Trainer.create(config, initWeights(config, 9), { optimizer, dropout: false });
+    const single = [];
+    for (const bt of batches) single.push(await a.trainStep(bt));
+    const b = await Trainer.create(config, initWeights(config, 9), { optimizer, dropout: false });
+    const looped = await b.trainSteps(batches);
+    expect(looped.map((r) => r.step)).toEqual([1, 2, 3]);
+    for (let k = 0; k < 3; k++) {
+      expect(looped[k]?.loss).toBeCloseTo(single[k]?.loss as number, 5);
+      expect(looped[k]?.lr).toBeCloseTo(single[k]?.lr as number, 8);
+    }
+    const wa = a.weights();
+    const wb = b.weights();
+    let diff = 0;
+    for (const [name, t] of wa) {
+      const u = wb.get(name)?.data as Float32Array;
+      (t.data as Float32Array).forEach((x, i) => (diff = Math.max(diff, Math.abs(x - (u[i] as number)))));
+    }
+    expect(diff).toBeLessThan(1e-6);
+    await a.release();
+    await b.release();
+  });
+
+  it('dropout is on in training and off in eval; same seed, same losses', async () => {
+    const run = async (seed: number): Promise<number[]> => {
+      const t = await Trainer.create(config, initWeights(config, 1), { optimizer, seed });
+      const out = [];
+      for (let i = 0; i < 3; i++) out.push((await t.trainStep(makeBatch(i))).loss);
+      await t.release();
+      return out;
+    };
+    const a = await run(5);
+    expect(await run(5)).toEqual(a);
+    expect(await run(6)).not.toEqual(a);
+    const t = await Trainer.create(config, initWeights(config, 1), { optimizer, seed: 5 });
+    const l1 = await t.predict(makeBatch(0));
+    const l2 = await t.predict(makeBatch(0));
+    expect(Array.from(l1.data as Float32Array)).toEqual(Array.from(l2.data as Float32Array));
+    await t.release();
+  });
+
+  it('linear warmup then decay, as the Hugging Face scheduler', async () => {
+    const t = await Trainer.create(config, initWeights(config, 1), { optimizer, dropout: false });
+    const lrs = [];
+    for (let i = 0; i < 4; i++) lrs.push((await t.trainStep(makeBatch(i))).lr);
+    // warmup 1 step: lr(0) = 0, then 1e-3 · (10 − s) / 9
+    expect(lrs[0]).toBeCloseTo(0, 10);
+    expect(lrs[1]).toBeCloseTo(1e-3, 8);
+    expect(lrs[2]).toBeCloseTo((1e-3 * 8) / 9, 8);
+    await t.release();
+  });
+});
