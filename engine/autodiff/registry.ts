@@ -28,6 +28,8 @@ export const GRADIENT_RULES: Partial<Record<string, GradRule>> = {
   Abs: ew.abs,
   Pow: ew.pow,
   Where: ew.where,
+  Max: ew.max,
+  Min: ew.min,
   Cast: ew.cast,
   Dropout: ew.dropout,
   MatMul: matMul,

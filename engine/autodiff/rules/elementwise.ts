@@ -129,3 +129,27 @@ export const dropout: GradRule = (g) => {
   const scale = b.scalarLike(1 / (1 - ratio), g.input(0));
   return [b.Mul(b.Mul(g.gradOut(0) as string, b.Cast(mask, b.dtype(g.input(0)))), scale)];
 };
+
+/** y = max(a, b)  ⇒  da = dy·[a ≥ b], db = dy·[a < b] (ties go to a, as torch.maximum does not split) */
+export const max: GradRule = (g) => {
+  const { b } = g;
+  const dY = g.gradOut(0) as string;
+  const aWins = b.Not(b.Less(g.input(0), g.input(1)));
+  const zero = b.scalarLike(0, dY);
+  return [
+    g.needs(0) ? g.unbroadcast(b.Where(aWins, dY, zero), g.input(0)) : undefined,
+    g.needs(1) ? g.unbroadcast(b.Where(aWins, zero, dY), g.input(1)) : undefined,
+  ];
+};
+
+/** y = min(a, b)  ⇒  da = dy·[a ≤ b], db = dy·[a > b] */
+export const min: GradRule = (g) => {
+  const { b } = g;
+  const dY = g.gradOut(0) as string;
+  const aWins = b.Not(b.Greater(g.input(0), g.input(1)));
+  const zero = b.scalarLike(0, dY);
+  return [
+    g.needs(0) ? g.unbroadcast(b.Where(aWins, dY, zero), g.input(0)) : undefined,
+    g.needs(1) ? g.unbroadcast(b.Where(aWins, zero, dY), g.input(1)) : undefined,
+  ];
+};
