@@ -1,0 +1,87 @@
+// CLI contract of the engine-core commands, on the shared goldens and on bad input.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from './main.ts';
+
+const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
+const VOCAB = path.resolve(import.meta.dirname, '../../../shared/goldens/vocab/tiny-uncased-vocab.txt');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  try {
+    const code = await main(args);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
+
+describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
+  it('model inspect --json', async () => {
+    const r = await run(['model', 'inspect', GOLDEN, '--json']);
+    expect(r.code).toBe(0);
+    const info = JSON.parse(r.out) as Record<string, unknown>;
+    expect(info).toMatchObject({ architecture: 'bert', task: 'token-classification', parameters: 65765, vocab_size: 1000, num_labels: 5 });
+  });
+
+  it('forward --grads matches the golden loss and gives every HF gradient', async () => {
+    const meta = JSON.parse(readFileSync(path.join(GOLDEN, 'goldens.json'), 'utf8')) as { loss: number; inputs: Record<string, unknown> };
+    const inputs = meta.inputs as { input_ids: number[][]; attention_mask: number[][]; token_type_ids: number[][]; labels: number[][] };
+    const inFile = path.join(tmp, 'in.json');
+    writeFileSync(inFile, JSON.stringify({ input_ids: inputs.input_ids, attention_mask: inputs.attention_mask, token_type_ids: inputs.token_type_ids, labels: inputs.labels }));
+    const outFile = path.join(tmp, 'out.json');
+    const r = await run(['forward', '--model', GOLDEN, '--inputs', inFile, '--out', outFile, '--grads']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(readFileSync(outFile, 'utf8')) as { loss: number; logits: number[][][]; grads: Record<string, number[]> };
+    expect(Math.abs(out.loss - meta.loss)).toBeLessThan(1e-5);
+    expect(out.logits.length).toBe(2);
+    expect(Object.keys(out.grads)).toContain('bert.encoder.layer.1.output.LayerNorm.bias');
+    expect(out.grads['classifier.weight']?.length).toBe(5 * 32);
+  });
+
+  it('init-model writes a folder that loads back', async () => {
+    const dir = path.join(tmp, 'init');
+    const r = await run(['init-model', '--arch', 'distilbert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', 'O,B-Disease,I-Disease', '--out', dir]);
+    expect(r.code).toBe(0);
+    const info = JSON.parse((await run(['model', 'inspect', dir, '--json'])).out) as Record<string, unknown>;
+    expect(info).toMatchObject({ architecture: 'distilbert', task: 'token-classification', num_labels: 3, vocab_size: 1000, num_layers: 2, hidden_size: 128 });
+  });
+
+  it('bad input: one clear line naming the file, no stack, no output written', async () => {
+    const notModel = path.join(tmp, 'empty');
+    cpSync(VOCAB, path.join(notModel, 'vocab.txt'));
+    let r = await run(['model', 'inspect', notModel]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(notModel);
+    expect(r.err).not.toMatch(/\n\s+at /);
+
+    const broken = path.join(tmp, 'broken');
+    cpSync(GOLDEN, broken, { recursive: true });
+    rmSync(path.join(broken, 'pytorch_model.bin'));
+    truncateSync(path.join(broken, 'model.safetensors'), 5000);
+    const outFile = path.join(tmp, 'never.json');
+    writeFileSync(path.join(tmp, 'in2.json'), JSON.stringify({ input_ids: [[2, 5, 3]] }));
+    r = await run(['forward', '--model', broken, '--inputs', path.join(tmp, 'in2.json'), '--out', outFile]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('model.safetensors');
+    expect(existsSync(outFile)).toBe(false);
+
+    writeFileSync(path.join(tmp, 'in3.json'), JSON.stringify({ input_ids: [[2, 5000, 3]] }));
+    r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in3.json'), '--out', outFile]);
+    expect(r.err).toMatch(/token id 5000 is outside the vocabulary/);
+    expect(existsSync(outFile)).toBe(false);
+
+    r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--arch must be bert or distilbert');
+  });
+});
