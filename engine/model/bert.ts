@@ -21,6 +21,12 @@ export interface ForwardOptions {
   inputs?: { inputIds: string; attentionMask: string; tokenTypeIds?: string };
   /** Prefix for parameter input names (a Loop body must not shadow the outer graph's names). */
   paramPrefix?: string;
+  /**
+   * Masked LM: compute the decoder only at the flat positions in input `mlm_positions` [M]
+   * (indices into B·T) — logits become [M, V]. Pretraining masks ~15% of tokens, so this
+   * skips ~85% of the largest matmul and softmax.
+   */
+  mlmGather?: boolean;
 }
 
 export interface ForwardGraph {
@@ -152,7 +158,8 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       }
       case 'masked-lm': {
         const t = isBert ? 'cls.predictions.transform.' : 'vocab_';
-        const dense = linear(h, isBert ? `${t}dense` : 'vocab_transform');
+        const rows = options.mlmGather ? b.Gather(b.Reshape(h, [-1, C]), b.input('mlm_positions', 'int64', ['M'])) : h; // [M, C]
+        const dense = linear(rows, isBert ? `${t}dense` : 'vocab_transform');
         const act = activation(dense, config.hiddenAct);
         const normed = layerNorm(act, isBert ? `${t}LayerNorm` : 'vocab_layer_norm', config.layerNormEps);
         const decoderW = P(`${p}embeddings.word_embeddings.weight`); // tied [V, C]
@@ -171,8 +178,13 @@ export function buildLoss(b: GraphBuilder, config: EncoderConfig, logits: string
     return { labels, loss: b.SoftmaxCrossEntropyLoss(logits, labels) };
   }
   if (config.task === 'base') throw new Error('a base encoder has no loss; choose a task head');
-  const labels = givenLabels ?? b.input('labels', 'int64', [batch, seq]);
   const n = config.task === 'masked-lm' ? config.vocabSize : config.numLabels;
+  if (b.shape(logits).length === 2) {
+    // Gathered MLM logits [M, V] with labels [M].
+    const labels = givenLabels ?? b.input('labels', 'int64', ['M']);
+    return { labels, loss: b.SoftmaxCrossEntropyLoss(logits, labels) };
+  }
+  const labels = givenLabels ?? b.input('labels', 'int64', [batch, seq]);
   const flat = b.Reshape(logits, [-1, n]);
   return { labels, loss: b.SoftmaxCrossEntropyLoss(flat, b.Reshape(labels, [-1])) };
 }

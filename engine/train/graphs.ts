@@ -74,6 +74,8 @@ export function buildGradientGraph(config: EncoderConfig, opts: { collectInterna
 
 export interface TrainGraphOptions {
   optimizer: AdamWOptions;
+  /** Masked LM: decoder only at `mlm_positions` (see ForwardOptions.mlmGather). */
+  mlmGather?: boolean;
   /** Dropout on (default true). */
   dropout?: boolean;
   seed?: number;
@@ -82,7 +84,7 @@ export interface TrainGraphOptions {
 /** One full training step: outputs `loss`, `grad_norm`, `lr` and every `<x>.next`. */
 export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions): GraphSpec {
   const b = new GraphBuilder('benchtop_train_step');
-  const f = buildForward(b, config, { training: opts.dropout ?? true, seed: opts.seed ?? 42 });
+  const f = buildForward(b, config, { training: opts.dropout ?? true, seed: opts.seed ?? 42, mlmGather: opts.mlmGather ?? false });
   const { loss } = buildLoss(b, config, f.logits);
   const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));

@@ -17,6 +17,8 @@ export interface Batch {
   attentionMask: BigInt64Array;
   tokenTypeIds?: BigInt64Array;
   labels: BigInt64Array;
+  /** Masked LM with gathered positions: flat indices into B·T; labels then hold one per position. */
+  mlmPositions?: BigInt64Array;
 }
 
 export interface StepResult {
@@ -32,6 +34,8 @@ export interface TrainerOptions {
   device?: Device;
   seed?: number;
   dropout?: boolean;
+  /** Masked LM: compute the decoder only at `Batch.mlmPositions`. */
+  mlmGather?: boolean;
 }
 
 function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean): Record<string, HostTensor> {
@@ -44,7 +48,12 @@ function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean):
     feeds['token_type_ids'] = { dtype: 'int64', dims, data: batch.tokenTypeIds ?? new BigInt64Array(batch.inputIds.length) };
   }
   if (withLabels) {
-    feeds['labels'] = { dtype: 'int64', dims: batch.labels.length === batch.batchSize ? [batch.batchSize] : dims, data: batch.labels };
+    if (batch.mlmPositions) {
+      feeds['mlm_positions'] = { dtype: 'int64', dims: [batch.mlmPositions.length], data: batch.mlmPositions };
+      feeds['labels'] = { dtype: 'int64', dims: [batch.labels.length], data: batch.labels };
+    } else {
+      feeds['labels'] = { dtype: 'int64', dims: batch.labels.length === batch.batchSize ? [batch.batchSize] : dims, data: batch.labels };
+    }
   }
   return feeds;
 }
@@ -75,7 +84,7 @@ export class Trainer {
 
   /** Build the training graph and its session. */
   static async create(config: EncoderConfig, weights: Map<string, HostTensor>, options: TrainerOptions): Promise<Trainer> {
-    const spec = buildTrainGraph(config, { optimizer: options.optimizer, dropout: options.dropout ?? true, seed: options.seed ?? 42 });
+    const spec = buildTrainGraph(config, { optimizer: options.optimizer, dropout: options.dropout ?? true, seed: options.seed ?? 42, mlmGather: options.mlmGather ?? false });
     for (const p of spec.params) {
       if (!weights.has(p)) throw new Error(`missing parameter "${p}"`);
     }

@@ -42,6 +42,7 @@ const cases: Case[] = [
   { name: 'Squeeze', op: 'Squeeze', inputs: { a: { shape: [2, 1, 3] } }, build: (b, x) => b.Squeeze(x.a!, [1]) },
   { name: 'Expand', op: 'Expand', inputs: { a: { shape: [3, 1] } }, build: (b, x) => b.Expand(x.a!, [2, 3, 4]) },
   { name: 'Gather embedding (repeated ids)', op: 'Gather', inputs: { e: { shape: [6, 4] }, i: { shape: [2, 3], dtype: 'int64', data: [1, 1, 5, 0, 1, 5] } }, build: (b, x) => b.Gather(x.e!, x.i!) },
+  { name: 'Gather rows of a symbolic activation', op: 'Gather', inputs: { h: { shape: [6, 4], declared: ['N', 4] }, i: { shape: [3], dtype: 'int64', data: [5, 0, 5] } }, build: (b, x) => b.Gather(x.h!, x.i!) },
   { name: 'Gather scalar index axis 1', op: 'Gather', inputs: { h: { shape: [2, 3, 4], declared: ['B', 'T', 4] } }, build: (b, x) => b.Gather(x.h!, b.scalar(0, 'int64'), 1) },
   { name: 'ReduceSum', op: 'ReduceSum', inputs: { a: { shape: [2, 3, 4] } }, build: (b, x) => b.ReduceSum(x.a!, [1], false) },
   { name: 'ReduceSum all', op: 'ReduceSum', inputs: { a: { shape: [2, 3] } }, build: (b, x) => b.ReduceSum(x.a!, undefined, true) },

@@ -40,14 +40,18 @@ export const gather: GradRule = (g) => {
   const indices = g.input(1);
   const axis = (g.node.attrs['axis'] as number | undefined) ?? 0;
   const dShape = b.shape(data);
-  if (axis === 0 && dShape.length === 2 && dShape.every((d) => typeof d === 'number')) {
-    const [V, C] = dShape as [number, number];
+  if (axis === 0 && dShape.length === 2 && typeof dShape[1] === 'number') {
+    const C = dShape[1];
     const flatIdx = b.Reshape(indices, [-1, 1]); // [N, 1]
     const idx = b.op('Expand', [flatIdx, b.ints([1, C])])[0] as string; // [N, C]
     const upd = b.Reshape(dY, [-1, C]); // [N, C]
     const dt = b.dtype(data);
     const zero = dt === 'float64' ? { dtype: dt, dims: [1], data: new Float64Array(1) } : { dtype: dt, dims: [1], data: new Float32Array(1) };
-    const zeros = b.ConstantOfShape([V, C], zero);
+    // Static tables (embeddings) get a constant zero table; row-gathers from activations
+    // ([B·T, C], e.g. MLM positions) get zeros of the runtime shape.
+    const zeros = typeof dShape[0] === 'number'
+      ? b.ConstantOfShape([dShape[0], C], zero)
+      : (b.op('ConstantOfShape', [b.Shape(data)], { value: zero }, { outputInfos: [{ dtype: dt, shape: [...dShape] }] })[0] as string);
     return [b.ScatterElements(zeros, idx, upd, 0, 'add'), undefined];
   }
   const idxShape = b.shape(indices);
