@@ -56,6 +56,25 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(info).toMatchObject({ architecture: 'distilbert', task: 'token-classification', num_labels: 3, vocab_size: 1000, num_layers: 2, hidden_size: 128 });
   });
 
+  it('export-onnx writes a standalone model that reproduces the logits', async () => {
+    const file = path.join(tmp, 'model.onnx');
+    expect((await run(['export-onnx', '--model', GOLDEN, '--out', file])).code).toBe(0);
+    const { Session } = await import('../runtime/session.ts');
+    const { readSafetensors } = await import('../checkpoints/safetensors.ts');
+    const gold = readSafetensors(path.join(GOLDEN, 'goldens.safetensors')).tensors;
+    const s = await Session.create(readFileSync(file));
+    expect([...s.inputNames].sort()).toEqual(['attention_mask', 'input_ids', 'token_type_ids']);
+    const out = await s.run({
+      input_ids: gold.get('input/input_ids')!,
+      attention_mask: gold.get('input/attention_mask')!,
+      token_type_ids: gold.get('input/token_type_ids')!,
+    });
+    const a = out['logits']!.data as Float32Array;
+    const r = gold.get('output/logits')!.data as Float32Array;
+    expect(Math.max(...Array.from(a, (x, i) => Math.abs(x - (r[i] as number))))).toBeLessThan(1e-5);
+    await s.release();
+  });
+
   it('bad input: one clear line naming the file, no stack, no output written', async () => {
     const notModel = path.join(tmp, 'empty');
     cpSync(VOCAB, path.join(notModel, 'vocab.txt'));
