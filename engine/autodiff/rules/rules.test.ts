@@ -81,6 +81,34 @@ describe('gradient rules (numeric vs analytic)', () => {
     expect(maxError).toBeLessThan(1e-2);
   });
 
+  it('Dropout (ratio 0.3): the gradient uses the same mask as the forward pass', async () => {
+    const { GraphBuilder } = await import('../../onnx/builder.ts');
+    const { backward } = await import('../backward.ts');
+    const { serializeModel } = await import('../../onnx/serialize.ts');
+    const { Session } = await import('../../runtime/session.ts');
+    const b = new GraphBuilder('drop');
+    const x = b.input('x', 'float32', [1000]);
+    const r = b.input('r', 'float32', [1000]);
+    const [y] = b.Dropout(x, 0.3, 11);
+    const loss = b.output(b.ReduceSum(b.Mul(y, r), undefined, false), 'loss');
+    const { grads } = backward(b, loss, [x]);
+    b.output(y, 'y');
+    b.output(grads.get(x)!, 'dx');
+    const s = await Session.create(serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 't', metadata: {} }));
+    const xs = Float32Array.from({ length: 1000 }, (_, i) => 1 + (i % 7));
+    const rs = Float32Array.from({ length: 1000 }, (_, i) => ((i * 13) % 5) - 2);
+    const out = await s.run({ x: float32Tensor([1000], xs), r: float32Tensor([1000], rs) });
+    const ys = out['y']!.data as Float32Array;
+    const dx = out['dx']!.data as Float32Array;
+    let dropped = 0;
+    for (let i = 0; i < 1000; i++) {
+      if (ys[i] === 0) dropped++;
+      expect(dx[i]).toBeCloseTo(((rs[i] as number) * (ys[i] as number)) / (xs[i] as number), 5);
+    }
+    expect(dropped).toBeGreaterThan(230);
+    expect(dropped).toBeLessThan(370);
+  });
+
   it('every registered rule has a check above', () => {
     const covered = new Set([...cases.map((c) => c.op), 'Dropout']);
     expect(Object.keys(GRADIENT_RULES).filter((op) => !covered.has(op))).toEqual([]);
