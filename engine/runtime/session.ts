@@ -13,6 +13,8 @@ export interface SessionOptions {
   device?: Device;
   /** Graph optimisation level; 'all' is the default. */
   optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** ORT's CPU memory arena (default on). Off returns activation memory between runs. */
+  memoryArena?: boolean;
 }
 
 const ORT_TYPE: Partial<Record<DType, ort.Tensor.Type>> = {
@@ -62,7 +64,7 @@ export class Session {
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: options.optimization ?? 'all',
-      enableCpuMemArena: true,
+      enableCpuMemArena: options.memoryArena ?? true,
       enableMemPattern: true,
       logSeverityLevel: 3,
     };

@@ -36,6 +36,8 @@ export interface TrainerOptions {
   dropout?: boolean;
   /** Masked LM: compute the decoder only at `Batch.mlmPositions`. */
   mlmGather?: boolean;
+  /** ORT CPU memory arena (default on). */
+  memoryArena?: boolean;
 }
 
 function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean): Record<string, HostTensor> {
@@ -88,7 +90,7 @@ export class Trainer {
     for (const p of spec.params) {
       if (!weights.has(p)) throw new Error(`missing parameter "${p}"`);
     }
-    const session = await Session.create(serializeModel(spec.model), { threads: options.threads ?? 2, device: options.device ?? 'cpu' });
+    const session = await Session.create(serializeModel(spec.model), { threads: options.threads ?? 2, device: options.device ?? 'cpu', memoryArena: options.memoryArena ?? true });
     return new Trainer(config, new Map(weights), spec, session, options);
   }
 
