@@ -1,0 +1,268 @@
+// The task CLI end to end through main(): train ner → eval --json → predict over a messy mixed
+// folder (PubTator + brat with a bad offset + empty text + unknown format + a 200 MB file),
+// train re on a TSV with a malformed line → eval re --json with AUROC, and the refusals
+// (unknown labels, non-empty output folder, usage errors).
+
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  conllSubset,
+  DATA,
+  HAS_DATA,
+  tempDir,
+  tsvSubset,
+  VOCAB,
+  removeTempDirs,
+} from '../tasks/test-helpers.ts';
+import { main } from './main.ts';
+
+afterAll(removeTempDirs);
+
+let stdout: string[] = [];
+let stderr: string[] = [];
+
+beforeEach(() => {
+  stdout = [];
+  stderr = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void stdout.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void stderr.push(a.join(' ')));
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (s: string | Uint8Array) => stderr.push(String(s)) > 0,
+  );
+});
+afterEach(() => vi.restoreAllMocks());
+
+const TINY = ['--preset', 'small-2L-128', '--vocab', VOCAB, '--batch-size', '16', '--seed', '1'];
+
+describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
+  const dir = tempDir('cli');
+  const model = path.join(dir, 'ner-model');
+
+  it('trains NER, evaluates it as JSON and predicts over a mixed folder', async () => {
+    const train = conllSubset(
+      path.join(DATA, 'ner', 'ncbi-disease', 'train.tsv'),
+      0,
+      48,
+      dir,
+      'train.tsv',
+    );
+    const dev = conllSubset(
+      path.join(DATA, 'ner', 'ncbi-disease', 'devel.tsv'),
+      0,
+      12,
+      dir,
+      'dev.tsv',
+    );
+    expect(
+      await main([
+        'train',
+        'ner',
+        ...TINY,
+        '--train',
+        train,
+        '--dev',
+        dev,
+        '--out',
+        model,
+        '--epochs',
+        '2',
+        '--max-steps',
+        '3',
+        '--no-dropout',
+      ]),
+    ).toBe(0);
+    expect(stdout.join('\n')).toMatch(/^max-steps: saved .*ner-model \(3 steps/);
+    expect(readdirSync(model).sort()).toEqual([
+      'config.json',
+      'metrics.json',
+      'model.safetensors',
+      'special_tokens_map.json',
+      'tokenizer_config.json',
+      'training_card.md',
+      'vocab.txt',
+    ]);
+
+    stdout = [];
+    expect(await main(['eval', 'ner', '--model', model, '--data', dev, '--json'])).toBe(0);
+    const m = JSON.parse(stdout.join('\n')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(m).slice(0, 3)).toEqual(['micro', 'macro', 'per_type']);
+    expect(Object.keys(m['micro'] ?? {})).toEqual(['precision', 'recall', 'f1']);
+    expect(Object.keys(m['macro'] ?? {})).toEqual(['precision', 'recall', 'f1']);
+    expect(Object.keys(m['per_type'] ?? {})).toEqual(['Disease']);
+
+    const input = path.join(dir, 'mixed');
+    mkdirSync(input);
+    const pubtator = readFileSync(
+      path.join(DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt'),
+      'utf8',
+    )
+      .split(/\n\s*\n/)
+      .filter((b) => b.trim());
+    writeFileSync(path.join(input, 'abstracts.pubtator'), `${pubtator.slice(0, 3).join('\n\n')}\n`);
+    writeFileSync(path.join(input, 'note.txt'), 'Patient with breast cancer and diabetes.\n');
+    writeFileSync(
+      path.join(input, 'note.ann'),
+      'T1\tDisease 13 26\tbreast cancer\nT2\tDisease 31 35\tdiabetes\n',
+    );
+    writeFileSync(path.join(input, 'empty.txt'), '');
+    writeFileSync(path.join(input, 'table.xyz'), 'x');
+    writeFileSync(path.join(input, 'huge.txt'), '');
+    truncateSync(path.join(input, 'huge.txt'), 200 * 1024 * 1024);
+    const out = path.join(dir, 'pred-brat');
+    stdout = [];
+    expect(
+      await main(['predict', '--model', model, '--input', input, '--out', out, '--format', 'brat']),
+    ).toBe(0);
+    const err = stderr.join('');
+    expect(err).toMatch(/huge\.txt: error: file is 200\.0 MB, beyond the 100\.0 MB limit/);
+    expect(err).toMatch(
+      /note\.ann:2: warning: entity T2: mention text does not match the text at its offsets/,
+    );
+    expect(err).toMatch(/table\.xyz: (error|warning): unsupported file format/);
+    expect(err).toMatch(/document empty: warning: empty document/);
+    expect(stdout.join('\n')).toMatch(
+      /: 5 documents, \d+ entities, 0 relations; [\d.]+ documents\/s, \d+ words\/s/,
+    );
+    const files = readdirSync(out).sort();
+    expect(files.filter((f) => f.endsWith('.ann'))).toHaveLength(5);
+    expect(files.some((f) => f.includes('.tmp'))).toBe(false);
+  });
+
+  it('trains RE on a TSV with a malformed line and evaluates it with AUROC', async () => {
+    const train = tsvSubset(
+      path.join(DATA, 're', 'gad-fold1', 'train.tsv'),
+      20,
+      60,
+      dir,
+      'gad.tsv',
+      false,
+    );
+    writeFileSync(train, `${readFileSync(train, 'utf8')}this line has no label\n`);
+    const test = tsvSubset(
+      path.join(DATA, 're', 'gad-fold1', 'test.tsv'),
+      10,
+      40,
+      dir,
+      'gad-test.tsv',
+      true,
+    );
+    const out = path.join(dir, 're-model');
+    expect(
+      await main([
+        'train',
+        're',
+        ...TINY,
+        '--train',
+        train,
+        '--out',
+        out,
+        '--epochs',
+        '1',
+        '--max-length',
+        '64',
+      ]),
+    ).toBe(0);
+    expect(stderr.join('')).toContain(
+      `${train}:61: error: expected 2 tab-separated columns, got 1; line skipped`,
+    );
+    stdout = [];
+    expect(await main(['eval', 're', '--model', out, '--data', test, '--json'])).toBe(0);
+    const m = JSON.parse(stdout.join('\n')) as { micro: object; per_type: object; auroc: number };
+    expect(Object.keys(m.per_type)).toEqual(['1']);
+    expect(m.auroc).toBeGreaterThanOrEqual(0);
+  });
+
+  it('trains RE on PubTator documents and predicts relations with --re-model', async () => {
+    const docs = readFileSync(
+      path.join(DATA, 'documents', 'pubtator-bc5cdr', 'CDR_TrainingSet.PubTator.txt'),
+      'utf8',
+    )
+      .split(/\n\s*\n/)
+      .filter((b) => b.trim());
+    const file = path.join(dir, 'cdr.pubtator');
+    writeFileSync(file, `${docs.slice(0, 12).join('\n\n')}\n`);
+    const out = path.join(dir, 'cdr-re');
+    expect(
+      await main([
+        'train',
+        're',
+        ...TINY,
+        '--train',
+        file,
+        '--out',
+        out,
+        '--epochs',
+        '1',
+        '--max-steps',
+        '2',
+        '--max-length',
+        '64',
+      ]),
+    ).toBe(0);
+    const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as {
+      model: { labels: string[] };
+      data: { split: string };
+    };
+    expect(metrics.model.labels).toEqual(['false', 'CID']);
+    stdout = [];
+    expect(await main(['eval', 're', '--model', out, '--data', file, '--json'])).toBe(0);
+    expect(Object.keys((JSON.parse(stdout.join('\n')) as { per_type: object }).per_type)).toEqual([
+      'CID',
+    ]);
+    stdout = [];
+    const pred = path.join(dir, 'cdr-pred.bioc.xml');
+    expect(
+      await main([
+        'predict',
+        '--model',
+        model,
+        '--re-model',
+        out,
+        '--input',
+        file,
+        '--out',
+        pred,
+        '--format',
+        'bioc-xml',
+      ]),
+    ).toBe(0);
+    expect(stdout.join('\n')).toMatch(/: 12 documents, \d+ entities, \d+ relations/);
+    expect(readFileSync(pred, 'utf8')).toMatch(/^<\?xml/);
+  });
+
+  it('refuses unknown labels, a used output folder and bad usage', async () => {
+    const bc5 = conllSubset(path.join(DATA, 'ner', 'bc5cdr', 'train.tsv'), 0, 20, dir, 'bc5.tsv');
+    expect(
+      await main(['train', 'ner', '--model', model, '--train', bc5, '--out', path.join(dir, 'x')]),
+    ).toBe(1);
+    expect(stderr.join('')).toMatch(
+      /label\(s\) B-Chemical, I-Chemical in the training data are unknown to .*ner-model, which predicts O, B-Disease, I-Disease/,
+    );
+    expect(existsSync(path.join(dir, 'x'))).toBe(false);
+    expect(await main(['train', 'ner', ...TINY, '--train', bc5, '--out', model])).toBe(1);
+    expect(stderr.join('')).toMatch(/ner-model: folder is not empty .* pass --overwrite/);
+    expect(await main(['train', 'ner', '--train', bc5, '--out', path.join(dir, 'y')])).toBe(2);
+    expect(
+      await main([
+        'predict',
+        '--model',
+        model,
+        '--input',
+        bc5,
+        '--out',
+        path.join(dir, 'p'),
+        '--format',
+        'xml',
+      ]),
+    ).toBe(2);
+    expect(stderr.join('')).toMatch(/--format must be one of jsonl, brat/);
+  });
+});

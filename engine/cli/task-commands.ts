@@ -1,0 +1,280 @@
+// CLI commands for the NER/RE tasks: `train ner|re`, `eval ner|re` and `predict`. They run the
+// task in-process (Ctrl-C asks training to stop with a checkpoint; a second Ctrl-C exits) and
+// print progress on stderr: one updating line on a terminal, plain periodic lines otherwise.
+
+import type { ExportFormat } from '../formats/registry.ts';
+import type { FormatIssue } from '../formats/types.ts';
+import type { Architecture } from '../model/config.ts';
+import type { InputFormat } from '../tasks/data-load.ts';
+import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/events.ts';
+import { evaluate, predict } from '../tasks/predict-task.ts';
+import { train, type TrainArgs } from '../tasks/train-task.ts';
+import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+
+const INPUT_FORMATS = [
+  'text',
+  'pubtator',
+  'brat',
+  'bioc-xml',
+  'bioc-json',
+  'conll',
+  'jsonl',
+  'csv',
+  'pdf',
+  'docx',
+  're-tsv',
+];
+const EXPORT_FORMATS = ['jsonl', 'brat', 'bioc-xml', 'bioc-json', 'pubtator', 'conll', 'csv'];
+const MAX_ISSUES_SHOWN = 20;
+
+function fmtTime(sec: number): string {
+  if (!Number.isFinite(sec)) return '?';
+  const s = Math.round(sec);
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${s}s`;
+}
+
+/** A TaskContext printing progress and issues to stderr, with a cancel flag set by SIGINT. */
+export function cliContext(
+  stream: NodeJS.WriteStream = process.stderr,
+): TaskContext & { close(): void; cancelled: boolean } {
+  const tty = stream.isTTY === true;
+  let onLine = false;
+  let lastPlain = 0;
+  const shown = { error: 0, warning: 0 };
+  const hidden = { error: 0, warning: 0 };
+  const line = (text: string): void => {
+    if (onLine) stream.write('\r\x1b[2K');
+    onLine = false;
+    stream.write(`${text}\n`);
+  };
+  const status = (text: string, force: boolean): void => {
+    if (tty) {
+      stream.write(`\r\x1b[2K${text.slice(0, (stream.columns || 120) - 1)}`);
+      onLine = true;
+    } else if (force || performance.now() - lastPlain > 10_000) {
+      stream.write(`${text}\n`);
+      lastPlain = performance.now();
+    }
+  };
+  const self = {
+    cancelled: false,
+    isCancelled: () => self.cancelled,
+    emit(e: TaskEvent): void {
+      if (e.type === 'progress') {
+        const width = 24;
+        const filled = Math.round((e.step / Math.max(1, e.totalSteps)) * width);
+        const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+        const dev = e.devF1 !== undefined ? ` dev F1 ${e.devF1.toFixed(4)}` : '';
+        status(
+          `epoch ${e.epoch} ${bar} ${e.step}/${e.totalSteps} loss ${e.loss.toFixed(4)} lr ${e.lr.toExponential(1)} ${e.stepsPerSec.toFixed(2)} it/s eta ${fmtTime(e.etaSec)}${dev}`,
+          e.step === e.totalSteps,
+        );
+      } else if (e.type === 'eval') {
+        line(
+          `step ${e.step} (epoch ${e.epoch.toFixed(2)}): dev F1 ${e.devF1.toFixed(4)}${e.isBest ? ' (best so far, saved)' : ''}`,
+        );
+      } else if (e.type === 'infer-progress') {
+        status(
+          `${e.phase === 're' ? 'relations' : 'entities'}: ${e.done}/${e.total} inputs`,
+          e.done === e.total,
+        );
+      } else if (e.type === 'issue') {
+        const sev = e.issue.severity;
+        if (shown[sev] >= MAX_ISSUES_SHOWN) hidden[sev]++;
+        else {
+          shown[sev]++;
+          line(formatIssue(e.issue));
+        }
+      } else if (e.type === 'log') line(e.message);
+    },
+    close(): void {
+      if (onLine) stream.write('\n');
+      onLine = false;
+      for (const sev of ['error', 'warning'] as const)
+        if (hidden[sev] > 0) stream.write(`… and ${hidden[sev]} more ${sev}s\n`);
+    },
+  };
+  return self;
+}
+
+/** `file:line: severity: message`. */
+export function formatIssue(i: FormatIssue): string {
+  return `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ${i.severity}: ${i.message}`;
+}
+
+function oneOf<T extends string>(
+  opts: Opts,
+  name: string,
+  allowed: readonly string[],
+): T | undefined {
+  const v = optionalString(opts, name);
+  if (v !== undefined && !allowed.includes(v))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}; got "${v}"`);
+  return v as T | undefined;
+}
+
+function num(opts: Opts, name: string): number | undefined {
+  return opts[name] === undefined ? undefined : optionalNumber(opts, name, 0);
+}
+
+function task(rest: string[], cmd: string): 'ner' | 're' {
+  const t = rest[0];
+  if (t !== 'ner' && t !== 're') throw new UsageError(`usage: benchtop ${cmd} ner|re …`);
+  return t;
+}
+
+/** Runs `fn` with Ctrl-C wired to the context's cancel flag. */
+async function withSigint<T>(ctx: ReturnType<typeof cliContext>, fn: () => Promise<T>): Promise<T> {
+  const onSigint = (): void => {
+    if (ctx.cancelled) process.exit(130);
+    ctx.cancelled = true;
+    process.stderr.write('\nstopping after this step (Ctrl-C again to quit at once)…\n');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await fn();
+  } finally {
+    process.off('SIGINT', onSigint);
+    ctx.close();
+  }
+}
+
+/** Training arguments from CLI options. */
+export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
+  const args: TrainArgs = {
+    task: t,
+    out: requireString(opts, 'out'),
+    train: requireString(opts, 'train'),
+  };
+  const str = (k: string): string | undefined => optionalString(opts, k);
+  if (str('model') && str('preset'))
+    throw new UsageError('give either --model DIR or --preset NAME --vocab FILE, not both');
+  if (!str('model') && !str('preset'))
+    throw new UsageError(
+      'missing --model DIR (or --preset NAME --vocab FILE to start from random weights)',
+    );
+  if (str('preset') && !str('vocab')) throw new UsageError('--preset needs --vocab FILE');
+  const strings = {
+    dev: 'dev',
+    test: 'test',
+    model: 'model',
+    preset: 'preset',
+    vocab: 'vocab',
+    negativeLabel: 'negative-label',
+  } as const;
+  for (const [key, flag] of Object.entries(strings)) {
+    const v = str(flag);
+    if (v !== undefined) args[key as keyof typeof strings] = v;
+  }
+  const numbers = {
+    epochs: 'epochs',
+    batchSize: 'batch-size',
+    lr: 'lr',
+    maxLength: 'max-length',
+    stride: 'stride',
+    seed: 'seed',
+    warmupRatio: 'warmup-ratio',
+    weightDecay: 'weight-decay',
+    patience: 'patience',
+    evalEvery: 'eval-every',
+    checkpointEvery: 'checkpoint-every',
+    threads: 'threads',
+    maxSteps: 'max-steps',
+    maxMinutes: 'max-minutes',
+  } as const;
+  for (const [key, flag] of Object.entries(numbers)) {
+    const v = num(opts, flag);
+    if (v !== undefined) args[key as keyof typeof numbers] = v;
+  }
+  const format = oneOf<InputFormat>(opts, 'format', INPUT_FORMATS);
+  if (format) args.format = format;
+  const arch = oneOf<Architecture>(opts, 'arch', ['bert', 'distilbert']);
+  if (arch) args.arch = arch;
+  if (opts['cased']) args.cased = true;
+  if (opts['no-dropout']) args.dropout = false;
+  if (opts['overwrite']) args.overwrite = true;
+  if (opts['resume'] && opts['no-resume'])
+    throw new UsageError('--resume and --no-resume contradict each other');
+  if (opts['resume']) args.resume = 'require';
+  if (opts['no-resume']) args.resume = 'never';
+  return args;
+}
+
+/** `benchtop train ner|re …` */
+export async function cmdTrain(rest: string[], opts: Opts): Promise<void> {
+  const args = trainArgsFromOpts(task(rest, 'train'), opts);
+  const ctx = cliContext();
+  const r = await withSigint(ctx, () => train(args, ctx));
+  if (r.status === 'cancelled') {
+    console.log(
+      `stopped; checkpoint saved in ${r.checkpointDir ?? args.out}. Run the same command again to resume.`,
+    );
+    return;
+  }
+  const m = r.metrics;
+  const dev = m?.dev ? ` dev F1 ${m.dev.micro.f1.toFixed(4)}` : '';
+  const test = m?.test ? `, test F1 ${m.test.micro.f1.toFixed(4)}` : '';
+  console.log(
+    `${r.status}: saved ${r.out} (${m?.steps ?? 0} steps, ${fmtTime(m?.wall_time_sec ?? 0)};${dev}${test})`,
+  );
+}
+
+/** `benchtop eval ner|re --model DIR --data FILE [--json]` */
+export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
+  const t = task(rest, 'eval');
+  const inputFormat = oneOf<InputFormat>(opts, 'format', INPUT_FORMATS);
+  const ctx = cliContext();
+  const r = await withSigint(ctx, () =>
+    evaluate(
+      {
+        task: t,
+        model: requireString(opts, 'model'),
+        data: requireString(opts, 'data'),
+        ...(inputFormat ? { inputFormat } : {}),
+        ...(num(opts, 'threads') !== undefined ? { threads: num(opts, 'threads') as number } : {}),
+        ...(num(opts, 'batch-size') !== undefined
+          ? { batchSize: num(opts, 'batch-size') as number }
+          : {}),
+      },
+      throttleInference(ctx),
+    ),
+  );
+  if (opts['json']) console.log(JSON.stringify(r.metrics, null, 2));
+  else console.log(r.text);
+}
+
+/** `benchtop predict --model DIR [--re-model DIR] --input PATH --out PATH --format F` */
+export async function cmdPredict(opts: Opts): Promise<void> {
+  const format = oneOf<ExportFormat>(opts, 'format', EXPORT_FORMATS);
+  if (!format) throw new UsageError(`missing --format (${EXPORT_FORMATS.join('|')})`);
+  const inputFormat = oneOf<InputFormat>(opts, 'input-format', INPUT_FORMATS);
+  const reModel = optionalString(opts, 're-model');
+  const ctx = cliContext();
+  const r = await withSigint(ctx, () =>
+    predict(
+      {
+        model: requireString(opts, 'model'),
+        input: requireString(opts, 'input'),
+        out: requireString(opts, 'out'),
+        format,
+        ...(reModel ? { reModel } : {}),
+        ...(inputFormat ? { inputFormat } : {}),
+        ...(num(opts, 'threads') !== undefined ? { threads: num(opts, 'threads') as number } : {}),
+        ...(num(opts, 'batch-size') !== undefined
+          ? { batchSize: num(opts, 'batch-size') as number }
+          : {}),
+      },
+      throttleInference(ctx),
+    ),
+  );
+  const errors = r.issues.filter((i) => i.severity === 'error').length;
+  console.log(
+    `wrote ${r.written.length === 1 ? r.written[0] : `${r.written.length} files to ${String(opts['out'])}`}: ${r.documents} documents, ${r.entities} entities, ${r.relations} relations; ` +
+      `${r.documentsPerSec.toFixed(2)} documents/s, ${Math.round(r.wordsPerSec)} words/s (${r.words} words in ${r.seconds.toFixed(2)} s)` +
+      (errors > 0 ? `; ${errors} input error(s), see above` : ''),
+  );
+}

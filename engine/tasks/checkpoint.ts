@@ -1,0 +1,121 @@
+// Resumable training state under `<out>/checkpoint/`: `state.json` (step, epoch position, data-order
+// seed, best score, history, losses, a fingerprint of data + settings) and one safetensors file
+// with weights and AdamW moments. The tensors are written first under a new name, then
+// state.json (atomic rename) names them: a kill at any moment leaves the previous checkpoint.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { readSafetensors, writeSafetensors } from '../checkpoints/safetensors.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import type { MetricsJson } from '../metrics/report.ts';
+
+/** One dev evaluation during training. */
+export interface EvalRecord {
+  step: number;
+  /** Epochs completed at this point (fractional for --eval-every). */
+  epoch: number;
+  /** Mean training loss since the previous evaluation. */
+  trainLoss: number;
+  devF1: number;
+  dev: MetricsJson;
+}
+
+/** Why training stopped. */
+export type StopReason = 'completed' | 'early-stopped' | 'time-limit' | 'max-steps';
+
+/** Loop position and bookkeeping saved with each checkpoint. */
+export interface LoopState {
+  version: 1;
+  fingerprint: string;
+  step: number;
+  /** 0-based epoch in progress and the next batch index in it. */
+  epoch: number;
+  batchInEpoch: number;
+  /** Seed of the current epoch's data order (derived from the run seed and the epoch). */
+  epochSeed: number;
+  bestF1: number;
+  bestStep: number;
+  badEvals: number;
+  history: EvalRecord[];
+  losses: number[];
+  /** Training wall time before this checkpoint, seconds. */
+  wallSec: number;
+  finished?: StopReason;
+  tensors: string;
+}
+
+/** Tensors of a checkpoint: weights and AdamW moments by parameter name. */
+export interface CheckpointTensors {
+  weights: Map<string, HostTensor>;
+  m: Map<string, HostTensor>;
+  v: Map<string, HostTensor>;
+}
+
+const STATE = 'state.json';
+
+/** True when `dir` holds a checkpoint. */
+export function hasCheckpoint(dir: string): boolean {
+  return existsSync(path.join(dir, STATE));
+}
+
+/** Writes tensors (unless unchanged since the last save at this step), then state (the commit point). */
+export function saveCheckpoint(
+  dir: string,
+  state: Omit<LoopState, 'tensors'>,
+  t: CheckpointTensors | 'unchanged',
+): void {
+  const name = `optimizer-step${state.step}.safetensors`;
+  mkdirSync(dir, { recursive: true });
+  if (t !== 'unchanged' || !existsSync(path.join(dir, name))) {
+    if (t === 'unchanged') throw new Error(`${dir}: no tensors saved for step ${state.step}`);
+    const all = new Map<string, HostTensor>();
+    for (const [k, x] of t.weights) all.set(`w/${k}`, x);
+    for (const [k, x] of t.m) all.set(`m/${k}`, x);
+    for (const [k, x] of t.v) all.set(`v/${k}`, x);
+    writeSafetensors(path.join(dir, name), all, { format: 'benchtop-checkpoint' });
+  }
+  writeFileAtomic(path.join(dir, STATE), `${JSON.stringify({ ...state, tensors: name })}\n`);
+  for (const f of readdirSync(dir)) {
+    if (f.startsWith('optimizer-') && f !== name) rmSync(path.join(dir, f), { force: true });
+  }
+}
+
+/** Reads a checkpoint, checking that it was made with the same data and settings. */
+export function loadCheckpoint(
+  dir: string,
+  fingerprint: string,
+): { state: LoopState; tensors: CheckpointTensors } {
+  const file = path.join(dir, STATE);
+  let state: LoopState;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as LoopState;
+  } catch (e) {
+    throw new Error(
+      `${file}: unreadable checkpoint (${(e as Error).message}); delete the checkpoint folder to start over`,
+    );
+  }
+  if (state.version !== 1)
+    throw new Error(`${file}: checkpoint version ${String(state.version)} is not supported`);
+  if (state.fingerprint !== fingerprint) {
+    throw new Error(
+      `${file}: the checkpoint was made with different training data or settings; ` +
+        'use the same command to resume, another --out folder, or --no-resume to start over',
+    );
+  }
+  const content = readSafetensors(path.join(dir, state.tensors));
+  const tensors: CheckpointTensors = { weights: new Map(), m: new Map(), v: new Map() };
+  for (const [k, x] of content.tensors) {
+    const kind = k.slice(0, 2);
+    const map =
+      kind === 'w/'
+        ? tensors.weights
+        : kind === 'm/'
+          ? tensors.m
+          : kind === 'v/'
+            ? tensors.v
+            : undefined;
+    map?.set(k.slice(2), x);
+  }
+  return { state, tensors };
+}

@@ -1,0 +1,48 @@
+// Eval-mode inference for task models: one onnxruntime session over the forward graph (weights
+// fed as inputs, so no copy into the model file), 2 intra-op threads by default. Blocks its
+// thread during session.run: call it from a worker (engine/runtime/jobs.ts) or the CLI.
+
+import type { EncoderConfig } from '../model/config.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
+import { Session } from '../runtime/session.ts';
+import { buildInferenceGraph } from '../train/graphs.ts';
+import type { Batch } from '../train/trainer.ts';
+
+/** Runs a model's forward pass on padded batches. */
+export interface Predictor {
+  logits: (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
+  release: () => Promise<void>;
+}
+
+/** A predictor over `weights` (eval mode, dropout off). */
+export async function createPredictor(
+  config: EncoderConfig,
+  weights: ReadonlyMap<string, HostTensor>,
+  threads = 2,
+): Promise<Predictor> {
+  const spec = buildInferenceGraph(config);
+  const session = await Session.create(serializeModel(spec.model), { threads });
+  return {
+    logits: async (batch) => {
+      const dims = [batch.batchSize, batch.seqLen];
+      const feeds: Record<string, HostTensor> = {
+        input_ids: { dtype: 'int64', dims, data: batch.inputIds },
+        attention_mask: { dtype: 'int64', dims, data: batch.attentionMask },
+      };
+      if (spec.hasTokenTypes)
+        feeds['token_type_ids'] = {
+          dtype: 'int64',
+          dims,
+          data: batch.tokenTypeIds ?? new BigInt64Array(batch.inputIds.length),
+        };
+      for (const p of spec.params) {
+        const w = weights.get(p);
+        if (!w) throw new Error(`missing parameter "${p}"`);
+        feeds[p] = w;
+      }
+      return (await session.run(feeds, ['logits']))['logits'] as HostTensor;
+    },
+    release: () => session.release(),
+  };
+}

@@ -1,0 +1,69 @@
+// Worker-thread entry points of the tasks for the application API: startTrain / startPredict /
+// startEvaluate run the task in a worker (engine/runtime/jobs.ts) and forward its events;
+// cancel() stops training at the next step with a checkpoint (resume with the same arguments),
+// and stops prediction/evaluation at the next batch. This module is also the worker's entry.
+
+import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
+import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
+import {
+  evaluate,
+  predict,
+  type EvaluateArgs,
+  type EvaluateResult,
+  type PredictArgs,
+  type PredictResult,
+} from './predict-task.ts';
+import { train, type TrainArgs, type TrainResult } from './train-task.ts';
+
+/** A task request as it crosses into the worker. */
+export type TaskJob =
+  | { kind: 'train'; args: TrainArgs }
+  | { kind: 'predict'; args: PredictArgs }
+  | { kind: 'evaluate'; args: EvaluateArgs };
+
+/** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
+export async function run(
+  job: TaskJob,
+  jobCtx: JobContext,
+): Promise<TrainResult | PredictResult | EvaluateResult> {
+  const ctx: TaskContext = throttleInference({
+    emit: (e) => jobCtx.emit(e),
+    isCancelled: () => jobCtx.isCancelled(),
+  });
+  switch (job.kind) {
+    case 'train':
+      return train(job.args, ctx);
+    case 'predict':
+      return predict(job.args, ctx);
+    case 'evaluate':
+      return evaluate(job.args, ctx);
+  }
+}
+
+function start<R>(job: TaskJob, onEvent: (e: TaskEvent) => void): JobHandle<R> {
+  return startJob<R>(new URL(import.meta.url), job, (e) => onEvent(e as TaskEvent));
+}
+
+/** Trains a NER/RE model in a worker thread; events: progress, eval, checkpoint, issue, log. */
+export function startTrain(
+  args: TrainArgs,
+  onEvent: (e: TaskEvent) => void = () => {},
+): JobHandle<TrainResult> {
+  return start<TrainResult>({ kind: 'train', args }, onEvent);
+}
+
+/** Predicts entities (+ relations) for files/folders in a worker thread; events: infer-progress, issue, log. */
+export function startPredict(
+  args: PredictArgs,
+  onEvent: (e: TaskEvent) => void = () => {},
+): JobHandle<PredictResult> {
+  return start<PredictResult>({ kind: 'predict', args }, onEvent);
+}
+
+/** Evaluates a NER/RE model on annotated data in a worker thread; events: infer-progress, issue. */
+export function startEvaluate(
+  args: EvaluateArgs,
+  onEvent: (e: TaskEvent) => void = () => {},
+): JobHandle<EvaluateResult> {
+  return start<EvaluateResult>({ kind: 'evaluate', args }, onEvent);
+}

@@ -1,0 +1,302 @@
+// NER data: documents (character offsets) → sentences → basic-tokenizer words → WordPiece pieces,
+// IOB2 word labels from entity spans on the FIRST piece of each word (other pieces and
+// [CLS]/[SEP] get -100), sliding windows for sentences longer than the model, and the decoder
+// that maps the owning window's predictions back to exact character spans per sentence.
+
+import type { Document, FormatIssue } from '../formats/types.ts';
+import { extractSpans, repairBio, type Span } from '../metrics/tags.ts';
+import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { makeWindows, type TokenWindow } from '../text/windows.ts';
+import { argmaxRow, IGNORE, softmaxRow, type Encoded } from './batching.ts';
+import { rangeAt, sentenceRanges } from './segments.ts';
+
+/** One sentence: its words (document character ranges) and WordPiece pieces. */
+export interface NerSentence {
+  doc: number;
+  start: number;
+  end: number;
+  /** [start, end) of each word in the document text. */
+  words: [number, number][];
+  pieceIds: number[];
+  /** Sentence-local word index of each piece. */
+  pieceWord: number[];
+  /** Gold label id per word (when the data has entities and a label index was given). */
+  wordLabels?: number[];
+  /** Gold entities starting in this sentence (covering span of discontinuous ones). */
+  gold: Span[];
+}
+
+/** A window over one sentence's pieces; `examples[k]` is the model input of `windows[k]`. */
+export interface NerData {
+  sentences: NerSentence[];
+  windows: { sentence: number; window: TokenWindow }[];
+  examples: Encoded[];
+  issues: FormatIssue[];
+}
+
+/** A predicted span with its mean word probability. */
+export interface ScoredSpan extends Span {
+  score: number;
+}
+
+/** Options for `buildNerData`. */
+export interface NerDataOptions {
+  /** Label name → id; when given, words get gold labels (every entity type must be known). */
+  labelIndex?: ReadonlyMap<string, number>;
+  maxLength: number;
+  /** Overlap between windows of a long sentence, in pieces. */
+  stride: number;
+  /** Where issues are attributed (file name). */
+  source: string;
+}
+
+/** Entity types in the documents, sorted. */
+export function entityTypes(docs: readonly Document[]): string[] {
+  return [...new Set(docs.flatMap((d) => d.entities.map((e) => e.type)))].sort();
+}
+
+/** IOB2 label list: 'O', then B-/I- of each type. */
+export function iob2Labels(types: readonly string[]): string[] {
+  return ['O', ...types.flatMap((t) => [`B-${t}`, `I-${t}`])];
+}
+
+/** Entity types named by IOB2 labels (throws on labels that are not IOB2). */
+export function typesOfLabels(labels: readonly string[]): string[] {
+  const types = new Set<string>();
+  for (const l of labels) {
+    if (l === 'O') continue;
+    const m = /^[BI]-(.+)$/.exec(l);
+    if (!m?.[1])
+      throw new Error(
+        `label "${l}" is not an IOB2 tag (O, B-TYPE, I-TYPE); this engine trains IOB2 NER models`,
+      );
+    types.add(m[1]);
+  }
+  return [...types].sort();
+}
+
+function isFirstPiece(s: NerSentence, p: number): boolean {
+  return p === 0 || s.pieceWord[p - 1] !== s.pieceWord[p];
+}
+
+/** Splits documents into sentences of words and pieces, labelled when `labelIndex` is given. */
+export function buildNerData(
+  docs: readonly Document[],
+  tok: WordPieceTokenizer,
+  opts: NerDataOptions,
+): NerData {
+  const sentences: NerSentence[] = [];
+  const counts = {
+    discontinuous: 0,
+    overlapping: 0,
+    misaligned: 0,
+    crossing: 0,
+    noToken: 0,
+    empty: 0,
+  };
+  docs.forEach((doc, d) => {
+    if (doc.text.trim() === '') {
+      counts.empty++;
+      return;
+    }
+    const first = sentences.length;
+    const ranges = sentenceRanges(doc);
+    const res = tok.tokenize(doc.text);
+    let p = 0;
+    for (const r of ranges) {
+      const s: NerSentence = {
+        doc: d,
+        start: r.start,
+        end: r.end,
+        words: [],
+        pieceIds: [],
+        pieceWord: [],
+        gold: [],
+      };
+      let lastWord = -1;
+      while (p < res.ids.length && (res.offsets[p]?.[0] ?? 0) < r.end) {
+        const [a, b] = res.offsets[p] ?? [0, 0];
+        const w = res.wordIds[p] ?? -1;
+        if (a >= r.start) {
+          if (w !== lastWord) s.words.push([a, b]);
+          else (s.words[s.words.length - 1] as [number, number])[1] = b;
+          lastWord = w;
+          s.pieceIds.push(res.ids[p] ?? tok.unkId);
+          s.pieceWord.push(s.words.length - 1);
+        }
+        p++;
+      }
+      if (s.pieceIds.length > 0) sentences.push(s);
+    }
+    labelDocument(doc, sentences.slice(first), opts.labelIndex, counts);
+  });
+  const issues: FormatIssue[] = [];
+  const warn = (n: number, what: string): void => {
+    if (n > 0) issues.push({ severity: 'warning', file: opts.source, message: `${n} ${what}` });
+  };
+  warn(counts.empty, 'empty document(s) skipped');
+  warn(
+    counts.discontinuous,
+    'discontinuous entities are not trainable as IOB2 and were left out of the labels',
+  );
+  warn(
+    counts.overlapping,
+    'overlapping/nested entities were left out of the labels (the first, longest one is kept)',
+  );
+  warn(counts.misaligned, 'entity boundaries fall inside a word; the whole word was labelled');
+  warn(counts.crossing, 'entities cross a sentence boundary; labelled as one entity per sentence');
+  warn(
+    counts.noToken,
+    'entities cover no token (only spaces or removed characters) and were ignored',
+  );
+  const { windows, examples } = nerExamples(sentences, tok, opts.maxLength, opts.stride);
+  return { sentences, windows, examples, issues };
+}
+
+/** A word of a document with its sentence. */
+interface DocWord {
+  s: NerSentence;
+  w: number;
+  start: number;
+  end: number;
+}
+
+function labelDocument(
+  doc: Document,
+  sents: NerSentence[],
+  labelIndex: ReadonlyMap<string, number> | undefined,
+  counts: Record<'discontinuous' | 'overlapping' | 'misaligned' | 'crossing' | 'noToken', number>,
+): void {
+  const words: DocWord[] = [];
+  for (const s of sents) s.words.forEach(([start, end], w) => words.push({ s, w, start, end }));
+  if (labelIndex)
+    for (const s of sents)
+      s.wordLabels = new Array<number>(s.words.length).fill(labelIndex.get('O') ?? 0);
+  const taken = new Set<string>();
+  const ents = [...doc.entities].filter((e) => e.spans.length > 0);
+  const bounds = (e: (typeof ents)[number]): [number, number] => [
+    e.spans[0]?.start ?? 0,
+    e.spans[e.spans.length - 1]?.end ?? 0,
+  ];
+  ents.sort((x, y) => bounds(x)[0] - bounds(y)[0] || bounds(y)[1] - bounds(x)[1]);
+  for (const e of ents) {
+    const [start, end] = bounds(e);
+    const at = rangeAt(sents, start);
+    const sent = at >= 0 ? sents[at] : sents.find((s) => s.start >= start && s.start < end);
+    sent?.gold.push({ type: e.type, start, end });
+    if (!labelIndex) continue;
+    if (e.spans.length > 1) {
+      counts.discontinuous++;
+      continue;
+    }
+    let lo = 0;
+    let hi = words.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((words[mid]?.end ?? 0) <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    const covered: DocWord[] = [];
+    for (let k = lo; k < words.length && (words[k]?.start ?? 0) < end; k++)
+      covered.push(words[k] as DocWord);
+    if (covered.length === 0) {
+      counts.noToken++;
+      continue;
+    }
+    if (covered.some((c) => taken.has(`${c.s.start}:${c.w}`))) {
+      counts.overlapping++;
+      continue;
+    }
+    const b = labelIndex.get(`B-${e.type}`);
+    const i = labelIndex.get(`I-${e.type}`);
+    if (b === undefined || i === undefined)
+      throw new Error(
+        `entity type "${e.type}" (document ${doc.id}) is not among the model's labels`,
+      );
+    if (covered[0]?.start !== start || covered[covered.length - 1]?.end !== end)
+      counts.misaligned++;
+    if (covered.some((c) => c.s !== covered[0]?.s)) counts.crossing++;
+    covered.forEach((c, k) => {
+      taken.add(`${c.s.start}:${c.w}`);
+      const labels = c.s.wordLabels as number[];
+      labels[c.w] = k === 0 || covered[k - 1]?.s !== c.s ? b : i;
+    });
+  }
+}
+
+/** Model inputs: one per sentence, or sliding windows of `maxLength - 2` pieces for long ones. */
+export function nerExamples(
+  sentences: readonly NerSentence[],
+  tok: WordPieceTokenizer,
+  maxLength: number,
+  stride: number,
+): { windows: NerData['windows']; examples: Encoded[] } {
+  const maxTokens = maxLength - 2;
+  if (maxTokens < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
+  const windows: NerData['windows'] = [];
+  const examples: Encoded[] = [];
+  sentences.forEach((s, si) => {
+    const n = s.pieceIds.length;
+    const ws =
+      n <= maxTokens
+        ? [{ start: 0, end: n, contextStart: 0, contextEnd: n }]
+        : makeWindows(n, maxTokens, Math.min(stride, maxTokens - 1));
+    for (const w of ws) {
+      const ids = [tok.clsId, ...s.pieceIds.slice(w.contextStart, w.contextEnd), tok.sepId];
+      const labels = [IGNORE];
+      for (let p = w.contextStart; p < w.contextEnd; p++) {
+        labels.push(
+          s.wordLabels && isFirstPiece(s, p)
+            ? (s.wordLabels[s.pieceWord[p] ?? 0] ?? IGNORE)
+            : IGNORE,
+        );
+      }
+      labels.push(IGNORE);
+      windows.push({ sentence: si, window: w });
+      examples.push({ ids, labels });
+    }
+  });
+  return { windows, examples };
+}
+
+/** Predicted character spans per sentence from per-window logits ([len, L] each). */
+export function decodeNer(
+  data: Pick<NerData, 'sentences' | 'windows'>,
+  logits: readonly Float32Array[],
+  labels: readonly string[],
+): ScoredSpan[][] {
+  const L = labels.length;
+  const tags = data.sentences.map((s) => new Array<string>(s.words.length).fill('O'));
+  const probs = data.sentences.map((s) => new Array<number>(s.words.length).fill(1));
+  data.windows.forEach(({ sentence, window: w }, k) => {
+    const s = data.sentences[sentence] as NerSentence;
+    const out = logits[k] as Float32Array;
+    // Owned range only: each piece takes its prediction from exactly one window.
+    for (let p = w.start; p < w.end; p++) {
+      if (!isFirstPiece(s, p)) continue;
+      const row = 1 + p - w.contextStart;
+      const best = argmaxRow(out, row, L);
+      const word = s.pieceWord[p] ?? 0;
+      (tags[sentence] as string[])[word] = labels[best] ?? 'O';
+      (probs[sentence] as number[])[word] = softmaxRow(out, row, L)[best] ?? 0;
+    }
+  });
+  return data.sentences.map((s, si) => {
+    const wordProbs = probs[si] as number[];
+    return extractSpans(repairBio(tags[si] as string[]), 'IOB2').map((sp) => {
+      let sum = 0;
+      for (let w = sp.start; w < sp.end; w++) sum += wordProbs[w] ?? 0;
+      return {
+        type: sp.type,
+        start: s.words[sp.start]?.[0] ?? 0,
+        end: s.words[sp.end - 1]?.[1] ?? 0,
+        score: sum / (sp.end - sp.start),
+      };
+    });
+  });
+}
+
+/** Number of words in the sentences (for throughput reports). */
+export function wordCount(sentences: readonly NerSentence[]): number {
+  return sentences.reduce((n, s) => n + s.words.length, 0);
+}

@@ -1,0 +1,289 @@
+// Relation-extraction data as sequence classification over masked entity pairs (BioBERT style:
+// the two target mentions are replaced by `@TYPE$`, e.g. `@GENE$ … @DISEASE$`, and pieced by the
+// ordinary vocabulary, no new tokens). Reads GAD/ChemProt-style TSVs that are already masked, and
+// builds candidate pairs from annotated documents: entity pairs within one sentence whose types
+// match the pairs seen in training; gold relations give the label, others the negative label.
+// NOTE: the mask is symmetric, so one candidate per unordered pair; arg1 follows the type pair.
+
+import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
+import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { sentenceRanges } from './segments.ts';
+
+/** One classification input: masked sentence, gold label when known, and its origin. */
+export interface ReExample {
+  text: string;
+  label?: string;
+  /** 1-based line in a TSV file. */
+  line?: number;
+  /** The entity pair, for examples built from documents. */
+  pair?: { doc: number; arg1: string; arg2: string };
+}
+
+/** Labels commonly used for "no relation", tried in order when none is given. */
+const NEGATIVES = [
+  'false',
+  'False',
+  'FALSE',
+  '0',
+  'no_relation',
+  'NONE',
+  'None',
+  'none',
+  'negative',
+  'Negative',
+  'NA',
+  'Other',
+  'other',
+];
+const MARKER_RE = /@([A-Z0-9_]+)\$/g;
+const MARKER_ONE = /@[A-Z0-9_]+\$/;
+const HEADER_NAMES = new Set(['sentence', 'label', 'index', 'id']);
+
+/** The mask type of an entity type: `Disease` → `DISEASE`, `gene product` → `GENE_PRODUCT`. */
+export function maskType(type: string): string {
+  return (
+    type
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'ENTITY'
+  );
+}
+
+/** The negative label among `labels` (the given one, else a conventional name), or undefined. */
+export function guessNegativeLabel(labels: readonly string[], given?: string): string | undefined {
+  if (given !== undefined) return given;
+  return NEGATIVES.find((n) => labels.includes(n));
+}
+
+/** Mask types in order of appearance in an already masked sentence. */
+export function markerTypes(text: string): string[] {
+  return [...text.matchAll(MARKER_RE)].map((m) => m[1] ?? '');
+}
+
+/** True when text looks like a masked RE TSV (`[index<TAB>]sentence<TAB>label` with @TYPE$ marks). */
+export function looksLikeReTsv(head: string): boolean {
+  const lines = head
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '')
+    .slice(0, 20);
+  return lines.some((l) => MARKER_ONE.test(l) && l.includes('\t'));
+}
+
+/** Reads a masked RE TSV: `sentence<TAB>label`, or with a header naming `sentence` and `label` columns. */
+export function readReTsv(
+  content: string,
+  file: string,
+): { examples: ReExample[]; issues: FormatIssue[] } {
+  const lines = content
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const issues: FormatIssue[] = [];
+  const examples: ReExample[] = [];
+  const first = (lines[0] ?? '').split('\t').map((c) => c.trim().toLowerCase());
+  const hasHeader =
+    first.includes('sentence') &&
+    first.includes('label') &&
+    first.every((c) => HEADER_NAMES.has(c) || c === '');
+  let width = hasHeader
+    ? first.length
+    : (lines.find((l) => l.trim() !== '') ?? '').split('\t').length;
+  const sentenceCol = hasHeader ? first.indexOf('sentence') : width === 3 ? 1 : 0;
+  const labelCol = hasHeader ? first.indexOf('label') : width - 1;
+  if (!hasHeader && width !== 2 && width !== 3) {
+    issues.push({
+      severity: 'error',
+      file,
+      line: 1,
+      message: `expected "sentence<TAB>label" (or "index<TAB>sentence<TAB>label") columns, got ${width}`,
+    });
+    width = -1;
+  }
+  let unmarked = 0;
+  lines.forEach((raw, i) => {
+    if ((hasHeader && i === 0) || raw.trim() === '' || width < 0) return;
+    const cols = raw.split('\t');
+    const line = i + 1;
+    if (cols.length !== width) {
+      issues.push({
+        severity: 'error',
+        file,
+        line,
+        message: `expected ${width} tab-separated columns, got ${cols.length}; line skipped`,
+      });
+      return;
+    }
+    const text = (cols[sentenceCol] ?? '').trim();
+    const label = (cols[labelCol] ?? '').trim();
+    if (text === '' || label === '') {
+      issues.push({
+        severity: 'error',
+        file,
+        line,
+        message: `empty ${text === '' ? 'sentence' : 'label'}; line skipped`,
+      });
+      return;
+    }
+    if (markerTypes(text).length < 2) unmarked++;
+    examples.push({ text, label, line });
+  });
+  if (unmarked > 0)
+    issues.push({
+      severity: 'warning',
+      file,
+      message: `${unmarked} sentence(s) have fewer than two @TYPE$ entity markers`,
+    });
+  return { examples, issues };
+}
+
+/** Allowed (arg1, arg2) mask-type pairs seen in masked examples (first two markers of each). */
+export function pairsFromExamples(examples: readonly ReExample[]): [string, string][] {
+  const seen = new Map<string, [string, string]>();
+  for (const e of examples) {
+    const [a, b] = markerTypes(e.text);
+    if (a !== undefined && b !== undefined) seen.set(`${a}\t${b}`, [a, b]);
+  }
+  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t')));
+}
+
+/** Masks two entities of `text` inside [start, end): the sentence with each mention replaced by @TYPE$. */
+export function maskPair(text: string, start: number, end: number, a: Entity, b: Entity): string {
+  const marks = [a, b]
+    .map((e) => ({
+      s: e.spans[0]?.start ?? 0,
+      e: e.spans[e.spans.length - 1]?.end ?? 0,
+      m: `@${maskType(e.type)}$`,
+    }))
+    .sort((x, y) => y.s - x.s);
+  let out = text.slice(start, end);
+  for (const k of marks) out = out.slice(0, k.s - start) + k.m + out.slice(k.e - start);
+  return out;
+}
+
+function bounds(e: Entity): [number, number] {
+  return [e.spans[0]?.start ?? 0, e.spans[e.spans.length - 1]?.end ?? 0];
+}
+
+/** Relation lookup for a document: by entity ids and by concept ids (PubTator CID). */
+function relationIndex(doc: Document): (a: Entity, b: Entity) => Relation | undefined {
+  const byId = new Map<string, Relation>();
+  const byConcept = new Map<string, Relation>();
+  for (const r of doc.relations) (r.byConcept ? byConcept : byId).set(`${r.arg1}\t${r.arg2}`, r);
+  return (a, b) => {
+    const direct = byId.get(`${a.id}\t${b.id}`) ?? byId.get(`${b.id}\t${a.id}`);
+    if (direct || byConcept.size === 0) return direct;
+    for (const x of a.normIds ?? []) {
+      for (const y of b.normIds ?? []) {
+        const r = byConcept.get(`${x}\t${y}`) ?? byConcept.get(`${y}\t${x}`);
+        if (r) return r;
+      }
+    }
+    return undefined;
+  };
+}
+
+/** Non-overlapping entity pairs (text order) inside each sentence of a document. */
+function sentencePairs(
+  doc: Document,
+  entities: readonly Entity[],
+): { a: Entity; b: Entity; start: number; end: number }[] {
+  const out: { a: Entity; b: Entity; start: number; end: number }[] = [];
+  const sorted = entities
+    .filter((e) => e.spans.length > 0)
+    .sort((x, y) => bounds(x)[0] - bounds(y)[0]);
+  let k = 0;
+  for (const s of sentenceRanges(doc)) {
+    while (k < sorted.length && bounds(sorted[k] as Entity)[0] < s.start) k++;
+    const inside: Entity[] = [];
+    for (let j = k; j < sorted.length && bounds(sorted[j] as Entity)[0] < s.end; j++) {
+      if (bounds(sorted[j] as Entity)[1] <= s.end) inside.push(sorted[j] as Entity);
+    }
+    for (let i = 0; i < inside.length; i++) {
+      for (let j = i + 1; j < inside.length; j++) {
+        const a = inside[i] as Entity;
+        const b = inside[j] as Entity;
+        if (bounds(b)[0] < bounds(a)[1]) continue; // overlapping mentions cannot both be masked
+        out.push({ a, b, start: s.start, end: s.end });
+      }
+    }
+  }
+  return out;
+}
+
+/** Type pairs (mask types, relation direction) of the gold relations found within sentences. */
+export function pairsFromDocuments(docs: readonly Document[]): [string, string][] {
+  const seen = new Map<string, [string, string]>();
+  for (const doc of docs) {
+    const rel = relationIndex(doc);
+    for (const { a, b } of sentencePairs(doc, doc.entities)) {
+      const r = rel(a, b);
+      if (!r) continue;
+      const forward = r.byConcept ? (a.normIds ?? []).includes(r.arg1) : r.arg1 === a.id;
+      const [x, y] = forward ? [a, b] : [b, a];
+      seen.set(`${maskType(x.type)}\t${maskType(y.type)}`, [maskType(x.type), maskType(y.type)]);
+    }
+  }
+  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t')));
+}
+
+/**
+ * Candidate examples of a document: sentence-internal pairs whose types match `pairs` (either
+ * order), labelled with the gold relation type or `negative` when `withGold`.
+ */
+export function documentCandidates(
+  docs: readonly Document[],
+  pairs: readonly [string, string][],
+  negative: string,
+  opts: { withGold: boolean; entities?: (doc: Document) => readonly Entity[] },
+): ReExample[] {
+  const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
+  const out: ReExample[] = [];
+  docs.forEach((doc, d) => {
+    const rel = relationIndex(doc);
+    for (const { a, b, start, end } of sentencePairs(doc, opts.entities?.(doc) ?? doc.entities)) {
+      const ta = maskType(a.type);
+      const tb = maskType(b.type);
+      const [x, y] = allowed.has(`${ta}\t${tb}`)
+        ? [a, b]
+        : allowed.has(`${tb}\t${ta}`)
+          ? [b, a]
+          : [undefined, undefined];
+      if (!x || !y) continue;
+      const ex: ReExample = {
+        text: maskPair(doc.text, start, end, x, y),
+        pair: { doc: d, arg1: x.id, arg2: y.id },
+      };
+      if (opts.withGold) ex.label = rel(a, b)?.type ?? negative;
+      out.push(ex);
+    }
+  });
+  return out;
+}
+
+/**
+ * [CLS] pieces [SEP] of a masked sentence, at most `maxLength` long; a long sentence keeps the
+ * piece window centred on its two markers instead of cutting the tail (and maybe a marker).
+ */
+export function encodeRe(tok: WordPieceTokenizer, text: string, maxLength: number): number[] {
+  const res = tok.tokenize(text);
+  const budget = maxLength - 2;
+  if (budget < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
+  let start = 0;
+  if (res.ids.length > budget) {
+    const marks = [...text.matchAll(MARKER_RE)].map(
+      (m) => [m.index ?? 0, (m.index ?? 0) + m[0].length] as const,
+    );
+    const first = res.offsets.findIndex(([a]) => a >= (marks[0]?.[0] ?? 0));
+    let last = res.offsets.findIndex(([a]) => a >= (marks[1]?.[1] ?? marks[0]?.[1] ?? 0)) - 1;
+    if (last < 0) last = res.ids.length - 1;
+    const span = last - Math.max(first, 0) + 1;
+    start =
+      span >= budget
+        ? Math.max(first, 0)
+        : Math.max(
+            0,
+            Math.min(Math.max(first, 0) - Math.floor((budget - span) / 2), res.ids.length - budget),
+          );
+  }
+  return [tok.clsId, ...res.ids.slice(start, start + budget), tok.sepId];
+}

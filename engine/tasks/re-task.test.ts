@@ -1,0 +1,61 @@
+// Relation prediction plumbing: candidate pairs from given entities, classified by a (fake)
+// model, become relations between the right entity ids with the class probability as score.
+
+import { describe, expect, it } from 'vitest';
+import type { Document, Entity } from '../formats/types.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { QUIET } from './events.ts';
+import { predictRelations, type ReModelView } from './re-task.ts';
+import { bertTokenizer, HAS_DATA } from './test-helpers.ts';
+
+describe.skipIf(!HAS_DATA)('relation prediction', () => {
+  it('classifies sentence-internal candidate pairs into relations', async () => {
+    const tok = bertTokenizer();
+    const text = 'Cisplatin causes nephrotoxicity. Aspirin was given to patients with asthma.';
+    const ent = (id: string, type: string, word: string): Entity => {
+      const start = text.indexOf(word);
+      return { id, type, spans: [{ start, end: start + word.length }], text: word };
+    };
+    const entities = [
+      ent('T1', 'Chemical', 'Cisplatin'),
+      ent('T2', 'Disease', 'nephrotoxicity'),
+      ent('T3', 'Chemical', 'Aspirin'),
+      ent('T4', 'Disease', 'asthma'),
+    ];
+    const doc: Document = { id: 'd', text, entities: [], relations: [] };
+    const view: ReModelView = {
+      labels: ['false', 'CID'],
+      tokenizer: tok,
+      maxLength: 64,
+      negativeLabel: 'false',
+      entityPairs: [['CHEMICAL', 'DISEASE']],
+    };
+    const seen: string[] = [];
+    // Fake model: "causes" in the input → CID with probability ~0.88, else no relation.
+    const predict = (b: {
+      batchSize: number;
+      seqLen: number;
+      inputIds: BigInt64Array;
+    }): Promise<HostTensor> => {
+      const data = new Float32Array(b.batchSize * 2);
+      for (let i = 0; i < b.batchSize; i++) {
+        const s = tok.decode(
+          [...b.inputIds.slice(i * b.seqLen, (i + 1) * b.seqLen)].map(Number),
+          true,
+        );
+        seen.push(s);
+        data[i * 2 + (s.includes('causes') ? 1 : 0)] = 2;
+      }
+      return Promise.resolve({ dtype: 'float32', dims: [b.batchSize, 2], data });
+    };
+    const r = await predictRelations([doc], [entities], view, predict, { batchSize: 8 }, QUIET);
+    expect(r.candidates).toBe(2);
+    expect(seen.sort()).toEqual([
+      '@ chemical $ causes @ disease $.',
+      '@ chemical $ was given to patients with @ disease $.',
+    ]);
+    expect(r.relations[0]).toEqual([
+      { id: 'R1', type: 'CID', arg1: 'T1', arg2: 'T2', score: expect.closeTo(0.8808, 3) as number },
+    ]);
+  });
+});

@@ -1,0 +1,252 @@
+// Relation-extraction task pieces used by train, evaluate and predict: turning RE input (masked
+// TSV or documents) into labelled examples, encoding for a model, the seeded dev split, the dev
+// evaluator (micro F1 over the positive classes), classification of candidate pairs, and
+// relations predicted between the entities of documents.
+
+import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
+import { evaluateRe, type ReEvaluation } from '../metrics/re.ts';
+import { toMetricsJson, type MetricsJson } from '../metrics/report.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import type { Batch } from '../train/trainer.ts';
+import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { argmaxRow, inferBatched, softmaxRow, type Encoded } from './batching.ts';
+import type { ReInput } from './data-load.ts';
+import type { TaskContext } from './events.ts';
+import { splitIndices } from './ner-task.ts';
+import {
+  documentCandidates,
+  encodeRe,
+  guessNegativeLabel,
+  pairsFromDocuments,
+  pairsFromExamples,
+  type ReExample,
+} from './re-data.ts';
+
+/** What RE encoding and decoding need from a model. */
+export interface ReModelView {
+  labels: readonly string[];
+  tokenizer: WordPieceTokenizer;
+  maxLength: number;
+  negativeLabel: string;
+  entityPairs: readonly [string, string][];
+}
+
+type Predict = (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
+
+/** Labelled RE examples for training, before a model is chosen. */
+export interface ReTrainingSet {
+  train: ReExample[];
+  dev: ReExample[] | undefined;
+  negativeLabel: string;
+  entityPairs: [string, string][];
+  /** Data labels: negative first, then the others sorted. */
+  labels: string[];
+  split: string;
+  issues: FormatIssue[];
+}
+
+/** Labelled examples of an RE input (document candidates use the given pairs and negative label). */
+export function reExamples(
+  input: ReInput,
+  pairs: readonly [string, string][],
+  negative: string,
+): ReExample[] {
+  return input.kind === 'masked'
+    ? input.examples
+    : documentCandidates(input.documents, pairs, negative, { withGold: true });
+}
+
+/** Training and dev examples, the negative label and the entity-type pairs of the data. */
+export function reTrainingSet(
+  train: ReInput,
+  dev: ReInput | undefined,
+  opts: { seed: number; negativeLabel?: string; source: string },
+): ReTrainingSet {
+  const issues: FormatIssue[] = [];
+  let pairs: [string, string][];
+  let negative: string;
+  let trainEx: ReExample[];
+  let devEx: ReExample[] | undefined;
+  let split = 'given dev set';
+  if (train.kind === 'masked') {
+    const seen = [...new Set(train.examples.map((e) => e.label ?? ''))];
+    if (opts.negativeLabel !== undefined && !seen.includes(opts.negativeLabel)) {
+      throw new Error(
+        `${opts.source}: the negative label "${opts.negativeLabel}" does not occur in the data (labels: ${seen.join(', ')})`,
+      );
+    }
+    const neg = guessNegativeLabel(seen, opts.negativeLabel);
+    if (neg === undefined)
+      throw new Error(
+        `${opts.source}: cannot tell which label means "no relation" among ${seen.join(', ')}; pass --negative-label`,
+      );
+    negative = neg;
+    pairs = pairsFromExamples(train.examples);
+    trainEx = train.examples;
+  } else {
+    pairs = pairsFromDocuments(train.documents);
+    if (pairs.length === 0)
+      throw new Error(
+        `${opts.source}: no relation links two entities of one sentence; relation extraction needs annotated relations`,
+      );
+    negative = opts.negativeLabel ?? 'false';
+    if (!dev && train.documents.length >= 20) {
+      const s = splitIndices(train.documents.length, opts.seed);
+      const pick = (idx: number[]): ReInput => ({
+        ...train,
+        documents: idx.map((i) => train.documents[i] as Document),
+      });
+      trainEx = reExamples(pick(s.train), pairs, negative);
+      devEx = reExamples(pick(s.dev), pairs, negative);
+      split = `seeded 10% of the training documents (seed ${opts.seed})`;
+    } else trainEx = reExamples(train, pairs, negative);
+  }
+  if (dev) devEx = reExamples(dev, pairs, negative);
+  else if (!devEx) {
+    const s = splitIndices(trainEx.length, opts.seed);
+    devEx = s.dev.map((i) => trainEx[i] as ReExample);
+    trainEx = s.train.map((i) => trainEx[i] as ReExample);
+    split = `seeded 10% of the training examples (seed ${opts.seed})`;
+  }
+  const positives = [...new Set(trainEx.map((e) => e.label ?? negative))]
+    .filter((l) => l !== negative)
+    .sort();
+  if (positives.length === 0)
+    throw new Error(
+      `${opts.source}: every training example has the negative label "${negative}"; nothing to learn`,
+    );
+  const unseen = [...new Set((devEx ?? []).map((e) => e.label ?? negative))].filter(
+    (l) => l !== negative && !positives.includes(l),
+  );
+  if (unseen.length > 0)
+    issues.push({
+      severity: 'warning',
+      file: 'dev',
+      message: `dev labels not in the training data: ${unseen.join(', ')}`,
+    });
+  return {
+    train: trainEx,
+    dev: devEx,
+    negativeLabel: negative,
+    entityPairs: pairs,
+    labels: [negative, ...positives],
+    split,
+    issues,
+  };
+}
+
+/** Encodes labelled examples; a label the model lacks is an error naming the file line. */
+export function encodeReExamples(
+  examples: readonly ReExample[],
+  m: ReModelView,
+  source: string,
+): Encoded[] {
+  const index = new Map(m.labels.map((l, i) => [l, i] as const));
+  return examples.map((e) => {
+    const label = index.get(e.label ?? m.negativeLabel);
+    if (label === undefined) {
+      throw new Error(
+        `${source}${e.line !== undefined ? `:${e.line}` : ''}: label "${e.label ?? ''}" is unknown to the model (labels: ${m.labels.join(', ')})`,
+      );
+    }
+    return { ids: encodeRe(m.tokenizer, e.text, m.maxLength), labels: label };
+  });
+}
+
+/** Predicted label and class probabilities per example. */
+export async function classifyExamples(
+  examples: readonly ReExample[],
+  m: ReModelView,
+  predict: Predict,
+  opts: { batchSize: number; inputs?: readonly (readonly number[])[] },
+  ctx?: TaskContext,
+): Promise<{ labels: string[]; probs: Float32Array[] }> {
+  const L = m.labels.length;
+  const total = examples.length;
+  const logits = await inferBatched(
+    opts.inputs ?? examples.map((e) => encodeRe(m.tokenizer, e.text, m.maxLength)),
+    predict,
+    {
+      batchSize: opts.batchSize,
+      padId: m.tokenizer.padId,
+      ...(ctx
+        ? {
+            isCancelled: () => ctx.isCancelled(),
+            onBatch: (done: number) =>
+              ctx.emit({ type: 'infer-progress', phase: 're', done, total }),
+          }
+        : {}),
+    },
+  );
+  return {
+    labels: logits.map((x) => m.labels[argmaxRow(x, 0, L)] ?? m.negativeLabel),
+    probs: logits.map((x) => softmaxRow(x, 0, L)),
+  };
+}
+
+/** evaluateRe over gold-labelled examples, with binary AUROC when the model has one positive class. */
+export function scoreExamples(
+  examples: readonly ReExample[],
+  pred: readonly string[],
+  probs: readonly Float32Array[],
+  m: ReModelView,
+): ReEvaluation {
+  const gold = examples.map((e) => e.label ?? m.negativeLabel);
+  const positives = m.labels.filter((l) => l !== m.negativeLabel);
+  const binary =
+    positives.length === 1 &&
+    m.labels.includes(m.negativeLabel) &&
+    gold.every((g) => g === m.negativeLabel || g === positives[0]);
+  const pos = m.labels.indexOf(positives[0] ?? '');
+  return evaluateRe(gold, pred, {
+    negativeLabel: m.negativeLabel,
+    labels: positives,
+    ...(binary ? { scores: probs.map((p) => p[pos] ?? 0) } : {}),
+  });
+}
+
+/** The dev evaluator: micro F1 over the positive classes. */
+export function reEvaluator(
+  dev: readonly ReExample[],
+  m: ReModelView,
+  batchSize: number,
+): (predict: Predict) => Promise<{ f1: number; metrics: MetricsJson }> {
+  const inputs = dev.map((e) => encodeRe(m.tokenizer, e.text, m.maxLength));
+  return async (predict) => {
+    const { labels, probs } = await classifyExamples(dev, m, predict, { batchSize, inputs });
+    const ev = scoreExamples(dev, labels, probs, m);
+    return { f1: ev.micro.f1, metrics: toMetricsJson(ev) };
+  };
+}
+
+/** Relations between the given entities of each document (candidate pairs within sentences). */
+export async function predictRelations(
+  docs: readonly Document[],
+  entities: readonly (readonly Entity[])[],
+  m: ReModelView,
+  predict: Predict,
+  opts: { batchSize: number },
+  ctx: TaskContext,
+): Promise<{ relations: Relation[][]; candidates: number }> {
+  const byDoc = new Map(docs.map((d, i) => [d, entities[i] ?? []] as const));
+  const cands = documentCandidates(docs, m.entityPairs, m.negativeLabel, {
+    withGold: false,
+    entities: (d) => byDoc.get(d) ?? [],
+  });
+  const { labels, probs } = await classifyExamples(cands, m, predict, opts, ctx);
+  const relations: Relation[][] = docs.map(() => []);
+  cands.forEach((c, k) => {
+    const label = labels[k] ?? m.negativeLabel;
+    if (label === m.negativeLabel || !c.pair) return;
+    const list = relations[c.pair.doc] as Relation[];
+    const p = probs[k]?.[m.labels.indexOf(label)] ?? 0;
+    list.push({
+      id: `R${list.length + 1}`,
+      type: label,
+      arg1: c.pair.arg1,
+      arg2: c.pair.arg2,
+      score: p,
+    });
+  });
+  return { relations, candidates: cands.length };
+}

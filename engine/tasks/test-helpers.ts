@@ -1,0 +1,79 @@
+// Test-only helpers for the task tests: shared data paths, small real-data subsets written to a
+// temp folder, a tokenizer for the bert-base-uncased vocabulary and "perfect" logits built from
+// encoded labels. Not used by the product.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { IGNORE, type Encoded } from './batching.ts';
+
+/** The shared reference data folder. */
+export const DATA = path.join(process.env['BENCHTOP_SHARED'] ?? '/work/shared', 'data');
+export const VOCAB = path.join(DATA, 'vocab', 'bert-base-uncased-vocab.txt');
+export const HAS_DATA = existsSync(VOCAB);
+
+let cached: WordPieceTokenizer | undefined;
+
+/** bert-base-uncased WordPiece tokenizer (cached). */
+export function bertTokenizer(): WordPieceTokenizer {
+  cached ??= WordPieceTokenizer.fromVocabFile(VOCAB);
+  return cached;
+}
+
+const made: string[] = [];
+
+/** A fresh temp folder (removed by removeTempDirs). */
+export function tempDir(tag: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `benchtop-${tag}-`));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes the folders made by tempDir (call from afterAll). */
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** Sentences [from, to) of a CoNLL file (only those with an entity when asked), written to `dir/name`. */
+export function conllSubset(
+  src: string,
+  from: number,
+  to: number,
+  dir: string,
+  name: string,
+  withEntities = false,
+): string {
+  const blocks = readFileSync(src, 'utf8')
+    .split(/\r?\n\s*\r?\n/)
+    .filter((b) => b.trim() !== '' && (!withEntities || /\tB-/.test(b)));
+  const file = path.join(dir, name);
+  writeFileSync(file, `${blocks.slice(from, to).join('\n\n')}\n`);
+  return file;
+}
+
+/** Every `every`-th data line of a TSV (header kept), written to `dir/name`. */
+export function tsvSubset(
+  src: string,
+  every: number,
+  limit: number,
+  dir: string,
+  name: string,
+  header: boolean,
+): string {
+  const lines = readFileSync(src, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  const body = (header ? lines.slice(1) : lines).filter((_, i) => i % every === 0).slice(0, limit);
+  const file = path.join(dir, name);
+  writeFileSync(file, `${[...(header ? [lines[0]] : []), ...body].join('\n')}\n`);
+  return file;
+}
+
+/** Logits [len, L] with a clear winner: the encoded label where labelled, else `fallback`. */
+export function perfectLogits(e: Encoded, L: number, fallback = 0): Float32Array {
+  const labels = e.labels as number[];
+  const out = new Float32Array(e.ids.length * L);
+  labels.forEach((l, t) => (out[t * L + (l === IGNORE ? fallback : l)] = 10));
+  return out;
+}

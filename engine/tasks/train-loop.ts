@@ -1,0 +1,294 @@
+// The fine-tuning loop shared by NER and RE: epochs over length-bucketed batches in a seeded
+// order, linear warmup/decay, AdamW with HF no-decay groups and clipping (all in-graph, see
+// engine/train), dev evaluation per epoch or every N steps, best weights kept, early stopping,
+// throttled progress and resumable checkpoints. Dropout seeds are re-derived from (seed, step)
+// at every checkpoint, so a resumed run repeats an uninterrupted one exactly, dropout included.
+
+import type { MetricsJson } from '../metrics/report.ts';
+import type { EncoderConfig } from '../model/config.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { hfNoDecay, type AdamWOptions } from '../optim/adamw.ts';
+import { Trainer, type Batch } from '../train/trainer.ts';
+import { batchCount, bucketBatches, makeBatch, type Encoded } from './batching.ts';
+import {
+  hasCheckpoint,
+  loadCheckpoint,
+  saveCheckpoint,
+  type EvalRecord,
+  type LoopState,
+  type StopReason,
+} from './checkpoint.ts';
+import type { TaskContext } from './events.ts';
+import { createRng, mixSeed } from './rng.ts';
+
+/** Hyper-parameters and run control of the loop. */
+export interface LoopOptions {
+  epochs: number;
+  batchSize: number;
+  lr: number;
+  warmupRatio: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  /** Evaluations without improvement before stopping; 0 disables early stopping. */
+  patience: number;
+  /** Evaluate every N steps (0: at each epoch end). */
+  evalEvery: number;
+  /** Checkpoint every N steps, besides each epoch end (0: epoch ends only). */
+  checkpointEvery: number;
+  seed: number;
+  dropout: boolean;
+  threads: number;
+  maxSteps?: number;
+  maxWallSec?: number;
+  checkpointDir: string;
+  resume: boolean;
+  /** Identifies data + settings; a checkpoint with another fingerprint is refused. */
+  fingerprint: string;
+  /** Save a checkpoint when cancelled (default true; tests turn it off to imitate a kill). */
+  saveOnCancel?: boolean;
+}
+
+/** Task-specific parts: the dev metric and where the best weights live. */
+export interface LoopHooks {
+  /** Dev evaluation with the current weights; undefined when there is no dev data. */
+  evaluate?: (
+    predict: (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>,
+  ) => Promise<{ f1: number; metrics: MetricsJson }>;
+  saveBest(weights: ReadonlyMap<string, HostTensor>): void;
+  loadBest(): Map<string, HostTensor>;
+}
+
+/** What the loop did. */
+export interface LoopResult {
+  status: StopReason | 'cancelled';
+  steps: number;
+  totalSteps: number;
+  history: EvalRecord[];
+  losses: number[];
+  best?: EvalRecord;
+  /** Best dev weights (the last weights when there is no dev data). */
+  weights: Map<string, HostTensor>;
+  wallSec: number;
+  resumedFromStep?: number;
+}
+
+const THROTTLE_MS = 250;
+
+/** Trains `initial` on `train` and returns the best weights with the history. */
+export async function runTrainLoop(
+  config: EncoderConfig,
+  initial: Map<string, HostTensor>,
+  train: readonly Encoded[],
+  padId: number,
+  opts: LoopOptions,
+  hooks: LoopHooks,
+  ctx: TaskContext,
+): Promise<LoopResult> {
+  const perEpoch = batchCount(train.length, opts.batchSize);
+  if (perEpoch === 0) throw new Error('no training examples');
+  const planned = opts.epochs * perEpoch;
+  const totalSteps = opts.maxSteps !== undefined ? Math.min(planned, opts.maxSteps) : planned;
+  const optimizer: AdamWOptions = {
+    lr: opts.lr,
+    weightDecay: opts.weightDecay,
+    noDecay: hfNoDecay,
+    maxGradNorm: opts.maxGradNorm,
+    schedule: {
+      kind: 'linear',
+      warmupSteps: Math.round(opts.warmupRatio * totalSteps),
+      totalSteps,
+    },
+  };
+  const create = async (weights: Map<string, HostTensor>, step: number): Promise<Trainer> =>
+    Trainer.create(config, weights, {
+      optimizer,
+      threads: opts.threads,
+      seed: mixSeed(opts.seed, step),
+      dropout: opts.dropout,
+    });
+
+  let state: Omit<LoopState, 'tensors'>;
+  let trainer: Trainer;
+  let best: Map<string, HostTensor> | undefined;
+  let resumedFromStep: number | undefined;
+  if (opts.resume && hasCheckpoint(opts.checkpointDir)) {
+    const ck = loadCheckpoint(opts.checkpointDir, opts.fingerprint);
+    state = ck.state;
+    trainer = await create(ck.tensors.weights, state.step);
+    trainer.restore({ step: state.step, ...ck.tensors });
+    if (state.bestStep > 0) best = hooks.loadBest();
+    resumedFromStep = state.step;
+    ctx.emit({
+      type: 'log',
+      message: `resuming from the checkpoint at step ${state.step} (epoch ${state.epoch + 1})`,
+    });
+  } else {
+    state = {
+      version: 1,
+      fingerprint: opts.fingerprint,
+      step: 0,
+      epoch: 0,
+      batchInEpoch: 0,
+      epochSeed: mixSeed(opts.seed, 0),
+      bestF1: -1,
+      bestStep: 0,
+      badEvals: 0,
+      history: [],
+      losses: [],
+      wallSec: 0,
+    };
+    trainer = await create(initial, 0);
+  }
+
+  const started = performance.now();
+  const wall = (): number => state.wallSec + (performance.now() - started) / 1000;
+  let savedStep = -1;
+  const save = (): void => {
+    const tensors =
+      savedStep === state.step
+        ? 'unchanged'
+        : { weights: trainer.weights(), ...trainer.optimizerState() };
+    saveCheckpoint(opts.checkpointDir, { ...state, wallSec: wall() }, tensors);
+    if (savedStep !== state.step)
+      ctx.emit({ type: 'checkpoint', step: state.step, dir: opts.checkpointDir });
+    savedStep = state.step;
+  };
+  let lastEvalLossIndex = state.history[state.history.length - 1]?.step ?? 0;
+  const evaluate = async (): Promise<boolean> => {
+    if (!hooks.evaluate) return false;
+    const { f1, metrics } = await hooks.evaluate((b) => trainer.predict(b));
+    const recent = state.losses.slice(lastEvalLossIndex);
+    lastEvalLossIndex = state.losses.length;
+    const record: EvalRecord = {
+      step: state.step,
+      epoch: state.epoch + state.batchInEpoch / perEpoch,
+      trainLoss: recent.reduce((a, b) => a + b, 0) / Math.max(1, recent.length),
+      devF1: f1,
+      dev: metrics,
+    };
+    state.history.push(record);
+    const isBest = f1 > state.bestF1;
+    if (isBest) {
+      state.bestF1 = f1;
+      state.bestStep = state.step;
+      state.badEvals = 0;
+      best = trainer.weights();
+      hooks.saveBest(best);
+    } else state.badEvals++;
+    ctx.emit({
+      type: 'eval',
+      step: state.step,
+      epoch: record.epoch,
+      devF1: f1,
+      isBest,
+      dev: metrics,
+    });
+    return opts.patience > 0 && state.badEvals >= opts.patience;
+  };
+
+  let stepTime = 0;
+  let sessionSteps = 0;
+  let lastEmit = 0;
+  let pending: number[] = [];
+  outer: while (!state.finished && state.epoch < opts.epochs) {
+    const batches = bucketBatches(
+      train.map((e) => e.ids.length),
+      opts.batchSize,
+      createRng(state.epochSeed),
+    );
+    while (state.batchInEpoch < batches.length) {
+      if (ctx.isCancelled()) {
+        if (opts.saveOnCancel ?? true) save();
+        await trainer.release();
+        return {
+          status: 'cancelled',
+          steps: state.step,
+          totalSteps,
+          history: state.history,
+          losses: state.losses,
+          weights: best ?? trainer.weights(),
+          wallSec: wall(),
+          ...(resumedFromStep !== undefined ? { resumedFromStep } : {}),
+        };
+      }
+      if (state.step >= totalSteps) break outer;
+      if (opts.maxWallSec !== undefined && wall() >= opts.maxWallSec) {
+        state.finished = 'time-limit';
+        break outer;
+      }
+      const t = performance.now();
+      const r = await trainer.trainStep(
+        makeBatch(train, batches[state.batchInEpoch] as number[], padId),
+      );
+      stepTime += performance.now() - t;
+      sessionSteps++;
+      state.step = r.step;
+      state.batchInEpoch++;
+      state.losses.push(r.loss);
+      pending.push(r.loss);
+      const now = performance.now();
+      if (now - lastEmit >= THROTTLE_MS || r.step === 1 || r.step === totalSteps) {
+        const stepsPerSec = sessionSteps / Math.max(stepTime / 1000, 1e-9);
+        const last = state.history[state.history.length - 1];
+        ctx.emit({
+          type: 'progress',
+          step: r.step,
+          totalSteps,
+          epoch: state.epoch + 1,
+          loss: pending.reduce((a, b) => a + b, 0) / pending.length,
+          lr: r.lr,
+          stepsPerSec,
+          etaSec: (totalSteps - r.step) / stepsPerSec,
+          ...(last ? { devF1: last.devF1 } : {}),
+        });
+        pending = [];
+        lastEmit = now;
+      }
+      const epochEnd = state.batchInEpoch === batches.length;
+      if (epochEnd) {
+        state.epoch++;
+        state.batchInEpoch = 0;
+        state.epochSeed = mixSeed(opts.seed, state.epoch);
+      }
+      const isLast = state.step >= totalSteps;
+      const dueEval =
+        opts.evalEvery > 0 ? state.step % opts.evalEvery === 0 || isLast : epochEnd || isLast;
+      if (dueEval && (await evaluate())) {
+        state.finished = 'early-stopped';
+        break outer;
+      }
+      if (epochEnd || (opts.checkpointEvery > 0 && state.step % opts.checkpointEvery === 0)) {
+        save();
+        // Fresh dropout stream derived from (seed, step): identical whether or not we resume here.
+        const st = trainer.optimizerState();
+        const weights = trainer.weights();
+        await trainer.release();
+        trainer = await create(weights, state.step);
+        trainer.restore({ step: st.step, weights, m: st.m, v: st.v });
+      }
+      if (epochEnd) continue outer; // next epoch: new data order
+    }
+  }
+  state.finished ??= state.step < planned ? 'max-steps' : 'completed';
+  if (
+    hooks.evaluate &&
+    state.history[state.history.length - 1]?.step !== state.step &&
+    state.step > 0
+  )
+    await evaluate();
+  save();
+  const weights = best ?? trainer.weights();
+  await trainer.release();
+  const bestRecord = state.history.find((h) => h.step === state.bestStep);
+  return {
+    status: state.finished,
+    steps: state.step,
+    totalSteps,
+    history: state.history,
+    losses: state.losses,
+    weights,
+    wallSec: wall(),
+    ...(bestRecord ? { best: bestRecord } : {}),
+    ...(resumedFromStep !== undefined ? { resumedFromStep } : {}),
+  };
+}

@@ -1,0 +1,305 @@
+// End-to-end training on real data with tiny random models: NER on ~200 NCBI-disease sentences
+// (loss falls, metrics.json shape and lineage, HF folder loads back, predictions map to exact
+// offsets, evaluate agrees with the dev metric), resume equivalence (kill at any step with
+// dropout on; cancel at any step with dropout off), and RE on a GAD subset with AUROC.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { loadDocuments } from './data-load.ts';
+import type { TaskContext, TaskEvent } from './events.ts';
+import { evaluate, predict } from './predict-task.ts';
+import {
+  conllSubset,
+  DATA,
+  HAS_DATA,
+  tempDir,
+  tsvSubset,
+  VOCAB,
+  removeTempDirs,
+} from './test-helpers.ts';
+import { train, type TrainArgs } from './train-task.ts';
+import type { TrainMetrics } from './train-report.ts';
+
+afterAll(removeTempDirs);
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const NCBI = path.join(DATA, 'ner', 'ncbi-disease');
+
+function collect(cancelAfterSteps = Infinity): TaskContext & { events: TaskEvent[] } {
+  let checks = 0;
+  const events: TaskEvent[] = [];
+  return { events, emit: (e) => events.push(e), isCancelled: () => ++checks > cancelAfterSteps };
+}
+
+function readMetrics(dir: string): TrainMetrics {
+  return JSON.parse(readFileSync(path.join(dir, 'metrics.json'), 'utf8')) as TrainMetrics;
+}
+
+describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
+  const dir = tempDir('train-ner');
+  const out = path.join(dir, 'model');
+  let trainFile = '';
+  let devFile = '';
+  let ctx: ReturnType<typeof collect>;
+  let metrics: TrainMetrics;
+
+  beforeAll(async () => {
+    // 200 sentences with at least one mention: a random tiny model then learns entities within 56 steps.
+    trainFile = conllSubset(path.join(NCBI, 'train.tsv'), 0, 200, dir, 'train.tsv', true);
+    devFile = conllSubset(path.join(NCBI, 'devel.tsv'), 0, 80, dir, 'dev.tsv');
+    ctx = collect();
+    const r = await train(
+      {
+        task: 'ner',
+        out,
+        train: trainFile,
+        dev: devFile,
+        preset: 'small-2L-128',
+        vocab: VOCAB,
+        epochs: 4,
+        batchSize: 16,
+        lr: 2e-3,
+        maxLength: 64,
+        seed: 7,
+        patience: 0,
+      },
+      ctx,
+    );
+    expect(r.status).toBe('completed');
+    metrics = readMetrics(out);
+  });
+
+  it('lowers the loss and reports progress', () => {
+    expect(metrics.steps).toBe(56);
+    expect(mean(metrics.losses.slice(-8))).toBeLessThan(0.5 * mean(metrics.losses.slice(0, 4)));
+    const progress = ctx.events.filter((e) => e.type === 'progress');
+    expect(progress[0]).toMatchObject({ type: 'progress', step: 1, totalSteps: 56, epoch: 1 });
+    expect(progress[progress.length - 1]).toMatchObject({ step: 56, epoch: 4, etaSec: 0 });
+    for (const p of progress)
+      expect(Object.keys(p)).toEqual(
+        expect.arrayContaining(['loss', 'lr', 'stepsPerSec', 'etaSec']),
+      );
+    expect(ctx.events.filter((e) => e.type === 'eval')).toHaveLength(4);
+  });
+
+  it('writes metrics.json with dev metrics, history, settings and lineage', () => {
+    expect(Object.keys(metrics.dev ?? {})).toEqual(['micro', 'macro', 'per_type', 'lenient']);
+    expect(Object.keys(metrics.dev?.micro ?? {})).toEqual(['precision', 'recall', 'f1']);
+    expect(Object.keys(metrics.dev?.per_type ?? {})).toEqual(['Disease']);
+    expect(metrics.dev?.micro.f1).toBeGreaterThan(0.05);
+    expect(metrics.history.map((h) => h.step)).toEqual([14, 28, 42, 56]);
+    expect(metrics.best?.dev_f1).toBe(Math.max(...metrics.history.map((h) => h.dev_f1)));
+    expect(metrics.config).toMatchObject({
+      epochs: 4,
+      batch_size: 16,
+      lr: 2e-3,
+      seed: 7,
+      weight_decay: 0.01,
+      warmup_ratio: 0.1,
+      max_grad_norm: 1,
+    });
+    const sha = createHash('sha256').update(readFileSync(trainFile)).digest('hex');
+    expect(metrics.data.train).toEqual([
+      { path: trainFile, sha256: sha, bytes: readFileSync(trainFile).byteLength },
+    ]);
+    expect(metrics.data.counts).toMatchObject({ train_sentences: 200, dev_sentences: 80 });
+    expect(metrics.wall_time_sec).toBeGreaterThan(0);
+    expect(readFileSync(path.join(out, 'training_card.md'), 'utf8')).toContain(sha);
+  });
+
+  it('saves a Hugging Face folder that loads back, without the checkpoint', () => {
+    const m = loadHfFolder(out);
+    expect(m.config.task).toBe('token-classification');
+    expect(m.config.labels).toEqual(['O', 'B-Disease', 'I-Disease']);
+    expect(m.config.raw['benchtop']).toEqual({ task: 'ner', max_length: 64, stride: 15 });
+    expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
+  });
+
+  it('evaluates the saved model exactly as the dev metric of the kept model', async () => {
+    const r = await evaluate({ task: 'ner', model: out, data: devFile });
+    expect(r.metrics.micro).toEqual(metrics.dev?.micro);
+    expect(r.text).toContain('strict');
+  });
+
+  it('fine-tunes a folder: keeps a matching head, adds one to a masked-LM model', async () => {
+    const common = {
+      task: 'ner' as const,
+      train: trainFile,
+      dev: devFile,
+      batchSize: 16,
+      maxLength: 64,
+    };
+    const short = { ...common, epochs: 1, maxSteps: 2 };
+    const again = await train({ ...short, model: out, out: path.join(dir, 'again') });
+    expect(again.metrics?.model).toMatchObject({
+      origin: out,
+      new_parameters: 0,
+      labels: ['O', 'B-Disease', 'I-Disease'],
+    });
+    const mlmDir = path.join(dir, 'mlm');
+    const config = presetConfig('small-2L-128', 'bert', 30522, [], 'masked-lm');
+    const tokenizer = {
+      doLowerCase: true,
+      stripAccents: null,
+      tokenizeChineseChars: true,
+      modelMaxLength: 512,
+      specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' },
+    };
+    saveHfFolder(mlmDir, {
+      config,
+      weights: initWeights(config, 5),
+      vocab: readVocab(VOCAB),
+      tokenizer,
+    });
+    const fromMlm = await train({ ...short, model: mlmDir, out: path.join(dir, 'from-mlm') });
+    expect(fromMlm.metrics?.model.new_parameters).toBe(2);
+    expect(loadHfFolder(path.join(dir, 'from-mlm')).config.task).toBe('token-classification');
+    const limited = await train({
+      ...common,
+      epochs: 3,
+      maxMinutes: 1e-6,
+      model: out,
+      out: path.join(dir, 'timed'),
+    });
+    expect(limited.status).toBe('time-limit');
+  });
+
+  it('predicts entities at exact character offsets on PubTator abstracts', async () => {
+    const file = path.join(dir, 'pred.jsonl');
+    const input = path.join(DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
+    const r = await predict({ model: out, input, out: file, format: 'jsonl' });
+    expect(r.documents).toBe(100);
+    expect(r.entities).toBeGreaterThan(20);
+    expect(r.wordsPerSec).toBeGreaterThan(0);
+    // Read the export back through the importer (which checks offsets against the text).
+    const source = await loadDocuments(input);
+    const back = await loadDocuments(file);
+    expect(back.issues).toEqual([]);
+    expect(back.documents.map((d) => d.text)).toEqual(source.documents.map((d) => d.text));
+    const isWordChar = (c: string | undefined): boolean =>
+      c !== undefined && /[\p{L}\p{N}]/u.test(c);
+    let checked = 0;
+    for (const d of back.documents) {
+      for (const e of d.entities) {
+        const { start, end } = e.spans[0] ?? { start: 0, end: 0 };
+        expect(e.text).toBe(d.text.slice(start, end));
+        // Spans are whole words: no letter or digit continues them on either side.
+        expect(isWordChar(d.text[start - 1]) && isWordChar(d.text[start])).toBe(false);
+        expect(isWordChar(d.text[end - 1]) && isWordChar(d.text[end])).toBe(false);
+        checked++;
+      }
+    }
+    expect(checked).toBe(r.entities);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
+  const dir = tempDir('resume');
+  let base: TrainArgs;
+  beforeAll(() => {
+    const trainFile = conllSubset(path.join(NCBI, 'train.tsv'), 300, 340, dir, 'train.tsv');
+    const devFile = conllSubset(path.join(NCBI, 'devel.tsv'), 0, 16, dir, 'dev.tsv');
+    base = {
+      task: 'ner',
+      out: '',
+      train: trainFile,
+      dev: devFile,
+      preset: 'small-2L-128',
+      vocab: VOCAB,
+      epochs: 2,
+      batchSize: 8,
+      lr: 1e-3,
+      maxLength: 48,
+      seed: 3,
+      checkpointEvery: 3,
+    };
+  });
+
+  it('continues a killed run (dropout on) with exactly the losses of an uninterrupted one', async () => {
+    const whole = await train({ ...base, out: path.join(dir, 'a') });
+    expect(whole.metrics?.steps).toBeGreaterThan(8);
+    const out = path.join(dir, 'b');
+    // Killed after step 5 without saving: the last checkpoint is the one at step 3.
+    expect((await train({ ...base, out, saveOnCancel: false }, collect(5))).status).toBe(
+      'cancelled',
+    );
+    const resumed = await train({ ...base, out });
+    expect(resumed.metrics?.resumed_from_step).toBe(3);
+    expect(resumed.metrics?.losses).toEqual(whole.metrics?.losses);
+    expect(resumed.metrics?.history.map((h) => h.dev_f1)).toEqual(
+      whole.metrics?.history.map((h) => h.dev_f1),
+    );
+  });
+
+  it('continues a cancelled run (dropout off) from the cancel step', async () => {
+    const args = { ...base, dropout: false, checkpointEvery: 0 };
+    const whole = await train({ ...args, out: path.join(dir, 'c') });
+    const out = path.join(dir, 'd');
+    const stopped = await train({ ...args, out }, collect(4));
+    expect(stopped.status).toBe('cancelled');
+    await expect(train({ ...args, seed: 4, out })).rejects.toThrow(
+      /different training data or settings/,
+    );
+    const resumed = await train({ ...args, out, resume: 'require' });
+    expect(resumed.metrics?.resumed_from_step).toBe(4);
+    expect(resumed.metrics?.losses).toEqual(whole.metrics?.losses);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('RE training on GAD', () => {
+  it('lowers the loss and reports AUROC on the test subset', async () => {
+    const dir = tempDir('train-re');
+    const trainFile = tsvSubset(
+      path.join(DATA, 're', 'gad-fold1', 'train.tsv'),
+      10,
+      160,
+      dir,
+      'train.tsv',
+      false,
+    );
+    const testFile = tsvSubset(
+      path.join(DATA, 're', 'gad-fold1', 'test.tsv'),
+      5,
+      100,
+      dir,
+      'test.tsv',
+      true,
+    );
+    const out = path.join(dir, 'model');
+    const r = await train({
+      task: 're',
+      out,
+      train: trainFile,
+      test: testFile,
+      preset: 'small-2L-128',
+      vocab: VOCAB,
+      epochs: 5,
+      batchSize: 16,
+      lr: 2e-3,
+      patience: 0,
+      dropout: false,
+    });
+    const m = r.metrics as TrainMetrics;
+    expect(m.model.labels).toEqual(['0', '1']);
+    expect(m.data.split).toMatch(/seeded 10% of the training examples/);
+    expect(mean(m.losses.slice(-9))).toBeLessThan(mean(m.losses.slice(0, 9)) - 0.1);
+    expect(m.test?.auroc).toBeGreaterThan(0);
+    expect(m.test?.auroc).toBeLessThan(1);
+    expect(Object.keys(m.test?.per_type ?? {})).toEqual(['1']);
+    expect(loadHfFolder(out).config.raw['benchtop']).toEqual({
+      task: 're',
+      max_length: 128,
+      negative_label: '0',
+      entity_pairs: [
+        ['DISEASE', 'GENE'],
+        ['GENE', 'DISEASE'],
+      ],
+    });
+  });
+});

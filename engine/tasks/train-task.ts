@@ -1,0 +1,377 @@
+// `train`: fine-tunes a NER or RE model end to end: reads the data (any importable format or
+// masked RE TSV), prepares the model (folder or preset), encodes, runs the resumable loop in
+// `<out>/checkpoint/`, evaluates the kept model on an optional test set, and writes `<out>` as a
+// Hugging Face folder with metrics.json and training_card.md (atomically, replacing the
+// checkpoint). Runs in the calling thread: use startTrain (jobs.ts) off the UI event loop.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import type { Document, FormatIssue } from '../formats/types.ts';
+import type { MetricsJson } from '../metrics/report.ts';
+import { toMetricsJson } from '../metrics/report.ts';
+import type { Architecture } from '../model/config.ts';
+import { hasCheckpoint } from './checkpoint.ts';
+import { loadDocuments, loadReInput, type InputFormat, type SourceFile } from './data-load.ts';
+import { QUIET, type TaskContext } from './events.ts';
+import { createPredictor } from './inference.ts';
+import { entityTypes, iob2Labels, typesOfLabels } from './ner-data.ts';
+import { encodeNerTraining, evaluateEntities, predictEntities } from './ner-task.ts';
+import { prepareModel, withTaskMeta, type TaskMeta } from './model-setup.ts';
+import {
+  classifyExamples,
+  encodeReExamples,
+  reEvaluator,
+  reExamples,
+  reTrainingSet,
+  scoreExamples,
+  type ReModelView,
+} from './re-task.ts';
+import { runTrainLoop, type LoopOptions } from './train-loop.ts';
+import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
+
+/** Arguments of a training run (CLI flags map one to one). */
+export interface TrainArgs {
+  task: 'ner' | 're';
+  out: string;
+  train: string;
+  dev?: string;
+  test?: string;
+  model?: string;
+  preset?: string;
+  vocab?: string;
+  arch?: Architecture;
+  cased?: boolean;
+  format?: InputFormat;
+  epochs?: number;
+  batchSize?: number;
+  lr?: number;
+  maxLength?: number;
+  stride?: number;
+  seed?: number;
+  warmupRatio?: number;
+  weightDecay?: number;
+  patience?: number;
+  evalEvery?: number;
+  checkpointEvery?: number;
+  threads?: number;
+  dropout?: boolean;
+  negativeLabel?: string;
+  maxSteps?: number;
+  maxMinutes?: number;
+  /** auto (default): resume when `<out>/checkpoint` exists; require: fail without one; never: start over. */
+  resume?: 'auto' | 'require' | 'never';
+  overwrite?: boolean;
+  saveOnCancel?: boolean;
+}
+
+/** Result of `train`. */
+export interface TrainResult {
+  status: TrainMetrics['status'];
+  out: string;
+  /** Present when the run stopped before finishing (cancelled): resume from here. */
+  checkpointDir?: string;
+  metrics?: TrainMetrics;
+}
+
+function positive(name: string, v: number | undefined, def: number, int = true): number {
+  const x = v ?? def;
+  if (!Number.isFinite(x) || x < 0 || (int && !Number.isInteger(x)))
+    throw new Error(
+      `--${name} must be a ${int ? 'non-negative integer' : 'non-negative number'}, got ${x}`,
+    );
+  return x;
+}
+
+/** Checks `<out>` and decides whether to resume. */
+function prepareOut(out: string, ckpt: string, args: TrainArgs): boolean {
+  if (existsSync(out) && !statSync(out).isDirectory())
+    throw new Error(`${out}: exists and is not a folder; choose another --out`);
+  const mode = args.resume ?? 'auto';
+  const has = hasCheckpoint(ckpt);
+  if (mode === 'require' && !has)
+    throw new Error(`${out}: no checkpoint to resume from (expected ${ckpt}/state.json)`);
+  if (mode === 'never' && has) rmSync(ckpt, { recursive: true, force: true });
+  const others = existsSync(out)
+    ? readdirSync(out).filter((f) => f !== 'checkpoint' && !f.startsWith('.'))
+    : [];
+  if (others.length > 0 && !args.overwrite && !(has && mode !== 'never')) {
+    throw new Error(
+      `${out}: folder is not empty (${others.slice(0, 3).join(', ')}…); choose a new --out folder or pass --overwrite to replace it`,
+    );
+  }
+  return has && mode !== 'never';
+}
+
+function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
+  for (const issue of issues) ctx.emit({ type: 'issue', issue });
+}
+
+/** Trains a NER or RE model; see TrainArgs. Emits progress, eval, checkpoint, issue and log events. */
+export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
+  const out = path.resolve(args.out);
+  const ckpt = path.join(out, 'checkpoint');
+  const seed = positive('seed', args.seed, 42);
+  const maxLength = positive('max-length', args.maxLength, 128);
+  const batchSize = Math.max(1, positive('batch-size', args.batchSize, 32));
+  const threads = Math.max(1, positive('threads', args.threads, 2));
+  const loadOpts = args.format ? { format: args.format } : {};
+  const resume = prepareOut(out, ckpt, args);
+  const issues: FormatIssue[] = [];
+  const note = (list: readonly FormatIssue[]): void => {
+    issues.push(...list);
+    report(list, ctx);
+  };
+  const files: { train: SourceFile[]; dev: SourceFile[]; test: SourceFile[] } = {
+    train: [],
+    dev: [],
+    test: [],
+  };
+
+  // Data first (its labels decide the head), then the model, then encoding.
+  let dataLabels: string[];
+  let nerDocs: { train: Document[]; dev?: Document[] } | undefined;
+  let reSet: ReturnType<typeof reTrainingSet> | undefined;
+  if (args.task === 'ner') {
+    const tr = await loadDocuments(args.train, loadOpts);
+    note(tr.issues);
+    files.train = tr.files;
+    if (tr.documents.length === 0)
+      throw new Error(`${args.train}: no documents could be read (see the issues above)`);
+    const dv = args.dev ? await loadDocuments(args.dev, loadOpts) : undefined;
+    if (dv) {
+      note(dv.issues);
+      files.dev = dv.files;
+    }
+    const types = entityTypes(tr.documents);
+    if (types.length === 0)
+      throw new Error(`${args.train}: the documents have no entity annotations to learn from`);
+    dataLabels = iob2Labels(types);
+    nerDocs = { train: tr.documents, ...(dv ? { dev: dv.documents } : {}) };
+  } else {
+    const tr = await loadReInput(args.train, loadOpts);
+    note(tr.issues);
+    files.train = tr.files;
+    const dv = args.dev ? await loadReInput(args.dev, loadOpts) : undefined;
+    if (dv) {
+      note(dv.issues);
+      files.dev = dv.files;
+    }
+    reSet = reTrainingSet(tr, dv, {
+      seed,
+      source: args.train,
+      ...(args.negativeLabel !== undefined ? { negativeLabel: args.negativeLabel } : {}),
+    });
+    note(reSet.issues);
+    if (reSet.train.length === 0)
+      throw new Error(`${args.train}: no training examples could be read`);
+    dataLabels = reSet.labels;
+  }
+  const src = {
+    ...(args.model ? { model: args.model } : {}),
+    ...(args.preset ? { preset: args.preset } : {}),
+    ...(args.vocab ? { vocab: args.vocab } : {}),
+    ...(args.arch ? { arch: args.arch } : {}),
+    ...(args.cased ? { cased: true } : {}),
+  };
+  const pm = prepareModel(
+    src,
+    args.task === 'ner' ? 'token-classification' : 'sequence-classification',
+    dataLabels,
+    seed,
+  );
+  if (maxLength > pm.config.maxPositions)
+    throw new Error(
+      `--max-length ${maxLength} exceeds the model's ${pm.config.maxPositions} positions`,
+    );
+  const labels = pm.config.labels;
+  let meta: TaskMeta;
+  let trainEx;
+  let evaluate;
+  let counts: Record<string, number>;
+  let split: string;
+  let reView: ReModelView | undefined;
+  if (nerDocs) {
+    typesOfLabels(labels);
+    const stride = positive('stride', args.stride, Math.floor((maxLength - 2) / 4));
+    const view = { labels, tokenizer: pm.tokenizer, maxLength, stride };
+    const enc = encodeNerTraining(nerDocs.train, nerDocs.dev, view, {
+      seed,
+      batchSize,
+      source: args.train,
+    });
+    note(enc.issues);
+    ({ counts, split, evaluate } = enc);
+    trainEx = enc.train;
+    meta = { task: 'ner', maxLength, stride };
+  } else {
+    const set = reSet as NonNullable<typeof reSet>;
+    reView = {
+      labels,
+      tokenizer: pm.tokenizer,
+      maxLength,
+      negativeLabel: set.negativeLabel,
+      entityPairs: set.entityPairs,
+    };
+    trainEx = encodeReExamples(set.train, reView, args.train);
+    evaluate = set.dev && set.dev.length > 0 ? reEvaluator(set.dev, reView, batchSize) : undefined;
+    counts = { train_examples: set.train.length, dev_examples: set.dev?.length ?? 0 };
+    for (const l of labels)
+      counts[`train_${l}`] = set.train.filter((e) => (e.label ?? set.negativeLabel) === l).length;
+    split = set.split;
+    meta = {
+      task: 're',
+      maxLength,
+      negativeLabel: set.negativeLabel,
+      entityPairs: set.entityPairs,
+    };
+  }
+  const config = withTaskMeta(pm.config, meta);
+  const settings = {
+    task: args.task,
+    epochs: positive('epochs', args.epochs, 3),
+    batch_size: batchSize,
+    lr: positive('lr', args.lr, args.model ? 5e-5 : 5e-4, false),
+    warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false),
+    weight_decay: positive('weight-decay', args.weightDecay, 0.01, false),
+    max_grad_norm: 1,
+    max_length: maxLength,
+    ...(meta.stride !== undefined ? { stride: meta.stride } : {}),
+    seed,
+    dropout: args.dropout ?? true,
+    patience: positive('patience', args.patience, 3),
+    eval_every: positive('eval-every', args.evalEvery, 0),
+    checkpoint_every: positive('checkpoint-every', args.checkpointEvery, 500),
+    ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0) } : {}),
+    negative_label: meta.negativeLabel ?? null,
+    labels,
+  };
+  const fingerprint = createHash('sha256')
+    .update(
+      JSON.stringify({
+        settings,
+        origin: pm.origin,
+        files: [files.train, files.dev].map((l) => l.map((f) => f.sha256)),
+      }),
+    )
+    .digest('hex');
+  const loopOpts: LoopOptions = {
+    epochs: settings.epochs,
+    batchSize,
+    lr: settings.lr,
+    warmupRatio: settings.warmup_ratio,
+    weightDecay: settings.weight_decay,
+    maxGradNorm: 1,
+    patience: settings.patience,
+    evalEvery: settings.eval_every,
+    checkpointEvery: settings.checkpoint_every,
+    seed,
+    dropout: settings.dropout,
+    threads,
+    checkpointDir: ckpt,
+    resume,
+    fingerprint,
+    saveOnCancel: args.saveOnCancel ?? true,
+    ...(args.maxSteps !== undefined ? { maxSteps: settings.max_steps as number } : {}),
+    ...(args.maxMinutes !== undefined
+      ? { maxWallSec: positive('max-minutes', args.maxMinutes, 0, false) * 60 }
+      : {}),
+  };
+  ctx.emit({
+    type: 'log',
+    message: `${args.task}: ${trainEx.length} training inputs, labels ${labels.join(' ')}; dev: ${split}; model ${pm.origin}`,
+  });
+  const bestDir = path.join(ckpt, 'best');
+  const result = await runTrainLoop(
+    config,
+    pm.weights,
+    trainEx,
+    pm.tokenizer.padId,
+    loopOpts,
+    {
+      ...(evaluate ? { evaluate } : {}),
+      saveBest: (weights) =>
+        saveHfFolder(bestDir, {
+          config,
+          weights,
+          vocab: pm.vocab,
+          tokenizer: pm.tokenizerSettings,
+        }),
+      loadBest: () => loadHfFolder(bestDir).weights,
+    },
+    ctx,
+  );
+  if (result.status === 'cancelled') return { status: 'cancelled', out, checkpointDir: ckpt };
+
+  let test: MetricsJson | null = null;
+  if (args.test) {
+    const predictor = await createPredictor(config, result.weights, threads);
+    try {
+      if (args.task === 'ner') {
+        const te = await loadDocuments(args.test, loadOpts);
+        note(te.issues);
+        files.test = te.files;
+        const pred = await predictEntities(
+          te.documents,
+          { labels, tokenizer: pm.tokenizer, maxLength, stride: meta.stride ?? 32 },
+          predictor.logits,
+          { batchSize },
+          ctx,
+        );
+        test = toMetricsJson(evaluateEntities(te.documents, pred.entities));
+      } else {
+        const te = await loadReInput(args.test, loadOpts);
+        note(te.issues);
+        files.test = te.files;
+        const view = reView as ReModelView;
+        const ex = reExamples(te, view.entityPairs, view.negativeLabel);
+        const c = await classifyExamples(ex, view, predictor.logits, { batchSize }, ctx);
+        test = toMetricsJson(scoreExamples(ex, c.labels, c.probs, view));
+      }
+    } finally {
+      await predictor.release();
+    }
+  }
+  let parameters = 0;
+  for (const t of result.weights.values()) parameters += t.data.length;
+  const metrics: TrainMetrics = {
+    task: args.task,
+    status: result.status,
+    dev: result.best?.dev ?? null,
+    test,
+    best: result.best
+      ? { step: result.best.step, epoch: result.best.epoch, dev_f1: result.best.devF1 }
+      : null,
+    history: historyRows(result.history),
+    losses: result.losses,
+    steps: result.steps,
+    total_steps: result.totalSteps,
+    wall_time_sec: result.wallSec,
+    resumed_from_step: result.resumedFromStep ?? null,
+    config: settings,
+    model: {
+      origin: pm.origin,
+      architecture: `${config.architecture} ${config.numLayers}L-${config.hiddenSize}`,
+      parameters,
+      labels,
+      new_parameters: pm.newParameters.length,
+    },
+    data: { ...files, split, counts },
+    issues: {
+      errors: issues.filter((i) => i.severity === 'error').length,
+      warnings: issues.filter((i) => i.severity === 'warning').length,
+    },
+  };
+  saveHfFolder(out, {
+    config,
+    weights: result.weights,
+    vocab: pm.vocab,
+    tokenizer: pm.tokenizerSettings,
+    extraFiles: {
+      'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`,
+      'training_card.md': trainingCard(metrics),
+    },
+  });
+  return { status: result.status, out, metrics };
+}
