@@ -40,7 +40,7 @@ export interface TrainerOptions {
   memoryArena?: boolean;
 }
 
-function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean): Record<string, HostTensor> {
+function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean, sequenceLabels = false): Record<string, HostTensor> {
   const dims = [batch.batchSize, batch.seqLen];
   const feeds: Record<string, HostTensor> = {
     input_ids: { dtype: 'int64', dims, data: batch.inputIds },
@@ -54,7 +54,7 @@ function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean):
       feeds['mlm_positions'] = { dtype: 'int64', dims: [batch.mlmPositions.length], data: batch.mlmPositions };
       feeds['labels'] = { dtype: 'int64', dims: [batch.labels.length], data: batch.labels };
     } else {
-      feeds['labels'] = { dtype: 'int64', dims: batch.labels.length === batch.batchSize ? [batch.batchSize] : dims, data: batch.labels };
+      feeds['labels'] = { dtype: 'int64', dims: sequenceLabels ? [batch.batchSize] : dims, data: batch.labels };
     }
   }
   return feeds;
@@ -108,7 +108,7 @@ export class Trainer {
 
   /** One optimizer step on a batch. */
   async trainStep(batch: Batch): Promise<StepResult> {
-    const feeds = batchFeeds(batch, this.spec.hasTokenTypes, true);
+    const feeds = batchFeeds(batch, this.spec.hasTokenTypes, true, this.config.task === 'sequence-classification');
     for (const p of this.spec.params) feeds[p] = this.#weights.get(p) as HostTensor;
     for (const p of this.spec.trainable) {
       feeds[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
@@ -156,7 +156,7 @@ export class Trainer {
     const feeds: Record<string, HostTensor> = {
       input_ids: { dtype: 'int64', dims, data: stack((bt) => bt.inputIds, n) },
       attention_mask: { dtype: 'int64', dims, data: stack((bt) => bt.attentionMask, n) },
-      labels: { dtype: 'int64', dims: labelLen === first.batchSize ? [K, first.batchSize] : dims, data: stack((bt) => bt.labels, labelLen) },
+      labels: { dtype: 'int64', dims: this.config.task === 'sequence-classification' ? [K, first.batchSize] : dims, data: stack((bt) => bt.labels, labelLen) },
       step: { dtype: 'float32', dims: [], data: new Float32Array([this.#step + 1]) },
     };
     if (this.spec.hasTokenTypes) feeds['token_type_ids'] = { dtype: 'int64', dims, data: stack((bt) => bt.tokenTypeIds, n) };
