@@ -4,6 +4,8 @@
 import { parseArgs } from 'node:util';
 import { UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
+import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
+import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_HELP, DISTILL_OPTIONS } from './distill-commands.ts';
 
 const HELP = `benchtop — offline biomedical NER/RE workbench
 
@@ -12,6 +14,14 @@ Usage:
   benchtop init-model --arch bert|distilbert --preset NAME --vocab FILE [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased]
   benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads] [--threads N]
   benchtop export-onnx --model DIR --out FILE.onnx
+  benchtop train ner|re (--model DIR | --preset NAME --vocab FILE) --train PATH [--dev PATH] [--test PATH] --out DIR
+      [--epochs N] [--batch-size N] [--lr X] [--max-length N] [--seed N] [--warmup-ratio X] [--weight-decay X]
+      [--patience N] [--eval-every N] [--checkpoint-every N] [--threads N] [--format F] [--no-dropout]
+      [--negative-label L] [--stride N] [--max-steps N] [--max-minutes X] [--resume|--no-resume] [--overwrite]
+  benchtop eval ner|re --model DIR --data PATH [--format F] [--json]
+  benchtop predict --model DIR [--re-model DIR] --input FILE_OR_FOLDER --out PATH
+      --format jsonl|brat|bioc-xml|bioc-json|pubtator|conll|csv [--input-format F]
+${DISTILL_HELP}
 
 Run "npm run bench" for the engine vs PyTorch benchmark.`;
 
@@ -20,6 +30,14 @@ const OPTIONS = {
   arch: { type: 'string' }, preset: { type: 'string' }, vocab: { type: 'string' }, labels: { type: 'string' },
   task: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' },
   inputs: { type: 'string' }, threads: { type: 'string' },
+  train: { type: 'string' }, dev: { type: 'string' }, test: { type: 'string' }, data: { type: 'string' }, input: { type: 'string' },
+  format: { type: 'string' }, 'input-format': { type: 'string' }, epochs: { type: 'string' }, 'batch-size': { type: 'string' },
+  lr: { type: 'string' }, 'max-length': { type: 'string' }, stride: { type: 'string' }, 'warmup-ratio': { type: 'string' },
+  'weight-decay': { type: 'string' }, patience: { type: 'string' }, 'eval-every': { type: 'string' },
+  'checkpoint-every': { type: 'string' }, 'negative-label': { type: 'string' }, 're-model': { type: 'string' },
+  'max-steps': { type: 'string' }, 'max-minutes': { type: 'string' }, 'no-dropout': { type: 'boolean' },
+  resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' },
+  ...DISTILL_OPTIONS,
 } as const;
 
 /** Run the CLI with argv (without node and script); returns the exit code. */
@@ -42,6 +60,12 @@ export async function main(argv: string[]): Promise<number> {
     else if (cmd === 'init-model') cmdInitModel(opts);
     else if (cmd === 'forward') await cmdForward(opts);
     else if (cmd === 'export-onnx') cmdExportOnnx(opts);
+    else if (cmd === 'train') await cmdTrain(rest, opts);
+    else if (cmd === 'eval') await cmdEval(rest, opts);
+    else if (cmd === 'predict') await cmdPredict(opts);
+    else if (cmd === 'distill') await cmdDistill(opts);
+    else if (cmd === 'pretrain') await cmdPretrain(opts);
+    else if (cmd === 'distill-general') await cmdDistillGeneral(opts);
     else throw new UsageError(`unknown command "${[cmd, ...rest].join(' ')}"\n\n${HELP}`);
     return 0;
   } catch (e) {

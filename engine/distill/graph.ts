@@ -1,11 +1,14 @@
 // The distillation training step: student forward + a weighted sum of distillation losses
-// against cached teacher outputs (graph inputs) + optional hard-label / MLM cross-entropy,
-// then backward and AdamW, in one graph. Extra trainable tensors (projections from student
-// to teacher width) live under `distill.` and are dropped when the student is saved.
+// against the teacher + optional hard-label / MLM cross-entropy, then backward and AdamW, in
+// one graph. The teacher is either cached outputs fed as inputs (`teacher_logits`,
+// `teacher_hidden.i`, `teacher_attention.i`: task-specific distillation) or a frozen copy run
+// inside the same graph in eval mode (parameters `teacher/<name>`: task-agnostic recipes with
+// dynamic masking). Extra trainable tensors (projections from student to teacher width) live
+// under `distill.` and are dropped when the student is saved.
 
 import { backward } from '../autodiff/backward.ts';
 import type { EncoderConfig } from '../model/config.ts';
-import { buildForward } from '../model/bert.ts';
+import { buildForward, type ForwardGraph } from '../model/bert.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import { buildAdamW, type AdamWOptions } from '../optim/adamw.ts';
 import type { GraphSpec } from '../train/graphs.ts';
@@ -15,17 +18,37 @@ import { attentionLoss, cosineLoss, klLoss, mseLoss } from './losses.ts';
 export interface DistillLossConfig {
   /** Softmax temperature T for the logit KL (default 2). */
   temperature?: number;
-  /** Weight of KL(teacher ‖ student) · T² on the logits (0 disables; needs `teacher_logits`). */
+  /** Weight of KL(teacher ‖ student) · T² on the logits (0 disables). */
   kl: number;
   /** Weight of cross-entropy on hard labels / MLM labels (0 disables; needs `labels`). */
   hard: number;
   /** Hidden-state alignment: student layer i ↔ teacher layer j (0 = embeddings output). */
   hidden?: { kind: 'cosine' | 'mse'; weight: number; teacherDim: number; pairs: [number, number][] };
-  /** Attention-map alignment for mapped layers (same head count). */
-  attention?: { kind: 'mse' | 'kl'; weight: number; pairs: [number, number][] };
+  /** Attention-map alignment for mapped layers (head-averaged maps when head counts differ). */
+  attention?: { kind: 'mse' | 'kl'; weight: number; pairs: [number, number][]; teacherHeads?: number };
+  /** Embedding-output MSE (TinyBERT), through a projection when widths differ. */
+  embedding?: { weight: number; teacherDim: number };
 }
 
-/** Names of the teacher inputs the graph expects. */
+/** Options of the step graph besides the losses. */
+export interface DistillGraphOptions {
+  optimizer: AdamWOptions;
+  dropout?: boolean;
+  seed?: number;
+  /** Width of cached teacher logits when it differs from the student's (not with labels mapped). */
+  teacherLabels?: number;
+  /** Masked LM: logits only at the flat positions `mlm_positions` [M]; labels are [M]. */
+  mlmGather?: boolean;
+  /** Token level: KL only where the input `kl_mask` [B, T] (float 0/1) is 1 (first pieces of words). */
+  klMask?: boolean;
+  /** Run this teacher inside the graph (eval mode) on the student's inputs. */
+  teacher?: EncoderConfig;
+}
+
+/** Prefix of in-graph teacher parameter inputs. */
+export const TEACHER_PREFIX = 'teacher/';
+
+/** Names of the teacher inputs the graph expects (cached-teacher mode). */
 export function teacherInputName(kind: 'logits' | 'hidden' | 'attention', layer = 0): string {
   return kind === 'logits' ? 'teacher_logits' : `teacher_${kind}.${layer}`;
 }
@@ -35,60 +58,124 @@ export interface DistillGraphSpec extends GraphSpec {
   extras: Map<string, number[]>;
   /** Outputs with each loss term, for progress reports. */
   terms: string[];
+  /** In-graph teacher parameter inputs (`teacher/<name>`), fed from the teacher's weights. */
+  teacherParams: string[];
+}
+
+/**
+ * Builds `fn` while a second declaration of graph input `name` returns the first one.
+ * NOTE: buildForward declares `mlm_positions` itself; the in-graph teacher must share the
+ * student's. A `ForwardOptions.inputs.mlmPositions` would make this unnecessary.
+ */
+function withSharedInput<T>(b: GraphBuilder, name: string, fn: () => T): T {
+  const own = Object.getOwnPropertyDescriptor(b, 'input');
+  const declare = b.input.bind(b);
+  b.input = (n, dtype, shape) => (n === name && b.infos.has(n) ? n : declare(n, dtype, shape));
+  try {
+    return fn();
+  } finally {
+    if (own) Object.defineProperty(b, 'input', own);
+    else delete (b as { input?: unknown }).input;
+  }
+}
+
+/** A value of ones shaped like the first axis of `like` ([M]). */
+function onesLike0(b: GraphBuilder, like: string): string {
+  const n = b.Slice(b.Shape(like), [0], [1], [0]);
+  const dim = b.shape(like)[0] ?? 'M';
+  return b.op('Expand', [b.scalar(1), n], {}, { outputInfos: [{ dtype: 'float32', shape: [dim] }] })[0] as string;
+}
+
+/** Student value projected to `dim` columns by a new trainable `distill.<name>` when widths differ. */
+function project(b: GraphBuilder, x: string, from: number, to: number, name: string, extras: Map<string, number[]>): string {
+  if (from === to) return x;
+  extras.set(name, [from, to]);
+  return b.MatMul(x, b.input(name, 'float32', [from, to]));
 }
 
 /** Build the student's distillation training step. */
-export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLossConfig, opts: { optimizer: AdamWOptions; dropout?: boolean; seed?: number; teacherLabels?: number }): DistillGraphSpec {
+export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLossConfig, opts: DistillGraphOptions): DistillGraphSpec {
   const b = new GraphBuilder('benchtop_distill_step');
-  const f = buildForward(b, student, { training: opts.dropout ?? true, seed: opts.seed ?? 42, collectInternals: true });
+  const mlm = opts.mlmGather ?? false;
+  if (mlm && student.task !== 'masked-lm') throw new Error('mlmGather needs a masked-LM student');
+  const f = buildForward(b, student, { training: opts.dropout ?? true, seed: opts.seed ?? 42, collectInternals: true, mlmGather: mlm });
+  let teacher: ForwardGraph | undefined;
+  if (opts.teacher) {
+    const tc = opts.teacher;
+    if (tc.vocabSize !== student.vocabSize && (loss.kl > 0 || mlm)) throw new Error(`in-graph teacher and student must share the vocabulary (${tc.vocabSize} vs ${student.vocabSize} ids)`);
+    const tokenTypeIds = tc.architecture === 'bert' ? (f.tokenTypeIds ?? b.input('token_type_ids', 'int64', ['B', 'T'])) : undefined;
+    const inputs = { inputIds: f.inputIds, attentionMask: f.attentionMask, ...(tokenTypeIds ? { tokenTypeIds } : {}) };
+    teacher = b.scope('teacher', () =>
+      withSharedInput(b, 'mlm_positions', () =>
+        buildForward(b, tc, { training: false, collectInternals: true, paramPrefix: TEACHER_PREFIX, inputs, mlmGather: mlm && tc.task === 'masked-lm' }),
+      ),
+    );
+  }
   const T = loss.temperature ?? 2;
   const tokenLevel = student.task !== 'sequence-classification';
   const outDim = student.task === 'masked-lm' ? student.vocabSize : student.numLabels;
-  // Position mask [N]: attended tokens (token level) or every example (sequence level).
   const maskF = b.Cast(f.attentionMask, 'float32'); // [B, T]
-  const flatMask = tokenLevel ? b.Reshape(maskF, [-1]) : b.ReduceMax(maskF, [1], false);
+  const tokenMask = b.Reshape(maskF, [-1]); // [B·T]
   const terms: { name: string; value: string; weight: number }[] = [];
   const extras = new Map<string, number[]>();
-  const flat = (x: string, width: number): string => (tokenLevel ? b.Reshape(x, [-1, width]) : x);
+  // Rows of the logits [N, V|L] and their weights [N].
+  const rows = (x: string): string => (tokenLevel && !mlm ? b.Reshape(x, [-1, outDim]) : x);
+  const rowMask = mlm ? onesLike0(b, f.logits) : !tokenLevel ? b.ReduceMax(maskF, [1], false) : opts.klMask ? b.Reshape(b.input('kl_mask', 'float32', ['B', 'T']), [-1]) : tokenMask;
+  const teacherHidden = (layer: number, dim: number): string => {
+    if (!teacher) return b.input(teacherInputName('hidden', layer), 'float32', ['B', 'T', dim]);
+    const h = teacher.hiddenStates[layer];
+    if (h === undefined) throw new Error(`teacher has no hidden state ${layer}`);
+    return h;
+  };
 
   if (loss.kl > 0) {
-    const teacher = b.input(teacherInputName('logits'), 'float32', tokenLevel ? ['B', 'T', opts.teacherLabels ?? outDim] : ['B', opts.teacherLabels ?? outDim]);
-    // With labels mapped by the caller, teacher and student logits share the class axis.
-    terms.push({ name: 'loss_kl', value: klLoss(b, flat(f.logits, outDim), flat(teacher, outDim), flatMask, T), weight: loss.kl });
+    let t: string;
+    if (teacher) {
+      if (opts.teacher?.task !== student.task) throw new Error(`logit KL needs a ${student.task} teacher, got ${opts.teacher?.task ?? '?'}`);
+      t = teacher.logits;
+    } else {
+      const width = opts.teacherLabels ?? outDim;
+      t = b.input(teacherInputName('logits'), 'float32', mlm ? ['M', width] : tokenLevel ? ['B', 'T', width] : ['B', width]);
+    }
+    terms.push({ name: 'loss_kl', value: klLoss(b, rows(f.logits), rows(t), rowMask, T), weight: loss.kl });
   }
   if (loss.hard > 0) {
-    const labels = b.input('labels', 'int64', tokenLevel ? ['B', 'T'] : ['B']);
-    const ce = b.SoftmaxCrossEntropyLoss(flat(f.logits, outDim), tokenLevel ? b.Reshape(labels, [-1]) : labels);
-    terms.push({ name: 'loss_hard', value: ce, weight: loss.hard });
+    const labels = b.input('labels', 'int64', mlm ? ['M'] : tokenLevel ? ['B', 'T'] : ['B']);
+    const ce = b.SoftmaxCrossEntropyLoss(rows(f.logits), tokenLevel && !mlm ? b.Reshape(labels, [-1]) : labels);
+    terms.push({ name: mlm ? 'loss_mlm' : 'loss_hard', value: ce, weight: loss.hard });
   }
   if (loss.hidden && loss.hidden.weight > 0) {
     const hl = loss.hidden;
     const parts = hl.pairs.map(([si, ti]) => {
-      const t = b.input(teacherInputName('hidden', ti), 'float32', ['B', 'T', hl.teacherDim]);
-      let s = f.hiddenStates[si];
-      if (s === undefined) throw new Error(`student has no hidden state ${si}`);
-      if (hl.kind === 'cosine' && hl.teacherDim !== student.hiddenSize) {
-        throw new Error(`cosine hidden-state loss needs equal widths (student ${student.hiddenSize}, teacher ${hl.teacherDim}); use mse with a projection`);
-      }
-      if (hl.kind === 'mse' && hl.teacherDim !== student.hiddenSize) {
-        const name = `distill.hidden_proj.${si}.weight`;
-        extras.set(name, [student.hiddenSize, hl.teacherDim]);
-        s = b.MatMul(s, b.input(name, 'float32', [student.hiddenSize, hl.teacherDim]));
-      }
-      const sf = b.Reshape(s, [-1, hl.teacherDim]);
-      const tf = b.Reshape(t, [-1, hl.teacherDim]);
-      const m = b.Reshape(maskF, [-1]);
-      return hl.kind === 'cosine' ? cosineLoss(b, sf, tf, m) : mseLoss(b, sf, tf, m);
+      const s = f.hiddenStates[si];
+      if (s === undefined) throw new Error(`student has no hidden state ${si} (it has ${f.hiddenStates.length})`);
+      const sp = project(b, s, student.hiddenSize, hl.teacherDim, `distill.hidden_proj.${si}.weight`, extras);
+      const sf = b.Reshape(sp, [-1, hl.teacherDim]);
+      const tf = b.Reshape(teacherHidden(ti, hl.teacherDim), [-1, hl.teacherDim]);
+      return hl.kind === 'cosine' ? cosineLoss(b, sf, tf, tokenMask) : mseLoss(b, sf, tf, tokenMask);
     });
-    const avg = b.Div(b.Sum(...parts), b.scalar(parts.length));
-    terms.push({ name: 'loss_hidden', value: avg, weight: hl.weight });
+    terms.push({ name: 'loss_hidden', value: b.Div(b.Sum(...parts), b.scalar(parts.length)), weight: hl.weight });
+  }
+  if (loss.embedding && loss.embedding.weight > 0) {
+    const el = loss.embedding;
+    const s = project(b, f.hiddenStates[0] as string, student.hiddenSize, el.teacherDim, 'distill.embedding_proj.weight', extras);
+    const v = mseLoss(b, b.Reshape(s, [-1, el.teacherDim]), b.Reshape(teacherHidden(0, el.teacherDim), [-1, el.teacherDim]), tokenMask);
+    terms.push({ name: 'loss_embedding', value: v, weight: el.weight });
   }
   if (loss.attention && loss.attention.weight > 0) {
     const al = loss.attention;
+    const tHeads = opts.teacher?.numHeads ?? al.teacherHeads ?? student.numHeads;
+    const sameHeads = tHeads === student.numHeads;
     const parts = al.pairs.map(([si, ti]) => {
-      const s = f.attentions[si];
-      if (s === undefined) throw new Error(`student has no attention layer ${si}`);
-      const t = b.input(teacherInputName('attention', ti), 'float32', ['B', student.numHeads, 'T', 'T']);
+      let s = f.attentions[si];
+      if (s === undefined) throw new Error(`student has no attention layer ${si} (it has ${f.attentions.length})`);
+      let t = teacher ? teacher.attentions[ti] : b.input(teacherInputName('attention', ti), 'float32', ['B', tHeads, 'T', 'T']);
+      if (t === undefined) throw new Error(`teacher has no attention layer ${ti}`);
+      if (!sameHeads) {
+        // Different head counts: compare head-averaged maps [B, 1, T, T].
+        s = b.ReduceMean(s, [1], true);
+        t = b.ReduceMean(t, [1], true);
+      }
       return attentionLoss(b, s, t, maskF, al.kind);
     });
     terms.push({ name: 'loss_attention', value: b.Div(b.Sum(...parts), b.scalar(parts.length)), weight: al.weight });
@@ -106,8 +193,9 @@ export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLoss
     model: { graph: b.build(), opsetVersion: b.opset, producerName: 'benchtop', metadata: {} },
     params: [...f.params, ...extras.keys()],
     trainable,
-    hasTokenTypes: f.tokenTypeIds !== undefined,
+    hasTokenTypes: b.infos.has('token_type_ids'),
     extras,
     terms: termOutputs,
+    teacherParams: teacher?.params ?? [],
   };
 }

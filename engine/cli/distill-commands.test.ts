@@ -1,0 +1,26 @@
+import { describe, expect, it, vi } from 'vitest';
+import { main } from './main.ts';
+
+describe('distill / pretrain / distill-general CLI', () => {
+  it('lists the commands in the help and rejects bad usage with exit code 2', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await main(['distill', '--help'])).toBe(0);
+      const help = log.mock.calls.map((c) => String(c[0])).join('\n');
+      for (const cmd of ['benchtop distill --task', 'benchtop pretrain', 'benchtop distill-general']) expect(help).toContain(cmd);
+      expect(await main(['distill', '--task', 'pos', '--teacher', 't', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);
+      expect(await main(['distill', '--task', 'ner', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);
+      expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', 'x', '--out', 'o'])).toBe(2);
+      expect(await main(['distill-general', '--teacher', 't', '--student-preset', 'p', '--recipe', 'bogus', '--text', 'x', '--out', 'o'])).toBe(2);
+      const messages = err.mock.calls.map((c) => String(c[0])).join('\n');
+      expect(messages).toMatch(/--task must be ner or re/);
+      expect(messages).toMatch(/missing required option --teacher/);
+      expect(messages).toMatch(/--preset needs --vocab FILE/);
+      expect(messages).toMatch(/--recipe must be one of distilbiobert, tinybert, compactbiobert/);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,111 @@
+// CLI commands for distillation and pretraining: `distill --task ner|re`, `pretrain` and
+// `distill-general`. They run in-process with the task commands' progress printer (Ctrl-C stops
+// with a checkpoint; the same command resumes) and print where the result and its lineage are.
+
+import type { Architecture } from '../model/config.ts';
+import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
+import { distillTask } from '../distill/task-distill.ts';
+import { pretrain } from '../pretrain/pretrain.ts';
+import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { cliContext } from './task-commands.ts';
+
+export const DISTILL_HELP = `  benchtop distill --task ner|re --teacher DIR (--student DIR | --student-preset NAME [--init-from-teacher [--layer-map 0,2,…]])
+      --transfer general|random|random-shuffle|PATH[,…] --out DIR [--temperature T] [--alpha A --private-data FILE]
+      [--steps N] [--batch-size N] [--lr X] [--hidden cosine|mse] [--max-per-source N] [--cache DIR] [--test PATH]
+      [--seed N] [--threads N] [--max-minutes X] [--no-resume]
+  benchtop pretrain (--model DIR | --preset NAME --vocab FILE) --text PATH[,…] --out DIR [--steps N] [--whole-word-mask]
+      [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume]
+  benchtop distill-general --teacher DIR --student-preset NAME|half-teacher --recipe distilbiobert|tinybert|compactbiobert
+      --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X]`;
+
+export const DISTILL_OPTIONS = {
+  teacher: { type: 'string' }, student: { type: 'string' }, 'student-preset': { type: 'string' }, 'init-from-teacher': { type: 'boolean' },
+  'layer-map': { type: 'string' }, transfer: { type: 'string' }, temperature: { type: 'string' }, alpha: { type: 'string' },
+  'private-data': { type: 'string' }, steps: { type: 'string' }, hidden: { type: 'string' }, 'max-per-source': { type: 'string' },
+  cache: { type: 'string' }, text: { type: 'string' }, 'whole-word-mask': { type: 'boolean' }, recipe: { type: 'string' },
+} as const;
+
+const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+
+function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: number; steps?: number; batchSize?: number; lr?: number; maxLength?: number; resume: 'auto' | 'never' } {
+  const n = (name: string): number | undefined => (opts[name] === undefined ? undefined : optionalNumber(opts, name, 0));
+  const out: ReturnType<typeof common> = { resume: opts['no-resume'] ? 'never' : 'auto' };
+  const set = <K extends keyof ReturnType<typeof common>>(k: K, v: ReturnType<typeof common>[K] | undefined): void => {
+    if (v !== undefined) out[k] = v;
+  };
+  set('seed', n('seed'));
+  set('threads', n('threads'));
+  set('maxMinutes', n('max-minutes'));
+  set('steps', n('steps'));
+  set('batchSize', n('batch-size'));
+  set('lr', n('lr'));
+  set('maxLength', n('max-length'));
+  return out;
+}
+
+async function withContext<T extends { status: string; out: string; steps: number }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>): Promise<T> {
+  const ctx = cliContext();
+  const onSigint = (): void => {
+    if (ctx.cancelled) process.exit(130);
+    ctx.cancelled = true;
+    process.stderr.write('\nstopping after this step (checkpoint kept; run the same command to resume)…\n');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const r = await run(ctx);
+    ctx.close();
+    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; lineage in ${r.out}/lineage.json)` : `${r.status} at step ${r.steps}: run the same command again to resume`);
+    return r;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** `benchtop distill --task ner|re …` */
+export async function cmdDistill(opts: Opts): Promise<void> {
+  const task = requireString(opts, 'task');
+  if (task !== 'ner' && task !== 're') throw new UsageError('--task must be ner or re');
+  if (!opts['student'] && !opts['student-preset'] && !opts['init-from-teacher']) throw new UsageError('give --student DIR or --student-preset NAME');
+  const hidden = optionalString(opts, 'hidden');
+  if (hidden !== undefined && hidden !== 'cosine' && hidden !== 'mse') throw new UsageError('--hidden must be cosine or mse');
+  const s = (k: string): string | undefined => optionalString(opts, k);
+  await withContext((ctx) =>
+    distillTask({
+      task, teacher: requireString(opts, 'teacher'), transfer: requireString(opts, 'transfer'), out: requireString(opts, 'out'), ...common(opts),
+      ...(s('student') ? { student: s('student') as string } : {}), ...(s('student-preset') ? { studentPreset: s('student-preset') as string } : {}),
+      ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
+      ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['alpha'] !== undefined ? { alpha: optionalNumber(opts, 'alpha', 0) } : {}),
+      ...(s('private-data') ? { privateData: s('private-data') as string } : {}), ...(hidden ? { hidden } : {}),
+      ...(opts['max-per-source'] !== undefined ? { maxPerSource: optionalNumber(opts, 'max-per-source', 0) } : {}), ...(s('cache') ? { cacheDir: s('cache') as string } : {}), ...(s('test') ? { test: s('test') as string } : {}),
+    }, ctx),
+  );
+}
+
+/** `benchtop pretrain …` */
+export async function cmdPretrain(opts: Opts): Promise<void> {
+  const model = optionalString(opts, 'model');
+  const preset = optionalString(opts, 'preset');
+  if (!model && !preset) throw new UsageError('give --model DIR (continual pretraining) or --preset NAME --vocab FILE (from scratch)');
+  const vocab = optionalString(opts, 'vocab');
+  if (preset && !vocab) throw new UsageError('--preset needs --vocab FILE');
+  await withContext((ctx) =>
+    pretrain({
+      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : {}),
+      ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
+      ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
+    }, ctx),
+  );
+}
+
+/** `benchtop distill-general …` */
+export async function cmdDistillGeneral(opts: Opts): Promise<void> {
+  const recipe = requireString(opts, 'recipe');
+  if (!RECIPES.includes(recipe as Recipe)) throw new UsageError(`--recipe must be one of ${RECIPES.join(', ')}`);
+  await withContext((ctx) =>
+    distillGeneral({
+      teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts),
+      ...(optionalString(opts, 'layer-map') ? { layerMap: optionalString(opts, 'layer-map') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}),
+      ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
+    }, ctx),
+  );
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
+import { distillGeneral } from './general-distill.ts';
+
+const SETTINGS = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: 512, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
+
+function mlmTeacher(dir: string, vocabFile: string, dims: { numLayers: number; hiddenSize: number; numHeads: number; intermediateSize: number }): string {
+  const vocab = readVocab(vocabFile);
+  const config = { ...presetConfig('small-2L-128', 'bert', vocab.length, [], 'masked-lm'), ...dims };
+  saveHfFolder(dir, { config, weights: initWeights(config, 5), vocab, tokenizer: SETTINGS });
+  return dir;
+}
+
+describe('task-agnostic distillation recipes', () => {
+  it('distilbiobert: half-teacher student from every other layer; tinybert and compactbiobert with projections and a layer map', async () => {
+    const { dir, file } = writeCorpus('general-distill', 12);
+    const vocab = writeTinyVocab(dir);
+    const wide = mlmTeacher(path.join(dir, 't-wide'), vocab, { numLayers: 4, hiddenSize: 128, numHeads: 2, intermediateSize: 512 });
+    const narrow = mlmTeacher(path.join(dir, 't-narrow'), vocab, { numLayers: 4, hiddenSize: 64, numHeads: 4, intermediateSize: 128 });
+    const common = { text: [file], steps: 3, batchSize: 2, maxLength: 24, evalBlocks: 2 };
+    const a = await distillGeneral({ ...common, teacher: wide, studentPreset: 'half-teacher', recipe: 'distilbiobert', out: path.join(dir, 'a') });
+    expect(a.status).toBe('completed');
+    const terms = (a.metrics?.['loss_terms_last50'] ?? {}) as Record<string, number>;
+    expect(Object.keys(terms).sort()).toEqual(['loss_hidden', 'loss_kl', 'loss_mlm']);
+    const student = loadHfFolder(path.join(dir, 'a'));
+    expect(student.config.numLayers).toBe(2);
+    expect(student.config.task).toBe('masked-lm');
+    expect((JSON.parse(readFileSync(path.join(dir, 'a', 'lineage.json'), 'utf8')) as { phi_status: string }).phi_status).toBe('no-phi');
+    const b = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'tinybert', layerMap: '1,3', out: path.join(dir, 'b') });
+    expect(Object.keys(b.metrics?.['loss_terms_last50'] ?? {}).sort()).toEqual(['loss_attention', 'loss_embedding', 'loss_hidden', 'loss_kl']);
+    const c = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'compactbiobert', out: path.join(dir, 'c') });
+    expect(c.status).toBe('completed');
+    await expect(distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'distilbiobert', out: path.join(dir, 'd') })).rejects.toThrow(/needs the same hiddenSize/);
+  }, 90_000);
+});

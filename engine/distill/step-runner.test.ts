@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { presetConfig, type EncoderConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
+import { DistillRunner } from './step-runner.ts';
+
+const B = 2;
+const T = 12;
+const ids = (v: number): HostTensor => ({ dtype: 'int64', dims: [B, T], data: BigInt64Array.from({ length: B * T }, (_, i) => BigInt(5 + ((i * 37) % (v - 5)))) });
+const ones = (): HostTensor => ({ dtype: 'int64', dims: [B, T], data: new BigInt64Array(B * T).fill(1n) });
+
+function mlmTeacher(): EncoderConfig {
+  const c = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
+  return { ...c, numLayers: 4, hiddenSize: 64, numHeads: 4, intermediateSize: 128 };
+}
+
+describe('distillation step runner', () => {
+  it('task-agnostic: in-graph teacher, gathered MLM, KL, hidden/embedding MSE through projections, head-averaged attention', async () => {
+    const teacher = mlmTeacher();
+    const student = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
+    const spec = buildDistillTrainGraph(
+      student,
+      { kl: 1, hard: 1, temperature: 2, hidden: { kind: 'mse', weight: 1, teacherDim: 64, pairs: [[2, 4]] }, embedding: { weight: 1, teacherDim: 64 }, attention: { kind: 'mse', weight: 1, pairs: [[1, 3]] } },
+      { optimizer: { lr: 3e-3 }, dropout: false, mlmGather: true, teacher },
+    );
+    expect([...spec.extras.keys()].sort()).toEqual(['distill.embedding_proj.weight', 'distill.hidden_proj.2.weight']);
+    expect(spec.teacherParams.every((p) => p.startsWith('teacher/'))).toBe(true);
+    const runner = await DistillRunner.create([spec], initWeights(student, 1), { teacher: initWeights(teacher, 2) });
+    const feeds = {
+      input_ids: ids(120),
+      attention_mask: ones(),
+      token_type_ids: { dtype: 'int64' as const, dims: [B, T], data: new BigInt64Array(B * T) },
+      mlm_positions: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([1n, 3n, 14n, 20n]) },
+      labels: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([7n, 9n, 11n, 13n]) },
+    };
+    const first = await runner.run(0, feeds);
+    expect(Object.keys(first.terms).sort()).toEqual(['loss_attention', 'loss_embedding', 'loss_hidden', 'loss_kl', 'loss_mlm']);
+    let last = first;
+    for (let i = 0; i < 12; i++) last = await runner.run(0, feeds);
+    expect(last.loss).toBeLessThan(first.loss * 0.8);
+    expect([...runner.studentWeights().keys()].some((k) => k.startsWith('distill.'))).toBe(false);
+    const st = runner.state();
+    expect(st.step).toBe(13);
+    await runner.release();
+  });
+
+  it('task-specific: cached teacher logits with a KL position mask, plus a gold-label graph sharing the state', async () => {
+    const student = presetConfig('small-2L-128', 'bert', 120, ['O', 'B-X', 'I-X'], 'token-classification');
+    const kl = buildDistillTrainGraph(student, { kl: 1, hard: 0 }, { optimizer: { lr: 3e-3 }, dropout: false, klMask: true });
+    const hard = buildDistillTrainGraph(student, { kl: 0, hard: 1 }, { optimizer: { lr: 3e-3 }, dropout: false });
+    const runner = await DistillRunner.create([kl, hard], initWeights(student, 1));
+    const teacher = Float32Array.from({ length: B * T * 3 }, (_, i) => ((i * 7) % 5) - 2);
+    const mask = Float32Array.from({ length: B * T }, (_, i) => (i % 3 === 0 ? 0 : 1));
+    const base = { input_ids: ids(120), attention_mask: ones(), token_type_ids: { dtype: 'int64' as const, dims: [B, T], data: new BigInt64Array(B * T) } };
+    const a = await runner.run(0, { ...base, [teacherInputName('logits')]: { dtype: 'float32', dims: [B, T, 3], data: teacher }, kl_mask: { dtype: 'float32', dims: [B, T], data: mask } });
+    const h = await runner.run(1, { ...base, labels: { dtype: 'int64', dims: [B, T], data: BigInt64Array.from({ length: B * T }, (_, i) => BigInt(i % 3)) } });
+    expect(Object.keys(a.terms)).toEqual(['loss_kl']);
+    expect(Object.keys(h.terms)).toEqual(['loss_hard']);
+    expect(h.step).toBe(2);
+    await runner.release();
+  });
+});

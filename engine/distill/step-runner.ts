@@ -1,0 +1,137 @@
+// Runs distillation step graphs: owns the student's parameters, the projection extras and the
+// AdamW moments in host memory, feeds them (and a frozen in-graph teacher's weights) to one
+// session per graph, and takes the updated values back. Several graphs may share the state
+// (e.g. transfer batches with teacher targets and private batches with gold labels).
+// Blocks its thread during a step, like engine/train/trainer.ts.
+
+import type { HostTensor } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
+import { nextName, stateName } from '../optim/adamw.ts';
+import { Session } from '../runtime/session.ts';
+import { createRng } from '../tasks/rng.ts';
+import { TEACHER_PREFIX, type DistillGraphSpec } from './graph.ts';
+
+/** What one step reports. */
+export interface DistillStepResult {
+  step: number;
+  loss: number;
+  /** Each loss term by output name (loss_kl, loss_hard, loss_mlm, loss_hidden…). */
+  terms: Record<string, number>;
+  gradNorm: number;
+  lr: number;
+}
+
+/** Weights, moments and step count: everything a resume needs. */
+export interface RunnerState {
+  step: number;
+  weights: Map<string, HostTensor>;
+  m: Map<string, HostTensor>;
+  v: Map<string, HostTensor>;
+}
+
+/** Uniform(±1/√in) init of a projection [in, out], as torch.nn.Linear's default. */
+export function initExtra(dims: readonly number[], seed: number): HostTensor {
+  const rng = createRng(seed);
+  const n = dims.reduce((a, d) => a * d, 1);
+  const bound = 1 / Math.sqrt(dims[0] ?? 1);
+  return { dtype: 'float32', dims: [...dims], data: Float32Array.from({ length: n }, () => (rng.next() * 2 - 1) * bound) };
+}
+
+export class DistillRunner {
+  #weights: Map<string, HostTensor>;
+  #m = new Map<string, HostTensor>();
+  #v = new Map<string, HostTensor>();
+  #step = 0;
+
+  private constructor(
+    private readonly specs: readonly DistillGraphSpec[],
+    private readonly sessions: readonly Session[],
+    weights: Map<string, HostTensor>,
+    private readonly teacher: ReadonlyMap<string, HostTensor>,
+  ) {
+    this.#weights = weights;
+    for (const spec of specs) {
+      for (const p of spec.trainable) {
+        if (this.#m.has(p)) continue;
+        const w = weights.get(p) as HostTensor;
+        this.#m.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
+        this.#v.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
+      }
+    }
+  }
+
+  /** Sessions for `specs`; extras missing from `weights` are initialised from `seed`. */
+  static async create(specs: readonly DistillGraphSpec[], weights: ReadonlyMap<string, HostTensor>, opts: { threads?: number; seed?: number; teacher?: ReadonlyMap<string, HostTensor> } = {}): Promise<DistillRunner> {
+    const all = new Map(weights);
+    let k = 0;
+    for (const spec of specs) {
+      for (const [name, dims] of spec.extras) if (!all.has(name)) all.set(name, initExtra(dims, (opts.seed ?? 42) * 31 + ++k));
+      for (const p of spec.params) if (!all.has(p)) throw new Error(`missing student parameter "${p}"`);
+      for (const p of spec.teacherParams) {
+        if (!opts.teacher?.has(p.slice(TEACHER_PREFIX.length))) throw new Error(`missing teacher parameter "${p.slice(TEACHER_PREFIX.length)}"`);
+      }
+    }
+    const sessions: Session[] = [];
+    for (const spec of specs) sessions.push(await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2 }));
+    return new DistillRunner(specs, sessions, all, opts.teacher ?? new Map());
+  }
+
+  get step(): number {
+    return this.#step;
+  }
+
+  /** One optimizer step of graph `which` on `feeds` (inputs, labels, teacher tensors). */
+  async run(which: number, feeds: Record<string, HostTensor>): Promise<DistillStepResult> {
+    const spec = this.specs[which];
+    const session = this.sessions[which];
+    if (!spec || !session) throw new Error(`no distillation graph ${which}`);
+    const all: Record<string, HostTensor> = { ...feeds };
+    for (const p of spec.params) all[p] = this.#weights.get(p) as HostTensor;
+    for (const p of spec.teacherParams) all[p] = this.teacher.get(p.slice(TEACHER_PREFIX.length)) as HostTensor;
+    for (const p of spec.trainable) {
+      all[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
+      all[stateName(p, 'adam_v')] = this.#v.get(p) as HostTensor;
+    }
+    const t = this.#step + 1;
+    all['step'] = { dtype: 'float32', dims: [], data: new Float32Array([t]) };
+    const out = await session.run(all);
+    const loss = Number(out['loss']?.data[0]);
+    if (!Number.isFinite(loss)) throw new Error(`distillation diverged at step ${t}: loss is ${loss}; lower the learning rate`);
+    for (const p of spec.trainable) {
+      this.#weights.set(p, out[nextName(p)] as HostTensor);
+      this.#m.set(p, out[nextName(stateName(p, 'adam_m'))] as HostTensor);
+      this.#v.set(p, out[nextName(stateName(p, 'adam_v'))] as HostTensor);
+    }
+    this.#step = t;
+    const terms: Record<string, number> = {};
+    for (const name of spec.terms) terms[name] = Number(out[name]?.data[0]);
+    return { step: t, loss, terms, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
+  }
+
+  /** Student weights (projection extras under `distill.` left out). */
+  studentWeights(): Map<string, HostTensor> {
+    return new Map([...this.#weights].filter(([k]) => !k.startsWith('distill.')));
+  }
+
+  /** Everything needed to resume (extras included). */
+  state(): RunnerState {
+    return { step: this.#step, weights: new Map(this.#weights), m: new Map(this.#m), v: new Map(this.#v) };
+  }
+
+  /** Restores a saved state. */
+  restore(state: RunnerState): void {
+    for (const [k, w] of state.weights) this.#weights.set(k, w);
+    for (const k of this.#m.keys()) {
+      const m = state.m.get(k);
+      const v = state.v.get(k);
+      if (!m || !v) throw new Error(`checkpoint lacks optimizer state for "${k}"`);
+      this.#m.set(k, m);
+      this.#v.set(k, v);
+    }
+    this.#step = state.step;
+  }
+
+  async release(): Promise<void> {
+    for (const s of this.sessions) await s.release();
+  }
+}

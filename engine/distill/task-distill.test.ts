@@ -1,0 +1,124 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
+import { withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import { distillTask } from './task-distill.ts';
+import { decodeRecord, encodeRecord, floatToHalf } from './teacher-cache.ts';
+import { halfToFloat } from '../checkpoints/tensor-bytes.ts';
+import { labelMapping } from './task-transfer.ts';
+
+const SETTINGS = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: 512, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
+const WORDNET = (): string[] => ['a serious disease of the heart muscle', 'the state of being free of illness or injury', 'an animal that lives in the water', 'a tumour of the skin that grows slowly'];
+
+function writeModel(dir: string, vocabFile: string, task: 'ner' | 're', labels: string[], layers = 2): string {
+  const vocab = readVocab(vocabFile);
+  const base = presetConfig('small-2L-128', 'bert', vocab.length, labels, task === 'ner' ? 'token-classification' : 'sequence-classification');
+  const meta: TaskMeta = task === 'ner' ? { task, maxLength: 32, stride: 8 } : { task, maxLength: 32, negativeLabel: '0', entityPairs: [['GENE', 'DISEASE']] };
+  const config = withTaskMeta({ ...base, numLayers: layers }, meta);
+  saveHfFolder(dir, { config, weights: initWeights(config, 3), vocab, tokenizer: SETTINGS });
+  return dir;
+}
+
+describe('teacher cache records', () => {
+  it('round-trip ids, masks, logits and float16 hidden states', () => {
+    const rec = { ids: Int32Array.from([2, 9, 3]), klMask: Uint8Array.from([0, 1, 0]), logits: Float32Array.from([1, -2, 0.5, 3, 4, 5, 6, 7, 8]), rows: 3, labels: 3, hidden: [Float32Array.from([0.5, -1.25, 3, 0.1, 2, 1])], hiddenDim: 2 };
+    const back = decodeRecord(encodeRecord(rec));
+    expect([...back.ids]).toEqual([2, 9, 3]);
+    expect([...back.klMask]).toEqual([0, 1, 0]);
+    expect([...back.logits]).toEqual([...rec.logits]);
+    expect(back.hidden[0]?.[1]).toBe(-1.25);
+    expect(Math.abs((back.hidden[0]?.[3] ?? 0) - 0.1)).toBeLessThan(1e-3);
+    for (const x of [0, 1, -2.5, 65504, 1e-6, -3.14159]) expect(Math.abs(halfToFloat(floatToHalf(x)) - x)).toBeLessThanOrEqual(Math.abs(x) * 1e-3 + 1e-7);
+  });
+
+  it('maps labels by name, merging teacher-only labels into the fallback, and refuses unknown student labels', () => {
+    const m = labelMapping(['O', 'B-Chemical', 'I-Chemical', 'B-Disease', 'I-Disease'], ['O', 'B-Disease', 'I-Disease'], 'O');
+    expect(m.groups).toEqual([[0, 1, 2], [3], [4]]);
+    expect(m.merged).toEqual(['B-Chemical', 'I-Chemical']);
+    expect(() => labelMapping(['O', 'B-Disease', 'I-Disease'], ['O', 'B-Gene', 'I-Gene'], 'O')).toThrow(/unknown to the teacher/);
+  });
+});
+
+describe('task-specific distillation', () => {
+  it('NER: distills a preset student on general + random text and records a no-PHI lineage', async () => {
+    const { dir, file } = writeCorpus('distill-ner', 6);
+    const vocab = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease'], 3);
+    const out = path.join(dir, 'student');
+    const args = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', transfer: `general,random,${file}`, out, steps: 4, batchSize: 4, maxPerSource: 12, wordNet: WORDNET };
+    const res = await distillTask(args);
+    expect(res.status).toBe('completed');
+    const model = loadHfFolder(out);
+    expect(model.config.labels).toEqual(['O', 'B-Disease', 'I-Disease']);
+    expect(model.config.numLayers).toBe(2);
+    const lineage = JSON.parse(readFileSync(path.join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string; entries: { kind: string }[] };
+    expect(lineage.phi_status).toBe('distilled-from-phi-teacher');
+    expect(lineage.statement).toBe('no PHI in training data; distilled from a PHI-trained teacher');
+    expect(lineage.entries.map((e) => e.kind)).toEqual(['teacher', 'distill-transfer', 'distill-transfer', 'distill-transfer']);
+    expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/What it does not guarantee/);
+    expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
+  }, 60_000);
+
+  it('NER: a student from teacher layers, mixed with private labelled data (alpha), is marked as trained on PHI', async () => {
+    const { dir, file } = writeCorpus('distill-private', 4);
+    const vocab = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease'], 4);
+    const priv = path.join(dir, 'private.conll');
+    writeFileSync(priv, 'Colon\tB-Disease\ncancer\tI-Disease\nis\tO\ncommon\tO\n.\tO\n\nThe\tO\ndog\tO\nran\tO\n.\tO\n\n');
+    const out = path.join(dir, 'student');
+    const res = await distillTask({ task: 'ner', teacher, initFromTeacher: true, transfer: file, out, steps: 4, batchSize: 2, alpha: 0.5, privateData: priv });
+    expect(res.status).toBe('completed');
+    expect(loadHfFolder(out).config.numLayers).toBe(2);
+    const lineage = JSON.parse(readFileSync(path.join(out, 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string; weight?: number }[] };
+    expect(lineage.phi_status).toBe('trained-on-phi');
+    expect(lineage.entries.find((e) => e.kind === 'distill-private')?.weight).toBe(0.5);
+  }, 60_000);
+
+  it('RE: marks transfer sentences with the teacher entity pairs and distills a sequence classifier', async () => {
+    const { dir, file } = writeCorpus('distill-re', 4);
+    const vocab = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 're', ['0', '1']);
+    const out = path.join(dir, 'student');
+    const res = await distillTask({ task: 're', teacher, studentPreset: 'small-2L-128', transfer: file, out, steps: 3, batchSize: 4, hidden: 'mse' });
+    expect(res.status).toBe('completed');
+    const model = loadHfFolder(out);
+    expect(model.config.task).toBe('sequence-classification');
+    expect((model.config.raw['benchtop'] as { entity_pairs: string[][] }).entity_pairs).toEqual([['GENE', 'DISEASE']]);
+  }, 60_000);
+
+  it('refuses bad input clearly: empty or binary transfer files, too little text, mismatched labels', async () => {
+    const { dir, file } = writeCorpus('distill-bad', 1);
+    const vocab = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease']);
+    const other = writeModel(path.join(dir, 'other'), vocab, 'ner', ['O', 'B-Gene', 'I-Gene']);
+    writeFileSync(path.join(dir, 'empty.txt'), '');
+    writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 159, 146, 150, 0, 1]));
+    const base = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', steps: 2, batchSize: 2 };
+    await expect(distillTask({ ...base, transfer: path.join(dir, 'empty.txt'), out: path.join(dir, 'o1') })).rejects.toThrow(/is empty/);
+    await expect(distillTask({ ...base, transfer: path.join(dir, 'blob.bin'), out: path.join(dir, 'o2') })).rejects.toThrow(/looks binary/);
+    await expect(distillTask({ ...base, batchSize: 64, transfer: file, out: path.join(dir, 'o3') })).rejects.toThrow(/fewer than one batch/);
+    await expect(distillTask({ task: 'ner', teacher, student: other, transfer: file, steps: 2, out: path.join(dir, 'o4') })).rejects.toThrow(/unknown to the teacher/);
+  }, 60_000);
+});
+
+describe('cross-tokenizer alignment', () => {
+  it('aligns NER targets on word starts when teacher and student vocabularies differ', async () => {
+    const { WordPieceTokenizer } = await import('../text/wordpiece.ts');
+    const { alignNer } = await import('./task-transfer.ts');
+    const { dir } = writeCorpus('align', 1);
+    const vocab = readVocab(writeTinyVocab(dir));
+    const teacherTok = new WordPieceTokenizer(vocab);
+    const studentTok = new WordPieceTokenizer(vocab.filter((t) => t !== 'cancer' && t !== 'breast'));
+    const it = alignNer('The breast cancer spread.', teacherTok, studentTok, 32);
+    expect(it).toBeDefined();
+    // teacher and student piece different words into letters; word starts still match.
+    const firsts = [...(it?.map ?? [])].filter((m) => m >= 0);
+    expect(firsts).toEqual([1, 2, 3, 4, 10]); // "spread" is 6 letter pieces for the teacher
+    expect(it?.studentIds.length).toBeGreaterThan(it?.teacherIds.length ?? 0);
+  });
+});

@@ -1,0 +1,334 @@
+// `distill --task ner|re`: task-specific distillation without PHI. The teacher (any NER/RE model
+// Benchtop runs) labels transfer text once (cached on disk, streamed); the student (a folder, a
+// random preset, or teacher layers) learns from the softened outputs: KL × T², optional
+// hidden-state alignment, and optionally private labelled batches (a fraction alpha of the steps,
+// recorded in the lineage). Resumable; writes a task model folder with metrics, lineage and card.
+
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import type { Architecture } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { hfNoDecay } from '../optim/adamw.ts';
+import { prepareRunOut } from '../pretrain/pretrain.ts';
+import { bucketBatches, makeBatch, type Encoded } from '../tasks/batching.ts';
+import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
+import { loadDocuments, loadReInput } from '../tasks/data-load.ts';
+import { QUIET, type TaskContext } from '../tasks/events.ts';
+import { loadTaskModel, prepareModel, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import { encodeNerTraining } from '../tasks/ner-task.ts';
+import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
+import { createRng, mixSeed } from '../tasks/rng.ts';
+import { evaluate } from '../tasks/predict-task.ts';
+import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
+import { lineageRecord, privacySection, privateEntry, teacherEntry, type LineageEntry } from './lineage.ts';
+import { DistillRunner } from './step-runner.ts';
+import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
+import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
+import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
+import { buildTransferCorpus, parseTransfer } from './transfer.ts';
+
+/** Arguments of `distill` (CLI flags map one to one). */
+export interface DistillArgs {
+  task: 'ner' | 're';
+  teacher: string;
+  student?: string;
+  studentPreset?: string;
+  arch?: Architecture;
+  /** Initialise the student from teacher layers (widths must match); `layerMap` picks them. */
+  initFromTeacher?: boolean;
+  layerMap?: string;
+  transfer: string;
+  out: string;
+  temperature?: number;
+  alpha?: number;
+  privateData?: string;
+  steps?: number;
+  batchSize?: number;
+  lr?: number;
+  maxLength?: number;
+  /** Hidden-state alignment of the last layers (needs the same tokenization). */
+  hidden?: 'cosine' | 'mse';
+  hiddenWeight?: number;
+  /** Sentences per transfer source (default steps × batch size). */
+  maxPerSource?: number;
+  cacheDir?: string;
+  test?: string;
+  seed?: number;
+  threads?: number;
+  maxMinutes?: number;
+  resume?: 'auto' | 'never';
+  /** Test hook: the WordNet reader. */
+  wordNet?: () => string[];
+}
+
+/** What `distill` did. */
+export interface DistillResult {
+  status: 'completed' | 'time-limit' | 'cancelled';
+  out: string;
+  steps: number;
+  metrics?: Record<string, unknown>;
+}
+
+function num(name: string, v: number | undefined, def: number, min: number, max = Infinity): number {
+  const x = v ?? def;
+  if (!Number.isFinite(x) || x < min || x > max) throw new Error(`--${name} must be between ${min} and ${max}, got ${x}`);
+  return x;
+}
+
+/** Task-specific distillation; see DistillArgs. */
+export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): Promise<DistillResult> {
+  const out = path.resolve(args.out);
+  const seed = num('seed', args.seed, 42, 0);
+  const steps = num('steps', args.steps, 2000, 1);
+  const batchSize = num('batch-size', args.batchSize, 32, 1);
+  const T = num('temperature', args.temperature, 2, 0.05);
+  const alpha = num('alpha', args.alpha, 0, 0, 1);
+  const threads = args.threads ?? 2;
+  if (alpha > 0 && !args.privateData) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
+  if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
+  const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const teacher = loadTaskModel(args.teacher, args.task);
+  const negative = teacher.meta.negativeLabel ?? 'false';
+  const maxLength = num('max-length', args.maxLength, teacher.meta.maxLength, 8, 512);
+  const task = args.task === 'ner' ? 'token-classification' : 'sequence-classification';
+
+  // Student: folder, preset (random), or teacher layers.
+  let student: { config: typeof teacher.config; weights: Map<string, HostTensor>; vocab: string[]; tokenizerSettings: typeof teacher.tokenizerSettings; tokenizer: typeof teacher.tokenizer; origin: string };
+  if (args.student) {
+    const raw = loadHfFolder(args.student).config;
+    const own = raw.task === task && !raw.labels.every((l) => /^LABEL_\d+$/.test(l));
+    const pm = prepareModel({ model: args.student }, task, own ? raw.labels : teacher.config.labels, seed);
+    student = { ...pm, origin: `folder ${path.resolve(args.student)}` };
+  } else {
+    if (!args.studentPreset && !args.initFromTeacher) throw new Error('give --student DIR or --student-preset NAME');
+    const config = args.studentPreset ? studentPresetConfig(args.studentPreset, teacher.config, args.arch) : studentPresetConfig('half-teacher', teacher.config);
+    let weights: Map<string, HostTensor>;
+    let origin: string;
+    if (args.initFromTeacher) {
+      const map = args.layerMap ? parseLayerMap(args.layerMap, teacher.config.numLayers) : everyOtherLayer(teacher.config.numLayers, config.numLayers);
+      weights = studentFromTeacher(teacher, config, map);
+      origin = `teacher layers ${map.join(',')} of ${path.resolve(args.teacher)}`;
+    } else {
+      weights = initWeights(config, seed);
+      origin = `preset ${args.studentPreset ?? ''} (random init, seed ${seed})`;
+    }
+    student = { config, weights, vocab: teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer: teacher.tokenizer, origin };
+  }
+  const { groups, merged } = labelMapping(teacher.config.labels, student.config.labels, args.task === 'ner' ? 'O' : negative);
+  if (merged.length > 0) ctx.emit({ type: 'log', message: `warning: teacher label(s) ${merged.join(', ')} are merged into "${args.task === 'ner' ? 'O' : negative}" for the student` });
+  const same = sameTokenization({ vocab: teacher.vocab, tok: teacher.tokenizer }, { vocab: student.vocab, tok: student.tokenizer });
+  if (!same) ctx.emit({ type: 'log', message: 'teacher and student tokenize differently: transfer text is tokenized per model and NER targets are aligned by word' });
+  if (args.hidden && !same) throw new Error('hidden-state alignment needs teacher and student to share the tokenizer (positions must match); drop --hidden');
+
+  // Transfer corpus → aligned items.
+  const sources = parseTransfer(args.transfer);
+  for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
+  const corpus = buildTransferCorpus(sources, { maxPerSource: args.maxPerSource ?? steps * batchSize, seed, ...(args.wordNet ? { wordNet: args.wordNet } : {}) });
+  const rng = createRng(mixSeed(seed, 7));
+  const pairs = teacher.meta.entityPairs ?? [];
+  if (args.task === 're' && pairs.length === 0) throw new Error(`${args.teacher}: the teacher records no entity-type pairs (benchtop.entity_pairs in config.json), so transfer sentences cannot be marked`);
+  const items: AlignedItem[] = [];
+  for (const s of corpus.sentences) {
+    if (args.task === 'ner') {
+      const it = alignNer(s, teacher.tokenizer, student.tokenizer, maxLength);
+      if (it) items.push(it);
+    } else {
+      const marked = markPair(s, pairs, rng);
+      if (marked) items.push(alignRe(marked, teacher.tokenizer, student.tokenizer, maxLength));
+    }
+  }
+  if (items.length < batchSize) throw new Error(`the transfer text gives ${items.length} usable sentence(s), fewer than one batch of ${batchSize}; add text`);
+  const epochs = (steps * batchSize * (1 - alpha)) / items.length;
+  if (epochs > 3) ctx.emit({ type: 'log', message: `warning: the transfer corpus has ${items.length} sentences; ${steps} steps × ${batchSize} will see each about ${epochs.toFixed(1)} times` });
+
+  // Private labelled data (optional).
+  let privateEx: Encoded[] = [];
+  if (args.privateData && alpha > 0) {
+    if (args.task === 'ner') {
+      const docs = await loadDocuments(args.privateData);
+      privateEx = encodeNerTraining(docs.documents, [], { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: args.privateData }).train;
+    } else {
+      const input = await loadReInput(args.privateData);
+      privateEx = encodeReExamples(reExamples(input, pairs, negative), { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs }, args.privateData);
+    }
+    if (privateEx.length === 0) throw new Error(`${args.privateData}: no labelled examples could be read`);
+  }
+
+  // Teacher outputs, once, on disk.
+  const hiddenLayers = args.hidden ? [teacher.config.numLayers] : [];
+  const weightsFile = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(args.teacher, f)).find((f) => statSync(f, { throwIfNoEntry: false }));
+  const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), weightsFile ? statSync(weightsFile).mtimeMs : 0])).digest('hex');
+  const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
+  const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, vocab: student.vocab.length, lower: student.tokenizer.doLowerCase, labels: student.config.labels, maxLength, hiddenLayers, v: 1 })).digest('hex');
+  const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
+  const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, tokenLevel: args.task === 'ner', hiddenLayers, threads });
+  ctx.emit({ type: 'log', message: `teacher outputs for ${items.length} transfer sentences → ${cacheDir}` });
+  let cacheStatus: 'complete' | 'cancelled';
+  try {
+    cacheStatus = await buildTeacherCache(cacheDir, cacheFp, items.length, (from, to) => labeller.label(items.slice(from, to)), {
+      onChunk: (done) => ctx.emit({ type: 'infer-progress', phase: args.task, done, total: items.length }),
+      isCancelled: () => ctx.isCancelled(),
+    });
+  } finally {
+    await labeller.release();
+  }
+  if (cacheStatus === 'cancelled') return { status: 'cancelled', out, steps: 0 };
+
+  // Graphs: transfer (KL [+ hidden]) and private (gold labels).
+  const lr = args.lr ?? (args.student || args.initFromTeacher ? 5e-5 : 5e-4);
+  const optimizer = { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear' as const, warmupSteps: Math.round(0.06 * steps), totalSteps: steps } };
+  const hidden = args.hidden ? { kind: args.hidden, weight: args.hiddenWeight ?? 1, teacherDim: teacher.config.hiddenSize, pairs: [[student.config.numLayers, teacher.config.numLayers]] as [number, number][] } : undefined;
+  const specs = [buildDistillTrainGraph(student.config, { kl: 1, hard: 0, temperature: T, ...(hidden ? { hidden } : {}) }, { optimizer, seed, klMask: args.task === 'ner' })];
+  if (privateEx.length > 0) specs.push(buildDistillTrainGraph(student.config, { kl: 0, hard: 1 }, { optimizer, seed }));
+  const runner = await DistillRunner.create(specs, student.weights, { threads, seed });
+  const cache = openTeacherCache(cacheDir);
+  const settings = { task: args.task, steps, batch_size: batchSize, lr, temperature: T, alpha, max_length: maxLength, hidden: args.hidden ?? null, seed, transfer: args.transfer };
+  const fingerprint = createHash('sha256').update(JSON.stringify({ settings, cacheFp, origin: student.origin, priv: privateEx.length })).digest('hex');
+  const ckptDir = path.join(out, 'checkpoint');
+  let state: Omit<LoopState, 'tensors'> = { version: 1, fingerprint, step: 0, epoch: 0, batchInEpoch: 0, epochSeed: mixSeed(seed, 0), bestF1: -1, bestStep: 0, badEvals: 0, history: [], losses: [], wallSec: 0 };
+  let resumedFrom: number | undefined;
+  if (resume && hasCheckpoint(ckptDir)) {
+    const ck = loadCheckpoint(ckptDir, fingerprint);
+    state = ck.state;
+    runner.restore({ step: state.step, ...ck.tensors });
+    resumedFrom = state.step;
+    ctx.emit({ type: 'log', message: `resuming from the checkpoint at step ${state.step}` });
+  }
+  const started = performance.now();
+  const wall = (): number => state.wallSec + (performance.now() - started) / 1000;
+  const save = (): void => {
+    const st = runner.state();
+    saveCheckpoint(ckptDir, { ...state, wallSec: wall() }, { weights: st.weights, m: st.m, v: st.v });
+    ctx.emit({ type: 'checkpoint', step: state.step, dir: ckptDir });
+  };
+  const lengths = items.map((it) => it.studentIds.length);
+  // Private batches: step s takes batch (s mod n) of the private epoch floor(s / n), seeded.
+  const privMemo = new Map<number, number[][]>();
+  const privBatch = (s: number): number[] => {
+    const n = Math.ceil(privateEx.length / batchSize);
+    const epoch = Math.floor(s / n);
+    let order = privMemo.get(epoch);
+    if (!order) {
+      privMemo.clear();
+      order = bucketBatches(privateEx.map((e) => e.ids.length), batchSize, createRng(mixSeed(seed, 99, epoch)));
+      privMemo.set(epoch, order);
+    }
+    return order[s % order.length] as number[];
+  };
+  let status: DistillResult['status'] = 'completed';
+  const termLog: Record<string, number[]> = {};
+  let lastEmit = 0;
+  try {
+    while (state.step < steps) {
+      const batches = bucketBatches(lengths, batchSize, createRng(state.epochSeed));
+      if (state.batchInEpoch >= batches.length) {
+        state.epoch++;
+        state.batchInEpoch = 0;
+        state.epochSeed = mixSeed(seed, state.epoch);
+        continue;
+      }
+      if (ctx.isCancelled() || (args.maxMinutes !== undefined && (performance.now() - started) / 60000 >= args.maxMinutes)) {
+        save();
+        status = ctx.isCancelled() ? 'cancelled' : 'time-limit';
+        break;
+      }
+      const usePrivate = privateEx.length > 0 && createRng(mixSeed(seed, 5, state.step)).next() < alpha;
+      let r;
+      if (usePrivate) {
+        const b = makeBatch(privateEx, privBatch(state.step), student.tokenizer.padId);
+        r = await runner.run(1, feedsOf(b, specs[1]?.hasTokenTypes ?? false, { labels: { dtype: 'int64', dims: [b.batchSize, ...(args.task === 'ner' ? [b.seqLen] : [])], data: b.labels } }));
+      } else {
+        const idx = batches[state.batchInEpoch] as number[];
+        r = await runner.run(0, transferFeeds(idx.map((i) => cache.read(i)), student.tokenizer.padId, specs[0]?.hasTokenTypes ?? false, args.task === 'ner', hiddenLayers.length > 0 ? teacher.config.numLayers : undefined));
+        state.batchInEpoch++;
+      }
+      state.step = r.step;
+      state.losses.push(r.loss);
+      for (const [k, v] of Object.entries(r.terms)) (termLog[k] ??= []).push(v);
+      if (performance.now() - lastEmit > 1000 || state.step === steps) {
+        lastEmit = performance.now();
+        ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: r.loss, lr: r.lr, stepsPerSec: state.step / Math.max(1e-9, wall()), etaSec: (steps - state.step) / Math.max(1e-9, state.step / Math.max(1e-9, wall())) });
+      }
+      if (state.step % 200 === 0 && state.step < steps) save();
+    }
+  } finally {
+    cache.close();
+    await runner.release();
+  }
+  if (status !== 'completed') {
+    ctx.emit({ type: 'log', message: `stopped at step ${state.step}/${steps} (${status}); run the same command again to resume` });
+    return { status, out, steps: state.step };
+  }
+
+  const entries: LineageEntry[] = [
+    teacherEntry(args.teacher),
+    ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, containsPhi: false, gradients: true })),
+    ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
+  ];
+  const record = lineageRecord(entries);
+  const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
+  const config = withTaskMeta(student.config, meta);
+  const tail = (k: string): number | null => {
+    const l = termLog[k]?.slice(-100) ?? [];
+    return l.length ? l.reduce((a, b) => a + b, 0) / l.length : null;
+  };
+  const metrics: Record<string, unknown> = {
+    kind: 'distill', status, steps: state.step, wall_time_sec: wall(), resumed_from_step: resumedFrom ?? null, settings,
+    teacher: { path: path.resolve(args.teacher), architecture: `${teacher.config.architecture} ${teacher.config.numLayers}L-${teacher.config.hiddenSize}` },
+    student: { origin: student.origin, architecture: `${config.architecture} ${config.numLayers}L-${config.hiddenSize}`, labels: config.labels },
+    transfer: { sentences: items.length, sources: corpus.sources, same_tokenizer: same, merged_teacher_labels: merged },
+    loss_kl_last100: tail('loss_kl'), loss_hard_last100: tail('loss_hard'), loss_hidden_last100: tail('loss_hidden'), test: null, lineage: record,
+  };
+  const card = () => [
+    `# Distilled ${args.task.toUpperCase()} student (${(metrics['student'] as { architecture: string }).architecture})`, '',
+    `Distilled by \`benchtop distill\` from the teacher ${path.resolve(args.teacher)} on ${items.length} transfer sentences (${corpus.sources.map((s) => s.name).join(', ')}),`,
+    `${state.step} steps of ${batchSize}, KL on logits softened at T=${T} (× T²)${args.hidden ? `, ${args.hidden} alignment of the last hidden states` : ''}${alpha > 0 ? `, private labelled batches on a fraction ${alpha} of the steps` : ''}.`,
+    `Student initialisation: ${student.origin}. Wall time ${(wall() / 60).toFixed(1)} min.`,
+    ...(metrics['test'] ? ['', `Test F1 (${args.test ?? ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',
+    privacySection(record),
+  ].join('\n');
+  const extra = () => ({ 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card() });
+  saveHfFolder(out, { config, weights: runner.studentWeights(), vocab: student.vocab, tokenizer: student.tokenizerSettings, extraFiles: extra() });
+  if (args.test) {
+    metrics['test'] = (await evaluate({ task: args.task, model: out, data: args.test, threads })).metrics;
+    for (const [f, text] of Object.entries(extra())) writeFileAtomic(path.join(out, f), text);
+  }
+  return { status, out, steps: state.step, metrics };
+}
+
+function feedsOf(b: { batchSize: number; seqLen: number; inputIds: BigInt64Array; attentionMask: BigInt64Array }, tokenTypes: boolean, extra: Record<string, HostTensor>): Record<string, HostTensor> {
+  const dims = [b.batchSize, b.seqLen];
+  const feeds: Record<string, HostTensor> = { input_ids: { dtype: 'int64', dims, data: b.inputIds }, attention_mask: { dtype: 'int64', dims, data: b.attentionMask }, ...extra };
+  if (tokenTypes) feeds['token_type_ids'] = { dtype: 'int64', dims, data: new BigInt64Array(b.inputIds.length) };
+  return feeds;
+}
+
+/** A padded transfer batch with its teacher targets. */
+export function transferFeeds(recs: readonly ReturnType<ReturnType<typeof openTeacherCache>['read']>[], padId: number, tokenTypes: boolean, tokenLevel: boolean, hiddenLayer: number | undefined): Record<string, HostTensor> {
+  const B = recs.length;
+  const T = Math.max(...recs.map((r) => r.ids.length));
+  const L = recs[0]?.labels ?? 1;
+  const ids = new BigInt64Array(B * T).fill(BigInt(padId));
+  const mask = new BigInt64Array(B * T);
+  const kl = new Float32Array(B * T);
+  const logits = new Float32Array(tokenLevel ? B * T * L : B * L);
+  const C = recs[0]?.hiddenDim ?? 0;
+  const hidden = hiddenLayer !== undefined ? new Float32Array(B * T * C) : undefined;
+  recs.forEach((r, b) => {
+    r.ids.forEach((id, t) => {
+      ids[b * T + t] = BigInt(id);
+      mask[b * T + t] = 1n;
+      kl[b * T + t] = r.klMask[t] ?? 0;
+    });
+    logits.set(r.logits, tokenLevel ? b * T * L : b * L);
+    if (hidden && r.hidden[0]) hidden.set(r.hidden[0], b * T * C);
+  });
+  const extra: Record<string, HostTensor> = { [teacherInputName('logits')]: { dtype: 'float32', dims: tokenLevel ? [B, T, L] : [B, L], data: logits } };
+  if (tokenLevel) extra['kl_mask'] = { dtype: 'float32', dims: [B, T], data: kl };
+  if (hidden && hiddenLayer !== undefined) extra[teacherInputName('hidden', hiddenLayer)] = { dtype: 'float32', dims: [B, T, C], data: hidden };
+  return feedsOf({ batchSize: B, seqLen: T, inputIds: ids, attentionMask: mask }, tokenTypes, extra);
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import type { TaskContext, TaskEvent } from '../tasks/events.ts';
+import { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { batchMaskSeed, mlmBatch, mlmBlocks } from './mlm-data.ts';
+import { pretrain } from './pretrain.ts';
+import { writeCorpus, writeTinyVocab } from './test-corpus.ts';
+import { checkTextSources, textParagraphs } from './text-files.ts';
+
+/** Cancels once a checkpoint at `step` or later was written. */
+function stopAfter(step: number): TaskContext {
+  let done = false;
+  return { emit: (e) => (done ||= e.type === 'checkpoint' && e.step >= step), isCancelled: () => done };
+}
+
+describe('pretraining data', () => {
+  it('packs streamed paragraphs into [CLS] … [SEP] blocks with word starts and masks them per batch', () => {
+    const { dir, file } = writeCorpus('mlmdata', 6);
+    const tok = WordPieceTokenizer.fromVocabFile(writeTinyVocab(dir));
+    const blocks = [...mlmBlocks([file], tok, { maxLength: 24, holdoutEvery: 0, part: 'train', shuffleBuffer: 0, seed: 1 })];
+    expect(blocks.length).toBeGreaterThan(10);
+    for (const b of blocks) {
+      expect(b.ids[0]).toBe(tok.clsId);
+      expect(b.ids[b.ids.length - 1]).toBe(tok.sepId);
+      expect(b.wordStarts.length).toBe(b.ids.length);
+    }
+    const held = [...mlmBlocks([file], tok, { maxLength: 24, holdoutEvery: 3, part: 'eval', shuffleBuffer: 0, seed: 1 })];
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.length).toBeLessThan(blocks.length);
+    const batch = mlmBatch(blocks.slice(0, 4), { tok, wholeWord: true, vocabSize: tok.size }, batchMaskSeed(1, 1));
+    expect(batch.mlmPositions?.length).toBe(batch.labels.length);
+    expect(batch.labels.length).toBeGreaterThan(0);
+    const again = mlmBatch(blocks.slice(0, 4), { tok, wholeWord: true, vocabSize: tok.size }, batchMaskSeed(1, 2));
+    expect([...again.mlmPositions ?? []]).not.toEqual([...batch.mlmPositions ?? []]);
+  });
+
+  it('rejects empty and binary text files, and reads hard-wrapped paragraphs, JSONL and TSV', () => {
+    const { dir } = writeCorpus('textfiles', 1);
+    writeFileSync(path.join(dir, 'empty.txt'), '');
+    writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 3, 0, 255]));
+    expect(() => checkTextSources([path.join(dir, 'empty.txt')])).toThrow(/is empty/);
+    expect(() => checkTextSources([path.join(dir, 'blob.bin')])).toThrow(/looks binary/);
+    const f = path.join(dir, 'mixed.txt');
+    writeFileSync(f, 'a hard wrapped\nline of a book.\n\n{"sentence1": "A man is playing a guitar on stage.", "label": "x"}\nsome sentence here\t1\n');
+    expect([...textParagraphs([f])]).toEqual(['a hard wrapped line of a book.', 'A man is playing a guitar on stage.', 'some sentence here']);
+  });
+});
+
+describe('pretrain', () => {
+  it('pretrains a tiny model, stops with a checkpoint, resumes and writes the folder, metrics, lineage and card', async () => {
+    const { dir, file } = writeCorpus('pretrain', 30);
+    const vocab = writeTinyVocab(dir);
+    const out = path.join(dir, 'mlm');
+    const args = { preset: 'small-2L-128', vocab, text: [file], out, steps: 6, batchSize: 4, maxLength: 32, checkpointEvery: 2, evalBlocks: 4, lr: 1e-3 };
+    const first = await pretrain(args, stopAfter(2));
+    expect(first.status).toBe('cancelled');
+    expect(existsSync(path.join(out, 'checkpoint', 'state.json'))).toBe(true);
+    const events: TaskEvent[] = [];
+    const second = await pretrain(args, { emit: (e) => events.push(e), isCancelled: () => false });
+    expect(second.status).toBe('completed');
+    expect(events.some((e) => e.type === 'log' && /resuming from the checkpoint at step 2/.test(e.message))).toBe(true);
+    expect(second.evalLoss).toBeGreaterThan(0);
+    const model = loadHfFolder(out);
+    expect(model.config.task).toBe('masked-lm');
+    const lineage = JSON.parse(readFileSync(path.join(out, 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string }[] };
+    expect(lineage.phi_status).toBe('no-phi');
+    expect(lineage.entries.map((e) => e.kind)).toEqual(['pretrain']);
+    const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { steps: number; resumed_from_step: number };
+    expect(metrics.steps).toBe(6);
+    expect(metrics.resumed_from_step).toBe(2);
+    expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/Privacy and lineage/);
+    expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
+  }, 60_000);
+});

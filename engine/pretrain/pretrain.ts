@@ -1,0 +1,220 @@
+// `pretrain`: masked-LM pretraining from scratch (a preset size + vocabulary) or continual
+// pretraining of an existing folder (its encoder kept, an MLM head created when it has none),
+// on raw text streamed from disk with dynamic 15% 80/10/10 masking (optionally whole-word),
+// AdamW with linear warmup/decay, resumable checkpoints and a per-invocation time limit. The
+// result is a masked-LM Hugging Face folder with metrics.json, lineage.json and a model card.
+
+import { createHash } from 'node:crypto';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
+import type { Architecture, EncoderConfig } from '../model/config.ts';
+import { buildForward, buildLoss } from '../model/bert.ts';
+import { initWeights } from '../model/init.ts';
+import { GraphBuilder } from '../onnx/builder.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
+import { hfNoDecay } from '../optim/adamw.ts';
+import { Session } from '../runtime/session.ts';
+import { QUIET, type TaskContext } from '../tasks/events.ts';
+import { makeTokenizer, prepareModel } from '../tasks/model-setup.ts';
+import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { Trainer } from '../train/trainer.ts';
+import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../distill/lineage.ts';
+import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
+import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
+import { checkTextSources } from './text-files.ts';
+
+/** A masked-LM model ready to train. */
+export interface MlmModel {
+  config: EncoderConfig;
+  weights: Map<string, HostTensor>;
+  vocab: string[];
+  tokenizerSettings: TokenizerSettings;
+  tokenizer: WordPieceTokenizer;
+  origin: string;
+}
+
+/** A masked-LM model from a folder (head created when missing) or a preset + vocabulary. */
+export function prepareMlmModel(src: { model?: string; preset?: string; vocab?: string; arch?: Architecture; cased?: boolean }, seed: number): MlmModel {
+  if (src.model === undefined) {
+    const pm = prepareModel(src, 'masked-lm', [], seed);
+    return { config: pm.config, weights: pm.weights, vocab: pm.vocab, tokenizerSettings: pm.tokenizerSettings, tokenizer: pm.tokenizer, origin: pm.origin };
+  }
+  const m = loadHfFolder(src.model);
+  const raw = { ...m.config.raw };
+  for (const k of ['id2label', 'label2id', 'num_labels', 'benchtop']) delete raw[k];
+  const config: EncoderConfig = { ...m.config, task: 'masked-lm', labels: [], numLabels: 0, raw };
+  const weights = initWeights(config, seed);
+  for (const [name, t] of weights) {
+    const have = m.weights.get(name);
+    if (have && have.dims.length === t.dims.length && have.dims.every((d, i) => d === t.dims[i])) weights.set(name, have);
+  }
+  return { config, weights, vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer: makeTokenizer(m.vocab, m.tokenizer), origin: src.model };
+}
+
+/** Mean masked-LM loss of `weights` on `blocks` with fixed masks (eval mode). */
+export async function mlmEvalLoss(config: EncoderConfig, weights: ReadonlyMap<string, HostTensor>, blocks: readonly MlmBlock[], tok: WordPieceTokenizer, opts: { seed: number; threads?: number; wholeWord?: boolean }): Promise<number | undefined> {
+  if (blocks.length === 0) return undefined;
+  const b = new GraphBuilder('benchtop_mlm_eval');
+  const f = buildForward(b, config, { training: false, mlmGather: true });
+  b.output(buildLoss(b, config, f.logits).loss, 'loss');
+  const session = await Session.create(serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 'benchtop', metadata: {} }), { threads: opts.threads ?? 2 });
+  try {
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < blocks.length; i += 8) {
+      const batch = mlmBatch(blocks.slice(i, i + 8), { tok, wholeWord: opts.wholeWord ?? false, vocabSize: config.vocabSize }, batchMaskSeed(opts.seed, -1 - i));
+      const dims = [batch.batchSize, batch.seqLen];
+      const feeds: Record<string, HostTensor> = {
+        input_ids: { dtype: 'int64', dims, data: batch.inputIds },
+        attention_mask: { dtype: 'int64', dims, data: batch.attentionMask },
+        mlm_positions: { dtype: 'int64', dims: [batch.labels.length], data: batch.mlmPositions as BigInt64Array },
+        labels: { dtype: 'int64', dims: [batch.labels.length], data: batch.labels },
+      };
+      if (config.architecture === 'bert') feeds['token_type_ids'] = { dtype: 'int64', dims, data: new BigInt64Array(batch.inputIds.length) };
+      for (const p of f.params) feeds[p] = weights.get(p) as HostTensor;
+      const out = await session.run(feeds, ['loss']);
+      sum += Number(out['loss']?.data[0]) * batch.labels.length;
+      n += batch.labels.length;
+    }
+    return sum / n;
+  } finally {
+    await session.release();
+  }
+}
+
+/** Arguments of `pretrain` (CLI flags map one to one). */
+export interface PretrainArgs {
+  model?: string;
+  preset?: string;
+  vocab?: string;
+  arch?: Architecture;
+  text: string[];
+  out: string;
+  steps?: number;
+  batchSize?: number;
+  maxLength?: number;
+  lr?: number;
+  warmupRatio?: number;
+  wholeWordMask?: boolean;
+  seed?: number;
+  threads?: number;
+  checkpointEvery?: number;
+  maxMinutes?: number;
+  resume?: 'auto' | 'never';
+  /** Held-out blocks for the evaluation loss (default 64). */
+  evalBlocks?: number;
+}
+
+/** What `pretrain` did. */
+export interface PretrainResult {
+  status: MlmLoopResult['status'];
+  out: string;
+  steps: number;
+  evalLoss?: number;
+  metrics?: Record<string, unknown>;
+}
+
+/** Shared settings of the MLM runs (pretrain and distill-general). */
+export function mlmSettings(args: { steps?: number; batchSize?: number; maxLength?: number; seed?: number; checkpointEvery?: number; evalBlocks?: number }): { steps: number; batchSize: number; maxLength: number; seed: number; checkpointEvery: number; evalBlocks: number } {
+  const int = (name: string, v: number | undefined, def: number, min: number): number => {
+    const x = v ?? def;
+    if (!Number.isInteger(x) || x < min) throw new Error(`--${name} must be an integer >= ${min}, got ${x}`);
+    return x;
+  };
+  return {
+    steps: int('steps', args.steps, 10000, 1), batchSize: int('batch-size', args.batchSize, 32, 1), maxLength: int('max-length', args.maxLength, 128, 16),
+    seed: int('seed', args.seed, 42, 0), checkpointEvery: int('checkpoint-every', args.checkpointEvery, 200, 0), evalBlocks: int('eval-blocks', args.evalBlocks, 64, 0),
+  };
+}
+
+/** Text-file lineage entries (pretraining text: gradients, treated as non-private). */
+export function textEntries(roots: readonly string[], kind: 'pretrain' | 'distill-transfer'): LineageEntry[] {
+  return roots.map((r) => ({ kind, source: `text ${path.resolve(r)}`, sha256: hashFiles(checkTextSources([r])), containsPhi: false, gradients: true }));
+}
+
+/** Fingerprint of settings + model origin + text content. */
+export function runFingerprint(settings: unknown, origin: string, entries: readonly LineageEntry[]): string {
+  return createHash('sha256').update(JSON.stringify({ settings, origin, text: entries.map((e) => e.sha256 ?? e.source) })).digest('hex');
+}
+
+/** Checks `--out`; returns whether to resume. */
+export function prepareRunOut(out: string, resume: 'auto' | 'never'): boolean {
+  const ckpt = path.join(out, 'checkpoint');
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`${out}: exists and is not a folder`);
+  if (resume === 'never' && existsSync(ckpt)) rmSync(ckpt, { recursive: true, force: true });
+  if (existsSync(path.join(out, 'config.json')) && !existsSync(path.join(ckpt, 'state.json'))) {
+    throw new Error(`${out}: already holds a finished model; choose a new --out folder`);
+  }
+  return resume === 'auto' && existsSync(path.join(ckpt, 'state.json'));
+}
+
+/** Held-out blocks for the evaluation loss. */
+export function evalBlocks(files: readonly string[], tok: WordPieceTokenizer, maxLength: number, count: number): MlmBlock[] {
+  const out: MlmBlock[] = [];
+  if (count === 0) return out;
+  for (const blk of mlmBlocks(files, tok, { maxLength, holdoutEvery: 50, part: 'eval', shuffleBuffer: 0, seed: 0 })) {
+    out.push(blk);
+    if (out.length >= count) break;
+  }
+  return out;
+}
+
+/** MLM pretraining; see PretrainArgs. */
+export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Promise<PretrainResult> {
+  const out = path.resolve(args.out);
+  const s = mlmSettings(args);
+  if (args.text.length === 0) throw new Error('--text needs at least one file or folder');
+  const files = checkTextSources(args.text);
+  const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed);
+  if (s.maxLength > mm.config.maxPositions) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${mm.config.maxPositions} positions`);
+  const lr = args.lr ?? (args.model ? 1e-4 : 5e-4);
+  const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
+  const entries = textEntries(args.text, 'pretrain');
+  const settings = { ...s, lr, warmup, whole_word_mask: args.wholeWordMask ?? false, masking: '15% 80/10/10, dynamic' };
+  const fingerprint = runFingerprint(settings, mm.origin, entries);
+  const threads = args.threads ?? 2;
+  const trainer = await Trainer.create(mm.config, mm.weights, {
+    optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },
+    threads, seed: s.seed, dropout: true, mlmGather: true,
+  });
+  ctx.emit({ type: 'log', message: `pretrain: ${mm.origin} (${mm.config.numLayers}L-${mm.config.hiddenSize}), ${files.length} text file(s), ${s.steps} steps of ${s.batchSize}×${s.maxLength}` });
+  let result: MlmLoopResult;
+  try {
+    result = await runMlmLoop(
+      {
+        step: (batch) => trainer.trainStep(batch),
+        state: () => ({ weights: trainer.weights(), ...trainer.optimizerState() }),
+        restore: (st) => trainer.restore(st),
+      },
+      { files, tok: mm.tokenizer, vocabSize: mm.config.vocabSize, maxLength: s.maxLength, batchSize: s.batchSize, steps: s.steps, wholeWord: args.wholeWordMask ?? false, seed: s.seed, holdoutEvery: 50, checkpointDir: path.join(out, 'checkpoint'), checkpointEvery: s.checkpointEvery, resume, fingerprint, ...(args.maxMinutes !== undefined ? { maxWallSec: args.maxMinutes * 60 } : {}) },
+      ctx,
+    );
+  } finally {
+    await trainer.release();
+  }
+  if (result.status !== 'completed') {
+    ctx.emit({ type: 'log', message: `stopped at step ${result.steps}/${s.steps} (${result.status}); run the same command again to resume` });
+    return { status: result.status, out, steps: result.steps };
+  }
+  const weights = trainer.weights();
+  const evalLoss = await mlmEvalLoss(mm.config, weights, evalBlocks(files, mm.tokenizer, s.maxLength, s.evalBlocks), mm.tokenizer, { seed: s.seed, threads });
+  const record = lineageRecord([...(args.model ? [{ kind: 'base-model' as const, source: `continued from ${path.resolve(args.model)}`, containsPhi: false, gradients: true }] : []), ...entries]);
+  const tail = result.losses.slice(-100);
+  const metrics = {
+    kind: 'pretrain', status: result.status, steps: result.steps, wall_time_sec: result.wallSec, epochs: result.epochs, blocks_per_epoch: result.blocksPerEpoch ?? null,
+    mlm_train_loss_last100: tail.reduce((a, b) => a + b, 0) / Math.max(1, tail.length), mlm_eval_loss: evalLoss ?? null, mlm_eval_perplexity: evalLoss !== undefined ? Math.exp(evalLoss) : null,
+    settings, model: { origin: mm.origin, architecture: `${mm.config.architecture} ${mm.config.numLayers}L-${mm.config.hiddenSize}` }, text_files: files.length,
+    losses: result.losses.filter((_, i) => i % Math.max(1, Math.floor(result.losses.length / 500)) === 0), resumed_from_step: result.resumedFromStep ?? null, lineage: record,
+  };
+  const card = [
+    `# Masked-LM model (${metrics.model.architecture})`, '',
+    `Pretrained by \`benchtop pretrain\` from ${mm.origin}: ${result.steps} steps of ${s.batchSize}×${s.maxLength} pieces, lr ${lr}, ${settings.masking}${settings.whole_word_mask ? ', whole-word' : ''}.`,
+    `Wall time ${(result.wallSec / 60).toFixed(1)} min. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'} (train, last 100 steps: ${metrics.mlm_train_loss_last100.toFixed(4)}).`, '',
+    privacySection(record),
+  ].join('\n');
+  saveHfFolder(out, { config: mm.config, weights, vocab: mm.vocab, tokenizer: mm.tokenizerSettings, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card } });
+  return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
+}
