@@ -67,18 +67,6 @@ export interface DistillGraphSpec extends GraphSpec {
  * NOTE: buildForward declares `mlm_positions` itself; the in-graph teacher must share the
  * student's. A `ForwardOptions.inputs.mlmPositions` would make this unnecessary.
  */
-function withSharedInput<T>(b: GraphBuilder, name: string, fn: () => T): T {
-  const own = Object.getOwnPropertyDescriptor(b, 'input');
-  const declare = b.input.bind(b);
-  b.input = (n, dtype, shape) => (n === name && b.infos.has(n) ? n : declare(n, dtype, shape));
-  try {
-    return fn();
-  } finally {
-    if (own) Object.defineProperty(b, 'input', own);
-    else delete (b as { input?: unknown }).input;
-  }
-}
-
 /** A value of ones shaped like the first axis of `like` ([M]). */
 function onesLike0(b: GraphBuilder, like: string): string {
   const n = b.Slice(b.Shape(like), [0], [1], [0]);
@@ -104,11 +92,14 @@ export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLoss
     const tc = opts.teacher;
     if (tc.vocabSize !== student.vocabSize && (loss.kl > 0 || mlm)) throw new Error(`in-graph teacher and student must share the vocabulary (${tc.vocabSize} vs ${student.vocabSize} ids)`);
     const tokenTypeIds = tc.architecture === 'bert' ? (f.tokenTypeIds ?? b.input('token_type_ids', 'int64', ['B', 'T'])) : undefined;
-    const inputs = { inputIds: f.inputIds, attentionMask: f.attentionMask, ...(tokenTypeIds ? { tokenTypeIds } : {}) };
+    const inputs = {
+      inputIds: f.inputIds,
+      attentionMask: f.attentionMask,
+      ...(tokenTypeIds ? { tokenTypeIds } : {}),
+      ...(mlm && b.infos.has('mlm_positions') ? { mlmPositions: 'mlm_positions' } : {}),
+    };
     teacher = b.scope('teacher', () =>
-      withSharedInput(b, 'mlm_positions', () =>
-        buildForward(b, tc, { training: false, collectInternals: true, paramPrefix: TEACHER_PREFIX, inputs, mlmGather: mlm && tc.task === 'masked-lm' }),
-      ),
+      buildForward(b, tc, { training: false, collectInternals: true, paramPrefix: TEACHER_PREFIX, inputs, mlmGather: mlm && tc.task === 'masked-lm' }),
     );
   }
   const T = loss.temperature ?? 2;

@@ -18,7 +18,7 @@ export interface ForwardOptions {
   /** Also expose per-layer hidden states and attention probabilities. */
   collectInternals?: boolean;
   /** Use these values instead of declaring `input_ids` etc. as graph inputs (Loop bodies). */
-  inputs?: { inputIds: string; attentionMask: string; tokenTypeIds?: string };
+  inputs?: { inputIds: string; attentionMask: string; tokenTypeIds?: string; mlmPositions?: string };
   /** Prefix for parameter input names (a Loop body must not shadow the outer graph's names). */
   paramPrefix?: string;
   /**
@@ -158,7 +158,7 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       }
       case 'masked-lm': {
         const t = isBert ? 'cls.predictions.transform.' : 'vocab_';
-        const rows = options.mlmGather ? b.Gather(b.Reshape(h, [-1, C]), b.input('mlm_positions', 'int64', ['M'])) : h; // [M, C]
+        const rows = options.mlmGather ? b.Gather(b.Reshape(h, [-1, C]), given?.mlmPositions ?? b.input('mlm_positions', 'int64', ['M'])) : h; // [M, C]
         const dense = linear(rows, isBert ? `${t}dense` : 'vocab_transform');
         const act = activation(dense, config.hiddenAct);
         const normed = layerNorm(act, isBert ? `${t}LayerNorm` : 'vocab_layer_norm', config.layerNormEps);
