@@ -1,0 +1,48 @@
+// utilityProcess entry: opens the engine on the data folder given by main and answers
+// {type:'request'} messages through engine/api/handlers.ts, forwarding engine events. No UI
+// logic; validation happens in the handlers.
+import { createEngine } from '../../engine/api/handlers.ts';
+import type { HostMessage, MainMessage } from './messages.ts';
+
+function argValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const port = process.parentPort;
+const post = (m: HostMessage): void => port.postMessage(m);
+const dataDir = argValue('--data-dir');
+const resourcesDir = argValue('--resources-dir');
+const version = argValue('--version');
+
+if (dataDir === undefined) {
+  post({ type: 'fatal', message: 'The engine was started without a data folder.' });
+  process.exit(2);
+}
+
+let engine: ReturnType<typeof createEngine>;
+try {
+  engine = createEngine({
+    dataDir,
+    ...(resourcesDir !== undefined && { resourcesDir }),
+    ...(version !== undefined && { version }),
+  });
+} catch (err) {
+  // Store errors (corrupt or newer workspace) carry a message meant for the user.
+  post({
+    type: 'fatal',
+    message: err instanceof Error ? err.message : 'The workspace could not be opened.',
+  });
+  process.exit(3);
+}
+
+engine.subscribe((name, payload) => post({ type: 'event', name, payload }));
+
+port.on('message', (e: { data: MainMessage }) => {
+  const m = e.data;
+  if (m.type !== 'request') return;
+  void engine.invoke(m.name, m.args).then((reply) => post({ type: 'reply', id: m.id, reply }));
+});
+
+process.on('exit', () => engine.close());
+post({ type: 'ready' });

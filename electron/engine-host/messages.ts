@@ -1,0 +1,10 @@
+// Messages between electron/main (engine-supervisor) and the engine host over parentPort.
+import type { EventName, Reply } from '../../engine/api/contract.ts';
+
+export type MainMessage = { type: 'request'; id: number; name: string; args: unknown };
+
+export type HostMessage =
+  | { type: 'ready' }
+  | { type: 'fatal'; message: string }
+  | { type: 'reply'; id: number; reply: Reply<unknown> }
+  | { type: 'event'; name: EventName; payload: unknown };

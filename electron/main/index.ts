@@ -1,0 +1,53 @@
+// Electron main: app lifecycle only. Security rules live in window.ts, the app:// protocol in
+// protocol.ts, IPC in ipc.ts and the engine process in engine-supervisor.ts.
+import { join } from 'node:path';
+import { BrowserWindow, app } from 'electron';
+import engineHostEntry from '../engine-host/index.ts?modulePath';
+import { EngineSupervisor } from './engine-supervisor.ts';
+import { broadcast, registerIpc } from './ipc.ts';
+import { handleAppProtocol, registerAppScheme } from './protocol.ts';
+import { createMainWindow, lockDownSession } from './window.ts';
+
+// One userData folder named like the product, shared with browser mode (engine/serve/command.ts).
+app.setPath('userData', join(app.getPath('appData'), 'Benchtop'));
+registerAppScheme();
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  const dataDir = process.env['BENCHTOP_DATA_DIR'] ?? join(app.getPath('userData'), 'workspace');
+  const resourcesDir = app.isPackaged
+    ? join(process.resourcesPath, 'resources')
+    : join(app.getAppPath(), 'resources');
+  const engine = new EngineSupervisor({
+    entry: engineHostEntry,
+    dataDir,
+    resourcesDir,
+    version: app.getVersion(),
+    broadcast,
+  });
+
+  app.on('second-instance', () => {
+    const win = BrowserWindow.getAllWindows()[0];
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+
+  void app.whenReady().then(() => {
+    lockDownSession();
+    handleAppProtocol(join(import.meta.dirname, '../renderer'));
+    engine.start();
+    registerIpc(engine);
+    createMainWindow();
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createMainWindow();
+    });
+  });
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('before-quit', () => engine.stop());
+}

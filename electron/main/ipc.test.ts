@@ -1,0 +1,110 @@
+// Main-process IPC rules without an Electron binary: electron is mocked, the real ipc.ts,
+// window.ts and protocol.ts run. A foreign or framed sender is refused, names are allow-listed,
+// engine requests are forwarded, and app:// never serves files outside the renderer folder.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const handlers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+const ourContents = { mainFrame: { url: 'app://benchtop/index.html' } };
+
+vi.mock('electron', () => ({
+  app: { isPackaged: true, on: vi.fn(), getAppPath: () => '/app' },
+  BrowserWindow: {
+    fromWebContents: (wc: unknown) => (wc === ourContents ? { id: 1 } : null),
+    getAllWindows: () => [],
+  },
+  ipcMain: {
+    handle: (channel: string, fn: (...args: unknown[]) => Promise<unknown>) =>
+      handlers.set(channel, fn),
+  },
+  dialog: { showOpenDialog: vi.fn(), showSaveDialog: vi.fn() },
+  protocol: { handle: vi.fn(), registerSchemesAsPrivileged: vi.fn() },
+  session: { defaultSession: {} },
+  utilityProcess: { fork: vi.fn() },
+}));
+
+const { registerIpc } = await import('./ipc.ts');
+const { isAppUrl } = await import('./window.ts');
+const { resolveAppPath } = await import('./protocol.ts');
+
+const requests: [string, unknown][] = [];
+const engine = {
+  request: (name: string, args: unknown) => {
+    requests.push([name, args]);
+    return Promise.resolve({ ok: true, value: 'from-engine' });
+  },
+};
+registerIpc(engine as never);
+const invoke = handlers.get('api:invoke')!;
+const event = (sender: unknown, frame: unknown) => ({ sender, senderFrame: frame });
+
+describe('main-process IPC', () => {
+  it('forwards allow-listed engine requests from our window', async () => {
+    const reply = await invoke(event(ourContents, ourContents.mainFrame), 'projects:list', {});
+    expect(reply).toEqual({ ok: true, value: 'from-engine' });
+    expect(requests).toEqual([['projects:list', {}]]);
+  });
+
+  it('refuses foreign senders, sub-frames and unknown names', async () => {
+    const foreign = { mainFrame: { url: 'https://evil.example/' } };
+    expect(await invoke(event(foreign, foreign.mainFrame), 'projects:list', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unauthorized' },
+    });
+    const otherUrl = { mainFrame: { url: 'file:///etc/passwd' } };
+    expect(await invoke(event(otherUrl, otherUrl.mainFrame), 'projects:list', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unauthorized' },
+    });
+    expect(
+      await invoke(event(ourContents, { url: 'app://benchtop/index.html' }), 'projects:list', {}),
+    ).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(await invoke(event(ourContents, ourContents.mainFrame), 'toString', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown-request' },
+    });
+    expect(
+      await invoke(event(ourContents, ourContents.mainFrame), 'dialog:open-path', {
+        kind: 'anything',
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid-request' } });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('allows only the app itself on the network', () => {
+    expect(isAppUrl('app://benchtop/assets/index.js')).toBe(true);
+    expect(isAppUrl('https://example.com/')).toBe(false);
+    expect(isAppUrl('http://127.0.0.1:5173/')).toBe(false); // no dev server when packaged
+    expect(isAppUrl('app://other/index.html')).toBe(false);
+  });
+});
+
+describe('app:// protocol paths', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'benchtop-protocol-'));
+    mkdirSync(join(root, 'renderer', 'assets'), { recursive: true });
+    writeFileSync(join(root, 'renderer', 'index.html'), '<!doctype html>');
+    writeFileSync(join(root, 'renderer', 'assets', 'a.js'), '');
+    writeFileSync(join(root, 'secret.txt'), 'secret');
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('serves files inside the renderer folder only', async () => {
+    const web = join(root, 'renderer');
+    expect(await resolveAppPath(web, '/')).toBe(join(web, 'index.html'));
+    expect(await resolveAppPath(web, '/assets/a.js')).toBe(join(web, 'assets', 'a.js'));
+    for (const p of [
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/%00',
+      '/missing.js',
+    ]) {
+      expect(await resolveAppPath(web, p), p).toBeNull();
+    }
+  });
+});

@@ -1,0 +1,44 @@
+// The one IPC channel: validates the sender (our window's top frame on app://), checks the
+// request name against the contract's allow-list, answers shell requests here and forwards
+// the rest to the engine host. Always answers with a Reply envelope.
+import { BrowserWindow, type IpcMainInvokeEvent, ipcMain } from 'electron';
+import { type Reply, isEngineRequestName, isRequestName } from '../../engine/api/contract.ts';
+import { openPath, savePath } from './dialogs.ts';
+import type { EngineSupervisor } from './engine-supervisor.ts';
+import { isAppUrl } from './window.ts';
+
+/** True when the message comes from the top frame of one of our windows showing the app. */
+export function isTrustedSender(event: IpcMainInvokeEvent): boolean {
+  const frame = event.senderFrame;
+  if (frame === null || frame !== event.sender.mainFrame) return false;
+  if (BrowserWindow.fromWebContents(event.sender) === null) return false;
+  return isAppUrl(frame.url);
+}
+
+const refuse = (
+  code: 'unauthorized' | 'unknown-request' | 'invalid-request',
+  message: string,
+): Reply<never> => ({ ok: false, error: { code, message } });
+
+export function registerIpc(engine: EngineSupervisor): void {
+  ipcMain.handle(
+    'api:invoke',
+    async (event, name: unknown, args: unknown): Promise<Reply<unknown>> => {
+      if (!isTrustedSender(event))
+        return refuse('unauthorized', 'Request refused: it did not come from the Benchtop window.');
+      if (!isRequestName(name)) return refuse('unknown-request', 'Unknown request.');
+      if (isEngineRequestName(name)) return engine.request(name, args);
+      const win = BrowserWindow.fromWebContents(event.sender)!;
+      const value =
+        name === 'dialog:open-path' ? await openPath(win, args) : await savePath(win, args);
+      return value === null
+        ? refuse('invalid-request', 'Invalid request: kind must be "file" or "folder".')
+        : { ok: true, value };
+    },
+  );
+}
+
+/** Sends an event to every window. */
+export function broadcast(name: string, payload: unknown): void {
+  for (const win of BrowserWindow.getAllWindows()) win.webContents.send('api:event', name, payload);
+}

@@ -1,0 +1,69 @@
+// The main window and the session-wide security rules: no network at all (only app:// and,
+// in development, the Vite dev server on loopback), no permissions, no new windows, no
+// navigation away from the app, no webviews.
+import { join } from 'node:path';
+import { BrowserWindow, app, session } from 'electron';
+import { APP_ORIGIN } from './protocol.ts';
+
+/** The dev server URL (electron-vite dev), only when running unpackaged. */
+export function devServerUrl(): string | null {
+  const url = process.env['ELECTRON_RENDERER_URL'];
+  if (app.isPackaged || url === undefined) return null;
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '127.0.0.1' ? url : null;
+}
+
+/** True for URLs the renderer may load or fetch. */
+export function isAppUrl(url: string): boolean {
+  const dev = devServerUrl();
+  if (url.startsWith(`${APP_ORIGIN}/`) || url.startsWith('data:') || url.startsWith('devtools://'))
+    return true;
+  if (dev === null) return false;
+  const origin = new URL(dev).origin;
+  return url.startsWith(`${origin}/`) || url.startsWith(origin.replace(/^http/, 'ws'));
+}
+
+/** Blocks every request that is not the app itself, and every permission. */
+export function lockDownSession(): void {
+  const ses = session.defaultSession;
+  ses.webRequest.onBeforeRequest((details, callback) =>
+    callback({ cancel: !isAppUrl(details.url) }),
+  );
+  ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  ses.setPermissionCheckHandler(() => false);
+  app.on('web-contents-created', (_e, contents) => {
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    contents.on('will-navigate', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-redirect', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+  });
+}
+
+export function createMainWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1360,
+    height: 900,
+    minWidth: 960,
+    minHeight: 640,
+    show: false,
+    title: 'Benchtop',
+    backgroundColor: '#f6f7f9',
+    icon: join(app.getAppPath(), 'resources', 'icons', 'icon.png'),
+    webPreferences: {
+      preload: join(import.meta.dirname, '../preload/index.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+      devTools: !app.isPackaged,
+    },
+  });
+  win.once('ready-to-show', () => win.show());
+  void win.loadURL(devServerUrl() ?? `${APP_ORIGIN}/index.html`);
+  return win;
+}

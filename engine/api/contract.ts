@@ -1,0 +1,229 @@
+// THE application API: every request the renderer may make and every event it may receive,
+// for both transports (Electron IPC and browser-mode HTTP + WebSocket). Types plus the two
+// runtime allow-lists. Names are `domain:verb-object`; each request takes one plain object.
+import type {
+  AnnotationEdit,
+  AppInfo,
+  DatasetInfo,
+  DeviceInfo,
+  DocumentDetail,
+  DocumentFilter,
+  DocumentPage,
+  DocumentStatus,
+  DocumentSummary,
+  EntityType,
+  ExportFormat,
+  ExportReport,
+  ImportFormat,
+  ImportProgress,
+  ImportReport,
+  LabelSchema,
+  ModelInfo,
+  ModelLineageInfo,
+  NoArgs,
+  PhiStatus,
+  ProjectInfo,
+  RelationType,
+  Settings,
+} from './dto.ts';
+
+export type * from './dto.ts';
+
+/** Requests implemented once by engine/api/handlers.ts, whatever the transport. */
+export interface EngineRequests {
+  'app:get-info': (args: NoArgs) => AppInfo;
+  'settings:get': (args: NoArgs) => Settings;
+  'settings:update': (args: Partial<Settings>) => Settings;
+  /** CPU and GPU with the reason a device is unavailable (probes once, then cached). */
+  'devices:list': (args: NoArgs) => DeviceInfo[];
+
+  'projects:list': (args: NoArgs) => ProjectInfo[];
+  /** `template: 'biomedical'` starts with Disease/Chemical/Gene and two relation types. */
+  'projects:create': (args: {
+    name: string;
+    description?: string;
+    template?: 'empty' | 'biomedical';
+  }) => ProjectInfo;
+  'projects:update': (args: {
+    projectId: number;
+    name?: string;
+    description?: string;
+  }) => ProjectInfo;
+  'projects:delete': (args: { projectId: number }) => { isDeleted: boolean };
+
+  'schema:get': (args: { projectId: number }) => LabelSchema;
+  'schema:save-entity-type': (args: { projectId: number; entityType: EntityType }) => LabelSchema;
+  'schema:delete-entity-type': (args: { projectId: number; name: string }) => LabelSchema;
+  'schema:save-relation-type': (args: {
+    projectId: number;
+    relationType: RelationType;
+  }) => LabelSchema;
+  'schema:delete-relation-type': (args: { projectId: number; name: string }) => LabelSchema;
+
+  'datasets:list': (args: { projectId: number }) => DatasetInfo[];
+
+  /** Imports a file or folder into a new dataset; progress arrives as `documents:import-progress`. */
+  'documents:import': (args: {
+    projectId: number;
+    path: string;
+    /** The user's answer to "may these documents contain patient information?" */
+    containsPhi: boolean;
+    datasetName?: string;
+    format?: ImportFormat;
+    /** Chosen by the caller to match progress events to this import. */
+    importId?: string;
+  }) => ImportReport;
+  'documents:list': (args: {
+    projectId: number;
+    search?: string;
+    filter?: DocumentFilter;
+    status?: DocumentStatus;
+    datasetId?: number;
+    offset?: number;
+    limit?: number;
+  }) => DocumentPage;
+  'documents:get': (args: { documentId: number }) => DocumentDetail;
+  'documents:set-status': (args: { documentId: number; status: DocumentStatus }) => DocumentSummary;
+  /** Writes documents (all of the project's, or the ids given) with accepted annotations. */
+  'documents:export': (args: {
+    projectId: number;
+    format: ExportFormat;
+    outPath: string;
+    documentIds?: number[];
+    includeSuggestions?: boolean;
+  }) => ExportReport;
+
+  /** Applies editor edits in one transaction (all or nothing). */
+  'annotations:apply-edits': (args: {
+    documentId: number;
+    edits: AnnotationEdit[];
+  }) => DocumentSummary;
+
+  'models:list': (args: NoArgs) => ModelInfo[];
+  'models:get-lineage': (args: { modelId: string }) => ModelLineageInfo;
+  /** Validates a Hugging Face BERT/DistilBERT folder and copies it into the library. */
+  'models:import-folder': (args: {
+    path: string;
+    name?: string;
+    phiStatus: Extract<PhiStatus, 'no-phi' | 'trained-on-phi' | 'unknown'>;
+  }) => ModelInfo;
+  'models:delete': (args: { modelId: string }) => { isDeleted: boolean };
+}
+
+/** Requests only the Electron shell implements (native dialogs); browser mode asks for a path. */
+export interface ShellRequests {
+  'dialog:open-path': (args: { kind: 'file' | 'folder'; title?: string }) => {
+    path: string | null;
+  };
+  'dialog:save-path': (args: { kind: 'file' | 'folder'; title?: string; defaultName?: string }) => {
+    path: string | null;
+  };
+}
+
+export type Requests = EngineRequests & ShellRequests;
+
+/** Pushed to every window / browser tab. */
+export interface Events {
+  'documents:import-progress': ImportProgress;
+  /** Something changed in the workspace; listeners refetch what they show. */
+  'workspace:changed': {
+    projectId: number | null;
+    what: 'projects' | 'schema' | 'documents' | 'models' | 'settings';
+  };
+  /** Electron: the engine process died; main is restarting it. */
+  'engine:crashed': { message: string };
+  /** Electron: the engine process is (again) ready. */
+  'engine:ready': NoArgs;
+}
+
+export type RequestName = keyof Requests;
+export type EngineRequestName = keyof EngineRequests;
+export type EventName = keyof Events;
+export type Args<K extends RequestName> = Parameters<Requests[K]>[0];
+export type Result<K extends RequestName> = Awaited<ReturnType<Requests[K]>>;
+
+export type ErrorCode =
+  | 'invalid-request'
+  | 'unknown-request'
+  | 'not-found'
+  | 'conflict'
+  | 'invalid'
+  | 'unreadable-model'
+  | 'workspace-unavailable'
+  | 'unsupported'
+  | 'unauthorized'
+  | 'engine-unavailable'
+  | 'internal';
+
+export interface ApiErrorInfo {
+  code: ErrorCode;
+  /** Says what went wrong and what to do; never contains document text. */
+  message: string;
+}
+
+/** How every reply crosses a process or network boundary. */
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: ApiErrorInfo };
+
+/** Shape of window.api (Electron preload) and of the browser-mode client. */
+export interface Api {
+  invoke<K extends RequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>>;
+  on<K extends EventName>(name: K, listener: (payload: Events[K]) => void): () => void;
+}
+
+/** Runtime allow-list of engine requests; a Record keeps it complete. */
+export const engineRequestNames: Record<EngineRequestName, true> = {
+  'app:get-info': true,
+  'settings:get': true,
+  'settings:update': true,
+  'devices:list': true,
+  'projects:list': true,
+  'projects:create': true,
+  'projects:update': true,
+  'projects:delete': true,
+  'schema:get': true,
+  'schema:save-entity-type': true,
+  'schema:delete-entity-type': true,
+  'schema:save-relation-type': true,
+  'schema:delete-relation-type': true,
+  'datasets:list': true,
+  'documents:import': true,
+  'documents:list': true,
+  'documents:get': true,
+  'documents:set-status': true,
+  'documents:export': true,
+  'annotations:apply-edits': true,
+  'models:list': true,
+  'models:get-lineage': true,
+  'models:import-folder': true,
+  'models:delete': true,
+};
+
+/** Runtime allow-list of every request the renderer may send. */
+export const requestNames: Record<RequestName, true> = {
+  ...engineRequestNames,
+  'dialog:open-path': true,
+  'dialog:save-path': true,
+};
+
+/** Runtime allow-list of events. */
+export const eventNames: Record<EventName, true> = {
+  'documents:import-progress': true,
+  'workspace:changed': true,
+  'engine:crashed': true,
+  'engine:ready': true,
+};
+
+/** True when `name` is a request of the contract (own property, not a prototype key). */
+export function isRequestName(name: unknown): name is RequestName {
+  return typeof name === 'string' && Object.hasOwn(requestNames, name);
+}
+
+/** True when `name` is an engine request. */
+export function isEngineRequestName(name: unknown): name is EngineRequestName {
+  return typeof name === 'string' && Object.hasOwn(engineRequestNames, name);
+}
+
+/** True when `name` is an event of the contract. */
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && Object.hasOwn(eventNames, name);
+}

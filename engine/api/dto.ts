@@ -1,0 +1,230 @@
+// Wire types of the application API: plain, structured-clone-safe data shared by the engine,
+// both transports and the renderer. Types only, and no imports, so the renderer can read them
+// without pulling Node modules into its type-check. Handlers map store rows onto these.
+
+export type DocumentStatus = 'new' | 'in-progress' | 'annotated' | 'reviewed';
+export type Origin = 'annotator' | 'model' | 'imported';
+export type AnnotationStatus = 'suggested' | 'accepted' | 'rejected' | 'final';
+export type PhiStatus = 'no-phi' | 'trained-on-phi' | 'distilled-from-phi-teacher' | 'unknown';
+export type ExportFormat =
+  'pubtator' | 'brat' | 'bioc-xml' | 'bioc-json' | 'conll' | 'jsonl' | 'csv';
+export type ImportFormat = ExportFormat | 'text' | 'pdf' | 'docx';
+export type DeviceId = 'cpu' | 'webgpu';
+/** Which documents a list shows: with human/accepted labels, without, or with model suggestions. */
+export type DocumentFilter = 'all' | 'annotated' | 'not-annotated' | 'predicted';
+
+/** A request without arguments still takes one (empty) object. */
+export type NoArgs = Record<string, never>;
+
+export interface ProjectInfo {
+  id: number;
+  name: string;
+  description: string;
+  documentCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EntityType {
+  name: string;
+  color: string;
+  /** One key that applies the type in the editor; unique within the project. */
+  shortcut?: string;
+  description?: string;
+}
+
+export interface RelationType {
+  name: string;
+  /** Entity types allowed as first / second argument; empty means any. */
+  arg1Types: string[];
+  arg2Types: string[];
+  color: string;
+  symmetric: boolean;
+  description?: string;
+}
+
+export interface LabelSchema {
+  entityTypes: EntityType[];
+  relationTypes: RelationType[];
+}
+
+export interface DatasetInfo {
+  id: number;
+  projectId: number;
+  name: string;
+  source: string;
+  isPrivate: boolean;
+  containsPhi: boolean;
+  documentCount: number;
+  createdAt: string;
+}
+
+export interface DocumentSummary {
+  id: number;
+  projectId: number;
+  datasetId: number;
+  externalId: string;
+  status: DocumentStatus;
+  format: string;
+  textLength: number;
+  annotationCount: number;
+  suggestionCount: number;
+  updatedAt: string;
+}
+
+export interface DocumentPage {
+  total: number;
+  offset: number;
+  items: DocumentSummary[];
+}
+
+/** [start, end) in UTF-16 code units of the document text. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Passage {
+  type: string;
+  start: number;
+  end: number;
+}
+
+/** An entity as the editor holds it; `key` is unique within the document (T1, T2…). */
+export interface EntityRecord {
+  key: string;
+  type: string;
+  spans: Span[];
+  text: string;
+  origin: Origin;
+  status: AnnotationStatus;
+  originDetail?: string;
+  normIds?: string[];
+  score?: number;
+}
+
+/** A relation between two entity keys (or concept ids when `byConcept`). */
+export interface RelationRecord {
+  key: string;
+  type: string;
+  arg1: string;
+  arg2: string;
+  origin: Origin;
+  status: AnnotationStatus;
+  byConcept?: boolean;
+  originDetail?: string;
+  score?: number;
+}
+
+export interface DocumentDetail {
+  summary: DocumentSummary;
+  text: string;
+  passages: Passage[];
+  /** Every entity, rejected suggestions included (the editor hides them but keeps their keys). */
+  entities: EntityRecord[];
+  relations: RelationRecord[];
+}
+
+/** One editor change; keys are chosen by the editor so every edit has an exact inverse. */
+export type AnnotationEdit =
+  | { op: 'add-entity'; entity: EntityRecord }
+  | { op: 'update-entity'; key: string; type?: string; spans?: Span[]; status?: AnnotationStatus }
+  | { op: 'delete-entity'; key: string }
+  | { op: 'add-relation'; relation: RelationRecord }
+  | { op: 'update-relation'; key: string; type?: string; status?: AnnotationStatus }
+  | { op: 'delete-relation'; key: string };
+
+/** A problem found in an imported or exported file; never quotes document text. */
+export interface FileIssue {
+  severity: 'error' | 'warning';
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface ImportProgress {
+  importId: string;
+  phase: 'scanning' | 'reading' | 'saving' | 'done';
+  filesDone: number;
+  filesTotal: number;
+  documentsSaved: number;
+  documentsTotal: number;
+}
+
+export interface ImportReport {
+  importId: string;
+  datasetId: number;
+  filesRead: number;
+  documentsAdded: number;
+  /** Left out because an earlier document in the same import had the same id. */
+  documentsSkipped: number;
+  entitiesAdded: number;
+  relationsAdded: number;
+  issues: FileIssue[];
+  durationMs: number;
+}
+
+export interface ExportReport {
+  documents: number;
+  /** Paths written (one file, or a .txt/.ann pair per document for brat). */
+  written: string[];
+  issues: FileIssue[];
+}
+
+export interface ModelInfo {
+  id: string;
+  name: string;
+  architecture: string;
+  task: string;
+  parameters: number;
+  sizeBytes: number;
+  sha256: string;
+  labels: string[];
+  metrics: Record<string, number>;
+  createdAt: string;
+  phiStatus: PhiStatus;
+  card: string;
+  /** Folder of the weights, relative to the data folder. */
+  path: string;
+}
+
+export interface LineageItem {
+  modelName: string;
+  depth: number;
+  path: 'direct' | 'inherited' | 'teacher';
+  kind: string;
+  source: string;
+  datasetName: string | null;
+  containsPhi: boolean;
+}
+
+export interface ModelLineageInfo {
+  modelId: string;
+  entries: LineageItem[];
+  ancestors: { modelId: string; name: string; path: string; depth: number; phiStatus: PhiStatus }[];
+  derivedPhiStatus: PhiStatus;
+  containsPhi: boolean;
+}
+
+export interface DeviceInfo {
+  id: DeviceId;
+  label: string;
+  isAvailable: boolean;
+  /** Why the device cannot be used, in words a user can act on. */
+  reason?: string;
+}
+
+export interface Settings {
+  /** Threads for training and inference (onnxruntime intra-op threads). */
+  threads: number;
+  device: DeviceId;
+}
+
+export interface AppInfo {
+  version: string;
+  dataDir: string;
+  workspaceFile: string;
+  platform: string;
+  cpuCount: number;
+  nodeVersion: string;
+}

@@ -1,0 +1,250 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import { engineRequestNames } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+import { validators } from './validate.ts';
+
+const NCBI_DEV = resolve(
+  import.meta.dirname,
+  '../../../shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt',
+);
+
+let dir: string;
+let engine: Engine;
+const events: { name: string; payload: unknown }[] = [];
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-api-'));
+  engine = createEngine({ dataDir: dir });
+  events.length = 0;
+  engine.subscribe((name, payload) => events.push({ name, payload }));
+});
+afterEach(() => {
+  engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('engine API', () => {
+  it('has a validator and an allow-list entry for every request', () => {
+    expect(Object.keys(validators).sort()).toEqual(Object.keys(engineRequestNames).sort());
+  });
+
+  it('creates the demo project on first launch only', async () => {
+    const [demo] = await call('projects:list', {});
+    expect(demo?.name).toMatch(/Demo/);
+    expect(demo?.documentCount).toBe(5);
+    const schema = await call('schema:get', { projectId: demo!.id });
+    expect(schema.entityTypes.map((t) => t.shortcut)).toEqual(['c', 'd', 'g']);
+    await call('projects:delete', { projectId: demo!.id });
+    engine.close();
+    engine = createEngine({ dataDir: dir });
+    expect(await call('projects:list', {})).toEqual([]);
+  });
+
+  it('rejects unknown requests, bad arguments and foreign fields with envelopes', async () => {
+    expect(await engine.invoke('nope:nope', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown-request' },
+    });
+    expect(await engine.invoke('__proto__', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown-request' },
+    });
+    expect(await engine.invoke('dialog:open-path', { kind: 'file' })).toMatchObject({
+      ok: false,
+      error: { code: 'unsupported' },
+    });
+    expect(await engine.invoke('documents:get', { documentId: 'x' })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid-request',
+        message: expect.stringContaining('args.documentId') as unknown,
+      },
+    });
+    expect(await engine.invoke('projects:list', { extra: 1 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-request' },
+    });
+    expect(await engine.invoke('documents:get', { documentId: 999 })).toMatchObject({
+      ok: false,
+      error: { code: 'not-found' },
+    });
+  });
+
+  it('applies editor edits atomically and reads them back', async () => {
+    const [demo] = await call('projects:list', {});
+    const page = await call('documents:list', { projectId: demo!.id, filter: 'not-annotated' });
+    expect(page.total).toBe(2);
+    const doc = await call('documents:get', { documentId: page.items[0]!.id });
+    const at = doc.text.indexOf('Parkinson disease');
+    const lev = doc.text.indexOf('levodopa');
+    const summary = await call('annotations:apply-edits', {
+      documentId: doc.summary.id,
+      edits: [
+        {
+          op: 'add-entity',
+          entity: {
+            key: 'T1',
+            type: 'Disease',
+            spans: [{ start: at, end: at + 17 }],
+            text: '',
+            origin: 'annotator',
+            status: 'final',
+          },
+        },
+        {
+          op: 'add-entity',
+          entity: {
+            key: 'T2',
+            type: 'Chemical',
+            spans: [{ start: lev, end: lev + 8 }],
+            text: '',
+            origin: 'annotator',
+            status: 'final',
+          },
+        },
+        {
+          op: 'add-relation',
+          relation: {
+            key: 'R1',
+            type: 'treats',
+            arg1: 'T2',
+            arg2: 'T1',
+            origin: 'annotator',
+            status: 'final',
+          },
+        },
+      ],
+    });
+    expect(summary.annotationCount).toBe(2);
+    expect(summary.status).toBe('in-progress');
+    // A relation that breaks the schema rolls back the whole batch.
+    const bad = await engine.invoke('annotations:apply-edits', {
+      documentId: doc.summary.id,
+      edits: [
+        { op: 'delete-relation', key: 'R1' },
+        {
+          op: 'add-relation',
+          relation: {
+            key: 'R2',
+            type: 'treats',
+            arg1: 'T1',
+            arg2: 'T2',
+            origin: 'annotator',
+            status: 'final',
+          },
+        },
+      ],
+    });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid' } });
+    const back = await call('documents:get', { documentId: doc.summary.id });
+    expect(back.entities.map((e) => [e.key, e.text])).toEqual([
+      ['T1', 'Parkinson disease'],
+      ['T2', 'levodopa'],
+    ]);
+    expect(back.relations.map((r) => r.key)).toEqual(['R1']);
+  });
+
+  it('imports a PubTator file with progress events and exports brat', async () => {
+    const [demo] = await call('projects:list', {});
+    const report = await call('documents:import', {
+      projectId: demo!.id,
+      path: NCBI_DEV,
+      containsPhi: false,
+      importId: 'imp1',
+    });
+    expect(report.documentsAdded).toBe(100);
+    expect(report.entitiesAdded).toBeGreaterThan(500);
+    const phases = events
+      .filter((e) => e.name === 'documents:import-progress')
+      .map((e) => (e.payload as Events['documents:import-progress']).phase);
+    expect(phases[0]).toBe('scanning');
+    expect(phases.at(-1)).toBe('done');
+    const found = await call('documents:list', { projectId: demo!.id, search: 'adenomatous' });
+    expect(found.total).toBeGreaterThan(0);
+    const out = join(dir, 'export-brat');
+    const exp = await call('documents:export', {
+      projectId: demo!.id,
+      format: 'brat',
+      outPath: out,
+      documentIds: [found.items[0]!.id],
+    });
+    expect(exp.written).toHaveLength(2);
+    expect(readFileSync(exp.written[1]!, 'utf8')).toMatch(/^T1\t\w+ \d+ \d+\t/m);
+  });
+
+  it('reports an unusable model folder with the loader message', async () => {
+    const reply = await engine.invoke('models:import-folder', { path: dir, phiStatus: 'unknown' });
+    expect(reply).toMatchObject({
+      ok: false,
+      error: {
+        code: 'unreadable-model',
+        message: expect.stringContaining('config.json') as unknown,
+      },
+    });
+    expect(await call('models:list', {})).toEqual([]);
+  });
+
+  it('imports a valid model folder with its facts and lineage, and deletes it again', async () => {
+    const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'the', 'disease', '##s'];
+    const config = presetConfig(
+      'small-2L-128',
+      'bert',
+      vocab.length,
+      ['O', 'B-Disease', 'I-Disease'],
+      'token-classification',
+    );
+    const source = join(dir, 'tiny-model');
+    saveHfFolder(source, {
+      config,
+      weights: initWeights(config, 1),
+      vocab,
+      tokenizer: {
+        doLowerCase: true,
+        stripAccents: null,
+        tokenizeChineseChars: true,
+        modelMaxLength: config.maxPositions,
+        specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' },
+      },
+    });
+    const model = await call('models:import-folder', {
+      path: source,
+      phiStatus: 'no-phi',
+      name: 'Tiny NER',
+    });
+    expect(model).toMatchObject({
+      name: 'Tiny NER',
+      architecture: 'BertForTokenClassification',
+      labels: ['O', 'B-Disease', 'I-Disease'],
+      phiStatus: 'no-phi',
+    });
+    expect(model.parameters).toBeGreaterThan(100_000);
+    expect(existsSync(join(dir, model.path, 'model.safetensors'))).toBe(true);
+    const lineage = await call('models:get-lineage', { modelId: model.id });
+    expect(lineage.entries[0]).toMatchObject({
+      kind: 'pretrain',
+      source: 'imported folder "tiny-model"',
+      containsPhi: false,
+    });
+    expect(await call('models:delete', { modelId: model.id })).toEqual({ isDeleted: true });
+    expect(existsSync(join(dir, model.path))).toBe(false);
+    expect(await call('models:list', {})).toEqual([]);
+  });
+
+  it('persists settings', async () => {
+    await call('settings:update', { threads: 3 });
+    expect(await call('settings:get', {})).toMatchObject({ threads: 3, device: 'cpu' });
+  });
+});

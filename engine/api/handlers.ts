@@ -1,0 +1,279 @@
+// The one implementation of the application API over the engine. `createEngine()` opens the
+// workspace, seeds the first-launch demo and returns `invoke(name, args)`, which checks the name
+// against the allow-list, validates the arguments and answers with a Reply envelope. Transports
+// (engine/serve, electron/engine-host) call invoke and forward the events they subscribe to.
+import { fileURLToPath } from 'node:url';
+import { listEntities, listRelations } from '../store/annotations.ts';
+import { listDatasets } from '../store/datasets.ts';
+import { type ReadDb, openWorkspace } from '../store/db.ts';
+import {
+  countDocuments,
+  getDocument,
+  getDocumentSummary,
+  listDocuments,
+  updateDocumentStatus,
+} from '../store/documents.ts';
+import { getModelLineage } from '../store/lineage.ts';
+import { listModels } from '../store/models.ts';
+import * as projects from '../store/projects.ts';
+import {
+  type Args,
+  type EngineRequestName,
+  type EventName,
+  type Events,
+  type Reply,
+  type Result,
+  isEngineRequestName,
+  isRequestName,
+} from './contract.ts';
+import type { ApiContext } from './context.ts';
+import { BIOMEDICAL_SCHEMA, applySchema, seedDemoIfFirstLaunch } from './demo.ts';
+import type { DocumentFilter, LabelSchema, ProjectInfo } from './dto.ts';
+import { ApiError, toErrorInfo } from './errors.ts';
+import { applyEdits } from './edits.ts';
+import { exportProjectDocuments } from './export.ts';
+import { importDocuments } from './import.ts';
+import {
+  toDatasetInfo,
+  toDocumentSummary,
+  toEntityRecord,
+  toLineageInfo,
+  toModelInfo,
+  toRelationRecord,
+} from './mappers.ts';
+import { importModelFolder, removeModel } from './models.ts';
+import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
+import { validators } from './validate.ts';
+
+export interface EngineOptions {
+  dataDir: string;
+  /** Folder with demo/ (defaults to the repository's resources/). */
+  resourcesDir?: string;
+  version?: string;
+}
+
+export type EventListener = <K extends EventName>(name: K, payload: Events[K]) => void;
+
+export interface Engine {
+  /** Runs one request; never throws (errors come back as `{ ok: false }`). */
+  invoke(name: unknown, args: unknown): Promise<Reply<unknown>>;
+  /** Subscribes to every event; returns the unsubscribe function. */
+  subscribe(listener: EventListener): () => void;
+  close(): void;
+}
+
+type Handlers = { [K in EngineRequestName]: (args: Args<K>) => Result<K> | Promise<Result<K>> };
+
+const FILTERS: Record<DocumentFilter, { annotated?: boolean; predicted?: boolean }> = {
+  all: {},
+  annotated: { annotated: true },
+  'not-annotated': { annotated: false },
+  predicted: { predicted: true },
+};
+
+function projectInfo(db: ReadDb, p: projects.Project): ProjectInfo {
+  return { ...p, documentCount: countDocuments(db, { projectId: p.id }) };
+}
+
+function mustProject(db: ReadDb, projectId: number): projects.Project {
+  const p = projects.getProject(db, projectId);
+  if (!p)
+    throw new ApiError(
+      'not-found',
+      'That project no longer exists; pick another one on the Projects screen.',
+    );
+  return p;
+}
+
+function makeHandlers(ctx: ApiContext): Handlers {
+  const read = ctx.ws.read;
+  const write = ctx.ws.write;
+  const changed = (projectId: number | null, what: Events['workspace:changed']['what']): void =>
+    ctx.emit('workspace:changed', { projectId, what });
+  const schemaChanged = (projectId: number): LabelSchema => {
+    changed(projectId, 'schema');
+    return projects.getLabelSchema(read, projectId);
+  };
+  const checkShortcut = (projectId: number, name: string, shortcut: string | undefined): void => {
+    const clash = projects
+      .getLabelSchema(read, projectId)
+      .entityTypes.find((t) => t.shortcut === shortcut && t.name !== name);
+    if (shortcut !== undefined && clash)
+      throw new ApiError(
+        'conflict',
+        `The key "${shortcut}" is already used by ${clash.name}; choose another key.`,
+      );
+  };
+
+  return {
+    'app:get-info': () => getAppInfo(ctx),
+    'settings:get': () => getSettings(ctx),
+    'settings:update': (a) => updateSettings(ctx, a),
+    'devices:list': () => listDevices(),
+
+    'projects:list': () => projects.listProjects(read).map((p) => projectInfo(read, p)),
+    'projects:create': (a) => {
+      const name = a.name.trim();
+      if (projects.listProjects(read).some((p) => p.name.toLowerCase() === name.toLowerCase())) {
+        throw new ApiError(
+          'conflict',
+          `A project named "${name}" already exists; choose another name.`,
+        );
+      }
+      const p = write.transaction(() => {
+        const created = projects.createProject(write, {
+          name,
+          ...(a.description !== undefined && { description: a.description }),
+        });
+        if (a.template === 'biomedical') applySchema(write, created.id, BIOMEDICAL_SCHEMA);
+        return created;
+      });
+      changed(p.id, 'projects');
+      return projectInfo(read, p);
+    },
+    'projects:update': (a) => {
+      mustProject(read, a.projectId);
+      const p = projects.updateProject(write, a.projectId, {
+        ...(a.name !== undefined && { name: a.name.trim() }),
+        ...(a.description !== undefined && { description: a.description }),
+      });
+      changed(p.id, 'projects');
+      return projectInfo(read, p);
+    },
+    'projects:delete': (a) => {
+      const isDeleted = projects.deleteProject(write, a.projectId);
+      changed(a.projectId, 'projects');
+      return { isDeleted };
+    },
+
+    'schema:get': (a) => {
+      mustProject(read, a.projectId);
+      return projects.getLabelSchema(read, a.projectId);
+    },
+    'schema:save-entity-type': (a) => {
+      mustProject(read, a.projectId);
+      checkShortcut(a.projectId, a.entityType.name, a.entityType.shortcut);
+      projects.upsertEntityType(write, a.projectId, {
+        ...a.entityType,
+        name: a.entityType.name.trim(),
+      });
+      return schemaChanged(a.projectId);
+    },
+    'schema:delete-entity-type': (a) => {
+      projects.deleteEntityType(write, a.projectId, a.name);
+      return schemaChanged(a.projectId);
+    },
+    'schema:save-relation-type': (a) => {
+      mustProject(read, a.projectId);
+      projects.upsertRelationType(write, a.projectId, {
+        ...a.relationType,
+        name: a.relationType.name.trim(),
+      });
+      return schemaChanged(a.projectId);
+    },
+    'schema:delete-relation-type': (a) => {
+      projects.deleteRelationType(write, a.projectId, a.name);
+      return schemaChanged(a.projectId);
+    },
+
+    'datasets:list': (a) => listDatasets(read, a.projectId).map(toDatasetInfo),
+
+    'documents:import': (a) => importDocuments(ctx, a),
+    'documents:list': (a) => {
+      mustProject(read, a.projectId);
+      const q = {
+        projectId: a.projectId,
+        ...FILTERS[a.filter ?? 'all'],
+        ...(a.search !== undefined && a.search.trim() !== '' && { search: a.search }),
+        ...(a.status !== undefined && { status: a.status }),
+        ...(a.datasetId !== undefined && { datasetId: a.datasetId }),
+      };
+      const offset = a.offset ?? 0;
+      const items = listDocuments(read, { ...q, offset, limit: a.limit ?? 50 }).map(
+        toDocumentSummary,
+      );
+      return { total: countDocuments(read, q), offset, items };
+    },
+    'documents:get': (a) => {
+      const summary = getDocumentSummary(read, a.documentId);
+      const doc = getDocument(read, a.documentId, { includeRejected: true });
+      if (!summary || !doc)
+        throw new ApiError('not-found', 'That document no longer exists; go back to the list.');
+      return {
+        summary: toDocumentSummary(summary),
+        text: doc.text,
+        passages: (doc.passages ?? []).map((p) => ({ type: p.type, start: p.start, end: p.end })),
+        entities: listEntities(read, a.documentId).map(toEntityRecord),
+        relations: listRelations(read, a.documentId).map(toRelationRecord),
+      };
+    },
+    'documents:set-status': (a) => {
+      updateDocumentStatus(write, a.documentId, a.status);
+      const s = getDocumentSummary(read, a.documentId);
+      if (!s) throw new ApiError('not-found', 'That document no longer exists.');
+      changed(s.projectId, 'documents');
+      return toDocumentSummary(s);
+    },
+    'documents:export': (a) => exportProjectDocuments(ctx, a),
+
+    'annotations:apply-edits': (a) => applyEdits(ctx, a),
+
+    'models:list': () => listModels(read).map(toModelInfo),
+    'models:get-lineage': (a) => {
+      const lineage = getModelLineage(read, a.modelId);
+      if (!lineage) throw new ApiError('not-found', 'That model is no longer in the library.');
+      return toLineageInfo(lineage);
+    },
+    'models:import-folder': (a) => importModelFolder(ctx, a),
+    'models:delete': (a) => removeModel(ctx, a),
+  };
+}
+
+/** Opens the workspace in `dataDir` and returns the API over it. */
+export function createEngine(opts: EngineOptions): Engine {
+  const listeners = new Set<EventListener>();
+  const ws = openWorkspace(opts.dataDir);
+  const ctx: ApiContext = {
+    ws,
+    dataDir: opts.dataDir,
+    resourcesDir: opts.resourcesDir ?? fileURLToPath(new URL('../../resources/', import.meta.url)),
+    version: opts.version ?? '0.1.0',
+    emit: (name, payload) => {
+      for (const l of listeners) l(name, payload);
+    },
+  };
+  try {
+    seedDemoIfFirstLaunch(ctx);
+  } catch (err) {
+    toErrorInfo(err, 'demo seeding'); // logged; the app works without the demo
+  }
+  const handlers = makeHandlers(ctx);
+  return {
+    async invoke(name, args) {
+      if (!isEngineRequestName(name)) {
+        const what = isRequestName(name)
+          ? {
+              code: 'unsupported' as const,
+              message: `${name} needs the desktop app; in the browser, type the path instead.`,
+            }
+          : { code: 'unknown-request' as const, message: 'Unknown request.' };
+        return { ok: false, error: what };
+      }
+      try {
+        const valid = (validators[name] as (v: unknown, p: string) => unknown)(args ?? {}, 'args');
+        const value: unknown = await (handlers[name] as (a: unknown) => unknown)(valid);
+        return { ok: true, value };
+      } catch (err) {
+        return { ok: false, error: toErrorInfo(err, name) };
+      }
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      listeners.clear();
+      ws.close();
+    },
+  };
+}

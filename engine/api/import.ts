@@ -1,0 +1,230 @@
+// documents:import — reads a file or a folder (recursively, mixed formats) through the format
+// registry one file at a time so progress can be reported, then saves the documents into a
+// new dataset in batches. A bad file or document becomes an issue and the import goes on.
+import { lstat, open, readdir } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
+import { detectFormat, importPath } from '../formats/registry.ts';
+import type { FormatIssue, FormatName } from '../formats/types.ts';
+import { createDataset, listDatasets } from '../store/datasets.ts';
+import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
+import { getProject } from '../store/projects.ts';
+import type { Args } from './contract.ts';
+import type { ApiContext } from './context.ts';
+import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
+import { ApiError } from './errors.ts';
+
+const BATCH = 100;
+const PROGRESS_EVERY_MS = 100;
+
+interface FileEntry {
+  absolute: string;
+  /** Relative to the imported folder, with '/' separators (or the file path itself). */
+  display: string;
+}
+
+async function listFiles(
+  root: string,
+  issues: FileIssue[],
+): Promise<{ files: FileEntry[]; isFolder: boolean }> {
+  const info = await lstat(root);
+  if (!info.isDirectory())
+    return { files: [{ absolute: root, display: basename(root) }], isFolder: false };
+  const files: FileEntry[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(dir, e.name);
+      const display = relative(root, p).split(sep).join('/');
+      if (e.isDirectory()) await walk(p);
+      else if (e.isSymbolicLink())
+        issues.push({ severity: 'warning', file: display, message: 'symbolic link skipped' });
+      else if (e.isFile()) files.push({ absolute: p, display });
+    }
+  };
+  await walk(root);
+  const names = new Set(files.map((f) => f.absolute));
+  const kept = files.filter((f) => {
+    if (!f.absolute.toLowerCase().endsWith('.ann')) return true;
+    if (!names.has(f.absolute.slice(0, -4) + '.txt')) {
+      issues.push({
+        severity: 'warning',
+        file: f.display,
+        message: 'annotation file without its .txt; skipped',
+      });
+    }
+    return false; // read together with its .txt
+  });
+  return { files: kept, isFolder: true };
+}
+
+function uniqueDatasetName(ctx: ApiContext, projectId: number, wanted: string): string {
+  const taken = new Set(listDatasets(ctx.ws.read, projectId).map((d) => d.name.toLowerCase()));
+  let name = wanted;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${wanted} (${n})`;
+  return name;
+}
+
+function relativeIssue(issue: FormatIssue, root: string, entry: FileEntry): FileIssue {
+  const file = isAbsolute(issue.file)
+    ? issue.file === entry.absolute
+      ? entry.display
+      : relative(root, issue.file).split(sep).join('/')
+    : issue.file;
+  return {
+    severity: issue.severity,
+    file: file || entry.display,
+    ...(issue.line !== undefined && { line: issue.line }),
+    message: issue.message,
+  };
+}
+
+/** Runs one import; see the contract for the arguments. */
+export async function importDocuments(
+  ctx: ApiContext,
+  args: Args<'documents:import'>,
+): Promise<ImportReport> {
+  const started = Date.now();
+  if (!getProject(ctx.ws.read, args.projectId))
+    throw new ApiError('not-found', 'That project no longer exists.');
+  if (!isAbsolute(args.path))
+    throw new ApiError(
+      'invalid',
+      'Give the full path of the file or folder, for example /home/me/notes.',
+    );
+  const importId = args.importId ?? crypto.randomUUID();
+  const issues: FileIssue[] = [];
+  const progress: ImportProgress = {
+    importId,
+    phase: 'scanning',
+    filesDone: 0,
+    filesTotal: 0,
+    documentsSaved: 0,
+    documentsTotal: 0,
+  };
+  let lastEmit = 0;
+  const report = (force = false): void => {
+    const now = Date.now();
+    if (!force && now - lastEmit < PROGRESS_EVERY_MS) return;
+    lastEmit = now;
+    ctx.emit('documents:import-progress', { ...progress });
+  };
+  report(true);
+
+  const { files, isFolder } = await listFiles(args.path, issues);
+  progress.phase = 'reading';
+  progress.filesTotal = files.length;
+  report(true);
+  const docs: ImportedDocument[] = [];
+  const formats = new Set<FormatName>();
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const entry of files) {
+    const res = await importPath(
+      entry.absolute,
+      args.format !== undefined ? { format: args.format } : {},
+    );
+    const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
+    const relStem = entry.display.replace(/\.[^./]+$/, '');
+    for (const d of res.documents) {
+      // Single-document formats name a document after its file; keep folder paths unique.
+      const id = isFolder && d.id === stem ? relStem : d.id;
+      if (seen.has(id)) {
+        duplicates++;
+        issues.push({
+          severity: 'warning',
+          file: entry.display,
+          message: `duplicate document id ${id}; the first one was kept`,
+        });
+        continue;
+      }
+      seen.add(id);
+      docs.push({ ...d, id, sourcePath: entry.display });
+    }
+    for (const issue of res.issues) issues.push(relativeIssue(issue, args.path, entry));
+    if (res.documents.length > 0) formats.add(args.format ?? (await sniffFormat(entry.absolute)));
+    progress.filesDone++;
+    report();
+  }
+
+  const datasetName = uniqueDatasetName(
+    ctx,
+    args.projectId,
+    args.datasetName ?? (basename(args.path).replace(/\.[^.]+$/, '') || 'Imported documents'),
+  );
+  const dataset = createDataset(ctx.ws.write, {
+    projectId: args.projectId,
+    name: datasetName,
+    source: isFolder ? `folder ${basename(args.path)}` : `file ${basename(args.path)}`,
+    containsPhi: args.containsPhi,
+    isPrivate: true,
+  });
+  progress.phase = 'saving';
+  progress.documentsTotal = docs.length;
+  report(true);
+  const format: FormatName = formats.size === 1 ? [...formats][0]! : 'text';
+  const opts = { projectId: args.projectId, datasetId: dataset.id, format };
+  let added = 0;
+  let entities = 0;
+  let relations = 0;
+  for (let i = 0; i < docs.length; i += BATCH) {
+    const batch = docs.slice(i, i + BATCH);
+    const save = (group: ImportedDocument[]): void => {
+      const r = insertDocuments(ctx.ws.write, group, opts);
+      added += r.ids.length;
+      for (const d of group) {
+        entities += d.entities.length;
+        relations += d.relations.length;
+      }
+    };
+    try {
+      save(batch);
+    } catch {
+      // One bad document rolls back its batch: retry one by one to isolate it.
+      for (const d of batch) {
+        try {
+          save([d]);
+        } catch (err) {
+          const why =
+            err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
+          issues.push({
+            severity: 'error',
+            file: d.sourcePath ?? datasetName,
+            message: `document ${d.id}: ${why}; skipped`,
+          });
+        }
+      }
+    }
+    progress.documentsSaved = Math.min(docs.length, i + batch.length);
+    report();
+    await tick(); // let other requests and events through between batches
+  }
+  progress.phase = 'done';
+  report(true);
+  ctx.emit('workspace:changed', { projectId: args.projectId, what: 'documents' });
+  return {
+    importId,
+    datasetId: dataset.id,
+    filesRead: files.length,
+    documentsAdded: added,
+    documentsSkipped: duplicates,
+    entitiesAdded: entities,
+    relationsAdded: relations,
+    issues,
+    durationMs: Date.now() - started,
+  };
+}
+
+async function sniffFormat(path: string): Promise<FormatName> {
+  const fh = await open(path, 'r');
+  try {
+    const head = new Uint8Array(4096);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    return detectFormat(path, head.subarray(0, bytesRead)) ?? 'text';
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,107 @@
+// Settings (a small JSON file next to the workspace), app facts and the device list. The GPU
+// probe loads onnxruntime lazily and runs a one-node graph on WebGPU once; its failure reason
+// is what the Settings screen shows.
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, platform, arch } from 'node:os';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../io/atomic.ts';
+import type { ApiContext } from './context.ts';
+import type { AppInfo, DeviceInfo, Settings } from './dto.ts';
+
+interface SettingsFile extends Settings {
+  /** Set once the first-launch demo project has been created (so deleting it is final). */
+  isDemoSeeded: boolean;
+}
+
+const FILE = 'settings.json';
+
+function defaults(): SettingsFile {
+  return { threads: Math.max(1, Math.min(4, cpus().length)), device: 'cpu', isDemoSeeded: false };
+}
+
+/** Reads settings.json, falling back to defaults for missing or malformed fields. */
+export function readSettingsFile(dataDir: string): SettingsFile {
+  const base = defaults();
+  const file = join(dataDir, FILE);
+  if (!existsSync(file)) return base;
+  try {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<SettingsFile>;
+    return {
+      threads:
+        Number.isInteger(raw.threads) && (raw.threads ?? 0) > 0
+          ? (raw.threads as number)
+          : base.threads,
+      device: raw.device === 'webgpu' ? 'webgpu' : 'cpu',
+      isDemoSeeded: raw.isDemoSeeded === true,
+    };
+  } catch {
+    return base;
+  }
+}
+
+/** Writes settings.json atomically. */
+export function writeSettingsFile(dataDir: string, s: SettingsFile): void {
+  writeFileAtomic(join(dataDir, FILE), `${JSON.stringify(s, null, 2)}\n`);
+}
+
+export function getSettings(ctx: ApiContext): Settings {
+  const { threads, device } = readSettingsFile(ctx.dataDir);
+  return { threads, device };
+}
+
+export function updateSettings(ctx: ApiContext, patch: Partial<Settings>): Settings {
+  const next = { ...readSettingsFile(ctx.dataDir), ...patch };
+  writeSettingsFile(ctx.dataDir, next);
+  ctx.emit('workspace:changed', { projectId: null, what: 'settings' });
+  return { threads: next.threads, device: next.device };
+}
+
+export function getAppInfo(ctx: ApiContext): AppInfo {
+  return {
+    version: ctx.version,
+    dataDir: ctx.dataDir,
+    workspaceFile: ctx.ws.dbPath,
+    platform: `${platform()} ${arch()}`,
+    cpuCount: cpus().length,
+    nodeVersion: process.versions.node,
+  };
+}
+
+let deviceCache: Promise<DeviceInfo[]> | undefined;
+
+/** CPU plus WebGPU with the reason it cannot be used (probed once per process). */
+export function listDevices(): Promise<DeviceInfo[]> {
+  deviceCache ??= probeDevices();
+  return deviceCache;
+}
+
+async function probeDevices(): Promise<DeviceInfo[]> {
+  const cpu: DeviceInfo = { id: 'cpu', label: `CPU (${cpus().length} cores)`, isAvailable: true };
+  const gpu: DeviceInfo = { id: 'webgpu', label: 'GPU (WebGPU)', isAvailable: false };
+  try {
+    const { availableDevices, Session } = await import('../runtime/session.ts');
+    if (!availableDevices().includes('webgpu')) {
+      gpu.reason = `The bundled inference runtime has no GPU support on ${platform()} ${arch()}; training and prediction use the CPU.`;
+      return [cpu, gpu];
+    }
+    const { GraphBuilder } = await import('../onnx/builder.ts');
+    const { serializeModel } = await import('../onnx/serialize.ts');
+    const b = new GraphBuilder('probe');
+    b.output(b.Relu(b.input('x', 'float32', [1])), 'y');
+    const bytes = serializeModel({
+      graph: b.build(),
+      opsetVersion: 17,
+      producerName: 'benchtop-probe',
+      metadata: {},
+    });
+    const session = await Session.create(bytes, { device: 'webgpu', threads: 1 });
+    await session.release();
+    if (session.fallbackReason === undefined) return [cpu, { ...gpu, isAvailable: true }];
+    gpu.reason = /adapter/i.test(session.fallbackReason)
+      ? 'No graphics adapter is available to WebGPU on this computer: the GPU driver must support Vulkan, Metal or Direct3D 12 (virtual machines and remote sessions usually have none). Training and prediction use the CPU.'
+      : `The GPU could not be started (${session.fallbackReason.slice(0, 160)}). Training and prediction use the CPU.`;
+  } catch (err) {
+    gpu.reason = `The GPU could not be checked (${err instanceof Error ? err.name : 'error'}); training and prediction use the CPU.`;
+  }
+  return [cpu, gpu];
+}

@@ -1,0 +1,139 @@
+// Argument validators for every engine request, keyed like the contract so a request without
+// a validator is a compile error. Handlers receive only values that passed these.
+import type { Args, EngineRequestName } from './contract.ts';
+import type { AnnotationEdit, EntityRecord, RelationRecord, Settings, Span } from './dto.ts';
+import {
+  type Guard,
+  ValidationError,
+  arr,
+  bool,
+  empty,
+  int,
+  literal,
+  matching,
+  num,
+  obj,
+  oneOf,
+  str,
+  variant,
+} from './guards.ts';
+
+const id = int(1);
+const name = str({ min: 1, max: 200 });
+const key = str({ min: 1, max: 64 });
+const path = str({ min: 1, max: 4096 });
+const color = matching(/^#[0-9a-fA-F]{6}$/, 'a colour like #1f77b4');
+const shortcut = matching(/^[a-z0-9]$/, 'a single lowercase letter or digit');
+const docStatus = oneOf('new', 'in-progress', 'annotated', 'reviewed');
+const annStatus = oneOf('suggested', 'accepted', 'rejected', 'final');
+const origin = oneOf('annotator', 'model', 'imported');
+const exportFormat = oneOf('pubtator', 'brat', 'bioc-xml', 'bioc-json', 'conll', 'jsonl', 'csv');
+const typeList = arr(name, 200);
+
+const span: Guard<Span> = (v, p) => {
+  const s = obj({ start: int(0), end: int(1) })(v, p);
+  if (s.end <= s.start) throw new ValidationError(`${p} must end after it starts`);
+  return s;
+};
+const spans = arr(span, 32);
+
+const entity: Guard<EntityRecord> = obj(
+  { key, type: name, spans, text: str({ max: 100_000 }), origin, status: annStatus },
+  { originDetail: str({ max: 500 }), normIds: arr(str({ max: 200 }), 50), score: num(0, 1) },
+);
+const relation: Guard<RelationRecord> = obj(
+  { key, type: name, arg1: key, arg2: key, origin, status: annStatus },
+  { byConcept: bool, originDetail: str({ max: 500 }), score: num(0, 1) },
+);
+
+const edit: Guard<AnnotationEdit> = variant<AnnotationEdit>({
+  'add-entity': obj({ op: literal('add-entity'), entity }),
+  'update-entity': obj(
+    { op: literal('update-entity'), key },
+    { type: name, spans, status: annStatus },
+  ),
+  'delete-entity': obj({ op: literal('delete-entity'), key }),
+  'add-relation': obj({ op: literal('add-relation'), relation }),
+  'update-relation': obj(
+    { op: literal('update-relation'), key },
+    { type: name, status: annStatus },
+  ),
+  'delete-relation': obj({ op: literal('delete-relation'), key }),
+});
+
+/** One guard per engine request. */
+export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
+  'app:get-info': empty,
+  'settings:get': empty,
+  'settings:update': obj<Record<never, never>, Settings>(
+    {},
+    { threads: int(1, 256), device: oneOf('cpu', 'webgpu') },
+  ),
+  'devices:list': empty,
+  'projects:list': empty,
+  'projects:create': obj(
+    { name },
+    { description: str({ max: 2000 }), template: oneOf('empty', 'biomedical') },
+  ),
+  'projects:update': obj({ projectId: id }, { name, description: str({ max: 2000 }) }),
+  'projects:delete': obj({ projectId: id }),
+  'schema:get': obj({ projectId: id }),
+  'schema:save-entity-type': obj({
+    projectId: id,
+    entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }),
+  }),
+  'schema:delete-entity-type': obj({ projectId: id, name }),
+  'schema:save-relation-type': obj({
+    projectId: id,
+    relationType: obj(
+      { name, arg1Types: typeList, arg2Types: typeList, color, symmetric: bool },
+      { description: str({ max: 2000 }) },
+    ),
+  }),
+  'schema:delete-relation-type': obj({ projectId: id, name }),
+  'datasets:list': obj({ projectId: id }),
+  'documents:import': obj(
+    { projectId: id, path, containsPhi: bool },
+    {
+      datasetName: name,
+      format: oneOf(
+        'pubtator',
+        'brat',
+        'bioc-xml',
+        'bioc-json',
+        'conll',
+        'jsonl',
+        'csv',
+        'text',
+        'pdf',
+        'docx',
+      ),
+      importId: key,
+    },
+  ),
+  'documents:list': obj(
+    { projectId: id },
+    {
+      search: str({ max: 500 }),
+      filter: oneOf('all', 'annotated', 'not-annotated', 'predicted'),
+      status: docStatus,
+      datasetId: id,
+      offset: int(0),
+      limit: int(1, 1000),
+    },
+  ),
+  'documents:get': obj({ documentId: id }),
+  'documents:set-status': obj({ documentId: id, status: docStatus }),
+  'documents:export': obj(
+    { projectId: id, format: exportFormat, outPath: path },
+    { documentIds: arr(id, 1_000_000), includeSuggestions: bool },
+  ),
+  'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }),
+  'models:list': empty,
+  'models:get-lineage': obj({ modelId: key }),
+  'models:import-folder': obj(
+    { path, phiStatus: oneOf('no-phi', 'trained-on-phi', 'unknown') },
+    { name },
+  ),
+  'models:delete': obj({ modelId: key }),
+};

@@ -1,0 +1,85 @@
+// `benchtop serve` and `benchtop start`: browser mode prints one line with the address (token
+// included) and runs until Ctrl+C; start prefers the Electron app and falls back to browser
+// mode when the Electron binary is not installed. The lead registers these in engine/cli/main.ts.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, platform } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from './server.ts';
+
+export interface ServeOptions {
+  port?: string | number;
+  host?: string;
+  dataDir?: string;
+}
+
+/** Electron's userData folder for "Benchtop" plus /workspace, so both modes share one workspace. */
+export function defaultDataDir(): string {
+  const env = process.env['BENCHTOP_DATA_DIR'];
+  if (env) return resolve(env);
+  const home = homedir();
+  const base =
+    platform() === 'darwin'
+      ? join(home, 'Library', 'Application Support')
+      : platform() === 'win32'
+        ? (process.env['APPDATA'] ?? join(home, 'AppData', 'Roaming'))
+        : (process.env['XDG_CONFIG_HOME'] ?? join(home, '.config'));
+  return join(base, 'Benchtop', 'workspace');
+}
+
+function parsePort(value: string | number | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`--port must be 0-65535 (0 picks a free port), got "${String(value)}"`);
+  return n;
+}
+
+/** Runs browser mode until SIGINT/SIGTERM; resolves with the exit code. */
+export async function cmdServe(opts: ServeOptions = {}): Promise<number> {
+  const server = await startServer({
+    dataDir: resolve(opts.dataDir ?? defaultDataDir()),
+    port: parsePort(opts.port),
+    ...(opts.host !== undefined && { host: opts.host }),
+  });
+  console.log(`Benchtop is running at ${server.url}`);
+  return new Promise((done) => {
+    const stop = (): void => {
+      void server.close().then(() => done(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** The Electron executable when its binary is installed, else null. */
+export function electronBinary(): string | null {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('electron/package.json');
+    const pathFile = join(dirname(pkg), 'path.txt');
+    if (!existsSync(pathFile)) return null;
+    const exe = join(dirname(pkg), 'dist', readFileSync(pathFile, 'utf8').trim());
+    return existsSync(exe) ? exe : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `npm start`: the desktop app when possible, else browser mode (printing why). */
+export async function cmdStart(opts: ServeOptions = {}): Promise<number> {
+  const exe = electronBinary();
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const mainJs = join(root, 'out', 'main', 'index.js');
+  if (exe !== null && existsSync(mainJs)) {
+    const child = spawn(exe, [root], { stdio: 'inherit' });
+    return new Promise((done) => child.on('exit', (code) => done(code ?? 0)));
+  }
+  console.log(
+    exe === null
+      ? 'The Electron binary is not installed on this machine; starting Benchtop in browser mode instead.'
+      : 'The desktop app is not built (run "npm run build"); starting Benchtop in browser mode instead.',
+  );
+  return cmdServe(opts);
+}

@@ -1,0 +1,225 @@
+// Browser mode: the application API over node:http (POST /api/invoke/<name>) and a WebSocket
+// (/api/events) on 127.0.0.1 only, guarded by a random per-launch token, the Host and Origin
+// headers; plus the built renderer as static files under a strict CSP. Like Jupyter's server.
+import { randomBytes } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Reply } from '../api/contract.ts';
+import { type Engine, createEngine } from '../api/handlers.ts';
+import {
+  isHostAllowed,
+  isOriginAllowed,
+  isTokenValid,
+  presentedToken,
+  securityHeaders,
+} from './security.ts';
+import { serveStatic } from './static.ts';
+import { type WsConnection, acceptWebSocket, rejectUpgrade } from './websocket.ts';
+
+export interface ServerOptions {
+  dataDir: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Only loopback is allowed: '127.0.0.1' (default) or 'localhost'. */
+  host?: string;
+  /** The built renderer (default: out/renderer of this checkout). */
+  rendererDir?: string;
+  resourcesDir?: string;
+  version?: string;
+}
+
+export interface RunningServer {
+  /** The address to open, token included. */
+  url: string;
+  origin: string;
+  token: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 32 << 20;
+const API_PREFIX = '/api/';
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
+
+function errorReply(
+  code: 'unauthorized' | 'invalid-request' | 'unknown-request',
+  message: string,
+): Reply<never> {
+  return { ok: false, error: { code, message } };
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Starts browser mode; resolves once it listens. */
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost') {
+    throw new Error(`Browser mode listens on this computer only (127.0.0.1), not on "${host}".`);
+  }
+  const rendererDir =
+    opts.rendererDir ?? fileURLToPath(new URL('../../out/renderer/', import.meta.url));
+  const token = randomBytes(24).toString('base64url');
+  const engine: Engine = createEngine({
+    dataDir: opts.dataDir,
+    ...(opts.resourcesDir !== undefined && { resourcesDir: opts.resourcesDir }),
+    ...(opts.version !== undefined && { version: opts.version }),
+  });
+  const sockets = new Set<WsConnection>();
+  const unsubscribe = engine.subscribe((event, payload) => {
+    const frame = JSON.stringify({ event, payload });
+    for (const s of sockets) s.send(frame);
+  });
+  let port = 0;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch(() => {
+      if (!res.headersSent)
+        sendJson(
+          res,
+          500,
+          errorReply('invalid-request', 'The request could not be handled.'),
+          securityHeaders(port),
+        );
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = securityHeaders(port);
+    if (!isHostAllowed(req, port))
+      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), headers);
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (!url.pathname.startsWith(API_PREFIX)) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { ...headers, Allow: 'GET, HEAD' });
+        return void res.end();
+      }
+      const file = await serveStatic(rendererDir, url.pathname);
+      const cache = file.type.startsWith('text/html') ? 'no-store' : 'no-cache';
+      res.writeHead(file.status, {
+        ...headers,
+        'Content-Type': file.type,
+        'Cache-Control': cache,
+        'Content-Length': file.body.length,
+      });
+      return void res.end(req.method === 'HEAD' ? undefined : file.body);
+    }
+    if (!isOriginAllowed(req, port))
+      return sendJson(
+        res,
+        403,
+        errorReply('unauthorized', 'Requests from other sites are refused.'),
+        headers,
+      );
+    if (!isTokenValid(presentedToken(req, url), token)) {
+      return sendJson(
+        res,
+        401,
+        errorReply(
+          'unauthorized',
+          'Open Benchtop with the address printed when it started (it contains the access token).',
+        ),
+        headers,
+      );
+    }
+    if (url.pathname === '/api/status' && req.method === 'GET') {
+      return sendJson(
+        res,
+        200,
+        { ok: true, value: { token, version: opts.version ?? '0.1.0' } },
+        headers,
+      );
+    }
+    const name = url.pathname.startsWith('/api/invoke/')
+      ? decodeURIComponent(url.pathname.slice('/api/invoke/'.length))
+      : null;
+    if (name === null || req.method !== 'POST')
+      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), headers);
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return sendJson(
+        res,
+        415,
+        errorReply('invalid-request', 'Send the arguments as application/json.'),
+        headers,
+      );
+    }
+    const body = await readBody(req);
+    if (body === null)
+      return sendJson(
+        res,
+        413,
+        errorReply('invalid-request', 'The request is too large.'),
+        headers,
+      );
+    let args: unknown;
+    try {
+      args = body === '' ? {} : JSON.parse(body);
+    } catch {
+      return sendJson(
+        res,
+        400,
+        errorReply('invalid-request', 'The arguments are not valid JSON.'),
+        headers,
+      );
+    }
+    sendJson(res, 200, await engine.invoke(name, args), headers);
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (!isHostAllowed(req, port) || !isOriginAllowed(req, port))
+      return rejectUpgrade(socket, 403, 'Forbidden');
+    if (url.pathname !== '/api/events') return rejectUpgrade(socket, 404, 'Not Found');
+    if (!isTokenValid(presentedToken(req, url), token))
+      return rejectUpgrade(socket, 401, 'Unauthorized');
+    const ws = acceptWebSocket(req, socket, head);
+    if (ws === null) return;
+    sockets.add(ws);
+    ws.onClose = () => sockets.delete(ws);
+    ws.onMessage = () => {}; // events flow one way; requests use HTTP
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolveListen());
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    port,
+    close: async () => {
+      unsubscribe();
+      for (const s of sockets) s.close(1001, 'server stopping');
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      engine.close();
+    },
+  };
+}

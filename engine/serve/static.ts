@@ -1,0 +1,72 @@
+// Serves the built renderer: GET/HEAD only, percent-decoded paths resolved strictly inside the
+// root (no '..', no NUL, no symlinks out), unknown routes fall back to index.html.
+import { realpath, readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface StaticFile {
+  status: number;
+  type: string;
+  body: Buffer;
+}
+
+const NOT_BUILT = Buffer.from(
+  '<!doctype html><meta charset="utf-8"><title>Benchtop</title><p>The Benchtop interface has not been built yet. ' +
+    'Run <code>npm run build:web</code>, then reload this page.</p>',
+);
+
+/** Resolves a URL path to a file inside `root`, or null when it escapes or is malformed. */
+export async function resolveInside(root: string, urlPath: string): Promise<string | null> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').includes('..'))
+    return null;
+  const base = resolve(root);
+  const full = resolve(join(base, decoded));
+  if (full !== base && !full.startsWith(base + sep)) return null;
+  try {
+    const real = await realpath(full);
+    const realBase = await realpath(base);
+    if (real !== realBase && !real.startsWith(realBase + sep)) return null;
+    return (await stat(real)).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The response for a static path: the file, index.html for app routes, or 404/400. */
+export async function serveStatic(root: string, urlPath: string): Promise<StaticFile> {
+  const file = await resolveInside(root, urlPath === '/' ? '/index.html' : urlPath);
+  if (file !== null) {
+    return {
+      status: 200,
+      type: TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      body: await readFile(file),
+    };
+  }
+  const looksLikeRoute =
+    extname(urlPath) === '' && !urlPath.includes('..') && !urlPath.includes('%');
+  if (looksLikeRoute) {
+    const index = await resolveInside(root, '/index.html');
+    if (index !== null) return { status: 200, type: TYPES['.html']!, body: await readFile(index) };
+    if (urlPath === '/' || urlPath === '/index.html')
+      return { status: 200, type: TYPES['.html']!, body: NOT_BUILT };
+  }
+  return { status: 404, type: 'text/plain; charset=utf-8', body: Buffer.from('Not found\n') };
+}

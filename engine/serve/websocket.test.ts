@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WsConnection, acceptKey, acceptWebSocket } from './websocket.ts';
+import { clientFrame, parseServerFrames, upgrade, waitFor } from './test-client.ts';
+
+let server: Server;
+let port: number;
+const messages: string[] = [];
+let last: WsConnection | null = null;
+
+beforeAll(async () => {
+  server = createServer();
+  server.on('upgrade', (req, socket, head: Buffer) => {
+    const ws = acceptWebSocket(req, socket, head, { maxMessageBytes: 1000 });
+    if (!ws) return;
+    last = ws;
+    ws.onMessage = (text) => {
+      messages.push(text);
+      ws.send(`echo:${text}`);
+    };
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const frames = (buf: Buffer[]): { opcode: number; text: string }[] =>
+  parseServerFrames(Buffer.concat(buf)).map((f) => ({
+    opcode: f.opcode,
+    text: f.payload.toString('utf8'),
+  }));
+
+describe('minimal RFC 6455 server', () => {
+  it('computes the accept key of the RFC example', () => {
+    expect(acceptKey('dGhlIHNhbXBsZSBub25jZQ==')).toBe('s3pPLMBiTxaQ9kYGzzhZRbK+xOo=');
+  });
+
+  it('refuses a bad handshake', async () => {
+    expect((await upgrade(port, '/', { 'Sec-WebSocket-Key': 'short' })).status).toBe(400);
+    expect((await upgrade(port, '/', { 'Sec-WebSocket-Version': '8' })).status).toBe(426);
+  });
+
+  it('receives masked, fragmented and multi-byte text and answers pings', async () => {
+    const c = await upgrade(port, '/');
+    expect(c.status).toBe(101);
+    const s = c.socket!;
+    s.write(clientFrame(0x1, Buffer.from('héllo')));
+    s.write(
+      Buffer.concat([
+        clientFrame(0x1, Buffer.from('ab'), false),
+        clientFrame(0x0, Buffer.from('cd')),
+      ]),
+    );
+    const big = 'x'.repeat(300); // 16-bit length
+    const frame = clientFrame(0x1, Buffer.from(big));
+    s.write(frame.subarray(0, 5)); // split across TCP writes
+    await new Promise((r) => setTimeout(r, 20));
+    s.write(frame.subarray(5));
+    s.write(clientFrame(0x9, Buffer.from('p')));
+    await waitFor(() => frames(c.received).length >= 4);
+    expect(messages.slice(-3)).toEqual(['héllo', 'abcd', big]);
+    const got = frames(c.received);
+    expect(got.slice(0, 3).map((f) => f.text)).toEqual(['echo:héllo', 'echo:abcd', `echo:${big}`]);
+    expect(got[3]).toEqual({ opcode: 0xa, text: 'p' });
+    last!.close();
+    expect(last!.isOpen).toBe(false);
+  });
+
+  it('closes on unmasked, binary, oversized and invalid UTF-8 frames', async () => {
+    const cases: [Buffer, number][] = [
+      [Buffer.from([0x81, 0x01, 0x61]), 1002], // unmasked
+      [clientFrame(0x2, Buffer.from([1, 2])), 1003],
+      [clientFrame(0x1, Buffer.alloc(2000, 0x61)), 1009],
+      [clientFrame(0x1, Buffer.from([0xff, 0xfe])), 1007],
+    ];
+    for (const [bytes, code] of cases) {
+      const c = await upgrade(port, '/');
+      c.socket!.write(bytes);
+      await waitFor(() => frames(c.received).some((f) => f.opcode === 0x8));
+      const close = parseServerFrames(Buffer.concat(c.received)).find((f) => f.opcode === 0x8)!;
+      expect(close.payload.readUInt16BE(0)).toBe(code);
+    }
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { AnnotationEdit, EntityRecord, RelationRecord } from '../../../engine/api/contract.ts';
+import { applyEdits, deleteEntityEdits, invertEdits } from './edits.ts';
+import { assignLanes, blockIndexOf, buildBlocks, segmentBlock } from './layout.ts';
+import { TokenIndex } from './tokens.ts';
+
+const ent = (key: string, start: number, end: number): EntityRecord => ({
+  key,
+  type: 'Disease',
+  spans: [{ start, end }],
+  text: '',
+  origin: 'annotator',
+  status: 'final',
+});
+
+describe('TokenIndex', () => {
+  const t = new TokenIndex('G6PD-deficient  patients (n=12).');
+  it('treats punctuation as its own token', () => {
+    expect(t.snap(1, 3)).toEqual({ start: 0, end: 4 }); // G6PD
+    expect(t.snap(3, 6)).toEqual({ start: 0, end: 14 }); // G6PD-deficient
+    expect(t.snap(14, 16)).toBeNull(); // spaces only
+    expect(t.snap(20, 17)).toEqual({ start: 16, end: 24 }); // backwards selection
+  });
+  it('steps span edges by one token and never empties a span', () => {
+    expect(t.step({ start: 0, end: 4 }, 'end', 1)).toEqual({ start: 0, end: 5 });
+    expect(t.step({ start: 0, end: 4 }, 'end', -1)).toEqual({ start: 0, end: 4 });
+    expect(t.step({ start: 5, end: 14 }, 'start', -1)).toEqual({ start: 4, end: 14 });
+    expect(t.step({ start: 0, end: 4 }, 'start', -1)).toEqual({ start: 0, end: 4 });
+  });
+});
+
+describe('layout', () => {
+  it('splits text into blocks at newlines and long paragraphs at spaces', () => {
+    const text = `Title\n${'word '.repeat(300)}\nEnd`;
+    const blocks = buildBlocks(text, 700);
+    expect(blocks[0]).toEqual({ start: 0, end: 6 });
+    expect(blocks.every((b) => b.end - b.start <= 700)).toBe(true);
+    expect(blocks.map((b) => text.slice(b.start, b.end)).join('')).toBe(text);
+    expect(blockIndexOf(blocks, text.length - 1)).toBe(blocks.length - 1);
+    expect(blockIndexOf(blocks, 3)).toBe(0);
+  });
+
+  it('gives nested and overlapping entities different lanes, disjoint ones the same', () => {
+    const lanes = assignLanes(
+      [ent('outer', 0, 20), ent('inner', 5, 10), ent('overlap', 15, 30), ent('later', 40, 45)].map(
+        (e) => ({ key: e.key, spans: e.spans }),
+      ),
+    );
+    expect(lanes.get('outer')).toBe(0);
+    expect(lanes.get('inner')).toBe(1);
+    expect(lanes.get('overlap')).toBe(1);
+    expect(lanes.get('later')).toBe(0);
+  });
+
+  it('cuts a block into segments at every mark boundary', () => {
+    const mark = (key: string, start: number, end: number, lane: number) => ({
+      key,
+      type: 'X',
+      start,
+      end,
+      lane,
+      isHead: true,
+      isSuggestion: false,
+    });
+    const segs = segmentBlock({ start: 0, end: 30 }, [mark('a', 0, 20, 0), mark('b', 5, 10, 1)]);
+    expect(segs.map((s) => [s.start, s.end, s.marks.map((m) => m.key).join('')])).toEqual([
+      [0, 5, 'a'],
+      [5, 10, 'ab'],
+      [10, 20, 'a'],
+      [20, 30, ''],
+    ]);
+    expect(segs[1]!.heads.map((m) => m.key)).toEqual(['b']);
+  });
+});
+
+describe('edits', () => {
+  it('inverts any batch exactly, including cascaded relation deletes', () => {
+    const entities = [ent('T1', 0, 4), ent('T2', 10, 14)];
+    const relations: RelationRecord[] = [
+      { key: 'R1', type: 'treats', arg1: 'T1', arg2: 'T2', origin: 'annotator', status: 'final' },
+    ];
+    const before = { entities, relations };
+    const batch: AnnotationEdit[] = [
+      { op: 'update-entity', key: 'T2', type: 'Chemical', status: 'accepted' },
+      ...deleteEntityEdits(before, 'T1'),
+      { op: 'add-entity', entity: ent('T3', 20, 24) },
+    ];
+    const after = applyEdits(before, batch);
+    expect(after.entities.map((e) => e.key)).toEqual(['T2', 'T3']);
+    expect(after.relations).toEqual([]);
+    const restored = applyEdits(after, invertEdits(before, batch));
+    expect(restored.relations).toEqual(relations);
+    expect([...restored.entities].sort((a, b) => a.key.localeCompare(b.key))).toEqual(entities);
+  });
+});
+
+describe('renderBlock', () => {
+  it('escapes document text, keys and types, and refuses non-hex colours', async () => {
+    const { renderBlock } = await import('./render.ts');
+    const text = '<img src=x onerror=alert(1)> & "quoted"';
+    const mark = {
+      key: 'T"1',
+      type: '<b>Type',
+      start: 0,
+      end: 4,
+      lane: 0,
+      isHead: true,
+      isSuggestion: false,
+    };
+    const html = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark]), {
+      selected: 'T"1',
+      source: null,
+      target: null,
+      colors: new Map([['<b>Type', 'red;background:url(x)']]),
+    });
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('&lt;img');
+    expect(html).toContain('data-keys="T&quot;1"');
+    expect(html).toContain('class="seg selected"');
+    expect(html).not.toContain('url(x)');
+    expect(html).toContain('#888888');
+  });
+});

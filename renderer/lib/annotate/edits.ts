@@ -1,0 +1,120 @@
+// Local application and inversion of editor edits. Mirrors what the store does with the same
+// edits (annotations:apply-edits), so the editor can update at once, save in the background and
+// undo any batch exactly. Deleting an entity is expanded to delete its relations first.
+import type { AnnotationEdit, EntityRecord, RelationRecord } from '../../../engine/api/contract.ts';
+
+export interface Annotations {
+  entities: readonly EntityRecord[];
+  relations: readonly RelationRecord[];
+}
+
+/** Applies edits in order, returning new arrays (inputs are not mutated). */
+export function applyEdits(state: Annotations, edits: readonly AnnotationEdit[]): Annotations {
+  let entities = [...state.entities];
+  let relations = [...state.relations];
+  for (const e of edits) {
+    switch (e.op) {
+      case 'add-entity':
+        entities.push(e.entity);
+        break;
+      case 'update-entity':
+        entities = entities.map((x) =>
+          x.key !== e.key
+            ? x
+            : {
+                ...x,
+                ...(e.type !== undefined && { type: e.type }),
+                ...(e.spans !== undefined && { spans: e.spans }),
+                ...(e.status !== undefined && { status: e.status }),
+              },
+        );
+        break;
+      case 'delete-entity':
+        entities = entities.filter((x) => x.key !== e.key);
+        relations = relations.filter(
+          (r) => r.byConcept === true || (r.arg1 !== e.key && r.arg2 !== e.key),
+        );
+        break;
+      case 'add-relation':
+        relations.push(e.relation);
+        break;
+      case 'update-relation':
+        relations = relations.map((x) =>
+          x.key !== e.key
+            ? x
+            : {
+                ...x,
+                ...(e.type !== undefined && { type: e.type }),
+                ...(e.status !== undefined && { status: e.status }),
+              },
+        );
+        break;
+      case 'delete-relation':
+        relations = relations.filter((x) => x.key !== e.key);
+        break;
+    }
+  }
+  return { entities, relations };
+}
+
+/** The edits that undo `edits` when applied after them. */
+export function invertEdits(
+  before: Annotations,
+  edits: readonly AnnotationEdit[],
+): AnnotationEdit[] {
+  const inverse: AnnotationEdit[] = [];
+  let state = before;
+  for (const e of edits) {
+    inverse.unshift(...invertOne(state, e));
+    state = applyEdits(state, [e]);
+  }
+  return inverse;
+}
+
+function invertOne(state: Annotations, e: AnnotationEdit): AnnotationEdit[] {
+  switch (e.op) {
+    case 'add-entity':
+      return [{ op: 'delete-entity', key: e.entity.key }];
+    case 'add-relation':
+      return [{ op: 'delete-relation', key: e.relation.key }];
+    case 'delete-relation': {
+      const old = state.relations.find((r) => r.key === e.key);
+      return old ? [{ op: 'add-relation', relation: old }] : [];
+    }
+    case 'delete-entity': {
+      const old = state.entities.find((x) => x.key === e.key);
+      if (!old) return [];
+      // Cascaded relations come back after their entity.
+      const cascaded = state.relations.filter(
+        (r) => r.byConcept !== true && (r.arg1 === e.key || r.arg2 === e.key),
+      );
+      return [
+        { op: 'add-entity', entity: old },
+        ...cascaded.map((r): AnnotationEdit => ({ op: 'add-relation', relation: r })),
+      ];
+    }
+    case 'update-entity': {
+      const old = state.entities.find((x) => x.key === e.key);
+      if (!old) return [];
+      return [
+        { op: 'update-entity', key: e.key, type: old.type, spans: old.spans, status: old.status },
+      ];
+    }
+    case 'update-relation': {
+      const old = state.relations.find((r) => r.key === e.key);
+      if (!old) return [];
+      return [{ op: 'update-relation', key: e.key, type: old.type, status: old.status }];
+    }
+  }
+}
+
+/** Explicit relation deletions followed by the entity deletion (what the store cascades). */
+export function deleteEntityEdits(state: Annotations, key: string): AnnotationEdit[] {
+  const rels = state.relations.filter(
+    (r) => r.byConcept !== true && (r.arg1 === key || r.arg2 === key),
+  );
+  return [
+    ...rels.map((r): AnnotationEdit => ({ op: 'delete-relation', key: r.key })),
+    { op: 'delete-entity', key },
+  ];
+}

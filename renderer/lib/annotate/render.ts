@@ -1,0 +1,70 @@
+// HTML for one block of annotated text. Blocks are rendered as one string each (set through
+// {@html}) rather than one Svelte element per segment: far fewer nodes and effects to create
+// while scrolling. Everything from the document or the schema is escaped; colours must be hex.
+import { PENDING_KEY, type Segment } from './layout.ts';
+
+export interface RenderState {
+  selected: string | null;
+  source: string | null;
+  target: string | null;
+  colors: ReadonlyMap<string, string>;
+}
+
+const LANE_GAP = 3;
+const CHIP_STEP = 14;
+const HEX = /^#[0-9a-fA-F]{6}$/;
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for element content and quoted attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function colorOf(colors: ReadonlyMap<string, string>, type: string): string {
+  const c = colors.get(type);
+  return c !== undefined && HEX.test(c) ? c : '#888888';
+}
+
+/** The block's HTML: segments carry data-o (their offset); label chips are aria-hidden. */
+export function renderBlock(text: string, segments: readonly Segment[], st: RenderState): string {
+  let html = '';
+  for (const seg of segments) {
+    const body = escapeHtml(text.slice(seg.start, seg.end));
+    if (seg.marks.length === 0) {
+      html += `<span data-o="${seg.start}">${body}</span>`;
+      continue;
+    }
+    const keys = seg.marks.map((m) => m.key);
+    const cls = ['seg'];
+    if (st.selected !== null && keys.includes(st.selected)) cls.push('selected');
+    if (st.source !== null && keys.includes(st.source)) cls.push('source');
+    if (st.target !== null && keys.includes(st.target)) cls.push('target');
+    if (seg.marks.every((m) => m.isSuggestion)) cls.push('suggested');
+    const shadows = seg.marks.map(
+      (m) =>
+        `0 ${2 + m.lane * LANE_GAP}px 0 ${m.key === PENDING_KEY ? 'var(--accent)' : colorOf(st.colors, m.type)}`,
+    );
+    const inner = seg.marks.at(-1)!;
+    const bg =
+      inner.key === PENDING_KEY
+        ? 'var(--accent-soft)'
+        : `color-mix(in srgb, ${colorOf(st.colors, inner.type)} 16%, transparent)`;
+    let chips = '';
+    for (const h of seg.heads) {
+      if (h.key === PENDING_KEY) continue;
+      chips +=
+        `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${colorOf(st.colors, h.type)};bottom:calc(100% + ${h.lane * CHIP_STEP}px)" ` +
+        `aria-hidden="true" title="Drag to another entity to relate them">${escapeHtml(h.type)}</span>`;
+    }
+    html +=
+      `<span class="${cls.join(' ')}" data-o="${seg.start}" data-keys="${escapeHtml(keys.join(' '))}" ` +
+      `style="box-shadow:${shadows.join(',')};background-color:${bg}">${chips}${body}</span>`;
+  }
+  return html;
+}

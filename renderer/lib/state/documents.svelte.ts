@@ -1,0 +1,92 @@
+// The document list of the open project: search, filters, status and paging.
+import type {
+  DocumentFilter,
+  DocumentStatus,
+  DocumentSummary,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../api.ts';
+import { app } from './app.svelte.ts';
+
+const PAGE = 50;
+
+class Documents {
+  items = $state.raw<DocumentSummary[]>([]);
+  total = $state(0);
+  offset = $state(0);
+  search = $state('');
+  filter = $state<DocumentFilter>('all');
+  status = $state<DocumentStatus | 'any'>('any');
+  isLoading = $state(false);
+  error = $state<string | null>(null);
+  pageSize = PAGE;
+
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #seq = 0;
+
+  constructor() {
+    on('workspace:changed', (c) => {
+      if (c.what === 'documents' && c.projectId === app.projectId) void this.load();
+    });
+  }
+
+  /** Loads the current page (stale answers from earlier searches are dropped). */
+  async load(): Promise<void> {
+    if (app.projectId === null) {
+      this.items = [];
+      this.total = 0;
+      return;
+    }
+    const seq = ++this.#seq;
+    this.isLoading = true;
+    try {
+      const page = await call('documents:list', {
+        projectId: app.projectId,
+        filter: this.filter,
+        offset: this.offset,
+        limit: PAGE,
+        ...(this.search.trim() !== '' && { search: this.search }),
+        ...(this.status !== 'any' && { status: this.status }),
+      });
+      if (seq !== this.#seq) return;
+      this.items = page.items;
+      this.total = page.total;
+      this.error = null;
+    } catch (err) {
+      if (seq === this.#seq) this.error = messageOf(err);
+    } finally {
+      if (seq === this.#seq) this.isLoading = false;
+    }
+  }
+
+  setSearch(text: string): void {
+    this.search = text;
+    this.offset = 0;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.load(), 200);
+  }
+
+  setFilter(filter: DocumentFilter): void {
+    this.filter = filter;
+    this.offset = 0;
+    void this.load();
+  }
+
+  setStatus(status: DocumentStatus | 'any'): void {
+    this.status = status;
+    this.offset = 0;
+    void this.load();
+  }
+
+  page(dir: -1 | 1): void {
+    this.offset = Math.max(0, Math.min(this.offset + dir * PAGE, Math.max(0, this.total - 1)));
+    void this.load();
+  }
+
+  /** The neighbour of a document in the loaded page (for previous/next in the editor). */
+  neighbour(documentId: number, dir: -1 | 1): DocumentSummary | undefined {
+    const i = this.items.findIndex((d) => d.id === documentId);
+    return i < 0 ? undefined : this.items[i + dir];
+  }
+}
+
+export const documents = new Documents();

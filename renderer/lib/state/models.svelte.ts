@@ -1,0 +1,83 @@
+// The model library: registered models, the selected model's lineage, and folder import.
+import type { ModelInfo, ModelLineageInfo } from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../api.ts';
+
+export type DeclaredPhi = 'no-phi' | 'trained-on-phi' | 'unknown';
+
+class Models {
+  list = $state.raw<ModelInfo[]>([]);
+  selectedId = $state<string | null>(null);
+  lineage = $state.raw<ModelLineageInfo | null>(null);
+  isLoading = $state(true);
+  error = $state<string | null>(null);
+  importPath = $state('');
+  importName = $state('');
+  importPhi = $state<DeclaredPhi | null>(null);
+  isImporting = $state(false);
+  importError = $state<string | null>(null);
+
+  selected = $derived(this.list.find((m) => m.id === this.selectedId) ?? null);
+  canImport = $derived(
+    this.importPath.trim() !== '' && this.importPhi !== null && !this.isImporting,
+  );
+
+  constructor() {
+    on('workspace:changed', (c) => {
+      if (c.what === 'models') void this.refresh();
+    });
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.list = await call('models:list', {});
+      this.error = null;
+    } catch (err) {
+      this.error = messageOf(err);
+    } finally {
+      this.isLoading = false;
+    }
+  }
+
+  async select(id: string | null): Promise<void> {
+    this.selectedId = id;
+    this.lineage = null;
+    if (id === null) return;
+    try {
+      this.lineage = await call('models:get-lineage', { modelId: id });
+    } catch (err) {
+      this.error = messageOf(err);
+    }
+  }
+
+  async importFolder(): Promise<ModelInfo | null> {
+    if (!this.canImport || this.importPhi === null) return null;
+    this.isImporting = true;
+    this.importError = null;
+    try {
+      const m = await call('models:import-folder', {
+        path: this.importPath.trim(),
+        phiStatus: this.importPhi,
+        ...(this.importName.trim() !== '' && { name: this.importName.trim() }),
+      });
+      await this.refresh();
+      await this.select(m.id);
+      this.importPath = '';
+      this.importName = '';
+      this.importPhi = null;
+      return m;
+    } catch (err) {
+      this.importError = messageOf(err);
+      return null;
+    } finally {
+      this.isImporting = false;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await call('models:delete', { modelId: id });
+    if (this.selectedId === id) await this.select(null);
+    await this.refresh();
+  }
+}
+
+export const models = new Models();

@@ -1,0 +1,100 @@
+// Projects and the label schema of the open project.
+import type {
+  EntityType,
+  LabelSchema,
+  ProjectInfo,
+  RelationType,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../api.ts';
+import { app } from './app.svelte.ts';
+
+class Projects {
+  list = $state.raw<ProjectInfo[]>([]);
+  schema = $state.raw<LabelSchema>({ entityTypes: [], relationTypes: [] });
+  isLoading = $state(true);
+  error = $state<string | null>(null);
+  schemaError = $state<string | null>(null);
+
+  current = $derived(this.list.find((p) => p.id === app.projectId) ?? null);
+
+  constructor() {
+    on('workspace:changed', (c) => {
+      if (c.what === 'projects' || c.what === 'documents') void this.refresh();
+      if (c.what === 'schema' && c.projectId === app.projectId) void this.loadSchema();
+    });
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.list = await call('projects:list', {});
+      this.error = null;
+      if (this.current === null && this.list.length > 0) app.openProject(this.list[0]!.id);
+      if (this.list.length === 0) app.openProject(null);
+    } catch (err) {
+      this.error = messageOf(err);
+    } finally {
+      this.isLoading = false;
+    }
+    await this.loadSchema();
+  }
+
+  async loadSchema(): Promise<void> {
+    if (app.projectId === null) {
+      this.schema = { entityTypes: [], relationTypes: [] };
+      return;
+    }
+    try {
+      this.schema = await call('schema:get', { projectId: app.projectId });
+      this.schemaError = null;
+    } catch (err) {
+      this.schemaError = messageOf(err);
+    }
+  }
+
+  async open(projectId: number): Promise<void> {
+    app.openProject(projectId);
+    await this.loadSchema();
+  }
+
+  /** Creates a project and opens it; throws an ApiError with a message to show. */
+  async create(name: string, template: 'empty' | 'biomedical'): Promise<ProjectInfo> {
+    const p = await call('projects:create', { name, template });
+    this.list = await call('projects:list', {});
+    await this.open(p.id);
+    return p;
+  }
+
+  async remove(projectId: number): Promise<void> {
+    await call('projects:delete', { projectId });
+    if (app.projectId === projectId) app.openProject(null);
+    await this.refresh();
+  }
+
+  async saveEntityType(t: EntityType): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:save-entity-type', {
+      projectId: app.projectId,
+      entityType: t,
+    });
+  }
+
+  async deleteEntityType(name: string): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:delete-entity-type', { projectId: app.projectId, name });
+  }
+
+  async saveRelationType(t: RelationType): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:save-relation-type', {
+      projectId: app.projectId,
+      relationType: t,
+    });
+  }
+
+  async deleteRelationType(name: string): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:delete-relation-type', { projectId: app.projectId, name });
+  }
+}
+
+export const projects = new Projects();

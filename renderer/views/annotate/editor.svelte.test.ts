@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { flushSync } from 'svelte';
+import type { AnnotationEdit, DocumentDetail, LabelSchema } from '../../../engine/api/contract.ts';
+import { AnnotationEditor, PENDING_KEY } from './editor.svelte.ts';
+
+const TEXT = 'Patients with BRCA1-associated breast cancer received olaparib daily.';
+const at = (s: string, n = 0): number => {
+  let i = -1;
+  for (let k = 0; k <= n; k++) i = TEXT.indexOf(s, i + 1);
+  return i;
+};
+
+const SCHEMA: LabelSchema = {
+  entityTypes: [
+    { name: 'Disease', color: '#d6336c', shortcut: 'd' },
+    { name: 'Chemical', color: '#2b8a3e', shortcut: 'c' },
+    { name: 'Gene', color: '#1c7ed6', shortcut: 'g' },
+  ],
+  relationTypes: [
+    {
+      name: 'treats',
+      arg1Types: ['Chemical'],
+      arg2Types: ['Disease'],
+      color: '#2b8a3e',
+      symmetric: false,
+    },
+    {
+      name: 'associated_with',
+      arg1Types: ['Gene'],
+      arg2Types: ['Disease'],
+      color: '#7048e8',
+      symmetric: false,
+    },
+  ],
+};
+
+function detail(): DocumentDetail {
+  return {
+    summary: {
+      id: 7,
+      projectId: 1,
+      datasetId: 1,
+      externalId: 'd7',
+      status: 'new',
+      format: 'text',
+      textLength: TEXT.length,
+      annotationCount: 0,
+      suggestionCount: 0,
+      updatedAt: '',
+    },
+    text: TEXT,
+    passages: [],
+    entities: [
+      {
+        key: 'T1',
+        type: 'Disease',
+        spans: [{ start: at('breast'), end: at('cancer') + 6 }],
+        text: 'breast cancer',
+        origin: 'imported',
+        status: 'final',
+      },
+      {
+        key: 'T4',
+        type: 'Chemical',
+        spans: [{ start: at('olaparib'), end: at('olaparib') + 8 }],
+        text: 'olaparib',
+        origin: 'model',
+        status: 'suggested',
+      },
+    ],
+    relations: [],
+  };
+}
+
+function make(opts: { failSave?: boolean } = {}): {
+  ed: AnnotationEditor;
+  saved: AnnotationEdit[][];
+} {
+  const saved: AnnotationEdit[][] = [];
+  const ed = new AnnotationEditor(detail(), SCHEMA, {
+    debounceMs: 1_000_000,
+    save: (edits) => {
+      if (opts.failSave)
+        return Promise.reject(new Error('Relation type treats does not allow Disease → Chemical.'));
+      saved.push(edits);
+      return Promise.resolve({ ...detail().summary, status: 'in-progress' });
+    },
+    reload: () => Promise.resolve(detail()),
+  });
+  return { ed, saved };
+}
+
+describe('AnnotationEditor', () => {
+  it('snaps a selection to whole tokens and ignores blank selections', () => {
+    const { ed } = make();
+    ed.selectRange(at('RCA1'), at('RCA1') + 2); // inside "BRCA1"
+    expect(ed.pending).toEqual({ start: at('BRCA1'), end: at('BRCA1') + 5 });
+    ed.selectRange(at('with') + 2, at('BRCA1') + 1); // "th B" → "with BRCA1"
+    expect(ed.pending).toEqual({ start: at('with'), end: at('BRCA1') + 5 });
+    ed.selectRange(at(' BRCA1'), at(' BRCA1') + 1); // a single space
+    expect(ed.pending).toBeNull();
+  });
+
+  it('creates an entity with a shortcut key, undoes and redoes it, and saves edits in order', async () => {
+    const { ed, saved } = make();
+    ed.selectRange(at('BRCA1'), at('BRCA1') + 5);
+    expect(ed.handleKey({ key: 'g' })).toBe(true);
+    expect(ed.entities.map((e) => [e.key, e.type, e.text])).toContainEqual(['T5', 'Gene', 'BRCA1']);
+    expect(ed.selectedKey).toBe('T5');
+    expect(ed.pending).toBeNull();
+    expect(ed.handleKey({ key: 'z', ctrl: true })).toBe(true);
+    expect(ed.entities.some((e) => e.key === 'T5')).toBe(false);
+    expect(ed.canRedo).toBe(true);
+    ed.handleKey({ key: 'Z', ctrl: true, shift: true });
+    expect(ed.entities.some((e) => e.key === 'T5')).toBe(true);
+    expect(ed.saveState).toBe('pending');
+    await ed.flush();
+    expect(ed.saveState).toBe('saved');
+    expect(saved.flat().map((e) => e.op)).toEqual(['add-entity', 'delete-entity', 'add-entity']);
+  });
+
+  it('lays out nested and overlapping spans in separate lanes', () => {
+    const { ed } = make();
+    ed.selectRange(at('BRCA1'), at('cancer') + 6); // "BRCA1-associated breast cancer" contains T1
+    ed.handleKey({ key: 'd' });
+    flushSync();
+    const outer = ed.marks.find((m) => m.key === 'T5')!;
+    const inner = ed.marks.find((m) => m.key === 'T1')!;
+    expect(outer.lane).toBe(0);
+    expect(inner.lane).toBe(1);
+    const segs = ed.segments(0);
+    const breast = segs.find((s) => s.start === at('breast'))!;
+    expect(breast.marks.map((m) => m.key)).toEqual(['T5', 'T1']);
+    expect(breast.heads.map((m) => m.key)).toEqual(['T1']);
+    // A pending selection overlapping both is drawn too.
+    ed.selectRange(at('cancer'), at('olaparib') + 3);
+    expect(ed.segments(0).some((s) => s.marks.some((m) => m.key === PENDING_KEY))).toBe(true);
+  });
+
+  it('creates a relation by keyboard: R, arrows to the target, Enter, Enter', () => {
+    const { ed } = make();
+    ed.handleKey({ key: 'ArrowRight' }); // first entity in reading order: breast cancer
+    expect(ed.selectedKey).toBe('T1');
+    ed.handleKey({ key: 'ArrowRight' });
+    expect(ed.selectedKey).toBe('T4');
+    ed.handleKey({ key: 'r' });
+    expect(ed.mode).toBe('pick-target');
+    expect(ed.relationTarget).toBe('T1');
+    ed.handleKey({ key: 'Enter' });
+    expect(ed.mode).toBe('pick-type');
+    expect(ed.allowedTypes.map((t) => t.name)).toEqual(['treats']);
+    ed.handleKey({ key: 'Enter' });
+    expect(ed.relations).toEqual([
+      { key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'annotator', status: 'final' },
+    ]);
+    expect(ed.mode).toBe('idle');
+  });
+
+  it('refuses a relation the schema does not allow, with a hint', () => {
+    const { ed } = make();
+    ed.select('T1');
+    ed.handleKey({ key: 'r' });
+    ed.handleKey({ key: 'Enter' }); // Disease → Chemical
+    expect(ed.mode).toBe('pick-target');
+    expect(ed.hint).toMatch(/No relation type allows Disease → Chemical/);
+    ed.handleKey({ key: 'Escape' });
+    expect(ed.mode).toBe('idle');
+  });
+
+  it('deletes an entity with its relations and restores both on undo', () => {
+    const { ed } = make();
+    ed.dragRelation('T4', 'T1');
+    ed.chooseType(0);
+    ed.select('T1');
+    ed.handleKey({ key: 'Delete' });
+    expect(ed.entities.map((e) => e.key)).toEqual(['T4']);
+    expect(ed.relations).toEqual([]);
+    ed.undo();
+    expect(ed.entities.map((e) => e.key).sort()).toEqual(['T1', 'T4']);
+    expect(ed.relations.map((r) => r.key)).toEqual(['R1']);
+  });
+
+  it('accepts and rejects model suggestions instead of deleting them', () => {
+    const { ed } = make();
+    ed.select('T4');
+    ed.handleKey({ key: 'Enter' });
+    expect(ed.entity('T4')?.status).toBe('accepted');
+    ed.undo();
+    ed.select('T4');
+    ed.handleKey({ key: 'Backspace' });
+    expect(ed.entity('T4')?.status).toBe('rejected');
+    expect(ed.visible.map((e) => e.key)).toEqual(['T1']);
+  });
+
+  it('adjusts span edges by whole tokens with Shift(+Alt)+arrows', () => {
+    const { ed } = make();
+    ed.select('T1');
+    ed.handleKey({ key: 'ArrowLeft', shift: true, alt: true }); // start one token earlier: "associated breast cancer"
+    expect(ed.entity('T1')?.spans).toEqual([{ start: at('associated'), end: at('cancer') + 6 }]);
+    ed.handleKey({ key: 'ArrowLeft', shift: true }); // end one token earlier
+    expect(ed.entity('T1')?.spans).toEqual([{ start: at('associated'), end: at('breast') + 6 }]);
+    ed.clear();
+    ed.caret = at('daily');
+    ed.handleKey({ key: 'ArrowRight', shift: true }); // keyboard-only: start a pending span at the caret
+    expect(ed.pending).toEqual({ start: at('daily'), end: at('daily') + 5 });
+  });
+
+  it('reloads the saved state when a save fails', async () => {
+    const { ed } = make({ failSave: true });
+    ed.select('T1');
+    ed.handleKey({ key: 'c' });
+    expect(ed.entity('T1')?.type).toBe('Chemical');
+    await ed.flush();
+    expect(ed.saveState).toBe('error');
+    expect(ed.saveError).toMatch(/could not be saved/);
+    expect(ed.entity('T1')?.type).toBe('Disease');
+    expect(ed.canUndo).toBe(false);
+  });
+});

@@ -1,0 +1,50 @@
+// The annotation editor's keyboard map: one function from a key press to an editor action.
+// Kept apart from the state class so the bindings read as one table.
+import type { AnnotationEditor } from './editor.svelte.ts';
+
+export interface KeyInput {
+  key: string;
+  ctrl?: boolean;
+  shift?: boolean;
+  alt?: boolean;
+}
+
+function run(fn: () => void): true {
+  fn();
+  return true;
+}
+
+/** Applies the key to the editor; returns true when it was handled (the caller prevents default). */
+export function handleEditorKey(ed: AnnotationEditor, k: KeyInput): boolean {
+  const key = k.key.length === 1 ? k.key.toLowerCase() : k.key;
+  if (k.ctrl && key === 'z') return run(() => (k.shift ? ed.redo() : ed.undo()));
+  if (k.ctrl && key === 'y') return run(() => ed.redo());
+  if (k.ctrl) return false;
+  if (key === 'Escape') return run(() => ed.cancel());
+  if (ed.mode === 'pick-target') {
+    if (key === 'ArrowLeft' || key === 'ArrowUp') return run(() => ed.moveTarget(-1));
+    if (key === 'ArrowRight' || key === 'ArrowDown') return run(() => ed.moveTarget(1));
+    if (key === 'Enter') return run(() => ed.confirmTarget());
+    return false;
+  }
+  if (ed.mode === 'pick-type') {
+    if (key === 'ArrowUp' || key === 'ArrowLeft') return run(() => ed.moveType(-1));
+    if (key === 'ArrowDown' || key === 'ArrowRight') return run(() => ed.moveType(1));
+    if (key === 'Enter') return run(() => ed.chooseType());
+    if (/^[1-9]$/.test(key)) return run(() => ed.chooseType(Number(key) - 1));
+    return false;
+  }
+  if (key === 'ArrowLeft' || key === 'ArrowRight') {
+    const dir = key === 'ArrowLeft' ? -1 : 1;
+    if (k.shift) return run(() => ed.adjust(k.alt ? 'start' : 'end', dir));
+    return run(() => ed.selectNext(dir));
+  }
+  if (key === 'Delete' || key === 'Backspace') return run(() => ed.deleteSelected());
+  if (key === 'Enter') return run(() => ed.acceptSelected());
+  if (k.alt || key.length !== 1) return false;
+  if (key === 'r' && ed.pending === null) return run(() => ed.startRelation());
+  const type = ed.schema.entityTypes.find((t) => t.shortcut === key);
+  if (type && (ed.pending !== null || ed.selectedKey !== null))
+    return run(() => ed.label(type.name));
+  return false;
+}

@@ -1,0 +1,119 @@
+// E2E fixtures: a fresh data folder and server per suite, Debian Chromium through
+// playwright-core, screenshots under test-results/screenshots, and small page helpers.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type RunningServer, startServer } from '../../engine/serve/server.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const SHARED_DATA = resolve(ROOT, '../shared/data');
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
+const CHROMIUM = process.env['BENCHTOP_CHROMIUM'] ?? '/usr/bin/chromium';
+
+export interface App {
+  server: RunningServer;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  dataDir: string;
+  tmp: string;
+  /** Collected console errors and CSP violations (must stay empty). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** Starts a server on a fresh data folder and opens the printed URL in Chromium. */
+export async function launchApp(): Promise<App> {
+  if (!existsSync(join(ROOT, 'out', 'renderer', 'index.html'))) {
+    throw new Error('The renderer is not built: run "npm run build:web" (npm run e2e does it).');
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'benchtop-e2e-'));
+  const dataDir = join(tmp, 'data');
+  const server = await startServer({ dataDir, port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  // Any request that leaves our origin is a bug (the app is offline).
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(server.origin) || url.startsWith('data:')) return route.continue();
+    problems.push(`external request: ${url}`);
+    return route.abort();
+  });
+  await page.goto(server.url);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return {
+    server,
+    browser,
+    context,
+    page,
+    dataDir,
+    tmp,
+    problems,
+    async close() {
+      await browser.close();
+      await server.close();
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a full-page screenshot named `name`.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Selects document text [start, end) in the editor as a mouse user would, then releases. */
+export async function selectText(page: Page, start: number, end: number): Promise<void> {
+  await page.evaluate(
+    ([s, e]) => {
+      type El = {
+        dataset: Record<string, string | undefined>;
+        firstChild: unknown;
+        lastChild: unknown;
+        dispatchEvent(ev: unknown): boolean;
+      };
+      const g = globalThis as unknown as {
+        document: {
+          querySelectorAll(q: string): Iterable<El>;
+          createRange(): {
+            setStart(n: unknown, o: number): void;
+            setEnd(n: unknown, o: number): void;
+          };
+        };
+        getSelection(): { removeAllRanges(): void; addRange(r: unknown): void };
+        MouseEvent: new (type: string, init: object) => unknown;
+      };
+      const segs = [...g.document.querySelectorAll('[data-o]')];
+      const find = (off: number): { node: unknown; at: number; seg: El } => {
+        const seg = segs.filter((x) => Number(x.dataset['o']) <= off).at(-1)!;
+        return { node: seg.lastChild, at: off - Number(seg.dataset['o']), seg };
+      };
+      const a = find(s!);
+      const b = find(e!);
+      const range = g.document.createRange();
+      range.setStart(a.node, a.at);
+      range.setEnd(b.node, b.at);
+      const sel = g.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      b.seg.dispatchEvent(new g.MouseEvent('mouseup', { bubbles: true, button: 0 }));
+    },
+    [start, end],
+  );
+}

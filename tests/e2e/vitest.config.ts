@@ -1,0 +1,15 @@
+// End-to-end suite: drives the browser-mode app (engine/serve + the built renderer) with
+// Debian Chromium through playwright-core. Run with `npm run e2e` (builds the renderer first).
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    root: 'tests/e2e',
+    include: ['**/*.spec.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 1,
+    fileParallelism: false,
+  },
+});

@@ -1,0 +1,197 @@
+// The main flow in browser mode: create a project, import PubTator files, annotate a span and a
+// relation by keyboard, export brat, reload and find everything saved; screenshots of each screen.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchApp, screenshot, selectText } from './fixtures.ts';
+
+const NCBI = join(SHARED_DATA, 'documents', 'pubtator-ncbi');
+let app: App;
+
+beforeAll(async () => {
+  app = await launchApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** Two unannotated words close together with no entity between them. */
+function freeWords(
+  text: string,
+  taken: { start: number; end: number }[],
+): [{ start: number; end: number }, { start: number; end: number }] {
+  const words = [...text.matchAll(/[A-Za-z]{5,}/g)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
+  const isFree = (a: number, b: number): boolean => !taken.some((t) => t.start < b && t.end > a);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const a = words[i]!;
+    const b = words[i + 1]!;
+    if (isFree(a.start, b.end)) return [a, b];
+  }
+  throw new Error('no free words in the document');
+}
+
+describe('workbench in browser mode', () => {
+  it('shows the demo project on first launch', async () => {
+    const { page } = app;
+    await page.getByTestId('projects-view').waitFor();
+    await page.getByTestId('project-item').first().waitFor();
+    expect(await page.getByTestId('current-project').textContent()).toContain(
+      'Demo: clinical notes',
+    );
+    await screenshot(page, '01-projects');
+  });
+
+  it('creates a project and imports PubTator files with a problems report', async () => {
+    const { page } = app;
+    await page.getByTestId('new-project-name').fill('NCBI disease e2e');
+    await page.getByTestId('create-project').click();
+    await expect
+      .poll(() => page.getByTestId('current-project').textContent())
+      .toContain('NCBI disease e2e');
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('documents-empty').waitFor();
+    await screenshot(page, '02-documents-empty');
+    await page.getByTestId('open-import').click();
+    await page.getByTestId('import-path').fill(NCBI);
+    await page.getByTestId('import-phi-no').check();
+    await page.getByTestId('start-import').click();
+    const report = page.getByTestId('import-report');
+    await report.waitFor({ timeout: 120_000 });
+    expect(await report.textContent()).toMatch(/Read 2 files: added 69\d documents/);
+    await page.getByTestId('document-row').first().waitFor();
+    await screenshot(page, '03-documents-imported');
+    await page.getByTestId('document-search').fill('adenomatous polyposis');
+    await expect.poll(() => page.getByTestId('document-row').count()).toBeGreaterThan(0);
+    await expect.poll(async () => (await page.getByTestId('document-row').count()) < 50).toBe(true);
+    await page.getByTestId('filter-not-annotated').click();
+    await page.getByTestId('documents-empty').waitFor();
+    await page.getByTestId('filter-all').click();
+    await screenshot(page, '04-documents-search');
+  });
+
+  it('annotates a span and a relation by keyboard, exports brat and keeps it all after a reload', async () => {
+    const { page, server } = app;
+    const [project] = (await apiCall(server, 'projects:list', {})).filter(
+      (p) => p.name === 'NCBI disease e2e',
+    );
+    const list = await apiCall(server, 'documents:list', {
+      projectId: project!.id,
+      search: 'adenomatous polyposis',
+    });
+    const docId = list.items[0]!.id;
+    const before = await apiCall(server, 'documents:get', { documentId: docId });
+    const [w1, w2] = freeWords(
+      before.text,
+      before.entities.flatMap((e) => e.spans),
+    );
+
+    await page.locator(`a[href="#/annotate/${docId}"]`).click();
+    await page.getByTestId('text-pane').waitFor();
+    await page.locator('[data-chip]').first().waitFor();
+
+    await selectText(page, w1.start + 1, w1.end - 1); // partial word: snaps to the whole word
+    await page.getByTestId('pending-info').waitFor();
+    await page.keyboard.press('c');
+    await page.getByTestId('entity-info').waitFor();
+    await selectText(page, w2.start, w2.end);
+    await page.keyboard.press('d');
+    await page.keyboard.press('ArrowLeft'); // back to the Chemical
+    expect(await page.getByTestId('entity-info').textContent()).toContain('Chemical');
+    await page.keyboard.press('r');
+    await page.getByTestId('relation-flow').waitFor();
+    expect(await page.getByTestId('relation-target').textContent()).toContain(
+      before.text.slice(w2.start, w2.end),
+    );
+    await page.keyboard.press('Enter');
+    await page.getByTestId('relation-types').waitFor();
+    expect(await page.getByTestId('relation-types').textContent()).toMatch(/causes.*treats/s);
+    await page.keyboard.press('ArrowDown'); // from "causes" to "treats"
+    await page.keyboard.press('Enter');
+    await page.getByTestId('relation-item').first().waitFor();
+    expect(await page.getByTestId('relation-item').first().textContent()).toContain('treats');
+    await expect
+      .poll(() => page.getByTestId('save-state').textContent(), { timeout: 10_000 })
+      .toBe('All changes saved');
+    await screenshot(page, '05-annotate');
+
+    // Undo and redo the relation with the keyboard.
+    await page.getByTestId('text-pane').focus();
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => page.getByTestId('relation-item').count()).toBe(0);
+    await page.keyboard.press('Control+y');
+    await page.getByTestId('relation-item').first().waitFor();
+
+    // And a second relation by dragging from the Chemical's label chip onto the Disease.
+    const chip = await page.locator('[data-chip]', { hasText: 'Chemical' }).boundingBox();
+    const target = await page.locator(`[data-o="${w2.start}"]`).boundingBox();
+    await page.mouse.move(chip!.x + chip!.width / 2, chip!.y + chip!.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(target!.x + target!.width / 2, target!.y + target!.height / 2, {
+      steps: 8,
+    });
+    await page.mouse.up();
+    await page.getByTestId('relation-types').waitFor();
+    await page.keyboard.press('Enter'); // "causes"
+    await expect.poll(() => page.getByTestId('relation-item').count()).toBe(2);
+    await expect
+      .poll(() => page.getByTestId('save-state').textContent(), { timeout: 10_000 })
+      .toBe('All changes saved');
+
+    const out = join(app.tmp, 'export-brat');
+    await page.getByTestId('open-export').click();
+    await page.getByTestId('export-format').selectOption('brat');
+    await page.getByTestId('export-path').fill(out);
+    await page.getByTestId('start-export').click();
+    await page.getByTestId('export-report').waitFor();
+    await screenshot(page, '06-annotate-export');
+    const ann = readdirSync(out).find((f) => f.endsWith('.ann'))!;
+    const annText = readFileSync(join(out, ann), 'utf8');
+    expect(annText).toMatch(new RegExp(`\\tChemical ${w1.start} ${w1.end}\\t`));
+    expect(annText).toMatch(/^R\d+\ttreats Arg1:T\d+ Arg2:T\d+/m);
+
+    await page.reload();
+    await page.getByTestId('text-pane').waitFor();
+    await page.locator('[data-chip]').first().waitFor();
+    const after = await apiCall(server, 'documents:get', { documentId: docId });
+    expect(after.entities.length).toBe(before.entities.length + 2);
+    expect(after.relations.map((r) => r.type).sort()).toEqual(['causes', 'treats']);
+    expect(await page.locator('[data-chip]', { hasText: 'Chemical' }).count()).toBe(1);
+    await page.getByTestId('relation-arc').first().waitFor({ state: 'attached' });
+    expect(await page.getByTestId('document-title').textContent()).toBe(before.summary.externalId);
+    expect(existsSync(join(app.dataDir, 'workspace.sqlite'))).toBe(true);
+  });
+
+  it('shows the models library with validation errors, and settings with the device list', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('models-empty').waitFor();
+    await page.getByTestId('open-model-import').click();
+    await page.getByTestId('model-path').fill(app.tmp);
+    await page.getByTestId('model-phi-unknown').check();
+    await page.getByTestId('start-model-import').click();
+    const err = page.getByTestId('model-import-error');
+    await err.waitFor();
+    expect(await err.textContent()).toContain('config.json');
+    await screenshot(page, '07-models');
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('device-list').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('data-dir').textContent()).toBe(app.dataDir);
+    expect(await page.getByTestId('device-list').textContent()).toContain('CPU');
+    await screenshot(page, '08-settings');
+  });
+
+  it('renders in the dark theme and stayed offline without console errors', async () => {
+    const { page } = app;
+    await page.getByTestId('theme-select').selectOption('dark');
+    await page.getByTestId('nav-annotate').click();
+    await page.getByTestId('text-pane').waitFor();
+    await page.getByTestId('relation-arc').first().waitFor({ state: 'attached' });
+    await screenshot(page, '09-annotate-dark');
+    await page.getByTestId('theme-select').selectOption('system');
+    expect(app.problems).toEqual([]);
+  });
+});
