@@ -6,10 +6,13 @@ import { UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_HELP, DISTILL_OPTIONS } from './distill-commands.ts';
+import { cmdServe, cmdStart } from '../serve/command.ts';
 
 const HELP = `benchtop — offline biomedical NER/RE workbench
 
 Usage:
+  benchtop start [--data-dir DIR]                    the desktop app (browser mode where Electron is absent)
+  benchtop serve [--port N] [--host 127.0.0.1] [--data-dir DIR]   browser mode: prints the URL with its token
   benchtop model inspect DIR [--json]
   benchtop init-model --arch bert|distilbert --preset NAME --vocab FILE [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased]
   benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads] [--threads N]
@@ -38,6 +41,7 @@ const OPTIONS = {
   'max-steps': { type: 'string' }, 'max-minutes': { type: 'string' }, 'no-dropout': { type: 'boolean' },
   resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' },
   ...DISTILL_OPTIONS,
+  port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
 } as const;
 
 /** Run the CLI with argv (without node and script); returns the exit code. */
@@ -56,6 +60,13 @@ export async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return cmd ? 0 : 2;
     }
+    const serveOpts = {
+      ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
+      ...(typeof opts['host'] === 'string' && { host: opts['host'] }),
+      ...(typeof opts['data-dir'] === 'string' && { dataDir: opts['data-dir'] }),
+    };
+    if (cmd === 'serve') return await cmdServe(serveOpts);
+    if (cmd === 'start') return await cmdStart(serveOpts);
     if (cmd === 'model' && rest[0] === 'inspect') cmdInspect(rest.slice(1), opts);
     else if (cmd === 'init-model') cmdInitModel(opts);
     else if (cmd === 'forward') await cmdForward(opts);

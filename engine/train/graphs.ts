@@ -134,13 +134,13 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   });
   const { f, loss, trainable, adam } = built;
   // Body signature: (iter, cond, step, params…, m…, v…) → (cond, step, params…, m…, v…, scans…)
-  const [condOut, stepOut, lossOut, normOut, lrOut] = body.scope('body', () => [
+  const [condOut, stepOut, lossOut, normOut, lrOut] = body.scope('body', (): [string, string, string, string, string] => [
     body.Identity(condIn),
     body.Add(step, body.scalar(1)),
     body.Identity(loss),
     body.Identity(adam.gradNorm),
     body.Identity(adam.lr),
-  ]) as [string, string, string, string, string];
+  ]);
   const frozen = f.params.filter((p) => !trainable.includes(p));
   const carriedIn = [step, ...trainable, ...trainable.map((p) => stateName(p, 'adam_m')), ...trainable.map((p) => stateName(p, 'adam_v'))];
   const g = body.build();
