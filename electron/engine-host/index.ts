@@ -1,6 +1,7 @@
 // utilityProcess entry: opens the engine on the data folder given by main and answers
 // {type:'request'} messages through engine/api/handlers.ts, forwarding engine events. No UI
 // logic; validation happens in the handlers.
+import { join } from 'node:path';
 import { createEngine } from '../../engine/api/handlers.ts';
 import type { HostMessage, MainMessage } from './messages.ts';
 
@@ -9,11 +10,19 @@ function argValue(flag: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+
 const port = process.parentPort;
 const post = (m: HostMessage): void => port.postMessage(m);
 const dataDir = argValue('--data-dir');
 const resourcesDir = argValue('--resources-dir');
 const version = argValue('--version');
+// Worker threads load these bundled entries by path (see electron.vite.config.ts); main passes
+// the folder of its own bundle, where electron-vite writes them.
+const bundleDir = argValue('--bundle-dir');
+if (bundleDir !== undefined) {
+  process.env['BENCHTOP_WORKER_BOOT'] ??= join(bundleDir, 'worker-boot.js');
+  process.env['BENCHTOP_TASK_WORKER'] ??= join(bundleDir, 'task-worker.js');
+}
 
 if (dataDir === undefined) {
   post({ type: 'fatal', message: 'The engine was started without a data folder.' });

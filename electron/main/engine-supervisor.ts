@@ -34,7 +34,7 @@ export class EngineSupervisor {
     const { entry, dataDir, resourcesDir, version } = this.#opts;
     const child = utilityProcess.fork(
       entry,
-      ['--data-dir', dataDir, '--resources-dir', resourcesDir, '--version', version],
+      ['--data-dir', dataDir, '--resources-dir', resourcesDir, '--version', version, '--bundle-dir', import.meta.dirname],
       {
         serviceName: 'Benchtop engine',
         stdio: 'inherit',

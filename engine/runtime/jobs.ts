@@ -2,6 +2,7 @@
 // loop never blocks on session.run. Cancellation is a shared flag the job checks between steps.
 // A job module exports `run(args, ctx)`; events it emits arrive through onEvent.
 
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 export interface JobContext {
@@ -24,7 +25,11 @@ type WorkerMessage = { type: 'event'; event: unknown } | { type: 'done'; value: 
 /** Start `entry` (a module URL exporting run) in a worker thread. */
 export function startJob<R>(entry: URL, args: unknown, onEvent: (event: unknown) => void = () => {}): JobHandle<R> {
   const cancelFlag = new SharedArrayBuffer(4);
-  const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+  // NOTE: bundled builds (electron-vite) set BENCHTOP_WORKER_BOOT to the bundled bootstrap,
+  // because import.meta.url then points into a bundle that has no sibling worker-boot.mjs.
+  const bootPath = process.env['BENCHTOP_WORKER_BOOT'];
+  const boot = bootPath ? pathToFileURL(bootPath) : new URL('./worker-boot.mjs', import.meta.url);
+  const worker = new Worker(boot, {
     workerData: { entry: entry.href, args, cancelFlag },
   });
   const result = new Promise<R>((resolve, reject) => {
