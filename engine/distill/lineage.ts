@@ -83,6 +83,12 @@ export function privateEntry(file: string, weight: number): LineageEntry {
   return { kind: 'distill-private', source: `private labelled data ${path.resolve(file)}`, ...(files.length ? { sha256: hashFiles(files) } : {}), weight, containsPhi: true, gradients: true };
 }
 
+/** Private labelled documents passed in memory (from the workspace; treated as PHI). */
+export function privateDocumentsEntry(data: { label?: string; documents: number; sha256: string }, weight: number): LineageEntry {
+  const what = data.label !== undefined ? `${data.label}, ` : '';
+  return { kind: 'distill-private', source: `private labelled workspace documents (${what}${data.documents} documents)`, sha256: data.sha256, weight, containsPhi: true, gradients: true };
+}
+
 /** Lineage inputs for engine/store registerModel (datasets/parents resolved by the caller). */
 export function toLineageInputs(record: LineageRecord): LineageInput[] {
   return record.entries.map((e) => ({ kind: e.kind, source: e.source, ...(e.weight !== undefined ? { weight: e.weight } : {}), containsPhi: e.containsPhi }));

@@ -3,12 +3,15 @@
 // random preset, or teacher layers) learns from the softened outputs: KL × T², optional
 // hidden-state alignment, and optionally private labelled batches (a fraction alpha of the steps,
 // recorded in the lineage). Resumable; writes a task model folder with metrics, lineage and card.
+// `distill` is the same run reporting a TrainResult (what the app's jobs return).
 
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import type { Document } from '../formats/types.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import type { Architecture } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
@@ -16,15 +19,16 @@ import { hfNoDecay } from '../optim/adamw.ts';
 import { prepareRunOut } from '../pretrain/pretrain.ts';
 import { bucketBatches, makeBatch, type Encoded } from '../tasks/batching.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
-import { loadDocuments, loadReInput } from '../tasks/data-load.ts';
+import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
-import { loadTaskModel, prepareModel, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import { loadTaskModel, makeTokenizer, prepareModel, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeNerTraining } from '../tasks/ner-task.ts';
 import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../tasks/rng.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
-import { lineageRecord, privacySection, privateEntry, teacherEntry, type LineageEntry } from './lineage.ts';
+import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
@@ -37,15 +41,22 @@ export interface DistillArgs {
   teacher: string;
   student?: string;
   studentPreset?: string;
+  /** Vocabulary file of a preset student (default: the teacher's). */
+  vocab?: string;
   arch?: Architecture;
   /** Initialise the student from teacher layers (widths must match); `layerMap` picks them. */
   initFromTeacher?: boolean;
   layerMap?: string;
-  transfer: string;
+  /** Transfer sources: general | random | random-shuffle | PATH, comma-separated or one per item. */
+  transfer: string | string[];
   out: string;
   temperature?: number;
   alpha?: number;
   privateData?: string;
+  /** Private labelled documents in memory (instead of `privateData`). */
+  privateDocuments?: Document[];
+  /** Names the private documents (e.g. the dataset names) in the lineage. */
+  dataLabel?: string;
   steps?: number;
   batchSize?: number;
   lr?: number;
@@ -71,6 +82,10 @@ export interface DistillResult {
   out: string;
   steps: number;
   metrics?: Record<string, unknown>;
+  /** Present when the run stopped early: the same arguments resume from here. */
+  checkpointDir?: string;
+  /** Present when completed. */
+  lineage?: LineageRecord;
 }
 
 function num(name: string, v: number | undefined, def: number, min: number, max = Infinity): number {
@@ -88,9 +103,14 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   const T = num('temperature', args.temperature, 2, 0.05);
   const alpha = num('alpha', args.alpha, 0, 0, 1);
   const threads = args.threads ?? 2;
-  if (alpha > 0 && !args.privateData) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
+  if (args.privateData !== undefined && args.privateDocuments !== undefined) throw new Error('give either privateData (a file or folder) or privateDocuments, not both');
+  const privateDocs = args.privateDocuments !== undefined ? checkDocuments(args.privateDocuments, 'privateDocuments') : undefined;
+  const privateName = args.privateData ?? (args.dataLabel !== undefined ? `private documents (${args.dataLabel})` : 'private documents');
+  if (alpha > 0 && !args.privateData && !privateDocs) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
+  if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new Error('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
   const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
   const negative = teacher.meta.negativeLabel ?? 'false';
   const maxLength = num('max-length', args.maxLength, teacher.meta.maxLength, 8, 512);
@@ -105,7 +125,10 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
     student = { ...pm, origin: `folder ${path.resolve(args.student)}` };
   } else {
     if (!args.studentPreset && !args.initFromTeacher) throw new Error('give --student DIR or --student-preset NAME');
-    const config = args.studentPreset ? studentPresetConfig(args.studentPreset, teacher.config, args.arch) : studentPresetConfig('half-teacher', teacher.config);
+    const own = args.vocab !== undefined ? readVocab(args.vocab) : undefined;
+    const tokenizer = own ? makeTokenizer(own, teacher.tokenizerSettings) : teacher.tokenizer;
+    const base = { ...teacher.config, vocabSize: tokenizer.size };
+    const config = args.studentPreset ? studentPresetConfig(args.studentPreset, base, args.arch) : studentPresetConfig('half-teacher', base);
     let weights: Map<string, HostTensor>;
     let origin: string;
     if (args.initFromTeacher) {
@@ -114,9 +137,9 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
       origin = `teacher layers ${map.join(',')} of ${path.resolve(args.teacher)}`;
     } else {
       weights = initWeights(config, seed);
-      origin = `preset ${args.studentPreset ?? ''} (random init, seed ${seed})`;
+      origin = `preset ${args.studentPreset ?? ''}${args.vocab !== undefined ? ` + ${path.resolve(args.vocab)}` : ''} (random init, seed ${seed})`;
     }
-    student = { config, weights, vocab: teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer: teacher.tokenizer, origin };
+    student = { config, weights, vocab: own ?? teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer, origin };
   }
   const { groups, merged } = labelMapping(teacher.config.labels, student.config.labels, args.task === 'ner' ? 'O' : negative);
   if (merged.length > 0) ctx.emit({ type: 'log', message: `warning: teacher label(s) ${merged.join(', ')} are merged into "${args.task === 'ner' ? 'O' : negative}" for the student` });
@@ -147,15 +170,15 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
 
   // Private labelled data (optional).
   let privateEx: Encoded[] = [];
-  if (args.privateData && alpha > 0) {
+  if ((args.privateData || privateDocs) && alpha > 0) {
     if (args.task === 'ner') {
-      const docs = await loadDocuments(args.privateData);
-      privateEx = encodeNerTraining(docs.documents, [], { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: args.privateData }).train;
+      const docs = privateDocs ?? (await loadDocuments(privateName)).documents;
+      privateEx = encodeNerTraining(docs, [], { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }).train;
     } else {
-      const input = await loadReInput(args.privateData);
-      privateEx = encodeReExamples(reExamples(input, pairs, negative), { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs }, args.privateData);
+      const input: ReInput = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await loadReInput(privateName);
+      privateEx = encodeReExamples(reExamples(input, pairs, negative), { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs }, privateName);
     }
-    if (privateEx.length === 0) throw new Error(`${args.privateData}: no labelled examples could be read`);
+    if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
   }
 
   // Teacher outputs, once, on disk.
@@ -176,7 +199,7 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   } finally {
     await labeller.release();
   }
-  if (cacheStatus === 'cancelled') return { status: 'cancelled', out, steps: 0 };
+  if (cacheStatus === 'cancelled') return { status: 'cancelled', out, steps: 0, checkpointDir: ckptDir };
 
   // Graphs: transfer (KL [+ hidden]) and private (gold labels).
   const lr = args.lr ?? (args.student || args.initFromTeacher ? 5e-5 : 5e-4);
@@ -188,7 +211,6 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   const cache = openTeacherCache(cacheDir);
   const settings = { task: args.task, steps, batch_size: batchSize, lr, temperature: T, alpha, max_length: maxLength, hidden: args.hidden ?? null, seed, transfer: args.transfer };
   const fingerprint = createHash('sha256').update(JSON.stringify({ settings, cacheFp, origin: student.origin, priv: privateEx.length })).digest('hex');
-  const ckptDir = path.join(out, 'checkpoint');
   let state: Omit<LoopState, 'tensors'> = { version: 1, fingerprint, step: 0, epoch: 0, batchInEpoch: 0, epochSeed: mixSeed(seed, 0), bestF1: -1, bestStep: 0, badEvals: 0, history: [], losses: [], wallSec: 0 };
   let resumedFrom: number | undefined;
   if (resume && hasCheckpoint(ckptDir)) {
@@ -221,7 +243,7 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   };
   let status: DistillResult['status'] = 'completed';
   const termLog: Record<string, number[]> = {};
-  let lastEmit = 0;
+  let lastEmit = -Infinity;
   try {
     while (state.step < steps) {
       const batches = bucketBatches(lengths, batchSize, createRng(state.epochSeed));
@@ -261,13 +283,14 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   }
   if (status !== 'completed') {
     ctx.emit({ type: 'log', message: `stopped at step ${state.step}/${steps} (${status}); run the same command again to resume` });
-    return { status, out, steps: state.step };
+    return { status, out, steps: state.step, checkpointDir: ckptDir };
   }
 
   const entries: LineageEntry[] = [
     teacherEntry(args.teacher),
     ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, containsPhi: false, gradients: true })),
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
+    ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
   const record = lineageRecord(entries);
   const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
@@ -297,7 +320,18 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
     metrics['test'] = (await evaluate({ task: args.task, model: out, data: args.test, threads })).metrics;
     for (const [f, text] of Object.entries(extra())) writeFileAtomic(path.join(out, f), text);
   }
-  return { status, out, steps: state.step, metrics };
+  return { status, out, steps: state.step, metrics, lineage: record };
+}
+
+/** Task-specific distillation reporting a TrainResult (lineage and PHI status when completed). */
+export async function distill(args: DistillArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
+  const r = await distillTask(args, ctx);
+  return {
+    status: r.status,
+    out: r.out,
+    ...(r.checkpointDir !== undefined ? { checkpointDir: r.checkpointDir } : {}),
+    ...(r.lineage ? { lineage: r.lineage, phiStatus: r.lineage.phi_status } : {}),
+  };
 }
 
 function feedsOf(b: { batchSize: number; seqLen: number; inputIds: BigInt64Array; attentionMask: BigInt64Array }, tokenTypes: boolean, extra: Record<string, HostTensor>): Record<string, HostTensor> {

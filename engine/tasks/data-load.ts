@@ -1,6 +1,7 @@
 // Input files for the tasks: documents through the formats registry (every importable format,
 // files or mixed folders), masked RE TSVs, a per-file size limit (an oversized file is an error
-// naming it while the rest is read), and sha256 lineage of each file that was read.
+// naming it while the rest is read), sha256 lineage of each file that was read, and documents
+// handed over in memory by the app (read from the workspace) with their own lineage record.
 
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,6 +17,19 @@ export interface SourceFile {
   sha256: string;
   bytes: number;
 }
+
+/** Documents passed in memory (from the workspace), for lineage: how many and a text hash. */
+export interface WorkspaceData {
+  source: 'workspace';
+  /** What they are, e.g. the dataset names. */
+  label?: string;
+  documents: number;
+  /** sha256 of the documents' texts, concatenated in order. */
+  sha256: string;
+}
+
+/** Where training data came from: files that were read, or workspace documents. */
+export type DataSource = SourceFile | WorkspaceData;
 
 /** Documents read from a path. */
 export interface LoadedDocuments {
@@ -127,6 +141,39 @@ export async function loadDocuments(
   return { documents, issues, files: files.map(sha256) };
 }
 
+/** Checks that in-memory documents have the Document shape the tasks rely on. */
+export function checkDocuments(docs: unknown, what: string): Document[] {
+  if (!Array.isArray(docs)) throw new Error(`${what}: expected an array of documents`);
+  docs.forEach((d: Partial<Document> | null, i) => {
+    if (
+      typeof d !== 'object' ||
+      d === null ||
+      typeof d.text !== 'string' ||
+      !Array.isArray(d.entities) ||
+      !Array.isArray(d.relations)
+    )
+      throw new Error(`${what}: item ${i} is not a document (needs id, text, entities, relations)`);
+  });
+  return docs as Document[];
+}
+
+/** Lineage record of in-memory documents (sha256 over their texts in order). */
+export function workspaceData(docs: readonly Document[], label?: string): WorkspaceData {
+  const h = createHash('sha256');
+  for (const d of docs) h.update(d.text);
+  return {
+    source: 'workspace',
+    ...(label !== undefined ? { label } : {}),
+    documents: docs.length,
+    sha256: h.digest('hex'),
+  };
+}
+
+/** In-memory documents as a loaded input (no issues, no files). */
+export function givenDocuments(docs: readonly Document[]): LoadedDocuments {
+  return { documents: [...docs], issues: [], files: [] };
+}
+
 /** RE input: masked sentences (TSV) or annotated documents. */
 export type ReInput =
   | { kind: 'masked'; examples: ReExample[]; issues: FormatIssue[]; files: SourceFile[] }
@@ -156,4 +203,76 @@ export async function loadReInput(root: string, opts: LoadOptions = {}): Promise
     };
   }
   return { kind: 'documents', ...(await loadDocuments(root, opts)) };
+}
+
+/** One part of the data: a path to read, or in-memory documents with their lineage and a hash
+ * of texts + annotations (for the resume fingerprint). */
+export type DataPart =
+  { path: string } | { documents: Document[]; source: DataSource; hash: string };
+
+/** The training and dev data of a run. */
+export interface TrainingData {
+  name: string;
+  train: DataPart;
+  dev?: DataPart;
+}
+
+/** Training/dev data from exactly one of a path and in-memory documents each (dev optional). */
+export function trainingData(args: {
+  train?: string;
+  dev?: string;
+  trainDocuments?: Document[];
+  devDocuments?: Document[];
+  dataLabel?: string;
+}): TrainingData {
+  if ((args.train === undefined) === (args.trainDocuments === undefined))
+    throw new Error(
+      args.train === undefined
+        ? 'no training data: give train (a file or folder) or trainDocuments (documents in memory)'
+        : 'give either train (a file or folder) or trainDocuments, not both',
+    );
+  if (args.dev !== undefined && args.devDocuments !== undefined)
+    throw new Error('give either dev (a file or folder) or devDocuments, not both');
+  const label = args.dataLabel;
+  const mem = (docs: Document[], what: string): DataPart => {
+    const documents = checkDocuments(docs, what);
+    const hash = createHash('sha256').update(JSON.stringify(documents)).digest('hex');
+    return { documents, source: workspaceData(documents, label), hash };
+  };
+  const train =
+    args.train !== undefined
+      ? { path: args.train }
+      : mem(args.trainDocuments ?? [], 'trainDocuments');
+  const dev =
+    args.dev !== undefined
+      ? { path: args.dev }
+      : args.devDocuments !== undefined
+        ? mem(args.devDocuments, 'devDocuments')
+        : undefined;
+  return {
+    name:
+      args.train ??
+      (label !== undefined ? `workspace documents (${label})` : 'workspace documents'),
+    train,
+    ...(dev ? { dev } : {}),
+  };
+}
+
+/** Reads one part of the data with its lineage. */
+export async function readDataPart(
+  part: DataPart,
+  task: 'ner' | 're',
+  opts: LoadOptions,
+): Promise<{ input: ReInput; sources: DataSource[] }> {
+  if ('path' in part) {
+    const input =
+      task === 'ner'
+        ? { kind: 'documents' as const, ...(await loadDocuments(part.path, opts)) }
+        : await loadReInput(part.path, opts);
+    return { input, sources: input.files };
+  }
+  return {
+    input: { kind: 'documents', ...givenDocuments(part.documents) },
+    sources: [part.source],
+  };
 }

@@ -1,8 +1,12 @@
 // Worker-thread entry points of the tasks for the application API: startTrain / startPredict /
-// startEvaluate run the task in a worker (engine/runtime/jobs.ts) and forward its events;
-// cancel() stops training at the next step with a checkpoint (resume with the same arguments),
-// and stops prediction/evaluation at the next batch. This module is also the worker's entry.
+// startEvaluate / startDistill run the task in a worker (engine/runtime/jobs.ts) and forward its
+// events; cancel() stops training and distillation at the next step with a checkpoint (resume
+// with the same arguments), and stops prediction/evaluation at the next batch. Arguments and
+// results are structured-clone-safe (documents travel as plain data). This module is also the
+// worker's entry.
 
+import { pathToFileURL } from 'node:url';
+import { distill, type DistillArgs } from '../distill/task-distill.ts';
 import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
 import {
@@ -15,11 +19,23 @@ import {
 } from './predict-task.ts';
 import { train, type TrainArgs, type TrainResult } from './train-task.ts';
 
+export type {
+  DistillArgs,
+  EvaluateArgs,
+  EvaluateResult,
+  PredictArgs,
+  PredictResult,
+  TrainArgs,
+  TrainResult,
+};
+export { distill };
+
 /** A task request as it crosses into the worker. */
 export type TaskJob =
   | { kind: 'train'; args: TrainArgs }
   | { kind: 'predict'; args: PredictArgs }
-  | { kind: 'evaluate'; args: EvaluateArgs };
+  | { kind: 'evaluate'; args: EvaluateArgs }
+  | { kind: 'distill'; args: DistillArgs };
 
 /** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
 export async function run(
@@ -37,11 +53,17 @@ export async function run(
       return predict(job.args, ctx);
     case 'evaluate':
       return evaluate(job.args, ctx);
+    case 'distill':
+      return distill(job.args, ctx);
   }
 }
 
 function start<R>(job: TaskJob, onEvent: (e: TaskEvent) => void): JobHandle<R> {
-  return startJob<R>(new URL(import.meta.url), job, (e) => onEvent(e as TaskEvent));
+  // NOTE: in the Electron bundle this module is a separate entry (task-worker.js) located by
+  // BENCHTOP_TASK_WORKER; import.meta.url would point into the engine host's bundle.
+  const bundled = process.env['BENCHTOP_TASK_WORKER'];
+  const entry = bundled ? pathToFileURL(bundled) : new URL(import.meta.url);
+  return startJob<R>(entry, job, (e) => onEvent(e as TaskEvent));
 }
 
 /** Trains a NER/RE model in a worker thread; events: progress, eval, checkpoint, issue, log. */
@@ -66,4 +88,13 @@ export function startEvaluate(
   onEvent: (e: TaskEvent) => void = () => {},
 ): JobHandle<EvaluateResult> {
   return start<EvaluateResult>({ kind: 'evaluate', args }, onEvent);
+}
+
+/** Distills a NER/RE teacher into a student in a worker thread; events: progress, checkpoint,
+ * infer-progress (teacher labelling), log. The result carries the lineage and PHI status. */
+export function startDistill(
+  args: DistillArgs,
+  onEvent: (e: TaskEvent) => void = () => {},
+): JobHandle<TrainResult> {
+  return start<TrainResult>({ kind: 'distill', args }, onEvent);
 }

@@ -1,13 +1,21 @@
 // `predict` and `evaluate`: run trained task models over files or folders in any importable
-// format. predict writes documents with predicted entities (and relations with --re-model) in
-// an export format (atomically) and reports documents/s and words/s; evaluate scores a model
-// against gold annotations (NER strict + lenient; RE per class, AUROC when binary).
+// format, or over documents passed in memory by the app. predict writes documents with predicted
+// entities (and relations with --re-model) in an export format (atomically) and/or returns them,
+// and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
+// strict + lenient; RE per class, AUROC when binary).
 
 import type { CsvImportOptions } from '../formats/csv.ts';
-import type { Document, FormatIssue } from '../formats/types.ts';
+import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { exportDocuments, type ExportFormat } from '../formats/registry.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
-import { loadDocuments, loadReInput, type InputFormat } from './data-load.ts';
+import {
+  checkDocuments,
+  givenDocuments,
+  loadDocuments,
+  loadReInput,
+  type InputFormat,
+  type ReInput,
+} from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
 import { createPredictor } from './inference.ts';
 import { loadTaskModel } from './model-setup.ts';
@@ -22,13 +30,16 @@ import {
   type ReModelView,
 } from './re-task.ts';
 
-/** Arguments of `predict`. */
+/** Arguments of `predict`: `input` (a path) or `documents`; `out` + `format` write files. */
 export interface PredictArgs {
   model: string;
   reModel?: string;
-  input: string;
-  out: string;
-  format: ExportFormat;
+  input?: string;
+  /** Documents in memory (instead of `input`); their predictions come back in the result. */
+  documents?: Document[];
+  /** Export folder/file; required with `input`, optional with `documents`. */
+  out?: string;
+  format?: ExportFormat;
   inputFormat?: InputFormat;
   /** CSV/TSV reading options (text column, header). */
   csv?: CsvImportOptions;
@@ -47,13 +58,24 @@ export interface PredictResult {
   wordsPerSec: number;
   written: string[];
   issues: FormatIssue[];
+  /** Per input document (same order), when `documents` were given: entities with `score`. */
+  predictions?: DocumentPrediction[];
 }
 
-/** Arguments of `evaluate`. */
+/** Predicted annotations of one document (offsets index its text). */
+export interface DocumentPrediction {
+  id: string;
+  entities: Entity[];
+  relations: Relation[];
+}
+
+/** Arguments of `evaluate`: `data` (a path) or `documents`. */
 export interface EvaluateArgs {
   task: 'ner' | 're';
   model: string;
-  data: string;
+  data?: string;
+  /** Annotated documents in memory (instead of `data`). */
+  documents?: Document[];
   inputFormat?: InputFormat;
   batchSize?: number;
   threads?: number;
@@ -109,6 +131,20 @@ function reView(
   };
 }
 
+/** Exactly one of a path and in-memory documents. */
+function oneSource(
+  p: string | undefined,
+  docs: Document[] | undefined,
+  names: [string, string],
+): { path: string } | { documents: Document[] } {
+  if (p !== undefined && docs !== undefined)
+    throw new Error(`give either ${names[0]} or ${names[1]}, not both`);
+  if (p !== undefined) return { path: p };
+  if (docs === undefined)
+    throw new Error(`no input: give ${names[0]} (a file or folder) or ${names[1]} (in memory)`);
+  return { documents: checkDocuments(docs, names[1]) };
+}
+
 function emitAll(issues: readonly FormatIssue[], ctx: TaskContext): void {
   for (const issue of issues) ctx.emit({ type: 'issue', issue });
 }
@@ -117,12 +153,20 @@ function emitAll(issues: readonly FormatIssue[], ctx: TaskContext): void {
 export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Promise<PredictResult> {
   const threads = args.threads ?? 2;
   const batchSize = args.batchSize ?? 32;
+  const src = oneSource(args.input, args.documents, ['input', 'documents']);
+  if ((args.out === undefined) !== (args.format === undefined))
+    throw new Error('out and format go together: give both to write files, or neither');
+  if ('path' in src && args.out === undefined)
+    throw new Error('predicting files needs out and format (where and how to write them)');
   const ner = nerView(args.model);
   const re = args.reModel ? reView(args.reModel, true) : undefined;
-  const loaded = await loadDocuments(args.input, {
-    ...(args.inputFormat ? { format: args.inputFormat } : {}),
-    ...(args.csv ? { csv: args.csv } : {}),
-  });
+  const loaded =
+    'path' in src
+      ? await loadDocuments(src.path, {
+          ...(args.inputFormat ? { format: args.inputFormat } : {}),
+          ...(args.csv ? { csv: args.csv } : {}),
+        })
+      : givenDocuments(src.documents);
   const issues = [...loaded.issues];
   for (const d of loaded.documents)
     if (d.text.trim() === '')
@@ -134,7 +178,11 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   emitAll(issues, ctx);
   const docs = loaded.documents;
   if (docs.length === 0)
-    throw new Error(`${args.input}: no documents could be read (see the issues above)`);
+    throw new Error(
+      'path' in src
+        ? `${src.path}: no documents could be read (see the issues above)`
+        : 'no documents to predict',
+    );
   // Throughput is timed from tokenization to decoded output (sessions are built first).
   const nerPredictor = await createPredictor(ner.model.config, ner.model.weights, threads);
   const rePredictor = re
@@ -165,7 +213,10 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     await rePredictor?.release();
   }
   const seconds = (performance.now() - t0) / 1000;
-  const written = await exportDocuments(out, args.format, args.out);
+  const written =
+    args.out !== undefined && args.format !== undefined
+      ? await exportDocuments(out, args.format, args.out)
+      : { written: [], issues: [] };
   emitAll(written.issues, ctx);
   return {
     documents: docs.length,
@@ -177,6 +228,11 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     wordsPerSec: words / seconds,
     written: written.written,
     issues: [...issues, ...written.issues],
+    ...('documents' in src
+      ? {
+          predictions: out.map((d) => ({ id: d.id, entities: d.entities, relations: d.relations })),
+        }
+      : {}),
   };
 }
 
@@ -188,9 +244,12 @@ export async function evaluate(
   const threads = args.threads ?? 2;
   const batchSize = args.batchSize ?? 32;
   const fmt = args.inputFormat ? { format: args.inputFormat } : {};
+  const src = oneSource(args.data, args.documents, ['data', 'documents']);
+  const name = 'path' in src ? src.path : 'documents';
   if (args.task === 'ner') {
     const { model, view } = nerView(args.model);
-    const loaded = await loadDocuments(args.data, fmt);
+    const loaded =
+      'path' in src ? await loadDocuments(src.path, fmt) : givenDocuments(src.documents);
     const issues = [...loaded.issues];
     const known = new Set(typesOfLabels(view.labels));
     const unknown = [
@@ -199,7 +258,7 @@ export async function evaluate(
     if (unknown.length > 0)
       issues.push({
         severity: 'warning',
-        file: args.data,
+        file: name,
         message: `entity types the model does not predict (all count as missed): ${unknown.join(', ')}`,
       });
     emitAll(issues, ctx);
@@ -222,7 +281,10 @@ export async function evaluate(
       await predictor.release();
     }
   }
-  const input = await loadReInput(args.data, fmt);
+  const input: ReInput =
+    'path' in src
+      ? await loadReInput(src.path, fmt)
+      : { kind: 'documents', ...givenDocuments(src.documents) };
   const { model, view } = reView(args.model, input.kind === 'documents');
   emitAll(input.issues, ctx);
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);

@@ -4,7 +4,7 @@
 
 import type { MetricsJson } from '../metrics/report.ts';
 import type { EvalRecord } from './checkpoint.ts';
-import type { SourceFile } from './data-load.ts';
+import type { DataSource } from './data-load.ts';
 import type { LoopResult } from './train-loop.ts';
 
 /** The metrics.json object of a training run. */
@@ -36,9 +36,9 @@ export interface TrainMetrics {
     new_parameters: number;
   };
   data: {
-    train: SourceFile[];
-    dev: SourceFile[];
-    test: SourceFile[];
+    train: DataSource[];
+    dev: DataSource[];
+    test: DataSource[];
     split: string;
     counts: Record<string, number>;
   };
@@ -65,8 +65,12 @@ export function trainingCard(m: TrainMetrics): string {
     m.task === 'ner'
       ? 'named-entity recognition (token classification, IOB2)'
       : 'relation extraction (sequence classification over @TYPE$-masked entity pairs)';
-  const files = (list: SourceFile[]): string[] =>
-    list.map((f) => `- \`${f.path}\` (${f.bytes} bytes, sha256 \`${f.sha256}\`)`);
+  const files = (list: DataSource[]): string[] =>
+    list.map((f) =>
+      'path' in f
+        ? `- \`${f.path}\` (${f.bytes} bytes, sha256 \`${f.sha256}\`)`
+        : `- workspace documents${f.label !== undefined ? ` ${f.label}` : ''} (${f.documents} documents, sha256 of the texts \`${f.sha256}\`)`,
+    );
   const lines = [
     `# Training card`,
     '',
@@ -79,7 +83,7 @@ export function trainingCard(m: TrainMetrics): string {
     '',
     '## Data',
     '',
-    'Training files (these fed the gradients):',
+    'Training data (these fed the gradients):',
     ...files(m.data.train),
     '',
     `Dev: ${m.data.split}.`,

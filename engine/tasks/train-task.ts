@@ -1,8 +1,9 @@
 // `train`: fine-tunes a NER or RE model end to end: reads the data (any importable format or
-// masked RE TSV), prepares the model (folder or preset), encodes, runs the resumable loop in
-// `<out>/checkpoint/`, evaluates the kept model on an optional test set, and writes `<out>` as a
-// Hugging Face folder with metrics.json and training_card.md (atomically, replacing the
-// checkpoint). Runs in the calling thread: use startTrain (jobs.ts) off the UI event loop.
+// masked RE TSV, or documents passed in memory by the app), prepares the model (folder or
+// preset), encodes, runs the resumable loop in `<out>/checkpoint/`, evaluates the kept model on
+// an optional test set, and writes `<out>` as a Hugging Face folder with metrics.json and
+// training_card.md (atomically, replacing the checkpoint). Runs in the calling thread: use
+// startTrain (jobs.ts) off the UI event loop.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -13,7 +14,17 @@ import type { MetricsJson } from '../metrics/report.ts';
 import { toMetricsJson } from '../metrics/report.ts';
 import type { Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
-import { loadDocuments, loadReInput, type InputFormat, type SourceFile } from './data-load.ts';
+import type { LineageRecord } from '../distill/lineage.ts';
+import type { PhiStatus } from '../store/models.ts';
+import {
+  loadDocuments,
+  loadReInput,
+  readDataPart,
+  trainingData,
+  type DataSource,
+  type InputFormat,
+  type ReInput,
+} from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
 import { createPredictor } from './inference.ts';
 import { entityTypes, iob2Labels, typesOfLabels } from './ner-data.ts';
@@ -35,8 +46,15 @@ import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts'
 export interface TrainArgs {
   task: 'ner' | 're';
   out: string;
-  train: string;
+  /** Training data: a file or folder, or `trainDocuments` (exactly one of the two). */
+  train?: string;
   dev?: string;
+  /** Training documents in memory (e.g. read from the workspace by the app). */
+  trainDocuments?: Document[];
+  /** Dev documents in memory (instead of `dev`). */
+  devDocuments?: Document[];
+  /** Names the in-memory data (e.g. the dataset names) in metrics.json and the card. */
+  dataLabel?: string;
   test?: string;
   model?: string;
   preset?: string;
@@ -73,6 +91,10 @@ export interface TrainResult {
   /** Present when the run stopped before finishing (cancelled): resume from here. */
   checkpointDir?: string;
   metrics?: TrainMetrics;
+  /** Distillation: where the weights came from (teacher, transfer text, private data + alpha). */
+  lineage?: LineageRecord;
+  /** Distillation: the PHI status the lineage implies. */
+  phiStatus?: PhiStatus;
 }
 
 function positive(name: string, v: number | undefined, def: number, int = true): number {
@@ -110,6 +132,7 @@ function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
 
 /** Trains a NER or RE model; see TrainArgs. Emits progress, eval, checkpoint, issue and log events. */
 export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
+  const data = trainingData(args);
   const out = path.resolve(args.out);
   const ckpt = path.join(out, 'checkpoint');
   const seed = positive('seed', args.seed, 42);
@@ -123,7 +146,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
     issues.push(...list);
     report(list, ctx);
   };
-  const files: { train: SourceFile[]; dev: SourceFile[]; test: SourceFile[] } = {
+  const files: { train: DataSource[]; dev: DataSource[]; test: DataSource[] } = {
     train: [],
     dev: [],
     test: [],
@@ -133,39 +156,35 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
   let dataLabels: string[];
   let nerDocs: { train: Document[]; dev?: Document[] } | undefined;
   let reSet: ReturnType<typeof reTrainingSet> | undefined;
+  const trPart = await readDataPart(data.train, args.task, loadOpts);
+  const tr = trPart.input;
+  note(tr.issues);
+  files.train = trPart.sources;
+  const dvPart = data.dev ? await readDataPart(data.dev, args.task, loadOpts) : undefined;
+  const dv = dvPart?.input;
+  if (dvPart) {
+    note(dvPart.input.issues);
+    files.dev = dvPart.sources;
+  }
   if (args.task === 'ner') {
-    const tr = await loadDocuments(args.train, loadOpts);
-    note(tr.issues);
-    files.train = tr.files;
-    if (tr.documents.length === 0)
-      throw new Error(`${args.train}: no documents could be read (see the issues above)`);
-    const dv = args.dev ? await loadDocuments(args.dev, loadOpts) : undefined;
-    if (dv) {
-      note(dv.issues);
-      files.dev = dv.files;
-    }
-    const types = entityTypes(tr.documents);
+    const docsOf = (input: ReInput): Document[] =>
+      input.kind === 'documents' ? input.documents : [];
+    if (docsOf(tr).length === 0)
+      throw new Error(`${data.name}: no documents could be read (see the issues above)`);
+    const types = entityTypes(docsOf(tr));
     if (types.length === 0)
-      throw new Error(`${args.train}: the documents have no entity annotations to learn from`);
+      throw new Error(`${data.name}: the documents have no entity annotations to learn from`);
     dataLabels = iob2Labels(types);
-    nerDocs = { train: tr.documents, ...(dv ? { dev: dv.documents } : {}) };
+    nerDocs = { train: docsOf(tr), ...(dv ? { dev: docsOf(dv) } : {}) };
   } else {
-    const tr = await loadReInput(args.train, loadOpts);
-    note(tr.issues);
-    files.train = tr.files;
-    const dv = args.dev ? await loadReInput(args.dev, loadOpts) : undefined;
-    if (dv) {
-      note(dv.issues);
-      files.dev = dv.files;
-    }
     reSet = reTrainingSet(tr, dv, {
       seed,
-      source: args.train,
+      source: data.name,
       ...(args.negativeLabel !== undefined ? { negativeLabel: args.negativeLabel } : {}),
     });
     note(reSet.issues);
     if (reSet.train.length === 0)
-      throw new Error(`${args.train}: no training examples could be read`);
+      throw new Error(`${data.name}: no training examples could be read`);
     dataLabels = reSet.labels;
   }
   const src = {
@@ -199,7 +218,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
     const enc = encodeNerTraining(nerDocs.train, nerDocs.dev, view, {
       seed,
       batchSize,
-      source: args.train,
+      source: data.name,
     });
     note(enc.issues);
     ({ counts, split, evaluate } = enc);
@@ -214,7 +233,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
       negativeLabel: set.negativeLabel,
       entityPairs: set.entityPairs,
     };
-    trainEx = encodeReExamples(set.train, reView, args.train);
+    trainEx = encodeReExamples(set.train, reView, data.name);
     evaluate = set.dev && set.dev.length > 0 ? reEvaluator(set.dev, reView, batchSize) : undefined;
     counts = { train_examples: set.train.length, dev_examples: set.dev?.length ?? 0 };
     for (const l of labels)
@@ -253,6 +272,9 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
         settings,
         origin: pm.origin,
         files: [files.train, files.dev].map((l) => l.map((f) => f.sha256)),
+        ...(args.trainDocuments || args.devDocuments
+          ? { documents: [data.train, data.dev].map((p) => (p && 'hash' in p ? p.hash : null)) }
+          : {}),
       }),
     )
     .digest('hex');

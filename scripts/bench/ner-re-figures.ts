@@ -177,7 +177,7 @@ for (const spec of TASKS.filter((t) => (o.tasks ?? '').split(',').includes(t.key
           ...(m.test.auroc !== undefined ? { auroc: m.test.auroc } : {}),
         }
       : null,
-    train_file: m?.data.train[0]?.path,
+    train_file: ((f) => (f && 'path' in f ? f.path : undefined))(m?.data.train[0]),
     train_counts: m?.data.counts,
   });
 }
