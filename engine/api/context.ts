@@ -1,7 +1,8 @@
-// What every handler gets: the open workspace, where things live, and the event emitter the
-// transports subscribe to.
+// What every handler gets: the open workspace, where things live, the workers in flight, and
+// the event emitter the transports subscribe to.
 import type { Workspace } from '../store/db.ts';
 import type { EventName, Events } from './contract.ts';
+import type { JobRegistry } from './job-registry.ts';
 
 export interface ApiContext {
   readonly ws: Workspace;
@@ -10,5 +11,7 @@ export interface ApiContext {
   /** Read-only assets shipped with the app (demo documents). */
   readonly resourcesDir: string;
   readonly version: string;
+  /** Training, prediction and evaluation workers in flight. */
+  readonly jobs: JobRegistry;
   emit<K extends EventName>(name: K, payload: Events[K]): void;
 }

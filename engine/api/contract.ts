@@ -26,8 +26,25 @@ import type {
   RelationType,
   Settings,
 } from './dto.ts';
+import type {
+  DistillStartArgs,
+  EvaluateFinishedInfo,
+  JobInfo,
+  JobProgressInfo,
+  PredictArgsInfo,
+  PredictFinishedInfo,
+  PredictFormat,
+  RunInfo,
+  RunMetrics,
+  TrainEvalInfo,
+  TrainFinishedInfo,
+  TrainOptions,
+  TrainProgressInfo,
+  TrainStartArgs,
+} from './dto-tasks.ts';
 
 export type * from './dto.ts';
+export type * from './dto-tasks.ts';
 
 /** Requests implemented once by engine/api/handlers.ts, whatever the transport. */
 export interface EngineRequests {
@@ -108,6 +125,37 @@ export interface EngineRequests {
     phiStatus: Extract<PhiStatus, 'no-phi' | 'trained-on-phi' | 'unknown'>;
   }) => ModelInfo;
   'models:delete': (args: { modelId: string }) => { isDeleted: boolean };
+
+  /** Starting points for training: shipped models, presets, and whether presets can be used. */
+  'train:get-options': (args: NoArgs) => TrainOptions;
+  /** Starts fine-tuning in a worker; progress arrives as train:progress / train:eval / train:finished. */
+  'train:start': (args: TrainStartArgs) => { runId: string };
+  /** Stops at the next step and keeps a checkpoint to resume from. */
+  'train:cancel': (args: { runId: string }) => { isCancelling: boolean };
+  /** Continues a cancelled, failed or interrupted run from its checkpoint. */
+  'train:resume': (args: { runId: string }) => { runId: string };
+  'train:list-runs': (args: { projectId: number }) => RunInfo[];
+  'train:get-metrics': (args: { runId: string }) => RunMetrics;
+  /** Distils a teacher into a student on transfer text (a run like train:start). */
+  'distill:start': (args: DistillStartArgs) => { runId: string };
+
+  /** Predicts over project documents and saves the results as suggestions. */
+  'run:predict': (args: PredictArgsInfo) => { jobId: string };
+  /** Predicts over a file or folder and writes the results in `format` to `outPath`. */
+  'run:predict-files': (args: {
+    modelId: string;
+    reModelId?: string;
+    inputPath: string;
+    outPath: string;
+    format: PredictFormat;
+  }) => { jobId: string };
+  'run:cancel': (args: { jobId: string }) => { isCancelling: boolean };
+  /** Prediction and evaluation jobs running or finished since the engine started. */
+  'run:list-jobs': (args: NoArgs) => JobInfo[];
+  /** Scores a model against the reviewed annotations of datasets. */
+  'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
+    jobId: string;
+  };
 }
 
 /** Requests only the Electron shell implements (native dialogs); browser mode asks for a path. */
@@ -128,8 +176,14 @@ export interface Events {
   /** Something changed in the workspace; listeners refetch what they show. */
   'workspace:changed': {
     projectId: number | null;
-    what: 'projects' | 'schema' | 'documents' | 'models' | 'settings';
+    what: 'projects' | 'schema' | 'documents' | 'models' | 'settings' | 'runs';
   };
+  'train:progress': TrainProgressInfo;
+  'train:eval': TrainEvalInfo;
+  'train:finished': TrainFinishedInfo;
+  'run:progress': JobProgressInfo;
+  'run:finished': PredictFinishedInfo;
+  'evaluate:finished': EvaluateFinishedInfo;
   /** Electron: the engine process died; main is restarting it. */
   'engine:crashed': { message: string };
   /** Electron: the engine process is (again) ready. */
@@ -196,6 +250,18 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'models:get-lineage': true,
   'models:import-folder': true,
   'models:delete': true,
+  'train:get-options': true,
+  'train:start': true,
+  'train:cancel': true,
+  'train:resume': true,
+  'train:list-runs': true,
+  'train:get-metrics': true,
+  'distill:start': true,
+  'run:predict': true,
+  'run:predict-files': true,
+  'run:cancel': true,
+  'run:list-jobs': true,
+  'evaluate:start': true,
 };
 
 /** Runtime allow-list of every request the renderer may send. */
@@ -209,6 +275,12 @@ export const requestNames: Record<RequestName, true> = {
 export const eventNames: Record<EventName, true> = {
   'documents:import-progress': true,
   'workspace:changed': true,
+  'train:progress': true,
+  'train:eval': true,
+  'train:finished': true,
+  'run:progress': true,
+  'run:finished': true,
+  'evaluate:finished': true,
   'engine:crashed': true,
   'engine:ready': true,
 };

@@ -31,8 +31,8 @@ beforeEach(() => {
   events.length = 0;
   engine.subscribe((name, payload) => events.push({ name, payload }));
 });
-afterEach(() => {
-  engine.close();
+afterEach(async () => {
+  await engine.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +48,7 @@ describe('engine API', () => {
     const schema = await call('schema:get', { projectId: demo!.id });
     expect(schema.entityTypes.map((t) => t.shortcut)).toEqual(['c', 'd', 'g']);
     await call('projects:delete', { projectId: demo!.id });
-    engine.close();
+    await engine.close();
     engine = createEngine({ dataDir: dir });
     expect(await call('projects:list', {})).toEqual([]);
   });

@@ -41,7 +41,13 @@ import {
   toModelInfo,
   toRelationRecord,
 } from './mappers.ts';
+import { startEvaluation } from './evaluate.ts';
+import { JobRegistry } from './job-registry.ts';
+import { trainOptions } from './model-sources.ts';
 import { importModelFolder, removeModel } from './models.ts';
+import { startFilePrediction, startProjectPrediction } from './predict.ts';
+import { cancelRun, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
+import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { validators } from './validate.ts';
 
@@ -59,7 +65,8 @@ export interface Engine {
   invoke(name: unknown, args: unknown): Promise<Reply<unknown>>;
   /** Subscribes to every event; returns the unsubscribe function. */
   subscribe(listener: EventListener): () => void;
-  close(): void;
+  /** Stops workers (runs stay resumable from their checkpoints) and closes the workspace. */
+  close(): Promise<void>;
 }
 
 type Handlers = { [K in EngineRequestName]: (args: Args<K>) => Result<K> | Promise<Result<K>> };
@@ -226,6 +233,26 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'models:import-folder': (a) => importModelFolder(ctx, a),
     'models:delete': (a) => removeModel(ctx, a),
+
+    'train:get-options': () => trainOptions(ctx),
+    'train:start': (a) => startTraining(ctx, a),
+    'train:cancel': (a) => ({ isCancelling: cancelRun(ctx, a.runId) }),
+    'train:resume': (a) => {
+      resumeRun(ctx, a.runId);
+      return { runId: a.runId };
+    },
+    'train:list-runs': (a) => {
+      mustProject(read, a.projectId);
+      return listRunInfos(ctx, a.projectId);
+    },
+    'train:get-metrics': (a) => runMetrics(ctx, a.runId),
+    'distill:start': (a) => startDistillation(ctx, a),
+
+    'run:predict': (a) => startProjectPrediction(ctx, a),
+    'run:predict-files': (a) => startFilePrediction(ctx, a),
+    'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId) }),
+    'run:list-jobs': () => ctx.jobs.infos(),
+    'evaluate:start': (a) => startEvaluation(ctx, a),
   };
 }
 
@@ -238,6 +265,7 @@ export function createEngine(opts: EngineOptions): Engine {
     dataDir: opts.dataDir,
     resourcesDir: opts.resourcesDir ?? fileURLToPath(new URL('../../resources/', import.meta.url)),
     version: opts.version ?? '0.1.0',
+    jobs: new JobRegistry(),
     emit: (name, payload) => {
       for (const l of listeners) l(name, payload);
     },
@@ -273,7 +301,10 @@ export function createEngine(opts: EngineOptions): Engine {
     },
     close() {
       listeners.clear();
+      // Workers never touch the workspace file, and late results are dropped once closing.
+      const stopped = ctx.jobs.closeAll();
       ws.close();
+      return stopped;
     },
   };
 }

@@ -29,6 +29,18 @@ const annStatus = oneOf('suggested', 'accepted', 'rejected', 'final');
 const origin = oneOf('annotator', 'model', 'imported');
 const exportFormat = oneOf('pubtator', 'brat', 'bioc-xml', 'bioc-json', 'conll', 'jsonl', 'csv');
 const typeList = arr(name, 200);
+const task = oneOf('ner', 're');
+const modelId = str({ min: 1, max: 200 });
+const ids = nonEmpty(arr(id, 1000));
+const ids0 = arr(id, 1000);
+
+function nonEmpty<T>(g: Guard<T[]>): Guard<T[]> {
+  return (v, p) => {
+    const list = g(v, p);
+    if (list.length === 0) throw new ValidationError(`${p} must name at least one item`);
+    return list;
+  };
+}
 
 const span: Guard<Span> = (v, p) => {
   const s = obj({ start: int(0), end: int(1) })(v, p);
@@ -136,4 +148,48 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { name },
   ),
   'models:delete': obj({ modelId: key }),
+  'train:get-options': empty,
+  'train:start': obj(
+    { projectId: id, task, datasetIds: ids },
+    {
+      devDatasetIds: ids0,
+      devFraction: num(0.01, 0.5),
+      baseModelId: modelId,
+      preset: name,
+      name,
+      epochs: int(1, 1000),
+      batchSize: int(1, 1024),
+      lr: num(1e-7, 1),
+      maxLength: int(16, 512),
+      seed: int(0, 2 ** 31 - 1),
+      maxMinutes: num(0.05, 60 * 24 * 14),
+      maxSteps: int(1, 10_000_000),
+    },
+  ),
+  'train:cancel': obj({ runId: key }),
+  'train:resume': obj({ runId: key }),
+  'train:list-runs': obj({ projectId: id }),
+  'train:get-metrics': obj({ runId: key }),
+  'distill:start': obj(
+    { projectId: id, task, teacherModelId: modelId, transfer: arr(path, 16) },
+    {
+      studentPreset: name,
+      studentModelId: modelId,
+      includePrivate: obj({ datasetIds: ids, alpha: num(0.01, 0.99) }),
+      name,
+      steps: int(1, 10_000_000),
+      maxMinutes: num(0.05, 60 * 24 * 14),
+    },
+  ),
+  'run:predict': obj(
+    { projectId: id, modelId },
+    { reModelId: modelId, documentIds: arr(id, 1_000_000), datasetId: id },
+  ),
+  'run:predict-files': obj(
+    { modelId, inputPath: path, outPath: path, format: exportFormat },
+    { reModelId: modelId },
+  ),
+  'run:cancel': obj({ jobId: key }),
+  'run:list-jobs': empty,
+  'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
 };

@@ -219,7 +219,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       for (const s of sockets) s.close(1001, 'server stopping');
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      engine.close();
+      await engine.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 // Display helpers: numbers, sizes, dates and names of statuses, in plain words.
-import type { DocumentStatus, PhiStatus } from '../../engine/api/contract.ts';
+import type { DocumentStatus, PhiStatus, RunStatus } from '../../engine/api/contract.ts';
 
 const NUMBER = new Intl.NumberFormat(undefined);
 
@@ -46,3 +46,37 @@ export const PHI_LABEL: Record<PhiStatus, { text: string; tone: 'ok' | 'warn' | 
   'distilled-from-phi-teacher': { text: 'Learned from a PHI model', tone: 'bad' },
   'trained-on-phi': { text: 'Trained on patient data', tone: 'bad' },
 };
+
+/** What a PHI status means, in one sentence. */
+export const PHI_STATEMENT: Record<PhiStatus, string> = {
+  'no-phi': 'No patient data in its training data.',
+  unknown: 'Nobody recorded whether its training data held patient data.',
+  'distilled-from-phi-teacher': 'No PHI in training data; distilled from a PHI-trained teacher.',
+  'trained-on-phi': 'Patient data fed its training: keep it where that data may be.',
+};
+
+export const RUN_STATUS_LABEL: Record<
+  RunStatus,
+  { text: string; tone: 'ok' | 'warn' | 'bad' | 'info' }
+> = {
+  queued: { text: 'Waiting', tone: 'info' },
+  running: { text: 'Training', tone: 'info' },
+  completed: { text: 'Finished', tone: 'ok' },
+  failed: { text: 'Failed', tone: 'bad' },
+  cancelled: { text: 'Stopped', tone: 'warn' },
+  interrupted: { text: 'Interrupted', tone: 'warn' },
+};
+
+/** A duration in plain words: "45 s", "3 min", "1 h 20 min". */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '–';
+  if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** A score in [0, 1] as a percentage with one decimal ("83.4 %"); NaN as "–". */
+export function formatScore(x: number | undefined): string {
+  return x === undefined || Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)} %`;
+}

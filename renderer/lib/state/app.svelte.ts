@@ -1,9 +1,28 @@
 // Navigation and preferences: the current screen (kept in the address hash so a reload returns
 // to it), the open project and document, and the colour theme.
-export type View = 'projects' | 'documents' | 'annotate' | 'models' | 'settings';
+export type View =
+  | 'projects'
+  | 'documents'
+  | 'annotate'
+  | 'train'
+  | 'run'
+  | 'evaluate'
+  | 'distill'
+  | 'models'
+  | 'settings';
 export type Theme = 'system' | 'light' | 'dark';
 
-const VIEWS: readonly View[] = ['projects', 'documents', 'annotate', 'models', 'settings'];
+const VIEWS: readonly View[] = [
+  'projects',
+  'documents',
+  'annotate',
+  'train',
+  'run',
+  'evaluate',
+  'distill',
+  'models',
+  'settings',
+];
 const PROJECT_KEY = 'benchtop.projectId';
 const THEME_KEY = 'benchtop.theme';
 

@@ -1,0 +1,258 @@
+// Wire types of the long-running work (training, distillation, prediction, evaluation): what
+// the Train, Run, Evaluate and Distill screens send and receive. Types only, no imports, so the
+// renderer can read them; like dto.ts, every value is plain structured-clone-safe data.
+
+export type TaskKind = 'ner' | 're';
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+/** How a prediction or evaluation job ended. */
+export type JobStatus = 'completed' | 'failed' | 'cancelled';
+export type PredictFormat =
+  'jsonl' | 'brat' | 'bioc-xml' | 'bioc-json' | 'pubtator' | 'conll' | 'csv';
+
+/** A model size for training from random weights. */
+export interface PresetInfo {
+  name: string;
+  layers: number;
+  hidden: number;
+  /** Approximate parameters without the embeddings (they depend on the vocabulary). */
+  approxParameters: number;
+  /** Plain words: "fast, for trying things out". */
+  note: string;
+}
+
+/** A starting point shipped with the app (resources/models/<name>). */
+export interface ShippedModelInfo {
+  /** Pass as `baseModelId` (or `studentModelId`). */
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** What the Train and Distill screens offer as starting points. */
+export interface TrainOptions {
+  shipped: ShippedModelInfo[];
+  presets: PresetInfo[];
+  /** The id of the recommended starting point, when one is available. */
+  recommendedBaseId: string | null;
+  /** Whether a vocabulary is available for models started from random weights. */
+  hasPresetVocabulary: boolean;
+  /** Where that vocabulary comes from, in words ("the shipped default student"). */
+  presetVocabularySource: string | null;
+}
+
+export interface TrainStartArgs {
+  projectId: number;
+  task: TaskKind;
+  /** Datasets whose annotated documents the model learns from. */
+  datasetIds: number[];
+  /** Datasets used only to measure progress and pick the best checkpoint. */
+  devDatasetIds?: number[];
+  /** Without dev datasets: the share of training documents held out (default 0.1). */
+  devFraction?: number;
+  /** A library model id, or a shipped one (`shipped:<name>`). */
+  baseModelId?: string;
+  /** A preset size started from random weights (instead of baseModelId). */
+  preset?: string;
+  name?: string;
+  epochs?: number;
+  batchSize?: number;
+  lr?: number;
+  maxLength?: number;
+  seed?: number;
+  maxMinutes?: number;
+  /** Stops after this many optimisation steps (quick trials). */
+  maxSteps?: number;
+}
+
+export interface DistillStartArgs {
+  projectId: number;
+  task: TaskKind;
+  teacherModelId: string;
+  studentPreset?: string;
+  studentModelId?: string;
+  /** 'general' (WordNet glosses), 'random' (randomised text) or a folder/file path. */
+  transfer: string[];
+  /** Mixes private labelled data into the student's training (the student then holds PHI). */
+  includePrivate?: { datasetIds: number[]; alpha: number };
+  name?: string;
+  steps?: number;
+  maxMinutes?: number;
+}
+
+/** One training or distillation run as the Train screen lists it. */
+export interface RunInfo {
+  id: string;
+  projectId: number;
+  kind: 'train' | 'distill';
+  task: TaskKind;
+  name: string;
+  status: RunStatus;
+  /** Plain-language summary of the starting point and data. */
+  baseName: string;
+  datasetNames: string[];
+  createdAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** The registered model, once completed. */
+  modelId?: string;
+  error?: string;
+  /** A checkpoint exists and the run can continue from it. */
+  canResume: boolean;
+  /** The latest progress while it runs (null before the first step). */
+  progress: TrainProgressInfo | null;
+}
+
+export interface MetricPointInfo {
+  step: number;
+  epoch: number;
+  value: number;
+}
+
+export interface RunMetrics {
+  runId: string;
+  loss: MetricPointInfo[];
+  devF1: MetricPointInfo[];
+  totalSteps: number | null;
+}
+
+export interface TrainProgressInfo {
+  runId: string;
+  step: number;
+  totalSteps: number;
+  epoch: number;
+  loss: number;
+  lr: number;
+  stepsPerSec: number;
+  etaSec: number;
+  devF1?: number;
+}
+
+export interface TrainEvalInfo {
+  runId: string;
+  step: number;
+  epoch: number;
+  devF1: number;
+  isBest: boolean;
+}
+
+export interface TrainFinishedInfo {
+  runId: string;
+  status: RunStatus;
+  modelId?: string;
+  error?: string;
+}
+
+export interface PredictArgsInfo {
+  projectId: number;
+  modelId: string;
+  reModelId?: string;
+  /** The documents to run over; without them, `datasetId`'s, else all of the project's. */
+  documentIds?: number[];
+  datasetId?: number;
+}
+
+/** One document of a prediction run. */
+export interface PredictedRow {
+  /** Workspace document id (project runs); absent for files. */
+  documentId?: number;
+  name: string;
+  entities: number;
+  relations: number;
+  /** Entities per type. */
+  types: Record<string, number>;
+}
+
+export interface PredictSummary {
+  source: 'project' | 'files';
+  modelName: string;
+  documents: number;
+  entities: number;
+  relations: number;
+  seconds: number;
+  documentsPerSec: number;
+  wordsPerSec: number;
+  /** Files written (folder runs). */
+  written: string[];
+  issues: { severity: 'error' | 'warning'; file: string; line?: number; message: string }[];
+  rows: PredictedRow[];
+  /** Rows left out of `rows` to keep the reply small. */
+  rowsOmitted: number;
+}
+
+/** Progress of a prediction or evaluation job. */
+export interface JobProgressInfo {
+  jobId: string;
+  kind: 'predict' | 'evaluate';
+  phase: 'preparing' | 'ner' | 're' | 'saving';
+  done: number;
+  total: number;
+}
+
+export interface PredictFinishedInfo {
+  jobId: string;
+  status: JobStatus;
+  result?: PredictSummary;
+  error?: string;
+}
+
+export interface ScoreRow {
+  name: string;
+  precision: number;
+  recall: number;
+  f1: number;
+  /** Counts (NER; relation reports give scores only). */
+  tp?: number;
+  fp?: number;
+  fn?: number;
+  support?: number;
+}
+
+/** A strict false positive or false negative of a NER evaluation. */
+export interface EvaluationError {
+  kind: 'false-positive' | 'false-negative';
+  /** type: right span, wrong type; boundary: overlaps the right type; spurious / missed. */
+  reason: 'type' | 'boundary' | 'spurious' | 'missed';
+  documentId: number;
+  documentName: string;
+  type: string;
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface EvaluationReport {
+  modelId: string;
+  modelName: string;
+  task: TaskKind;
+  documents: number;
+  perType: ScoreRow[];
+  micro: ScoreRow;
+  macro: ScoreRow;
+  /** Same type and overlapping spans count as found (NER). */
+  lenientMicro?: { precision: number; recall: number; f1: number };
+  /** Rows gold, columns predicted; 'O' is "no entity" (NER). */
+  confusion?: { labels: string[]; counts: number[][] };
+  errors: EvaluationError[];
+  errorsOmitted: number;
+  accuracy?: number;
+  auroc?: number;
+}
+
+export interface EvaluateFinishedInfo {
+  jobId: string;
+  status: JobStatus;
+  report?: EvaluationReport;
+  error?: string;
+}
+
+/** A prediction or evaluation job the engine holds (running or recently finished). */
+export interface JobInfo {
+  jobId: string;
+  kind: 'predict' | 'evaluate';
+  projectId: number | null;
+  status: 'running' | JobStatus;
+  progress: JobProgressInfo | null;
+  predict?: PredictSummary;
+  report?: EvaluationReport;
+  error?: string;
+}

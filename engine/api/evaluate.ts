@@ -1,0 +1,170 @@
+// evaluate:start: scores a model against the reviewed annotations of chosen datasets, in a
+// worker. NER runs the model over the texts and compares spans here (engine/metrics): per-type
+// precision/recall/F1, the confusion between types, and every strict false positive and false
+// negative with its document, so the screen can open each one. RE uses the engine's evaluator.
+import type { Document } from '../formats/types.ts';
+import { evaluateNer, type SpanError } from '../metrics/ner.ts';
+import type { PRF, TypePRF } from '../metrics/prf.ts';
+import type { PrfJson } from '../metrics/report.ts';
+import { getDocumentSummary } from '../store/documents.ts';
+import {
+  type EvaluateResult,
+  type PredictResult,
+  startEvaluate,
+  startPredict,
+} from '../tasks/jobs.ts';
+import type { Args } from './contract.ts';
+import type { ApiContext } from './context.ts';
+import type { EvaluationError, EvaluationReport, ScoreRow, TaskKind } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
+import { runJob } from './predict.ts';
+import { MODEL_TASK, requireTaskModel, resolveModel } from './model-sources.ts';
+import { getSettings } from './system.ts';
+import { annotatedDocuments, projectDatasets } from './task-data.ts';
+
+const MAX_ERRORS = 2000;
+const MAX_MENTION = 200;
+
+const spansOf = (d: Pick<Document, 'entities'>): { start: number; end: number; type: string }[] =>
+  d.entities.map((e) => ({
+    start: e.spans[0]?.start ?? 0,
+    end: e.spans.at(-1)?.end ?? 0,
+    type: e.type,
+  }));
+
+function scoreRow(name: string, r: PRF | TypePRF | PrfJson): ScoreRow {
+  const counts =
+    'tp' in r
+      ? { tp: r.tp, fp: r.fp, fn: r.fn, support: 'support' in r ? r.support : r.tp + r.fn }
+      : {};
+  return { name, precision: r.precision, recall: r.recall, f1: r.f1, ...counts };
+}
+
+function nerReport(
+  gold: readonly Document[],
+  r: PredictResult,
+  base: Pick<EvaluationReport, 'modelId' | 'modelName' | 'task'>,
+  names: (documentId: number) => string,
+): EvaluationReport {
+  const byId = new Map((r.predictions ?? []).map((p) => [p.id, p]));
+  const pred = gold.map((d) => spansOf(byId.get(d.id) ?? { entities: [] }));
+  const ev = evaluateNer(gold.map(spansOf), pred);
+  const errors: EvaluationError[] = [];
+  const add = (list: SpanError[], kind: EvaluationError['kind']): void => {
+    for (const e of list) {
+      if (errors.length >= MAX_ERRORS) return;
+      const doc = gold[e.doc]!;
+      const documentId = Number(doc.id);
+      errors.push({
+        kind,
+        reason: e.kind,
+        documentId,
+        documentName: names(documentId),
+        type: e.span.type,
+        start: e.span.start,
+        end: e.span.end,
+        text: doc.text.slice(e.span.start, Math.min(e.span.end, e.span.start + MAX_MENTION)),
+      });
+    }
+  };
+  add(ev.falsePositives, 'false-positive');
+  add(ev.falseNegatives, 'false-negative');
+  const total = ev.falsePositives.length + ev.falseNegatives.length;
+  return {
+    ...base,
+    documents: gold.length,
+    perType: Object.entries(ev.strict.per_type)
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([name, t]) => scoreRow(name, t)),
+    micro: scoreRow('micro average', ev.strict.micro),
+    macro: scoreRow('macro average', ev.strict.macro),
+    lenientMicro: {
+      precision: ev.lenient.micro.precision,
+      recall: ev.lenient.micro.recall,
+      f1: ev.lenient.micro.f1,
+    },
+    confusion: { labels: [...ev.confusion.labels], counts: ev.confusion.counts.map((r) => [...r]) },
+    errors,
+    errorsOmitted: total - errors.length,
+  };
+}
+
+function reReport(
+  gold: readonly Document[],
+  r: EvaluateResult,
+  base: Pick<EvaluationReport, 'modelId' | 'modelName' | 'task'>,
+): EvaluationReport {
+  const m = r.metrics;
+  return {
+    ...base,
+    documents: gold.length,
+    perType: Object.entries(m.per_type).map(([name, t]) => scoreRow(name, t)),
+    micro: scoreRow('micro average', m.micro),
+    macro: scoreRow('macro average', m.macro),
+    errors: [],
+    errorsOmitted: 0,
+    ...(m.accuracy !== undefined && { accuracy: m.accuracy }),
+    ...(m.auroc !== undefined && { auroc: m.auroc }),
+  };
+}
+
+/** Starts an evaluation; the report arrives as evaluate:finished. */
+export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { jobId: string } {
+  const read = ctx.ws.read;
+  const sets = projectDatasets(read, a.projectId, a.datasetIds);
+  const ref = resolveModel(ctx, a.modelId, 'use');
+  const task: TaskKind = ref.model?.task === MODEL_TASK.re ? 're' : 'ner';
+  requireTaskModel(ref, task);
+  const gold = annotatedDocuments(read, sets);
+  if (gold.length === 0)
+    throw new ApiError(
+      'invalid',
+      'The chosen datasets have no annotated documents to compare with; annotate some first.',
+    );
+  const base = { modelId: a.modelId, modelName: ref.name, task };
+  const threads = getSettings(ctx).threads;
+  const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
+  const finished = (info: {
+    jobId: string;
+    status: string;
+    report?: EvaluationReport;
+    error?: string;
+  }): void =>
+    ctx.emit('evaluate:finished', {
+      jobId: info.jobId,
+      status:
+        info.status === 'completed'
+          ? 'completed'
+          : info.status === 'cancelled'
+            ? 'cancelled'
+            : 'failed',
+      ...(info.report && { report: info.report }),
+      ...(info.error !== undefined && { error: info.error }),
+    });
+  const jobId =
+    task === 'ner'
+      ? runJob<PredictResult>(
+          ctx,
+          { kind: 'evaluate', projectId: a.projectId },
+          (onEvent) =>
+            startPredict(
+              {
+                model: ref.dir,
+                threads,
+                documents: gold.map((d) => ({ ...d, entities: [], relations: [] })),
+              },
+              onEvent,
+            ),
+          (r) => ({ report: nerReport(gold, r, base, names) }),
+          finished,
+        )
+      : runJob<EvaluateResult>(
+          ctx,
+          { kind: 'evaluate', projectId: a.projectId },
+          (onEvent) =>
+            startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads }, onEvent),
+          (r) => ({ report: reReport(gold, r, base) }),
+          finished,
+        );
+  return { jobId };
+}

@@ -1,0 +1,144 @@
+// The long-running work the engine holds: worker-thread handles by id (training runs, and
+// prediction/evaluation jobs), the latest progress for screens opened mid-run, the last few
+// finished job results, and a host-side throttle so worker events reach the UI at a calm rate.
+import type { JobInfo, TrainProgressInfo } from './dto-tasks.ts';
+
+/** A running worker the engine can stop. */
+export interface HeldJob {
+  id: string;
+  kind: 'train' | 'predict' | 'evaluate';
+  /** Settles when the worker has finished (either way). */
+  result: Promise<unknown>;
+  cancel(): void;
+  terminate(): Promise<void>;
+}
+
+const KEEP_FINISHED = 20;
+/** How long closing waits for workers to stop at a step boundary before terminating them. */
+const CLOSE_GRACE_MS = 15_000;
+
+export class JobRegistry {
+  /** Set once the engine closes: late worker results must not touch the closed workspace. */
+  isClosing = false;
+  #active = new Map<string, HeldJob & { isCancelling: boolean }>();
+  #trainProgress = new Map<string, TrainProgressInfo>();
+  #infos = new Map<string, JobInfo>();
+
+  add(job: HeldJob): void {
+    this.#active.set(job.id, { ...job, isCancelling: false });
+  }
+
+  /** Forgets a job that has ended (its worker is gone). */
+  remove(id: string): void {
+    this.#active.delete(id);
+    this.#trainProgress.delete(id);
+  }
+
+  /** Whether any job of `kind` is running. */
+  hasActive(kind: HeldJob['kind']): boolean {
+    return [...this.#active.values()].some((j) => j.kind === kind);
+  }
+
+  isActive(id: string): boolean {
+    return this.#active.has(id);
+  }
+
+  isCancelling(id: string): boolean {
+    return this.#active.get(id)?.isCancelling === true;
+  }
+
+  /** Asks a job to stop at its next step; false when it is not running. */
+  cancel(id: string): boolean {
+    const job = this.#active.get(id);
+    if (!job) return false;
+    job.isCancelling = true;
+    job.cancel();
+    return true;
+  }
+
+  setTrainProgress(p: TrainProgressInfo): void {
+    this.#trainProgress.set(p.runId, p);
+  }
+
+  trainProgress(runId: string): TrainProgressInfo | null {
+    return this.#trainProgress.get(runId) ?? null;
+  }
+
+  /** Records a prediction/evaluation job's state (kept for the last few finished ones). */
+  setInfo(info: JobInfo): void {
+    this.#infos.delete(info.jobId);
+    this.#infos.set(info.jobId, info);
+    const finished = [...this.#infos.values()].filter((j) => j.status !== 'running');
+    for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED)))
+      this.#infos.delete(old.jobId);
+  }
+
+  info(jobId: string): JobInfo | undefined {
+    return this.#infos.get(jobId);
+  }
+
+  /** Newest first. */
+  infos(): JobInfo[] {
+    return [...this.#infos.values()].reverse();
+  }
+
+  /**
+   * Stops every worker (the engine is closing): each is asked to stop at its next step, which
+   * leaves training resumable from a checkpoint. Workers still busy after a grace period are
+   * terminated. NOTE: terminating a thread inside onnxruntime's session.run can abort the whole
+   * process, so cancelling first is not just politeness.
+   */
+  async closeAll(): Promise<void> {
+    this.isClosing = true;
+    const jobs = [...this.#active.values()];
+    this.#active.clear();
+    for (const j of jobs) j.cancel();
+    await Promise.allSettled(
+      jobs.map(async (j) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<'late'>(
+          (r) => (timer = setTimeout(() => r('late'), CLOSE_GRACE_MS)),
+        );
+        const outcome = await Promise.race([
+          j.result.then(
+            () => 'done',
+            () => 'done',
+          ),
+          late,
+        ]);
+        clearTimeout(timer);
+        if (outcome === 'late') await j.terminate();
+      }),
+    );
+  }
+}
+
+/** Passes the latest value at most every `ms` (the last one of a burst always arrives). */
+export function throttle<T>(
+  ms: number,
+  send: (value: T) => void,
+): { push(value: T): void; flush(): void } {
+  let last = -Infinity;
+  let pending: { value: T } | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const fire = (): void => {
+    timer = undefined;
+    if (pending === null) return;
+    const { value } = pending;
+    pending = null;
+    last = performance.now();
+    send(value);
+  };
+  return {
+    push(value) {
+      pending = { value };
+      const wait = last + ms - performance.now();
+      if (wait <= 0) fire();
+      else timer ??= setTimeout(fire, wait);
+    },
+    flush() {
+      clearTimeout(timer);
+      fire();
+    },
+  };
+}

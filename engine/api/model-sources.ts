@@ -1,0 +1,204 @@
+// Where task models come from and where they go: starting points (library models, models
+// shipped under resources/models, preset sizes with a vocabulary), the library folder of a
+// model id, and registering a finished run's output folder as a library model with lineage.
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PRESETS } from '../model/config.ts';
+import { hashFile, registerFile } from '../store/files.ts';
+import {
+  type LineageInput,
+  type Model,
+  type PhiStatus,
+  getModel,
+  registerModel,
+} from '../store/models.ts';
+import type { ApiContext } from './context.ts';
+import type { PresetInfo, ShippedModelInfo, TaskKind, TrainOptions } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
+
+const SHIPPED_PREFIX = 'shipped:';
+const DEFAULT_STUDENT = 'default-student';
+const PRESET_NOTES: Record<string, string> = {
+  'small-2L-128': 'very small and fast; good for trying things out',
+  'tiny-4L-312': 'small; a sensible first real model',
+  'mini-6L-384': 'medium; slower to train, usually more accurate',
+};
+
+/** The task name models carry for NER (token) and RE (sequence) classification. */
+export const MODEL_TASK: Record<TaskKind, string> = {
+  ner: 'token-classification',
+  re: 'sequence-classification',
+};
+
+function shippedRoot(ctx: ApiContext): string {
+  return join(ctx.resourcesDir, 'models');
+}
+
+/** Models shipped with the app (folders with a config.json under resources/models). */
+export function shippedModels(ctx: ApiContext): ShippedModelInfo[] {
+  const root = shippedRoot(ctx);
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(root, e.name, 'config.json')))
+    .map((e) => ({
+      id: `${SHIPPED_PREFIX}${e.name}`,
+      name: e.name === DEFAULT_STUDENT ? 'Default student (shipped)' : `${e.name} (shipped)`,
+      description:
+        e.name === DEFAULT_STUDENT
+          ? 'A compact BERT pre-trained on public text only; no patient data.'
+          : 'Shipped with Benchtop.',
+    }));
+}
+
+/** A vocabulary for preset (random-weight) models: the shipped student's, or BENCHTOP_VOCAB. */
+export function presetVocabulary(ctx: ApiContext): { path: string; source: string } | null {
+  const shipped = join(shippedRoot(ctx), DEFAULT_STUDENT, 'vocab.txt');
+  if (existsSync(shipped)) return { path: shipped, source: 'the shipped default student' };
+  const bundled = join(ctx.resourcesDir, 'vocab', 'vocab.txt');
+  if (existsSync(bundled)) return { path: bundled, source: 'the vocabulary shipped with Benchtop' };
+  const env = process.env['BENCHTOP_VOCAB'];
+  if (env !== undefined && env !== '' && existsSync(env))
+    return { path: env, source: 'the vocabulary named by BENCHTOP_VOCAB' };
+  return null;
+}
+
+export function presetInfos(): PresetInfo[] {
+  return Object.entries(PRESETS)
+    .map(([name, p]) => ({
+      name,
+      layers: p.numLayers,
+      hidden: p.hiddenSize,
+      approxParameters:
+        p.numLayers * (4 * p.hiddenSize * p.hiddenSize + 2 * p.hiddenSize * p.intermediateSize),
+      note: PRESET_NOTES[name] ?? 'larger; slow to train on a laptop',
+    }))
+    .sort((a, b) => a.approxParameters - b.approxParameters);
+}
+
+export function trainOptions(ctx: ApiContext): TrainOptions {
+  const shipped = shippedModels(ctx);
+  const vocab = presetVocabulary(ctx);
+  return {
+    shipped,
+    presets: presetInfos(),
+    recommendedBaseId: shipped.find((s) => s.id.endsWith(DEFAULT_STUDENT))?.id ?? null,
+    hasPresetVocabulary: vocab !== null,
+    presetVocabularySource: vocab?.source ?? null,
+  };
+}
+
+/** A resolved model: its folder, a display name, and how lineage refers to it. */
+export interface ModelRef {
+  dir: string;
+  name: string;
+  model?: Model;
+  lineage: LineageInput;
+}
+
+/** The folder of a library or shipped model; `as` picks the lineage kind. */
+export function resolveModel(
+  ctx: ApiContext,
+  id: string,
+  as: 'base-model' | 'teacher' | 'use',
+): ModelRef {
+  const kind = as === 'teacher' ? 'teacher' : 'base-model';
+  if (id.startsWith(SHIPPED_PREFIX)) {
+    const name = id.slice(SHIPPED_PREFIX.length);
+    const info = shippedModels(ctx).find((s) => s.id === id);
+    if (!info || !/^[\w.-]+$/.test(name))
+      throw new ApiError('not-found', 'That shipped model is not part of this installation.');
+    return {
+      dir: join(shippedRoot(ctx), name),
+      name: info.name,
+      lineage: { kind, source: `${info.name}: public text only`, containsPhi: false },
+    };
+  }
+  const model = getModel(ctx.ws.read, id);
+  if (!model)
+    throw new ApiError('not-found', 'That model is no longer in the library; pick another one.');
+  const dir = resolve(ctx.dataDir, model.path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new ApiError(
+      'not-found',
+      `The files of “${model.name}” are missing from the data folder.`,
+    );
+  return { dir, name: model.name, model, lineage: { kind, parentModelId: model.id } };
+}
+
+/** Checks that a library model was trained for `task` by Benchtop (it has task settings). */
+export function requireTaskModel(ref: ModelRef, task: TaskKind): void {
+  const config = JSON.parse(readFileSync(join(ref.dir, 'config.json'), 'utf8')) as {
+    benchtop?: { task?: string };
+  };
+  if (config.benchtop?.task !== task) {
+    const what = task === 'ner' ? 'entity (NER)' : 'relation (RE)';
+    throw new ApiError(
+      'invalid',
+      `“${ref.name}” is not an ${what} model trained in Benchtop; choose one from a finished training run.`,
+    );
+  }
+}
+
+export interface TrainedModel {
+  outDir: string;
+  name: string;
+  task: TaskKind;
+  metrics: Record<string, number>;
+  parameters?: number;
+  lineage: LineageInput[];
+  phiStatus?: PhiStatus;
+}
+
+/** Moves a finished run's folder into models/<id>/ and registers it with its lineage. */
+export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Promise<Model> {
+  const id = crypto.randomUUID();
+  const relDir = `models/${id}`;
+  const target = join(ctx.dataDir, 'models', id);
+  // A finished run may leave its checkpoint (and a distillation its teacher cache) behind.
+  rmSync(join(t.outDir, 'checkpoint'), { recursive: true, force: true });
+  mkdirSync(join(ctx.dataDir, 'models'), { recursive: true });
+  renameSync(t.outDir, target);
+  const weights = existsSync(join(target, 'model.safetensors'))
+    ? 'model.safetensors'
+    : 'pytorch_model.bin';
+  const { sizeBytes, sha256 } = await hashFile(join(target, weights));
+  registerFile(ctx.ws.write, { path: `${relDir}/${weights}`, sizeBytes, sha256, kind: 'model' });
+  const config = JSON.parse(readFileSync(join(target, 'config.json'), 'utf8')) as {
+    architectures?: string[];
+    id2label?: Record<string, string>;
+  };
+  const labels = Object.entries(config.id2label ?? {})
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([, l]) => l);
+  const card = ['training_card.md', 'README.md']
+    .map((f) => join(target, f))
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n')
+    .slice(0, 64_000);
+  const model = registerModel(ctx.ws.write, {
+    id,
+    name: t.name,
+    path: relDir,
+    architecture: config.architectures?.[0] ?? 'bert',
+    task: MODEL_TASK[t.task],
+    parameters: t.parameters ?? Math.round(sizeBytes / 4),
+    sizeBytes,
+    sha256,
+    labels,
+    metrics: t.metrics,
+    card,
+    ...(t.phiStatus !== undefined && { phiStatus: t.phiStatus }),
+    lineage: t.lineage,
+  });
+  ctx.emit('workspace:changed', { projectId: null, what: 'models' });
+  return model;
+}

@@ -1,0 +1,217 @@
+// run:predict and run:predict-files: batch inference in a worker. Over project documents the
+// predictions are saved as 'suggested' annotations (origin model, detail = model name + id) for
+// review in the editor; over a file or folder they are written in the chosen export format.
+// Progress is throttled into run:progress; the result arrives as run:finished.
+import { isAbsolute } from 'node:path';
+import type { Document } from '../formats/types.ts';
+import { getDocumentSummary, replaceAnnotations } from '../store/documents.ts';
+import type { TaskEvent } from '../tasks/events.ts';
+import { type PredictArgs, type PredictResult, startPredict } from '../tasks/jobs.ts';
+import type { Args } from './contract.ts';
+import type { ApiContext } from './context.ts';
+import type { JobInfo, JobProgressInfo, PredictSummary, PredictedRow } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
+import { throttle } from './job-registry.ts';
+import { type ModelRef, requireTaskModel, resolveModel } from './model-sources.ts';
+import { getSettings } from './system.ts';
+import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
+
+const MAX_ROWS = 2000;
+const PROGRESS_MS = 200;
+
+/** Runs a job in a worker with throttled progress; `done` turns its result into the job info. */
+export function runJob<R>(
+  ctx: ApiContext,
+  base: Pick<JobInfo, 'kind' | 'projectId'>,
+  start: (onEvent: (e: TaskEvent) => void) => {
+    result: Promise<R>;
+    cancel(): void;
+    terminate(): Promise<void>;
+  },
+  done: (r: R, jobId: string) => Promise<Partial<JobInfo>> | Partial<JobInfo>,
+  finished: (info: JobInfo) => void,
+): string {
+  const jobId = crypto.randomUUID();
+  let info: JobInfo = { jobId, ...base, status: 'running', progress: null };
+  ctx.jobs.setInfo(info);
+  const send = (p: JobProgressInfo): void => {
+    info = { ...info, progress: p };
+    ctx.jobs.setInfo(info);
+    ctx.emit('run:progress', p);
+  };
+  const progress = throttle<JobProgressInfo>(PROGRESS_MS, send);
+  const handle = start((e) => {
+    if (e.type === 'infer-progress')
+      progress.push({ jobId, kind: base.kind, phase: e.phase, done: e.done, total: e.total });
+  });
+  ctx.jobs.add({ id: jobId, kind: base.kind, ...handle });
+  const end = (patch: Partial<JobInfo>): void => {
+    progress.flush();
+    ctx.jobs.remove(jobId);
+    info = { ...info, ...patch };
+    ctx.jobs.setInfo(info);
+    finished(info);
+  };
+  handle.result
+    .then(
+      async (r) => {
+        if (ctx.jobs.isClosing) return;
+        if (ctx.jobs.isCancelling(jobId)) return end({ status: 'cancelled' });
+        try {
+          progress.flush();
+          send({ jobId, kind: base.kind, phase: 'saving', done: 0, total: 0 });
+          end({ status: 'completed', ...(await done(r, jobId)) });
+        } catch (err) {
+          end({ status: 'failed', error: jobError(err) });
+        }
+      },
+      (err: unknown) => {
+        if (ctx.jobs.isClosing) return;
+        if (ctx.jobs.isCancelling(jobId)) end({ status: 'cancelled' });
+        else end({ status: 'failed', error: jobError(err) });
+      },
+    )
+    .catch((err: unknown) => {
+      console.error(`job ${jobId}: could not record its end (${(err as Error).name})`);
+    });
+  return jobId;
+}
+
+/** The engine's own words (they never quote document text), shortened. */
+export function jobError(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  const text = err instanceof Error ? err.message : 'unknown error';
+  return `The model could not be run: ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`;
+}
+
+function models(
+  ctx: ApiContext,
+  modelId: string,
+  reModelId?: string,
+): { ner: ModelRef; re?: ModelRef } {
+  const ner = resolveModel(ctx, modelId, 'use');
+  requireTaskModel(ner, 'ner');
+  if (reModelId === undefined) return { ner };
+  const re = resolveModel(ctx, reModelId, 'use');
+  requireTaskModel(re, 're');
+  return { ner, re };
+}
+
+function predictArgs(ctx: ApiContext, m: { ner: ModelRef; re?: ModelRef }): PredictArgs {
+  return {
+    model: m.ner.dir,
+    ...(m.re && { reModel: m.re.dir }),
+    threads: getSettings(ctx).threads,
+  };
+}
+
+function row(
+  d: { entities: { type: string }[]; relations: unknown[] },
+  name: string,
+): PredictedRow {
+  const types: Record<string, number> = {};
+  for (const e of d.entities) types[e.type] = (types[e.type] ?? 0) + 1;
+  return { name, entities: d.entities.length, relations: d.relations.length, types };
+}
+
+function summary(
+  r: PredictResult,
+  source: 'project' | 'files',
+  modelName: string,
+  rows: PredictedRow[],
+): PredictSummary {
+  return {
+    source,
+    modelName,
+    documents: r.documents,
+    entities: r.entities,
+    relations: r.relations,
+    seconds: r.seconds,
+    documentsPerSec: r.documentsPerSec,
+    wordsPerSec: r.wordsPerSec,
+    written: r.written,
+    issues: r.issues.slice(0, 500).map((i) => ({
+      severity: i.severity,
+      file: i.file,
+      ...(i.line !== undefined && { line: i.line }),
+      message: i.message,
+    })),
+    rows: rows.slice(0, MAX_ROWS),
+    rowsOmitted: Math.max(0, rows.length - MAX_ROWS),
+  };
+}
+
+/** Predicts over project documents and saves suggestions. */
+export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>): { jobId: string } {
+  const read = ctx.ws.read;
+  if (a.datasetId !== undefined) projectDatasets(read, a.projectId, [a.datasetId]);
+  else projectDatasets(read, a.projectId, []);
+  const m = models(ctx, a.modelId, a.reModelId);
+  const ids = a.documentIds ?? documentIdsOf(read, a.projectId, a.datasetId);
+  if (ids.length === 0)
+    throw new ApiError('invalid', 'There are no documents to run on; import some first.');
+  const documents: Document[] = plainDocuments(read, a.projectId, ids);
+  const detail = `${m.ner.name}${m.re ? ` + ${m.re.name}` : ''} (${a.modelId.slice(0, 8)})`;
+  const jobId = runJob<PredictResult>(
+    ctx,
+    { kind: 'predict', projectId: a.projectId },
+    (onEvent) => startPredict({ ...predictArgs(ctx, m), documents }, onEvent),
+    (r) => {
+      const rows: PredictedRow[] = [];
+      const write = ctx.ws.write;
+      write.transaction(() => {
+        for (const p of r.predictions ?? []) {
+          const documentId = Number(p.id);
+          replaceAnnotations(write, documentId, p.entities, p.relations, {
+            origin: 'model',
+            detail,
+            status: 'suggested',
+          });
+          const name = getDocumentSummary(read, documentId)?.externalId ?? p.id;
+          rows.push({ ...row(p, name), documentId });
+        }
+      });
+      ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
+      return { predict: summary(r, 'project', m.ner.name, rows) };
+    },
+    (info) => emitPredictFinished(ctx, info),
+  );
+  return { jobId };
+}
+
+/** Predicts over a file or folder and writes the results. */
+export function startFilePrediction(
+  ctx: ApiContext,
+  a: Args<'run:predict-files'>,
+): { jobId: string } {
+  if (!isAbsolute(a.inputPath) || !isAbsolute(a.outPath))
+    throw new ApiError(
+      'invalid',
+      'Give full paths for the input and the output, e.g. /home/me/notes.',
+    );
+  const m = models(ctx, a.modelId, a.reModelId);
+  const jobId = runJob<PredictResult>(
+    ctx,
+    { kind: 'predict', projectId: null },
+    (onEvent) =>
+      startPredict(
+        { ...predictArgs(ctx, m), input: a.inputPath, out: a.outPath, format: a.format },
+        onEvent,
+      ),
+    (r) => {
+      const rows = (r.predictions ?? []).map((p) => row(p, p.id));
+      return { predict: summary(r, 'files', m.ner.name, rows) };
+    },
+    (info) => emitPredictFinished(ctx, info),
+  );
+  return { jobId };
+}
+
+function emitPredictFinished(ctx: ApiContext, info: JobInfo): void {
+  ctx.emit('run:finished', {
+    jobId: info.jobId,
+    status: info.status === 'running' ? 'failed' : info.status,
+    ...(info.predict && { result: info.predict }),
+    ...(info.error !== undefined && { error: info.error }),
+  });
+}

@@ -1,0 +1,383 @@
+// Training and distillation runs over their whole life: a run is recorded in the store with the
+// engine arguments it needs (documents snapshotted under runs/<id>/ so a resume sees exactly the
+// same data), started in a worker, followed (metrics appended, checkpoints recorded, progress
+// throttled into events), and on success its model is registered with lineage. Runs left
+// 'interrupted' by a restart, or cancelled, continue from their checkpoint.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Document } from '../formats/types.ts';
+import { appendMetrics, listMetricSeries } from '../store/metrics.ts';
+import type { JsonValue } from '../store/codec.ts';
+import type { LineageInput } from '../store/models.ts';
+import {
+  type TrainingRun,
+  createRun,
+  getRun,
+  listRuns,
+  setRunCheckpoint,
+  updateRunStatus,
+} from '../store/runs.ts';
+import type { TaskEvent } from '../tasks/events.ts';
+import {
+  type DistillArgs,
+  type TrainArgs,
+  type TrainResult,
+  startDistill,
+  startTrain,
+} from '../tasks/jobs.ts';
+import type { ApiContext } from './context.ts';
+import type { RunInfo, RunMetrics, TaskKind, TrainProgressInfo } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
+import { throttle } from './job-registry.ts';
+import { registerTrainedModel } from './model-sources.ts';
+import { getSettings } from './system.ts';
+
+const PROGRESS_MS = 200;
+
+/** Engine arguments without documents or output folder (added when the run starts). */
+export type EngineArgs =
+  | { kind: 'train'; args: Omit<TrainArgs, 'out' | 'trainDocuments' | 'devDocuments' | 'threads'> }
+  | { kind: 'distill'; args: Omit<DistillArgs, 'out' | 'privateDocuments' | 'threads'> };
+
+/** What the store keeps in a run's config. */
+interface RunConfig {
+  engine: EngineArgs;
+  task: TaskKind;
+  name: string;
+  baseName: string;
+  datasetNames: string[];
+  lineage: LineageInput[];
+  /** Folder of the run, relative to the data folder. */
+  dir: string;
+}
+
+/** Documents of a run (snapshotted on disk, inside the data folder). */
+export interface RunData {
+  train?: Document[];
+  dev?: Document[];
+  private?: Document[];
+}
+
+export interface NewRunInput {
+  projectId: number;
+  engine: EngineArgs;
+  task: TaskKind;
+  name: string;
+  baseName: string;
+  baseModelId?: string;
+  datasetNames: string[];
+  lineage: LineageInput[];
+  data: RunData;
+}
+
+function configOf(run: TrainingRun): RunConfig {
+  return run.config as unknown as RunConfig;
+}
+
+/** One training run at a time: two would each crawl along on a laptop's few cores. */
+function requireIdle(ctx: ApiContext): void {
+  if (ctx.jobs.hasActive('train'))
+    throw new ApiError(
+      'conflict',
+      'Another training run is in progress; wait for it to finish, or stop it first.',
+    );
+}
+
+/** Records a run, snapshots its documents and starts it. */
+export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
+  requireIdle(ctx);
+  const id = crypto.randomUUID();
+  const dir = `runs/${id}`;
+  mkdirSync(join(ctx.dataDir, dir), { recursive: true });
+  writeFileSync(join(ctx.dataDir, dir, 'data.json'), JSON.stringify(input.data));
+  const config: RunConfig = {
+    engine: input.engine,
+    task: input.task,
+    name: input.name,
+    baseName: input.baseName,
+    datasetNames: input.datasetNames,
+    lineage: input.lineage,
+    dir,
+  };
+  createRun(ctx.ws.write, {
+    id,
+    projectId: input.projectId,
+    task: input.task,
+    config: config as unknown as JsonValue,
+    ...(input.baseModelId !== undefined &&
+      !input.baseModelId.startsWith('shipped:') && { baseModelId: input.baseModelId }),
+  });
+  launch(ctx, id, false);
+  return id;
+}
+
+/** Continues a stopped run from its checkpoint. */
+export function resumeRun(ctx: ApiContext, runId: string): void {
+  const run = getRun(ctx.ws.read, runId);
+  if (!run) throw new ApiError('not-found', 'That run no longer exists.');
+  if (!canResume(ctx, run))
+    throw new ApiError(
+      'conflict',
+      run.status === 'completed'
+        ? 'This run has finished; its model is in the Models library.'
+        : 'This run has no checkpoint to continue from; start a new run instead.',
+    );
+  requireIdle(ctx);
+  if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
+  launch(ctx, runId, true);
+}
+
+export function cancelRun(ctx: ApiContext, runId: string): boolean {
+  return ctx.jobs.cancel(runId);
+}
+
+function canResume(ctx: ApiContext, run: TrainingRun): boolean {
+  if (ctx.jobs.isActive(run.id)) return false;
+  if (!['cancelled', 'failed', 'interrupted'].includes(run.status)) return false;
+  const dir = join(ctx.dataDir, configOf(run).dir);
+  return existsSync(join(dir, 'data.json')) && existsSync(join(dir, 'out', 'checkpoint'));
+}
+
+function launch(ctx: ApiContext, runId: string, resume: boolean): void {
+  const run = getRun(ctx.ws.read, runId)!;
+  const cfg = configOf(run);
+  const dir = join(ctx.dataDir, cfg.dir);
+  const data = JSON.parse(readFileSync(join(dir, 'data.json'), 'utf8')) as RunData;
+  const out = join(dir, 'out');
+  const threads = getSettings(ctx).threads;
+  const mode = resume ? ('auto' as const) : ('never' as const);
+  const progress = throttle<TrainProgressInfo>(PROGRESS_MS, (p) => ctx.emit('train:progress', p));
+  const onEvent = (e: TaskEvent): void => {
+    try {
+      followEvent(ctx, runId, e, progress);
+    } catch (err) {
+      // A bookkeeping failure must not take the engine down; the run itself goes on.
+      console.error(`run ${runId}: could not record a ${e.type} event (${(err as Error).name})`);
+    }
+  };
+  updateRunStatus(ctx.ws.write, runId, 'running');
+  ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
+  let handle: ReturnType<typeof startTrain>;
+  try {
+    handle =
+      cfg.engine.kind === 'train'
+        ? startTrain(
+            {
+              ...cfg.engine.args,
+              out,
+              threads,
+              resume: mode,
+              overwrite: true,
+              ...(data.train && { trainDocuments: data.train }),
+              ...(data.dev && { devDocuments: data.dev }),
+            },
+            onEvent,
+          )
+        : startDistill(
+            {
+              ...cfg.engine.args,
+              out,
+              threads,
+              resume: mode,
+              ...(data.private && { privateDocuments: data.private }),
+            },
+            onEvent,
+          );
+  } catch (err) {
+    fail(ctx, run, err, () => {});
+    return;
+  }
+  ctx.jobs.add({ id: runId, kind: 'train', ...handle });
+  const flush = (): void => progress.flush();
+  handle.result
+    .then(
+      (r) => finish(ctx, run, cfg, r as TrainResult & { phiStatus?: string }, flush),
+      (err: unknown) => fail(ctx, run, err, flush),
+    )
+    .catch((err: unknown) => {
+      // Only bookkeeping can fail here (the workspace closed meanwhile, a full disk).
+      console.error(`run ${runId}: could not record its end (${(err as Error).name})`);
+    });
+}
+
+function followEvent(
+  ctx: ApiContext,
+  runId: string,
+  e: TaskEvent,
+  progress: { push(p: TrainProgressInfo): void; flush(): void },
+): void {
+  if (ctx.jobs.isClosing) return;
+  const db = ctx.ws.write;
+  if (e.type === 'progress') {
+    appendMetrics(db, runId, [
+      { epoch: e.epoch, step: e.step, split: 'train', name: 'loss', value: e.loss },
+      // One row (step 0), overwritten: the planned steps, for runs viewed after they end.
+      { epoch: 1, step: 0, split: 'train', name: 'total_steps', value: e.totalSteps },
+    ]);
+    const p: TrainProgressInfo = {
+      runId,
+      step: e.step,
+      totalSteps: e.totalSteps,
+      epoch: e.epoch,
+      loss: e.loss,
+      lr: e.lr,
+      stepsPerSec: e.stepsPerSec,
+      etaSec: e.etaSec,
+      ...(e.devF1 !== undefined && { devF1: e.devF1 }),
+    };
+    ctx.jobs.setTrainProgress(p);
+    progress.push(p);
+  } else if (e.type === 'eval') {
+    appendMetrics(db, runId, [
+      // The eval event's epoch is fractional (progress through epochs); the store keeps the 1-based one.
+      {
+        epoch: Math.max(1, Math.ceil(e.epoch)),
+        step: e.step,
+        split: 'dev',
+        name: 'f1',
+        value: e.devF1,
+      },
+    ]);
+    progress.flush();
+    ctx.emit('train:eval', {
+      runId,
+      step: e.step,
+      epoch: e.epoch,
+      devF1: e.devF1,
+      isBest: e.isBest,
+    });
+  } else if (e.type === 'checkpoint') {
+    setRunCheckpoint(db, runId, relative(ctx.dataDir, e.dir));
+  }
+}
+
+function microMetrics(r: TrainResult): Record<string, number> {
+  const m = r.metrics;
+  const out: Record<string, number> = {};
+  const put = (
+    prefix: string,
+    x: { precision: number; recall: number; f1: number } | undefined,
+  ) => {
+    if (!x) return;
+    out[`${prefix}_precision`] = x.precision;
+    out[`${prefix}_recall`] = x.recall;
+    out[`${prefix}_f1`] = x.f1;
+  };
+  put('dev', m?.dev?.micro);
+  put('test', m?.test?.micro);
+  if (m) out['steps'] = m.steps;
+  return out;
+}
+
+async function finish(
+  ctx: ApiContext,
+  run: TrainingRun,
+  cfg: RunConfig,
+  r: TrainResult & { phiStatus?: string },
+  flush: () => void,
+): Promise<void> {
+  flush();
+  ctx.jobs.remove(run.id);
+  if (ctx.jobs.isClosing) return;
+  const db = ctx.ws.write;
+  // Distillation stopped by its time limit saves no model, only a checkpoint: like a cancel.
+  const isUnfinished = r.status === 'cancelled' || !existsSync(join(r.out, 'config.json'));
+  if (isUnfinished) {
+    const ckpt = r.checkpointDir ? relative(ctx.dataDir, r.checkpointDir) : undefined;
+    const error =
+      r.status === 'cancelled'
+        ? undefined
+        : 'Stopped at the time limit before finishing; continue from the checkpoint to finish it.';
+    updateRunStatus(db, run.id, 'cancelled', {
+      ...(ckpt !== undefined && { checkpointPath: ckpt }),
+      ...(error !== undefined && { error }),
+    });
+    ctx.emit('train:finished', {
+      runId: run.id,
+      status: 'cancelled',
+      ...(error !== undefined && { error }),
+    });
+  } else {
+    try {
+      const model = await registerTrainedModel(ctx, {
+        outDir: r.out,
+        name: cfg.name,
+        task: cfg.task,
+        metrics: microMetrics(r),
+        lineage: cfg.lineage,
+        ...(r.metrics?.model.parameters !== undefined && {
+          parameters: r.metrics.model.parameters,
+        }),
+        ...(r.phiStatus === 'trained-on-phi' && { phiStatus: 'trained-on-phi' as const }),
+      });
+      updateRunStatus(db, run.id, 'completed', { modelOutId: model.id });
+      rmSync(join(ctx.dataDir, cfg.dir), { recursive: true, force: true });
+      ctx.emit('train:finished', { runId: run.id, status: 'completed', modelId: model.id });
+    } catch (err) {
+      fail(ctx, run, err, () => {});
+      return;
+    }
+  }
+  ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
+}
+
+/** A message for a failed run: the engine's own words (they never quote document text). */
+function failureMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : 'unknown error';
+  const short = text.length > 400 ? `${text.slice(0, 400)}…` : text;
+  return `Training stopped with an error: ${short}`;
+}
+
+function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void): void {
+  flush();
+  ctx.jobs.remove(run.id);
+  if (ctx.jobs.isClosing) return; // the engine is closing: the next start marks it interrupted
+  const error = failureMessage(err);
+  updateRunStatus(ctx.ws.write, run.id, 'failed', { error });
+  ctx.emit('train:finished', { runId: run.id, status: 'failed', error });
+  ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
+}
+
+/** A project's runs, newest first. */
+export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
+  return listRuns(ctx.ws.read, projectId).map((run) => {
+    const cfg = configOf(run);
+    return {
+      id: run.id,
+      projectId: run.projectId,
+      kind: cfg.engine.kind,
+      task: cfg.task,
+      name: cfg.name,
+      status: run.status,
+      baseName: cfg.baseName,
+      datasetNames: cfg.datasetNames,
+      createdAt: run.createdAt,
+      ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
+      ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
+      ...(run.modelOutId !== undefined && { modelId: run.modelOutId }),
+      ...(run.error !== undefined && { error: run.error }),
+      canResume: canResume(ctx, run),
+      progress: ctx.jobs.trainProgress(run.id),
+    };
+  });
+}
+
+/** The loss curve and dev F1 points of a run. */
+export function runMetrics(ctx: ApiContext, runId: string): RunMetrics {
+  if (!getRun(ctx.ws.read, runId)) throw new ApiError('not-found', 'That run no longer exists.');
+  const points = (name: string, split: string): RunMetrics['loss'] =>
+    listMetricSeries(ctx.ws.read, runId, name, split).map((p) => ({
+      step: p.step,
+      epoch: p.epoch,
+      value: p.value,
+    }));
+  return {
+    runId,
+    loss: points('loss', 'train'),
+    devF1: points('f1', 'dev'),
+    totalSteps:
+      ctx.jobs.trainProgress(runId)?.totalSteps ??
+      listMetricSeries(ctx.ws.read, runId, 'total_steps', 'train')[0]?.value ??
+      null,
+  };
+}

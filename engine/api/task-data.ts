@@ -1,0 +1,114 @@
+// Workspace documents for the tasks: the reviewed (accepted or final) annotations of chosen
+// datasets for training and evaluation, plain texts for prediction, and a seeded dev split.
+// Document ids sent to the engine are the workspace ids as strings, so results map back exactly.
+import type { Document } from '../formats/types.ts';
+import { listEntities, listRelations } from '../store/annotations.ts';
+import { type Dataset, listDatasets } from '../store/datasets.ts';
+import type { ReadDb } from '../store/db.ts';
+import { getDocument, getDocumentSummary, listDocuments } from '../store/documents.ts';
+import { getProject } from '../store/projects.ts';
+import { splitIndices } from '../tasks/ner-task.ts';
+import { ApiError } from './errors.ts';
+
+const PAGE = 500;
+
+/** The project's datasets with these ids (each must belong to the project). */
+export function projectDatasets(db: ReadDb, projectId: number, ids: readonly number[]): Dataset[] {
+  if (!getProject(db, projectId))
+    throw new ApiError('not-found', 'That project no longer exists; pick another one.');
+  const all = new Map(listDatasets(db, projectId).map((d) => [d.id, d]));
+  return [...new Set(ids)].map((id) => {
+    const d = all.get(id);
+    if (!d)
+      throw new ApiError('not-found', 'A chosen dataset is no longer in this project; reload.');
+    return d;
+  });
+}
+
+/** Ids of a project's documents, optionally of one dataset, in list order. */
+export function documentIdsOf(db: ReadDb, projectId: number, datasetId?: number): number[] {
+  const ids: number[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = listDocuments(db, {
+      projectId,
+      limit: PAGE,
+      offset,
+      ...(datasetId !== undefined && { datasetId }),
+    });
+    ids.push(...page.map((d) => d.id));
+    if (page.length < PAGE) return ids;
+  }
+}
+
+const isReviewed = (status: string): boolean => status === 'accepted' || status === 'final';
+
+/** A document with only its reviewed annotations, or undefined when nobody annotated it. */
+export function reviewedDocument(db: ReadDb, documentId: number): Document | undefined {
+  const doc = getDocument(db, documentId);
+  const summary = getDocumentSummary(db, documentId);
+  if (!doc || !summary) return undefined;
+  const entities = listEntities(db, documentId).filter((e) => isReviewed(e.status));
+  const isDone = summary.status === 'annotated' || summary.status === 'reviewed';
+  if (entities.length === 0 && !isDone) return undefined;
+  const kept = new Set(entities.map((e) => e.id));
+  const relations = listRelations(db, documentId).filter(
+    (r) => isReviewed(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
+  );
+  return {
+    id: String(documentId),
+    text: doc.text,
+    entities: entities.map((e) => ({
+      id: e.id,
+      type: e.type,
+      spans: e.spans.map((s) => ({ start: s.start, end: s.end })),
+      text: e.text,
+      ...(e.normIds !== undefined && { normIds: [...e.normIds] }),
+    })),
+    relations: relations.map((r) => ({
+      id: r.id,
+      type: r.type,
+      arg1: r.arg1,
+      arg2: r.arg2,
+      ...(r.byConcept === true && { byConcept: true }),
+    })),
+    ...(doc.passages !== undefined && { passages: doc.passages }),
+  };
+}
+
+/** The annotated documents of datasets (documents nobody annotated are left out). */
+export function annotatedDocuments(db: ReadDb, datasets: readonly Dataset[]): Document[] {
+  const docs: Document[] = [];
+  for (const d of datasets) {
+    for (const id of documentIdsOf(db, d.projectId, d.id)) {
+      const doc = reviewedDocument(db, id);
+      if (doc) docs.push(doc);
+    }
+  }
+  return docs;
+}
+
+/** Texts only (for prediction), ids as strings. */
+export function plainDocuments(db: ReadDb, projectId: number, ids: readonly number[]): Document[] {
+  return ids.map((id) => {
+    const summary = getDocumentSummary(db, id);
+    const doc = summary?.projectId === projectId ? getDocument(db, id) : undefined;
+    if (!doc) throw new ApiError('not-found', 'A chosen document is no longer in this project.');
+    return {
+      id: String(id),
+      text: doc.text,
+      entities: [],
+      relations: [],
+      ...(doc.passages !== undefined && { passages: doc.passages }),
+    };
+  });
+}
+
+/** A seeded split of documents into train and dev. */
+export function splitDocuments(
+  docs: readonly Document[],
+  fraction: number,
+  seed: number,
+): { train: Document[]; dev: Document[] } {
+  const s = splitIndices(docs.length, seed, fraction);
+  return { train: s.train.map((i) => docs[i]!), dev: s.dev.map((i) => docs[i]!) };
+}

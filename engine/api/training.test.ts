@@ -1,0 +1,252 @@
+// Handler tests of the long-running work on a tiny preset (small-2L-128, a few steps): train
+// start → progress → finished → model registered with lineage; cancel and resume, also after a
+// restart; predictions saved as suggestions; evaluation with errors; distillation PHI status.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+const VOCAB = resolve(
+  import.meta.dirname,
+  '../../../shared/data/vocab/bert-base-uncased-vocab.txt',
+);
+const TINY = { preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1 } as const;
+
+let dir: string;
+let engine: Engine;
+let events: { name: EventName; payload: unknown }[] = [];
+const savedVocab = process.env['BENCHTOP_VOCAB'];
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+function open(): void {
+  engine = createEngine({ dataDir: dir });
+  engine.subscribe((name, payload) => events.push({ name, payload }));
+}
+
+/** Resolves with the first event `name` matching `pick`. */
+async function next<K extends EventName>(
+  name: K,
+  pick: (p: Events[K]) => boolean = () => true,
+  ms = 90_000,
+): Promise<Events[K]> {
+  const t0 = Date.now();
+  for (;;) {
+    const hit = events.find((e) => e.name === name && pick(e.payload as Events[K]));
+    if (hit) return hit.payload as Events[K];
+    if (Date.now() - t0 > ms) throw new Error(`no ${name} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function demo(): Promise<{ projectId: number; datasetId: number }> {
+  const [p] = await call('projects:list', {});
+  const [d] = await call('datasets:list', { projectId: p!.id });
+  return { projectId: p!.id, datasetId: d!.id };
+}
+
+async function trainTiny(extra: Partial<Args<'train:start'>> = {}): Promise<string> {
+  const { projectId, datasetId } = await demo();
+  const { runId } = await call('train:start', {
+    projectId,
+    task: 'ner',
+    datasetIds: [datasetId],
+    ...TINY,
+    maxSteps: 3,
+    ...extra,
+  });
+  return runId;
+}
+
+beforeAll(() => {
+  process.env['BENCHTOP_VOCAB'] = VOCAB;
+});
+afterAll(() => {
+  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
+  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-train-api-'));
+  events = [];
+  open();
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('training through the API', () => {
+  it('trains a tiny model, streams progress and registers it with lineage', async () => {
+    const options = await call('train:get-options', {});
+    expect(options.hasPresetVocabulary).toBe(true);
+    expect(options.presets.map((p) => p.name)).toContain('small-2L-128');
+    const runId = await trainTiny();
+    const done = await next('train:finished', (p) => p.runId === runId);
+    expect(done).toMatchObject({ runId, status: 'completed' });
+    const progress = events.filter((e) => e.name === 'train:progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)!.payload).toMatchObject({ runId, step: 3 });
+
+    const [run] = await call('train:list-runs', { projectId: (await demo()).projectId });
+    expect(run).toMatchObject({
+      id: runId,
+      status: 'completed',
+      modelId: done.modelId,
+      canResume: false,
+    });
+    const metrics = await call('train:get-metrics', { runId });
+    expect(metrics.loss.map((p) => p.step)).toContain(3);
+    expect(metrics.devF1.length).toBeGreaterThan(0);
+
+    const models = await call('models:list', {});
+    const model = models.find((m) => m.id === done.modelId)!;
+    expect(model).toMatchObject({ task: 'token-classification', phiStatus: 'no-phi' });
+    expect(model.labels).toContain('B-Disease');
+    expect(existsSync(join(dir, model.path, 'model.safetensors'))).toBe(true);
+    const lineage = await call('models:get-lineage', { modelId: model.id });
+    expect(lineage.entries.map((e) => e.kind).sort()).toEqual(['fine-tune', 'init']);
+    expect(lineage.entries.find((e) => e.kind === 'fine-tune')?.datasetName).toMatch(/demo/i);
+    expect(existsSync(join(dir, 'runs', runId))).toBe(false); // the document snapshot is gone
+  });
+
+  it('explains what is missing instead of starting a run', async () => {
+    const { projectId } = await demo();
+    const empty = await call('projects:create', { name: 'Empty' });
+    await expect(
+      call('train:start', { projectId: empty.id, task: 'ner', datasetIds: [999] }),
+    ).rejects.toThrow(/not-found/);
+    const { datasetId } = await demo();
+    await expect(
+      call('train:start', { projectId, task: 're', datasetIds: [datasetId], preset: 'nope' }),
+    ).rejects.toThrow(/no model size called/);
+  });
+
+  it('cancels with a checkpoint, resumes, and resumes a run interrupted by a restart', async () => {
+    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === runId);
+    await expect(trainTiny()).rejects.toThrow(/Another training run is in progress/);
+    await call('train:cancel', { runId });
+    expect(await next('train:finished', (p) => p.runId === runId)).toMatchObject({
+      status: 'cancelled',
+    });
+    const { projectId } = await demo();
+    expect((await call('train:list-runs', { projectId }))[0]).toMatchObject({ canResume: true });
+
+    // Resume, then "crash" (close the engine mid-run) and reopen: the run is interrupted.
+    events = [];
+    await call('train:resume', { runId });
+    await next('train:progress', (p) => p.runId === runId);
+    await engine.close();
+    events = [];
+    open();
+    const [again] = await call('train:list-runs', { projectId });
+    expect(again).toMatchObject({ status: 'interrupted', canResume: true });
+    await call('train:resume', { runId });
+    const done = await next('train:finished', (p) => p.runId === runId, 150_000);
+    expect(done.status).toBe('completed');
+    const metrics = await call('train:get-metrics', { runId });
+    expect(metrics.loss.at(-1)!.step).toBeGreaterThan(metrics.loss[0]!.step);
+  }, 240_000);
+
+  it('saves predictions as suggestions and evaluates with click-through errors', async () => {
+    // A high learning rate overfits the three annotated demo notes: the model then finds entities.
+    const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });
+    const { modelId } = await next('train:finished', (p) => p.runId === runId);
+    const { projectId, datasetId } = await demo();
+    const page = await call('documents:list', { projectId });
+    const { jobId } = await call('run:predict', {
+      projectId,
+      modelId: modelId!,
+      documentIds: page.items.map((d) => d.id),
+    });
+    const finished = await next('run:finished', (p) => p.jobId === jobId);
+    expect(finished.status).toBe('completed');
+    expect(finished.result).toMatchObject({ source: 'project', documents: page.items.length });
+    expect(finished.result!.rows.every((r) => r.documentId !== undefined)).toBe(true);
+    const predicted = await call('documents:list', { projectId, filter: 'predicted' });
+    expect(predicted.total).toBeGreaterThan(0);
+    const doc = await call('documents:get', { documentId: predicted.items[0]!.id });
+    const suggestion = doc.entities.find((e) => e.status === 'suggested')!;
+    expect(suggestion).toMatchObject({ origin: 'model' });
+    expect(suggestion.originDetail).toContain(modelId!.slice(0, 8));
+    const jobs = await call('run:list-jobs', {});
+    expect(jobs[0]).toMatchObject({ jobId, status: 'completed' });
+
+    const ev = await call('evaluate:start', {
+      projectId,
+      modelId: modelId!,
+      datasetIds: [datasetId],
+    });
+    const report = (await next('evaluate:finished', (p) => p.jobId === ev.jobId)).report!;
+    expect(report.perType.map((r) => r.name)).toContain('Disease');
+    expect(report.confusion!.labels.at(-1)).toBe('O');
+    const err = report.errors[0];
+    if (err) {
+      const doc = await call('documents:get', { documentId: err.documentId });
+      expect(doc.text.slice(err.start, err.end)).toBe(err.text);
+    }
+  }, 120_000);
+
+  it('trains a relation model and predicts entities and relations with both models', async () => {
+    const nerRun = await trainTiny();
+    const ner = await next('train:finished', (p) => p.runId === nerRun);
+    const reRun = await trainTiny({ task: 're' });
+    const re = await next('train:finished', (p) => p.runId === reRun);
+    expect(re.status).toBe('completed');
+    const models = await call('models:list', {});
+    expect(models.find((m) => m.id === re.modelId)?.task).toBe('sequence-classification');
+    const { projectId } = await demo();
+    await expect(call('run:predict', { projectId, modelId: re.modelId! })).rejects.toThrow(
+      /not an entity \(NER\) model/,
+    );
+    const { jobId } = await call('run:predict', {
+      projectId,
+      modelId: ner.modelId!,
+      reModelId: re.modelId!,
+    });
+    expect((await next('run:finished', (p) => p.jobId === jobId)).status).toBe('completed');
+  }, 120_000);
+
+  it('distils a PHI-trained teacher into a student whose gradients saw no PHI', async () => {
+    const { projectId } = await demo();
+    const file = join(dir, 'private.txt');
+    const note = 'Patient given aspirin for migraine.';
+    writeFileSync(
+      file,
+      `1|t|${note}\n1|a|No further findings.\n1\t14\t21\taspirin\tChemical\t-\n1\t26\t34\tmigraine\tDisease\t-\n\n` +
+        `2|t|${note}\n2|a|Migraine again.\n2\t26\t34\tmigraine\tDisease\t-\n\n`,
+    );
+    const imported = await call('documents:import', { projectId, path: file, containsPhi: true });
+    const teacherRun = await trainTiny({ datasetIds: [imported.datasetId], maxSteps: 2 });
+    const teacher = await next('train:finished', (p) => p.runId === teacherRun);
+    expect(teacher.status).toBe('completed');
+    const models = await call('models:list', {});
+    expect(models.find((m) => m.id === teacher.modelId)?.phiStatus).toBe('trained-on-phi');
+
+    const { runId } = await call('distill:start', {
+      projectId,
+      task: 'ner',
+      teacherModelId: teacher.modelId!,
+      studentPreset: 'small-2L-128',
+      transfer: ['random'],
+      steps: 2,
+    });
+    const done = await next('train:finished', (p) => p.runId === runId, 150_000);
+    expect(done).toMatchObject({ status: 'completed' });
+    const student = (await call('models:list', {})).find((m) => m.id === done.modelId)!;
+    expect(student.phiStatus).toBe('distilled-from-phi-teacher');
+    expect(existsSync(join(dir, student.path, 'checkpoint'))).toBe(false);
+    const lineage = await call('models:get-lineage', { modelId: student.id });
+    expect(lineage.entries.filter((e) => e.path === 'direct').map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['teacher', 'distill-transfer']),
+    );
+    const runs = await call('train:list-runs', { projectId });
+    expect(runs.find((r) => r.id === runId)).toMatchObject({ kind: 'distill' });
+  }, 240_000);
+});

@@ -1,0 +1,213 @@
+// train:start and distill:start: turn the screen's choices (datasets, starting point, a few
+// settings) into engine arguments, documents and lineage, with errors that say what to do.
+// Running, following and registering the result is run-launcher.ts's job.
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
+import type { Document } from '../formats/types.ts';
+import { PRESETS } from '../model/config.ts';
+import type { Dataset } from '../store/datasets.ts';
+import type { LineageInput } from '../store/models.ts';
+import type { ApiContext } from './context.ts';
+import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
+import { presetVocabulary, requireTaskModel, resolveModel, trainOptions } from './model-sources.ts';
+import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
+import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
+
+const TASK_WORD: Record<TaskKind, string> = { ner: 'Entities', re: 'Relations' };
+
+function defaultName(task: TaskKind, sets: readonly Dataset[]): string {
+  const day = new Date().toISOString().slice(0, 10);
+  return `${TASK_WORD[task]} · ${sets.map((d) => d.name).join(', ')} · ${day}`.slice(0, 200);
+}
+
+function requirePreset(name: string): void {
+  if (!Object.hasOwn(PRESETS, name))
+    throw new ApiError(
+      'invalid',
+      `There is no model size called “${name}”; pick one from the list.`,
+    );
+}
+
+/** Documents with the annotations a task needs, or an error saying what is missing. */
+function trainingDocuments(ctx: ApiContext, task: TaskKind, sets: readonly Dataset[]): Document[] {
+  const docs = annotatedDocuments(ctx.ws.read, sets);
+  if (docs.length === 0)
+    throw new ApiError(
+      'invalid',
+      'None of the chosen datasets has annotated documents yet. Annotate a few documents (or import annotated files) and try again.',
+    );
+  if (task === 'ner' && !docs.some((d) => d.entities.length > 0))
+    throw new ApiError('invalid', 'The annotated documents have no entities to learn from.');
+  if (task === 're' && !docs.some((d) => d.relations.length > 0))
+    throw new ApiError(
+      'invalid',
+      'The annotated documents have no relations to learn from; annotate relations first.',
+    );
+  return docs;
+}
+
+/** Starts fine-tuning; see TrainStartArgs. */
+export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: string } {
+  const read = ctx.ws.read;
+  const sets = projectDatasets(read, a.projectId, a.datasetIds);
+  const devSets = projectDatasets(
+    read,
+    a.projectId,
+    (a.devDatasetIds ?? []).filter((id) => !a.datasetIds.includes(id)),
+  );
+  if (a.baseModelId !== undefined && a.preset !== undefined)
+    throw new ApiError('invalid', 'Choose either a starting model or a model size, not both.');
+  const lineage: LineageInput[] = [];
+  let source: { model: string } | { preset: string; vocab: string };
+  let baseName: string;
+  const baseId =
+    a.preset === undefined ? (a.baseModelId ?? trainOptions(ctx).recommendedBaseId) : undefined;
+  if (a.preset !== undefined) {
+    requirePreset(a.preset);
+    const vocab = presetVocabulary(ctx);
+    if (!vocab)
+      throw new ApiError(
+        'invalid',
+        'Starting from random weights needs a vocabulary, and none is installed. Start from a model in the library instead (import one on the Models screen).',
+      );
+    source = { preset: a.preset, vocab: vocab.path };
+    baseName = `new ${a.preset} model (random start)`;
+    lineage.push({
+      kind: 'init',
+      source: `random initialisation (${a.preset})`,
+      containsPhi: false,
+    });
+  } else if (baseId !== null && baseId !== undefined) {
+    const ref = resolveModel(ctx, baseId, 'base-model');
+    source = { model: ref.dir };
+    baseName = ref.name;
+    lineage.push(ref.lineage);
+  } else {
+    throw new ApiError('invalid', 'Choose a starting model or a model size to train.');
+  }
+
+  const seed = a.seed ?? 42;
+  const docs = trainingDocuments(ctx, a.task, sets);
+  let train = docs;
+  let dev: Document[] | undefined;
+  if (devSets.length > 0) dev = annotatedDocuments(read, devSets);
+  else if (docs.length >= 2) ({ train, dev } = splitDocuments(docs, a.devFraction ?? 0.1, seed));
+  for (const d of sets) lineage.push({ kind: 'fine-tune', datasetId: d.id });
+  for (const d of devSets)
+    lineage.push({
+      kind: 'fine-tune',
+      datasetId: d.id,
+      source: `${d.name} (used only to pick the best checkpoint)`,
+      weight: 0,
+    });
+  const engine: EngineArgs = {
+    kind: 'train',
+    args: {
+      task: a.task,
+      ...source,
+      dataLabel: sets.map((d) => d.name).join(', '),
+      seed,
+      // Often enough that a crash or a closed laptop loses at most a few minutes.
+      checkpointEvery: 200,
+      ...(a.epochs !== undefined && { epochs: a.epochs }),
+      ...(a.batchSize !== undefined && { batchSize: a.batchSize }),
+      ...(a.lr !== undefined && { lr: a.lr }),
+      ...(a.maxLength !== undefined && { maxLength: a.maxLength }),
+      ...(a.maxMinutes !== undefined && { maxMinutes: a.maxMinutes }),
+      ...(a.maxSteps !== undefined && { maxSteps: a.maxSteps }),
+    },
+  };
+  const runId = createAndStartRun(ctx, {
+    projectId: a.projectId,
+    engine,
+    task: a.task,
+    name: a.name?.trim() || defaultName(a.task, sets),
+    baseName,
+    ...(baseId !== null && baseId !== undefined && { baseModelId: baseId }),
+    datasetNames: [...sets, ...devSets].map((d) => d.name),
+    lineage,
+    data: { train, ...(dev && dev.length > 0 && { dev }) },
+  });
+  return { runId };
+}
+
+const TRANSFER_WORDS: Record<string, string> = {
+  general: 'general English text (WordNet glosses)',
+  random: 'randomised text (no real content)',
+};
+
+/** Starts distillation of a teacher into a student; see DistillStartArgs. */
+export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId: string } {
+  const read = ctx.ws.read;
+  projectDatasets(read, a.projectId, []);
+  const teacher = resolveModel(ctx, a.teacherModelId, 'teacher');
+  requireTaskModel(teacher, a.task);
+  if (a.studentModelId !== undefined && a.studentPreset !== undefined)
+    throw new ApiError('invalid', 'Choose either a student model or a student size, not both.');
+  const lineage: LineageInput[] = [teacher.lineage];
+  let student: { student: string } | { studentPreset: string };
+  let baseName: string;
+  if (a.studentModelId !== undefined) {
+    const ref = resolveModel(ctx, a.studentModelId, 'base-model');
+    student = { student: ref.dir };
+    baseName = `${ref.name}, taught by ${teacher.name}`;
+    lineage.push(ref.lineage);
+  } else {
+    const preset = a.studentPreset ?? 'small-2L-128';
+    requirePreset(preset);
+    student = { studentPreset: preset };
+    baseName = `new ${preset} student, taught by ${teacher.name}`;
+    lineage.push({ kind: 'init', source: `random initialisation (${preset})`, containsPhi: false });
+  }
+  const transfer = [...new Set(a.transfer)];
+  if (transfer.length === 0)
+    throw new ApiError('invalid', 'Choose at least one kind of transfer text.');
+  for (const t of transfer) {
+    if (Object.hasOwn(TRANSFER_WORDS, t)) {
+      lineage.push({ kind: 'distill-transfer', source: TRANSFER_WORDS[t]!, containsPhi: false });
+      continue;
+    }
+    if (!isAbsolute(t) || !existsSync(t))
+      throw new ApiError('invalid', 'The transfer text folder does not exist; give its full path.');
+    lineage.push({
+      kind: 'distill-transfer',
+      source: `your text “${basename(t)}” (declared free of patient information)`,
+      containsPhi: false,
+    });
+  }
+  let privateDocs: Document[] | undefined;
+  let privateSets: Dataset[] = [];
+  if (a.includePrivate) {
+    privateSets = projectDatasets(read, a.projectId, a.includePrivate.datasetIds);
+    privateDocs = trainingDocuments(ctx, a.task, privateSets);
+    for (const d of privateSets)
+      lineage.push({ kind: 'distill-private', datasetId: d.id, weight: a.includePrivate.alpha });
+  }
+  const engine: EngineArgs = {
+    kind: 'distill',
+    args: {
+      task: a.task,
+      teacher: teacher.dir,
+      ...student,
+      transfer,
+      ...(a.includePrivate && {
+        alpha: a.includePrivate.alpha,
+        dataLabel: privateSets.map((d) => d.name).join(', '),
+      }),
+      ...(a.steps !== undefined && { steps: a.steps }),
+      ...(a.maxMinutes !== undefined && { maxMinutes: a.maxMinutes }),
+    },
+  };
+  const runId = createAndStartRun(ctx, {
+    projectId: a.projectId,
+    engine,
+    task: a.task,
+    name: a.name?.trim() || `${TASK_WORD[a.task]} student of ${teacher.name}`.slice(0, 200),
+    baseName,
+    datasetNames: privateSets.map((d) => d.name),
+    lineage,
+    data: { ...(privateDocs && { private: privateDocs }) },
+  });
+  return { runId };
+}

@@ -1,0 +1,143 @@
+// Training and distillation runs of the open project: the list, the selected run's loss and dev
+// F1 curves (loaded from the store, then extended live from train:* events), and the actions
+// start, cancel and resume. Shared by the Train and Distill screens.
+import type {
+  DistillStartArgs,
+  MetricPointInfo,
+  RunInfo,
+  TrainProgressInfo,
+  TrainStartArgs,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../api.ts';
+import { app } from './app.svelte.ts';
+import { toasts } from './toasts.svelte.ts';
+
+/** Points of `a`, then those of `b` past its last step. */
+function merge(a: readonly MetricPointInfo[], b: readonly MetricPointInfo[]): MetricPointInfo[] {
+  const last = a.at(-1)?.step ?? -1;
+  return [...a, ...b.filter((p) => p.step > last)];
+}
+
+class Runs {
+  list = $state.raw<RunInfo[]>([]);
+  selectedId = $state<string | null>(null);
+  loss = $state.raw<MetricPointInfo[]>([]);
+  devF1 = $state.raw<MetricPointInfo[]>([]);
+  progress = $state.raw<TrainProgressInfo | null>(null);
+  /** Planned optimisation steps of the selected run (null until known). */
+  totalSteps = $state<number | null>(null);
+  isLoading = $state(true);
+  error = $state<string | null>(null);
+  actionError = $state<string | null>(null);
+
+  selected = $derived(this.list.find((r) => r.id === this.selectedId) ?? null);
+  isSelectedActive = $derived(
+    this.selected?.status === 'running' || this.selected?.status === 'queued',
+  );
+
+  constructor() {
+    on('train:progress', (p) => {
+      if (p.runId !== this.selectedId) return;
+      this.progress = p;
+      this.totalSteps = p.totalSteps;
+      this.loss = merge(this.loss, [{ step: p.step, epoch: p.epoch, value: p.loss }]);
+    });
+    on('train:eval', (e) => {
+      if (e.runId !== this.selectedId) return;
+      this.devF1 = merge(this.devF1, [{ step: e.step, epoch: e.epoch, value: e.devF1 }]);
+    });
+    on('train:finished', (f) => {
+      if (f.status === 'completed')
+        toasts.show('success', 'Training finished; the model is in the Models library.');
+      else if (f.status === 'failed') toasts.show('error', 'A training run stopped with an error.');
+      void this.refresh();
+    });
+    on('workspace:changed', (c) => {
+      if (c.what === 'runs' && c.projectId === app.projectId) void this.refresh();
+    });
+  }
+
+  /** Reloads the project's runs; selects the newest when nothing is selected. */
+  async refresh(): Promise<void> {
+    if (app.projectId === null) {
+      this.list = [];
+      this.isLoading = false;
+      return;
+    }
+    try {
+      this.list = await call('train:list-runs', { projectId: app.projectId });
+      this.error = null;
+      if (this.selected === null) await this.select(this.list[0]?.id ?? null);
+    } catch (err) {
+      this.error = messageOf(err);
+    } finally {
+      this.isLoading = false;
+    }
+  }
+
+  /** Shows a run: its stored curves, then live points as they arrive. */
+  async select(id: string | null): Promise<void> {
+    if (id !== this.selectedId) {
+      this.selectedId = id;
+      this.loss = [];
+      this.devF1 = [];
+      this.progress = null;
+      this.totalSteps = null;
+    }
+    if (id === null) return;
+    this.progress = this.list.find((r) => r.id === id)?.progress ?? this.progress;
+    try {
+      const m = await call('train:get-metrics', { runId: id });
+      if (this.selectedId !== id) return;
+      this.loss = merge(m.loss, this.loss);
+      this.devF1 = merge(m.devF1, this.devF1);
+      this.totalSteps = m.totalSteps ?? this.totalSteps;
+    } catch (err) {
+      this.error = messageOf(err);
+    }
+  }
+
+  /** Starts a training run and shows it. */
+  async start(args: TrainStartArgs): Promise<string | null> {
+    return this.#launch(() => call('train:start', args));
+  }
+
+  /** Starts a distillation run and shows it. */
+  async distill(args: DistillStartArgs): Promise<string | null> {
+    return this.#launch(() => call('distill:start', args));
+  }
+
+  async cancel(runId: string): Promise<void> {
+    await this.#act(() => call('train:cancel', { runId }));
+  }
+
+  async resume(runId: string): Promise<void> {
+    await this.#act(() => call('train:resume', { runId }));
+    await this.select(runId);
+  }
+
+  async #launch(start: () => Promise<{ runId: string }>): Promise<string | null> {
+    this.actionError = null;
+    try {
+      const { runId } = await start();
+      await this.refresh();
+      await this.select(runId);
+      return runId;
+    } catch (err) {
+      this.actionError = messageOf(err);
+      return null;
+    }
+  }
+
+  async #act(action: () => Promise<unknown>): Promise<void> {
+    this.actionError = null;
+    try {
+      await action();
+      await this.refresh();
+    } catch (err) {
+      this.actionError = messageOf(err);
+    }
+  }
+}
+
+export const runs = new Runs();

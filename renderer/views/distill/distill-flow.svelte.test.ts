@@ -1,0 +1,67 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { ModelInfo } from '../../../engine/api/contract.ts';
+
+vi.mock('../../lib/api.ts', () => ({
+  call: vi.fn(() => Promise.resolve({ presets: [] })),
+  messageOf: (e: unknown) => String(e),
+  on: () => () => {},
+}));
+const { DistillFlow } = await import('./distill-flow.svelte.ts');
+
+function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
+  return {
+    id,
+    name: id,
+    architecture: 'bert',
+    task: 'token-classification',
+    parameters: 1,
+    sizeBytes: 1,
+    sha256: '',
+    labels: [],
+    metrics: {},
+    createdAt: '',
+    phiStatus,
+    card: '',
+    path: `models/${id}`,
+  };
+}
+
+describe('distill flow', () => {
+  it('says what the student will be and pins the teacher once past the first step', () => {
+    let models = [model('teacher', 'trained-on-phi')];
+    const flow = new DistillFlow({ models: () => models });
+    expect(flow.studentPhi).toBe('distilled-from-phi-teacher');
+    flow.go(1);
+    expect(flow.step).toBe(1);
+    models = [model('student', 'no-phi'), ...models];
+    expect(flow.teacher?.id).toBe('teacher');
+    flow.includePrivate = true;
+    expect(flow.studentPhi).toBe('trained-on-phi');
+    flow.includePrivate = false;
+  });
+
+  it('blocks the transfer step until the own text is declared free of PHI', () => {
+    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')] });
+    expect(flow.studentPhi).toBe('no-phi');
+    flow.go(2);
+    flow.go(3);
+    expect(flow.step).toBe(3);
+    flow.step = 2;
+    flow.useGeneral = false;
+    expect(flow.blockerAt(2)).toMatch(/at least one kind/);
+    flow.useFolder = true;
+    flow.folder = '/data/public';
+    expect(flow.blockerAt(2)).toMatch(/no patient information/);
+    flow.go(3);
+    expect(flow.step).toBe(2);
+    flow.isFolderClean = true;
+    flow.useRandom = true;
+    expect(flow.toArgs(4)).toMatchObject({
+      projectId: 4,
+      teacherModelId: 't',
+      studentPreset: 'small-2L-128',
+      transfer: ['random', '/data/public'],
+      steps: 2000,
+    });
+  });
+});

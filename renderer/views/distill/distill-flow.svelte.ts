@@ -1,0 +1,122 @@
+// The Distill screen's guided flow: teacher → student → transfer text → review and run. Holds
+// the choices, what blocks each step, the PHI status the student will get, and the request.
+import type {
+  DistillStartArgs,
+  ModelInfo,
+  PhiStatus,
+  PresetInfo,
+} from '../../../engine/api/contract.ts';
+import { call } from '../../lib/api.ts';
+
+export interface Sources {
+  models: () => ModelInfo[];
+}
+
+export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
+const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
+const PHI_TEACHER = new Set<PhiStatus>(['trained-on-phi', 'distilled-from-phi-teacher']);
+
+export class DistillFlow {
+  step = $state(0);
+  teacherId = $state('');
+  studentKind = $state<'preset' | 'model'>('preset');
+  studentPreset = $state('small-2L-128');
+  studentModelId = $state('');
+  useGeneral = $state(true);
+  useRandom = $state(false);
+  useFolder = $state(false);
+  folder = $state('');
+  isFolderClean = $state(false);
+  includePrivate = $state(false);
+  privateIds = $state<number[]>([]);
+  alpha = $state(0.3);
+  steps = $state(2000);
+  maxMinutes = $state<number | null>(null);
+  presets = $state.raw<PresetInfo[]>([]);
+
+  #sources: Sources;
+
+  teachers = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
+  teacher = $derived(
+    this.teachers.find((m) => m.id === this.teacherId) ?? this.teachers[0] ?? null,
+  );
+  task = $derived<'ner' | 're'>(this.teacher?.task === 'sequence-classification' ? 're' : 'ner');
+  students = $derived(this.#allModels().filter((m) => m.id !== this.teacher?.id));
+  /** What the student's PHI status will be. */
+  studentPhi = $derived<PhiStatus>(
+    this.includePrivate
+      ? 'trained-on-phi'
+      : this.teacher && PHI_TEACHER.has(this.teacher.phiStatus)
+        ? 'distilled-from-phi-teacher'
+        : this.teacher?.phiStatus === 'unknown'
+          ? 'unknown'
+          : 'no-phi',
+  );
+  blockers = $derived([
+    this.teacher === null ? 'Train a model on your documents first; it becomes the teacher.' : null,
+    this.studentKind === 'model' && !this.students.some((m) => m.id === this.studentModelId)
+      ? 'Choose the student model.'
+      : null,
+    !this.useGeneral && !this.useRandom && !this.useFolder
+      ? 'Choose at least one kind of transfer text.'
+      : this.useFolder && (this.folder.trim() === '' || !this.isFolderClean)
+        ? 'Give the folder and confirm it holds no patient information.'
+        : this.includePrivate && this.privateIds.length === 0
+          ? 'Choose the private datasets to mix in, or untick that option.'
+          : null,
+    !(this.steps >= 1) ? 'The number of steps must be at least 1.' : null,
+  ]);
+  /** The first blocker up to and including `step`. */
+  blockerAt = (step: number): string | null =>
+    this.blockers.slice(0, step + 1).find((b) => b !== null) ?? null;
+
+  constructor(sources: Sources) {
+    this.#sources = sources;
+  }
+
+  async loadPresets(): Promise<void> {
+    try {
+      this.presets = (await call('train:get-options', {})).presets;
+    } catch {
+      this.presets = [];
+    }
+  }
+
+  go(step: number): void {
+    // Pin the default teacher: models trained meanwhile must not change it behind the user's back.
+    if (this.teacherId === '' && this.teacher) this.teacherId = this.teacher.id;
+    if (step <= this.step || this.blockerAt(this.step) === null)
+      this.step = Math.max(0, Math.min(STEPS.length - 1, step));
+  }
+
+  togglePrivate(id: number, isOn: boolean): void {
+    const next = this.privateIds.filter((x) => x !== id);
+    this.privateIds = isOn ? [...next, id] : next;
+  }
+
+  toArgs(projectId: number): DistillStartArgs {
+    const transfer = [
+      ...(this.useGeneral ? ['general'] : []),
+      ...(this.useRandom ? ['random'] : []),
+      ...(this.useFolder ? [this.folder.trim()] : []),
+    ];
+    return {
+      projectId,
+      task: this.task,
+      teacherModelId: this.teacher!.id,
+      ...(this.studentKind === 'model'
+        ? { studentModelId: this.studentModelId }
+        : { studentPreset: this.studentPreset }),
+      transfer,
+      steps: this.steps,
+      ...(this.maxMinutes !== null && this.maxMinutes > 0 && { maxMinutes: this.maxMinutes }),
+      ...(this.includePrivate && {
+        includePrivate: { datasetIds: [...this.privateIds], alpha: this.alpha },
+      }),
+    };
+  }
+
+  #allModels(): ModelInfo[] {
+    return this.#sources.models();
+  }
+}

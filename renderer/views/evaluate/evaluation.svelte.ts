@@ -1,0 +1,137 @@
+// The Evaluate screen's state: the model and datasets to score, the job, its report, and the
+// error list's filters and the error opened in the document viewer.
+import type {
+  DatasetInfo,
+  EvaluateFinishedInfo,
+  EvaluationError,
+  EvaluationReport,
+  JobProgressInfo,
+  ModelInfo,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../../lib/api.ts';
+
+export interface Sources {
+  models: () => ModelInfo[];
+  datasets: () => DatasetInfo[];
+}
+
+const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
+
+export class EvaluationState {
+  modelId = $state('');
+  datasetIds = $state<number[] | null>(null);
+  jobId = $state<string | null>(null);
+  state = $state<'idle' | 'running' | 'completed' | 'failed' | 'cancelled'>('idle');
+  progress = $state.raw<JobProgressInfo | null>(null);
+  report = $state.raw<EvaluationReport | null>(null);
+  error = $state<string | null>(null);
+  kindFilter = $state<'all' | EvaluationError['kind']>('all');
+  typeFilter = $state('all');
+  opened = $state.raw<EvaluationError | null>(null);
+
+  #sources: Sources;
+  #early = new Map<string, EvaluateFinishedInfo>();
+
+  taskModels = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
+  selectedModelId = $derived(
+    this.taskModels.some((m) => m.id === this.modelId)
+      ? this.modelId
+      : (this.taskModels[0]?.id ?? ''),
+  );
+  /** The chosen datasets (all of the project's until the user picks). */
+  chosenDatasetIds = $derived(this.datasetIds ?? this.#allDatasets().map((d) => d.id));
+  errors = $derived(
+    (this.report?.errors ?? []).filter(
+      (e) =>
+        (this.kindFilter === 'all' || e.kind === this.kindFilter) &&
+        (this.typeFilter === 'all' || e.type === this.typeFilter),
+    ),
+  );
+  blocker = $derived(
+    this.taskModels.length === 0
+      ? 'Train a model first; it appears here when it finishes.'
+      : this.chosenDatasetIds.length === 0
+        ? 'Choose at least one dataset with reviewed annotations.'
+        : null,
+  );
+
+  constructor(sources: Sources) {
+    this.#sources = sources;
+    on('run:progress', (p) => {
+      if (p.jobId === this.jobId && p.kind === 'evaluate') this.progress = p;
+    });
+    on('evaluate:finished', (f) => {
+      if (f.jobId === this.jobId) this.#finish(f);
+      else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
+    });
+  }
+
+  toggle(id: number, isOn: boolean): void {
+    const next = this.chosenDatasetIds.filter((x) => x !== id);
+    this.datasetIds = isOn ? [...next, id] : next;
+  }
+
+  /** Finds the latest evaluation (after a reload of the window). */
+  async restore(): Promise<void> {
+    try {
+      const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate');
+      if (!job || this.jobId !== null) return;
+      this.jobId = job.jobId;
+      this.state = job.status;
+      this.report = job.report ?? null;
+      this.error = job.error ?? null;
+    } catch {
+      // Nothing to restore.
+    }
+  }
+
+  async start(projectId: number): Promise<void> {
+    if (this.blocker !== null) return;
+    this.state = 'running';
+    this.jobId = null;
+    this.report = null;
+    this.error = null;
+    this.progress = null;
+    this.opened = null;
+    try {
+      const { jobId } = await call('evaluate:start', {
+        projectId,
+        modelId: this.selectedModelId,
+        datasetIds: [...this.chosenDatasetIds],
+      });
+      this.jobId = jobId;
+      const early = this.#early.get(jobId);
+      this.#early.clear();
+      if (early) this.#finish(early);
+    } catch (err) {
+      this.state = 'failed';
+      this.error = messageOf(err);
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.jobId !== null) await call('run:cancel', { jobId: this.jobId });
+  }
+
+  #finish(f: EvaluateFinishedInfo): void {
+    this.state = f.status;
+    this.report = f.report ?? null;
+    this.error = f.error ?? null;
+  }
+
+  #allModels(): ModelInfo[] {
+    return this.#sources.models();
+  }
+
+  #allDatasets(): DatasetInfo[] {
+    return this.#sources.datasets();
+  }
+}
+
+/** Words for why a span is an error. */
+export const REASON: Record<EvaluationError['reason'], string> = {
+  type: 'right words, wrong type',
+  boundary: 'overlaps, but the edges differ',
+  spurious: 'nothing is annotated here',
+  missed: 'the model found nothing here',
+};

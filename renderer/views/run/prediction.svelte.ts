@@ -1,0 +1,160 @@
+// The Run screen's state: which model runs over which documents (the project's, or a folder
+// written out in an export format), the job's progress and result, and the document opened
+// from the results. A reload finds the latest job again through run:list-jobs.
+import type {
+  DatasetInfo,
+  JobInfo,
+  JobProgressInfo,
+  ModelInfo,
+  PredictFinishedInfo,
+  PredictFormat,
+  PredictSummary,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../../lib/api.ts';
+
+export interface Sources {
+  models: () => ModelInfo[];
+  datasets: () => DatasetInfo[];
+}
+
+export type JobState = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export class PredictionState {
+  source = $state<'project' | 'folder'>('project');
+  modelId = $state('');
+  reModelId = $state('');
+  datasetId = $state<number | 'all'>('all');
+  inputPath = $state('');
+  outPath = $state('');
+  format = $state<PredictFormat>('brat');
+  jobId = $state<string | null>(null);
+  state = $state<JobState>('idle');
+  progress = $state.raw<JobProgressInfo | null>(null);
+  result = $state.raw<PredictSummary | null>(null);
+  error = $state<string | null>(null);
+  openDocumentId = $state<number | null>(null);
+
+  #sources: Sources;
+  #early = new Map<string, PredictFinishedInfo>();
+
+  nerModels = $derived(this.#models('token-classification'));
+  reModels = $derived(this.#models('sequence-classification'));
+  selectedModelId = $derived(
+    this.nerModels.some((m) => m.id === this.modelId)
+      ? this.modelId
+      : (this.nerModels[0]?.id ?? ''),
+  );
+  isRunning = $derived(this.state === 'running');
+  blocker = $derived(this.#blocker());
+
+  constructor(sources: Sources) {
+    this.#sources = sources;
+    on('run:progress', (p) => {
+      if (p.jobId === this.jobId && p.kind === 'predict') this.progress = p;
+    });
+    on('run:finished', (f) => {
+      if (f.jobId === this.jobId) this.#finish(f);
+      else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
+    });
+  }
+
+  /** Finds the latest prediction job (after a reload of the window). */
+  async restore(): Promise<void> {
+    if (this.jobId !== null) return;
+    try {
+      const latest = (await call('run:list-jobs', {})).find((j) => j.kind === 'predict');
+      if (latest && this.jobId === null) this.#adopt(latest);
+    } catch {
+      // Nothing to restore; the screen starts empty.
+    }
+  }
+
+  async start(projectId: number): Promise<void> {
+    if (this.blocker !== null) return;
+    this.state = 'running';
+    this.error = null;
+    this.result = null;
+    this.progress = null;
+    this.openDocumentId = null;
+    this.jobId = null;
+    const models = {
+      modelId: this.selectedModelId,
+      ...(this.reModelId !== '' && { reModelId: this.reModelId }),
+    };
+    try {
+      const { jobId } =
+        this.source === 'project'
+          ? await call('run:predict', {
+              projectId,
+              ...models,
+              ...(this.datasetId !== 'all' && { datasetId: this.datasetId }),
+            })
+          : await call('run:predict-files', {
+              ...models,
+              inputPath: this.inputPath.trim(),
+              outPath: this.outPath.trim(),
+              format: this.format,
+            });
+      this.jobId = jobId;
+      const early = this.#early.get(jobId);
+      this.#early.clear();
+      if (early) this.#finish(early);
+    } catch (err) {
+      this.state = 'failed';
+      this.error = messageOf(err);
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.jobId !== null) await call('run:cancel', { jobId: this.jobId });
+  }
+
+  #finish(f: PredictFinishedInfo): void {
+    this.state = f.status;
+    this.result = f.result ?? null;
+    this.error = f.error ?? null;
+  }
+
+  #adopt(job: JobInfo): void {
+    this.jobId = job.jobId;
+    this.state = job.status;
+    this.progress = job.progress;
+    this.result = job.predict ?? null;
+    this.error = job.error ?? null;
+    if (job.predict) this.source = job.predict.source === 'files' ? 'folder' : 'project';
+  }
+
+  #models(task: string): ModelInfo[] {
+    return this.#allModels().filter((m) => m.task === task);
+  }
+
+  #blocker(): string | null {
+    if (this.nerModels.length === 0)
+      return 'There is no entity model yet: train one on the Train screen first.';
+    if (this.source === 'folder') {
+      if (this.inputPath.trim() === '') return 'Give the file or folder to read.';
+      if (this.outPath.trim() === '') return 'Give where to write the results.';
+    } else if (this.#allDatasets().length === 0) {
+      return 'This project has no documents; import some, or run over a folder instead.';
+    }
+    return null;
+  }
+
+  #allModels(): ModelInfo[] {
+    return this.#sources.models();
+  }
+
+  #allDatasets(): DatasetInfo[] {
+    return this.#sources.datasets();
+  }
+}
+
+export const EXPORT_FORMATS: { value: PredictFormat; label: string }[] = [
+  { value: 'brat', label: 'brat (a folder of .txt + .ann pairs)' },
+  { value: 'pubtator', label: 'PubTator (one .txt file)' },
+  { value: 'bioc-xml', label: 'BioC XML' },
+  { value: 'bioc-json', label: 'BioC JSON' },
+  { value: 'jsonl', label: 'JSON Lines' },
+  { value: 'conll', label: 'CoNLL (IOB2 tokens)' },
+  { value: 'csv', label: 'CSV (one row per entity)' },
+];

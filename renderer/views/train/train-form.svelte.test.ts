@@ -1,0 +1,98 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DatasetInfo, ModelInfo, TrainOptions } from '../../../engine/api/contract.ts';
+
+const OPTIONS: TrainOptions = {
+  shipped: [],
+  presets: [
+    { name: 'small-2L-128', layers: 2, hidden: 128, approxParameters: 1, note: 'fast' },
+    { name: 'tiny-4L-312', layers: 4, hidden: 312, approxParameters: 2, note: 'small' },
+  ],
+  recommendedBaseId: null,
+  hasPresetVocabulary: true,
+  presetVocabularySource: 'test',
+};
+vi.mock('../../lib/api.ts', () => ({
+  call: vi.fn(() => Promise.resolve(OPTIONS)),
+  messageOf: (e: unknown) => String(e),
+  on: () => () => {},
+}));
+const { TrainFormState } = await import('./train-form.svelte.ts');
+
+function dataset(id: number, containsPhi = false): DatasetInfo {
+  return {
+    id,
+    projectId: 1,
+    name: `d${id}`,
+    source: '',
+    isPrivate: containsPhi,
+    containsPhi,
+    documentCount: 3,
+    createdAt: '',
+  };
+}
+
+function model(id: string, task: string, phiStatus: ModelInfo['phiStatus'] = 'no-phi'): ModelInfo {
+  return {
+    id,
+    name: id,
+    architecture: 'bert',
+    task,
+    parameters: 1,
+    sizeBytes: 1,
+    sha256: '',
+    labels: [],
+    metrics: {},
+    createdAt: '',
+    phiStatus,
+    card: '',
+    path: `models/${id}`,
+  };
+}
+
+let models: ModelInfo[];
+let datasets: DatasetInfo[];
+beforeEach(() => {
+  models = [];
+  datasets = [dataset(1)];
+});
+
+describe('train form', () => {
+  it('defaults to the only dataset and the smallest preset, and sends a hold-out share', async () => {
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.chosenDatasetIds).toEqual([1]);
+    expect(form.selectedBase).toBe('preset:small-2L-128');
+    expect(form.blocker).toBeNull();
+    expect(form.toArgs(9)).toMatchObject({
+      projectId: 9,
+      task: 'ner',
+      datasetIds: [1],
+      preset: 'small-2L-128',
+      devFraction: 0.1,
+    });
+  });
+
+  it('prefers a pre-trained library model and warns when patient data is involved', async () => {
+    models = [model('task', 'token-classification'), model('pre', 'masked-lm')];
+    datasets = [dataset(1), dataset(2, true)];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.selectedBase).toBe('model:pre');
+    expect(form.blocker).toMatch(/at least one dataset/);
+    form.toggle('datasetIds', 1, true);
+    expect(form.usesPhi).toBe(false);
+    form.toggle('devDatasetIds', 2, true);
+    expect(form.usesPhi).toBe(true);
+    expect(form.toArgs(1)).toMatchObject({ baseModelId: 'pre', devDatasetIds: [2] });
+    expect(form.toArgs(1)).not.toHaveProperty('devFraction');
+  });
+
+  it('explains why it cannot start', () => {
+    datasets = [];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    expect(form.blocker).toMatch(/Import documents/);
+    datasets = [dataset(1)];
+    const again = new TrainFormState({ models: () => models, datasets: () => datasets });
+    expect(again.blocker).toMatch(/starting model/); // options not loaded: no presets yet
+  });
+});

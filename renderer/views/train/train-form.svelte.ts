@@ -1,0 +1,173 @@
+// The Train screen's form: task, datasets, starting point and the folded advanced settings,
+// with defaults that work, the reason the Start button is disabled, and the request it sends.
+import type {
+  DatasetInfo,
+  ModelInfo,
+  TaskKind,
+  TrainOptions,
+  TrainStartArgs,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf } from '../../lib/api.ts';
+
+/** Where the form reads the app's models and the project's datasets. */
+export interface Sources {
+  models: () => ModelInfo[];
+  datasets: () => DatasetInfo[];
+}
+
+export interface BaseChoice {
+  /** 'shipped:<name>', 'model:<id>' or 'preset:<name>'. */
+  value: string;
+  label: string;
+  group: 'Shipped with Benchtop' | 'Your models' | 'New model from random weights';
+  isPhi: boolean;
+}
+
+/** Reads an optional number field ('' = automatic). */
+function optional(v: number | null | undefined): number | undefined {
+  return v === null || v === undefined || Number.isNaN(v) ? undefined : v;
+}
+
+export class TrainFormState {
+  task = $state<TaskKind>('ner');
+  datasetIds = $state<number[]>([]);
+  devDatasetIds = $state<number[]>([]);
+  holdOutPercent = $state(10);
+  base = $state('');
+  name = $state('');
+  epochs = $state(3);
+  batchSize = $state(16);
+  lr = $state<number | null>(null);
+  maxLength = $state(128);
+  seed = $state(42);
+  maxMinutes = $state<number | null>(null);
+  maxSteps = $state<number | null>(null);
+  options = $state.raw<TrainOptions | null>(null);
+  optionsError = $state<string | null>(null);
+  isStarting = $state(false);
+
+  #sources: Sources;
+
+  choices = $derived(this.#choices());
+  /** The datasets that will be used: the chosen ones still present (the only one by default). */
+  chosenDatasetIds = $derived(this.#chosen(this.datasetIds, true));
+  chosenDevIds = $derived(
+    this.#chosen(this.devDatasetIds, false).filter((id) => !this.chosenDatasetIds.includes(id)),
+  );
+  /** The starting point that will be used: the user's pick, else the recommended one. */
+  selectedBase = $derived(
+    this.choices.some((c) => c.value === this.base) ? this.base : this.#defaultBase(),
+  );
+  usesPhi = $derived(
+    this.#allDatasets().some(
+      (d) => d.containsPhi && [...this.chosenDatasetIds, ...this.chosenDevIds].includes(d.id),
+    ) ||
+      (this.choices.find((c) => c.value === this.selectedBase)?.isPhi ?? false),
+  );
+  blocker = $derived(this.#blocker());
+
+  constructor(sources: Sources) {
+    this.#sources = sources;
+  }
+
+  async loadOptions(): Promise<void> {
+    try {
+      this.options = await call('train:get-options', {});
+      this.optionsError = null;
+    } catch (err) {
+      this.optionsError = messageOf(err);
+    }
+  }
+
+  toggle(list: 'datasetIds' | 'devDatasetIds', id: number, isOn: boolean): void {
+    const current = list === 'datasetIds' ? this.chosenDatasetIds : this.chosenDevIds;
+    const next = current.filter((x) => x !== id);
+    this[list] = isOn ? [...next, id] : next;
+  }
+
+  /** The request for the project (call only when `blocker` is null). */
+  toArgs(projectId: number): TrainStartArgs {
+    const [kind, ...rest] = this.selectedBase.split(':');
+    const ref = rest.join(':');
+    const dev = this.chosenDevIds;
+    return {
+      projectId,
+      task: this.task,
+      datasetIds: [...this.chosenDatasetIds],
+      ...(kind === 'preset'
+        ? { preset: ref }
+        : { baseModelId: kind === 'shipped' ? this.selectedBase : ref }),
+      ...(dev.length > 0 ? { devDatasetIds: dev } : { devFraction: this.holdOutPercent / 100 }),
+      ...(this.name.trim() !== '' && { name: this.name.trim() }),
+      epochs: this.epochs,
+      batchSize: this.batchSize,
+      maxLength: this.maxLength,
+      seed: this.seed,
+      ...(optional(this.lr) !== undefined && { lr: optional(this.lr)! }),
+      ...(optional(this.maxMinutes) !== undefined && { maxMinutes: optional(this.maxMinutes)! }),
+      ...(optional(this.maxSteps) !== undefined && { maxSteps: optional(this.maxSteps)! }),
+    };
+  }
+
+  #choices(): BaseChoice[] {
+    const out: BaseChoice[] = [];
+    for (const s of this.options?.shipped ?? [])
+      out.push({ value: s.id, label: s.name, group: 'Shipped with Benchtop', isPhi: false });
+    for (const m of this.#allModels())
+      out.push({
+        value: `model:${m.id}`,
+        label: m.name,
+        group: 'Your models',
+        isPhi: m.phiStatus === 'trained-on-phi' || m.phiStatus === 'distilled-from-phi-teacher',
+      });
+    if (this.options?.hasPresetVocabulary)
+      for (const p of this.options.presets)
+        out.push({
+          value: `preset:${p.name}`,
+          label: `${p.name}: ${p.note}`,
+          group: 'New model from random weights',
+          isPhi: false,
+        });
+    return out;
+  }
+
+  /** Shipped student, else a pre-trained (not task) model without PHI, else the smallest preset. */
+  #defaultBase(): string {
+    const recommended = this.options?.recommendedBaseId;
+    if (recommended) return recommended;
+    const pretrained = this.#allModels().find(
+      (m) => (m.task === 'base' || m.task === 'masked-lm') && m.phiStatus === 'no-phi',
+    );
+    if (pretrained) return `model:${pretrained.id}`;
+    const preset = this.choices.find((c) => c.value.startsWith('preset:'));
+    return (preset ?? this.choices[0])?.value ?? '';
+  }
+
+  #chosen(ids: readonly number[], isDefaultOnly: boolean): number[] {
+    const all = this.#allDatasets();
+    const kept = ids.filter((id) => all.some((d) => d.id === id));
+    return kept.length === 0 && isDefaultOnly && all.length === 1 && this.datasetIds.length === 0
+      ? [all[0]!.id]
+      : kept;
+  }
+
+  #blocker(): string | null {
+    if (this.#allDatasets().length === 0) return 'Import documents into this project first.';
+    if (this.chosenDatasetIds.length === 0) return 'Choose at least one dataset to learn from.';
+    if (this.selectedBase === '')
+      return 'Choose a starting model. If the list is empty, import a model on the Models screen.';
+    if (!(this.epochs >= 1 && this.batchSize >= 1 && this.maxLength >= 16))
+      return 'Check the advanced settings: epochs and batch size must be at least 1.';
+    if (!(this.holdOutPercent >= 1 && this.holdOutPercent <= 50))
+      return 'Hold out between 1 and 50 percent of the documents.';
+    return null;
+  }
+
+  #allModels(): ModelInfo[] {
+    return this.#sources.models();
+  }
+
+  #allDatasets(): DatasetInfo[] {
+    return this.#sources.datasets();
+  }
+}

@@ -1,0 +1,174 @@
+// The model screens in browser mode, on the first-launch demo project: train a tiny model for a
+// few steps and watch the loss chart grow, run it over the project's documents and open a
+// prediction, export brat with the suggestions, run it over a PubTator file, evaluate with
+// click-through mistakes, distil it, then reload and find everything persisted. Screenshots of
+// each screen go to test-results/screenshots/.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+
+const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
+const VOCAB = join(SHARED_DATA, 'vocab', 'bert-base-uncased-vocab.txt');
+let app: App;
+let projectId: number;
+const savedVocab = process.env['BENCHTOP_VOCAB'];
+
+/** The number of points the chart `testid` draws. */
+async function chartPoints(testid: string): Promise<number> {
+  return Number(await app.page.getByTestId(testid).getAttribute('data-points'));
+}
+
+beforeAll(async () => {
+  // Random-weight presets need a vocabulary; the shipped one is absent in a development checkout.
+  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  app = await launchApp();
+  const [demo] = await apiCall(app.server, 'projects:list', {});
+  projectId = demo!.id;
+  await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+});
+afterAll(async () => {
+  await app?.close();
+  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
+  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+});
+
+describe('model screens in browser mode', () => {
+  it('trains a tiny model for a few steps while the loss chart grows', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('train-form').waitFor();
+    await page.getByTestId('runs-empty').waitFor();
+    await screenshot(page, '10-train-empty');
+    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+    await page.getByText('Advanced settings').click();
+    // The demo has three annotated notes: a high learning rate overfits them in ~100 steps.
+    await page.getByTestId('train-epochs').fill('500');
+    await page.getByTestId('train-batch').fill('2');
+    await page.getByTestId('train-lr').fill('0.005');
+    await page.getByTestId('train-max-steps').fill('120');
+    await page.getByTestId('start-training').click();
+    await page.getByTestId('run-monitor').waitFor();
+    await expect.poll(() => chartPoints('loss-chart'), { timeout: 60_000 }).toBeGreaterThan(0);
+    const first = await chartPoints('loss-chart');
+    await expect.poll(() => chartPoints('loss-chart'), { timeout: 60_000 }).toBeGreaterThan(first);
+    await screenshot(page, '11-train-running');
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 })
+      .toBe('Finished');
+    expect(await chartPoints('f1-chart')).toBeGreaterThan(0);
+    await screenshot(page, '12-train-finished');
+  });
+
+  it('runs the model over the documents, opens a prediction and exports brat', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-form').waitFor();
+    await page.getByTestId('start-run').click();
+    await page.getByTestId('run-results').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('run-summary').textContent()).toMatch(/in 5 documents/);
+    const suggested = await apiCall(app.server, 'documents:list', {
+      projectId,
+      filter: 'predicted',
+    });
+    expect(suggested.total).toBeGreaterThan(0);
+    const predicted = await apiCall(app.server, 'documents:get', {
+      documentId: suggested.items[0]!.id,
+    });
+    await page.getByTestId('result-row').filter({ hasText: predicted.summary.externalId }).click();
+    await page.getByTestId('document-viewer').locator('.seg.suggested').first().waitFor();
+    await screenshot(page, '13-run-results');
+
+    const out = join(app.tmp, 'predicted-brat');
+    await page.getByTestId('open-run-export').click();
+    expect(await page.getByTestId('export-suggestions').isChecked()).toBe(true);
+    await page.getByTestId('export-format').selectOption('brat');
+    await page.getByTestId('export-path').fill(out);
+    await page.getByTestId('start-export').click();
+    await page.getByTestId('export-report').waitFor();
+    const anns = readdirSync(out).filter((f) => f.endsWith('.ann'));
+    expect(anns.length).toBe(5);
+    const entities = anns
+      .flatMap((f) => readFileSync(join(out, f), 'utf8').split('\n'))
+      .filter((l) => /^T\d+\t/.test(l));
+    const reviewed = (await apiCall(app.server, 'documents:list', { projectId })).items.reduce(
+      (n, d) => n + d.annotationCount,
+      0,
+    );
+    expect(entities.length).toBeGreaterThan(reviewed); // the suggestions are in the export
+  });
+
+  it('runs the model over a PubTator file and writes brat files', async () => {
+    const { page } = app;
+    const out = join(app.tmp, 'ncbi-brat');
+    await page.getByTestId('run-source-folder').check();
+    await page.getByTestId('run-input').fill(NCBI_DEV);
+    await page.getByTestId('run-format').selectOption('brat');
+    await page.getByTestId('run-output').fill(out);
+    await page.getByTestId('start-run').click();
+    await expect
+      .poll(() => page.getByTestId('run-summary').textContent(), { timeout: 120_000 })
+      .toMatch(/in 100 documents.*Written to 200 files/s);
+    expect(readdirSync(out).filter((f) => f.endsWith('.ann')).length).toBe(100);
+    await screenshot(page, '14-run-folder');
+  });
+
+  it('evaluates the model with a per-type table, confusion and click-through mistakes', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-evaluate').click();
+    await page.getByTestId('start-evaluate').click();
+    await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('score-table').textContent()).toContain('Disease');
+    await page.getByTestId('confusion-matrix').waitFor();
+    await page.getByTestId('error-item').first().click();
+    await page.getByTestId('document-viewer').locator('[data-keys~="__pending"]').first().waitFor();
+    await screenshot(page, '15-evaluate');
+  });
+
+  it('distils the model in a guided flow that explains the privacy guarantee', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-teacher').first().waitFor();
+    await screenshot(page, '16-distill-teacher');
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('student-size').waitFor();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('transfer-general').uncheck();
+    await page.getByTestId('transfer-random').check();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('distill-steps').fill('4');
+    expect(await page.getByTestId('student-phi').textContent()).toBe('No patient data');
+    await screenshot(page, '17-distill-review');
+    await page.getByTestId('start-distill').click();
+    await page.getByTestId('run-monitor').waitFor();
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
+      .toBe('Finished');
+    await screenshot(page, '18-distill-finished');
+    const models = await apiCall(app.server, 'models:list', {});
+    expect(models.length).toBe(2);
+  });
+
+  it('keeps runs, curves and suggestions after a reload', async () => {
+    const { page, server } = app;
+    await page.reload();
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('run-item').first().waitFor();
+    expect(await page.getByTestId('run-item').count()).toBe(2);
+    await page.getByTestId('run-item').last().click();
+    await expect.poll(() => chartPoints('loss-chart')).toBeGreaterThan(1);
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-results').waitFor(); // the latest job, found again
+    const list = await apiCall(server, 'documents:list', { projectId, filter: 'predicted' });
+    expect(list.total).toBeGreaterThan(0);
+    const doc = await apiCall(server, 'documents:get', { documentId: list.items[0]!.id });
+    expect(doc.entities.some((e) => e.origin === 'model' && e.status === 'suggested')).toBe(true);
+    await page.getByTestId('theme-select').selectOption('dark');
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('run-monitor').waitFor();
+    await screenshot(page, '19-train-dark');
+    await page.getByTestId('theme-select').selectOption('system');
+    expect(app.problems).toEqual([]);
+  });
+});
