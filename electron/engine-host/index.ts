@@ -53,5 +53,8 @@ port.on('message', (e: { data: MainMessage }) => {
   void engine.invoke(m.name, m.args).then((reply) => post({ type: 'reply', id: m.id, reply }));
 });
 
-process.on('exit', () => engine.close());
+// NOTE: close() asks running jobs to checkpoint; at 'exit' only its synchronous part (closing
+// the database) can still run, so SIGTERM from main closes first and then exits.
+process.on('exit', () => void engine.close());
+process.once('SIGTERM', () => void engine.close().finally(() => process.exit(0)));
 post({ type: 'ready' });
