@@ -74,7 +74,11 @@ export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, 
     const s2 = coef ? b.Mul(b.Mul(coef, coef), b.scalar(1 - beta2)) : b.scalar(1 - beta2);
     // p' = p·(1 − lr·λ) − (lr/bc1) · m' / (√v'/√bc2 + ε) = p·(1 − lr·λ) − k · m' / (√v' + ε·√bc2)
     // with k = lr·√bc2 / bc1.
-    const k = b.Mul(stepSize, sqrtBc2);
+    // NOTE: `gate` is 1, but it makes every parameter write depend on the global gradient norm,
+    // hence on every gradient: no update can run before the backward pass has finished reading
+    // the parameters. The Trainer relies on this to write updates into the parameter buffers.
+    const gate = b.Add(b.Mul(gradNorm, b.scalar(0)), b.scalar(1));
+    const k = b.Mul(b.Mul(stepSize, sqrtBc2), gate);
     const epsHat = b.Mul(b.scalar(eps), sqrtBc2);
     for (const [p, g] of grads) {
       const shape = b.shape(p);

@@ -82,11 +82,22 @@ export class Session {
     return new Session(s, 'cpu', undefined);
   }
 
-  /** Run the graph. NOTE: blocks the calling thread for the whole run; call it from a worker. */
-  async run(feeds: Record<string, HostTensor>, outputs?: readonly string[]): Promise<Record<string, HostTensor>> {
+  /**
+   * Run the graph. NOTE: blocks the calling thread for the whole run; call it from a worker.
+   * `into` binds outputs to caller-owned buffers that ORT writes directly; the binding still
+   * returns a copy of those outputs, which callers that keep `into` can drop.
+   */
+  async run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
     const ortFeeds: Record<string, ort.Tensor> = {};
     for (const [k, v] of Object.entries(feeds)) ortFeeds[k] = toOrt(v);
-    const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
+    let res: ort.InferenceSession.ReturnType;
+    if (into) {
+      const fetches: Record<string, ort.Tensor | null> = {};
+      for (const name of outputs ?? this.outputNames) fetches[name] = into[name] ? toOrt(into[name]) : null;
+      res = await this.inner.run(ortFeeds, fetches);
+    } else {
+      res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
+    }
     const out: Record<string, HostTensor> = {};
     for (const [k, v] of Object.entries(res)) out[k] = fromOrt(v);
     return out;

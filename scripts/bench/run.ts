@@ -3,7 +3,7 @@
 // Both run as child processes answering the same protocol; rounds are interleaved and the
 // medians compared. Prints a table and, last, one JSON line with the ratios per config.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -56,9 +56,26 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
+/**
+ * OpenBLAS picks its kernels from the CPU model; on VMs that report a generic "Intel Xeon
+ * Processor" it falls back to the pre-AVX "Prescott" kernels and runs ~5x slower. Name the core
+ * type from the CPU flags so the PyTorch baseline gets the same SIMD width MLAS uses.
+ */
+function openblasCoreType(): string | undefined {
+  try {
+    const flags = readFileSync('/proc/cpuinfo', 'utf8');
+    if (/\bavx512f\b/.test(flags)) return 'SkylakeX';
+    if (/\bavx2\b/.test(flags)) return 'Haswell';
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
 async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, number>> {
   const shared = { batch: 16, seq: 128, threads: 2 };
-  const env = { ...process.env, OMP_NUM_THREADS: '2', OPENBLAS_NUM_THREADS: '2' };
+  const core = process.env['OPENBLAS_CORETYPE'] ?? openblasCoreType();
+  const env = { ...process.env, OMP_NUM_THREADS: '2', OPENBLAS_NUM_THREADS: '2', ...(core ? { OPENBLAS_CORETYPE: core } : {}) };
   const ours = new Peer(spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/engine-worker.ts'), JSON.stringify({ ...shared, preset: c.preset, vocab: c.vocab })], { env, cwd: ROOT }));
   const torch = new Peer(spawn(PY, [path.join(ROOT, 'scripts/bench/torch_ref.py'), JSON.stringify({ ...shared, ...c })], { env }));
   const rounds = QUICK ? 2 : 4;
