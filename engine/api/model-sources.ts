@@ -1,6 +1,7 @@
 // Where task models come from and where they go: starting points (library models, models
 // shipped under resources/models, preset sizes with a vocabulary), the library folder of a
 // model id, and registering a finished run's output folder as a library model with lineage.
+import { DEFAULT_VOCAB_NAME, defaultVocabFile } from '../text/default-vocab.ts';
 import {
   existsSync,
   mkdirSync,
@@ -58,7 +59,7 @@ export function shippedModels(ctx: ApiContext): ShippedModelInfo[] {
     }));
 }
 
-/** A vocabulary for preset (random-weight) models: the shipped student's, or BENCHTOP_VOCAB. */
+/** A vocabulary for preset (random-weight) models: the shipped student's, BENCHTOP_VOCAB, or bert-base-uncased. */
 export function presetVocabulary(ctx: ApiContext): { path: string; source: string } | null {
   const shipped = join(shippedRoot(ctx), DEFAULT_STUDENT, 'vocab.txt');
   if (existsSync(shipped)) return { path: shipped, source: 'the shipped default student' };
@@ -67,7 +68,7 @@ export function presetVocabulary(ctx: ApiContext): { path: string; source: strin
   const env = process.env['BENCHTOP_VOCAB'];
   if (env !== undefined && env !== '' && existsSync(env))
     return { path: env, source: 'the vocabulary named by BENCHTOP_VOCAB' };
-  return null;
+  return { path: defaultVocabFile(join(ctx.dataDir, 'cache')), source: `the ${DEFAULT_VOCAB_NAME} vocabulary` };
 }
 
 export function presetInfos(): PresetInfo[] {

@@ -2,6 +2,7 @@
 // `distill-general`. They run in-process with the task commands' progress printer (Ctrl-C stops
 // with a checkpoint; the same command resumes) and print where the result and its lineage are.
 
+import { defaultVocabFile } from '../text/default-vocab.ts';
 import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
 import { distillTask } from '../distill/task-distill.ts';
@@ -87,10 +88,10 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
   const preset = optionalString(opts, 'preset');
   if (!model && !preset) throw new UsageError('give --model DIR (continual pretraining) or --preset NAME --vocab FILE (from scratch)');
   const vocab = optionalString(opts, 'vocab');
-  if (preset && !vocab) throw new UsageError('--preset needs --vocab FILE');
+  // --preset without --vocab uses the shipped bert-base-uncased vocabulary (resolved below).
   await withContext((ctx) =>
     pretrain({
-      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : {}),
+      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
     }, ctx),

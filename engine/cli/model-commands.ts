@@ -11,6 +11,7 @@ import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { defaultVocabFile } from '../text/default-vocab.ts';
 import { Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
@@ -62,7 +63,7 @@ export function cmdInitModel(opts: Opts): void {
   if (arch !== 'bert' && arch !== 'distilbert') throw new UsageError(`--arch must be bert or distilbert, got "${arch}"`);
   const preset = requireString(opts, 'preset');
   if (!PRESETS[preset]) throw new UsageError(`unknown --preset "${preset}" (known: ${Object.keys(PRESETS).join(', ')})`);
-  const vocabFile = requireString(opts, 'vocab');
+  const vocabFile = optionalString(opts, 'vocab') ?? defaultVocabFile();
   const out = requireString(opts, 'out');
   const labels = (optionalString(opts, 'labels') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');

@@ -2,6 +2,7 @@
 // task in-process (Ctrl-C asks training to stop with a checkpoint; a second Ctrl-C exits) and
 // print progress on stderr: one updating line on a terminal, plain periodic lines otherwise.
 
+import { defaultVocabFile } from '../text/default-vocab.ts';
 import type { ExportFormat } from '../formats/registry.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import type { Architecture } from '../model/config.ts';
@@ -157,7 +158,7 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
     throw new UsageError(
       'missing --model DIR (or --preset NAME --vocab FILE to start from random weights)',
     );
-  if (str('preset') && !str('vocab')) throw new UsageError('--preset needs --vocab FILE');
+  // --preset without --vocab uses the shipped bert-base-uncased vocabulary.
   const strings = {
     dev: 'dev',
     test: 'test',
@@ -170,6 +171,7 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
     const v = str(flag);
     if (v !== undefined) args[key as keyof typeof strings] = v;
   }
+  if (args.preset !== undefined && args.vocab === undefined) args.vocab = defaultVocabFile();
   const numbers = {
     epochs: 'epochs',
     batchSize: 'batch-size',
