@@ -11,12 +11,12 @@ describe('distill / pretrain / distill-general CLI', () => {
       for (const cmd of ['benchtop distill --task', 'benchtop pretrain', 'benchtop distill-general']) expect(help).toContain(cmd);
       expect(await main(['distill', '--task', 'pos', '--teacher', 't', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);
       expect(await main(['distill', '--task', 'ner', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);
-      expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', 'x', '--out', 'o'])).toBe(2);
+      expect(await main(['pretrain', '--text', 'x', '--out', 'o'])).toBe(2);
       expect(await main(['distill-general', '--teacher', 't', '--student-preset', 'p', '--recipe', 'bogus', '--text', 'x', '--out', 'o'])).toBe(2);
       const messages = err.mock.calls.map((c) => String(c[0])).join('\n');
       expect(messages).toMatch(/--task must be ner or re/);
       expect(messages).toMatch(/missing required option --teacher/);
-      expect(messages).toMatch(/--preset needs --vocab FILE/);
+      expect(messages).toMatch(/give --model DIR \(continual pretraining\) or --preset NAME/);
       expect(messages).toMatch(/--recipe must be one of distilbiobert, tinybert, compactbiobert/);
     } finally {
       log.mockRestore();

@@ -14,7 +14,7 @@ export const DISTILL_HELP = `  benchtop distill --task ner|re --teacher DIR (--s
       --transfer general|random|random-shuffle|PATH[,…] --out DIR [--temperature T] [--alpha A --private-data FILE]
       [--steps N] [--batch-size N] [--lr X] [--hidden cosine|mse] [--max-per-source N] [--cache DIR] [--test PATH]
       [--seed N] [--threads N] [--max-minutes X] [--no-resume]
-  benchtop pretrain (--model DIR | --preset NAME --vocab FILE) --text PATH[,…] --out DIR [--steps N] [--whole-word-mask]
+  benchtop pretrain (--model DIR | --preset NAME [--vocab FILE]) --text PATH[,…] --out DIR [--steps N] [--whole-word-mask]
       [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume]
   benchtop distill-general --teacher DIR --student-preset NAME|half-teacher --recipe distilbiobert|tinybert|compactbiobert
       --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X]`;

@@ -17,7 +17,7 @@ Usage:
   benchtop init-model --arch bert|distilbert --preset NAME [--vocab FILE] [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased]
   benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads] [--threads N]
   benchtop export-onnx --model DIR --out FILE.onnx
-  benchtop train ner|re (--model DIR | --preset NAME --vocab FILE) --train PATH [--dev PATH] [--test PATH] --out DIR
+  benchtop train ner|re (--model DIR | --preset NAME [--vocab FILE]) --train PATH [--dev PATH] [--test PATH] --out DIR
       [--epochs N] [--batch-size N] [--lr X] [--max-length N] [--seed N] [--warmup-ratio X] [--weight-decay X]
       [--patience N] [--eval-every N] [--checkpoint-every N] [--threads N] [--format F] [--no-dropout]
       [--negative-label L] [--stride N] [--max-steps N] [--max-minutes X] [--resume|--no-resume] [--overwrite]
