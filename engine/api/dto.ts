@@ -25,28 +25,8 @@ export interface ProjectInfo {
   updatedAt: string;
 }
 
-export interface EntityType {
-  name: string;
-  color: string;
-  /** One key that applies the type in the editor; unique within the project. */
-  shortcut?: string;
-  description?: string;
-}
-
-export interface RelationType {
-  name: string;
-  /** Entity types allowed as first / second argument; empty means any. */
-  arg1Types: string[];
-  arg2Types: string[];
-  color: string;
-  symmetric: boolean;
-  description?: string;
-}
-
-export interface LabelSchema {
-  entityTypes: EntityType[];
-  relationTypes: RelationType[];
-}
+// The label schema crosses the wire exactly as the store holds it.
+export type { EntityType, LabelSchema, RelationType } from '../store/projects.ts';
 
 export interface DatasetInfo {
   id: number;

@@ -8,6 +8,9 @@ import { numel } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { Session } from '../runtime/session.ts';
 import { backward } from './backward.ts';
+import { rng } from '../random.ts';
+
+export { rng };
 
 export interface CheckInput {
   shape: number[];
@@ -35,18 +38,6 @@ export interface GradCheckResult {
   maxError: number; // max |analytic − numeric| / max(1, |numeric|)
   worst: string;
   probes: number;
-}
-
-/** Deterministic PRNG (mulberry32) for test data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function makeTensor(dtype: DType, shape: number[], values: ArrayLike<number>): HostTensor {

@@ -8,7 +8,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName } from '../optim/adamw.ts';
 import { Session } from '../runtime/session.ts';
-import { createRng } from '../tasks/rng.ts';
+import { createRng } from '../random.ts';
 import { TEACHER_PREFIX, type DistillGraphSpec } from './graph.ts';
 
 /** What one step reports. */

@@ -25,7 +25,7 @@ import { loadTaskModel, makeTokenizer, prepareModel, withTaskMeta, type TaskMeta
 import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeNerTraining } from '../tasks/ner-task.ts';
 import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
-import { createRng, mixSeed } from '../tasks/rng.ts';
+import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
 import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';

@@ -10,7 +10,7 @@ import { serializeModel } from '../onnx/serialize.ts';
 import { Session } from '../runtime/session.ts';
 import { makeBatch } from '../tasks/batching.ts';
 import { encodeRe } from '../tasks/re-data.ts';
-import type { Rng } from '../tasks/rng.ts';
+import type { Rng } from '../random.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { buildInferenceGraph } from '../train/graphs.ts';
 import type { CacheRecord } from './teacher-cache.ts';

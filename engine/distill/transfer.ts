@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { checkTextSources, textParagraphs } from '../pretrain/text-files.ts';
-import { createRng, shuffle, type Rng } from '../tasks/rng.ts';
+import { createRng, shuffle, type Rng } from '../random.ts';
 import { splitSentences } from '../text/sentences.ts';
 
 /** One requested source of transfer text. */

@@ -4,7 +4,7 @@
 
 import type { HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
-import { rng } from '../autodiff/grad-check.ts';
+import { rng } from '../random.ts';
 import { parameterShapes } from './bert.ts';
 import type { EncoderConfig } from './config.ts';
 

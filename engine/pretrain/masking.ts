@@ -2,7 +2,7 @@
 // random token / unchanged), optional whole-word masking, drawn anew for every batch (dynamic
 // masking, as RoBERTa and the HF data collator do). Seeded and reproducible.
 
-import { rng } from '../autodiff/grad-check.ts';
+import { rng } from '../random.ts';
 
 export interface MaskingOptions {
   probability?: number; // default 0.15

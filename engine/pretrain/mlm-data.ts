@@ -6,7 +6,7 @@
 
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import type { Batch } from '../train/trainer.ts';
-import { createRng, mixSeed } from '../tasks/rng.ts';
+import { createRng, mixSeed } from '../random.ts';
 import { createMasker } from './masking.ts';
 import { textParagraphs } from './text-files.ts';
 

@@ -7,7 +7,7 @@
 import type { HostTensor } from '../onnx/ir.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import type { TaskContext } from '../tasks/events.ts';
-import { mixSeed } from '../tasks/rng.ts';
+import { mixSeed } from '../random.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import type { Batch } from '../train/trainer.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';

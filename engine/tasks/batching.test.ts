@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
 import { bucketBatches, IGNORE, inferBatched, makeBatch } from './batching.ts';
-import { createRng } from './rng.ts';
+import { createRng } from '../random.ts';
 
 describe('batching', () => {
   const lengths = Array.from({ length: 1000 }, (_, i) => 3 + ((i * 7919) % 97));

@@ -4,7 +4,7 @@
 
 import type { HostTensor } from '../onnx/ir.ts';
 import type { Batch } from '../train/trainer.ts';
-import { shuffle, type Rng } from './rng.ts';
+import { shuffle, type Rng } from '../random.ts';
 
 /** One model input: token ids with [CLS]/[SEP], and labels per token (-100 = ignored) or one label. */
 export interface Encoded {

@@ -11,7 +11,7 @@ import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
-import { createRng } from './rng.ts';
+import { createRng } from '../random.ts';
 
 /** Where a model comes from: a folder, or a preset size plus a vocabulary file. */
 export interface ModelSource {

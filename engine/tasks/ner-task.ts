@@ -11,7 +11,7 @@ import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { inferBatched, type Encoded } from './batching.ts';
 import type { TaskContext } from './events.ts';
 import { buildNerData, decodeNer, nerExamples, type NerData } from './ner-data.ts';
-import { createRng, shuffle } from './rng.ts';
+import { createRng, shuffle } from '../random.ts';
 
 /** What NER encoding needs from a model. */
 export interface NerModelView {

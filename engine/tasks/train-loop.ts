@@ -19,7 +19,7 @@ import {
   type StopReason,
 } from './checkpoint.ts';
 import type { TaskContext } from './events.ts';
-import { createRng, mixSeed } from './rng.ts';
+import { createRng, mixSeed } from '../random.ts';
 
 /** Hyper-parameters and run control of the loop. */
 export interface LoopOptions {

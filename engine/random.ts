@@ -1,5 +1,6 @@
-// Seeded, serialisable pseudo-random numbers for data order (mulberry32: one 32-bit state word)
-// and the seed mixing used to derive per-epoch and per-segment seeds. Not cryptographic.
+// Seeded, serialisable pseudo-random numbers (mulberry32: one 32-bit state word) for data order,
+// initialisation, masking and test data, and the seed mixing used to derive per-epoch and
+// per-segment seeds. The engine's one PRNG. Not cryptographic.
 
 /** A random source whose whole state is one number, so a checkpoint can store it. */
 export interface Rng {
@@ -45,4 +46,10 @@ export function shuffle<T>(items: T[], rng: Rng): T[] {
     items[j] = tmp;
   }
   return items;
+}
+
+/** A bare `() => number` uniform source in [0, 1) (mulberry32 seeded with `seed`). */
+export function rng(seed: number): () => number {
+  const r = createRng(seed);
+  return () => r.next();
 }
