@@ -6,7 +6,7 @@
 // ships the model only when the pretrained one is clearly better (≥ --min-gain F1 points).
 // Every stage resumes from its checkpoint: run the same command again after --max-minutes.
 //
-//   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--max-minutes X]
+//   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
 //     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data ../shared/data]
 
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ const { values: o } = parseArgs({
     work: { type: 'string', default: '.bench/default-student' }, epochs: { type: 'string', default: '3' }, 'min-gain': { type: 'string', default: '0.02' },
     data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
     'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
-    ship: { type: 'string', default: 'resources/models/default-student' },
+    ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
   },
 });
 const work = path.resolve(o.work);
@@ -52,7 +52,7 @@ const text = [path.join(data, 'text', 'biomed'), path.join(data, 'text', 'genera
 // 2. Masked-LM pretraining from scratch.
 const mlm = path.join(work, 'pretrain');
 if (!done(mlm)) {
-  const r = await pretrain({ preset: o.preset, vocab, text, out: mlm, steps: Number(o.steps), batchSize, maxLength: 128, wholeWordMask: true, threads, ...budget() }, ctx);
+  const r = await pretrain({ preset: o.preset, vocab, text, out: mlm, steps: Number(o.steps), batchSize, maxLength: 128, wholeWordMask: true, lr: Number(o.lr), threads, ...budget() }, ctx);
   if (r.status !== 'completed') stop('pretraining');
 }
 
@@ -87,7 +87,7 @@ const card = [
   '| init | test F1 |', '|---|---|',
   `| this model (pretrained) | ${pretrainedF1.toFixed(4)} |`, `| same architecture, random init | ${randomF1.toFixed(4)} |`, '',
   `Both fine-tuned identically: ${o.epochs} epochs, batch ${batchSize}, lr 5e-4, best dev F1 kept, seed 42. Gain: ${(gain * 100).toFixed(1)} F1 points.`, '',
-  '## Reproduce', '```', `npm run build:default-student -- --steps ${o.steps} --preset ${o.preset} --epochs ${o.epochs}`, '```',
+  '## Reproduce', '```', `npm run build:default-student -- --steps ${o.steps} --preset ${o.preset} --lr ${o.lr} --epochs ${o.epochs}`, '```',
   'Long runs checkpoint; add --max-minutes N and run the same command again to resume.', '',
 ].join('\n');
 writeFileSync(path.join(work, 'README.md'), card);

@@ -4,6 +4,8 @@
 // then measures prediction throughput on the MTSamples notes with 2 threads for tiny-4L-312 and
 // bioformer-8L (random weights). Writes .bench/ner-re-figures.{json,md}. Full runs take hours on
 // 2 cores: limit with --epochs, --max-minutes (per task), --train-limit, --tasks.
+// --model DIR fine-tunes from that model (e.g. resources/models/default-student) instead of random
+// init; --name NAME writes .bench/ner-re-figures-NAME.{json,md} so runs can be compared.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -36,6 +38,8 @@ const { values: o } = parseArgs({
     threads: { type: 'string', default: '2' },
     'predict-docs': { type: 'string' },
     'skip-throughput': { type: 'boolean' },
+    model: { type: 'string' },
+    name: { type: 'string' },
   },
 });
 
@@ -120,6 +124,7 @@ function limited(
   return file;
 }
 
+const base = o.model ? path.basename(path.resolve(o.model)) : 'tiny-4L-312 (random init)';
 const runs: Record<string, unknown>[] = [];
 for (const spec of TASKS.filter((t) => (o.tasks ?? '').split(',').includes(t.key))) {
   console.error(`\n== ${spec.name} (${spec.task}) ==`);
@@ -129,7 +134,7 @@ for (const spec of TASKS.filter((t) => (o.tasks ?? '').split(',').includes(t.key
   const r = await train(
     {
       task: spec.task,
-      out: path.join(OUT, 'models', spec.key),
+      out: path.join(OUT, 'models', o.name ? `${o.name}-${spec.key}` : spec.key),
       overwrite: true,
       resume: 'never',
       train: limited(spec.train, trainLimit, spec.task, spec.task === 're' && spec.key !== 'gad'),
@@ -144,8 +149,7 @@ for (const spec of TASKS.filter((t) => (o.tasks ?? '').split(',').includes(t.key
           }
         : {}),
       test: limited(spec.test, num('test-limit'), spec.task, spec.header),
-      preset: 'tiny-4L-312',
-      vocab: VOCAB,
+      ...(o.model ? { model: path.resolve(o.model) } : { preset: 'tiny-4L-312', vocab: VOCAB }),
       epochs: num('epochs') ?? 3,
       batchSize: num('batch-size') ?? 32,
       lr: num('lr') ?? 1e-3,
@@ -161,7 +165,7 @@ for (const spec of TASKS.filter((t) => (o.tasks ?? '').split(',').includes(t.key
   runs.push({
     task: spec.task,
     dataset: spec.name,
-    preset: 'tiny-4L-312',
+    preset: base,
     status: r.status,
     steps: m?.steps,
     total_steps: m?.total_steps,
@@ -256,7 +260,8 @@ const result = {
   throughput,
 };
 mkdirSync(OUT, { recursive: true });
-writeFileSync(path.join(OUT, 'ner-re-figures.json'), `${JSON.stringify(result, null, 2)}\n`);
+const stem = o.name ? `ner-re-figures-${o.name}` : 'ner-re-figures';
+writeFileSync(path.join(OUT, `${stem}.json`), `${JSON.stringify(result, null, 2)}\n`);
 const f = (x: unknown): string => (typeof x === 'number' ? x.toFixed(4) : '–');
 const md = [
   `# NER / RE figures (${result.date}, ${result.machine.cpus} CPUs, ${result.machine.cpu})`,
@@ -278,5 +283,5 @@ const md = [
   ),
   '',
 ];
-writeFileSync(path.join(OUT, 'ner-re-figures.md'), md.join('\n'));
+writeFileSync(path.join(OUT, `${stem}.md`), md.join('\n'));
 console.log(md.join('\n'));
