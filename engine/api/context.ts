@@ -8,7 +8,7 @@ export interface ApiContext {
   readonly ws: Workspace;
   /** The data folder (workspace.sqlite, models/, runs/, settings.json). */
   readonly dataDir: string;
-  /** Read-only assets shipped with the app (demo documents). */
+  /** Read-only assets shipped with the app (demo documents, models/ with the default student). */
   readonly resourcesDir: string;
   readonly version: string;
   /** Training, prediction and evaluation workers in flight. */

@@ -32,6 +32,7 @@ import type {
   JobInfo,
   JobProgressInfo,
   PredictArgsInfo,
+  PredictedDocumentInfo,
   PredictFinishedInfo,
   PredictFormat,
   RunInfo,
@@ -116,6 +117,7 @@ export interface EngineRequests {
     edits: AnnotationEdit[];
   }) => DocumentSummary;
 
+  /** The shipped models (read-only, ids `shipped:<name>`) first, then the workspace's, newest first. */
   'models:list': (args: NoArgs) => ModelInfo[];
   'models:get-lineage': (args: { modelId: string }) => ModelLineageInfo;
   /** Validates a Hugging Face BERT/DistilBERT folder and copies it into the library. */
@@ -124,6 +126,7 @@ export interface EngineRequests {
     name?: string;
     phiStatus: Extract<PhiStatus, 'no-phi' | 'trained-on-phi' | 'unknown'>;
   }) => ModelInfo;
+  /** Removes a library model and its files; a shipped model answers `invalid`. */
   'models:delete': (args: { modelId: string }) => { isDeleted: boolean };
 
   /** Starting points for training: shipped models, presets, and whether presets can be used. */
@@ -152,6 +155,8 @@ export interface EngineRequests {
   'run:cancel': (args: { jobId: string }) => { isCancelling: boolean };
   /** Prediction and evaluation jobs running or finished since the engine started. */
   'run:list-jobs': (args: NoArgs) => JobInfo[];
+  /** A document of a file run with its predictions, while the engine holds it (rows' `index`). */
+  'run:get-document': (args: { jobId: string; index: number }) => PredictedDocumentInfo;
   /** Scores a model against the reviewed annotations of datasets. */
   'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
     jobId: string;
@@ -261,6 +266,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:predict-files': true,
   'run:cancel': true,
   'run:list-jobs': true,
+  'run:get-document': true,
   'evaluate:start': true,
 };
 

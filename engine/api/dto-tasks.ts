@@ -1,6 +1,8 @@
 // Wire types of the long-running work (training, distillation, prediction, evaluation): what
-// the Train, Run, Evaluate and Distill screens send and receive. Types only, no imports, so the
-// renderer can read them; like dto.ts, every value is plain structured-clone-safe data.
+// the Train, Run, Evaluate and Distill screens send and receive. Types only, importing nothing
+// but dto.ts, so the renderer can read them; like dto.ts, every value is plain structured-clone-safe data.
+
+import type { EntityRecord, PhiStatus, RelationRecord } from './dto.ts';
 
 export type TaskKind = 'ner' | 're';
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
@@ -22,17 +24,20 @@ export interface PresetInfo {
 
 /** A starting point shipped with the app (resources/models/<name>). */
 export interface ShippedModelInfo {
-  /** Pass as `baseModelId` (or `studentModelId`). */
+  /** Pass as `baseModelId` (or `studentModelId`); the Models library lists it under this id. */
   id: string;
   name: string;
+  /** What its lineage record says about patient data, as a sentence. */
   description: string;
+  /** Derived from the model's lineage.json ('unknown' without one). */
+  phiStatus: PhiStatus;
 }
 
 /** What the Train and Distill screens offer as starting points. */
 export interface TrainOptions {
   shipped: ShippedModelInfo[];
   presets: PresetInfo[];
-  /** The id of the recommended starting point, when one is available. */
+  /** The shipped default student's id when this installation has it, else null. */
   recommendedBaseId: string | null;
   /** Whether a vocabulary is available for models started from random weights. */
   hasPresetVocabulary: boolean;
@@ -151,15 +156,38 @@ export interface PredictArgsInfo {
   datasetId?: number;
 }
 
-/** One document of a prediction run. */
+/** One document of a prediction run (or, for file runs, a file that gave no document). */
 export interface PredictedRow {
   /** Workspace document id (project runs); absent for files. */
   documentId?: number;
+  /**
+   * File runs: the document's position in the run, for run:get-document; absent when the
+   * engine does not hold it (too much text) or the file gave no document.
+   */
+  index?: number;
   name: string;
+  /** File runs: the file it was read from, as the issues name it. */
+  file?: string;
   entities: number;
   relations: number;
   /** Entities per type. */
   types: Record<string, number>;
+  /** Issues about this document or its file (when the file holds only this document). */
+  problems: number;
+  /** The file could not be read into any document (see the issues). */
+  isUnread?: boolean;
+}
+
+/** A document of a file run as the engine holds it (predictions are model suggestions). */
+export interface PredictedDocumentInfo {
+  jobId: string;
+  index: number;
+  name: string;
+  file?: string;
+  text: string;
+  passages: { type: string; start: number; end: number }[];
+  entities: EntityRecord[];
+  relations: RelationRecord[];
 }
 
 export interface PredictSummary {
@@ -207,17 +235,50 @@ export interface ScoreRow {
   support?: number;
 }
 
-/** A strict false positive or false negative of a NER evaluation. */
+/**
+ * A strict false positive or false negative of an evaluation. NER: one entity span. RE: one
+ * candidate pair (`relation`); a pair given the wrong relation is both an extra of the
+ * predicted label and a miss of the annotated one, so it appears once as each, like a NER
+ * span with the wrong type.
+ */
 export interface EvaluationError {
   kind: 'false-positive' | 'false-negative';
-  /** type: right span, wrong type; boundary: overlaps the right type; spurious / missed. */
+  /**
+   * NER: type: right span, wrong type; boundary: overlaps the right type; spurious / missed.
+   * RE: type: another relation; spurious: a relation where none is annotated; missed: none found.
+   */
   reason: 'type' | 'boundary' | 'spurious' | 'missed';
   documentId: number;
   documentName: string;
+  /** The entity type or relation label the error counts against. */
+  type: string;
+  /** NER: the span. RE: the sentence holding the pair. */
+  start: number;
+  end: number;
+  /** NER: the mention. RE: the sentence (shortened when long). */
+  text: string;
+  /** RE only: the pair and both labels. */
+  relation?: RelationErrorInfo;
+}
+
+/** One argument mention of a relation error (offsets into the document text). */
+export interface PairMention {
+  key: string;
   type: string;
   start: number;
   end: number;
   text: string;
+}
+
+export interface RelationErrorInfo {
+  arg1: PairMention;
+  arg2: PairMention;
+  /** The annotated label; the negative label when none is annotated. */
+  gold: string;
+  /** What the model said; the negative label for "no relation". */
+  predicted: string;
+  /** The model's probability of `predicted`. */
+  score: number;
 }
 
 export interface EvaluationReport {
@@ -230,8 +291,13 @@ export interface EvaluationReport {
   macro: ScoreRow;
   /** Same type and overlapping spans count as found (NER). */
   lenientMicro?: { precision: number; recall: number; f1: number };
-  /** Rows gold, columns predicted; 'O' is "no entity" (NER). */
+  /**
+   * Rows gold, columns predicted. NER: entity types and 'O' ("no entity") for the same words;
+   * RE: relation labels of the same pair, `negativeLabel` ("no relation") first.
+   */
   confusion?: { labels: string[]; counts: number[][] };
+  /** RE: the label that means "no relation" (not scored, but in the confusion). */
+  negativeLabel?: string;
   errors: EvaluationError[];
   errorsOmitted: number;
   accuracy?: number;
@@ -250,6 +316,10 @@ export interface JobInfo {
   jobId: string;
   kind: 'predict' | 'evaluate';
   projectId: number | null;
+  /** ISO time the job started. */
+  startedAt: string;
+  /** File runs: the file or folder read. */
+  input?: string;
   status: 'running' | JobStatus;
   progress: JobProgressInfo | null;
   predict?: PredictSummary;

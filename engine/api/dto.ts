@@ -163,9 +163,13 @@ export interface ModelInfo {
   metrics: Record<string, number>;
   createdAt: string;
   phiStatus: PhiStatus;
+  /** One sentence on the PHI status from the model's own lineage record (shipped models). */
+  phiStatement?: string;
   card: string;
-  /** Folder of the weights, relative to the data folder. */
+  /** Folder of the weights: relative to the data folder, or absolute for a shipped model. */
   path: string;
+  /** Shipped with the app (id `shipped:<name>`): read-only, cannot be removed or renamed. */
+  isShipped: boolean;
 }
 
 export interface LineageItem {

@@ -45,8 +45,9 @@ import { startEvaluation } from './evaluate.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { importModelFolder, removeModel } from './models.ts';
-import { startFilePrediction, startProjectPrediction } from './predict.ts';
+import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { cancelRun, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
+import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { validators } from './validate.ts';
@@ -225,8 +226,13 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'annotations:apply-edits': (a) => applyEdits(ctx, a),
 
-    'models:list': () => listModels(read).map(toModelInfo),
+    'models:list': async () => [
+      ...(await shippedModelInfos(ctx)),
+      ...listModels(read).map(toModelInfo),
+    ],
     'models:get-lineage': (a) => {
+      const shipped = shippedFolder(ctx, a.modelId);
+      if (shipped) return shippedModelLineage(shipped);
       const lineage = getModelLineage(read, a.modelId);
       if (!lineage) throw new ApiError('not-found', 'That model is no longer in the library.');
       return toLineageInfo(lineage);
@@ -252,6 +258,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:predict-files': (a) => startFilePrediction(ctx, a),
     'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId) }),
     'run:list-jobs': () => ctx.jobs.infos(),
+    'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),
   };
 }

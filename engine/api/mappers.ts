@@ -85,6 +85,7 @@ export function toModelInfo(m: Model): ModelInfo {
     phiStatus: m.phiStatus,
     card: m.card,
     path: m.path,
+    isShipped: false,
   };
 }
 

@@ -2,15 +2,7 @@
 // shipped under resources/models, preset sizes with a vocabulary), the library folder of a
 // model id, and registering a finished run's output folder as a library model with lineage.
 import { DEFAULT_VOCAB_NAME, defaultVocabFile } from '../text/default-vocab.ts';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
@@ -24,9 +16,16 @@ import {
 import type { ApiContext } from './context.ts';
 import type { PresetInfo, ShippedModelInfo, TaskKind, TrainOptions } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
+import {
+  DEFAULT_STUDENT,
+  DEFAULT_STUDENT_ID,
+  SHIPPED_PREFIX,
+  asSentence,
+  readShippedLineage,
+  shippedFolder,
+  shippedFolders,
+} from './shipped-models.ts';
 
-const SHIPPED_PREFIX = 'shipped:';
-const DEFAULT_STUDENT = 'default-student';
 const PRESET_NOTES: Record<string, string> = {
   'small-2L-128': 'very small and fast; good for trying things out',
   'tiny-4L-312': 'small; a sensible first real model',
@@ -39,36 +38,32 @@ export const MODEL_TASK: Record<TaskKind, string> = {
   re: 'sequence-classification',
 };
 
-function shippedRoot(ctx: ApiContext): string {
-  return join(ctx.resourcesDir, 'models');
-}
-
 /** Models shipped with the app (folders with a config.json under resources/models). */
 export function shippedModels(ctx: ApiContext): ShippedModelInfo[] {
-  const root = shippedRoot(ctx);
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(root, e.name, 'config.json')))
-    .map((e) => ({
-      id: `${SHIPPED_PREFIX}${e.name}`,
-      name: e.name === DEFAULT_STUDENT ? 'Default student (shipped)' : `${e.name} (shipped)`,
-      description:
-        e.name === DEFAULT_STUDENT
-          ? 'A compact BERT pre-trained on public text only; no patient data.'
-          : 'Shipped with Benchtop.',
-    }));
+  return shippedFolders(ctx).map((f) => {
+    const lineage = readShippedLineage(f.dir);
+    return {
+      id: f.id,
+      name: f.name,
+      description: asSentence(lineage.statement),
+      phiStatus: lineage.phiStatus,
+    };
+  });
 }
 
 /** A vocabulary for preset (random-weight) models: the shipped student's, BENCHTOP_VOCAB, or bert-base-uncased. */
 export function presetVocabulary(ctx: ApiContext): { path: string; source: string } | null {
-  const shipped = join(shippedRoot(ctx), DEFAULT_STUDENT, 'vocab.txt');
+  const shipped = join(ctx.resourcesDir, 'models', DEFAULT_STUDENT, 'vocab.txt');
   if (existsSync(shipped)) return { path: shipped, source: 'the shipped default student' };
   const bundled = join(ctx.resourcesDir, 'vocab', 'vocab.txt');
   if (existsSync(bundled)) return { path: bundled, source: 'the vocabulary shipped with Benchtop' };
   const env = process.env['BENCHTOP_VOCAB'];
   if (env !== undefined && env !== '' && existsSync(env))
     return { path: env, source: 'the vocabulary named by BENCHTOP_VOCAB' };
-  return { path: defaultVocabFile(join(ctx.dataDir, 'cache')), source: `the ${DEFAULT_VOCAB_NAME} vocabulary` };
+  return {
+    path: defaultVocabFile(join(ctx.dataDir, 'cache')),
+    source: `the ${DEFAULT_VOCAB_NAME} vocabulary`,
+  };
 }
 
 export function presetInfos(): PresetInfo[] {
@@ -90,7 +85,7 @@ export function trainOptions(ctx: ApiContext): TrainOptions {
   return {
     shipped,
     presets: presetInfos(),
-    recommendedBaseId: shipped.find((s) => s.id.endsWith(DEFAULT_STUDENT))?.id ?? null,
+    recommendedBaseId: shipped.some((s) => s.id === DEFAULT_STUDENT_ID) ? DEFAULT_STUDENT_ID : null,
     hasPresetVocabulary: vocab !== null,
     presetVocabularySource: vocab?.source ?? null,
   };
@@ -112,14 +107,19 @@ export function resolveModel(
 ): ModelRef {
   const kind = as === 'teacher' ? 'teacher' : 'base-model';
   if (id.startsWith(SHIPPED_PREFIX)) {
-    const name = id.slice(SHIPPED_PREFIX.length);
-    const info = shippedModels(ctx).find((s) => s.id === id);
-    if (!info || !/^[\w.-]+$/.test(name))
+    const shipped = shippedFolder(ctx, id);
+    if (!shipped)
       throw new ApiError('not-found', 'That shipped model is not part of this installation.');
+    // Its own lineage record decides; without one (unknown) it counts as PHI-bearing.
+    const { phiStatus, statement } = readShippedLineage(shipped.dir);
     return {
-      dir: join(shippedRoot(ctx), name),
-      name: info.name,
-      lineage: { kind, source: `${info.name}: public text only`, containsPhi: false },
+      dir: shipped.dir,
+      name: shipped.name,
+      lineage: {
+        kind,
+        source: `${shipped.name}: ${statement}`,
+        containsPhi: phiStatus !== 'no-phi',
+      },
     };
   }
   const model = getModel(ctx.ws.read, id);

@@ -1,6 +1,7 @@
 // models:import-folder and models:delete. An imported Hugging Face folder is validated by the
 // checkpoint loader (clear errors for missing or mismatched files), copied into the data
 // folder's models/<id>/ and registered with its hash, size, parameter count and PHI status.
+// Shipped models (resources/models) are read-only: they cannot be removed.
 import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -9,7 +10,9 @@ import { deleteModel, getModel, registerModel } from '../store/models.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
+import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
+import { shippedFolder } from './shipped-models.ts';
 
 /** Files copied besides the weights file (when present). */
 const COMPANIONS = [
@@ -90,6 +93,12 @@ export async function removeModel(
   ctx: ApiContext,
   args: Args<'models:delete'>,
 ): Promise<{ isDeleted: boolean }> {
+  const shipped = shippedFolder(ctx, args.modelId);
+  if (shipped)
+    throw new ApiError(
+      'invalid',
+      `“${shipped.name}” ships with Benchtop and cannot be removed; models trained from it can.`,
+    );
   const model = getModel(ctx.ws.read, args.modelId);
   if (!model) return { isDeleted: false };
   const folder = resolve(ctx.dataDir, model.path);

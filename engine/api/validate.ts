@@ -142,12 +142,12 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   ),
   'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }),
   'models:list': empty,
-  'models:get-lineage': obj({ modelId: key }),
+  'models:get-lineage': obj({ modelId }),
   'models:import-folder': obj(
     { path, phiStatus: oneOf('no-phi', 'trained-on-phi', 'unknown') },
     { name },
   ),
-  'models:delete': obj({ modelId: key }),
+  'models:delete': obj({ modelId }),
   'train:get-options': empty,
   'train:start': obj(
     { projectId: id, task, datasetIds: ids },
@@ -191,5 +191,6 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   ),
   'run:cancel': obj({ jobId: key }),
   'run:list-jobs': empty,
+  'run:get-document': obj({ jobId: key, index: int(0) }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
 };

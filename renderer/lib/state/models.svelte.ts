@@ -1,4 +1,5 @@
-// The model library: registered models, the selected model's lineage, and folder import.
+// The model library: shipped models (read-only) and registered ones, the selected model's
+// lineage, and folder import.
 import type { ModelInfo, ModelLineageInfo } from '../../../engine/api/contract.ts';
 import { call, messageOf, on } from '../api.ts';
 

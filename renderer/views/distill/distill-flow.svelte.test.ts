@@ -23,6 +23,7 @@ function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
     phiStatus,
     card: '',
     path: `models/${id}`,
+    isShipped: false,
   };
 }
 

@@ -17,6 +17,7 @@ vi.mock('../../lib/api.ts', () => ({
   on: () => () => {},
 }));
 const { TrainFormState } = await import('./train-form.svelte.ts');
+const { call } = await import('../../lib/api.ts');
 
 function dataset(id: number, containsPhi = false): DatasetInfo {
   return {
@@ -46,6 +47,7 @@ function model(id: string, task: string, phiStatus: ModelInfo['phiStatus'] = 'no
     phiStatus,
     card: '',
     path: `models/${id}`,
+    isShipped: false,
   };
 }
 
@@ -85,6 +87,37 @@ describe('train form', () => {
     expect(form.usesPhi).toBe(true);
     expect(form.toArgs(1)).toMatchObject({ baseModelId: 'pre', devDatasetIds: [2] });
     expect(form.toArgs(1)).not.toHaveProperty('devFraction');
+  });
+
+  it('recommends the shipped default student once, and says when it is absent', async () => {
+    const student = { ...model('shipped:default-student', 'masked-lm'), isShipped: true };
+    models = [student, model('pre', 'masked-lm')];
+    vi.mocked(call).mockResolvedValueOnce({
+      ...OPTIONS,
+      shipped: [
+        {
+          id: 'shipped:default-student',
+          name: 'Default student (shipped)',
+          description: 'No PHI: pretrained on public text.',
+          phiStatus: 'no-phi',
+        },
+      ],
+      recommendedBaseId: 'shipped:default-student',
+    } satisfies TrainOptions);
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.selectedBase).toBe('shipped:default-student');
+    expect(form.choices.map((c) => c.value)).not.toContain('model:shipped:default-student');
+    expect(form.baseHint).toBe(
+      'Recommended: Default student (shipped), ready to fine-tune. No PHI: pretrained on public text.',
+    );
+    expect(form.usesPhi).toBe(false);
+    expect(form.toArgs(1)).toMatchObject({ baseModelId: 'shipped:default-student' });
+
+    const bare = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await bare.loadOptions();
+    expect(bare.selectedBase).toBe('model:pre');
+    expect(bare.baseHint).toMatch(/default student is not installed/);
   });
 
   it('explains why it cannot start', () => {

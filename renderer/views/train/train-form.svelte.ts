@@ -65,6 +65,8 @@ export class TrainFormState {
       (this.choices.find((c) => c.value === this.selectedBase)?.isPhi ?? false),
   );
   blocker = $derived(this.#blocker());
+  /** A line under the starting point: why the recommended one, or that it is not installed. */
+  baseHint = $derived(this.#baseHint());
 
   constructor(sources: Sources) {
     this.#sources = sources;
@@ -112,8 +114,14 @@ export class TrainFormState {
   #choices(): BaseChoice[] {
     const out: BaseChoice[] = [];
     for (const s of this.options?.shipped ?? [])
-      out.push({ value: s.id, label: s.name, group: 'Shipped with Benchtop', isPhi: false });
-    for (const m of this.#allModels())
+      out.push({
+        value: s.id,
+        label: s.name,
+        group: 'Shipped with Benchtop',
+        isPhi: s.phiStatus !== 'no-phi',
+      });
+    // The library lists shipped models too; they are offered once, in their own group.
+    for (const m of this.#allModels().filter((x) => !x.isShipped))
       out.push({
         value: `model:${m.id}`,
         label: m.name,
@@ -136,11 +144,23 @@ export class TrainFormState {
     const recommended = this.options?.recommendedBaseId;
     if (recommended) return recommended;
     const pretrained = this.#allModels().find(
-      (m) => (m.task === 'base' || m.task === 'masked-lm') && m.phiStatus === 'no-phi',
+      (m) =>
+        !m.isShipped && (m.task === 'base' || m.task === 'masked-lm') && m.phiStatus === 'no-phi',
     );
     if (pretrained) return `model:${pretrained.id}`;
     const preset = this.choices.find((c) => c.value.startsWith('preset:'));
     return (preset ?? this.choices[0])?.value ?? '';
+  }
+
+  #baseHint(): string | null {
+    if (this.options === null) return null;
+    const shipped = this.options.shipped.find((s) => s.id === this.selectedBase);
+    if (shipped && shipped.id === this.options.recommendedBaseId)
+      return `Recommended: ${shipped.name}, ready to fine-tune. ${shipped.description}`;
+    if (shipped) return shipped.description;
+    if (this.options.recommendedBaseId === null && this.base === '')
+      return 'The default student is not installed in this copy of Benchtop; start from one of your models or a new model from random weights.';
+    return null;
   }
 
   #chosen(ids: readonly number[], isDefaultOnly: boolean): number[] {
