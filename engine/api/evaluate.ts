@@ -1,12 +1,16 @@
 // evaluate:start: scores a model against the reviewed annotations of chosen datasets, in a
 // worker. NER runs the model over the texts and compares spans here (engine/metrics): per-type
 // precision/recall/F1, the confusion between types, and every strict false positive and false
-// negative with its document, so the screen can open each one. RE uses the engine's evaluator.
-import type { Document } from '../formats/types.ts';
+// negative with its document, so the screen can open each one. RE uses the engine's evaluator
+// over the candidate pairs of the gold entities: per-label scores, the confusion between labels
+// (the negative "no relation" label included), and every misclassified pair with its two
+// mentions and sentence.
+import type { Document, Entity } from '../formats/types.ts';
 import { evaluateNer, type SpanError } from '../metrics/ner.ts';
 import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
+import { rangeAt, sentenceRanges } from '../tasks/segments.ts';
 import {
   type EvaluateResult,
   type PredictResult,
@@ -15,7 +19,13 @@ import {
 } from '../tasks/jobs.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
-import type { EvaluationError, EvaluationReport, ScoreRow, TaskKind } from './dto-tasks.ts';
+import type {
+  EvaluationError,
+  EvaluationReport,
+  PairMention,
+  ScoreRow,
+  TaskKind,
+} from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { runJob } from './predict.ts';
 import { MODEL_TASK, requireTaskModel, resolveModel } from './model-sources.ts';
@@ -24,6 +34,7 @@ import { annotatedDocuments, projectDatasets } from './task-data.ts';
 
 const MAX_ERRORS = 2000;
 const MAX_MENTION = 200;
+const MAX_SENTENCE = 600;
 
 const spansOf = (d: Pick<Document, 'entities'>): { start: number; end: number; type: string }[] =>
   d.entities.map((e) => ({
@@ -89,22 +100,111 @@ function nerReport(
   };
 }
 
-function reReport(
+function mention(doc: Document, e: Entity): PairMention {
+  const start = e.spans[0]?.start ?? 0;
+  const end = e.spans.at(-1)?.end ?? start;
+  return {
+    key: e.id,
+    type: e.type,
+    start,
+    end,
+    text: doc.text.slice(start, Math.min(end, start + MAX_MENTION)),
+  };
+}
+
+/** The sentence holding both mentions (candidates never cross sentences; else both sentences). */
+function sentenceOf(doc: Document, a: PairMention, b: PairMention): { start: number; end: number } {
+  const ranges = sentenceRanges(doc);
+  const from = Math.min(a.start, b.start);
+  const to = Math.max(a.end, b.end);
+  const first = ranges[rangeAt(ranges, from)];
+  const last = ranges[rangeAt(ranges, Math.max(from, to - 1))];
+  return { start: Math.min(first?.start ?? from, from), end: Math.max(last?.end ?? to, to) };
+}
+
+export function reReport(
   gold: readonly Document[],
   r: EvaluateResult,
   base: Pick<EvaluationReport, 'modelId' | 'modelName' | 'task'>,
+  names: (documentId: number) => string,
 ): EvaluationReport {
   const m = r.metrics;
+  const re = r.re;
+  if (!re) {
+    return {
+      ...base,
+      documents: gold.length,
+      perType: Object.entries(m.per_type).map(([name, t]) => scoreRow(name, t)),
+      micro: scoreRow('micro average', m.micro),
+      macro: scoreRow('macro average', m.macro),
+      errors: [],
+      errorsOmitted: 0,
+      ...(m.accuracy !== undefined && { accuracy: m.accuracy }),
+      ...(m.auroc !== undefined && { auroc: m.auroc }),
+    };
+  }
+  const ev = re.evaluation;
+  const neg = re.negativeLabel;
+  const fps: EvaluationError[] = [];
+  const fns: EvaluationError[] = [];
+  let total = 0;
+  for (const p of re.pairErrors) {
+    const doc = gold[p.doc];
+    const a = doc?.entities.find((e) => e.id === p.arg1);
+    const b = doc?.entities.find((e) => e.id === p.arg2);
+    if (!doc || !a || !b) continue;
+    const arg1 = mention(doc, a);
+    const arg2 = mention(doc, b);
+    const s = sentenceOf(doc, arg1, arg2);
+    const documentId = Number(doc.id);
+    const common = {
+      documentId,
+      documentName: names(documentId),
+      start: s.start,
+      end: s.end,
+      text:
+        s.end - s.start > MAX_SENTENCE
+          ? `${doc.text.slice(s.start, s.start + MAX_SENTENCE)}…`
+          : doc.text.slice(s.start, s.end),
+      relation: { arg1, arg2, gold: p.gold, predicted: p.pred, score: p.score },
+    };
+    const isWrongLabel = p.gold !== neg && p.pred !== neg;
+    if (p.pred !== neg) {
+      total++;
+      if (fps.length + fns.length < MAX_ERRORS)
+        fps.push({
+          ...common,
+          kind: 'false-positive',
+          reason: isWrongLabel ? 'type' : 'spurious',
+          type: p.pred,
+        });
+    }
+    if (p.gold !== neg) {
+      total++;
+      if (fps.length + fns.length < MAX_ERRORS)
+        fns.push({
+          ...common,
+          kind: 'false-negative',
+          reason: isWrongLabel ? 'type' : 'missed',
+          type: p.gold,
+        });
+    }
+  }
+  const errors = [...fps, ...fns];
   return {
     ...base,
     documents: gold.length,
-    perType: Object.entries(m.per_type).map(([name, t]) => scoreRow(name, t)),
-    micro: scoreRow('micro average', m.micro),
-    macro: scoreRow('macro average', m.macro),
-    errors: [],
-    errorsOmitted: 0,
-    ...(m.accuracy !== undefined && { accuracy: m.accuracy }),
-    ...(m.auroc !== undefined && { auroc: m.auroc }),
+    perType: Object.entries(ev.per_type)
+      .sort((x, y) => x[0].localeCompare(y[0]))
+      .map(([name, t]) => scoreRow(name, t)),
+    micro: scoreRow('micro average', ev.micro),
+    macro: scoreRow('macro average', ev.macro),
+    confusion: { labels: [...ev.confusion.labels], counts: ev.confusion.counts.map((c) => [...c]) },
+    negativeLabel: neg,
+    errors,
+    errorsOmitted: total - errors.length,
+    accuracy: ev.accuracy,
+    ...(ev.auroc !== undefined && Number.isFinite(ev.auroc) && { auroc: ev.auroc }),
   };
 }
 
@@ -163,7 +263,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
           { kind: 'evaluate', projectId: a.projectId },
           (onEvent) =>
             startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads }, onEvent),
-          (r) => ({ report: reReport(gold, r, base) }),
+          (r) => ({ report: reReport(gold, r, base, names) }),
           finished,
         );
   return { jobId };

@@ -1,6 +1,9 @@
 // The long-running work the engine holds: worker-thread handles by id (training runs, and
 // prediction/evaluation jobs), the latest progress for screens opened mid-run, the last few
-// finished job results, and a host-side throttle so worker events reach the UI at a calm rate.
+// finished job results (and the predicted documents of the last few file runs, within a text
+// budget, so their results can be opened), and a host-side throttle so worker events reach
+// the UI at a calm rate.
+import type { DocumentPrediction } from '../tasks/predict-task.ts';
 import type { JobInfo, TrainProgressInfo } from './dto-tasks.ts';
 
 /** A running worker the engine can stop. */
@@ -14,6 +17,8 @@ export interface HeldJob {
 }
 
 const KEEP_FINISHED = 20;
+/** Text (UTF-16 code units) of predicted documents held over all file runs together. */
+const KEEP_TEXT = 32_000_000;
 /** How long closing waits for workers to stop at a step boundary before terminating them. */
 const CLOSE_GRACE_MS = 15_000;
 
@@ -23,6 +28,12 @@ export class JobRegistry {
   #active = new Map<string, HeldJob & { isCancelling: boolean }>();
   #trainProgress = new Map<string, TrainProgressInfo>();
   #infos = new Map<string, JobInfo>();
+  #documents = new Map<string, { docs: DocumentPrediction[]; chars: number }>();
+  #keepText: number;
+
+  constructor(opts: { keepText?: number } = {}) {
+    this.#keepText = opts.keepText ?? KEEP_TEXT;
+  }
 
   add(job: HeldJob): void {
     this.#active.set(job.id, { ...job, isCancelling: false });
@@ -69,8 +80,36 @@ export class JobRegistry {
     this.#infos.delete(info.jobId);
     this.#infos.set(info.jobId, info);
     const finished = [...this.#infos.values()].filter((j) => j.status !== 'running');
-    for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED)))
+    for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
       this.#infos.delete(old.jobId);
+      this.#documents.delete(old.jobId);
+    }
+  }
+
+  /**
+   * Holds a file run's predicted documents (with text) so they can be opened later; older runs'
+   * documents are dropped to stay within the text budget, and a run bigger than the budget
+   * keeps its first documents. Returns how many are held.
+   */
+  keepDocuments(jobId: string, docs: readonly DocumentPrediction[]): number {
+    const budget = this.#keepText;
+    let chars = 0;
+    let n = 0;
+    while (n < docs.length && chars + (docs[n]?.text?.length ?? 0) <= budget)
+      chars += docs[n++]?.text?.length ?? 0;
+    let used = [...this.#documents.values()].reduce((sum, d) => sum + d.chars, 0);
+    for (const [id, held] of this.#documents) {
+      if (used + chars <= budget) break;
+      this.#documents.delete(id);
+      used -= held.chars;
+    }
+    this.#documents.set(jobId, { docs: docs.slice(0, n), chars });
+    return n;
+  }
+
+  /** A held document of a file run, or undefined when it is not (or no longer) held. */
+  document(jobId: string, index: number): DocumentPrediction | undefined {
+    return this.#documents.get(jobId)?.docs[index];
   }
 
   info(jobId: string): JobInfo | undefined {

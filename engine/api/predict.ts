@@ -1,15 +1,23 @@
 // run:predict and run:predict-files: batch inference in a worker. Over project documents the
 // predictions are saved as 'suggested' annotations (origin model, detail = model name + id) for
-// review in the editor; over a file or folder they are written in the chosen export format.
+// review in the editor; over a file or folder they are written in the chosen export format, and
+// the engine holds the predicted documents of the last few such runs for run:get-document.
 // Progress is throttled into run:progress; the result arrives as run:finished.
 import { isAbsolute } from 'node:path';
-import type { Document } from '../formats/types.ts';
+import type { Document, FormatIssue } from '../formats/types.ts';
 import { getDocumentSummary, replaceAnnotations } from '../store/documents.ts';
 import type { TaskEvent } from '../tasks/events.ts';
 import { type PredictArgs, type PredictResult, startPredict } from '../tasks/jobs.ts';
+import type { DocumentPrediction } from '../tasks/predict-task.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
-import type { JobInfo, JobProgressInfo, PredictSummary, PredictedRow } from './dto-tasks.ts';
+import type {
+  JobInfo,
+  JobProgressInfo,
+  PredictSummary,
+  PredictedDocumentInfo,
+  PredictedRow,
+} from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { type ModelRef, requireTaskModel, resolveModel } from './model-sources.ts';
@@ -22,7 +30,7 @@ const PROGRESS_MS = 200;
 /** Runs a job in a worker with throttled progress; `done` turns its result into the job info. */
 export function runJob<R>(
   ctx: ApiContext,
-  base: Pick<JobInfo, 'kind' | 'projectId'>,
+  base: Pick<JobInfo, 'kind' | 'projectId' | 'input'>,
   start: (onEvent: (e: TaskEvent) => void) => {
     result: Promise<R>;
     cancel(): void;
@@ -32,7 +40,13 @@ export function runJob<R>(
   finished: (info: JobInfo) => void,
 ): string {
   const jobId = crypto.randomUUID();
-  let info: JobInfo = { jobId, ...base, status: 'running', progress: null };
+  let info: JobInfo = {
+    jobId,
+    ...base,
+    startedAt: new Date().toISOString(),
+    status: 'running',
+    progress: null,
+  };
   ctx.jobs.setInfo(info);
   const send = (p: JobProgressInfo): void => {
     info = { ...info, progress: p };
@@ -108,10 +122,51 @@ function predictArgs(ctx: ApiContext, m: { ner: ModelRef; re?: ModelRef }): Pred
 function row(
   d: { entities: { type: string }[]; relations: unknown[] },
   name: string,
+  problems = 0,
 ): PredictedRow {
   const types: Record<string, number> = {};
   for (const e of d.entities) types[e.type] = (types[e.type] ?? 0) + 1;
-  return { name, entities: d.entities.length, relations: d.relations.length, types };
+  return { name, entities: d.entities.length, relations: d.relations.length, types, problems };
+}
+
+/**
+ * Rows of a file run: files that gave no document first (with their issues counted), then one
+ * row per document with its file. An issue counts for a document when it names the document, or
+ * its file when that file holds only this document. `held` documents can be opened by index.
+ */
+export function fileRows(
+  predictions: readonly DocumentPrediction[],
+  files: readonly string[],
+  issues: readonly FormatIssue[],
+  held: number,
+): PredictedRow[] {
+  const perFile = new Map<string, number>();
+  for (const p of predictions)
+    if (p.source !== undefined) perFile.set(p.source, (perFile.get(p.source) ?? 0) + 1);
+  const issuesOf = new Map<string, number>();
+  for (const i of issues) issuesOf.set(i.file, (issuesOf.get(i.file) ?? 0) + 1);
+  const unread: PredictedRow[] = files
+    .filter((f) => !perFile.has(f))
+    .map((f) => ({
+      name: f,
+      file: f,
+      entities: 0,
+      relations: 0,
+      types: {},
+      problems: issuesOf.get(f) ?? 0,
+      isUnread: true,
+    }));
+  const docs = predictions.map((p, index): PredictedRow => {
+    const own =
+      (issuesOf.get(`document ${p.id}`) ?? 0) +
+      (p.source !== undefined && perFile.get(p.source) === 1 ? (issuesOf.get(p.source) ?? 0) : 0);
+    return {
+      ...row(p, p.id, own),
+      ...(p.source !== undefined && { file: p.source }),
+      ...(index < held && { index }),
+    };
+  });
+  return [...unread, ...docs];
 }
 
 function summary(
@@ -168,7 +223,8 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
             status: 'suggested',
           });
           const name = getDocumentSummary(read, documentId)?.externalId ?? p.id;
-          rows.push({ ...row(p, name), documentId });
+          const problems = r.issues.filter((i) => i.file === `document ${p.id}`).length;
+          rows.push({ ...row(p, name, problems), documentId });
         }
       });
       ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
@@ -192,19 +248,67 @@ export function startFilePrediction(
   const m = models(ctx, a.modelId, a.reModelId);
   const jobId = runJob<PredictResult>(
     ctx,
-    { kind: 'predict', projectId: null },
+    { kind: 'predict', projectId: null, input: a.inputPath },
     (onEvent) =>
       startPredict(
-        { ...predictArgs(ctx, m), input: a.inputPath, out: a.outPath, format: a.format },
+        {
+          ...predictArgs(ctx, m),
+          input: a.inputPath,
+          out: a.outPath,
+          format: a.format,
+          withDocuments: true,
+        },
         onEvent,
       ),
-    (r) => {
-      const rows = (r.predictions ?? []).map((p) => row(p, p.id));
+    (r, id) => {
+      const predictions = r.predictions ?? [];
+      const held = ctx.jobs.keepDocuments(id, predictions);
+      const rows = fileRows(predictions, r.files ?? [], r.issues, held);
       return { predict: summary(r, 'files', m.ner.name, rows) };
     },
     (info) => emitPredictFinished(ctx, info),
   );
   return { jobId };
+}
+
+/** A predicted document of a file run the engine still holds. */
+export function predictedDocument(
+  ctx: ApiContext,
+  a: Args<'run:get-document'>,
+): PredictedDocumentInfo {
+  const d = ctx.jobs.document(a.jobId, a.index);
+  if (!d || d.text === undefined)
+    throw new ApiError(
+      'not-found',
+      'The engine no longer holds that result (it keeps the latest runs while it is open); open the written files instead, or run again.',
+    );
+  const status = 'suggested' as const;
+  return {
+    jobId: a.jobId,
+    index: a.index,
+    name: d.id,
+    ...(d.source !== undefined && { file: d.source }),
+    text: d.text,
+    passages: (d.passages ?? []).map((p) => ({ type: p.type, start: p.start, end: p.end })),
+    entities: d.entities.map((e) => ({
+      key: e.id,
+      type: e.type,
+      spans: e.spans.map((s) => ({ start: s.start, end: s.end })),
+      text: e.text,
+      origin: 'model',
+      status,
+      ...(e.score !== undefined && { score: e.score }),
+    })),
+    relations: d.relations.map((r) => ({
+      key: r.id,
+      type: r.type,
+      arg1: r.arg1,
+      arg2: r.arg2,
+      origin: 'model',
+      status,
+      ...(r.score !== undefined && { score: r.score }),
+    })),
+  };
 }
 
 function emitPredictFinished(ctx: ApiContext, info: JobInfo): void {

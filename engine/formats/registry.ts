@@ -147,12 +147,20 @@ async function walk(dir: string, out: string[], issues: FormatIssue[], root: str
   }
 }
 
+/** What importPath returns: documents and issues, plus where each document came from. */
+export interface PathImportResult extends ImportResult {
+  /** Per document (same order): the file it was read from, named as issues name it. */
+  sources: string[];
+  /** Every file looked at, named as issues name it (brat .ann companions left out). */
+  files: string[];
+}
+
 /**
  * Imports a file or a folder (recursively, mixed formats). Each unreadable or unsupported file
  * gives an issue naming it and the batch goes on; duplicate document ids are reported.
  */
-export async function importPath(path: string, opts: ImportOptions = {}): Promise<ImportResult> {
-  const result: ImportResult = { documents: [], issues: [] };
+export async function importPath(path: string, opts: ImportOptions = {}): Promise<PathImportResult> {
+  const result: PathImportResult = { documents: [], issues: [], sources: [], files: [] };
   const info = await lstat(path);
   const isDir = info.isDirectory();
   const files: string[] = [];
@@ -168,6 +176,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
         if (!fileSet.has(f.slice(0, -4) + '.txt')) result.issues.push(makeIssue('warning', display, 'annotation file without its .txt; skipped'));
         continue;
       }
+      result.files.push(display);
       const format = opts.format ?? detectFormat(f, await readHead(f));
       if (!format) {
         result.issues.push(makeIssue(isDir ? 'warning' : 'error', display, 'unsupported file format; skipped'));
@@ -175,6 +184,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
       }
       const res = await importFile(f, format, display, id, opts);
       result.documents.push(...res.documents);
+      for (const _ of res.documents) result.sources.push(display);
       result.issues.push(...res.issues);
     } catch (err) {
       result.issues.push(makeIssue('error', display, safeErrorMessage(err)));

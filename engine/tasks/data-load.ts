@@ -36,6 +36,10 @@ export interface LoadedDocuments {
   documents: Document[];
   issues: FormatIssue[];
   files: SourceFile[];
+  /** Per document (same order): the file it was read from, named as issues name it. */
+  sources?: string[];
+  /** Every input file looked at, named as issues name it (read or not). */
+  fileNames?: string[];
 }
 
 /** Input format: a formats-registry name, or masked RE TSV. */
@@ -94,9 +98,9 @@ function admissible(
   root: string,
   maxBytes: number,
   issues: FormatIssue[],
-): { files: string[]; skipped: boolean } {
+): { files: string[]; oversized: string[] } {
   const files: string[] = [];
-  let skipped = false;
+  const oversized: string[] = [];
   for (const f of listFiles(root, issues)) {
     const size = statSync(f).size;
     if (size > maxBytes) {
@@ -105,10 +109,10 @@ function admissible(
         file: f,
         message: `file is ${mb(size)} MB, beyond the ${mb(maxBytes)} MB limit for one input file; skipped (split it into smaller files)`,
       });
-      skipped = true;
+      oversized.push(f);
     } else files.push(f);
   }
-  return { files, skipped };
+  return { files, oversized };
 }
 
 /** Reads documents from a file or folder (any importable format). */
@@ -119,26 +123,34 @@ export async function loadDocuments(
   if (opts.format === 're-tsv')
     throw new Error(`${root}: masked RE TSV files hold sentences, not documents`);
   const issues: FormatIssue[] = [];
-  const { files, skipped } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
+  const { files, oversized } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
   const importOpts = {
     ...(opts.format ? { format: opts.format } : {}),
     ...(opts.csv ? { csv: opts.csv } : {}),
   };
   const documents: Document[] = [];
-  if (!skipped) {
+  const sources: string[] = [];
+  const fileNames: string[] = [];
+  if (oversized.length === 0) {
     const r = await importPath(root, importOpts);
     documents.push(...r.documents);
+    sources.push(...r.sources);
+    fileNames.push(...r.files);
     issues.push(...r.issues);
   } else {
-    // Import the admissible files one by one (brat .ann files come with their .txt).
+    // Import the admissible files one by one (brat .ann files come with their .txt); every
+    // file is then named by its full path, as the size-limit issues name the oversized ones.
     for (const f of files) {
       if (f.toLowerCase().endsWith('.ann')) continue;
       const r = await importPath(f, importOpts);
       documents.push(...r.documents);
+      sources.push(...r.sources);
+      fileNames.push(...r.files);
       issues.push(...r.issues);
     }
+    fileNames.push(...oversized);
   }
-  return { documents, issues, files: files.map(sha256) };
+  return { documents, issues, files: files.map(sha256), sources, fileNames };
 }
 
 /** Checks that in-memory documents have the Document shape the tasks rely on. */

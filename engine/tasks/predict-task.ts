@@ -2,11 +2,12 @@
 // format, or over documents passed in memory by the app. predict writes documents with predicted
 // entities (and relations with --re-model) in an export format (atomically) and/or returns them,
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
-// strict + lenient; RE per class, AUROC when binary).
+// strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { exportDocuments, type ExportFormat } from '../formats/registry.ts';
+import type { ReEvaluation } from '../metrics/re.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import {
   checkDocuments,
@@ -21,7 +22,7 @@ import { createPredictor } from './inference.ts';
 import { loadTaskModel } from './model-setup.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { evaluateEntities, predictEntities, type NerModelView } from './ner-task.ts';
-import { guessNegativeLabel } from './re-data.ts';
+import { guessNegativeLabel, type ReExample } from './re-data.ts';
 import {
   classifyExamples,
   predictRelations,
@@ -45,6 +46,8 @@ export interface PredictArgs {
   csv?: CsvImportOptions;
   batchSize?: number;
   threads?: number;
+  /** With `input`: return the predicted documents too (text included), for the app to show. */
+  withDocuments?: boolean;
 }
 
 /** Counts and throughput of a prediction run (timed from tokenization to decoded output). */
@@ -58,8 +61,13 @@ export interface PredictResult {
   wordsPerSec: number;
   written: string[];
   issues: FormatIssue[];
-  /** Per input document (same order), when `documents` were given: entities with `score`. */
+  /**
+   * Per input document (same order), when `documents` were given or `withDocuments` asked for
+   * them: entities with `score`.
+   */
   predictions?: DocumentPrediction[];
+  /** With `input`: every file looked at, named as issues and `source` name it. */
+  files?: string[];
 }
 
 /** Predicted annotations of one document (offsets index its text). */
@@ -67,6 +75,10 @@ export interface DocumentPrediction {
   id: string;
   entities: Entity[];
   relations: Relation[];
+  /** With `input` + `withDocuments`: the text, its passages and the file it was read from. */
+  text?: string;
+  passages?: Document['passages'];
+  source?: string;
 }
 
 /** Arguments of `evaluate`: `data` (a path) or `documents`. */
@@ -87,6 +99,28 @@ export interface EvaluateResult {
   text: string;
   items: number;
   issues: FormatIssue[];
+  /** RE: the full evaluation (counts per class, the confusion between labels) and its errors. */
+  re?: RelationEvaluation;
+}
+
+/** RE details for the app: counts, the confusion (negative label first) and misclassified pairs. */
+export interface RelationEvaluation {
+  negativeLabel: string;
+  evaluation: ReEvaluation;
+  /** Candidate pairs of in-memory documents whose prediction differs from gold (text order). */
+  pairErrors: PairOutcome[];
+}
+
+/** One candidate entity pair of a document (index into the given documents) and its labels. */
+export interface PairOutcome {
+  doc: number;
+  /** Entity ids in the document; arg1 is the relation's first argument by the model's type pair. */
+  arg1: string;
+  arg2: string;
+  gold: string;
+  pred: string;
+  /** The model's probability of `pred`. */
+  score: number;
 }
 
 function nerView(dir: string): { view: NerModelView; model: ReturnType<typeof loadTaskModel> } {
@@ -232,8 +266,38 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
       ? {
           predictions: out.map((d) => ({ id: d.id, entities: d.entities, relations: d.relations })),
         }
-      : {}),
+      : {
+          files: loaded.fileNames ?? [],
+          ...(args.withDocuments && {
+            predictions: out.map((d, i) => ({
+              id: d.id,
+              entities: d.entities,
+              relations: d.relations,
+              text: d.text,
+              ...(d.passages !== undefined && { passages: d.passages }),
+              ...(loaded.sources?.[i] !== undefined && { source: loaded.sources[i] }),
+            })),
+          }),
+        }),
   };
+}
+
+/** The document candidates whose predicted label differs from gold. */
+function pairErrors(
+  examples: readonly ReExample[],
+  pred: readonly string[],
+  probs: readonly Float32Array[],
+  m: ReModelView,
+): PairOutcome[] {
+  const out: PairOutcome[] = [];
+  examples.forEach((e, k) => {
+    const gold = e.label ?? m.negativeLabel;
+    const p = pred[k] ?? m.negativeLabel;
+    if (!e.pair || gold === p) return;
+    const score = probs[k]?.[m.labels.indexOf(p)] ?? 0;
+    out.push({ doc: e.pair.doc, arg1: e.pair.arg1, arg2: e.pair.arg2, gold, pred: p, score });
+  });
+  return out;
 }
 
 /** Evaluates a NER or RE model against annotated data. */
@@ -297,6 +361,11 @@ export async function evaluate(
       text: formatReport(ev, `RE (negative label "${view.negativeLabel}" excluded)`),
       items: examples.length,
       issues: input.issues,
+      re: {
+        negativeLabel: view.negativeLabel,
+        evaluation: ev,
+        pairErrors: pairErrors(examples, c.labels, c.probs, view),
+      },
     };
   } finally {
     await predictor.release();

@@ -1,12 +1,16 @@
 // Test-only helpers for the task tests: shared data paths, small real-data subsets written to a
-// temp folder, a tokenizer for the bert-base-uncased vocabulary and "perfect" logits built from
-// encoded labels. Not used by the product.
+// temp folder, a tokenizer for the bert-base-uncased vocabulary, "perfect" logits built from
+// encoded labels and seeded random-weight task models. Not used by the product.
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { presetConfig } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { IGNORE, type Encoded } from './batching.ts';
+import { type TaskMeta, withTaskMeta } from './model-setup.ts';
 
 /** The shared reference data folder. */
 export const DATA = path.join(process.env['BENCHTOP_SHARED'] ?? '/work/shared', 'data');
@@ -76,4 +80,42 @@ export function perfectLogits(e: Encoded, L: number, fallback = 0): Float32Array
   const out = new Float32Array(e.ids.length * L);
   labels.forEach((l, t) => (out[t * L + (l === IGNORE ? fallback : l)] = 10));
   return out;
+}
+
+/**
+ * A seeded random-weight task model folder (small-2L-128 over the bert-base-uncased vocabulary)
+ * for tests that need a model's plumbing, not its skill.
+ */
+export function randomTaskModel(dir: string, meta: TaskMeta, labels: string[], seed = 1): string {
+  const vocab = readFileSync(VOCAB, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  const task = meta.task === 'ner' ? 'token-classification' : 'sequence-classification';
+  const config = withTaskMeta(
+    presetConfig('small-2L-128', 'bert', vocab.length, labels, task),
+    meta,
+  );
+  saveHfFolder(dir, {
+    config,
+    weights: initWeights(config, seed),
+    vocab,
+    tokenizer: {
+      doLowerCase: true,
+      stripAccents: null,
+      tokenizeChineseChars: true,
+      modelMaxLength: config.maxPositions,
+      specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' },
+    },
+  });
+  return dir;
+}
+
+/** The first `n` documents of a PubTator file, written to `dir/name`. */
+export function pubtatorSubset(src: string, n: number, dir: string, name: string): string {
+  const blocks = readFileSync(src, 'utf8')
+    .split(/\r?\n\s*\r?\n/)
+    .filter((b) => b.trim() !== '');
+  const file = path.join(dir, name);
+  writeFileSync(file, `${blocks.slice(0, n).join('\n\n')}\n`);
+  return file;
 }

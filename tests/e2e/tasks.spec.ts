@@ -111,6 +111,10 @@ describe('model screens in browser mode', () => {
       .poll(() => page.getByTestId('run-summary').textContent(), { timeout: 120_000 })
       .toMatch(/in 100 documents.*Written to 200 files/s);
     expect(readdirSync(out).filter((f) => f.endsWith('.ann')).length).toBe(100);
+    // Each document of the file is listed and opens with what the model found.
+    expect(await page.getByTestId('result-row').count()).toBe(100);
+    await page.getByTestId('result-row').first().click();
+    await page.getByTestId('document-viewer').getByTestId('viewer-title').waitFor();
     await screenshot(page, '14-run-folder');
   });
 

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AnnotationEdit, EntityRecord, RelationRecord } from '../../../engine/api/contract.ts';
 import { applyEdits, deleteEntityEdits, invertEdits } from './edits.ts';
-import { assignLanes, blockIndexOf, buildBlocks, segmentBlock } from './layout.ts';
+import {
+  PENDING_KEY,
+  assignLanes,
+  blockIndexOf,
+  buildBlocks,
+  buildMarks,
+  segmentBlock,
+} from './layout.ts';
 import { TokenIndex } from './tokens.ts';
 
 const ent = (key: string, start: number, end: number): EntityRecord => ({
@@ -70,6 +77,26 @@ describe('layout', () => {
       [20, 30, ''],
     ]);
     expect(segs[1]!.heads.map((m) => m.key)).toEqual(['b']);
+  });
+
+  it('outlines one pending span, or each mention of a relation in a lane of its own', () => {
+    const ents = [ent('T1', 0, 7), ent('T2', 15, 21)];
+    const one = buildMarks(ents, { start: 0, end: 7 });
+    expect(one.filter((m) => m.key === PENDING_KEY).map((m) => [m.start, m.end])).toEqual([[0, 7]]);
+    const pair = buildMarks(ents, [
+      { start: 0, end: 7 },
+      { start: 15, end: 21 },
+    ]);
+    const outlined = pair.filter((m) => m.key === PENDING_KEY);
+    expect(outlined.map((m) => [m.start, m.end])).toEqual([
+      [0, 7],
+      [15, 21],
+    ]);
+    // Each outline shares its words with an entity, so each sits in a lane beside it.
+    for (const o of outlined) {
+      const under = pair.find((m) => m.key !== PENDING_KEY && m.start === o.start)!;
+      expect(under.lane).not.toBe(o.lane);
+    }
   });
 });
 

@@ -125,23 +125,39 @@ export interface MarkSource {
   status: string;
 }
 
-/** Marks (one per span fragment) for the shown entities plus the pending selection. */
-export function buildMarks(entities: readonly MarkSource[], pending: Span | null): Mark[] {
+/**
+ * Marks (one per span fragment) for the shown entities plus the pending selection; several
+ * pending spans (the two mentions of a relation) are each outlined, in lanes of their own.
+ */
+export function buildMarks(
+  entities: readonly MarkSource[],
+  pending: Span | readonly Span[] | null,
+): Mark[] {
   const items = entities.map((e) => ({
     key: e.key,
+    lane: e.key,
     type: e.type,
     spans: e.spans,
     isSuggestion: e.status === 'suggested',
   }));
-  if (pending) items.push({ key: PENDING_KEY, type: '', spans: [pending], isSuggestion: false });
-  const lanes = assignLanes(items);
+  const outlined = pending === null ? [] : 'start' in pending ? [pending] : pending;
+  outlined.forEach((s, i) =>
+    items.push({
+      key: PENDING_KEY,
+      lane: `${PENDING_KEY}${i}`,
+      type: '',
+      spans: [s],
+      isSuggestion: false,
+    }),
+  );
+  const lanes = assignLanes(items.map((e) => ({ key: e.lane, spans: e.spans })));
   return items.flatMap((e) =>
     e.spans.map((s, i) => ({
       key: e.key,
       type: e.type,
       start: s.start,
       end: s.end,
-      lane: lanes.get(e.key) ?? 0,
+      lane: lanes.get(e.lane) ?? 0,
       isHead: i === 0,
       isSuggestion: e.isSuggestion,
     })),

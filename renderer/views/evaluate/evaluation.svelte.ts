@@ -135,3 +135,42 @@ export const REASON: Record<EvaluationError['reason'], string> = {
   spurious: 'nothing is annotated here',
   missed: 'the model found nothing here',
 };
+
+/** Words for why an entity pair is an error. */
+export const RELATION_REASON: Record<EvaluationError['reason'], string> = {
+  type: 'another relation is annotated',
+  boundary: 'another relation is annotated',
+  spurious: 'no relation is annotated',
+  missed: 'the model saw no relation',
+};
+
+/** A relation label in words: the negative label is "no relation". */
+export function labelName(label: string, negativeLabel: string | undefined): string {
+  return label === negativeLabel ? 'no relation' : label;
+}
+
+/** What the document viewer outlines for an error, and the line above the text. */
+export function errorHighlight(
+  e: EvaluationError,
+  negativeLabel?: string,
+): { start: number; end: number; label: string; spans?: { start: number; end: number }[] } {
+  const r = e.relation;
+  if (!r)
+    return {
+      start: e.start,
+      end: e.end,
+      label: `${e.kind === 'false-positive' ? 'The model marked' : 'Annotated as'} ${e.type}: ${REASON[e.reason]}`,
+    };
+  const score = Math.round(100 * r.score);
+  return {
+    start: e.start,
+    end: e.end,
+    spans: [
+      { start: r.arg1.start, end: r.arg1.end },
+      { start: r.arg2.start, end: r.arg2.end },
+    ].sort((a, b) => a.start - b.start),
+    label:
+      `${r.arg1.text} → ${r.arg2.text}: annotated ${labelName(r.gold, negativeLabel)}, ` +
+      `the model said ${labelName(r.predicted, negativeLabel)} (${score} %)`,
+  };
+}

@@ -1,6 +1,8 @@
 // The Run screen's state: which model runs over which documents (the project's, or a folder
 // written out in an export format), the job's progress and result, and the document opened
-// from the results. A reload finds the latest job again through run:list-jobs.
+// from the results (a workspace document, or one of a file run that the engine holds). A reload
+// finds the latest job again through run:list-jobs, and earlier runs the engine still keeps can
+// be reopened.
 import type {
   DatasetInfo,
   JobInfo,
@@ -9,6 +11,7 @@ import type {
   PredictFinishedInfo,
   PredictFormat,
   PredictSummary,
+  PredictedRow,
 } from '../../../engine/api/contract.ts';
 import { call, messageOf, on } from '../../lib/api.ts';
 
@@ -18,6 +21,9 @@ export interface Sources {
 }
 
 export type JobState = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** A result opened in the viewer: a workspace document, or a file run's document by index. */
+export type OpenedResult = { documentId: number } | { jobId: string; index: number };
 
 export class PredictionState {
   source = $state<'project' | 'folder'>('project');
@@ -32,7 +38,9 @@ export class PredictionState {
   progress = $state.raw<JobProgressInfo | null>(null);
   result = $state.raw<PredictSummary | null>(null);
   error = $state<string | null>(null);
-  openDocumentId = $state<number | null>(null);
+  opened = $state.raw<OpenedResult | null>(null);
+  /** Prediction jobs the engine keeps (newest first), for reopening earlier results. */
+  jobs = $state.raw<JobInfo[]>([]);
 
   #sources: Sources;
   #early = new Map<string, PredictFinishedInfo>();
@@ -55,18 +63,62 @@ export class PredictionState {
     on('run:finished', (f) => {
       if (f.jobId === this.jobId) this.#finish(f);
       else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
+      void this.refreshJobs();
     });
   }
 
   /** Finds the latest prediction job (after a reload of the window). */
   async restore(): Promise<void> {
     if (this.jobId !== null) return;
+    await this.refreshJobs();
+    const latest = this.jobs[0];
+    if (latest && this.jobId === null) this.#adopt(latest);
+  }
+
+  /** Re-reads the prediction jobs the engine keeps. */
+  async refreshJobs(): Promise<void> {
     try {
-      const latest = (await call('run:list-jobs', {})).find((j) => j.kind === 'predict');
-      if (latest && this.jobId === null) this.#adopt(latest);
+      this.jobs = (await call('run:list-jobs', {})).filter((j) => j.kind === 'predict');
     } catch {
-      // Nothing to restore; the screen starts empty.
+      // Keep what is shown; the list is a convenience.
     }
+  }
+
+  /** Finished earlier runs of this project or over files, for reopening (newest first). */
+  earlierRuns(projectId: number | null): JobInfo[] {
+    return this.jobs.filter(
+      (j) =>
+        j.jobId !== this.jobId &&
+        j.status !== 'running' &&
+        (j.projectId === null || j.projectId === projectId),
+    );
+  }
+
+  /** Shows an earlier run's results again. */
+  reopen(jobId: string): void {
+    const job = this.jobs.find((j) => j.jobId === jobId);
+    if (!job || this.isRunning) return;
+    this.#adopt(job);
+  }
+
+  /** Whether a row can be opened in the viewer. */
+  canOpen(row: PredictedRow): boolean {
+    return row.documentId !== undefined || (row.index !== undefined && this.jobId !== null);
+  }
+
+  /** Opens a row's document in the viewer. */
+  open(row: PredictedRow): void {
+    if (row.documentId !== undefined) this.opened = { documentId: row.documentId };
+    else if (row.index !== undefined && this.jobId !== null)
+      this.opened = { jobId: this.jobId, index: row.index };
+  }
+
+  isOpen(row: PredictedRow): boolean {
+    const o = this.opened;
+    if (o === null) return false;
+    return 'documentId' in o
+      ? o.documentId === row.documentId
+      : row.documentId === undefined && o.jobId === this.jobId && o.index === row.index;
   }
 
   async start(projectId: number): Promise<void> {
@@ -75,7 +127,7 @@ export class PredictionState {
     this.error = null;
     this.result = null;
     this.progress = null;
-    this.openDocumentId = null;
+    this.opened = null;
     this.jobId = null;
     const models = {
       modelId: this.selectedModelId,
@@ -116,6 +168,7 @@ export class PredictionState {
   }
 
   #adopt(job: JobInfo): void {
+    this.opened = null;
     this.jobId = job.jobId;
     this.state = job.status;
     this.progress = job.progress;

@@ -1,0 +1,102 @@
+// predict and evaluate as the app uses them, on seeded random-weight models (the plumbing, not
+// the skill): RE evaluation of in-memory BC5CDR documents returns the counts, the confusion with
+// the negative label and every misclassified candidate pair; predicting a folder with
+// withDocuments returns each document's text and file, and names every file looked at.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importPath } from '../formats/registry.ts';
+import type { Document } from '../formats/types.ts';
+import { evaluate, predict } from './predict-task.ts';
+import {
+  DATA,
+  HAS_DATA,
+  pubtatorSubset,
+  randomTaskModel,
+  removeTempDirs,
+  tempDir,
+} from './test-helpers.ts';
+
+afterAll(removeTempDirs);
+
+const CDR = path.join(DATA, 'documents', 'pubtator-bc5cdr', 'CDR_DevelopmentSet.PubTator.txt');
+
+describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', () => {
+  const dir = tempDir('predict-task');
+  let docs: Document[] = [];
+  let reModel = '';
+  let nerModel = '';
+
+  beforeAll(async () => {
+    docs = (await importPath(pubtatorSubset(CDR, 3, dir, 'cdr3.txt'))).documents;
+    reModel = randomTaskModel(
+      path.join(dir, 're'),
+      { task: 're', maxLength: 64, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] },
+      ['false', 'CID'],
+    );
+    nerModel = randomTaskModel(path.join(dir, 'ner'), { task: 'ner', maxLength: 64 }, [
+      'O',
+      'B-Chemical',
+      'I-Chemical',
+      'B-Disease',
+      'I-Disease',
+    ]);
+  });
+
+  it('RE over documents: confusion with the negative label, and the misclassified pairs', async () => {
+    expect(docs.some((d) => d.relations.length > 0)).toBe(true);
+    const r = await evaluate({ task: 're', model: reModel, documents: docs });
+    const re = r.re!;
+    expect(re.negativeLabel).toBe('false');
+    const cm = re.evaluation.confusion;
+    expect(cm.labels).toEqual(['false', 'CID']);
+    const all = cm.counts.flat().reduce((a, b) => a + b, 0);
+    expect(all).toBe(r.items);
+    const offDiagonal = all - cm.counts.reduce((s, row, i) => s + (row[i] ?? 0), 0);
+    expect(re.pairErrors).toHaveLength(offDiagonal);
+    // Gold CID pairs exist, so the confusion's CID row is not empty.
+    expect(cm.counts[1]!.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    for (const p of re.pairErrors) {
+      expect(p.gold).not.toBe(p.pred);
+      expect(p.score).toBeGreaterThan(0);
+      const ids = docs[p.doc]!.entities.map((e) => e.id);
+      expect(ids).toContain(p.arg1);
+      expect(ids).toContain(p.arg2);
+    }
+    const cid = re.evaluation.per_type['CID']!;
+    expect(cid.fp).toBe(re.pairErrors.filter((p) => p.pred === 'CID').length);
+    expect(cid.fn).toBe(re.pairErrors.filter((p) => p.gold === 'CID').length);
+  }, 30_000);
+
+  it('predicting a folder with withDocuments returns texts and files, and names unread files', async () => {
+    const input = path.join(dir, 'in');
+    mkdirSync(path.join(input, 'sub'), { recursive: true });
+    pubtatorSubset(CDR, 2, input, 'cdr.txt');
+    writeFileSync(path.join(input, 'sub', 'note.txt'), 'Lithium toxicity was noted.\n');
+    writeFileSync(path.join(input, 'scan.bin'), Buffer.from([0, 1, 2, 3]));
+    const r = await predict({
+      model: nerModel,
+      input,
+      out: path.join(dir, 'out.jsonl'),
+      format: 'jsonl',
+      withDocuments: true,
+    });
+    expect(r.files).toEqual(['cdr.txt', 'scan.bin', 'sub/note.txt']);
+    expect(r.issues.map((i) => i.file)).toContain('scan.bin');
+    const preds = r.predictions!;
+    expect(preds.map((p) => p.source)).toEqual(['cdr.txt', 'cdr.txt', 'sub/note.txt']);
+    expect(preds[2]).toMatchObject({ id: 'sub/note', text: 'Lithium toxicity was noted.\n' });
+    for (const p of preds)
+      for (const e of p.entities)
+        expect(p.text!.slice(e.spans[0]!.start, e.spans[0]!.end)).toBe(e.text);
+    const without = await predict({
+      model: nerModel,
+      input,
+      out: path.join(dir, 'o2.jsonl'),
+      format: 'jsonl',
+    });
+    expect(without.predictions).toBeUndefined();
+    expect(without.files).toHaveLength(3);
+  }, 30_000);
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it, vi } from 'vitest';
+import type {
+  EvaluationError,
+  EvaluationReport,
+  JobInfo,
+  ModelInfo,
+} from '../../../engine/api/contract.ts';
+
+let jobs: JobInfo[] = [];
+vi.mock('../../lib/api.ts', () => ({
+  call: vi.fn((name: string) =>
+    name === 'run:list-jobs' ? Promise.resolve(jobs) : Promise.reject(new Error(name)),
+  ),
+  messageOf: (e: unknown) => String(e),
+  on: () => () => {},
+}));
+const { EvaluationState, errorHighlight, labelName } = await import('./evaluation.svelte.ts');
+
+const mention = (key: string, type: string, start: number, text: string) => ({
+  key,
+  type,
+  start,
+  end: start + text.length,
+  text,
+});
+const SENTENCE = 'Lithium causes tremor.';
+const pairError = (
+  kind: EvaluationError['kind'],
+  reason: EvaluationError['reason'],
+  gold: string,
+  predicted: string,
+): EvaluationError => ({
+  kind,
+  reason,
+  documentId: 3,
+  documentName: 'pmid-3',
+  type: kind === 'false-positive' ? predicted : gold,
+  start: 0,
+  end: SENTENCE.length,
+  text: SENTENCE,
+  relation: {
+    arg1: mention('T1', 'Chemical', 0, 'Lithium'),
+    arg2: mention('T2', 'Disease', 15, 'tremor'),
+    gold,
+    predicted,
+    score: 0.734,
+  },
+});
+
+const score = { precision: 0, recall: 0, f1: 0 };
+const RE_REPORT: EvaluationReport = {
+  modelId: 're',
+  modelName: 'RE',
+  task: 're',
+  documents: 1,
+  perType: [{ name: 'CID', ...score }],
+  micro: { name: 'micro average', ...score },
+  macro: { name: 'macro average', ...score },
+  confusion: {
+    labels: ['false', 'CID', 'Treats'],
+    counts: [
+      [0, 1, 0],
+      [0, 0, 1],
+      [0, 0, 0],
+    ],
+  },
+  negativeLabel: 'false',
+  errors: [
+    pairError('false-positive', 'spurious', 'false', 'CID'),
+    pairError('false-positive', 'type', 'CID', 'Treats'),
+    pairError('false-negative', 'type', 'CID', 'Treats'),
+  ],
+  errorsOmitted: 0,
+  accuracy: 0,
+};
+
+describe('evaluation state', () => {
+  it('outlines both mentions of a relation error and names the labels in words', () => {
+    const h = errorHighlight(RE_REPORT.errors[0]!, 'false');
+    expect(h.spans).toEqual([
+      { start: 0, end: 7 },
+      { start: 15, end: 21 },
+    ]);
+    expect(h.label).toBe('Lithium → tremor: annotated no relation, the model said CID (73 %)');
+    expect(labelName('false', 'false')).toBe('no relation');
+    expect(labelName('CID', 'false')).toBe('CID');
+  });
+
+  it('outlines the span of an entity error', () => {
+    const e: EvaluationError = {
+      kind: 'false-negative',
+      reason: 'missed',
+      documentId: 1,
+      documentName: 'd',
+      type: 'Disease',
+      start: 4,
+      end: 9,
+      text: 'fever',
+    };
+    expect(errorHighlight(e)).toEqual({
+      start: 4,
+      end: 9,
+      label: 'Annotated as Disease: the model found nothing here',
+    });
+  });
+
+  it('restores the latest evaluation and filters relation errors by kind and label', async () => {
+    jobs = [
+      {
+        jobId: 'e1',
+        kind: 'evaluate',
+        projectId: 1,
+        startedAt: '',
+        status: 'completed',
+        progress: null,
+        report: RE_REPORT,
+      },
+    ];
+    const models = [{ id: 're', name: 'RE', task: 'sequence-classification' } as ModelInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => [] });
+    await ev.restore();
+    expect(ev.report).toBe(RE_REPORT);
+    expect(ev.errors).toHaveLength(3);
+    ev.kindFilter = 'false-positive';
+    expect(ev.errors).toHaveLength(2);
+    ev.typeFilter = 'Treats';
+    expect(ev.errors.map((e) => e.relation?.gold)).toEqual(['CID']);
+    ev.kindFilter = 'all';
+    ev.typeFilter = 'CID';
+    expect(ev.errors.map((e) => e.kind)).toEqual(['false-positive', 'false-negative']);
+  });
+});

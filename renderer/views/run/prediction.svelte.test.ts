@@ -1,0 +1,134 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type {
+  JobInfo,
+  ModelInfo,
+  PredictFinishedInfo,
+  PredictSummary,
+  PredictedRow,
+} from '../../../engine/api/contract.ts';
+
+const listeners = new Map<string, (payload: unknown) => void>();
+let jobs: JobInfo[] = [];
+vi.mock('../../lib/api.ts', () => ({
+  call: vi.fn((name: string) => {
+    if (name === 'run:list-jobs') return Promise.resolve(jobs);
+    if (name === 'run:predict-files') return Promise.resolve({ jobId: 'new' });
+    return Promise.reject(new Error(`unexpected ${name}`));
+  }),
+  messageOf: (e: unknown) => String(e),
+  on: (name: string, l: (payload: unknown) => void) => {
+    listeners.set(name, l);
+    return () => {};
+  },
+}));
+const { call } = await import('../../lib/api.ts');
+const { PredictionState } = await import('./prediction.svelte.ts');
+
+const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+
+function summary(source: PredictSummary['source'], rows: PredictedRow[]): PredictSummary {
+  return {
+    source,
+    modelName: 'NER',
+    documents: rows.length,
+    entities: 0,
+    relations: 0,
+    seconds: 1,
+    documentsPerSec: 1,
+    wordsPerSec: 1,
+    written: [],
+    issues: [],
+    rows,
+    rowsOmitted: 0,
+  };
+}
+const row = (name: string, extra: Partial<PredictedRow> = {}): PredictedRow => ({
+  name,
+  entities: 1,
+  relations: 0,
+  types: {},
+  problems: 0,
+  ...extra,
+});
+const job = (jobId: string, projectId: number | null, predict: PredictSummary): JobInfo => ({
+  jobId,
+  kind: 'predict',
+  projectId,
+  startedAt: '2025-01-01T00:00:00.000Z',
+  status: 'completed',
+  progress: null,
+  predict,
+});
+
+const FILES = summary('files', [
+  row('scan.pdf', { file: 'scan.pdf', isUnread: true, problems: 1, entities: 0 }),
+  row('a', { file: 'a.txt', index: 0 }),
+  row('big', { file: 'big.txt' }),
+]);
+const PROJECT = summary('project', [row('note-1', { documentId: 41 })]);
+
+beforeEach(() => {
+  listeners.clear();
+  jobs = [
+    job('files-1', null, FILES),
+    job('project-1', 1, PROJECT),
+    job('other-project', 2, PROJECT),
+    { ...job('evaluation', 1, PROJECT), kind: 'evaluate' },
+  ];
+});
+
+describe('run screen state', () => {
+  it('finds the latest run after a reload and offers earlier ones of this project or files', async () => {
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore();
+    expect(s.jobId).toBe('files-1');
+    expect(s.source).toBe('folder');
+    expect(s.result?.rows).toHaveLength(3);
+    expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['project-1']);
+    s.reopen('project-1');
+    expect(s.jobId).toBe('project-1');
+    expect(s.source).toBe('project');
+    expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['files-1']);
+  });
+
+  it('opens file-run documents by index, workspace documents by id, and not unread files', async () => {
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore();
+    const [unread, held, notHeld] = FILES.rows;
+    expect([unread, held, notHeld].map((r) => s.canOpen(r!))).toEqual([false, true, false]);
+    s.open(held!);
+    expect(s.opened).toEqual({ jobId: 'files-1', index: 0 });
+    expect(s.isOpen(held!)).toBe(true);
+    expect(s.isOpen(unread!)).toBe(false);
+    s.reopen('project-1');
+    expect(s.opened).toBeNull(); // another run's results: nothing open
+    s.open(PROJECT.rows[0]!);
+    expect(s.opened).toEqual({ documentId: 41 });
+    expect(s.isOpen(PROJECT.rows[0]!)).toBe(true);
+  });
+
+  it('runs over a folder and takes the result, with the list of runs refreshed', async () => {
+    jobs = [];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    s.source = 'folder';
+    expect(s.blocker).toMatch(/file or folder/);
+    s.inputPath = ' /data/notes ';
+    s.outPath = '/data/out';
+    expect(s.blocker).toBeNull();
+    await s.start(1);
+    expect(call).toHaveBeenCalledWith('run:predict-files', {
+      modelId: 'ner',
+      inputPath: '/data/notes',
+      outPath: '/data/out',
+      format: 'brat',
+    });
+    expect(s.state).toBe('running');
+    jobs = [job('new', null, FILES)];
+    const finished: PredictFinishedInfo = { jobId: 'new', status: 'completed', result: FILES };
+    listeners.get('run:finished')!(finished);
+    expect(s.state).toBe('completed');
+    expect(s.result).toBe(FILES);
+    await vi.waitFor(() => expect(s.jobs.map((j) => j.jobId)).toEqual(['new']));
+    expect(s.earlierRuns(1)).toEqual([]);
+  });
+});
