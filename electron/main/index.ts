@@ -5,6 +5,7 @@ import { BrowserWindow, app } from 'electron';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { broadcast, registerIpc } from './ipc.ts';
+import { resourcesDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { createMainWindow, lockDownSession } from './window.ts';
 
@@ -16,13 +17,10 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   const dataDir = process.env['BENCHTOP_DATA_DIR'] ?? join(app.getPath('userData'), 'workspace');
-  const resourcesDir = app.isPackaged
-    ? join(process.resourcesPath, 'resources')
-    : join(app.getAppPath(), 'resources');
   const engine = new EngineSupervisor({
     entry: engineHostEntry,
     dataDir,
-    resourcesDir,
+    resourcesDir: resourcesDir(),
     version: app.getVersion(),
     broadcast,
   });

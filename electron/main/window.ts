@@ -3,6 +3,7 @@
 // navigation away from the app, no webviews.
 import { join } from 'node:path';
 import { BrowserWindow, app, session } from 'electron';
+import { resourcesDir } from './paths.ts';
 import { APP_ORIGIN } from './protocol.ts';
 
 /** The dev server URL (electron-vite dev), only when running unpackaged. */
@@ -52,7 +53,7 @@ export function createMainWindow(): BrowserWindow {
     show: false,
     title: 'Benchtop',
     backgroundColor: '#f6f7f9',
-    icon: join(app.getAppPath(), 'resources', 'icons', 'icon.png'),
+    icon: join(resourcesDir(), 'icons', 'icon.png'),
     webPreferences: {
       preload: join(import.meta.dirname, '../preload/index.cjs'),
       contextIsolation: true,
