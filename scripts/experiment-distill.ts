@@ -7,7 +7,8 @@
 // Every stage resumes (run the same command again); --max-minutes bounds one invocation.
 //
 //   npm run experiment:distill -- [--task ner|re] [--work DIR] [--steps N] [--max-minutes X]
-//     [--teacher DIR | --teacher-preset NAME] [--student-preset NAME | --student-init DIR] [--epochs N]
+//     [--teacher DIR | --teacher-init DIR | --teacher-preset NAME] [--student-preset NAME | --student-init DIR]
+//     [--epochs N] [--lr X] (teacher and baseline fine-tuning) [--distill-lr X]
 //     [--train-steps N] (cap on teacher/baseline fine-tuning steps, for smoke runs)
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ const { values: o } = parseArgs({
     teacher: { type: 'string' }, 'teacher-preset': { type: 'string', default: 'tiny-4L-312' }, 'student-preset': { type: 'string', default: 'small-2L-128' },
     'student-init': { type: 'string' }, epochs: { type: 'string', default: '3' }, data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
     'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
+    'teacher-init': { type: 'string' }, lr: { type: 'string', default: '5e-4' }, 'distill-lr': { type: 'string', default: '5e-4' },
   },
 });
 const task = o.task === 're' ? 're' : 'ner';
@@ -56,8 +58,9 @@ const stop = (what: string): never => {
 // 1. Teacher fine-tuned on the private set.
 const teacher = o.teacher ? path.resolve(o.teacher) : path.join(work, 'teacher');
 if (!o.teacher && !done(teacher)) {
-  console.log(`teacher: ${o['teacher-preset']} fine-tuned on ${files.train}`);
-  const r = await train({ task, preset: o['teacher-preset'], vocab, train: files.train, ...('dev' in files ? { dev: files.dev } : {}), out: teacher, epochs: Number(o.epochs), batchSize, threads, ...trainSteps, ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
+  const from = o['teacher-init'] ? { model: path.resolve(o['teacher-init']) } : { preset: o['teacher-preset'], vocab };
+  console.log(`teacher: ${o['teacher-init'] ?? o['teacher-preset']} fine-tuned on ${files.train}`);
+  const r = await train({ task, ...from, lr: Number(o.lr), train: files.train, ...('dev' in files ? { dev: files.dev } : {}), out: teacher, epochs: Number(o.epochs), batchSize, threads, ...trainSteps, ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
   if (r.status === 'cancelled' || r.status === 'time-limit') stop('teacher training');
 }
 
@@ -89,7 +92,7 @@ for (const arm of arms) {
   const out = path.join(work, `student-${arm.name}`);
   if (done(out)) continue;
   console.log(`student (${arm.name}): distilled on ${arm.transfer}`);
-  const r = await distillTask({ task, teacher, student: init, transfer: arm.transfer, out, steps, batchSize, threads, cacheDir: path.join(work, `cache-${arm.name}`), ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
+  const r = await distillTask({ task, teacher, student: init, transfer: arm.transfer, out, steps, batchSize, lr: Number(o['distill-lr']), threads, cacheDir: path.join(work, `cache-${arm.name}`), ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
   if (r.status !== 'completed') stop(`distillation (${arm.name})`);
 }
 
@@ -97,7 +100,7 @@ for (const arm of arms) {
 const finetuned = path.join(work, 'student-finetuned');
 if (!done(finetuned)) {
   console.log('baseline: student init fine-tuned on the private set');
-  const r = await train({ task, model: init, train: files.train, ...('dev' in files ? { dev: files.dev } : {}), out: finetuned, epochs: Number(o.epochs), batchSize, threads, lr: 5e-4, ...trainSteps, ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
+  const r = await train({ task, model: init, train: files.train, ...('dev' in files ? { dev: files.dev } : {}), out: finetuned, epochs: Number(o.epochs), batchSize, threads, lr: Number(o.lr), ...trainSteps, ...(Number.isFinite(deadline) ? { maxMinutes: minutesLeft() } : {}) }, ctx);
   if (r.status === 'cancelled' || r.status === 'time-limit') stop('baseline fine-tuning');
 }
 ctx.close();
@@ -125,7 +128,7 @@ rows.push({ model: 'student init, no task training', transfer: '—', f1: initF1
 const goals = { general: 0.5, random: 0.25 };
 const byName = (n: string): number | null => rows.find((r) => r.model === `student distilled (${n})`)?.gap_closed ?? null;
 const result = {
-  task, teacher, student_init: o['student-init'] ?? `${o['student-preset']} random init (seed 42)`, steps, batch_size: batchSize, test: files.test, rows,
+  task, teacher, teacher_init: o['teacher-init'] ?? (o.teacher ? null : `${o['teacher-preset']} random init`), lr: Number(o.lr), distill_lr: Number(o['distill-lr']), student_init: o['student-init'] ?? `${o['student-preset']} random init (seed 42)`, steps, batch_size: batchSize, test: files.test, rows,
   goals: { general: { target: goals.general, gap_closed: byName('general'), met: (byName('general') ?? 0) >= goals.general }, random: { target: goals.random, gap_closed: byName('random'), met: (byName('random') ?? 0) >= goals.random } },
 };
 const md = [
