@@ -105,38 +105,50 @@ if (!done(finetuned)) {
 }
 ctx.close();
 
-// 5. Test F1 of everything, gap closed, report.
-const f1 = async (model: string): Promise<number> => {
+// 5. Test F1 (and AUROC for binary RE) of everything, gap closed, report. On GAD the F1 of the
+// positive class is degenerate (predicting "related" for every pair already scores about 0.69), so
+// the RE table also reports the gap closed in AUROC, which a constant prediction cannot fake.
+interface Score { f1: number; auroc: number | null }
+const score = async (model: string): Promise<Score> => {
   const cached = path.join(model, 'test-metrics.json');
-  if (existsSync(cached)) return (JSON.parse(readFileSync(cached, 'utf8')) as { micro: { f1: number } }).micro.f1;
-  const r = await evaluate({ task, model, data: files.test, threads });
-  writeFileSync(cached, `${JSON.stringify(r.metrics, null, 2)}\n`);
-  return r.metrics.micro.f1;
+  const m = existsSync(cached)
+    ? (JSON.parse(readFileSync(cached, 'utf8')) as { micro: { f1: number }; auroc?: number })
+    : (await evaluate({ task, model, data: files.test, threads })).metrics;
+  if (!existsSync(cached)) writeFileSync(cached, `${JSON.stringify(m, null, 2)}\n`);
+  return { f1: m.micro.f1, auroc: typeof m.auroc === 'number' ? m.auroc : null };
 };
-const teacherF1 = await f1(teacher);
-const initF1 = await f1(init);
-const rows: { model: string; transfer: string; f1: number; gap_closed: number | null }[] = [];
-const gap = (x: number): number | null => (teacherF1 - initF1 > 1e-9 ? (x - initF1) / (teacherF1 - initF1) : null);
-rows.push({ model: 'teacher (fine-tuned on private)', transfer: '—', f1: teacherF1, gap_closed: 1 });
-for (const arm of arms) {
-  const x = await f1(path.join(work, `student-${arm.name}`));
-  rows.push({ model: `student distilled (${arm.name})`, transfer: arm.transfer, f1: x, gap_closed: gap(x) });
-}
-const ft = await f1(finetuned);
-rows.push({ model: 'student fine-tuned on private (baseline)', transfer: '—', f1: ft, gap_closed: gap(ft) });
-rows.push({ model: 'student init, no task training', transfer: '—', f1: initF1, gap_closed: 0 });
+const teacherS = await score(teacher);
+const initS = await score(init);
+const closed = (x: number | null, t: number | null, i: number | null): number | null =>
+  x === null || t === null || i === null || t - i <= 1e-9 ? null : (x - i) / (t - i);
+const rows: { model: string; transfer: string; f1: number; gap_closed: number | null; auroc: number | null; gap_closed_auroc: number | null }[] = [];
+const row = (model: string, transfer: string, s: Score): void => {
+  rows.push({ model, transfer, f1: s.f1, gap_closed: closed(s.f1, teacherS.f1, initS.f1), auroc: s.auroc, gap_closed_auroc: closed(s.auroc, teacherS.auroc, initS.auroc) });
+};
+row('teacher (fine-tuned on private)', '—', teacherS);
+for (const arm of arms) row(`student distilled (${arm.name})`, arm.transfer, await score(path.join(work, `student-${arm.name}`)));
+row('student fine-tuned on private (baseline)', '—', await score(finetuned));
+row('student init, no task training', '—', initS);
 const goals = { general: 0.5, random: 0.25 };
 const byName = (n: string): number | null => rows.find((r) => r.model === `student distilled (${n})`)?.gap_closed ?? null;
+const byNameAuroc = (n: string): number | null => rows.find((r) => r.model === `student distilled (${n})`)?.gap_closed_auroc ?? null;
+const hasAuroc = teacherS.auroc !== null;
 const result = {
   task, teacher, teacher_init: o['teacher-init'] ?? (o.teacher ? null : `${o['teacher-preset']} random init`), lr: Number(o.lr), distill_lr: Number(o['distill-lr']), student_init: o['student-init'] ?? `${o['student-preset']} random init (seed 42)`, steps, batch_size: batchSize, test: files.test, rows,
-  goals: { general: { target: goals.general, gap_closed: byName('general'), met: (byName('general') ?? 0) >= goals.general }, random: { target: goals.random, gap_closed: byName('random'), met: (byName('random') ?? 0) >= goals.random } },
+  goals: {
+    general: { target: goals.general, gap_closed: byName('general'), met: (byName('general') ?? 0) >= goals.general, ...(hasAuroc ? { gap_closed_auroc: byNameAuroc('general') } : {}) },
+    random: { target: goals.random, gap_closed: byName('random'), met: (byName('random') ?? 0) >= goals.random, ...(hasAuroc ? { gap_closed_auroc: byNameAuroc('random') } : {}) },
+  },
 };
+const pct = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 const md = [
   `# Distillation without PHI: ${task.toUpperCase()} (${path.basename(files.test)})`, '',
-  `Teacher ${path.relative(process.cwd(), teacher)}; students share the init ${result.student_init}; ${steps} distillation steps of ${batchSize}.`, '',
-  '| model | transfer | test F1 | gap closed |', '|---|---|---|---|',
-  ...rows.map((r) => `| ${r.model} | ${r.transfer} | ${r.f1.toFixed(4)} | ${r.gap_closed === null ? 'n/a' : `${(r.gap_closed * 100).toFixed(1)}%`} |`), '',
-  `Goals: general ≥ 50% of the gap (${result.goals.general.met ? 'met' : 'not met'}), randomized ≥ 25% (${result.goals.random.met ? 'met' : 'not met'}).`, '',
+  `Teacher ${path.relative(process.cwd(), teacher)}${result.teacher_init ? ` (from ${result.teacher_init})` : ''}; students share the init ${result.student_init}; ${steps} distillation steps of ${batchSize}, lr ${result.distill_lr}.`, '',
+  hasAuroc ? '| model | transfer | test F1 | gap closed (F1) | test AUROC | gap closed (AUROC) |' : '| model | transfer | test F1 | gap closed |',
+  hasAuroc ? '|---|---|---|---|---|---|' : '|---|---|---|---|',
+  ...rows.map((r) => `| ${r.model} | ${r.transfer} | ${r.f1.toFixed(4)} | ${pct(r.gap_closed)} |${hasAuroc ? ` ${r.auroc?.toFixed(4) ?? 'n/a'} | ${pct(r.gap_closed_auroc)} |` : ''}`), '',
+  `Goals (F1): general ≥ 50% of the gap (${result.goals.general.met ? 'met' : 'not met'}), randomized ≥ 25% (${result.goals.random.met ? 'met' : 'not met'}).`,
+  ...(hasAuroc ? [`In AUROC: general ${pct(byNameAuroc('general'))}, randomized ${pct(byNameAuroc('random'))} of the gap.`] : []), '',
 ];
 writeFileSync(path.join(work, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(work, 'results.md'), md.join('\n'));
