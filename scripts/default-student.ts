@@ -56,6 +56,9 @@ if (!done(mlm)) {
   if (r.status !== 'completed') stop('pretraining');
 }
 
+/** Test F1 recorded in a fine-tuned model's metrics.json. */
+const testF1 = (dir: string): number => (JSON.parse(readFileSync(path.join(dir, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } | null }).test?.micro.f1 ?? NaN;
+
 // 3. NER fine-tuning on NCBI-disease: pretrained vs the same architecture from random init.
 const finetune = async (name: string, src: { model: string } | { preset: string; vocab: string }): Promise<number> => {
   const out = path.join(work, `${name}-${o.epochs}ep`);
@@ -63,10 +66,8 @@ const finetune = async (name: string, src: { model: string } | { preset: string;
     const r = await train({ task: 'ner', ...src, train: ncbi('train'), dev: ncbi('devel'), test: ncbi('test'), out, epochs: Number(o.epochs), batchSize, threads, lr: 5e-4, seed: 42, ...trainSteps, ...budget() }, ctx);
     if (r.status === 'cancelled' || r.status === 'time-limit') stop(`fine-tuning (${name})`);
   }
-  const m = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } | null };
-  return m.test?.micro.f1 ?? NaN;
+  return testF1(out);
 };
-const testF1 = (dir: string): number => (JSON.parse(readFileSync(path.join(dir, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } | null }).test?.micro.f1 ?? NaN;
 const pretrainedF1 = await finetune('ner-pretrained', { model: mlm });
 const randomF1 = await finetune('ner-random', { preset: o.preset, vocab });
 ctx.close();
