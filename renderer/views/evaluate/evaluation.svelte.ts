@@ -2,13 +2,12 @@
 // error list's filters and the error opened in the document viewer.
 import type {
   DatasetInfo,
-  EvaluateFinishedInfo,
   EvaluationError,
   EvaluationReport,
-  JobProgressInfo,
   ModelInfo,
 } from '../../../engine/api/contract.ts';
-import { call, messageOf, on } from '../../lib/api.ts';
+import { call } from '../../lib/api.ts';
+import { TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -20,17 +19,17 @@ const TASK_MODELS = new Set(['token-classification', 'sequence-classification'])
 export class EvaluationState {
   modelId = $state('');
   datasetIds = $state<number[] | null>(null);
-  jobId = $state<string | null>(null);
-  state = $state<'idle' | 'running' | 'completed' | 'failed' | 'cancelled'>('idle');
-  progress = $state.raw<JobProgressInfo | null>(null);
   report = $state.raw<EvaluationReport | null>(null);
-  error = $state<string | null>(null);
   kindFilter = $state<'all' | EvaluationError['kind']>('all');
   typeFilter = $state('all');
   opened = $state.raw<EvaluationError | null>(null);
 
+  /** The job shown: its id, state, progress and error. */
+  job = new TrackedJob('evaluate', (f) => {
+    this.report = f.report ?? null;
+  });
+
   #sources: Sources;
-  #early = new Map<string, EvaluateFinishedInfo>();
 
   taskModels = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
   selectedModelId = $derived(
@@ -57,13 +56,19 @@ export class EvaluationState {
 
   constructor(sources: Sources) {
     this.#sources = sources;
-    on('run:progress', (p) => {
-      if (p.jobId === this.jobId && p.kind === 'evaluate') this.progress = p;
-    });
-    on('evaluate:finished', (f) => {
-      if (f.jobId === this.jobId) this.#finish(f);
-      else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
-    });
+  }
+
+  get jobId(): string | null {
+    return this.job.jobId;
+  }
+  get state(): TrackedJob<'evaluate'>['state'] {
+    return this.job.state;
+  }
+  get progress(): TrackedJob<'evaluate'>['progress'] {
+    return this.job.progress;
+  }
+  get error(): string | null {
+    return this.job.error;
   }
 
   toggle(id: number, isOn: boolean): void {
@@ -76,10 +81,8 @@ export class EvaluationState {
     try {
       const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate');
       if (!job || this.jobId !== null) return;
-      this.jobId = job.jobId;
-      this.state = job.status;
+      this.job.adopt(job);
       this.report = job.report ?? null;
-      this.error = job.error ?? null;
     } catch {
       // Nothing to restore.
     }
@@ -87,36 +90,19 @@ export class EvaluationState {
 
   async start(projectId: number): Promise<void> {
     if (this.blocker !== null) return;
-    this.state = 'running';
-    this.jobId = null;
     this.report = null;
-    this.error = null;
-    this.progress = null;
     this.opened = null;
-    try {
-      const { jobId } = await call('evaluate:start', {
+    await this.job.start(() =>
+      call('evaluate:start', {
         projectId,
         modelId: this.selectedModelId,
         datasetIds: [...this.chosenDatasetIds],
-      });
-      this.jobId = jobId;
-      const early = this.#early.get(jobId);
-      this.#early.clear();
-      if (early) this.#finish(early);
-    } catch (err) {
-      this.state = 'failed';
-      this.error = messageOf(err);
-    }
+      }),
+    );
   }
 
   async cancel(): Promise<void> {
-    if (this.jobId !== null) await call('run:cancel', { jobId: this.jobId });
-  }
-
-  #finish(f: EvaluateFinishedInfo): void {
-    this.state = f.status;
-    this.report = f.report ?? null;
-    this.error = f.error ?? null;
+    await this.job.cancel();
   }
 
   #allModels(): ModelInfo[] {

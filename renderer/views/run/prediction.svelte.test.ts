@@ -7,7 +7,10 @@ import type {
   PredictedRow,
 } from '../../../engine/api/contract.ts';
 
-const listeners = new Map<string, (payload: unknown) => void>();
+const listeners = new Map<string, ((payload: unknown) => void)[]>();
+const emit = (name: string, payload: unknown): void => {
+  for (const l of listeners.get(name) ?? []) l(payload);
+};
 let jobs: JobInfo[] = [];
 vi.mock('../../lib/api.ts', () => ({
   call: vi.fn((name: string) => {
@@ -17,7 +20,7 @@ vi.mock('../../lib/api.ts', () => ({
   }),
   messageOf: (e: unknown) => String(e),
   on: (name: string, l: (payload: unknown) => void) => {
-    listeners.set(name, l);
+    listeners.set(name, [...(listeners.get(name) ?? []), l]);
     return () => {};
   },
 }));
@@ -125,7 +128,7 @@ describe('run screen state', () => {
     expect(s.state).toBe('running');
     jobs = [job('new', null, FILES)];
     const finished: PredictFinishedInfo = { jobId: 'new', status: 'completed', result: FILES };
-    listeners.get('run:finished')!(finished);
+    emit('run:finished', finished);
     expect(s.state).toBe('completed');
     expect(s.result).toBe(FILES);
     await vi.waitFor(() => expect(s.jobs.map((j) => j.jobId)).toEqual(['new']));

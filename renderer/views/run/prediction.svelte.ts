@@ -6,21 +6,18 @@
 import type {
   DatasetInfo,
   JobInfo,
-  JobProgressInfo,
   ModelInfo,
-  PredictFinishedInfo,
   PredictFormat,
   PredictSummary,
   PredictedRow,
 } from '../../../engine/api/contract.ts';
-import { call, messageOf, on } from '../../lib/api.ts';
+import { call, on } from '../../lib/api.ts';
+import { TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
   datasets: () => DatasetInfo[];
 }
-
-export type JobState = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** A result opened in the viewer: a workspace document, or a file run's document by index. */
 export type OpenedResult = { documentId: number } | { jobId: string; index: number };
@@ -33,17 +30,17 @@ export class PredictionState {
   inputPath = $state('');
   outPath = $state('');
   format = $state<PredictFormat>('brat');
-  jobId = $state<string | null>(null);
-  state = $state<JobState>('idle');
-  progress = $state.raw<JobProgressInfo | null>(null);
   result = $state.raw<PredictSummary | null>(null);
-  error = $state<string | null>(null);
   opened = $state.raw<OpenedResult | null>(null);
   /** Prediction jobs the engine keeps (newest first), for reopening earlier results. */
   jobs = $state.raw<JobInfo[]>([]);
 
+  /** The job shown: its id, state, progress and error. */
+  job = new TrackedJob('predict', (f) => {
+    this.result = f.result ?? null;
+  });
+
   #sources: Sources;
-  #early = new Map<string, PredictFinishedInfo>();
 
   nerModels = $derived(this.#models('token-classification'));
   reModels = $derived(this.#models('sequence-classification'));
@@ -52,19 +49,27 @@ export class PredictionState {
       ? this.modelId
       : (this.nerModels[0]?.id ?? ''),
   );
-  isRunning = $derived(this.state === 'running');
   blocker = $derived(this.#blocker());
 
   constructor(sources: Sources) {
     this.#sources = sources;
-    on('run:progress', (p) => {
-      if (p.jobId === this.jobId && p.kind === 'predict') this.progress = p;
-    });
-    on('run:finished', (f) => {
-      if (f.jobId === this.jobId) this.#finish(f);
-      else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
-      void this.refreshJobs();
-    });
+    on('run:finished', () => void this.refreshJobs());
+  }
+
+  get jobId(): string | null {
+    return this.job.jobId;
+  }
+  get state(): TrackedJob<'predict'>['state'] {
+    return this.job.state;
+  }
+  get progress(): TrackedJob<'predict'>['progress'] {
+    return this.job.progress;
+  }
+  get error(): string | null {
+    return this.job.error;
+  }
+  get isRunning(): boolean {
+    return this.job.isRunning;
   }
 
   /** Finds the latest prediction job (after a reload of the window). */
@@ -123,57 +128,36 @@ export class PredictionState {
 
   async start(projectId: number): Promise<void> {
     if (this.blocker !== null) return;
-    this.state = 'running';
-    this.error = null;
     this.result = null;
-    this.progress = null;
     this.opened = null;
-    this.jobId = null;
     const models = {
       modelId: this.selectedModelId,
       ...(this.reModelId !== '' && { reModelId: this.reModelId }),
     };
-    try {
-      const { jobId } =
-        this.source === 'project'
-          ? await call('run:predict', {
-              projectId,
-              ...models,
-              ...(this.datasetId !== 'all' && { datasetId: this.datasetId }),
-            })
-          : await call('run:predict-files', {
-              ...models,
-              inputPath: this.inputPath.trim(),
-              outPath: this.outPath.trim(),
-              format: this.format,
-            });
-      this.jobId = jobId;
-      const early = this.#early.get(jobId);
-      this.#early.clear();
-      if (early) this.#finish(early);
-    } catch (err) {
-      this.state = 'failed';
-      this.error = messageOf(err);
-    }
+    await this.job.start(() =>
+      this.source === 'project'
+        ? call('run:predict', {
+            projectId,
+            ...models,
+            ...(this.datasetId !== 'all' && { datasetId: this.datasetId }),
+          })
+        : call('run:predict-files', {
+            ...models,
+            inputPath: this.inputPath.trim(),
+            outPath: this.outPath.trim(),
+            format: this.format,
+          }),
+    );
   }
 
   async cancel(): Promise<void> {
-    if (this.jobId !== null) await call('run:cancel', { jobId: this.jobId });
-  }
-
-  #finish(f: PredictFinishedInfo): void {
-    this.state = f.status;
-    this.result = f.result ?? null;
-    this.error = f.error ?? null;
+    await this.job.cancel();
   }
 
   #adopt(job: JobInfo): void {
     this.opened = null;
-    this.jobId = job.jobId;
-    this.state = job.status;
-    this.progress = job.progress;
+    this.job.adopt(job);
     this.result = job.predict ?? null;
-    this.error = job.error ?? null;
     if (job.predict) this.source = job.predict.source === 'files' ? 'folder' : 'project';
   }
 

@@ -1,0 +1,59 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const listeners = new Map<string, ((payload: unknown) => void)[]>();
+const emit = (name: string, payload: unknown): void => {
+  for (const l of listeners.get(name) ?? []) l(payload);
+};
+vi.mock('../api.ts', () => ({
+  call: vi.fn(() => Promise.resolve({})),
+  messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
+  on: (name: string, l: (payload: unknown) => void) => {
+    listeners.set(name, [...(listeners.get(name) ?? []), l]);
+    return () => {};
+  },
+}));
+const { call } = await import('../api.ts');
+const { TrackedJob } = await import('./job.svelte.ts');
+
+beforeEach(() => {
+  listeners.clear();
+  vi.mocked(call).mockClear();
+});
+
+describe('a tracked job', () => {
+  it('keeps a finished event that arrives before the start request answers', async () => {
+    const results: unknown[] = [];
+    const job = new TrackedJob('evaluate', (f) => results.push(f.report));
+    let answer!: (v: { jobId: string }) => void;
+    const started = job.start(() => new Promise((r) => (answer = r)));
+    expect(job.state).toBe('running');
+    emit('evaluate:finished', { jobId: 'j1', status: 'completed', report: 'R' });
+    // Another kind's event and another job's progress are not ours.
+    emit('run:finished', { jobId: 'j1', status: 'failed', error: 'x' });
+    answer({ jobId: 'j1' });
+    await started;
+    expect(job.state).toBe('completed');
+    expect(results).toEqual(['R']);
+    emit('run:progress', { jobId: 'j1', kind: 'predict', done: 1, total: 2 });
+    expect(job.progress).toBeNull();
+    emit('run:progress', { jobId: 'j1', kind: 'evaluate', done: 1, total: 2 });
+    expect(job.progress).toMatchObject({ done: 1, total: 2 });
+  });
+
+  it('says why a start failed, and cancels only a job it has', async () => {
+    const job = new TrackedJob('predict', () => {});
+    await job.cancel();
+    expect(call).not.toHaveBeenCalled();
+    await job.start(() => Promise.reject(new Error('the model folder is gone')));
+    expect(job.state).toBe('failed');
+    expect(job.error).toBe('the model folder is gone');
+    await job.start(() => Promise.resolve({ jobId: 'j2' }));
+    expect(job.isRunning).toBe(true);
+    expect(job.error).toBeNull();
+    await job.cancel();
+    expect(call).toHaveBeenCalledWith('run:cancel', { jobId: 'j2' });
+    emit('run:finished', { jobId: 'j2', status: 'cancelled' });
+    expect(job.state).toBe('cancelled');
+    expect(job.isRunning).toBe(false);
+  });
+});

@@ -1,0 +1,87 @@
+// One prediction or evaluation job as a screen follows it: start (the finished event can arrive
+// before the start request answers, so it is held until the job id is known), progress from
+// run:progress, the end from the kind's finished event, cancel, and adopting a job the engine
+// still holds (after a reload of the window, or to reopen an earlier one). Shared by the Run and
+// Evaluate screens.
+import type {
+  EvaluateFinishedInfo,
+  JobInfo,
+  JobProgressInfo,
+  PredictFinishedInfo,
+} from '../../../engine/api/contract.ts';
+import { call, messageOf, on } from '../api.ts';
+
+export type JobState = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** The finished event and payload of each job kind. */
+interface Kinds {
+  predict: { event: 'run:finished'; info: PredictFinishedInfo };
+  evaluate: { event: 'evaluate:finished'; info: EvaluateFinishedInfo };
+}
+
+const FINISHED_EVENT: { [K in keyof Kinds]: Kinds[K]['event'] } = {
+  predict: 'run:finished',
+  evaluate: 'evaluate:finished',
+};
+
+export class TrackedJob<K extends keyof Kinds> {
+  jobId = $state<string | null>(null);
+  state = $state<JobState>('idle');
+  progress = $state.raw<JobProgressInfo | null>(null);
+  error = $state<string | null>(null);
+
+  isRunning = $derived(this.state === 'running');
+
+  #early = new Map<string, Kinds[K]['info']>();
+  #onFinish: (info: Kinds[K]['info']) => void;
+
+  /** `onFinish` receives the finished payload of this tracker's job (for the result). */
+  constructor(kind: K, onFinish: (info: Kinds[K]['info']) => void) {
+    this.#onFinish = onFinish;
+    on('run:progress', (p) => {
+      if (p.jobId === this.jobId && p.kind === kind) this.progress = p;
+    });
+    const finished = (f: Kinds[K]['info']): void => {
+      if (f.jobId === this.jobId) this.#finish(f);
+      else if (this.state === 'running' && this.jobId === null) this.#early.set(f.jobId, f);
+    };
+    // The event name is the kind's own; TypeScript cannot narrow the union by K here.
+    on(FINISHED_EVENT[kind] as 'run:finished', finished);
+  }
+
+  /** Runs `launch` (the start request) and follows the job it starts. */
+  async start(launch: () => Promise<{ jobId: string }>): Promise<void> {
+    this.state = 'running';
+    this.jobId = null;
+    this.error = null;
+    this.progress = null;
+    try {
+      const { jobId } = await launch();
+      this.jobId = jobId;
+      const early = this.#early.get(jobId);
+      this.#early.clear();
+      if (early) this.#finish(early);
+    } catch (err) {
+      this.state = 'failed';
+      this.error = messageOf(err);
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.jobId !== null) await call('run:cancel', { jobId: this.jobId });
+  }
+
+  /** Follows a job the engine holds (running or finished). */
+  adopt(job: JobInfo): void {
+    this.jobId = job.jobId;
+    this.state = job.status;
+    this.progress = job.progress;
+    this.error = job.error ?? null;
+  }
+
+  #finish(f: Kinds[K]['info']): void {
+    this.state = f.status;
+    this.error = f.error ?? null;
+    this.#onFinish(f);
+  }
+}
