@@ -8,6 +8,7 @@
 //
 //   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
 //     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data ../shared/data]
+//     [--no-dropout] [--sinusoidal-positions] [--token-mask]
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,8 @@ const { values: o } = parseArgs({
     data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
     'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
     ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
+    // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
+    'no-dropout': { type: 'boolean', default: false }, 'sinusoidal-positions': { type: 'boolean', default: false }, 'token-mask': { type: 'boolean', default: false },
   },
 });
 const work = path.resolve(o.work);
@@ -52,7 +55,10 @@ const text = [path.join(data, 'text', 'biomed'), path.join(data, 'text', 'genera
 // 2. Masked-LM pretraining from scratch.
 const mlm = path.join(work, 'pretrain');
 if (!done(mlm)) {
-  const r = await pretrain({ preset: o.preset, vocab, text, out: mlm, steps: Number(o.steps), batchSize, maxLength: 128, wholeWordMask: true, lr: Number(o.lr), threads, ...budget() }, ctx);
+  const r = await pretrain(
+    { preset: o.preset, vocab, text, out: mlm, steps: Number(o.steps), batchSize, maxLength: 128, wholeWordMask: !o['token-mask'], dropout: !o['no-dropout'], sinusoidalPositions: o['sinusoidal-positions'], lr: Number(o.lr), threads, ...budget() },
+    ctx,
+  );
   if (r.status !== 'completed') stop('pretraining');
 }
 
@@ -81,12 +87,15 @@ const budgets = readdirSync(work)
   .filter((e): e is string => e !== undefined && done(path.join(work, `ner-pretrained-${e}ep`)) && done(path.join(work, `ner-random-${e}ep`)))
   .sort((a, b) => Number(a) - Number(b))
   .map((e) => ({ epochs: e, pre: testF1(path.join(work, `ner-pretrained-${e}ep`)), rnd: testF1(path.join(work, `ner-random-${e}ep`)) }));
-const shown = (p: string): string => p.replace(path.resolve(data), '../shared/data').replace(work, '.bench/default-student');
+const flags = (['no-dropout', 'sinusoidal-positions', 'token-mask'] as const).filter((f) => o[f]).map((f) => ` --${f}`).join('') + (o.work !== '.bench/default-student' ? ` --work ${o.work}` : '');
+const shown = (p: string): string => p.replace(path.resolve(data), '../shared/data').replace(work, o.work);
 const card = [
   `# Benchtop default student (BERT ${o.preset}, masked LM)`, '',
   'A compact BERT encoder pretrained by the Benchtop engine itself, for fine-tuning and as a distillation student.', '',
   '## Recipe',
-  `- Masked LM from scratch: ${pm.steps} steps of ${batchSize}×128 word pieces, 15% dynamic masking (80/10/10), whole-word, AdamW lr ${String(pm.settings['lr'])} with linear warmup/decay, seed 42.`,
+  `- Masked LM from scratch: ${pm.steps} steps of ${batchSize}×128 word pieces, 15% dynamic masking (80/10/10)${pm.settings['whole_word_mask'] ? ', whole-word' : ', per word piece'}, AdamW lr ${String(pm.settings['lr'])} with linear warmup/decay, seed 42.`,
+  ...(pm.settings['dropout'] === false ? ['- No dropout while pretraining (the compute-limited regime learns faster without it); fine-tuning uses the config\'s 0.1.'] : []),
+  ...(pm.settings['position_init'] === 'sinusoidal' ? ['- The learned position table starts as sinusoids scaled to the initializer range (it is still trained; the architecture is plain BERT).'] : []),
   '- Vocabulary: bert-base-uncased WordPiece (Apache-2.0), uncased.',
   `- Wall time ${(pm.wall_time_sec / 3600).toFixed(2)} h on ${threads} CPU threads. Held-out MLM loss ${pm.mlm_eval_loss.toFixed(4)} (train, last 100 steps: ${pm.mlm_train_loss_last100.toFixed(4)}).`, '',
   '## Data (all shippable)',
@@ -99,7 +108,7 @@ const card = [
   ...(budgets.length > 1
     ? ['Every fine-tuning budget compared (same settings otherwise):', '| epochs | pretrained | random init | gain (points) |', '|---|---|---|---|', ...budgets.map((b) => `| ${b.epochs} | ${b.pre.toFixed(4)} | ${b.rnd.toFixed(4)} | ${((b.pre - b.rnd) * 100).toFixed(1)} |`), '']
     : []),
-  '## Reproduce', '```', `npm run build:default-student -- --steps ${o.steps} --preset ${o.preset} --lr ${o.lr} --epochs ${o.epochs}`, '```',
+  '## Reproduce', '```', `npm run build:default-student -- --steps ${o.steps} --preset ${o.preset} --lr ${o.lr} --epochs ${o.epochs}${flags}`, '```',
   'Long runs checkpoint; add --max-minutes N and run the same command again to resume.', '',
 ].join('\n');
 writeFileSync(path.join(work, 'README.md'), card);

@@ -44,7 +44,7 @@ function batch(): Record<string, HostTensor> {
 describe('model-level gradients at TinyBERT size, 2 threads', () => {
   const spec = buildGradientGraph(config);
   const bytes = serializeModel(spec.model);
-  const weights = initWeights(config, 5, 0.05);
+  const weights = initWeights(config, 5, { initializerRange: 0.05 });
   const feeds: Record<string, HostTensor> = { ...batch() };
   for (const p of spec.params) feeds[p] = weights.get(p) as HostTensor;
   let s2: Session;

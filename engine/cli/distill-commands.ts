@@ -14,8 +14,8 @@ export const DISTILL_HELP = `  benchtop distill --task ner|re --teacher DIR (--s
       --transfer general|random|random-shuffle|PATH[,…] --out DIR [--temperature T] [--alpha A --private-data FILE]
       [--steps N] [--batch-size N] [--lr X] [--hidden cosine|mse] [--max-per-source N] [--cache DIR] [--test PATH]
       [--seed N] [--threads N] [--max-minutes X] [--no-resume]
-  benchtop pretrain (--model DIR | --preset NAME [--vocab FILE]) --text PATH[,…] --out DIR [--steps N] [--whole-word-mask]
-      [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume]
+  benchtop pretrain (--model DIR | --preset NAME [--vocab FILE] [--sinusoidal-positions]) --text PATH[,…] --out DIR [--steps N]
+      [--whole-word-mask] [--no-dropout] [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume]
   benchtop distill-general --teacher DIR --student-preset NAME|half-teacher --recipe distilbiobert|tinybert|compactbiobert
       --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X]`;
 
@@ -24,6 +24,7 @@ export const DISTILL_OPTIONS = {
   'layer-map': { type: 'string' }, transfer: { type: 'string' }, temperature: { type: 'string' }, alpha: { type: 'string' },
   'private-data': { type: 'string' }, steps: { type: 'string' }, hidden: { type: 'string' }, 'max-per-source': { type: 'string' },
   cache: { type: 'string' }, text: { type: 'string' }, 'whole-word-mask': { type: 'boolean' }, recipe: { type: 'string' },
+  'sinusoidal-positions': { type: 'boolean' },
 } as const;
 
 const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
@@ -94,6 +95,7 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
       text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
+      ...(opts['no-dropout'] ? { dropout: false } : {}), ...(opts['sinusoidal-positions'] ? { sinusoidalPositions: true } : {}),
     }, ctx),
   );
 }

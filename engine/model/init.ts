@@ -19,8 +19,35 @@ function normalFill(out: Float32Array, std: number, rand: () => number): void {
   }
 }
 
+/** Options of `initWeights`. */
+export interface InitOptions {
+  initializerRange?: number;
+  /**
+   * BERT's learned position table starts as sinusoids scaled to the initializer range (RMS
+   * equal to the other embeddings) instead of noise: relative offsets are then linear maps of
+   * the table from step 0, which shortens masked-LM pretraining's plateau for small models.
+   * The architecture and the file format do not change; the table is still trained.
+   */
+  sinusoidalBertPositions?: boolean;
+}
+
+/** Writes the fixed sinusoids (Vaswani et al.) into a [P, C] table, times `scale`. */
+function sinusoidFill(data: Float32Array, P: number, C: number, scale: number): void {
+  for (let pos = 0; pos < P; pos++) {
+    for (let j = 0; j < C; j++) {
+      const angle = pos / Math.pow(10000, (2 * Math.floor(j / 2)) / C);
+      data[pos * C + j] = scale * (j % 2 === 0 ? Math.sin(angle) : Math.cos(angle));
+    }
+  }
+}
+
 /** Fresh weights for `config`, reproducible for a given seed. */
-export function initWeights(config: EncoderConfig, seed: number, initializerRange = 0.02): Map<string, HostTensor> {
+export function initWeights(
+  config: EncoderConfig,
+  seed: number,
+  options: InitOptions = {},
+): Map<string, HostTensor> {
+  const initializerRange = options.initializerRange ?? 0.02;
   const rand = rng(seed);
   const out = new Map<string, HostTensor>();
   for (const [name, dims] of parameterShapes(config)) {
@@ -29,13 +56,9 @@ export function initWeights(config: EncoderConfig, seed: number, initializerRang
     if (isNorm && name.endsWith('.weight')) data.fill(1);
     else if (name.endsWith('.bias') || isNorm) data.fill(0);
     else if (config.sinusoidalPositions && name.endsWith('position_embeddings.weight')) {
-      const [P, C] = dims as [number, number];
-      for (let pos = 0; pos < P; pos++) {
-        for (let j = 0; j < C; j++) {
-          const angle = pos / Math.pow(10000, (2 * Math.floor(j / 2)) / C);
-          data[pos * C + j] = j % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
-        }
-      }
+      sinusoidFill(data, dims[0] as number, dims[1] as number, 1);
+    } else if (options.sinusoidalBertPositions && name.endsWith('position_embeddings.weight')) {
+      sinusoidFill(data, dims[0] as number, dims[1] as number, initializerRange * Math.SQRT2);
     } else {
       normalFill(data, initializerRange, rand);
       if (name.endsWith('word_embeddings.weight')) {

@@ -73,4 +73,21 @@ describe('pretrain', () => {
     expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/Privacy and lineage/);
     expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
   }, 60_000);
+
+  it('records a no-dropout, sinusoidal-position recipe, and refuses a position init when continuing a model', async () => {
+    const { dir, file } = writeCorpus('pretrain-recipe', 12);
+    const vocab = writeTinyVocab(dir);
+    const args = { preset: 'small-2L-128', vocab, text: [file], steps: 3, batchSize: 4, maxLength: 32, checkpointEvery: 0, evalBlocks: 2, lr: 1e-3, dropout: false, sinusoidalPositions: true };
+    const a = await pretrain({ ...args, out: path.join(dir, 'a') });
+    const metrics = JSON.parse(readFileSync(path.join(dir, 'a', 'metrics.json'), 'utf8')) as { settings: Record<string, unknown> };
+    expect(metrics.settings).toMatchObject({ dropout: false, position_init: 'sinusoidal' });
+    expect(readFileSync(path.join(dir, 'a', 'README.md'), 'utf8')).toMatch(/no dropout, sinusoidal position init/);
+    // Trained from the sinusoidal start: row 0 is still close to (0, 0.02·√2, 0, 0.02·√2, …).
+    const pos = loadHfFolder(path.join(dir, 'a')).weights.get('bert.embeddings.position_embeddings.weight')?.data as Float32Array;
+    expect(pos[1]).toBeGreaterThan(0.02);
+    expect(Math.abs(pos[0] ?? 1)).toBeLessThan(0.01);
+    const b = await pretrain({ ...args, out: path.join(dir, 'b') });
+    expect(b.evalLoss).toBe(a.evalLoss);
+    await expect(pretrain({ text: [file], out: path.join(dir, 'c'), model: path.join(dir, 'a'), sinusoidalPositions: true })).rejects.toThrow(/does not apply when continuing/);
+  }, 60_000);
 });

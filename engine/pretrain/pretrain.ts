@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import type { Architecture, EncoderConfig } from '../model/config.ts';
 import { buildForward, buildLoss } from '../model/bert.ts';
-import { initWeights } from '../model/init.ts';
+import { initWeights, type InitOptions } from '../model/init.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
@@ -36,9 +36,9 @@ export interface MlmModel {
 }
 
 /** A masked-LM model from a folder (head created when missing) or a preset + vocabulary. */
-export function prepareMlmModel(src: { model?: string; preset?: string; vocab?: string; arch?: Architecture; cased?: boolean }, seed: number): MlmModel {
+export function prepareMlmModel(src: { model?: string; preset?: string; vocab?: string; arch?: Architecture; cased?: boolean }, seed: number, init: InitOptions = {}): MlmModel {
   if (src.model === undefined) {
-    const pm = prepareModel(src, 'masked-lm', [], seed);
+    const pm = prepareModel(src, 'masked-lm', [], seed, init);
     return { config: pm.config, weights: pm.weights, vocab: pm.vocab, tokenizerSettings: pm.tokenizerSettings, tokenizer: pm.tokenizer, origin: pm.origin };
   }
   const m = loadHfFolder(src.model);
@@ -98,6 +98,10 @@ export interface PretrainArgs {
   lr?: number;
   warmupRatio?: number;
   wholeWordMask?: boolean;
+  /** Dropout while pretraining (default on; compute-limited runs from scratch learn faster without). */
+  dropout?: boolean;
+  /** From scratch: start BERT's position table as scaled sinusoids instead of noise (see InitOptions). */
+  sinusoidalPositions?: boolean;
   seed?: number;
   threads?: number;
   checkpointEvery?: number;
@@ -168,17 +172,23 @@ export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Pr
   if (args.text.length === 0) throw new Error('--text needs at least one file or folder');
   const files = checkTextSources(args.text);
   const resume = prepareRunOut(out, args.resume ?? 'auto');
-  const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed);
+  if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
+  const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   if (s.maxLength > mm.config.maxPositions) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${mm.config.maxPositions} positions`);
   const lr = args.lr ?? (args.model ? 1e-4 : 5e-4);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
   const entries = textEntries(args.text, 'pretrain');
-  const settings = { ...s, lr, warmup, whole_word_mask: args.wholeWordMask ?? false, masking: '15% 80/10/10, dynamic' };
+  const dropout = args.dropout ?? true;
+  const settings = {
+    ...s, lr, warmup, whole_word_mask: args.wholeWordMask ?? false, masking: '15% 80/10/10, dynamic',
+    // Recorded only when not the default, so fingerprints of earlier runs still match.
+    ...(dropout ? {} : { dropout: false }), ...(args.sinusoidalPositions ? { position_init: 'sinusoidal' } : {}),
+  };
   const fingerprint = runFingerprint(settings, mm.origin, entries);
   const threads = args.threads ?? 2;
   const trainer = await Trainer.create(mm.config, mm.weights, {
     optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },
-    threads, seed: s.seed, dropout: true, mlmGather: true,
+    threads, seed: s.seed, dropout, mlmGather: true,
   });
   ctx.emit({ type: 'log', message: `pretrain: ${mm.origin} (${mm.config.numLayers}L-${mm.config.hiddenSize}), ${files.length} text file(s), ${s.steps} steps of ${s.batchSize}×${s.maxLength}` });
   let result: MlmLoopResult;
@@ -211,7 +221,7 @@ export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Pr
   };
   const card = [
     `# Masked-LM model (${metrics.model.architecture})`, '',
-    `Pretrained by \`benchtop pretrain\` from ${mm.origin}: ${result.steps} steps of ${s.batchSize}×${s.maxLength} pieces, lr ${lr}, ${settings.masking}${settings.whole_word_mask ? ', whole-word' : ''}.`,
+    `Pretrained by \`benchtop pretrain\` from ${mm.origin}: ${result.steps} steps of ${s.batchSize}×${s.maxLength} pieces, lr ${lr}, ${settings.masking}${settings.whole_word_mask ? ', whole-word' : ''}${dropout ? '' : ', no dropout'}${args.sinusoidalPositions ? ', sinusoidal position init' : ''}.`,
     `Wall time ${(result.wallSec / 60).toFixed(1)} min. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'} (train, last 100 steps: ${metrics.mlm_train_loss_last100.toFixed(4)}).`, '',
     privacySection(record),
   ].join('\n');

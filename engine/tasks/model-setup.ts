@@ -7,7 +7,7 @@ import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import { loadHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
-import { initWeights } from '../model/init.ts';
+import { initWeights, type InitOptions } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
@@ -74,6 +74,8 @@ export function prepareModel(
   task: Task,
   labels: readonly string[],
   seed: number,
+  /** How a preset's random weights are drawn (ignored for a folder). */
+  init: InitOptions = {},
 ): PreparedModel {
   if (src.model === undefined) {
     if (!src.preset || !src.vocab)
@@ -90,7 +92,7 @@ export function prepareModel(
     };
     const tokenizer = makeTokenizer(vocab, tokenizerSettings);
     const config = presetConfig(src.preset, src.arch ?? 'bert', tokenizer.size, [...labels], task);
-    const weights = initWeights(config, seed);
+    const weights = initWeights(config, seed, init);
     return {
       config,
       weights,
