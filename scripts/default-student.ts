@@ -135,9 +135,11 @@ if (!(gain >= Number(o['min-gain']))) {
   process.exit(4);
 }
 const model = loadHfFolder(mlm);
-const lineage = readFileSync(path.join(mlm, 'lineage.json'), 'utf8');
+// The shipped lineage names the sources as the card does (no build-machine paths).
+const record = JSON.parse(readFileSync(path.join(mlm, 'lineage.json'), 'utf8')) as { entries: { source: string }[] };
+const lineage = `${JSON.stringify({ ...record, entries: record.entries.map((e) => ({ ...e, source: shown(e.source) })) }, null, 2)}\n`;
 const metrics = { ...pm, ner_ncbi_test_f1: { pretrained: pretrainedF1, random_init: randomF1 } };
-saveHfFolder(path.resolve(o.ship), { config: model.config, weights: model.weights, vocab: model.vocab, tokenizer: model.tokenizer, extraFiles: { 'README.md': card, 'lineage.json': lineage, 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n` } });
+saveHfFolder(path.resolve(o.ship), { config: model.config, weights: model.weights, vocab: model.vocab, tokenizer: model.tokenizer, extraFiles: { 'README.md': card, 'lineage.json': lineage, 'metrics.json': `${JSON.stringify(metrics, null, 2).split(path.resolve(data)).join('../shared/data')}\n` } });
 const size = statSync(path.join(path.resolve(o.ship), 'model.safetensors')).size;
 console.log(`shipped ${o.ship} (${(size / 1e6).toFixed(1)} MB weights)`);
 if (size > 40e6) console.log('warning: the weights exceed the 40 MB budget for the shipped student');
