@@ -168,14 +168,11 @@ describe('workbench in browser mode', () => {
   it('shows the models library with validation errors, and settings with the device list', async () => {
     const { page } = app;
     await page.getByTestId('nav-models').click();
-    // The shipped default student, once resources/models holds it, is listed read-only.
-    const student = join(import.meta.dirname, '../../resources/models/default-student');
-    if (existsSync(join(student, 'config.json'))) {
-      await page.getByRole('button', { name: 'Default student (shipped)' }).click();
-      await page.getByTestId('model-shipped').waitFor();
-    } else {
-      await page.getByTestId('models-empty').waitFor();
-    }
+    // The shipped default student is listed read-only, with its card and its no-PHI lineage.
+    await page.getByRole('button', { name: 'Default student (shipped)' }).click();
+    await page.getByTestId('model-shipped').waitFor();
+    expect(await page.getByTestId('model-phi-statement').textContent()).toMatch(/no PHI/i);
+    expect(await page.getByTestId('model-card').textContent()).toContain('What pretraining buys');
     await page.getByTestId('open-model-import').click();
     await page.getByTestId('model-path').fill(app.tmp);
     await page.getByTestId('model-phi-unknown').check();
