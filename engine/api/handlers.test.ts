@@ -194,7 +194,8 @@ describe('engine API', () => {
         message: expect.stringContaining('config.json') as unknown,
       },
     });
-    expect(await call('models:list', {})).toEqual([]);
+    // The workspace's models; shipped ones (resources/models) are listed too but are not the workspace's.
+    expect((await call('models:list', {})).filter((m) => !m.isShipped)).toEqual([]);
   });
 
   it('imports a valid model folder with its facts and lineage, and deletes it again', async () => {
@@ -240,7 +241,8 @@ describe('engine API', () => {
     });
     expect(await call('models:delete', { modelId: model.id })).toEqual({ isDeleted: true });
     expect(existsSync(join(dir, model.path))).toBe(false);
-    expect(await call('models:list', {})).toEqual([]);
+    // The workspace's models; shipped ones (resources/models) are listed too but are not the workspace's.
+    expect((await call('models:list', {})).filter((m) => !m.isShipped)).toEqual([]);
   });
 
   it('persists settings', async () => {
