@@ -150,8 +150,10 @@ describe('model screens in browser mode', () => {
       .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
       .toBe('Finished');
     await screenshot(page, '18-distill-finished');
+    // The trained model and the distilled student (the shipped default student is listed too).
     const models = await apiCall(app.server, 'models:list', {});
-    expect(models.length).toBe(2);
+    expect(models.filter((m) => !m.isShipped).length).toBe(2);
+    expect(models.filter((m) => m.isShipped).map((m) => m.id)).toEqual(['shipped:default-student']);
   });
 
   it('keeps runs, curves and suggestions after a reload', async () => {
