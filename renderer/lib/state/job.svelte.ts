@@ -85,3 +85,28 @@ export class TrackedJob<K extends keyof Kinds> {
     this.#onFinish(f);
   }
 }
+
+/** A screen's state that shows one tracked job: its job fields read through to `job`. */
+export abstract class ShowsJob<K extends keyof Kinds> {
+  abstract readonly job: TrackedJob<K>;
+
+  get jobId(): string | null {
+    return this.job.jobId;
+  }
+  get state(): JobState {
+    return this.job.state;
+  }
+  get progress(): JobProgressInfo | null {
+    return this.job.progress;
+  }
+  get error(): string | null {
+    return this.job.error;
+  }
+  get isRunning(): boolean {
+    return this.job.isRunning;
+  }
+
+  async cancel(): Promise<void> {
+    await this.job.cancel();
+  }
+}

@@ -7,7 +7,7 @@ import type {
   ModelInfo,
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
-import { TrackedJob } from '../../lib/state/job.svelte.ts';
+import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -16,7 +16,7 @@ export interface Sources {
 
 const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
 
-export class EvaluationState {
+export class EvaluationState extends ShowsJob<'evaluate'> {
   modelId = $state('');
   datasetIds = $state<number[] | null>(null);
   report = $state.raw<EvaluationReport | null>(null);
@@ -55,20 +55,8 @@ export class EvaluationState {
   );
 
   constructor(sources: Sources) {
+    super();
     this.#sources = sources;
-  }
-
-  get jobId(): string | null {
-    return this.job.jobId;
-  }
-  get state(): TrackedJob<'evaluate'>['state'] {
-    return this.job.state;
-  }
-  get progress(): TrackedJob<'evaluate'>['progress'] {
-    return this.job.progress;
-  }
-  get error(): string | null {
-    return this.job.error;
   }
 
   toggle(id: number, isOn: boolean): void {
@@ -99,10 +87,6 @@ export class EvaluationState {
         datasetIds: [...this.chosenDatasetIds],
       }),
     );
-  }
-
-  async cancel(): Promise<void> {
-    await this.job.cancel();
   }
 
   #allModels(): ModelInfo[] {

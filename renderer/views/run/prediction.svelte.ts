@@ -12,7 +12,7 @@ import type {
   PredictedRow,
 } from '../../../engine/api/contract.ts';
 import { call, on } from '../../lib/api.ts';
-import { TrackedJob } from '../../lib/state/job.svelte.ts';
+import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -22,7 +22,7 @@ export interface Sources {
 /** A result opened in the viewer: a workspace document, or a file run's document by index. */
 export type OpenedResult = { documentId: number } | { jobId: string; index: number };
 
-export class PredictionState {
+export class PredictionState extends ShowsJob<'predict'> {
   source = $state<'project' | 'folder'>('project');
   modelId = $state('');
   reModelId = $state('');
@@ -52,24 +52,9 @@ export class PredictionState {
   blocker = $derived(this.#blocker());
 
   constructor(sources: Sources) {
+    super();
     this.#sources = sources;
     on('run:finished', () => void this.refreshJobs());
-  }
-
-  get jobId(): string | null {
-    return this.job.jobId;
-  }
-  get state(): TrackedJob<'predict'>['state'] {
-    return this.job.state;
-  }
-  get progress(): TrackedJob<'predict'>['progress'] {
-    return this.job.progress;
-  }
-  get error(): string | null {
-    return this.job.error;
-  }
-  get isRunning(): boolean {
-    return this.job.isRunning;
   }
 
   /** Finds the latest prediction job (after a reload of the window). */
@@ -148,10 +133,6 @@ export class PredictionState {
             format: this.format,
           }),
     );
-  }
-
-  async cancel(): Promise<void> {
-    await this.job.cancel();
   }
 
   #adopt(job: JobInfo): void {
