@@ -23,4 +23,22 @@ describe('Session', () => {
     expect(Array.from(out['y']?.data as Float32Array)).toEqual([0, 2]);
     await s.release();
   });
+
+  it('writes bound outputs into the caller’s buffers and returns those, also above the collection size', async () => {
+    const b = new GraphBuilder('t');
+    const x = b.input('x', 'float32', ['N']);
+    b.output(b.Mul(x, b.scalar(2)), 'y');
+    b.output(b.ReduceSum(x, undefined, false), 'total');
+    const s = await Session.create(serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 't', metadata: {} }));
+    for (const n of [3, 9_000_000]) {
+      const x = { dtype: 'float32' as const, dims: [n], data: new Float32Array(n).fill(1.5) };
+      const y = { dtype: 'float32' as const, dims: [n], data: new Float32Array(n) };
+      const out = await s.run({ x }, ['y', 'total'], { y });
+      expect(out['y']).toBe(y);
+      expect(y.data[0]).toBe(3);
+      expect(y.data[n - 1]).toBe(3);
+      expect(out['total']?.data[0]).toBeCloseTo(1.5 * n, 0);
+    }
+    await s.release();
+  });
 });
