@@ -7,6 +7,7 @@ import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import type { GraphBuilder } from '../onnx/builder.ts';
 import type { Dim } from '../onnx/ir.ts';
 import type { EncoderConfig } from './config.ts';
+import type { DropoutMaskSpec } from '../train/dropout-masks.ts';
 
 export interface ForwardOptions {
   /** Dropout on (training mode) or off (eval/inference). */
@@ -27,6 +28,15 @@ export interface ForwardOptions {
    * skips ~85% of the largest matmul and softmax.
    */
   mlmGather?: boolean;
+  /**
+   * Training only: dropout keep-masks come in as bool inputs `dropout_mask.<i>` (listed in
+   * `ForwardGraph.dropoutMasks`, drawn by engine/train/dropout-masks.ts) instead of ORT's Dropout
+   * op. Each dropout is then one Mul pass forward and one backward: its 1/(1−p) scale is
+   * folded into a MatMul's alpha or a LayerNorm's affine parameters.
+   */
+  dropoutMasks?: boolean;
+  /** Supplies the value of a mask input (a Loop body gathers it from a stacked outer input). */
+  maskValue?: (name: string, shape: Dim[]) => string;
 }
 
 export interface ForwardGraph {
@@ -40,6 +50,8 @@ export interface ForwardGraph {
   lastHidden: string;
   hiddenStates: string[];
   attentions: string[];
+  /** Dropout mask inputs, in order (empty unless `dropoutMasks`). */
+  dropoutMasks: DropoutMaskSpec[];
 }
 
 /** F32 min, as HF's extended attention mask uses (masked keys get exactly zero probability). */
@@ -76,6 +88,34 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
   };
   const linear = (x: string, name: string): string =>
     b.Add(b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0])), P(`${name}.bias`));
+  // Mask mode (options.dropoutMasks): dropout(x) = x·s·float(keep) with s = 1/(1−p), and
+  // x·s computed by the op that makes x (MatMul alpha, scaled bias or LayerNorm affine).
+  const maskMode = options.training && options.dropoutMasks === true;
+  const dropoutMasks: DropoutMaskSpec[] = [];
+  const keepMask = (shape: Dim[], ratio: number): string | undefined => {
+    if (!maskMode || ratio <= 0) return undefined;
+    const name = `dropout_mask.${dropoutMasks.length}`;
+    dropoutMasks.push({ name, ratio, shape });
+    return options.maskValue ? options.maskValue(name, shape) : b.input(name, 'bool', shape);
+  };
+  // Mul by the mask cast to float, not Where: ORT's Where with a broadcast 0 is ~4× slower
+  // than Mul, and the cast mask is computed once and reused by the backward pass.
+  const keep = (x: string, mask: string): string => b.Mul(x, b.Cast(mask, 'float32'));
+  /** dropout(linear(x)) */
+  const droppedLinear = (x: string, name: string, ratio: number): string => {
+    const mm = b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0]));
+    const mask = keepMask(b.shape(mm), ratio);
+    if (!mask) return dropout(b.Add(mm, P(`${name}.bias`)), ratio);
+    const s = b.scalar(1 / (1 - ratio));
+    return keep(b.Add(b.Mul(mm, s), b.Mul(P(`${name}.bias`), s)), mask);
+  };
+  /** linear(dropout(x)) */
+  const linearOfDropped = (x: string, name: string, ratio: number): string => {
+    const mask = keepMask(b.shape(x), ratio);
+    if (!mask) return linear(dropout(x, ratio), name);
+    const mm = b.Mul(b.MatMul(keep(x, mask), b.Transpose(P(`${name}.weight`), [1, 0])), b.scalar(1 / (1 - ratio)));
+    return b.Add(mm, P(`${name}.bias`));
+  };
   const layerNorm = (x: string, name: string, eps: number): string =>
     b.LayerNormalization(x, P(`${name}.weight`), P(`${name}.bias`), eps)[0] as string;
   const activation = (x: string, act: string): string => {
@@ -103,7 +143,12 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     })[0] as string;
     let sum = b.Add(words, b.Gather(P(`${p}embeddings.position_embeddings.weight`), positions)); // [B, T, C]
     if (tokenTypeIds) sum = b.Add(sum, b.Gather(P(`${p}embeddings.token_type_embeddings.weight`), tokenTypeIds));
-    return dropout(layerNorm(sum, `${p}embeddings.LayerNorm`, config.layerNormEps), config.hiddenDropout);
+    const ln = `${p}embeddings.LayerNorm`;
+    const mask = keepMask(b.shape(sum), config.hiddenDropout);
+    if (!mask) return dropout(layerNorm(sum, ln, config.layerNormEps), config.hiddenDropout);
+    const s = b.scalar(1 / (1 - config.hiddenDropout));
+    const scaled = b.LayerNormalization(sum, b.Mul(P(`${ln}.weight`), s), b.Mul(P(`${ln}.bias`), s), config.layerNormEps)[0] as string;
+    return keep(scaled, mask);
   });
 
   // Additive key mask: 0 where attended, F32_MIN where masked. [B, 1, 1, T]
@@ -132,11 +177,14 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       }
       const probs = b.Softmax(b.Add(scores, maskBias), -1); // [B, H, T, T]
       attentions.push(probs);
-      const ctx = b.MatMul(dropout(probs, config.attentionDropout), v); // [B, H, T, D]
+      const probsMask = keepMask(b.shape(probs), config.attentionDropout);
+      const ctx = probsMask
+        ? b.Mul(b.MatMul(keep(probs, probsMask), v), b.scalar(1 / (1 - config.attentionDropout)))
+        : b.MatMul(dropout(probs, config.attentionDropout), v); // [B, H, T, D]
       const merged = b.Reshape(b.Transpose(ctx, [0, 2, 1, 3]), [0, 0, C]); // [B, T, C]
-      const attnOut = layerNorm(b.Add(dropout(linear(merged, names.o), config.hiddenDropout), h), names.ln1, config.layerNormEps);
+      const attnOut = layerNorm(b.Add(droppedLinear(merged, names.o, config.hiddenDropout), h), names.ln1, config.layerNormEps);
       const inter = activation(linear(attnOut, names.ff1), config.hiddenAct);
-      return layerNorm(b.Add(dropout(linear(inter, names.ff2), config.hiddenDropout), attnOut), names.ln2, config.layerNormEps);
+      return layerNorm(b.Add(droppedLinear(inter, names.ff2, config.hiddenDropout), attnOut), names.ln2, config.layerNormEps);
     });
     hiddenStates.push(h);
   }
@@ -146,15 +194,15 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       case 'base':
         return h;
       case 'token-classification':
-        return linear(dropout(h, config.classifierDropout), 'classifier'); // [B, T, L]
+        return linearOfDropped(h, 'classifier', config.classifierDropout); // [B, T, L]
       case 'sequence-classification': {
         const first = b.Gather(h, b.scalar(0, 'int64'), 1); // [B, C]
         if (isBert) {
           const pooled = b.Tanh(linear(first, `${p}pooler.dense`));
-          return linear(dropout(pooled, config.classifierDropout), 'classifier');
+          return linearOfDropped(pooled, 'classifier', config.classifierDropout);
         }
         const pre = b.Relu(linear(first, 'pre_classifier'));
-        return linear(dropout(pre, config.classifierDropout), 'classifier'); // [B, L]
+        return linearOfDropped(pre, 'classifier', config.classifierDropout); // [B, L]
       }
       case 'masked-lm': {
         const t = isBert ? 'cls.predictions.transform.' : 'vocab_';
@@ -168,7 +216,7 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       }
     }
   });
-  return { inputIds, attentionMask, tokenTypeIds, params, logits, lastHidden: h, hiddenStates, attentions };
+  return { inputIds, attentionMask, tokenTypeIds, params, logits, lastHidden: h, hiddenStates, attentions, dropoutMasks };
 }
 
 /** Scalar mean cross-entropy for the task (labels -100 are ignored). Returns [labels, loss]. */

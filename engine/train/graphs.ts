@@ -8,6 +8,7 @@ import { buildForward, buildLoss } from '../model/bert.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor, Model } from '../onnx/ir.ts';
 import { buildAdamW, nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
+import type { DropoutMaskSpec } from './dropout-masks.ts';
 
 export interface GraphSpec {
   model: Model;
@@ -15,6 +16,8 @@ export interface GraphSpec {
   /** Parameters updated by training (all but frozen ones). */
   trainable: string[];
   hasTokenTypes: boolean;
+  /** Training graphs: the dropout keep-mask inputs to feed each step (stacked [K, …] in a Loop). */
+  dropoutMasks?: DropoutMaskSpec[];
 }
 
 function finish(b: GraphBuilder, metadata: Record<string, string> = {}): Model {
@@ -76,15 +79,14 @@ export interface TrainGraphOptions {
   optimizer: AdamWOptions;
   /** Masked LM: decoder only at `mlm_positions` (see ForwardOptions.mlmGather). */
   mlmGather?: boolean;
-  /** Dropout on (default true). */
+  /** Dropout on (default true), with keep-masks fed as inputs (see ForwardOptions.dropoutMasks). */
   dropout?: boolean;
-  seed?: number;
 }
 
 /** One full training step: outputs `loss`, `grad_norm`, `lr` and every `<x>.next`. */
 export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions): GraphSpec {
   const b = new GraphBuilder('benchtop_train_step');
-  const f = buildForward(b, config, { training: opts.dropout ?? true, seed: opts.seed ?? 42, mlmGather: opts.mlmGather ?? false });
+  const f = buildForward(b, config, { training: opts.dropout ?? true, dropoutMasks: true, mlmGather: opts.mlmGather ?? false });
   const { loss } = buildLoss(b, config, f.logits);
   const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));
@@ -92,7 +94,7 @@ export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions):
   const adam = buildAdamW(b, grads, opts.optimizer);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');
-  return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined };
+  return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined, dropoutMasks: f.dropoutMasks };
 }
 
 const BODY = 'body/';
@@ -122,7 +124,12 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
     const labels = pick('labels', config.task === 'sequence-classification' ? 2 : 3);
     const f = buildForward(body, config, {
       training: opts.dropout ?? true,
-      seed: opts.seed ?? 42,
+      dropoutMasks: true,
+      // Masks come stacked [K, …] from the outer graph, one slice per iteration.
+      maskValue: (name, shape) => {
+        body.outer(name, 'bool', ['K', ...shape]);
+        return body.Gather(name, iter, 0);
+      },
       paramPrefix: BODY,
       inputs: tokenTypeIds ? { inputIds, attentionMask, tokenTypeIds } : { inputIds, attentionMask },
     });
@@ -165,6 +172,7 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   b.input('attention_mask', 'int64', dims3);
   if (isBert) b.input('token_type_ids', 'int64', dims3);
   b.input('labels', 'int64', config.task === 'sequence-classification' ? ['K', 'B'] : dims3);
+  for (const m of f.dropoutMasks) b.input(m.name, 'bool', ['K', ...m.shape]);
   const stepStart = b.input('step', 'float32', []);
   const hf = (p: string): string => p.slice(BODY.length);
   const params = f.params.map((p) => {
@@ -194,5 +202,5 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   ];
   b.op('Loop', [K, cond, stepStart, ...params.filter((p) => outerTrainable.includes(p)), ...ms, ...vs], { body: g }, { outputs: outNames, outputInfos: infos });
   for (const n of outNames) b.output(n);
-  return { model: finish(b), params: f.params.map(hf), trainable: outerTrainable, hasTokenTypes: isBert };
+  return { model: finish(b), params: f.params.map(hf), trainable: outerTrainable, hasTokenTypes: isBert, dropoutMasks: f.dropoutMasks };
 }

@@ -42,6 +42,32 @@ describe('Trainer', () => {
     await b.release();
   });
 
+  it('K steps in one Loop run equal K single steps with dropout on (same masks per step)', async () => {
+    const batches = [makeBatch(1), makeBatch(2)];
+    const a = await Trainer.create(config, initWeights(config, 9), { optimizer, seed: 11 });
+    const single = [await a.trainStep(batches[0] as Batch), await a.trainStep(batches[1] as Batch)];
+    const b = await Trainer.create(config, initWeights(config, 9), { optimizer, seed: 11 });
+    const looped = await b.trainSteps(batches);
+    for (let k = 0; k < 2; k++) expect(looped[k]?.loss).toBeCloseTo(single[k]?.loss as number, 5);
+    const off = await Trainer.create(config, initWeights(config, 9), { optimizer, dropout: false });
+    expect((await off.trainStep(batches[0] as Batch)).loss).not.toBeCloseTo(single[0]?.loss as number, 3);
+    await a.release();
+    await b.release();
+    await off.release();
+  });
+
+  it('a resumed run draws the same dropout masks as an uninterrupted one', async () => {
+    const a = await Trainer.create(config, initWeights(config, 2), { optimizer, seed: 4 });
+    await a.trainStep(makeBatch(0));
+    const state = { ...a.optimizerState(), weights: a.weights() };
+    const next = await a.trainStep(makeBatch(1));
+    const b = await Trainer.create(config, initWeights(config, 2), { optimizer, seed: 4 });
+    b.restore(state);
+    expect((await b.trainStep(makeBatch(1))).loss).toBeCloseTo(next.loss, 6);
+    await a.release();
+    await b.release();
+  });
+
   it('dropout is on in training and off in eval; same seed, same losses', async () => {
     const run = async (seed: number): Promise<number[]> => {
       const t = await Trainer.create(config, initWeights(config, 1), { optimizer, seed });
