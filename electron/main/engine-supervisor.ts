@@ -1,6 +1,7 @@
 // Runs the engine host in a utilityProcess, correlates requests with replies, forwards events
 // to the windows, and restarts the host when it dies (raising engine:crashed / engine:ready).
 import { type UtilityProcess, utilityProcess } from 'electron';
+import { engineProcessEnv } from '../../engine/runtime/process-env.ts';
 import type { EventName, Events, Reply } from '../../engine/api/contract.ts';
 import type { HostMessage, MainMessage } from '../engine-host/messages.ts';
 
@@ -38,6 +39,8 @@ export class EngineSupervisor {
       {
         serviceName: 'Benchtop engine',
         stdio: 'inherit',
+        // Allocator settings for training (glibc only; see engine/runtime/process-env.ts).
+        env: engineProcessEnv(process.env),
       },
     );
     this.#child = child;

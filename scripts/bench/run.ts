@@ -6,11 +6,14 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { engineProcessEnv } from '../../engine/runtime/process-env.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PY = '/usr/bin/python3';
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has('--quick');
+/** Give PyTorch the engine's allocator settings too (by default it runs with glibc's defaults). */
+const SAME_ALLOCATOR = args.has('--same-allocator');
 
 const CONFIGS = [
   { name: 'TinyBERT 4L-312', preset: 'tiny-4L-312', vocab: 28996, hidden: 312, layers: 4, heads: 12, inter: 1200 },
@@ -76,8 +79,10 @@ async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, 
   const shared = { batch: 16, seq: 128, threads: 2 };
   const core = process.env['OPENBLAS_CORETYPE'] ?? openblasCoreType();
   const env = { ...process.env, OMP_NUM_THREADS: '2', OPENBLAS_NUM_THREADS: '2', ...(core ? { OPENBLAS_CORETYPE: core } : {}) };
-  const ours = new Peer(spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/engine-worker.ts'), JSON.stringify({ ...shared, preset: c.preset, vocab: c.vocab })], { env, cwd: ROOT }));
-  const torch = new Peer(spawn(PY, [path.join(ROOT, 'scripts/bench/torch_ref.py'), JSON.stringify({ ...shared, ...c })], { env }));
+  // The engine side runs with the allocator settings every engine process gets (bin/benchtop.js,
+  // Electron's engine host); PyTorch with glibc's defaults unless --same-allocator.
+  const ours = new Peer(spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/engine-worker.ts'), JSON.stringify({ ...shared, preset: c.preset, vocab: c.vocab })], { env: engineProcessEnv(env), cwd: ROOT }));
+  const torch = new Peer(spawn(PY, [path.join(ROOT, 'scripts/bench/torch_ref.py'), JSON.stringify({ ...shared, ...c })], { env: SAME_ALLOCATOR ? engineProcessEnv(env) : env }));
   const rounds = QUICK ? 2 : 4;
   const per = QUICK ? 2 : 3;
   const t = { ours: [] as number[], torch: [] as number[] };
