@@ -222,7 +222,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       'The chosen datasets have no annotated documents to compare with; annotate some first.',
     );
   const base = { modelId: a.modelId, modelName: ref.name, task };
-  const threads = getSettings(ctx).threads;
+  const { threads, int8Inference: int8 } = getSettings(ctx);
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
   const finished = (info: {
     jobId: string;
@@ -251,6 +251,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
               {
                 model: ref.dir,
                 threads,
+                int8,
                 documents: gold.map((d) => ({ ...d, entities: [], relations: [] })),
               },
               onEvent,
@@ -262,7 +263,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
           ctx,
           { kind: 'evaluate', projectId: a.projectId },
           (onEvent) =>
-            startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads }, onEvent),
+            startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8 }, onEvent),
           (r) => ({ report: reReport(gold, r, base, names) }),
           finished,
         );

@@ -116,6 +116,7 @@ function predictArgs(ctx: ApiContext, m: { ner: ModelRef; re?: ModelRef }): Pred
     model: m.ner.dir,
     ...(m.re && { reModel: m.re.dir }),
     threads: getSettings(ctx).threads,
+    int8: getSettings(ctx).int8Inference,
   };
 }
 

@@ -16,7 +16,7 @@ interface SettingsFile extends Settings {
 const FILE = 'settings.json';
 
 function defaults(): SettingsFile {
-  return { threads: Math.max(1, Math.min(4, cpus().length)), device: 'cpu', isDemoSeeded: false };
+  return { threads: Math.max(1, Math.min(4, cpus().length)), device: 'cpu', int8Inference: false, isDemoSeeded: false };
 }
 
 /** Reads settings.json, falling back to defaults for missing or malformed fields. */
@@ -32,6 +32,7 @@ export function readSettingsFile(dataDir: string): SettingsFile {
           ? (raw.threads as number)
           : base.threads,
       device: raw.device === 'webgpu' ? 'webgpu' : 'cpu',
+      int8Inference: raw.int8Inference === true,
       isDemoSeeded: raw.isDemoSeeded === true,
     };
   } catch {
@@ -45,15 +46,15 @@ export function writeSettingsFile(dataDir: string, s: SettingsFile): void {
 }
 
 export function getSettings(ctx: ApiContext): Settings {
-  const { threads, device } = readSettingsFile(ctx.dataDir);
-  return { threads, device };
+  const { threads, device, int8Inference } = readSettingsFile(ctx.dataDir);
+  return { threads, device, int8Inference };
 }
 
 export function updateSettings(ctx: ApiContext, patch: Partial<Settings>): Settings {
   const next = { ...readSettingsFile(ctx.dataDir), ...patch };
   writeSettingsFile(ctx.dataDir, next);
   ctx.emit('workspace:changed', { projectId: null, what: 'settings' });
-  return { threads: next.threads, device: next.device };
+  return { threads: next.threads, device: next.device, int8Inference: next.int8Inference };
 }
 
 export function getAppInfo(ctx: ApiContext): AppInfo {

@@ -79,7 +79,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'settings:get': empty,
   'settings:update': obj<Record<never, never>, Settings>(
     {},
-    { threads: int(1, 256), device: oneOf('cpu', 'webgpu') },
+    { threads: int(1, 256), device: oneOf('cpu', 'webgpu'), int8Inference: bool },
   ),
   'devices:list': empty,
   'projects:list': empty,

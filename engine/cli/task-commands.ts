@@ -241,6 +241,7 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
         ...(num(opts, 'batch-size') !== undefined
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
+        ...(opts['int8'] ? { int8: true } : {}),
       },
       throttleInference(ctx),
     ),
@@ -269,6 +270,7 @@ export async function cmdPredict(opts: Opts): Promise<void> {
         ...(num(opts, 'batch-size') !== undefined
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
+        ...(opts['int8'] ? { int8: true } : {}),
       },
       throttleInference(ctx),
     ),

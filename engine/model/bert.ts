@@ -37,6 +37,11 @@ export interface ForwardOptions {
   dropoutMasks?: boolean;
   /** Supplies the value of a mask input (a Loop body gathers it from a stacked outer input). */
   maskValue?: (name: string, shape: Dim[]) => string;
+  /**
+   * Builds `x·Wᵀ + b` for the linear layer `name` (HF prefix, no `.weight`) in place of MatMul +
+   * Add, or returns undefined to keep those (e.g. int8 inference, engine/train/quantize.ts).
+   */
+  linear?: (b: GraphBuilder, x: string, name: string) => string | undefined;
 }
 
 export interface ForwardGraph {
@@ -87,7 +92,7 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     return b.Dropout(x, ratio, seed * 1000 + ++dropoutCounter)[0];
   };
   const linear = (x: string, name: string): string =>
-    b.Add(b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0])), P(`${name}.bias`));
+    options.linear?.(b, x, P(name)) ?? b.Add(b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0])), P(`${name}.bias`));
   // Mask mode (options.dropoutMasks): dropout(x) = x·s·float(keep) with s = 1/(1−p), and
   // x·s computed by the op that makes x (MatMul alpha, scaled bias or LayerNorm affine).
   const maskMode = options.training && options.dropoutMasks === true;
@@ -103,9 +108,10 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
   const keep = (x: string, mask: string): string => b.Mul(x, b.Cast(mask, 'float32'));
   /** dropout(linear(x)) */
   const droppedLinear = (x: string, name: string, ratio: number): string => {
+    const outDim = shapes.get(`${name}.weight`)?.[0] as number;
+    const mask = keepMask([...b.shape(x).slice(0, -1), outDim], ratio);
+    if (!mask) return dropout(linear(x, name), ratio);
     const mm = b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0]));
-    const mask = keepMask(b.shape(mm), ratio);
-    if (!mask) return dropout(b.Add(mm, P(`${name}.bias`)), ratio);
     const s = b.scalar(1 / (1 - ratio));
     return keep(b.Add(b.Mul(mm, s), b.Mul(P(`${name}.bias`), s)), mask);
   };

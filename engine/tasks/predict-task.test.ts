@@ -99,4 +99,16 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     expect(without.predictions).toBeUndefined();
     expect(without.files).toHaveLength(3);
   }, 30_000);
+
+  it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
+    const f32 = await evaluate({ task: 'ner', model: nerModel, documents: docs });
+    const i8 = await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true });
+    expect(i8.items).toBe(f32.items);
+    // Random weights predict noise; the quantized encoder predicts nearly the same noise.
+    const f = f32.metrics['micro'] as { f1: number };
+    const q = i8.metrics['micro'] as { f1: number };
+    expect(Math.abs(q.f1 - f.f1)).toBeLessThan(0.05);
+    const reI8 = await evaluate({ task: 're', model: reModel, documents: docs, int8: true });
+    expect(reI8.items).toBe((await evaluate({ task: 're', model: reModel, documents: docs })).items);
+  }, 60_000);
 });

@@ -46,6 +46,8 @@ export interface PredictArgs {
   csv?: CsvImportOptions;
   batchSize?: number;
   threads?: number;
+  /** Int8 inference (see PredictorOptions.int8). */
+  int8?: boolean;
   /** With `input`: return the predicted documents too (text included), for the app to show. */
   withDocuments?: boolean;
 }
@@ -91,6 +93,8 @@ export interface EvaluateArgs {
   inputFormat?: InputFormat;
   batchSize?: number;
   threads?: number;
+  /** Int8 inference (see PredictorOptions.int8). */
+  int8?: boolean;
 }
 
 /** Metrics ({micro, macro, per_type} + extras) and a printable report. */
@@ -218,9 +222,9 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
         : 'no documents to predict',
     );
   // Throughput is timed from tokenization to decoded output (sessions are built first).
-  const nerPredictor = await createPredictor(ner.model.config, ner.model.weights, threads);
+  const nerPredictor = await createPredictor(ner.model.config, ner.model.weights, threads, { int8: args.int8 === true });
   const rePredictor = re
-    ? await createPredictor(re.model.config, re.model.weights, threads)
+    ? await createPredictor(re.model.config, re.model.weights, threads, { int8: args.int8 === true })
     : undefined;
   const t0 = performance.now();
   let out: Document[];
@@ -326,7 +330,7 @@ export async function evaluate(
         message: `entity types the model does not predict (all count as missed): ${unknown.join(', ')}`,
       });
     emitAll(issues, ctx);
-    const predictor = await createPredictor(model.config, model.weights, threads);
+    const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
     try {
       const pred = await predictEntities(
         loaded.documents,
@@ -352,7 +356,7 @@ export async function evaluate(
   const { model, view } = reView(args.model, input.kind === 'documents');
   emitAll(input.issues, ctx);
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
-  const predictor = await createPredictor(model.config, model.weights, threads);
+  const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
   try {
     const c = await classifyExamples(examples, view, predictor.logits, { batchSize }, ctx);
     const ev = scoreExamples(examples, c.labels, c.probs, view);

@@ -9,6 +9,7 @@ import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor, Model } from '../onnx/ir.ts';
 import { buildAdamW, nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
 import type { DropoutMaskSpec } from './dropout-masks.ts';
+import { int8Linear } from './quantize.ts';
 
 export interface GraphSpec {
   model: Model;
@@ -33,18 +34,26 @@ export interface InferenceGraphOptions {
   collectInternals?: boolean;
   /** Bake weights in as initializers (standalone export) instead of graph inputs. */
   weights?: ReadonlyMap<string, HostTensor>;
+  /** Int8 encoder linears (engine/train/quantize.ts); needs `weights`. */
+  int8?: boolean;
 }
 
 /** Forward graph in eval mode: outputs `logits` (and hidden states/attentions on request). */
 export function buildInferenceGraph(config: EncoderConfig, opts: InferenceGraphOptions = {}): GraphSpec {
   const b = new GraphBuilder('benchtop_inference');
-  const f = buildForward(b, config, { training: false, collectInternals: opts.collectInternals ?? false });
+  if (opts.int8 && !opts.weights) throw new Error('int8 inference needs the weights to quantize');
+  const f = buildForward(b, config, { training: false, collectInternals: opts.collectInternals ?? false, ...(opts.int8 && opts.weights ? { linear: int8Linear(opts.weights) } : {}) });
   b.output(f.logits, 'logits');
   if (opts.collectInternals) {
     f.hiddenStates.forEach((h, i) => b.output(h, `hidden_states.${i}`));
     f.attentions.forEach((a, i) => b.output(a, `attentions.${i}`));
   }
-  const model = finish(b, { architecture: config.architecture, task: config.task, labels: JSON.stringify(config.labels) });
+  const model = finish(b, { architecture: config.architecture, task: config.task, labels: JSON.stringify(config.labels), ...(opts.int8 ? { quantization: 'int8-dynamic' } : {}) });
+  if (opts.int8) {
+    // The float weights of quantized layers are no longer read: drop those inputs.
+    const used = new Set(model.graph.nodes.flatMap((n) => n.inputs));
+    model.graph.inputs = model.graph.inputs.filter((i) => used.has(i.name));
+  }
   if (opts.weights) {
     // Turn parameter inputs into initializers for a self-contained model file.
     const g = model.graph;
@@ -55,7 +64,8 @@ export function buildInferenceGraph(config: EncoderConfig, opts: InferenceGraphO
       return false;
     });
   }
-  return { model, params: f.params, trainable: [], hasTokenTypes: f.tokenTypeIds !== undefined };
+  const params = opts.int8 ? f.params.filter((p) => model.graph.inputs.some((i) => i.name === p) || model.graph.initializers.has(p)) : f.params;
+  return { model, params, trainable: [], hasTokenTypes: f.tokenTypeIds !== undefined };
 }
 
 /** Forward + loss + gradients of every parameter (`<name>.grad`), dropout off. */

@@ -185,6 +185,13 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('device-list').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('data-dir').textContent()).toBe(app.dataDir);
     expect(await page.getByTestId('device-list').textContent()).toContain('CPU');
+    // The int8 prediction switch is saved in the workspace settings.
+    expect(await page.getByTestId('int8-input').isChecked()).toBe(false);
+    await page.getByTestId('int8-input').check();
+    const savedInt8 = (): unknown => (JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { int8Inference?: unknown }).int8Inference;
+    await expect.poll(savedInt8).toBe(true);
+    await page.getByTestId('int8-input').uncheck();
+    await expect.poll(savedInt8).toBe(false);
     await screenshot(page, '08-settings');
   });
 
