@@ -127,12 +127,10 @@ export class Session {
         fetches[name] = target ? toOrt(target) : null;
         if (target) boundBytes += target.data.byteLength;
       }
-      const res = await this.inner.run(ortFeeds, fetches);
+      let res: ort.InferenceSession.ReturnType | undefined = await this.inner.run(ortFeeds, fetches);
       for (const [k, v] of Object.entries(res)) out[k] = into[k] ?? fromOrt(v);
-      if (boundBytes >= COLLECT_BOUND_BYTES) {
-        for (const k of Object.keys(res)) delete res[k];
-        collectGarbage();
-      }
+      res = undefined;
+      if (boundBytes >= COLLECT_BOUND_BYTES) collectGarbage();
       return out;
     }
     const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
