@@ -1,10 +1,12 @@
 // Engine side of `npm run bench`: a child process that answers the same stdin protocol as
-// torch_ref.py ("train N", "infer N", "rss", "quit") for one model config.
+// torch_ref.py ("train N", "infer N", "infer8 N", "rss", "quit") for one model config. "infer8"
+// runs the product's int8 predictor (engine/tasks/inference.ts) on the current weights.
 import { createInterface } from 'node:readline';
 import { presetConfig } from '../../engine/model/config.ts';
 import { initWeights } from '../../engine/model/init.ts';
 import { Trainer, type Batch } from '../../engine/train/trainer.ts';
 import { rng } from '../../engine/autodiff/grad-check.ts';
+import { createPredictor, type Predictor } from '../../engine/tasks/inference.ts';
 
 interface BenchConfig { preset: string; vocab: number; batch: number; seq: number; threads: number }
 
@@ -26,6 +28,7 @@ const batch: Batch = {
   labels: BigInt64Array.from({ length: n }, () => BigInt(Math.floor(rand() * 3))),
 };
 
+let int8: Predictor | undefined;
 const rl = createInterface({ input: process.stdin });
 for await (const line of rl) {
   const [cmd, count] = line.trim().split(/\s+/);
@@ -38,10 +41,14 @@ for await (const line of rl) {
   for (let i = 0; i < Number(count); i++) {
     const t0 = performance.now();
     if (cmd === 'train') await trainer.trainStep(batch);
-    else await trainer.predict(batch);
+    else if (cmd === 'infer8') {
+      int8 ??= await createPredictor(config, trainer.weights(), cfg.threads, { int8: true });
+      await int8.logits(batch);
+    } else await trainer.predict(batch);
     times.push((performance.now() - t0) / 1000);
   }
   process.stdout.write(`${JSON.stringify({ times })}\n`);
 }
 await trainer.release();
+await int8?.release();
 process.exit(0);

@@ -100,6 +100,15 @@ async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, 
   }
   const rssOurs = (await ours.ask<{ peak_rss_bytes: number }>('rss')).peak_rss_bytes;
   const rssTorch = (await torch.ask<{ peak_rss_bytes: number }>('rss')).peak_rss_bytes;
+  // Int8 inference after the memory reading (both sides build a second, quantized model):
+  // ours (DynamicQuantizeMatMul) against PyTorch's own dynamic int8 quantization.
+  const q = { ours: [] as number[], torch: [] as number[] };
+  await ours.ask('infer8 1');
+  await torch.ask('infer8 1');
+  for (let r = 0; r < rounds; r++) {
+    q.ours.push(...(await ours.ask<{ times: number[] }>(`infer8 ${per}`)).times);
+    q.torch.push(...(await torch.ask<{ times: number[] }>(`infer8 ${per}`)).times);
+  }
   ours.quit();
   torch.quit();
   const seqs = shared.batch;
@@ -110,6 +119,8 @@ async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, 
     infer_seq_s_torch: seqs / median(i.torch),
     peak_rss_gb_ours: rssOurs / 1e9,
     peak_rss_gb_torch: rssTorch / 1e9,
+    infer8_seq_s_ours: seqs / median(q.ours),
+    infer8_seq_s_torch: seqs / median(q.torch),
   };
 }
 
@@ -123,6 +134,8 @@ for (const c of CONFIGS) {
     train_step_ratio: (r.train_s_ours as number) / (r.train_s_torch as number),
     infer_ratio: (r.infer_seq_s_ours as number) / (r.infer_seq_s_torch as number),
     peak_rss_ratio: (r.peak_rss_gb_ours as number) / (r.peak_rss_gb_torch as number),
+    infer_int8_ratio: (r.infer8_seq_s_ours as number) / (r.infer8_seq_s_torch as number),
+    infer_int8_vs_torch_fp32: (r.infer8_seq_s_ours as number) / (r.infer_seq_s_torch as number),
   };
 }
 const f = (x: number | undefined, d = 3): string => (x === undefined ? '-' : x.toFixed(d));
@@ -131,4 +144,10 @@ console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const [k, r] of Object.entries(results)) {
   console.log(`| ${k} | ${f(r.train_s_ours)} | ${f(r.train_s_torch)} | ${f(r.train_step_ratio, 2)} | ${f(r.infer_seq_s_ours, 1)} | ${f(r.infer_seq_s_torch, 1)} | ${f(r.infer_ratio, 2)} | ${f(r.peak_rss_gb_ours, 2)} | ${f(r.peak_rss_gb_torch, 2)} | ${f(r.peak_rss_ratio, 2)} |`);
 }
-console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, { train_step_ratio: r.train_step_ratio, infer_ratio: r.infer_ratio, peak_rss_ratio: r.peak_rss_ratio }]))));
+console.log('');
+console.log('| config | int8 infer seq/s ours | PyTorch int8 | ratio | ours int8 / PyTorch fp32 |');
+console.log('|---|---|---|---|---|');
+for (const [k, r] of Object.entries(results)) {
+  console.log(`| ${k} | ${f(r.infer8_seq_s_ours, 1)} | ${f(r.infer8_seq_s_torch, 1)} | ${f(r.infer_int8_ratio, 2)} | ${f(r.infer_int8_vs_torch_fp32, 2)} |`);
+}
+console.log(JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, { train_step_ratio: r.train_step_ratio, infer_ratio: r.infer_ratio, peak_rss_ratio: r.peak_rss_ratio, infer_int8_ratio: r.infer_int8_ratio }]))));

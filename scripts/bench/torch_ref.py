@@ -3,8 +3,10 @@
 A BERT token-classification model written with the same ops as Hugging Face's BertModel
 (Linear, exact GELU, LayerNorm, softmax attention with an additive mask, dropout 0.1),
 trained with torch.optim.AdamW + clip_grad_norm_ like the engine's step. It reads commands
-from stdin ("train N", "infer N", "rss", "quit") and answers one JSON line per command.
+from stdin ("train N", "infer N", "infer8 N", "rss", "quit") and answers one JSON line per
+command. "infer8" runs torch's dynamic int8 quantization of every nn.Linear (oneDNN engine).
 """
+import copy
 import json
 import math
 import resource
@@ -89,6 +91,16 @@ def main():
         with torch.inference_mode():
             model(ids, mask, types)
 
+    quantized = []
+
+    def infer8_step():
+        if not quantized:
+            engines = torch.backends.quantized.supported_engines
+            torch.backends.quantized.engine = "onednn" if "onednn" in engines else engines[0]
+            quantized.append(torch.quantization.quantize_dynamic(copy.deepcopy(model).eval(), {nn.Linear}, dtype=torch.qint8))
+        with torch.inference_mode():
+            quantized[0](ids, mask, types)
+
     for line in sys.stdin:
         cmd = line.split()
         if not cmd:
@@ -98,7 +110,7 @@ def main():
         if cmd[0] == "rss":
             print(json.dumps({"peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}), flush=True)
             continue
-        fn = train_step if cmd[0] == "train" else infer_step
+        fn = {"train": train_step, "infer": infer_step, "infer8": infer8_step}[cmd[0]]
         times = []
         for _ in range(int(cmd[1])):
             t0 = time.perf_counter()
