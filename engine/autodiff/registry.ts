@@ -24,6 +24,7 @@ export const GRADIENT_RULES: Partial<Record<string, GradRule>> = {
   Tanh: ew.tanh,
   Sigmoid: ew.sigmoid,
   Erf: ew.erf,
+  Gelu: ew.gelu,
   Relu: ew.relu,
   Abs: ew.abs,
   Pow: ew.pow,

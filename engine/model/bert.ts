@@ -32,7 +32,8 @@ export interface ForwardOptions {
    * Training only: dropout keep-masks come in as bool inputs `dropout_mask.<i>` (listed in
    * `ForwardGraph.dropoutMasks`, drawn by engine/train/dropout-masks.ts) instead of ORT's Dropout
    * op. Each dropout is then one Mul pass forward and one backward: its 1/(1−p) scale is
-   * folded into a MatMul's alpha or a LayerNorm's affine parameters.
+   * folded into a MatMul's alpha or a LayerNorm's affine parameters. Marks the engine's training
+   * graphs, which also run exact GELU as ORT's Gelu kernel (also with dropout off).
    */
   dropoutMasks?: boolean;
   /** Supplies the value of a mask input (a Loop body gathers it from a stacked outer input). */
@@ -131,7 +132,10 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       const inner = b.Mul(b.Add(x, b.Mul(b.Mul(b.Mul(x, x), x), b.scalar(0.044715))), b.scalar(Math.sqrt(2 / Math.PI)));
       return b.Mul(b.Mul(x, b.scalar(0.5)), b.Add(b.scalar(1), b.Tanh(inner)));
     }
-    // exact gelu: x·(1 + erf(x/√2))·0.5, written as PyTorch exports it so ORT fuses it to Gelu.
+    // exact gelu: x·(1 + erf(x/√2))·0.5. Training graphs use ORT's Gelu kernel (one pass, and
+    // its gradient rule keeps no intermediates); inference and export graphs keep standard ONNX
+    // ops, written as PyTorch exports them so ORT fuses them to Gelu anyway.
+    if (options.dropoutMasks === true) return b.Gelu(x);
     return b.Mul(b.Mul(x, b.Add(b.Erf(b.Div(x, b.scalar(Math.SQRT2))), b.scalar(1))), b.scalar(0.5));
   };
 

@@ -219,6 +219,10 @@ export class GraphBuilder {
   Tanh(x: string): string { return this.#one('Tanh', [x]); }
   Erf(x: string): string { return this.#one('Erf', [x]); }
   Relu(x: string): string { return this.#one('Relu', [x]); }
+  /** Exact GELU, x·Φ(x), as ORT's com.microsoft Gelu kernel (one pass; float32 only). */
+  Gelu(x: string): string {
+    return this.op('Gelu', [x], {}, { domain: 'com.microsoft', outputInfos: [{ dtype: this.dtype(x), shape: this.shape(x) }] })[0] as string;
+  }
   Sigmoid(x: string): string { return this.#one('Sigmoid', [x]); }
   Abs(x: string): string { return this.#one('Abs', [x]); }
   Reciprocal(x: string): string { return this.#one('Reciprocal', [x]); }

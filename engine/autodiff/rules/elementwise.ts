@@ -80,6 +80,18 @@ export const erf: GradRule = (g) => {
   return [b.Mul(g.gradOut(0) as string, b.Mul(e, b.scalarLike(2 / Math.sqrt(Math.PI), x)))];
 };
 
+/**
+ * y = x·Φ(x) (exact GELU)  ⇒  dx = dy·(Φ(x) + x·φ(x)), Φ(x) = ½(1 + erf(x/√2)),
+ * φ(x) = e^(−x²/2)/√(2π). Recomputed from x: the forward pass keeps no intermediate.
+ */
+export const gelu: GradRule = (g) => {
+  const { b } = g;
+  const x = g.input(0);
+  const cdf = b.Mul(b.Add(b.Erf(b.Mul(x, b.scalarLike(Math.SQRT1_2, x))), b.scalarLike(1, x)), b.scalarLike(0.5, x));
+  const pdf = b.Mul(b.Exp(b.Mul(b.Mul(x, x), b.scalarLike(-0.5, x))), b.scalarLike(1 / Math.sqrt(2 * Math.PI), x));
+  return [b.Mul(g.gradOut(0) as string, b.Add(cdf, b.Mul(x, pdf)))];
+};
+
 /** y = max(x, 0)  ⇒  dx = dy·[x > 0] */
 export const relu: GradRule = (g) => {
   const { b } = g;

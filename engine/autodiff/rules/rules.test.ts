@@ -25,6 +25,7 @@ const cases: Case[] = [
   { name: 'Tanh', op: 'Tanh', inputs: { a: { shape: [6] } }, build: (b, x) => b.Tanh(x.a!) },
   { name: 'Sigmoid', op: 'Sigmoid', inputs: { a: { shape: [6] } }, build: (b, x) => b.Sigmoid(x.a!) },
   { name: 'Erf (float32)', op: 'Erf', ...f32, inputs: { a: { shape: [8] } }, build: (b, x) => b.Erf(x.a!) },
+  { name: 'Gelu (com.microsoft, float32)', op: 'Gelu', ...f32, inputs: { a: { shape: [2, 9], data: [-4, -2.5, -1, -0.3, 0, 0.2, 0.9, 1.7, 3.5, -0.05, 0.05, -1.5, 1.5, -3, 3, 0.6, -0.6, 2.2] } }, build: (b, x) => b.Gelu(x.a!) },
   { name: 'Relu', op: 'Relu', inputs: { a: { shape: [6], data: [-1, -0.5, 0.3, 0.7, 1.2, -0.2] } }, build: (b, x) => b.Relu(x.a!) },
   { name: 'Abs', op: 'Abs', inputs: { a: { shape: [4], data: [-1, 0.5, -0.3, 2] } }, build: (b, x) => b.Abs(x.a!) },
   { name: 'Pow', op: 'Pow', inputs: { a: { shape: [4], data: [0.5, 1, 2, 3] } }, build: (b, x) => b.Pow(x.a!, b.constant({ dtype: 'float64', dims: [], data: new Float64Array([3]) })) },
