@@ -17,7 +17,7 @@ export interface Predictor {
 
 export interface PredictorOptions {
   /**
-   * Int8 encoder linears (engine/train/quantize.ts): 1.6–2.9× faster on CPUs with integer dot-
+   * Int8 encoder linears (engine/train/quantize.ts): 2–5× faster on CPUs with integer dot-
    * product units, logits within a few hundredths of float32. The weights are baked into the
    * session, quantized once.
    */
