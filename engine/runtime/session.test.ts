@@ -24,7 +24,7 @@ describe('Session', () => {
     await s.release();
   });
 
-  it('writes bound outputs into the caller’s buffers and returns those, also above the collection size', async () => {
+  it('writes bound outputs into the caller’s buffers and returns those, small and large', async () => {
     const b = new GraphBuilder('t');
     const x = b.input('x', 'float32', ['N']);
     b.output(b.Mul(x, b.scalar(2)), 'y');

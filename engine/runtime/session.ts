@@ -2,29 +2,9 @@
 // (default) or WebGPU (on request, falling back to CPU with a stated reason) and converts
 // between HostTensor and ORT tensors. It builds no graphs and knows nothing about models.
 
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 
-/**
- * A full garbage collection, on demand. onnxruntime-node copies every fetched output into a new
- * ArrayBuffer even when ORT wrote it into a caller's buffer; a training step that updates its
- * state in place gets the whole state back as garbage (0.5 GB at Bioformer-8L size) that V8
- * would otherwise keep until its own next major GC, i.e. across the next step, raising peak
- * memory by that much. Collecting right away costs ~10–20 ms at that size.
- */
-let collect: (() => void) | undefined;
-function collectGarbage(): void {
-  if (!collect) {
-    v8.setFlagsFromString('--expose-gc');
-    collect = vm.runInNewContext('gc') as () => void;
-  }
-  collect();
-}
-
-/** Bound outputs at least this large are collected right after the run (see collectGarbage). */
-const COLLECT_BOUND_BYTES = 32 * 1024 * 1024;
 
 export type Device = 'cpu' | 'webgpu';
 
@@ -112,8 +92,9 @@ export class Session {
   /**
    * Run the graph. NOTE: blocks the calling thread for the whole run; call it from a worker.
    * `into` binds outputs to caller-owned buffers that ORT writes directly; those outputs come
-   * back as the caller's own tensors (the binding's copies of them are dropped and, when large,
-   * collected at once).
+   * back as the caller's own tensors (the binding's copies of them are dropped). NOTE: forcing a
+   * GC here to free those copies at once was tried and removed: a full GC costs ~150 ms per step
+   * in a process that holds a dataset (see ARCHITECTURE.md, 2026-11-22).
    */
   async run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
     const ortFeeds: Record<string, ort.Tensor> = {};
@@ -121,16 +102,12 @@ export class Session {
     const out: Record<string, HostTensor> = {};
     if (into) {
       const fetches: Record<string, ort.Tensor | null> = {};
-      let boundBytes = 0;
       for (const name of outputs ?? this.outputNames) {
         const target = into[name];
         fetches[name] = target ? toOrt(target) : null;
-        if (target) boundBytes += target.data.byteLength;
       }
-      let res: ort.InferenceSession.ReturnType | undefined = await this.inner.run(ortFeeds, fetches);
+      const res = await this.inner.run(ortFeeds, fetches);
       for (const [k, v] of Object.entries(res)) out[k] = into[k] ?? fromOrt(v);
-      res = undefined;
-      if (boundBytes >= COLLECT_BOUND_BYTES) collectGarbage();
       return out;
     }
     const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
