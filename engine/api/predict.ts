@@ -112,11 +112,12 @@ function models(
 }
 
 function predictArgs(ctx: ApiContext, m: { ner: ModelRef; re?: ModelRef }): PredictArgs {
+  const { threads, int8Inference } = getSettings(ctx);
   return {
     model: m.ner.dir,
     ...(m.re && { reModel: m.re.dir }),
-    threads: getSettings(ctx).threads,
-    int8: getSettings(ctx).int8Inference,
+    threads,
+    int8: int8Inference,
   };
 }
 

@@ -92,8 +92,9 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     if (!options.training || ratio <= 0) return x;
     return b.Dropout(x, ratio, seed * 1000 + ++dropoutCounter)[0];
   };
-  const linear = (x: string, name: string): string =>
-    options.linear?.(b, x, P(name)) ?? b.Add(b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0])), P(`${name}.bias`));
+  /** x·Wᵀ for the HF Linear `name` (weight [out, in]). */
+  const timesW = (x: string, name: string): string => b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0]));
+  const linear = (x: string, name: string): string => options.linear?.(b, x, P(name)) ?? b.Add(timesW(x, name), P(`${name}.bias`));
   // Mask mode (options.dropoutMasks): dropout(x) = x·s·float(keep) with s = 1/(1−p), and
   // x·s computed by the op that makes x (MatMul alpha, scaled bias or LayerNorm affine).
   const maskMode = options.training && options.dropoutMasks === true;
@@ -112,16 +113,14 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     const outDim = shapes.get(`${name}.weight`)?.[0] as number;
     const mask = keepMask([...b.shape(x).slice(0, -1), outDim], ratio);
     if (!mask) return dropout(linear(x, name), ratio);
-    const mm = b.MatMul(x, b.Transpose(P(`${name}.weight`), [1, 0]));
     const s = b.scalar(1 / (1 - ratio));
-    return keep(b.Add(b.Mul(mm, s), b.Mul(P(`${name}.bias`), s)), mask);
+    return keep(b.Add(b.Mul(timesW(x, name), s), b.Mul(P(`${name}.bias`), s)), mask);
   };
   /** linear(dropout(x)) */
   const linearOfDropped = (x: string, name: string, ratio: number): string => {
     const mask = keepMask(b.shape(x), ratio);
     if (!mask) return linear(dropout(x, ratio), name);
-    const mm = b.Mul(b.MatMul(keep(x, mask), b.Transpose(P(`${name}.weight`), [1, 0])), b.scalar(1 / (1 - ratio)));
-    return b.Add(mm, P(`${name}.bias`));
+    return b.Add(b.Mul(timesW(keep(x, mask), name), b.scalar(1 / (1 - ratio))), P(`${name}.bias`));
   };
   const layerNorm = (x: string, name: string, eps: number): string =>
     b.LayerNormalization(x, P(`${name}.weight`), P(`${name}.bias`), eps)[0] as string;

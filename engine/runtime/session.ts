@@ -5,7 +5,6 @@
 import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 
-
 export type Device = 'cpu' | 'webgpu';
 
 export interface SessionOptions {

@@ -64,8 +64,7 @@ export function buildInferenceGraph(config: EncoderConfig, opts: InferenceGraphO
       return false;
     });
   }
-  const params = opts.int8 ? f.params.filter((p) => model.graph.inputs.some((i) => i.name === p) || model.graph.initializers.has(p)) : f.params;
-  return { model, params, trainable: [], hasTokenTypes: f.tokenTypeIds !== undefined };
+  return { model, params: f.params, trainable: [], hasTokenTypes: f.tokenTypeIds !== undefined };
 }
 
 /** Forward + loss + gradients of every parameter (`<name>.grad`), dropout off. */
