@@ -33,7 +33,7 @@ const UNARY = new Set([
   'Neg', 'Exp', 'Log', 'Sqrt', 'Tanh', 'Erf', 'Relu', 'Sigmoid', 'Abs', 'Reciprocal', 'Identity',
   'Softmax', 'LogSoftmax', 'Not', 'Sign', 'Gelu', 'Floor', 'Ceil', 'Sin', 'Cos', 'IsNaN', 'IsInf',
 ]);
-const BINARY = new Set(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Sum', 'Mean']);
+const BINARY = new Set(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Max', 'Min', 'Sum', 'Mean', 'Mod']);
 const COMPARE = new Set(['Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'And', 'Or', 'Xor']);
 
 function ints(t: HostTensor | undefined, what: string): number[] {

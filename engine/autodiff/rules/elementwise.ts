@@ -82,14 +82,18 @@ export const erf: GradRule = (g) => {
 
 /**
  * y = x·Φ(x) (exact GELU)  ⇒  dx = dy·(Φ(x) + x·φ(x)), Φ(x) = ½(1 + erf(x/√2)),
- * φ(x) = e^(−x²/2)/√(2π). Recomputed from x: the forward pass keeps no intermediate.
+ * φ(x) = e^(−x²/2)/√(2π). Recomputed from x: the forward pass keeps no intermediate. With
+ * a = x/√2 this is ½·dy·(1 + erf(a) + (2/√π)·a·e^(−a²)); 2/√π is folded into the exponent as
+ * e^(ln(2/√π) − a²) and the ½ into dy (ORT folds that into the MatMul that made dy), which
+ * leaves 9 elementwise passes instead of 11 (see ARCHITECTURE.md, 2026-11-22).
  */
 export const gelu: GradRule = (g) => {
   const { b } = g;
   const x = g.input(0);
-  const cdf = b.Mul(b.Add(b.Erf(b.Mul(x, b.scalarLike(Math.SQRT1_2, x))), b.scalarLike(1, x)), b.scalarLike(0.5, x));
-  const pdf = b.Mul(b.Exp(b.Mul(b.Mul(x, x), b.scalarLike(-0.5, x))), b.scalarLike(1 / Math.sqrt(2 * Math.PI), x));
-  return [b.Mul(g.gradOut(0) as string, b.Add(cdf, b.Mul(x, pdf)))];
+  const a = b.Mul(x, b.scalarLike(Math.SQRT1_2, x));
+  const bump = b.Mul(a, b.Exp(b.Sub(b.scalarLike(Math.log(2 / Math.sqrt(Math.PI)), x), b.Mul(a, a))));
+  const slope = b.Add(b.Add(b.Erf(a), bump), b.scalarLike(1, x));
+  return [b.Mul(b.Mul(g.gradOut(0) as string, b.scalarLike(0.5, x)), slope)];
 };
 
 /** y = max(x, 0)  ⇒  dx = dy·[x > 0] */

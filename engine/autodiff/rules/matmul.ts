@@ -21,7 +21,15 @@ export const matMul: GradRule = (g) => {
       const N = bShape[1] as number;
       const A2 = b.Reshape(A, [-1, K]);
       const dY2 = b.Reshape(dY, [-1, N]);
-      dB = b.MatMul(b.Transpose(A2, [1, 0]), dY2); // [K, N]
+      // When B = Wᵀ (every Linear: W is [N, K]), the Transpose rule turns dB into dW = dBᵀ.
+      // For N ≥ K, dBᵀ = dY2ᵀ·A2 is built instead: ORT cancels the two transposes, so dW comes
+      // straight out of one GEMM with no [K, N] transpose after it, and MLAS's transposed-A
+      // GEMM is the faster of the two forms at these shapes (the transposed operand is the
+      // wider one). For N < K the A2ᵀ·dY2 form is the faster one and is kept.
+      const fromTranspose = b.nodes.find((n) => n.outputs.includes(B))?.opType === 'Transpose';
+      dB = fromTranspose && N >= K
+        ? b.Transpose(b.MatMul(b.Transpose(dY2, [1, 0]), A2), [1, 0])
+        : b.MatMul(b.Transpose(A2, [1, 0]), dY2); // [K, N]
     } else {
       dB = g.unbroadcast(b.MatMul(b.T(A), dY), B);
     }

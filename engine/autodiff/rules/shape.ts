@@ -28,6 +28,9 @@ export const squeezeLike: GradRule = (g) => [reshapeLike(g.b, g.gradOut(0) as st
 /** y = expand(x, s)  ⇒  dx = Σ over broadcast axes of dy */
 export const expand: GradRule = (g) => [g.unbroadcast(g.gradOut(0) as string, g.input(0))];
 
+/** Gather tables up to this many rows get their gradient as a one-hot GEMM (see `gather`). */
+const ONE_HOT_MAX_ROWS = 64;
+
 /**
  * y = gather(x, i, axis)  ⇒  dx = scatter-add of dy at i.
  * NOTE: ScatterElements(add), not ScatterND(add): the latter races on repeated indices with
@@ -43,9 +46,20 @@ export const gather: GradRule = (g) => {
   if (axis === 0 && dShape.length === 2 && typeof dShape[1] === 'number') {
     const C = dShape[1];
     const flatIdx = b.Reshape(indices, [-1, 1]); // [N, 1]
+    const rows = dShape[0];
+    const dt = b.dtype(data);
+    if (typeof rows === 'number' && rows <= ONE_HOT_MAX_ROWS && (dt === 'float32' || dt === 'float64')) {
+      // A small table (BERT's token types: 2 rows) takes every one of the N·C updates on a
+      // few rows, which ScatterElements adds one by one on one thread (12 ms a step at
+      // Bioformer-8L size). As a GEMM, dx = onehot(i)ᵀ·dy: [rows, N]·[N, C], deterministic.
+      const range = b.constant({ dtype: 'int64', dims: [1, rows], data: BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)) });
+      // Mod maps Gather's negative indices (−1 = last row) onto rows as Gather reads them.
+      const rowIdx = b.op('Mod', [flatIdx, b.scalar(rows, 'int64')])[0] as string;
+      const oneHot = b.Cast(b.Equal(rowIdx, range), dt); // [N, rows]
+      return [b.MatMul(b.Transpose(oneHot, [1, 0]), b.Reshape(dY, [-1, C])), undefined];
+    }
     const idx = b.op('Expand', [flatIdx, b.ints([1, C])])[0] as string; // [N, C]
     const upd = b.Reshape(dY, [-1, C]); // [N, C]
-    const dt = b.dtype(data);
     const zero = dt === 'float64' ? { dtype: dt, dims: [1], data: new Float64Array(1) } : { dtype: dt, dims: [1], data: new Float32Array(1) };
     // Static tables (embeddings) get a constant zero table; row-gathers from activations
     // ([B·T, C], e.g. MLM positions) get zeros of the runtime shape.
