@@ -83,20 +83,24 @@ async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, 
   // Electron's engine host); PyTorch with glibc's defaults unless --same-allocator.
   const ours = new Peer(spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/engine-worker.ts'), JSON.stringify({ ...shared, preset: c.preset, vocab: c.vocab })], { env: engineProcessEnv(env), cwd: ROOT }));
   const torch = new Peer(spawn(PY, [path.join(ROOT, 'scripts/bench/torch_ref.py'), JSON.stringify({ ...shared, ...c })], { env: SAME_ALLOCATOR ? engineProcessEnv(env) : env }));
-  const rounds = QUICK ? 2 : 4;
-  const per = QUICK ? 2 : 3;
+  // One step (or batch) per side per round, the side that goes first alternating (ABBA): the
+  // VM's speed drifts by tens of percent over minutes, and blocks of steps per side let a drift
+  // between the two blocks bias the ratio; single alternating samples cancel it.
+  const rounds = QUICK ? 4 : 12;
   const t = { ours: [] as number[], torch: [] as number[] };
   const i = { ours: [] as number[], torch: [] as number[] };
+  const sides = [{ peer: ours, name: 'ours' }, { peer: torch, name: 'torch' }] as const;
+  const sample = async (cmd: string, into: { ours: number[]; torch: number[] }, r: number): Promise<void> => {
+    for (const s of r % 2 === 0 ? sides : [...sides].reverse()) into[s.name].push(...(await s.peer.ask<{ times: number[] }>(`${cmd} 1`)).times);
+  };
   // Warm-up (session creation, first-touch allocation) is excluded.
   await ours.ask('train 1');
   await torch.ask('train 1');
   await ours.ask('infer 1');
   await torch.ask('infer 1');
   for (let r = 0; r < rounds; r++) {
-    t.ours.push(...(await ours.ask<{ times: number[] }>(`train ${per}`)).times);
-    t.torch.push(...(await torch.ask<{ times: number[] }>(`train ${per}`)).times);
-    i.ours.push(...(await ours.ask<{ times: number[] }>(`infer ${per}`)).times);
-    i.torch.push(...(await torch.ask<{ times: number[] }>(`infer ${per}`)).times);
+    await sample('train', t, r);
+    await sample('infer', i, r);
   }
   const rssOurs = (await ours.ask<{ peak_rss_bytes: number }>('rss')).peak_rss_bytes;
   const rssTorch = (await torch.ask<{ peak_rss_bytes: number }>('rss')).peak_rss_bytes;
@@ -105,10 +109,7 @@ async function benchConfig(c: (typeof CONFIGS)[number]): Promise<Record<string, 
   const q = { ours: [] as number[], torch: [] as number[] };
   await ours.ask('infer8 1');
   await torch.ask('infer8 1');
-  for (let r = 0; r < rounds; r++) {
-    q.ours.push(...(await ours.ask<{ times: number[] }>(`infer8 ${per}`)).times);
-    q.torch.push(...(await torch.ask<{ times: number[] }>(`infer8 ${per}`)).times);
-  }
+  for (let r = 0; r < rounds; r++) await sample('infer8', q, r);
   ours.quit();
   torch.quit();
   const seqs = shared.batch;
