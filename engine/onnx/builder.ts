@@ -112,8 +112,7 @@ export class GraphBuilder {
    * afterwards; it no longer exists.
    */
   outputAs(value: string, name: string): string {
-    const producer = this.nodes.find((n) => n.outputs.includes(value));
-    if (!producer || this.outputs.some((o) => o.name === value)) return this.output(value, name);
+    if (!this.producer(value) || this.outputs.some((o) => o.name === value)) return this.output(value, name);
     if (this.#names.has(name)) throw new Error(`duplicate value name "${name}"`);
     this.#rename(value, name);
     return this.output(name);
@@ -152,6 +151,11 @@ export class GraphBuilder {
   /** A scalar constant with the same element type as `like`. */
   scalarLike(x: number, like: string): string {
     return this.scalar(x, this.dtype(like));
+  }
+
+  /** The node that makes `value`, or undefined for inputs and initializers. */
+  producer(value: string): Node | undefined {
+    return this.nodes.find((n) => n.outputs.includes(value));
   }
 
   /** A 1-D int64 constant (shapes, axes). */

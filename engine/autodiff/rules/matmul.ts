@@ -26,7 +26,7 @@ export const matMul: GradRule = (g) => {
       // straight out of one GEMM with no [K, N] transpose after it, and MLAS's transposed-A
       // GEMM is the faster of the two forms at these shapes (the transposed operand is the
       // wider one). For N < K the A2ᵀ·dY2 form is the faster one and is kept.
-      const fromTranspose = b.nodes.find((n) => n.outputs.includes(B))?.opType === 'Transpose';
+      const fromTranspose = b.producer(B)?.opType === 'Transpose';
       dB = fromTranspose && N >= K
         ? b.Transpose(b.MatMul(b.Transpose(dY2, [1, 0]), A2), [1, 0])
         : b.MatMul(b.Transpose(A2, [1, 0]), dY2); // [K, N]

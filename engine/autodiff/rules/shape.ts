@@ -52,10 +52,9 @@ export const gather: GradRule = (g) => {
       // A small table (BERT's token types: 2 rows) takes every one of the N·C updates on a
       // few rows, which ScatterElements adds one by one on one thread (12 ms a step at
       // Bioformer-8L size). As a GEMM, dx = onehot(i)ᵀ·dy: [rows, N]·[N, C], deterministic.
-      const range = b.constant({ dtype: 'int64', dims: [1, rows], data: BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)) });
       // Mod maps Gather's negative indices (−1 = last row) onto rows as Gather reads them.
       const rowIdx = b.op('Mod', [flatIdx, b.scalar(rows, 'int64')])[0] as string;
-      const oneHot = b.Cast(b.Equal(rowIdx, range), dt); // [N, rows]
+      const oneHot = b.Cast(b.Equal(rowIdx, b.ints([...Array(rows).keys()])), dt); // [N, 1] vs [rows] → [N, rows]
       return [b.MatMul(b.Transpose(oneHot, [1, 0]), b.Reshape(dY, [-1, C])), undefined];
     }
     const idx = b.op('Expand', [flatIdx, b.ints([1, C])])[0] as string; // [N, C]
