@@ -7,6 +7,7 @@ import type { Dim, Node } from '../onnx/ir.ts';
 import { sameDim } from '../onnx/dims.ts';
 import { inferNode } from '../onnx/infer.ts';
 import { GRADIENT_RULES, NO_GRADIENT } from './registry.ts';
+import { rowSparseGatherGrad, type RowSparseGrad } from './rules/shape.ts';
 
 /** What a gradient rule sees: ORT's I / O / GO vocabulary plus the builder to emit nodes. */
 export interface GradContext {
@@ -55,16 +56,44 @@ function unbroadcast(b: GraphBuilder, grad: string, like: string): string {
 }
 
 export interface BackwardResult {
-  /** param name → gradient value name */
+  /** param name → gradient value name (parameters in `sparse` excluded) */
   grads: Map<string, string>;
+  /** Parameters given row-sparse gradients (see BackwardOptions.rowSparse). */
+  sparse: Map<string, RowSparseGrad>;
+}
+
+export interface BackwardOptions {
+  /** Seed gradient of the loss (default 1). */
+  seed?: string;
+  /**
+   * Float32 [R, C] tables whose gradient should come back row-sparse (BackwardResult.sparse)
+   * when their only reader is one Gather on axis 0; any other table gets a dense gradient.
+   */
+  rowSparse?: ReadonlySet<string>;
+}
+
+/** The Gather node that is `param`'s only reader, when it reads rows of a float32 [R, C] table. */
+function soleRowGather(b: GraphBuilder, forward: readonly Node[], param: string): Node | undefined {
+  const readers = forward.filter((n) => n.inputs.includes(param));
+  const n = readers[0];
+  if (readers.length !== 1 || !n || n.opType !== 'Gather' || n.inputs[0] !== param || n.inputs[1] === param) return undefined;
+  if (((n.attrs['axis'] as number | undefined) ?? 0) !== 0 || b.dtype(param) !== 'float32') return undefined;
+  const shape = b.shape(param);
+  return shape.length === 2 && shape.every((d) => typeof d === 'number') ? n : undefined;
 }
 
 /**
  * Append the gradient of the scalar `loss` with respect to `wrt` to the builder.
  * Parameters the loss does not depend on get a zero gradient of their shape.
  */
-export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], seed?: string): BackwardResult {
+export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], options: BackwardOptions = {}): BackwardResult {
   const forward = [...b.nodes];
+  const sparseAt = new Map<Node, string>();
+  for (const p of options.rowSparse ?? []) {
+    const n = wrt.includes(p) ? soleRowGather(b, forward, p) : undefined;
+    if (n) sparseAt.set(n, p);
+  }
+  const sparse = new Map<string, RowSparseGrad>();
   // Values that depend on a wrt value (forward reachability).
   const dependsOnParam = new Set<string>(wrt);
   for (const n of forward) {
@@ -91,7 +120,7 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
     pending.set(value, [s]);
     return s;
   };
-  add(loss, seed ?? b.scalarLike(1, loss));
+  add(loss, options.seed ?? b.scalarLike(1, loss));
 
   b.scope('grad', () => {
     for (let k = forward.length - 1; k >= 0; k--) {
@@ -100,6 +129,13 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
       const needed = node.inputs.map((i) => i !== '' && dependsOnParam.has(i) && feedsLoss.has(i));
       if (!needed.some(Boolean)) continue;
       if (NO_GRADIENT.has(node.opType)) continue;
+      const sparseParam = sparseAt.get(node);
+      const dY = sparseParam ? total(node.outputs[0] as string) : undefined;
+      if (sparseParam && dY) {
+        const [rows, cols] = b.shape(sparseParam) as [number, number];
+        sparse.set(sparseParam, b.scope(node.name.replace(/\//g, '.'), () => rowSparseGatherGrad(b, dY, node.inputs[1] as string, rows, cols)));
+        continue;
+      }
       const rule = GRADIENT_RULES[node.opType];
       if (!rule) throw new Error(`No gradient rule for op "${node.opType}" (node "${node.name}")`);
       const ctx: GradContext = {
@@ -121,6 +157,7 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
 
   const grads = new Map<string, string>();
   for (const p of wrt) {
+    if (sparse.has(p)) continue;
     let g = total(p);
     if (g === undefined) {
       const shape = b.shape(p);
@@ -129,7 +166,7 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
     }
     grads.set(p, g);
   }
-  return { grads };
+  return { grads, sparse };
 }
 
 function ensureOutput(b: GraphBuilder, node: Node, i: number): string {

@@ -51,6 +51,8 @@ export interface ForwardGraph {
   tokenTypeIds: string | undefined;
   /** HF parameter names (graph inputs), tied aliases excluded. */
   params: string[];
+  /** The word-embedding table's input name (also the MLM decoder's weight when tied). */
+  wordEmbeddings: string;
   /** [B, T, L] (token cls), [B, L] (seq cls) or [B, T, V] (MLM); the encoder output for 'base'. */
   logits: string;
   lastHidden: string;
@@ -225,7 +227,7 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
       }
     }
   });
-  return { inputIds, attentionMask, tokenTypeIds, params, logits, lastHidden: h, hiddenStates, attentions, dropoutMasks };
+  return { inputIds, attentionMask, tokenTypeIds, params, wordEmbeddings: P(`${p}embeddings.word_embeddings.weight`), logits, lastHidden: h, hiddenStates, attentions, dropoutMasks };
 }
 
 /** Scalar mean cross-entropy for the task (labels -100 are ignored). Returns [labels, loss]. */

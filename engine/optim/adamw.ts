@@ -3,6 +3,7 @@
 // Reference: https://pytorch.org/docs/stable/generated/torch.optim.AdamW.html and
 // torch.nn.utils.clip_grad_norm_ (coef = max_norm / (norm + 1e-6), capped at 1).
 
+import type { RowSparseGrad } from '../autodiff/rules/shape.ts';
 import type { GraphBuilder } from '../onnx/builder.ts';
 import { scheduledLr, type Schedule } from './schedule.ts';
 
@@ -45,10 +46,12 @@ export interface AdamWGraph {
 }
 
 /**
- * Append clip + AdamW for `grads` (param → gradient value). Adds inputs `<p>.adam_m`,
- * `<p>.adam_v` and `step`, and outputs `<p>.next`, `<p>.adam_m.next`, `<p>.adam_v.next`.
+ * Append clip + AdamW for `grads` (param → gradient value) and `sparse` (param → row-sparse
+ * gradient: zero outside its rows, with the same dense AdamW semantics). Adds inputs
+ * `<p>.adam_m`, `<p>.adam_v` and `step`, and outputs `<p>.next`, `<p>.adam_m.next`,
+ * `<p>.adam_v.next`.
  */
-export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, opts: AdamWOptions): AdamWGraph {
+export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, opts: AdamWOptions, sparse: ReadonlyMap<string, RowSparseGrad> = new Map()): AdamWGraph {
   const beta1 = opts.beta1 ?? 0.9;
   const beta2 = opts.beta2 ?? 0.999;
   const eps = opts.eps ?? 1e-8;
@@ -56,7 +59,7 @@ export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, 
   const step = opts.stepValue ?? b.input('step', 'float32', []);
   return b.scope('adamw', () => {
     // Global gradient norm over all parameters.
-    const squares = [...grads.values()].map((g) => b.ReduceSum(b.Mul(g, g), undefined, false));
+    const squares = [...grads.values(), ...[...sparse.values()].map((g) => g.values)].map((g) => b.ReduceSum(b.Mul(g, g), undefined, false));
     const gradNorm = b.Sqrt(b.Sum(...squares));
     let coef: string | undefined;
     if (opts.maxGradNorm && opts.maxGradNorm > 0) {
@@ -80,12 +83,30 @@ export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, 
     const gate = b.Add(b.Mul(gradNorm, b.scalar(0)), b.scalar(1));
     const k = b.Mul(b.Mul(stepSize, sqrtBc2), gate);
     const epsHat = b.Mul(b.scalar(eps), sqrtBc2);
-    for (const [p, g] of grads) {
+    const params = [...grads.keys(), ...sparse.keys()];
+    for (const p of params) {
       const shape = b.shape(p);
       const m = b.input(stateName(p, 'adam_m'), 'float32', shape);
       const v = b.input(stateName(p, 'adam_v'), 'float32', shape);
-      const m1 = b.Add(b.Mul(m, b.scalar(beta1)), b.Mul(g, s1));
-      const v1 = b.Add(b.Mul(v, b.scalar(beta2)), b.Mul(b.Mul(g, g), s2));
+      const g = grads.get(p);
+      const rs = sparse.get(p);
+      let m1: string;
+      let v1: string;
+      if (g !== undefined) {
+        m1 = b.Add(b.Mul(m, b.scalar(beta1)), b.Mul(g, s1));
+        v1 = b.Add(b.Mul(v, b.scalar(beta2)), b.Mul(b.Mul(g, g), s2));
+      } else {
+        // Row-sparse g: rows outside `rows` have g = 0, so m' = β1·m and v' = β2·v there; the
+        // read rows get the dense formulas' values, bit for bit. Saves every dense pass over g
+        // (building it, g², the norm, both products and both sums): at Bioformer-8L size the
+        // word embeddings are 40% of the parameters and a batch reads at most 2048 of 32768 rows.
+        const { rows, values } = rs as RowSparseGrad;
+        const at = b.Unsqueeze(rows, [1]); // [U, 1]: distinct rows, so ScatterND writes each once
+        const mb = b.Mul(m, b.scalar(beta1));
+        const vb = b.Mul(v, b.scalar(beta2));
+        m1 = b.op('ScatterND', [mb, at, b.Add(b.Gather(mb, rows), b.Mul(values, s1))])[0] as string;
+        v1 = b.op('ScatterND', [vb, at, b.Add(b.Gather(vb, rows), b.Mul(b.Mul(values, values), s2))])[0] as string;
+      }
       const decayed = wd > 0 && !(opts.noDecay?.(p) ?? false) ? b.Mul(p, decay) : p;
       const update = b.Div(m1, b.Add(b.Sqrt(v1), epsHat));
       const p1 = b.Sub(decayed, b.Mul(update, k));

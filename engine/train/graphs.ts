@@ -99,8 +99,8 @@ export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions):
   const { loss } = buildLoss(b, config, f.logits);
   const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));
-  const { grads } = backward(b, lossOut, trainable);
-  const adam = buildAdamW(b, grads, opts.optimizer);
+  const { grads, sparse } = backward(b, lossOut, trainable, { rowSparse: new Set([f.wordEmbeddings]) });
+  const adam = buildAdamW(b, grads, opts.optimizer, sparse);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');
   return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined, dropoutMasks: f.dropoutMasks };
@@ -144,8 +144,8 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
     });
     const { loss } = buildLoss(body, config, f.logits, 'B', 'T', labels);
     const trainable = f.params.filter((p) => !isFrozen(config, p.slice(BODY.length)));
-    const { grads } = backward(body, loss, trainable);
-    const adam = buildAdamW(body, grads, { ...opts.optimizer, stepValue: step });
+    const { grads, sparse } = backward(body, loss, trainable, { rowSparse: new Set([f.wordEmbeddings]) });
+    const adam = buildAdamW(body, grads, { ...opts.optimizer, stepValue: step }, sparse);
     return { f, loss, trainable, adam };
   });
   const { f, loss, trainable, adam } = built;

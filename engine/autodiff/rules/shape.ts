@@ -1,5 +1,6 @@
 // Gradient rules for data-movement ops: Reshape, Transpose, (Un)Squeeze, Expand, Gather.
-// Embedding lookups (Gather on axis 0) scatter-add into a zero table with ScatterElements.
+// Embedding lookups (Gather on axis 0) scatter-add into a zero table with ScatterElements, or
+// give a row-sparse gradient (rowSparseGatherGrad) that the optimizer applies row by row.
 
 import type { GradRule } from '../backward.ts';
 import type { GraphBuilder } from '../../onnx/builder.ts';
@@ -81,5 +82,40 @@ export const gather: GradRule = (g) => {
   }
   throw new Error(`Gather: gradient only for embedding tables or scalar indices (node "${g.node.name}")`);
 };
+
+/** The gradient of a table read only by one Gather: its values at the rows the batch read. */
+export interface RowSparseGrad {
+  /** The distinct rows read, int64 [U]. */
+  rows: string;
+  /** The gradient of those rows, [U, C]; every other row's gradient is zero. */
+  values: string;
+}
+
+/**
+ * y = gather(x, i) on axis 0 of a [R, C] table ⇒ the rows of dx that can be non-zero, without
+ * the dense [R, C] zero table: Unique(i) gives the U distinct rows and, per lookup, its row's
+ * slot; the N lookups' gradients are summed into [U, C] in lookup order, as the dense
+ * scatter-add sums them (same values, bit for bit). A 32768-row vocabulary read by 2048 tokens
+ * touches at most 2048 rows.
+ */
+export function rowSparseGatherGrad(b: GraphBuilder, dY: string, indices: string, rows: number, C: number): RowSparseGrad {
+  // Mod maps Gather's negative indices onto the rows they read, so −1 and R−1 are one row.
+  const flat = b.op('Mod', [b.Reshape(indices, [-1]), b.scalar(rows, 'int64')])[0] as string; // [N]
+  const n = b.shape(flat)[0] ?? 'N';
+  const [unique, , inverse] = b.op('Unique', [flat], { sorted: 1 }, {
+    numOutputs: 4,
+    outputInfos: [
+      { dtype: 'int64', shape: ['unique_rows'] },
+      { dtype: 'int64', shape: ['unique_rows'] },
+      { dtype: 'int64', shape: [n] },
+      { dtype: 'int64', shape: ['unique_rows'] },
+    ],
+  }) as [string, string, string, string];
+  const zero = { dtype: 'float32' as const, dims: [1], data: new Float32Array(1) };
+  const shape = b.Concat([b.Shape(unique), b.ints([C])], 0);
+  const zeros = b.op('ConstantOfShape', [shape], { value: zero }, { outputInfos: [{ dtype: 'float32', shape: ['unique_rows', C] }] })[0] as string;
+  const slot = b.op('Expand', [b.Unsqueeze(inverse, [1]), b.ints([1, C])])[0] as string; // [N, C]
+  return { rows: unique, values: b.ScatterElements(zeros, slot, b.Reshape(dY, [-1, C]), 0, 'add') };
+}
 
 
