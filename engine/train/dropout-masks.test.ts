@@ -6,7 +6,8 @@ import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { Session } from '../runtime/session.ts';
-import { DropoutMaskFeeder, fillDropoutMask } from './dropout-masks.ts';
+import { DropoutMaskFeeder, dropThreshold, fillDropoutMask, maskState } from './dropout-masks.ts';
+import { MASK_CHUNK } from './mask-kernel.ts';
 
 const keptFraction = (m: Uint8Array): number => {
   let kept = 0;
@@ -14,7 +15,43 @@ const keptFraction = (m: Uint8Array): number => {
   return kept / m.length;
 };
 
+/** The generator in scalar JavaScript: four xorshift128 lanes, 16 keep bytes per two steps. */
+function referenceMask(length: number, ratio: number, seed: number): Uint8Array {
+  const s = maskState(seed);
+  const lanes = (o: number): number[] => Array.from(s.subarray(o, o + 4));
+  const [x, y, z, w] = [lanes(0), lanes(4), lanes(8), lanes(12)];
+  const thr = dropThreshold(ratio);
+  const step = (): number[] =>
+    [0, 1, 2, 3].map((l) => {
+      const t = ((x[l] as number) ^ ((x[l] as number) << 11)) >>> 0;
+      x[l] = y[l] as number;
+      y[l] = z[l] as number;
+      z[l] = w[l] as number;
+      const ww = w[l] as number;
+      const next = (ww ^ (ww >>> 19) ^ t ^ (t >>> 8)) >>> 0;
+      w[l] = next;
+      return next;
+    });
+  const out = new Uint8Array(length + 16);
+  for (let p = 0; p < length; p += 16) {
+    const words = [...step(), ...step()];
+    words.forEach((v, k) => {
+      out[p + 2 * k] = (v & 0xffff) >= thr ? 1 : 0;
+      out[p + 2 * k + 1] = v >>> 16 >= thr ? 1 : 0;
+    });
+  }
+  return out.subarray(0, length);
+}
+
 describe('fillDropoutMask', () => {
+  it('is the four-lane xorshift128 generator it documents, bit for bit, across chunk boundaries', () => {
+    for (const [length, ratio, seed] of [[1000, 0.1, 3], [MASK_CHUNK + 37, 0.25, 9]] as const) {
+      const m = new Uint8Array(length);
+      fillDropoutMask(m, ratio, seed);
+      expect(Buffer.compare(m, referenceMask(length, ratio, seed))).toBe(0);
+    }
+  });
+
   it('drops each element with the given probability, reproducibly per seed', () => {
     for (const ratio of [0.1, 0.5]) {
       const m = new Uint8Array(1_000_003);

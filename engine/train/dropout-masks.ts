@@ -1,12 +1,13 @@
 // Dropout keep-masks drawn by the engine and fed to training graphs as bool inputs, instead of
 // ORT's Dropout op. ORT's CPU kernel draws one random number per element serially (measured:
-// 18% of a TinyBERT training step, 9% at Bioformer-8L size); this generator makes four mask
-// bytes from two 32-bit xorshift128 draws without branches, several times faster, and its masks
-// depend only on (seed, step, mask index): a resumed run or a K-step Loop run draws exactly the
-// masks that single steps would.
+// 18% of a TinyBERT training step, 9% at Bioformer-8L size); this generator runs four
+// xorshift128 streams in SIMD lanes (engine/train/mask-kernel.ts), and its masks depend only on
+// (seed, step, mask index): a resumed run or a K-step Loop run draws exactly the masks that
+// single steps would.
 
 import { mixSeed } from '../random.ts';
 import type { Dim, HostTensor } from '../onnx/ir.ts';
+import { fillKeepBytes } from './mask-kernel.ts';
 
 /** One dropout site of a training graph: its bool input (true = keep) and drop probability. */
 export interface DropoutMaskSpec {
@@ -18,55 +19,26 @@ export interface DropoutMaskSpec {
 
 /**
  * Drop threshold on a 16-bit uniform: an element is dropped when u16 < threshold, so the drop
- * probability is round(ratio·65536)/65536 (0.100006 for 0.1).
+ * probability is round(ratio·65536)/65536 (0.100006 for 0.1), at most 65535/65536.
  */
-function dropThreshold(ratio: number): number {
+export function dropThreshold(ratio: number): number {
   if (!(ratio >= 0 && ratio < 1)) throw new Error(`dropout ratio must be in [0, 1), got ${ratio}`);
-  return Math.round(ratio * 65536);
+  return Math.min(65535, Math.round(ratio * 65536));
+}
+
+/**
+ * The generator state for `seed`: four xorshift128 streams, lane-major (x0..x3, y0..y3, z0..z3,
+ * w0..w3), each from its own mixes of the seed and never all zero.
+ */
+export function maskState(seed: number): Uint32Array {
+  const state = Uint32Array.from({ length: 16 }, (_, i) => mixSeed(seed, i + 1));
+  for (let lane = 0; lane < 4; lane++) state[lane] = (state[lane] as number) | 1;
+  return state;
 }
 
 /** Fill `mask` with 1 (keep) / 0 (drop) bytes from a generator seeded by `seed`. */
 export function fillDropoutMask(mask: Uint8Array, ratio: number, seed: number): void {
-  // thr − u16 is negative exactly when u16 > thr, i.e. u16 ≥ threshold: keep.
-  const thr = dropThreshold(ratio) - 1;
-  // xorshift128 (Marsaglia 2003), state from four mixes of the seed (never all zero). The
-  // state lives in locals and the step is written out inline: a closure over it is 2× slower.
-  let x = mixSeed(seed, 1) | 1;
-  let y = mixSeed(seed, 2);
-  let z = mixSeed(seed, 3);
-  let w = mixSeed(seed, 4);
-  let t = 0;
-  // Byte by byte up to a 4-byte boundary, then four masks per 32-bit store, then the tail.
-  const head = Math.min(mask.length, (4 - (mask.byteOffset % 4)) % 4);
-  const words = (mask.length - head) >>> 2;
-  const out = new Uint32Array(mask.buffer, mask.byteOffset + head, words);
-  for (let i = 0; i < words; i++) {
-    t = x ^ (x << 11);
-    x = y;
-    y = z;
-    z = w;
-    w = w ^ (w >>> 19) ^ (t ^ (t >>> 8));
-    const a = w;
-    t = x ^ (x << 11);
-    x = y;
-    y = z;
-    z = w;
-    w = w ^ (w >>> 19) ^ (t ^ (t >>> 8));
-    out[i] =
-      ((thr - (a & 0xffff)) >>> 31) |
-      (((thr - (a >>> 16)) >>> 31) << 8) |
-      (((thr - (w & 0xffff)) >>> 31) << 16) |
-      (((thr - (w >>> 16)) >>> 31) << 24);
-  }
-  const rest = [...Array(head).keys(), ...Array.from({ length: mask.length - head - words * 4 }, (_, j) => head + words * 4 + j)];
-  for (const i of rest) {
-    t = x ^ (x << 11);
-    x = y;
-    y = z;
-    z = w;
-    w = w ^ (w >>> 19) ^ (t ^ (t >>> 8));
-    mask[i] = (thr - (w & 0xffff)) >>> 31;
-  }
+  fillKeepBytes(mask, dropThreshold(ratio), maskState(seed));
 }
 
 /** The seed of mask `index` at optimizer step `step` (1-based) of a run seeded `seed`. */
