@@ -102,18 +102,20 @@ export function rowSparseGatherGrad(b: GraphBuilder, dY: string, indices: string
   // Mod maps Gather's negative indices onto the rows they read, so −1 and R−1 are one row.
   const flat = b.op('Mod', [b.Reshape(indices, [-1]), b.scalar(rows, 'int64')])[0] as string; // [N]
   const n = b.shape(flat)[0] ?? 'N';
+  // A symbolic dim of its own per table: two tables' distinct-row counts are not equal.
+  const U = b.uniqueName('unique_rows');
   const [unique, , inverse] = b.op('Unique', [flat], { sorted: 1 }, {
     numOutputs: 4,
     outputInfos: [
-      { dtype: 'int64', shape: ['unique_rows'] },
-      { dtype: 'int64', shape: ['unique_rows'] },
+      { dtype: 'int64', shape: [U] },
+      { dtype: 'int64', shape: [U] },
       { dtype: 'int64', shape: [n] },
-      { dtype: 'int64', shape: ['unique_rows'] },
+      { dtype: 'int64', shape: [U] },
     ],
   }) as [string, string, string, string];
   const zero = { dtype: 'float32' as const, dims: [1], data: new Float32Array(1) };
   const shape = b.Concat([b.Shape(unique), b.ints([C])], 0);
-  const zeros = b.op('ConstantOfShape', [shape], { value: zero }, { outputInfos: [{ dtype: 'float32', shape: ['unique_rows', C] }] })[0] as string;
+  const zeros = b.op('ConstantOfShape', [shape], { value: zero }, { outputInfos: [{ dtype: 'float32', shape: [U, C] }] })[0] as string;
   const slot = b.op('Expand', [b.Unsqueeze(inverse, [1]), b.ints([1, C])])[0] as string; // [N, C]
   return { rows: unique, values: b.ScatterElements(zeros, slot, b.Reshape(dY, [-1, C]), 0, 'add') };
 }
