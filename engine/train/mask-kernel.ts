@@ -1,8 +1,8 @@
 // The dropout-mask generator's inner loop as a WebAssembly SIMD function: four xorshift128
 // streams side by side in 128-bit lanes, each step giving eight 16-bit uniforms, compared with
 // the drop threshold and narrowed to mask bytes, 16 per store. Measured against the scalar
-// JavaScript loop it replaces (two xorshift128 draws per four bytes): about 5× faster, so the
-// 35 M mask bytes of a Bioformer-8L step (batch 16 × 128) take ~10 ms instead of ~55 ms.
+// JavaScript loop it replaces (two xorshift128 draws per four bytes): about 3.5× faster, so the
+// 35 M mask bytes of a Bioformer-8L step (batch 16 × 128) take 15–19 ms instead of 46–61 ms.
 //
 // There is no compiler in this toolchain for a function this small, so the module is assembled
 // here from named opcodes (WebAssembly core spec §5, SIMD opcodes from the fixed-width SIMD
