@@ -1,8 +1,11 @@
 // ESLint flat config: typescript-eslint (type-checked), svelte, and the module boundaries of
 // ARCHITECTURE.md (engine never imports electron/renderer; one importer each of
-// onnxruntime-node, better-sqlite3 and the protobuf schema).
+// onnxruntime-node, koffi, better-sqlite3 and the protobuf schema).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const ORT = { name: 'onnxruntime-node', message: 'Only engine/runtime/session.ts imports onnxruntime-node.' };
+const KOFFI = { name: 'koffi', message: 'Only engine/runtime/ort-capi.ts calls native code through koffi.' };
 
 const engineOnly = (files, patterns) => ({
   files,
@@ -35,18 +38,22 @@ export default tseslint.config(
     { group: ['electron', 'electron/*'], message: 'engine/ must run under plain Node.' },
     { group: ['**/renderer/**', '**/electron/**'], message: 'engine/ never imports the UI or shell.' },
   ]),
-  {
-    files: ['engine/**/*.ts'],
-    ignores: ['engine/runtime/session.ts', 'engine/runtime/**/*.test.ts'],
+  ...[
+    { files: ['engine/**/*.ts'], ignores: ['engine/runtime/session.ts', 'engine/runtime/ort-capi.ts', 'engine/runtime/**/*.test.ts'], forbidden: [ORT, KOFFI] },
+    { files: ['engine/runtime/session.ts'], forbidden: [KOFFI] },
+    { files: ['engine/runtime/ort-capi.ts'], forbidden: [ORT] },
+  ].map(({ files, ignores, forbidden }) => ({
+    files,
+    ...(ignores ? { ignores } : {}),
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['electron', 'electron/*', '**/renderer/**', '**/electron/**'], message: 'engine/ must run under plain Node.' },
         ],
-        paths: [{ name: 'onnxruntime-node', message: 'Only engine/runtime/session.ts imports onnxruntime-node.' }],
+        paths: forbidden,
       }],
     },
-  },
+  })),
   {
     // The renderer may only `import type` from the engine (contract and DTO types).
     files: ['renderer/**/*.ts'],

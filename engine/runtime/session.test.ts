@@ -24,12 +24,14 @@ describe('Session', () => {
     await s.release();
   });
 
-  it('writes bound outputs into the caller’s buffers and returns those, small and large', async () => {
+  it.each([true, false])('writes bound outputs into the caller’s buffers and returns those, small and large (inPlace %s)', async (inPlace) => {
     const b = new GraphBuilder('t');
     const x = b.input('x', 'float32', ['N']);
     b.output(b.Mul(x, b.scalar(2)), 'y');
     b.output(b.ReduceSum(x, undefined, false), 'total');
-    const s = await Session.create(serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 't', metadata: {} }));
+    const s = await Session.create(serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 't', metadata: {} }), { inPlace });
+    expect(s.backend).toBe(inPlace ? 'capi' : 'binding');
+    expect(s.fallbackReason).toBeUndefined();
     for (const n of [3, 9_000_000]) {
       const x = { dtype: 'float32' as const, dims: [n], data: new Float32Array(n).fill(1.5) };
       const y = { dtype: 'float32' as const, dims: [n], data: new Float32Array(n) };

@@ -1,9 +1,12 @@
 // The only importer of onnxruntime-node: creates inference/training sessions on the CPU EP
 // (default) or WebGPU (on request, falling back to CPU with a stated reason) and converts
 // between HostTensor and ORT tensors. It builds no graphs and knows nothing about models.
+// Sessions that write outputs in place (training steps) run through ORT's C API instead of the
+// binding, on the same library (./ort-capi.ts): the binding copies every output.
 
 import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
+import { CapiSession, capiAvailable } from './ort-capi.ts';
 
 export type Device = 'cpu' | 'webgpu';
 
@@ -21,6 +24,23 @@ export interface SessionOptions {
    * without it, the arena reuses freed activation chunks within the step.
    */
   memoryPattern?: boolean;
+  /**
+   * Run through ORT's C API (CPU only), so that outputs bound with `run(…, into)` are written
+   * into the caller's buffers and nothing is copied: the binding copies every output, which at
+   * Bioformer-8L size costs ~0.2 s and ~0.5 GB of peak memory per training step. Where the C API
+   * cannot be loaded the binding is used and `fallbackReason` says why.
+   */
+  inPlace?: boolean;
+}
+
+/** What a session runs on: onnxruntime-node's binding, or ORT's C API (in-place outputs). */
+export type Backend = 'binding' | 'capi';
+
+interface Runner {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>>;
+  release(): Promise<void>;
 }
 
 const ORT_TYPE: Partial<Record<DType, ort.Tensor.Type>> = {
@@ -48,15 +68,72 @@ export function availableDevices(): Device[] {
     .map((b) => b.name as Device);
 }
 
+/** onnxruntime-node's InferenceSession. */
+class BindingRunner implements Runner {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+
+  constructor(private readonly inner: ort.InferenceSession) {
+    this.inputNames = inner.inputNames;
+    this.outputNames = inner.outputNames;
+  }
+
+  async run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
+    const ortFeeds: Record<string, ort.Tensor> = {};
+    for (const [k, v] of Object.entries(feeds)) ortFeeds[k] = toOrt(v);
+    const out: Record<string, HostTensor> = {};
+    if (into) {
+      const fetches: Record<string, ort.Tensor | null> = {};
+      for (const name of outputs ?? this.outputNames) {
+        const target = into[name];
+        fetches[name] = target ? toOrt(target) : null;
+      }
+      const res = await this.inner.run(ortFeeds, fetches);
+      for (const [k, v] of Object.entries(res)) out[k] = into[k] ?? fromOrt(v);
+      return out;
+    }
+    const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
+    for (const [k, v] of Object.entries(res)) out[k] = fromOrt(v);
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.inner.release();
+  }
+}
+
+/** ORT's C API session (./ort-capi.ts): bound outputs are written in place, nothing copied. */
+class CapiRunner implements Runner {
+  constructor(private readonly inner: CapiSession) {}
+
+  get inputNames(): readonly string[] {
+    return this.inner.inputNames;
+  }
+
+  get outputNames(): readonly string[] {
+    return this.inner.outputNames;
+  }
+
+  run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
+    return Promise.resolve(this.inner.run(feeds, outputs ?? this.inner.outputNames, into));
+  }
+
+  release(): Promise<void> {
+    this.inner.release();
+    return Promise.resolve();
+  }
+}
+
 export class Session {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
 
   private constructor(
-    private readonly inner: ort.InferenceSession,
+    private readonly inner: Runner,
     readonly device: Device,
-    /** Why the requested device was not used, when it was not. */
+    /** Why the requested device or backend was not used, when it was not. */
     readonly fallbackReason: string | undefined,
+    readonly backend: Backend,
   ) {
     this.inputNames = inner.inputNames;
     this.outputNames = inner.outputNames;
@@ -77,41 +154,35 @@ export class Session {
     if (options.device === 'webgpu') {
       try {
         const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['webgpu'] });
-        return new Session(s, 'webgpu', undefined);
+        return new Session(new BindingRunner(s), 'webgpu', undefined, 'binding');
       } catch (e) {
         const reason = `WebGPU unavailable (${(e as Error).message.split('\n')[0] ?? 'unknown error'}); using the CPU`;
         const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
-        return new Session(s, 'cpu', reason);
+        return new Session(new BindingRunner(s), 'cpu', reason, 'binding');
       }
     }
+    let reason: string | undefined;
+    if (options.inPlace) {
+      const capi = capiAvailable();
+      if (capi.ok) {
+        const s = CapiSession.create(model, { threads, optimization: options.optimization ?? 'all', memoryArena: options.memoryArena ?? true, memoryPattern: options.memoryPattern ?? true });
+        return new Session(new CapiRunner(s), 'cpu', undefined, 'capi');
+      }
+      reason = `${capi.reason}; using onnxruntime-node's binding, which copies every output (slower, more memory)`;
+    }
     const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
-    return new Session(s, 'cpu', undefined);
+    return new Session(new BindingRunner(s), 'cpu', reason, 'binding');
   }
 
   /**
    * Run the graph. NOTE: blocks the calling thread for the whole run; call it from a worker.
    * `into` binds outputs to caller-owned buffers that ORT writes directly; those outputs come
-   * back as the caller's own tensors (the binding's copies of them are dropped). NOTE: forcing a
-   * GC here to free those copies at once was tried and removed: a full GC costs ~150 ms per step
-   * in a process that holds a dataset (see ARCHITECTURE.md, 2026-11-22).
+   * back as the caller's own tensors (with the binding backend, its copies of them are dropped).
+   * NOTE: forcing a GC here to free those copies at once was tried and removed: a full GC costs
+   * ~150 ms per step in a process that holds a dataset (see ARCHITECTURE.md, 2026-11-22).
    */
-  async run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
-    const ortFeeds: Record<string, ort.Tensor> = {};
-    for (const [k, v] of Object.entries(feeds)) ortFeeds[k] = toOrt(v);
-    const out: Record<string, HostTensor> = {};
-    if (into) {
-      const fetches: Record<string, ort.Tensor | null> = {};
-      for (const name of outputs ?? this.outputNames) {
-        const target = into[name];
-        fetches[name] = target ? toOrt(target) : null;
-      }
-      const res = await this.inner.run(ortFeeds, fetches);
-      for (const [k, v] of Object.entries(res)) out[k] = into[k] ?? fromOrt(v);
-      return out;
-    }
-    const res = outputs ? await this.inner.run(ortFeeds, outputs) : await this.inner.run(ortFeeds);
-    for (const [k, v] of Object.entries(res)) out[k] = fromOrt(v);
-    return out;
+  run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
+    return this.inner.run(feeds, outputs, into);
   }
 
   async release(): Promise<void> {

@@ -56,6 +56,27 @@ describe('Trainer', () => {
     await off.release();
   });
 
+  it('steps in place through the C API exactly as through the binding (dropout on)', async () => {
+    const a = await Trainer.create(config, initWeights(config, 7), { optimizer, seed: 3 });
+    const b = await Trainer.create(config, initWeights(config, 7), { optimizer, seed: 3, inPlace: false });
+    expect([a.backend, b.backend]).toEqual(['capi', 'binding']);
+    expect(a.fallbackReason).toBeUndefined();
+    for (let i = 0; i < 3; i++) expect(await a.trainStep(makeBatch(i))).toEqual(await b.trainStep(makeBatch(i)));
+    const sa = { ...a.optimizerState(), weights: a.weights() };
+    const sb = { ...b.optimizerState(), weights: b.weights() };
+    for (const key of ['weights', 'm', 'v'] as const) {
+      expect(sa[key].size).toBeGreaterThan(0);
+      for (const [name, t] of sa[key]) {
+        const u = sb[key].get(name)?.data as Float32Array;
+        // Bitwise equal (a byte comparison: deep-equality over ~10^5 elements per tensor is slow).
+        expect(Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from(u.buffer, u.byteOffset, u.byteLength)), `${key} ${name}`).toBe(0);
+      }
+    }
+    expect(Array.from((await a.predict(makeBatch(5))).data as Float32Array)).toEqual(Array.from((await b.predict(makeBatch(5))).data as Float32Array));
+    await a.release();
+    await b.release();
+  });
+
   it('a resumed run draws the same dropout masks as an uninterrupted one', async () => {
     const a = await Trainer.create(config, initWeights(config, 2), { optimizer, seed: 4 });
     await a.trainStep(makeBatch(0));

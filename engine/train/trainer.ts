@@ -6,7 +6,7 @@ import type { EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
-import { Session, type Device } from '../runtime/session.ts';
+import { Session, type Backend, type Device } from '../runtime/session.ts';
 import { DropoutMaskFeeder } from './dropout-masks.ts';
 import { buildInferenceGraph, buildTrainGraph, buildTrainLoopGraph, type GraphSpec } from './graphs.ts';
 
@@ -46,6 +46,12 @@ export interface TrainerOptions {
    * against arena off + pattern on).
    */
   memoryArena?: boolean;
+  /**
+   * Write the updated parameters and moments in place through ORT's C API (default, CPU only);
+   * false runs the step through onnxruntime-node's binding, which returns a copy of every output
+   * (same results, ~0.2 s and ~0.5 GB more per step at Bioformer-8L size).
+   */
+  inPlace?: boolean;
 }
 
 function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean, sequenceLabels = false): Record<string, HostTensor> {
@@ -105,7 +111,7 @@ export class Trainer {
     for (const p of spec.params) {
       if (!weights.has(p)) throw new Error(`missing parameter "${p}"`);
     }
-    const session = await Session.create(serializeModel(spec.model), { threads: options.threads ?? 2, device: options.device ?? 'cpu', memoryArena: options.memoryArena ?? true, memoryPattern: false });
+    const session = await Session.create(serializeModel(spec.model), { threads: options.threads ?? 2, device: options.device ?? 'cpu', memoryArena: options.memoryArena ?? true, memoryPattern: false, inPlace: options.inPlace ?? true });
     return new Trainer(config, new Map(weights), spec, session, options);
   }
 
@@ -121,6 +127,11 @@ export class Trainer {
     return this.session.fallbackReason;
   }
 
+  /** How steps reach onnxruntime: in place through its C API, or through the binding. */
+  get backend(): Backend {
+    return this.session.backend;
+  }
+
   /** One optimizer step on a batch. */
   async trainStep(batch: Batch): Promise<StepResult> {
     const feeds = batchFeeds(batch, this.spec.hasTokenTypes, true, this.config.task === 'sequence-classification');
@@ -134,8 +145,8 @@ export class Trainer {
     Object.assign(feeds, this.#masks.feeds(t, { B: batch.batchSize, T: batch.seqLen }));
     // ORT writes the updated parameters and moments straight into the buffers it reads them
     // from (safe: each moment has one reader, and every parameter write waits for the gradient
-    // norm, i.e. for the whole backward pass — see buildAdamW). This saves one full copy of the
-    // training state per step; the binding's returned copies of those outputs are dropped.
+    // norm, i.e. for the whole backward pass — see buildAdamW). Through the C API (the default)
+    // nothing is copied; through the binding, its returned copies of those outputs are dropped.
     const into: Record<string, HostTensor> = {};
     for (const p of this.spec.trainable) {
       into[nextName(p)] = this.#weights.get(p) as HostTensor;
