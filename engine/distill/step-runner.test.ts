@@ -45,6 +45,46 @@ describe('distillation step runner', () => {
     await runner.release();
   });
 
+  it('updates its own copies in place, exactly as the binding path, and leaves the caller’s tensors alone', async () => {
+    const teacher = mlmTeacher();
+    const student = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
+    const spec = buildDistillTrainGraph(
+      student,
+      { kl: 1, hard: 1, temperature: 2, hidden: { kind: 'mse', weight: 1, teacherDim: 64, pairs: [[2, 4]] }, embedding: { weight: 1, teacherDim: 64 }, attention: { kind: 'mse', weight: 1, pairs: [[1, 3]] } },
+      { optimizer: { lr: 3e-3 }, dropout: false, mlmGather: true, teacher },
+    );
+    const init = initWeights(student, 1);
+    const before = new Map([...init].map(([k, t]) => [k, t.data.slice()]));
+    const teacherWeights = initWeights(teacher, 2);
+    const a = await DistillRunner.create([spec], init, { teacher: teacherWeights });
+    const b = await DistillRunner.create([spec], init, { teacher: teacherWeights, inPlace: false });
+    const feeds = {
+      input_ids: ids(120),
+      attention_mask: ones(),
+      token_type_ids: { dtype: 'int64' as const, dims: [B, T], data: new BigInt64Array(B * T) },
+      mlm_positions: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([1n, 3n, 14n, 20n]) },
+      labels: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([7n, 9n, 11n, 13n]) },
+    };
+    const snapshot = a.state();
+    for (let i = 0; i < 3; i++) expect(await a.run(0, feeds)).toEqual(await b.run(0, feeds));
+    const [sa, sb] = [a.state(), b.state()];
+    let compared = 0;
+    for (const key of ['weights', 'm', 'v'] as const) {
+      for (const [name, t] of sa[key]) {
+        const u = sb[key].get(name)?.data as Float32Array;
+        expect(Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from(u.buffer, u.byteOffset, u.byteLength)), `${key} ${name}`).toBe(0);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(30);
+    // The caller's student weights and the state snapshot taken before the steps did not move.
+    for (const [k, t] of init) expect(Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from((before.get(k) as Float32Array).buffer)), k).toBe(0);
+    const moved = [...snapshot.weights].filter(([k, t]) => (t.data as Float32Array).some((x, i) => x !== (sa.weights.get(k)?.data as Float32Array)[i]));
+    expect(moved.length).toBeGreaterThan(0);
+    await a.release();
+    await b.release();
+  });
+
   it('task-specific: cached teacher logits with a KL position mask, plus a gold-label graph sharing the state', async () => {
     const student = presetConfig('small-2L-128', 'bert', 120, ['O', 'B-X', 'I-X'], 'token-classification');
     const kl = buildDistillTrainGraph(student, { kl: 1, hard: 0 }, { optimizer: { lr: 3e-3 }, dropout: false, klMask: true });

@@ -1,7 +1,8 @@
 // Runs distillation step graphs: owns the student's parameters, the projection extras and the
 // AdamW moments in host memory, feeds them (and a frozen in-graph teacher's weights) to one
-// session per graph, and takes the updated values back. Several graphs may share the state
-// (e.g. transfer batches with teacher targets and private batches with gold labels).
+// session per graph, which writes the updated values back into the same buffers (in place, as
+// engine/train/trainer.ts does). Several graphs may share the state (e.g. transfer batches with
+// teacher targets and private batches with gold labels).
 // Blocks its thread during a step, like engine/train/trainer.ts.
 
 import type { HostTensor } from '../onnx/ir.ts';
@@ -28,6 +29,12 @@ export interface RunnerState {
   m: Map<string, HostTensor>;
   v: Map<string, HostTensor>;
 }
+
+function copyTensor(t: HostTensor): HostTensor {
+  return { dtype: t.dtype, dims: [...t.dims], data: t.data.slice() };
+}
+
+const copyMap = (m: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> => new Map([...m].map(([k, t]) => [k, copyTensor(t)]));
 
 /** Uniform(±1/√in) init of a projection [in, out], as torch.nn.Linear's default. */
 export function initExtra(dims: readonly number[], seed: number): HostTensor {
@@ -61,8 +68,11 @@ export class DistillRunner {
   }
 
   /** Sessions for `specs`; extras missing from `weights` are initialised from `seed`. */
-  static async create(specs: readonly DistillGraphSpec[], weights: ReadonlyMap<string, HostTensor>, opts: { threads?: number; seed?: number; teacher?: ReadonlyMap<string, HostTensor> } = {}): Promise<DistillRunner> {
+  static async create(specs: readonly DistillGraphSpec[], weights: ReadonlyMap<string, HostTensor>, opts: { threads?: number; seed?: number; teacher?: ReadonlyMap<string, HostTensor>; inPlace?: boolean } = {}): Promise<DistillRunner> {
     const all = new Map(weights);
+    // Own copies of what training updates in place: the caller's tensors (which may be the
+    // teacher's own, for a student initialised from it) stay as they were.
+    for (const spec of specs) for (const p of spec.trainable) if (all.has(p)) all.set(p, copyTensor(all.get(p) as HostTensor));
     let k = 0;
     for (const spec of specs) {
       for (const [name, dims] of spec.extras) if (!all.has(name)) all.set(name, initExtra(dims, (opts.seed ?? 42) * 31 + ++k));
@@ -72,7 +82,7 @@ export class DistillRunner {
       }
     }
     const sessions: Session[] = [];
-    for (const spec of specs) sessions.push(await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2 }));
+    for (const spec of specs) sessions.push(await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2, inPlace: opts.inPlace ?? true }));
     return new DistillRunner(specs, sessions, all, opts.teacher ?? new Map());
   }
 
@@ -94,39 +104,42 @@ export class DistillRunner {
     }
     const t = this.#step + 1;
     all['step'] = { dtype: 'float32', dims: [], data: new Float32Array([t]) };
-    const out = await session.run(all);
+    // Updated parameters and moments are written into the buffers they were read from (safe for
+    // the reason given in Trainer.trainStep: every write waits for the gradient norm).
+    const into: Record<string, HostTensor> = {};
+    for (const p of spec.trainable) {
+      into[nextName(p)] = this.#weights.get(p) as HostTensor;
+      into[nextName(stateName(p, 'adam_m'))] = this.#m.get(p) as HostTensor;
+      into[nextName(stateName(p, 'adam_v'))] = this.#v.get(p) as HostTensor;
+    }
+    const out = await session.run(all, session.outputNames, into);
     const loss = Number(out['loss']?.data[0]);
     if (!Number.isFinite(loss)) throw new Error(`distillation diverged at step ${t}: loss is ${loss}; lower the learning rate`);
-    for (const p of spec.trainable) {
-      this.#weights.set(p, out[nextName(p)] as HostTensor);
-      this.#m.set(p, out[nextName(stateName(p, 'adam_m'))] as HostTensor);
-      this.#v.set(p, out[nextName(stateName(p, 'adam_v'))] as HostTensor);
-    }
     this.#step = t;
     const terms: Record<string, number> = {};
     for (const name of spec.terms) terms[name] = Number(out[name]?.data[0]);
     return { step: t, loss, terms, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
   }
 
-  /** Student weights (projection extras under `distill.` left out). */
+  /** Student weights (projection extras under `distill.` left out), as a snapshot. */
   studentWeights(): Map<string, HostTensor> {
-    return new Map([...this.#weights].filter(([k]) => !k.startsWith('distill.')));
+    return copyMap(new Map([...this.#weights].filter(([k]) => !k.startsWith('distill.'))));
   }
 
-  /** Everything needed to resume (extras included). */
+  /** Everything needed to resume (extras included), as a snapshot: steps update in place. */
   state(): RunnerState {
-    return { step: this.#step, weights: new Map(this.#weights), m: new Map(this.#m), v: new Map(this.#v) };
+    return { step: this.#step, weights: copyMap(this.#weights), m: copyMap(this.#m), v: copyMap(this.#v) };
   }
 
-  /** Restores a saved state. */
+  /** Restores a saved state (copied in). */
   restore(state: RunnerState): void {
-    for (const [k, w] of state.weights) this.#weights.set(k, w);
     for (const k of this.#m.keys()) {
-      const m = state.m.get(k);
-      const v = state.v.get(k);
-      if (!m || !v) throw new Error(`checkpoint lacks optimizer state for "${k}"`);
-      this.#m.set(k, m);
-      this.#v.set(k, v);
+      if (!state.m.has(k) || !state.v.has(k)) throw new Error(`checkpoint lacks optimizer state for "${k}"`);
+    }
+    for (const [k, w] of state.weights) this.#weights.set(k, copyTensor(w));
+    for (const k of this.#m.keys()) {
+      this.#m.set(k, copyTensor(state.m.get(k) as HostTensor));
+      this.#v.set(k, copyTensor(state.v.get(k) as HostTensor));
     }
     this.#step = state.step;
   }
