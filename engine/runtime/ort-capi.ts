@@ -198,7 +198,12 @@ export class CapiSession {
       }
       return out;
     };
-    return new CapiSession(l, session[0] ?? null, names('SessionGetInputCount', 'SessionGetInputName'), names('SessionGetOutputCount', 'SessionGetOutputName'));
+    try {
+      return new CapiSession(l, session[0] ?? null, names('SessionGetInputCount', 'SessionGetInputName'), names('SessionGetOutputCount', 'SessionGetOutputName'));
+    } catch (e) {
+      api.ReleaseSession(session[0]);
+      throw e;
+    }
   }
 
   /**
@@ -225,16 +230,13 @@ export class CapiSession {
       const inputs = inNames.map((k) => wrap(k, feeds[k] as HostTensor));
       const outValues: Ptr[] = outputs.map((k) => (into[k] ? wrap(k, into[k]) : null));
       check(this.l, api.Run(this.#session, null, inNames, inputs, inNames.length, [...outputs], outputs.length, outValues));
+      // Values ORT allocated for unbound outputs are ours to release, copied out or not.
+      outputs.forEach((k, i) => {
+        if (!into[k]) created.push(outValues[i] ?? null);
+      });
       const result: Record<string, HostTensor> = {};
       outputs.forEach((k, i) => {
-        const bound = into[k];
-        if (bound) {
-          result[k] = bound;
-          return;
-        }
-        const v = outValues[i] ?? null;
-        created.push(v);
-        result[k] = this.#copyOut(k, v);
+        result[k] = into[k] ?? this.#copyOut(k, outValues[i] ?? null);
       });
       return result;
     } finally {

@@ -24,6 +24,13 @@ describe('Session', () => {
     await s.release();
   });
 
+  it.each([true, false])('rejects a bad feed with ORT’s message (inPlace %s)', async (inPlace) => {
+    const s = await Session.create(tinyModel(), { inPlace });
+    await expect(s.run({ x: float32Tensor([3], [1, 2, 3]) })).rejects.toThrow(/invalid dimensions for input: x/);
+    expect(Array.from((await s.run({ x: float32Tensor([2], [-1, 2]) }))['y']?.data as Float32Array)).toEqual([0, 2]);
+    await s.release();
+  });
+
   it.each([true, false])('writes bound outputs into the caller’s buffers and returns those, small and large (inPlace %s)', async (inPlace) => {
     const b = new GraphBuilder('t');
     const x = b.input('x', 'float32', ['N']);

@@ -115,7 +115,8 @@ class CapiRunner implements Runner {
   }
 
   run(feeds: Record<string, HostTensor>, outputs?: readonly string[], into?: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
-    return Promise.resolve(this.inner.run(feeds, outputs ?? this.inner.outputNames, into));
+    // A throw inside the executor becomes a rejection, as with the binding's async run.
+    return new Promise((resolve) => resolve(this.inner.run(feeds, outputs ?? this.inner.outputNames, into)));
   }
 
   release(): Promise<void> {
