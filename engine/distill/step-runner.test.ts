@@ -15,25 +15,36 @@ function mlmTeacher(): EncoderConfig {
   return { ...c, numLayers: 4, hiddenSize: 64, numHeads: 4, intermediateSize: 128 };
 }
 
+/** A masked-LM student with every task-agnostic loss term against an in-graph teacher. */
+function allTermsGraph(): { teacher: EncoderConfig; student: EncoderConfig; spec: ReturnType<typeof buildDistillTrainGraph> } {
+  const teacher = mlmTeacher();
+  const student = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
+  const spec = buildDistillTrainGraph(
+    student,
+    { kl: 1, hard: 1, temperature: 2, hidden: { kind: 'mse', weight: 1, teacherDim: 64, pairs: [[2, 4]] }, embedding: { weight: 1, teacherDim: 64 }, attention: { kind: 'mse', weight: 1, pairs: [[1, 3]] } },
+    { optimizer: { lr: 3e-3 }, dropout: false, mlmGather: true, teacher },
+  );
+  return { teacher, student, spec };
+}
+
+const mlmFeeds = (): Record<string, HostTensor> => ({
+  input_ids: ids(120),
+  attention_mask: ones(),
+  token_type_ids: { dtype: 'int64', dims: [B, T], data: new BigInt64Array(B * T) },
+  mlm_positions: { dtype: 'int64', dims: [4], data: BigInt64Array.from([1n, 3n, 14n, 20n]) },
+  labels: { dtype: 'int64', dims: [4], data: BigInt64Array.from([7n, 9n, 11n, 13n]) },
+});
+
+/** Byte equality of two typed arrays (deep equality over ~10^5 elements is slow). */
+const sameBytes = (a: ArrayBufferView, b: ArrayBufferView): boolean => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+
 describe('distillation step runner', () => {
   it('task-agnostic: in-graph teacher, gathered MLM, KL, hidden/embedding MSE through projections, head-averaged attention', async () => {
-    const teacher = mlmTeacher();
-    const student = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
-    const spec = buildDistillTrainGraph(
-      student,
-      { kl: 1, hard: 1, temperature: 2, hidden: { kind: 'mse', weight: 1, teacherDim: 64, pairs: [[2, 4]] }, embedding: { weight: 1, teacherDim: 64 }, attention: { kind: 'mse', weight: 1, pairs: [[1, 3]] } },
-      { optimizer: { lr: 3e-3 }, dropout: false, mlmGather: true, teacher },
-    );
+    const { teacher, student, spec } = allTermsGraph();
     expect([...spec.extras.keys()].sort()).toEqual(['distill.embedding_proj.weight', 'distill.hidden_proj.2.weight']);
     expect(spec.teacherParams.every((p) => p.startsWith('teacher/'))).toBe(true);
     const runner = await DistillRunner.create([spec], initWeights(student, 1), { teacher: initWeights(teacher, 2) });
-    const feeds = {
-      input_ids: ids(120),
-      attention_mask: ones(),
-      token_type_ids: { dtype: 'int64' as const, dims: [B, T], data: new BigInt64Array(B * T) },
-      mlm_positions: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([1n, 3n, 14n, 20n]) },
-      labels: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([7n, 9n, 11n, 13n]) },
-    };
+    const feeds = mlmFeeds();
     const first = await runner.run(0, feeds);
     expect(Object.keys(first.terms).sort()).toEqual(['loss_attention', 'loss_embedding', 'loss_hidden', 'loss_kl', 'loss_mlm']);
     let last = first;
@@ -46,39 +57,26 @@ describe('distillation step runner', () => {
   });
 
   it('updates its own copies in place, exactly as the binding path, and leaves the caller’s tensors alone', async () => {
-    const teacher = mlmTeacher();
-    const student = presetConfig('small-2L-128', 'bert', 120, [], 'masked-lm');
-    const spec = buildDistillTrainGraph(
-      student,
-      { kl: 1, hard: 1, temperature: 2, hidden: { kind: 'mse', weight: 1, teacherDim: 64, pairs: [[2, 4]] }, embedding: { weight: 1, teacherDim: 64 }, attention: { kind: 'mse', weight: 1, pairs: [[1, 3]] } },
-      { optimizer: { lr: 3e-3 }, dropout: false, mlmGather: true, teacher },
-    );
+    const { teacher, student, spec } = allTermsGraph();
     const init = initWeights(student, 1);
     const before = new Map([...init].map(([k, t]) => [k, t.data.slice()]));
     const teacherWeights = initWeights(teacher, 2);
     const a = await DistillRunner.create([spec], init, { teacher: teacherWeights });
     const b = await DistillRunner.create([spec], init, { teacher: teacherWeights, inPlace: false });
-    const feeds = {
-      input_ids: ids(120),
-      attention_mask: ones(),
-      token_type_ids: { dtype: 'int64' as const, dims: [B, T], data: new BigInt64Array(B * T) },
-      mlm_positions: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([1n, 3n, 14n, 20n]) },
-      labels: { dtype: 'int64' as const, dims: [4], data: BigInt64Array.from([7n, 9n, 11n, 13n]) },
-    };
+    const feeds = mlmFeeds();
     const snapshot = a.state();
     for (let i = 0; i < 3; i++) expect(await a.run(0, feeds)).toEqual(await b.run(0, feeds));
     const [sa, sb] = [a.state(), b.state()];
     let compared = 0;
     for (const key of ['weights', 'm', 'v'] as const) {
       for (const [name, t] of sa[key]) {
-        const u = sb[key].get(name)?.data as Float32Array;
-        expect(Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from(u.buffer, u.byteOffset, u.byteLength)), `${key} ${name}`).toBe(0);
+        expect(sameBytes(t.data, sb[key].get(name)?.data as Float32Array), `${key} ${name}`).toBe(true);
         compared++;
       }
     }
     expect(compared).toBeGreaterThan(30);
     // The caller's student weights and the state snapshot taken before the steps did not move.
-    for (const [k, t] of init) expect(Buffer.compare(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength), Buffer.from((before.get(k) as Float32Array).buffer)), k).toBe(0);
+    for (const [k, t] of init) expect(sameBytes(t.data, before.get(k) as Float32Array), k).toBe(true);
     const moved = [...snapshot.weights].filter(([k, t]) => (t.data as Float32Array).some((x, i) => x !== (sa.weights.get(k)?.data as Float32Array)[i]));
     expect(moved.length).toBeGreaterThan(0);
     await a.release();

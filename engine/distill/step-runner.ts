@@ -5,7 +5,7 @@
 // teacher targets and private batches with gold labels).
 // Blocks its thread during a step, like engine/train/trainer.ts.
 
-import type { HostTensor } from '../onnx/ir.ts';
+import { copyTensor, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName } from '../optim/adamw.ts';
 import { Session } from '../runtime/session.ts';
@@ -30,9 +30,6 @@ export interface RunnerState {
   v: Map<string, HostTensor>;
 }
 
-function copyTensor(t: HostTensor): HostTensor {
-  return { dtype: t.dtype, dims: [...t.dims], data: t.data.slice() };
-}
 
 const copyMap = (m: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> => new Map([...m].map(([k, t]) => [k, copyTensor(t)]));
 

@@ -108,6 +108,11 @@ export function allocate(dtype: DType, length: number): TypedArray {
   }
 }
 
+/** A copy with its own buffer. */
+export function copyTensor(t: HostTensor): HostTensor {
+  return { dtype: t.dtype, dims: [...t.dims], data: t.data.slice() };
+}
+
 export function float32Tensor(dims: number[], data?: ArrayLike<number>): HostTensor {
   const out = new Float32Array(numel(dims));
   if (data) out.set(data);

@@ -22,7 +22,7 @@ const API_VERSION = 16; // ORT 1.16: every function used here exists from this v
 
 const ELEMENT_TYPE: Partial<Record<DType, number>> = { float32: 1, uint8: 2, int8: 3, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11 };
 const DTYPE_OF = new Map(Object.entries(ELEMENT_TYPE).map(([k, v]) => [v, k as DType]));
-const ARRAY_OF: Partial<Record<DType, new (b: ArrayBuffer) => TypedArray>> = {
+const ARRAY_OF: Partial<Record<DType, { new (b: ArrayBuffer): TypedArray; BYTES_PER_ELEMENT: number }>> = {
   float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array, int16: Int16Array,
   int8: Int8Array, uint8: Uint8Array, bool: Uint8Array, float16: Uint16Array,
 };
@@ -231,22 +231,15 @@ export class CapiSession {
       const outValues: Ptr[] = outputs.map((k) => (into[k] ? wrap(k, into[k]) : null));
       check(this.l, api.Run(this.#session, null, inNames, inputs, inNames.length, [...outputs], outputs.length, outValues));
       // Values ORT allocated for unbound outputs are ours to release, copied out or not.
-      outputs.forEach((k, i) => {
-        if (!into[k]) created.push(outValues[i] ?? null);
-      });
-      const result: Record<string, HostTensor> = {};
-      outputs.forEach((k, i) => {
-        result[k] = into[k] ?? this.#copyOut(k, outValues[i] ?? null);
-      });
-      return result;
+      for (const [i, k] of outputs.entries()) if (!into[k]) created.push(outValues[i] ?? null);
+      return Object.fromEntries(outputs.map((k, i) => [k, into[k] ?? this.#copyOut(k, outValues[i] ?? null)]));
     } finally {
       for (const v of created) if (v) api.ReleaseValue(v);
     }
   }
 
   #copyOut(name: string, value: Ptr): HostTensor {
-    const { api } = this.l;
-    const { koffi } = this.l;
+    const { api, koffi } = this.l;
     const info: Ptr[] = [null];
     check(this.l, api.GetTensorTypeAndShape(value, info));
     try {
@@ -261,7 +254,7 @@ export class CapiSession {
       check(this.l, api.GetDimensions(info[0], dims, dims.length));
       const shape = [...dims].map(Number);
       const count = shape.reduce((a, b) => a * b, 1);
-      const data = new Ctor(new ArrayBuffer(count * (new Ctor(new ArrayBuffer(0))).BYTES_PER_ELEMENT));
+      const data = new Ctor(new ArrayBuffer(count * Ctor.BYTES_PER_ELEMENT));
       if (count > 0) {
         const p: Ptr[] = [null];
         check(this.l, api.GetTensorMutableData(value, p));

@@ -3,7 +3,7 @@
 // It blocks its thread during a step: use it inside a worker (engine/runtime/jobs.ts).
 
 import type { EncoderConfig } from '../model/config.ts';
-import type { HostTensor } from '../onnx/ir.ts';
+import { copyTensor, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
 import { Session, type Backend, type Device } from '../runtime/session.ts';
@@ -74,9 +74,6 @@ function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean, 
   return feeds;
 }
 
-function copyTensor(t: HostTensor): HostTensor {
-  return { dtype: t.dtype, dims: [...t.dims], data: t.data.slice() };
-}
 
 export class Trainer {
   #weights: Map<string, HostTensor>;
