@@ -5,7 +5,7 @@
 // teacher targets and private batches with gold labels).
 // Blocks its thread during a step, like engine/train/trainer.ts.
 
-import { copyTensor, type HostTensor } from '../onnx/ir.ts';
+import { copyTensor, copyTensors, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName } from '../optim/adamw.ts';
 import { Session } from '../runtime/session.ts';
@@ -29,9 +29,6 @@ export interface RunnerState {
   m: Map<string, HostTensor>;
   v: Map<string, HostTensor>;
 }
-
-
-const copyMap = (m: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> => new Map([...m].map(([k, t]) => [k, copyTensor(t)]));
 
 /** Uniform(±1/√in) init of a projection [in, out], as torch.nn.Linear's default. */
 export function initExtra(dims: readonly number[], seed: number): HostTensor {
@@ -120,12 +117,12 @@ export class DistillRunner {
 
   /** Student weights (projection extras under `distill.` left out), as a snapshot. */
   studentWeights(): Map<string, HostTensor> {
-    return copyMap(new Map([...this.#weights].filter(([k]) => !k.startsWith('distill.'))));
+    return copyTensors(new Map([...this.#weights].filter(([k]) => !k.startsWith('distill.'))));
   }
 
   /** Everything needed to resume (extras included), as a snapshot: steps update in place. */
   state(): RunnerState {
-    return { step: this.#step, weights: copyMap(this.#weights), m: copyMap(this.#m), v: copyMap(this.#v) };
+    return { step: this.#step, weights: copyTensors(this.#weights), m: copyTensors(this.#m), v: copyTensors(this.#v) };
   }
 
   /** Restores a saved state (copied in). */

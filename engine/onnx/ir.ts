@@ -113,6 +113,11 @@ export function copyTensor(t: HostTensor): HostTensor {
   return { dtype: t.dtype, dims: [...t.dims], data: t.data.slice() };
 }
 
+/** A copy of every tensor of a named set (a snapshot of state that is updated in place). */
+export function copyTensors(m: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> {
+  return new Map([...m].map(([k, t]) => [k, copyTensor(t)]));
+}
+
 export function float32Tensor(dims: number[], data?: ArrayLike<number>): HostTensor {
   const out = new Float32Array(numel(dims));
   if (data) out.set(data);

@@ -3,7 +3,7 @@
 // It blocks its thread during a step: use it inside a worker (engine/runtime/jobs.ts).
 
 import type { EncoderConfig } from '../model/config.ts';
-import { copyTensor, type HostTensor } from '../onnx/ir.ts';
+import { copyTensor, copyTensors, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
 import { Session, type Backend, type Device } from '../runtime/session.ts';
@@ -73,7 +73,6 @@ function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean, 
   }
   return feeds;
 }
-
 
 export class Trainer {
   #weights: Map<string, HostTensor>;
@@ -232,13 +231,12 @@ export class Trainer {
 
   /** A snapshot of the current weights (copies: training keeps updating its own buffers). */
   weights(): Map<string, HostTensor> {
-    return new Map([...this.#weights].map(([k, t]) => [k, copyTensor(t)]));
+    return copyTensors(this.#weights);
   }
 
   /** Everything needed to resume: moments and the step count (snapshots). */
   optimizerState(): { step: number; m: Map<string, HostTensor>; v: Map<string, HostTensor> } {
-    const snap = (m: Map<string, HostTensor>): Map<string, HostTensor> => new Map([...m].map(([k, t]) => [k, copyTensor(t)]));
-    return { step: this.#step, m: snap(this.#m), v: snap(this.#v) };
+    return { step: this.#step, m: copyTensors(this.#m), v: copyTensors(this.#v) };
   }
 
   /** Restore a saved state (from optimizerState + weights). */
