@@ -101,6 +101,11 @@ export interface RunInfo {
   /** The registered model, once completed. */
   modelId?: string;
   error?: string;
+  /**
+   * Why a completed run stopped where it did: all planned steps ('completed'), early stopping
+   * on dev F1 ('early-stopped'), or its time or step limit. Absent for older runs.
+   */
+  stopReason?: 'completed' | 'early-stopped' | 'time-limit' | 'max-steps';
   /** A checkpoint exists and the run can continue from it. */
   canResume: boolean;
   /** The latest progress while it runs (null before the first step). */

@@ -310,7 +310,10 @@ async function finish(
         }),
         ...(r.phiStatus === 'trained-on-phi' && { phiStatus: 'trained-on-phi' as const }),
       });
-      updateRunStatus(db, run.id, 'completed', { modelOutId: model.id });
+      updateRunStatus(db, run.id, 'completed', {
+        modelOutId: model.id,
+        ...(r.status !== 'cancelled' && { stopReason: r.status }),
+      });
       rmSync(join(ctx.dataDir, cfg.dir), { recursive: true, force: true });
       ctx.emit('train:finished', { runId: run.id, status: 'completed', modelId: model.id });
     } catch (err) {
@@ -356,6 +359,7 @@ export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
       ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
       ...(run.modelOutId !== undefined && { modelId: run.modelOutId }),
       ...(run.error !== undefined && { error: run.error }),
+      ...(run.stopReason !== undefined && { stopReason: run.stopReason }),
       canResume: canResume(ctx, run),
       progress: ctx.jobs.trainProgress(run.id),
     };

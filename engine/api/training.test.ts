@@ -99,6 +99,7 @@ describe('training through the API', () => {
       status: 'completed',
       modelId: done.modelId,
       canResume: false,
+      stopReason: 'max-steps', // one epoch of the demo notes is more than the 3 steps allowed
     });
     const metrics = await call('train:get-metrics', { runId });
     expect(metrics.loss.map((p) => p.step)).toContain(3);
@@ -159,6 +160,11 @@ describe('training through the API', () => {
     const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });
     const { modelId } = await next('train:finished', (p) => p.runId === runId);
     const { projectId, datasetId } = await demo();
+    const runInfo = (await call('train:list-runs', { projectId })).find((r) => r.id === runId);
+    // Dev F1 (measured each epoch) stops improving long before 120 steps; the run says so.
+    expect(runInfo?.stopReason).toBe('early-stopped');
+    const curve = await call('train:get-metrics', { runId });
+    expect(curve.loss.at(-1)!.step).toBeLessThan(120);
     const page = await call('documents:list', { projectId });
     const { jobId } = await call('run:predict', {
       projectId,

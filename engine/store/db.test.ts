@@ -1,13 +1,16 @@
 // Tests for opening workspaces: migrations, pragmas, STRICT tables, read/write branding,
 // corrupt files and databases from newer app versions.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Workspace, WORKSPACE_FILE, openMemory, openWorkspace, schemaVersion } from './db.ts';
+import { type WriteDb, type Workspace, WORKSPACE_FILE, openMemory, openWorkspace, schemaVersion } from './db.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
+import { getRun, updateRunStatus } from './runs.ts';
 import { joinSql, sql } from './sql.ts';
 
 const dirs: string[] = [];
@@ -127,6 +130,27 @@ describe('openWorkspace on disk', () => {
     const err = catchError(() => openWorkspace(dir));
     expect(err.code).toBe('corrupt');
     expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('upgrades a workspace made by the first release and keeps its runs', () => {
+    const dir = join(tempDir(), 'data');
+    mkdirSync(dir, { recursive: true });
+    // A schema-1 workspace, as the first release left it: one completed and one running run.
+    const conn = new Database(join(dir, WORKSPACE_FILE));
+    initSchema({ exec: (q) => conn.exec(q.query) } as Pick<WriteDb, 'exec'> as WriteDb);
+    conn.pragma('user_version = 1');
+    conn.exec(`INSERT INTO projects (id, name, created_at, updated_at) VALUES (1, 'old', 'x', 'x');
+      INSERT INTO training_runs (id, project_id, task, config, status, created_at)
+        VALUES ('done', 1, 'ner', '{}', 'completed', 'x'), ('live', 1, 'ner', '{}', 'running', 'x');`);
+    conn.close();
+    const ws = track(openWorkspace(dir));
+    expect(schemaVersion(ws.read)).toBe(MIGRATIONS.length);
+    expect(getRun(ws.read, 'done')).toMatchObject({ status: 'completed' });
+    expect(getRun(ws.read, 'done')?.stopReason).toBeUndefined();
+    expect(getRun(ws.read, 'live')?.status).toBe('interrupted');
+    updateRunStatus(ws.write, 'live', 'running');
+    expect(updateRunStatus(ws.write, 'live', 'completed', { stopReason: 'early-stopped' }).stopReason).toBe('early-stopped');
+    expect(() => ws.write.exec(sql`UPDATE training_runs SET stop_reason = 'bored'`)).toThrow(/CHECK/);
   });
 
   it('refuses a database from a newer app version without modifying it', () => {

@@ -27,13 +27,19 @@ describe('runs', () => {
     expect(run.startedAt).toBeUndefined();
     const running = updateRunStatus(ws.write, run.id, 'running');
     expect(running.startedAt).toBeDefined();
-    const done = updateRunStatus(ws.write, run.id, 'completed', { checkpointPath: `runs/${run.id}/last.ckpt` });
-    expect(done).toMatchObject({ status: 'completed', checkpointPath: `runs/${run.id}/last.ckpt` });
+    const done = updateRunStatus(ws.write, run.id, 'completed', {
+      checkpointPath: `runs/${run.id}/last.ckpt`,
+      stopReason: 'time-limit',
+    });
+    expect(done).toMatchObject({ status: 'completed', checkpointPath: `runs/${run.id}/last.ckpt`, stopReason: 'time-limit' });
     expect(done.finishedAt).toBeDefined();
     expect(() => updateRunStatus(ws.write, run.id, 'running')).toThrow(/cannot go from completed to running/);
     const failed = createRun(ws.write, { projectId, task: 're', config: {} });
     updateRunStatus(ws.write, failed.id, 'running');
-    expect(updateRunStatus(ws.write, failed.id, 'failed', { error: 'out of memory' }).error).toBe('out of memory');
+    // A stop reason belongs to completed runs only.
+    const failedRun = updateRunStatus(ws.write, failed.id, 'failed', { error: 'out of memory', stopReason: 'completed' });
+    expect(failedRun.error).toBe('out of memory');
+    expect(failedRun.stopReason).toBeUndefined();
     expect(listRuns(ws.read, projectId).map((r) => r.id).sort()).toEqual([run.id, failed.id].sort());
     expect(deleteRun(ws.write, failed.id)).toBe(true);
     ws.close();

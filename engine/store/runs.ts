@@ -7,6 +7,9 @@ import { sql } from './sql.ts';
 
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
+/** Why a completed run stopped where it did. */
+export type RunStopReason = 'completed' | 'early-stopped' | 'time-limit' | 'max-steps';
+
 export interface TrainingRun {
   id: string;
   projectId: number;
@@ -21,6 +24,8 @@ export interface TrainingRun {
   /** Latest checkpoint, relative to the workspace folder (under runs/<id>/). */
   checkpointPath?: string;
   error?: string;
+  /** Set when the run completed: all planned steps, early stopping, or a limit. */
+  stopReason?: RunStopReason;
 }
 
 export interface NewRun {
@@ -36,6 +41,7 @@ export interface RunUpdate {
   error?: string;
   checkpointPath?: string;
   modelOutId?: string;
+  stopReason?: RunStopReason;
 }
 
 export interface RunRow {
@@ -51,6 +57,7 @@ export interface RunRow {
   finished_at: string | null;
   checkpoint_path: string | null;
   error: string | null;
+  stop_reason: RunStopReason | null;
 }
 
 const TRANSITIONS: Record<RunStatus, readonly RunStatus[]> = {
@@ -79,6 +86,7 @@ export function fromRow(row: RunRow): TrainingRun {
     ...(row.finished_at !== null && { finishedAt: row.finished_at }),
     ...(row.checkpoint_path !== null && { checkpointPath: row.checkpoint_path }),
     ...(row.error !== null && { error: row.error }),
+    ...(row.stop_reason !== null && { stopReason: row.stop_reason }),
   };
 }
 
@@ -120,7 +128,8 @@ export function updateRunStatus(db: WriteDb, id: string, status: RunStatus, upda
         finished_at = ${terminal ? now : null},
         error = ${update.error ?? (status === 'failed' || status === 'interrupted' ? (cur.error ?? null) : null)},
         checkpoint_path = ${update.checkpointPath ?? cur.checkpointPath ?? null},
-        model_out_id = ${update.modelOutId ?? cur.modelOutId ?? null}
+        model_out_id = ${update.modelOutId ?? cur.modelOutId ?? null},
+        stop_reason = ${status === 'completed' ? (update.stopReason ?? null) : null}
       WHERE id = ${id}`);
     return must(getRun(db, id), `Run ${id}`);
   });

@@ -189,7 +189,31 @@ export async function runTrainLoop(
   let stepTime = 0;
   let sessionSteps = 0;
   let lastEmit = 0;
+  let lastLr = 0;
   let pending: number[] = [];
+  /** Reports the mean loss of the steps since the last report, as of the current step. */
+  const emitProgress = (): void => {
+    const stepsPerSec = sessionSteps / Math.max(stepTime / 1000, 1e-9);
+    const last = state.history[state.history.length - 1];
+    ctx.emit({
+      type: 'progress',
+      step: state.step,
+      totalSteps,
+      epoch: state.batchInEpoch === 0 ? state.epoch : state.epoch + 1,
+      loss: pending.reduce((a, b) => a + b, 0) / pending.length,
+      lr: lastLr,
+      stepsPerSec,
+      etaSec: (totalSteps - state.step) / stepsPerSec,
+      ...(last ? { devF1: last.devF1 } : {}),
+    });
+    pending = [];
+    lastEmit = performance.now();
+  };
+  // Steps throttled since the last report are reported when the loop stops for any reason,
+  // so the loss curve and the step count shown end at the step the run really reached.
+  const flushProgress = (): void => {
+    if (pending.length > 0) emitProgress();
+  };
   outer: while (!state.finished && state.epoch < opts.epochs) {
     const batches = bucketBatches(
       train.map((e) => e.ids.length),
@@ -198,6 +222,7 @@ export async function runTrainLoop(
     );
     while (state.batchInEpoch < batches.length) {
       if (ctx.isCancelled()) {
+        flushProgress();
         if (opts.saveOnCancel ?? true) save();
         await trainer.release();
         return {
@@ -226,23 +251,9 @@ export async function runTrainLoop(
       state.batchInEpoch++;
       state.losses.push(r.loss);
       pending.push(r.loss);
-      const now = performance.now();
-      if (now - lastEmit >= THROTTLE_MS || r.step === 1 || r.step === totalSteps) {
-        const stepsPerSec = sessionSteps / Math.max(stepTime / 1000, 1e-9);
-        const last = state.history[state.history.length - 1];
-        ctx.emit({
-          type: 'progress',
-          step: r.step,
-          totalSteps,
-          epoch: state.epoch + 1,
-          loss: pending.reduce((a, b) => a + b, 0) / pending.length,
-          lr: r.lr,
-          stepsPerSec,
-          etaSec: (totalSteps - r.step) / stepsPerSec,
-          ...(last ? { devF1: last.devF1 } : {}),
-        });
-        pending = [];
-        lastEmit = now;
+      lastLr = r.lr;
+      if (performance.now() - lastEmit >= THROTTLE_MS || r.step === 1 || r.step === totalSteps) {
+        emitProgress();
       }
       const epochEnd = state.batchInEpoch === batches.length;
       if (epochEnd) {
@@ -269,6 +280,7 @@ export async function runTrainLoop(
       if (epochEnd) continue outer; // next epoch: new data order
     }
   }
+  flushProgress();
   state.finished ??= state.step < planned ? 'max-steps' : 'completed';
   if (
     hooks.evaluate &&

@@ -127,6 +127,38 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
     expect(r.text).toContain('strict');
   });
 
+  it('stops early when dev F1 stops improving and reports the step it stopped at', async () => {
+    // A learning rate too small to change any prediction: dev F1 is flat from the first
+    // evaluation, so with patience 1 the run stops at the second (step 10 of 56 planned).
+    const early = path.join(dir, 'early');
+    const c = collect();
+    const r = await train(
+      {
+        task: 'ner',
+        out: early,
+        train: trainFile,
+        dev: devFile,
+        preset: 'small-2L-128',
+        vocab: VOCAB,
+        epochs: 4,
+        batchSize: 16,
+        lr: 1e-12,
+        maxLength: 64,
+        seed: 7,
+        patience: 1,
+        evalEvery: 5,
+      },
+      c,
+    );
+    expect(r.status).toBe('early-stopped');
+    const m = readMetrics(early);
+    expect(m).toMatchObject({ status: 'early-stopped', steps: 10, total_steps: 56 });
+    expect(m.history.map((h) => h.step)).toEqual([5, 10]);
+    // The last progress report is for the last step trained, whatever the throttling dropped.
+    const progress = c.events.filter((e) => e.type === 'progress');
+    expect(progress.at(-1)).toMatchObject({ step: 10, totalSteps: 56, epoch: 1 });
+  });
+
   it('fine-tunes a folder: keeps a matching head, adds one to a masked-LM model', async () => {
     const common = {
       task: 'ner' as const,

@@ -1,5 +1,5 @@
 // Display helpers: numbers, sizes, dates and names of statuses, in plain words.
-import type { DocumentStatus, PhiStatus, RunStatus } from '../../engine/api/contract.ts';
+import type { DocumentStatus, PhiStatus, RunInfo, RunStatus } from '../../engine/api/contract.ts';
 
 const NUMBER = new Intl.NumberFormat(undefined);
 
@@ -79,4 +79,28 @@ export function formatDuration(seconds: number): string {
 /** A score in [0, 1] as a percentage with one decimal ("83.4 %"); NaN as "–". */
 export function formatScore(x: number | undefined): string {
   return x === undefined || Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)} %`;
+}
+
+/**
+ * The sentence under a completed run: how many steps it trained and, when that is fewer than
+ * planned, why (from the run's recorded stop reason; runs from older versions have none).
+ */
+export function runOutcome(o: {
+  steps: number;
+  totalSteps: number | null;
+  stopReason: RunInfo['stopReason'];
+  bestF1: number | undefined;
+}): string {
+  const planned = o.totalSteps !== null && o.steps < o.totalSteps;
+  const of = planned ? ` of the ${formatNumber(o.totalSteps ?? 0)} planned` : '';
+  let why = '';
+  if (o.stopReason === 'early-stopped') {
+    why = planned
+      ? ': it stopped early because the dev F1 stopped improving'
+      : '; the dev F1 had stopped improving by the end';
+  } else if (o.stopReason === 'time-limit') why = ': it reached its time limit';
+  else if (o.stopReason === 'max-steps') why = ', the step limit you set';
+  else if (o.stopReason === undefined && planned) why = ': it stopped before the end';
+  const best = o.bestF1 !== undefined ? ` Best dev F1: ${formatScore(o.bestF1)}.` : '';
+  return `Trained for ${formatNumber(o.steps)} steps${of}${why}.${best}`;
 }

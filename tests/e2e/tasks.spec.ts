@@ -58,6 +58,10 @@ describe('model screens in browser mode', () => {
       .poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 })
       .toBe('Finished');
     expect(await chartPoints('f1-chart')).toBeGreaterThan(0);
+    // Dev F1 stops improving long before 120 steps, and the run says that is why it stopped.
+    await expect
+      .poll(() => page.getByTestId('run-outcome').textContent())
+      .toMatch(/of the 120 planned: it stopped early because the dev F1 stopped improving\./);
     await screenshot(page, '12-train-finished');
   });
 

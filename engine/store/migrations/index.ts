@@ -1,6 +1,7 @@
 // The ordered list of schema migrations. Append only: a shipped migration is never edited.
 import type { WriteDb } from '../db.ts';
 import { up as init } from './0001-init.ts';
+import { up as runStopReason } from './0002-run-stop-reason.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -9,4 +10,7 @@ export interface Migration {
   up: (db: WriteDb) => void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'init', up: init }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'init', up: init },
+  { version: 2, name: 'run-stop-reason', up: runStopReason },
+];

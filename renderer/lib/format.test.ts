@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { runOutcome } from './format.ts';
+
+describe('runOutcome', () => {
+  it('names why a run stopped before the planned steps', () => {
+    expect(
+      runOutcome({ steps: 29, totalSteps: 120, stopReason: 'early-stopped', bestF1: 0.053 }),
+    ).toBe(
+      'Trained for 29 steps of the 120 planned: it stopped early because the dev F1 stopped improving. Best dev F1: 5.3 %.',
+    );
+    expect(
+      runOutcome({ steps: 40, totalSteps: 120, stopReason: 'time-limit', bestF1: undefined }),
+    ).toBe('Trained for 40 steps of the 120 planned: it reached its time limit.');
+  });
+
+  it('says plainly when a run did all it planned', () => {
+    expect(runOutcome({ steps: 120, totalSteps: 120, stopReason: 'completed', bestF1: 0.5 })).toBe(
+      'Trained for 120 steps. Best dev F1: 50.0 %.',
+    );
+    expect(
+      runOutcome({ steps: 3, totalSteps: 3, stopReason: 'max-steps', bestF1: undefined }),
+    ).toBe('Trained for 3 steps, the step limit you set.');
+  });
+
+  it('does not invent a reason for runs recorded before reasons were kept', () => {
+    expect(
+      runOutcome({ steps: 29, totalSteps: 120, stopReason: undefined, bestF1: undefined }),
+    ).toBe('Trained for 29 steps of the 120 planned: it stopped before the end.');
+  });
+});
