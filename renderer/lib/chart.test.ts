@@ -15,6 +15,15 @@ describe('chart geometry', () => {
     expect(niceTicks({ min: 3, max: 3 })).toEqual([3]);
   });
 
+  it('keeps ticks whole on an axis of steps', () => {
+    // One dev F1 point at step 5: the padded extent is 4.5..5.5.
+    expect(niceTicks(extentOf([5]), 5)).toEqual([4.6, 4.8, 5, 5.2, 5.4]);
+    expect(niceTicks(extentOf([5]), 5, true)).toEqual([5]);
+    expect(niceTicks({ min: 1, max: 6 }, 5, true)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(niceTicks({ min: 0, max: 12 }, 5, true)).toEqual([0, 5, 10]);
+    expect(niceTicks({ min: 0, max: 120 }, 5, true)).toEqual([0, 25, 50, 75, 100]);
+  });
+
   it('draws a path with gaps at missing values', () => {
     const sx = scale({ min: 0, max: 10 }, 0, 100);
     const sy = scale({ min: 0, max: 1 }, 100, 0);

@@ -24,13 +24,18 @@ export function extentOf(values: readonly number[], fixed: Partial<Extent> = {})
   return { min, max };
 }
 
-/** About `count` round tick values covering the extent (1, 2, 2.5 or 5 × 10^k steps). */
-export function niceTicks(e: Extent, count = 4): number[] {
+/**
+ * About `count` round tick values covering the extent (1, 2, 2.5 or 5 × 10^k steps). With
+ * `integer` (an axis of counts such as training steps) every tick is a whole number.
+ */
+export function niceTicks(e: Extent, count = 4, integer = false): number[] {
   const span = e.max - e.min;
   if (!(span > 0)) return [e.min];
   const raw = span / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 2.5, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
+  const multiples = integer && mag < 10 ? [1, 2, 5, 10] : [1, 2, 2.5, 5, 10];
+  let step = (multiples.find((m) => m * mag >= raw) ?? 10) * mag;
+  if (integer) step = Math.max(1, Math.round(step));
   const ticks: number[] = [];
   for (let v = Math.ceil(e.min / step) * step; v <= e.max + step * 1e-6; v += step)
     ticks.push(Number(v.toPrecision(12)));
