@@ -66,6 +66,8 @@ describe('startDistill in a worker thread', () => {
     const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { steps: number; resumed_from_step: number };
     expect(metrics.steps).toBe(60);
     expect(metrics.resumed_from_step).toBeGreaterThanOrEqual(1);
+    // The cancelled run's last progress report is the step its checkpoint holds.
+    expect(events.filter((e) => e.type === 'progress').at(-1)).toMatchObject({ step: metrics.resumed_from_step });
     expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
   }, 120_000);
 });

@@ -244,6 +244,15 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   let status: DistillResult['status'] = 'completed';
   const termLog: Record<string, number[]> = {};
   let lastEmit = -Infinity;
+  let emittedStep = state.step;
+  let last: { loss: number; lr: number } | undefined;
+  const emitProgress = (): void => {
+    if (last === undefined) return;
+    lastEmit = performance.now();
+    emittedStep = state.step;
+    const perSec = state.step / Math.max(1e-9, wall());
+    ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: last.loss, lr: last.lr, stepsPerSec: perSec, etaSec: (steps - state.step) / Math.max(1e-9, perSec) });
+  };
   try {
     while (state.step < steps) {
       const batches = bucketBatches(lengths, batchSize, createRng(state.epochSeed));
@@ -256,6 +265,8 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
       if (ctx.isCancelled() || (args.maxMinutes !== undefined && (performance.now() - started) / 60000 >= args.maxMinutes)) {
         save();
         status = ctx.isCancelled() ? 'cancelled' : 'time-limit';
+        // The last steps trained, held back by the throttle, end the reported curve.
+        if (emittedStep !== state.step) emitProgress();
         break;
       }
       const usePrivate = privateEx.length > 0 && createRng(mixSeed(seed, 5, state.step)).next() < alpha;
@@ -271,10 +282,8 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
       state.step = r.step;
       state.losses.push(r.loss);
       for (const [k, v] of Object.entries(r.terms)) (termLog[k] ??= []).push(v);
-      if (performance.now() - lastEmit > 1000 || state.step === steps) {
-        lastEmit = performance.now();
-        ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: r.loss, lr: r.lr, stepsPerSec: state.step / Math.max(1e-9, wall()), etaSec: (steps - state.step) / Math.max(1e-9, state.step / Math.max(1e-9, wall())) });
-      }
+      last = { loss: r.loss, lr: r.lr };
+      if (performance.now() - lastEmit > 1000 || state.step === steps) emitProgress();
       if (state.step % 200 === 0 && state.step < steps) save();
     }
   } finally {
