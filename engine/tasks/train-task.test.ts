@@ -48,29 +48,26 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
   let devFile = '';
   let ctx: ReturnType<typeof collect>;
   let metrics: TrainMetrics;
+  /** The suite's NER run on its NCBI subsets (4 epochs of 14 steps), with `over` on top. */
+  const nerArgs = (over: Partial<TrainArgs> & { out: string }): TrainArgs => ({
+    task: 'ner',
+    train: trainFile,
+    dev: devFile,
+    preset: 'small-2L-128',
+    vocab: VOCAB,
+    epochs: 4,
+    batchSize: 16,
+    maxLength: 64,
+    seed: 7,
+    ...over,
+  });
 
   beforeAll(async () => {
     // 200 sentences with at least one mention: a random tiny model then learns entities within 56 steps.
     trainFile = conllSubset(path.join(NCBI, 'train.tsv'), 0, 200, dir, 'train.tsv', true);
     devFile = conllSubset(path.join(NCBI, 'devel.tsv'), 0, 80, dir, 'dev.tsv');
     ctx = collect();
-    const r = await train(
-      {
-        task: 'ner',
-        out,
-        train: trainFile,
-        dev: devFile,
-        preset: 'small-2L-128',
-        vocab: VOCAB,
-        epochs: 4,
-        batchSize: 16,
-        lr: 2e-3,
-        maxLength: 64,
-        seed: 7,
-        patience: 0,
-      },
-      ctx,
-    );
+    const r = await train(nerArgs({ out, lr: 2e-3, patience: 0 }), ctx);
     expect(r.status).toBe('completed');
     metrics = readMetrics(out);
   });
@@ -132,24 +129,7 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
     // evaluation, so with patience 1 the run stops at the second (step 10 of 56 planned).
     const early = path.join(dir, 'early');
     const c = collect();
-    const r = await train(
-      {
-        task: 'ner',
-        out: early,
-        train: trainFile,
-        dev: devFile,
-        preset: 'small-2L-128',
-        vocab: VOCAB,
-        epochs: 4,
-        batchSize: 16,
-        lr: 1e-12,
-        maxLength: 64,
-        seed: 7,
-        patience: 1,
-        evalEvery: 5,
-      },
-      c,
-    );
+    const r = await train(nerArgs({ out: early, lr: 1e-12, patience: 1, evalEvery: 5 }), c);
     expect(r.status).toBe('early-stopped');
     const m = readMetrics(early);
     expect(m).toMatchObject({ status: 'early-stopped', steps: 10, total_steps: 56 });
