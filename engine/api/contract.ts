@@ -120,7 +120,7 @@ export interface EngineRequests {
   /** The shipped models (read-only, ids `shipped:<name>`) first, then the workspace's, newest first. */
   'models:list': (args: NoArgs) => ModelInfo[];
   'models:get-lineage': (args: { modelId: string }) => ModelLineageInfo;
-  /** Validates a Hugging Face BERT/DistilBERT folder and copies it into the library. */
+  /** Validates a Hugging Face model folder (a supported family, WordPiece vocab) and copies it into the library. */
   'models:import-folder': (args: {
     path: string;
     name?: string;

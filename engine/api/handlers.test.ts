@@ -245,6 +245,18 @@ describe('engine API', () => {
     expect((await call('models:list', {})).filter((m) => !m.isShipped)).toEqual([]);
   });
 
+  it('imports a MobileBERT folder and refuses a RoBERTa folder without a WordPiece vocab', async () => {
+    const goldens = resolve(import.meta.dirname, '../../../shared/goldens/models');
+    const model = await call('models:import-folder', {
+      path: join(goldens, 'mobilebert-token-classification'),
+      phiStatus: 'no-phi',
+    });
+    expect(model).toMatchObject({ architecture: 'MobileBertForTokenClassification', labels: ['LABEL_0', 'LABEL_1', 'LABEL_2', 'LABEL_3', 'LABEL_4'] });
+    expect(existsSync(join(dir, model.path, 'vocab.txt'))).toBe(true);
+    const reply = await engine.invoke('models:import-folder', { path: join(goldens, 'roberta-token-classification'), phiStatus: 'unknown' });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'unreadable-model', message: expect.stringContaining('vocab.txt: missing') as unknown } });
+  });
+
   it('persists settings', async () => {
     expect(await call('settings:get', {})).toMatchObject({ int8Inference: false });
     await call('settings:update', { threads: 3, int8Inference: true });

@@ -70,6 +70,11 @@ export interface BackwardOptions {
    * when their only reader is one Gather on axis 0; any other table gets a dense gradient.
    */
   rowSparse?: ReadonlySet<string>;
+  /**
+   * Embedding tables → the row whose gradient is dropped (torch `nn.Embedding(padding_idx=…)`:
+   * lookups of the padding id contribute no gradient, so that row is never trained).
+   */
+  paddingRows?: ReadonlyMap<string, number>;
 }
 
 /** The Gather node that is `param`'s only reader, when it reads rows of a float32 [R, C] table. */
@@ -165,6 +170,22 @@ export function backward(b: GraphBuilder, loss: string, wrt: readonly string[], 
       g = b.ConstantOfShape(shape);
     }
     grads.set(p, g);
+  }
+  for (const [p, row] of options.paddingRows ?? []) {
+    b.scope(`grad.padding_row.${p.replace(/\//g, '.')}`, () => {
+      const sp = sparse.get(p);
+      if (sp) {
+        const keep = b.Cast(b.Not(b.Equal(b.Unsqueeze(sp.rows, [1]), b.scalar(row, 'int64'))), 'float32'); // [U, 1]
+        sparse.set(p, { rows: sp.rows, values: b.Mul(sp.values, keep) });
+        return;
+      }
+      const g = grads.get(p);
+      const rows = b.shape(p)[0];
+      if (g === undefined || typeof rows !== 'number') return;
+      const mask = new Float32Array(rows).fill(1);
+      mask[row] = 0;
+      grads.set(p, b.Mul(g, b.constant({ dtype: 'float32', dims: [rows, 1], data: mask })));
+    });
   }
   return { grads, sparse };
 }

@@ -39,6 +39,7 @@ export const GRADIENT_RULES: Partial<Record<string, GradRule>> = {
   Unsqueeze: sh.squeezeLike,
   Squeeze: sh.squeezeLike,
   Expand: sh.expand,
+  Concat: sh.concat,
   Gather: sh.gather,
   ReduceSum: reduceSum,
   ReduceMean: reduceMean,

@@ -273,14 +273,31 @@ describe('loadHfFolder errors name the file and the problem', () => {
   });
 
   it('bad config', () => {
-    const roberta = loadError(path.join(GOLDENS, 'roberta-token-classification'));
-    expect(roberta.file).toBe(path.join(GOLDENS, 'roberta-token-classification/config.json'));
-    expect(roberta.message).toMatch(
-      /config\.json: unsupported architecture "RobertaForTokenClassification" \(supported: .*bert/,
+    const deberta = copyGolden('bert-token-classification');
+    writeFileSync(
+      path.join(deberta, 'config.json'),
+      JSON.stringify({ architectures: ['DebertaV2ForTokenClassification'], model_type: 'deberta-v2' }),
+    );
+    const err = loadError(deberta);
+    expect(err.file).toBe(path.join(deberta, 'config.json'));
+    expect(err.message).toMatch(
+      /config\.json: unsupported architecture "DebertaV2ForTokenClassification" \(supported: .*"mobilebert"/,
     );
     const dir = copyGolden('bert-token-classification');
     writeFileSync(path.join(dir, 'config.json'), '{"model_type": "bert",');
     expect(loadError(dir).message).toMatch(/config\.json: is not valid JSON/);
+  });
+
+  it('a folder without vocab.txt: refused for text work, loaded for token-id work', () => {
+    const roberta = path.join(GOLDENS, 'roberta-token-classification');
+    expect(loadError(roberta).message).toMatch(/vocab\.txt: missing: this engine needs the WordPiece vocab\.txt/);
+    const bpe = copyGolden('roberta-token-classification');
+    writeFileSync(path.join(bpe, 'merges.txt'), '#version: 0.2\nĠ t\n');
+    expect(loadError(bpe).message).toMatch(/BPE or SentencePiece tokenizer .*\(benchtop forward, export-onnx\)/);
+    const folder = loadHfFolder(roberta, { requireVocab: false });
+    expect(folder.vocab).toEqual([]);
+    expect(folder.config.architecture).toBe('roberta');
+    expect(folder.weights.get('roberta.embeddings.word_embeddings.weight')?.dims).toEqual([1000, 64]);
   });
 
   it('truncated, corrupt and malicious weights', () => {

@@ -1,5 +1,6 @@
 // Load and save Hugging Face model folders (config.json, model.safetensors or pytorch_model.bin,
-// vocab.txt, tokenizer files) for BERT / DistilBERT: float32 weights, re-tied heads, validation.
+// vocab.txt, tokenizer files) of the supported encoder families: float32 weights, re-tied heads,
+// validation.
 // Not for: checking the full parameter list on load (the model builder does) or sharded checkpoints.
 
 import {
@@ -13,7 +14,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { EncoderConfig } from '../model/config.ts';
-import { parseHfConfig, toHfConfig } from '../model/config.ts';
+import { embeddingWidth, maxSequenceLength, parseHfConfig } from '../model/config.ts';
+import { toHfConfig } from '../model/config-write.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
@@ -48,6 +50,11 @@ export interface HfFolder {
 export interface LoadHfOptions {
   /** Force one weights file instead of preferring model.safetensors. */
   prefer?: 'safetensors' | 'pytorch';
+  /**
+   * false: a folder without vocab.txt loads with an empty `vocab` (token-id work: forward,
+   * gradients, ONNX export). Text tasks keep the default and refuse such a folder.
+   */
+  requireVocab?: boolean;
 }
 
 /** What saveHfFolder writes. */
@@ -65,9 +72,13 @@ const PYTORCH = 'pytorch_model.bin';
 const BASE_ROOTS: Record<EncoderConfig['architecture'], string[]> = {
   bert: ['embeddings.', 'encoder.', 'pooler.'],
   distilbert: ['embeddings.', 'transformer.'],
+  roberta: ['embeddings.', 'encoder.', 'pooler.'],
+  electra: ['embeddings.', 'embeddings_project.', 'encoder.'],
+  albert: ['embeddings.', 'encoder.', 'pooler.'],
+  mobilebert: ['embeddings.', 'encoder.', 'pooler.'],
 };
 
-/** Load a Hugging Face BERT / DistilBERT model folder, validated and converted to float32. */
+/** Load a Hugging Face model folder, validated and converted to float32. */
 export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder {
   let st;
   try {
@@ -115,11 +126,13 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
       `"${wordName}" has shape [${word.dims.join(', ')}], expected 2-D`,
     );
   const [rows, cols] = word.dims as [number, number];
-  if (cols !== config.hiddenSize) {
+  if (cols !== embeddingWidth(config)) {
+    const arch = config.architecture;
+    const key = arch === 'distilbert' ? 'dim' : arch === 'bert' || arch === 'roberta' ? 'hidden_size' : 'embedding_size';
     throw new CheckpointError(
       weightsFile,
-      `hidden size mismatch: "${wordName}" has ${cols} columns but ${configFile} says ` +
-        `${config.architecture === 'bert' ? 'hidden_size' : 'dim'} ${config.hiddenSize}; use the config.json that belongs to these weights`,
+      `${key === 'embedding_size' ? 'embedding' : 'hidden'} size mismatch: "${wordName}" has ${cols} columns but ${configFile} says ` +
+        `${key} ${embeddingWidth(config)}; use the config.json that belongs to these weights`,
     );
   }
   if (rows !== config.vocabSize) {
@@ -130,10 +143,16 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     );
   }
   const vocabFile = path.join(dir, 'vocab.txt');
+  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
   if (!existsSync(vocabFile)) {
+    if (options.requireVocab === false) return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
+    const bpe = existsSync(path.join(dir, 'merges.txt')) || existsSync(path.join(dir, 'spiece.model'));
     throw new CheckpointError(
       vocabFile,
-      'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
+      bpe
+        ? 'missing: this model uses a BPE or SentencePiece tokenizer (merges.txt / spiece.model), and Benchtop tokenizes text with WordPiece only; ' +
+            'token-id work (benchtop forward, export-onnx) still runs on it'
+        : 'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
     );
   }
   const vocab = readVocab(vocabFile);
@@ -144,7 +163,6 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
         '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model',
     );
   }
-  const tokenizer = readTokenizerSettings(dir, config.maxPositions);
   return { config, weights, vocab, tokenizer, weightsFile, sourceFormat };
 }
 

@@ -139,6 +139,19 @@ export function readTokenizerSettings(dir: string, maxPositions: number): Tokeni
   };
 }
 
+/**
+ * The WordPiece tokenizer class HF pairs with each family. ALBERT and RoBERTa normally ship
+ * SentencePiece / byte-level BPE; a folder saved here holds WordPiece, so it names BertTokenizer.
+ */
+const WORDPIECE_CLASS: Record<Architecture, string> = {
+  bert: 'BertTokenizer',
+  distilbert: 'DistilBertTokenizer',
+  electra: 'ElectraTokenizer',
+  mobilebert: 'MobileBertTokenizer',
+  albert: 'BertTokenizer',
+  roberta: 'BertTokenizer',
+};
+
 /** tokenizer_config.json content in the layout transformers 4.36 writes for BertTokenizer. */
 export function tokenizerConfigJson(
   settings: TokenizerSettings,
@@ -173,7 +186,7 @@ export function tokenizerConfigJson(
     sep_token: s.sep,
     strip_accents: settings.stripAccents,
     tokenize_chinese_chars: settings.tokenizeChineseChars,
-    tokenizer_class: arch === 'bert' ? 'BertTokenizer' : 'DistilBertTokenizer',
+    tokenizer_class: WORDPIECE_CLASS[arch],
     unk_token: s.unk,
   };
 }

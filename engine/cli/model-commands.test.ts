@@ -48,6 +48,24 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(out.grads['classifier.weight']?.length).toBe(5 * 32);
   });
 
+  it('forward and inspect run every golden family, RoBERTa without a WordPiece vocab', async () => {
+    for (const name of ['mobilebert-sequence-classification', 'roberta-token-classification', 'electra-token-classification', 'albert-token-classification']) {
+      const dir = path.join(GOLDEN, '..', name);
+      const meta = JSON.parse(readFileSync(path.join(dir, 'goldens.json'), 'utf8')) as { loss: number; num_parameters_unique: number; inputs: Record<string, unknown> };
+      const { input_ids, attention_mask, token_type_ids, labels } = meta.inputs;
+      const inFile = path.join(tmp, `${name}.in.json`);
+      writeFileSync(inFile, JSON.stringify({ input_ids, attention_mask, ...(token_type_ids ? { token_type_ids } : {}), labels }));
+      const outFile = path.join(tmp, `${name}.out.json`);
+      const r = await run(['forward', '--model', dir, '--inputs', inFile, '--out', outFile, '--grads']);
+      expect(r.err, name).toBe('');
+      const out = JSON.parse(readFileSync(outFile, 'utf8')) as { loss: number; grads: Record<string, number[]> };
+      expect(Math.abs(out.loss - meta.loss), name).toBeLessThan(1e-5);
+      const info = JSON.parse((await run(['model', 'inspect', dir, '--json'])).out) as Record<string, unknown>;
+      expect(info['architecture']).toBe(name.split('-')[0]);
+      expect(info['parameters'], name).toBe(meta.num_parameters_unique);
+    }
+  });
+
   it('init-model writes a folder that loads back', async () => {
     const dir = path.join(tmp, 'init');
     const r = await run(['init-model', '--arch', 'distilbert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', 'O,B-Disease,I-Disease', '--out', dir]);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { presetConfig, PRESETS, type Task } from '../model/config.ts';
+import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
@@ -18,7 +18,7 @@ import { optionalNumber, optionalString, requireString, UsageError, type Opts } 
 
 /** Facts about a model folder, as printed by `benchtop model inspect --json`. */
 export function inspectModel(dir: string): Record<string, unknown> {
-  const m = loadHfFolder(dir);
+  const m = loadHfFolder(dir, { requireVocab: false });
   let parameters = 0;
   for (const t of new Set(m.weights.values())) parameters += t.data.length;
   return {
@@ -34,6 +34,7 @@ export function inspectModel(dir: string): Record<string, unknown> {
     num_heads: m.config.numHeads,
     intermediate_size: m.config.intermediateSize,
     max_positions: m.config.maxPositions,
+    embedding_size: embeddingWidth(m.config),
     do_lower_case: m.tokenizer.doLowerCase,
     weights_file: path.basename(m.weightsFile),
     weights_format: m.sourceFormat,
@@ -119,7 +120,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const inFile = requireString(opts, 'inputs');
   const outFile = requireString(opts, 'out');
   const wantGrads = Boolean(opts['grads']);
-  const m = loadHfFolder(dir);
+  const m = loadHfFolder(dir, { requireVocab: false });
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(readFileSync(inFile, 'utf8')) as Record<string, unknown>;
@@ -136,6 +137,8 @@ export async function cmdForward(opts: Opts): Promise<void> {
     const f = flatten(raw[key], key, inFile);
     return { dtype: 'int64', dims: f.dims, data: BigInt64Array.from(f.values, BigInt) };
   };
+  const seqMax = maxSequenceLength(m.config);
+  if ((ids.dims[1] as number) > seqMax) throw new UsageError(`${inFile}: sequences of ${ids.dims[1]} tokens exceed the model's ${seqMax} positions`);
   const bad = ids.values.find((v) => v < 0 || v >= m.config.vocabSize);
   if (bad !== undefined) throw new UsageError(`${inFile}: token id ${bad} is outside the vocabulary (0..${m.config.vocabSize - 1})`);
   const labels = toTensor('labels');
@@ -167,7 +170,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
 export function cmdExportOnnx(opts: Opts): void {
   const dir = requireString(opts, 'model');
   const out = requireString(opts, 'out');
-  const m = loadHfFolder(dir);
+  const m = loadHfFolder(dir, { requireVocab: false });
   const spec = buildInferenceGraph(m.config, { weights: m.weights });
   writeFileAtomic(out, serializeModel(spec.model));
   console.log(`wrote ${out} (inputs: ${spec.model.graph.inputs.map((i) => i.name).join(', ')}; output: logits)`);

@@ -7,8 +7,8 @@
 // under `distill.` and are dropped when the student is saved.
 
 import { backward } from '../autodiff/backward.ts';
-import type { EncoderConfig } from '../model/config.ts';
-import { buildForward, type ForwardGraph } from '../model/bert.ts';
+import { hasTokenTypes, type EncoderConfig } from '../model/config.ts';
+import { buildForward, paddingRows, type ForwardGraph } from '../model/bert.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import { buildAdamW, type AdamWOptions } from '../optim/adamw.ts';
 import type { GraphSpec } from '../train/graphs.ts';
@@ -91,7 +91,7 @@ export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLoss
   if (opts.teacher) {
     const tc = opts.teacher;
     if (tc.vocabSize !== student.vocabSize && (loss.kl > 0 || mlm)) throw new Error(`in-graph teacher and student must share the vocabulary (${tc.vocabSize} vs ${student.vocabSize} ids)`);
-    const tokenTypeIds = tc.architecture === 'bert' ? (f.tokenTypeIds ?? b.input('token_type_ids', 'int64', ['B', 'T'])) : undefined;
+    const tokenTypeIds = hasTokenTypes(tc) ? (f.tokenTypeIds ?? b.input('token_type_ids', 'int64', ['B', 'T'])) : undefined;
     const inputs = {
       inputIds: f.inputIds,
       attentionMask: f.attentionMask,
@@ -176,7 +176,7 @@ export function buildDistillTrainGraph(student: EncoderConfig, loss: DistillLoss
   const total = b.output(b.Sum(...weighted), 'loss');
   const termOutputs = terms.map((t) => b.output(t.value, t.name));
   const trainable = [...f.params.filter((p) => !isFrozen(student, p)), ...extras.keys()];
-  const { grads } = backward(b, total, trainable);
+  const { grads } = backward(b, total, trainable, { paddingRows: paddingRows(student, f) });
   const adam = buildAdamW(b, grads, opts.optimizer);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');

@@ -2,7 +2,7 @@
 // layers; student layer i takes teacher layer map[i] (every other layer by default), and the
 // embeddings and task or MLM head are copied. Refuses clearly when widths differ.
 
-import { presetConfig, PRESETS, type EncoderConfig } from '../model/config.ts';
+import { presetConfig, PRESETS, type Architecture, type EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { parameterShapes } from '../model/bert.ts';
 
@@ -21,8 +21,12 @@ export function parseLayerMap(spec: string, teacherLayers: number): number[] {
   return map;
 }
 
-/** The student config of a preset size in the teacher's family, vocabulary, task and labels. */
-export function studentPresetConfig(name: string, teacher: EncoderConfig, arch = teacher.architecture): EncoderConfig {
+/**
+ * The student config of a preset size with the teacher's vocabulary, task and labels, in the
+ * teacher's family when it is DistilBERT, else BERT (presets are BERT-shaped; a MobileBERT or
+ * ALBERT teacher gets a plain BERT student). 'half-teacher' keeps the teacher's family.
+ */
+export function studentPresetConfig(name: string, teacher: EncoderConfig, arch: Architecture = teacher.architecture === 'distilbert' ? 'distilbert' : 'bert'): EncoderConfig {
   if (name === 'half-teacher') return { ...teacher, numLayers: Math.max(1, Math.floor(teacher.numLayers / 2)), raw: {} };
   if (!PRESETS[name]) throw new Error(`unknown student preset "${name}" (known: half-teacher, ${Object.keys(PRESETS).join(', ')})`);
   return presetConfig(name, arch, teacher.vocabSize, [...teacher.labels], teacher.task);

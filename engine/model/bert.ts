@@ -1,12 +1,13 @@
-// Forward graphs for BERT and DistilBERT encoders with token-classification, sequence-
-// classification and masked-LM heads, built from an EncoderConfig. Parameters are graph
-// inputs named by their Hugging Face names; tied weights are one input used twice.
+// Forward graphs for BERT-family encoders (BERT, DistilBERT, RoBERTa, ELECTRA, ALBERT, MobileBERT)
+// with token-classification, sequence-classification and (BERT, DistilBERT) masked-LM heads,
+// built from an EncoderConfig. Parameters are graph inputs named by their Hugging Face names;
+// tied weights are one input used twice, ALBERT's shared layers one input per use.
 // Not here: losses/optimisers (engine/train), weight loading (engine/checkpoints).
 
-import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
+import { basePrefix, expectedParameterShapes, layerNames, type LayerNames } from '../checkpoints/param-shapes.ts';
 import type { GraphBuilder } from '../onnx/builder.ts';
 import type { Dim } from '../onnx/ir.ts';
-import type { EncoderConfig } from './config.ts';
+import { embeddingWidth, hasTokenTypes, type EncoderConfig, type MobileBertOptions } from './config.ts';
 import type { DropoutMaskSpec } from '../train/dropout-masks.ts';
 
 export interface ForwardOptions {
@@ -75,12 +76,13 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
   const B = options.batch ?? 'B';
   const T = options.seq ?? 'T';
   const C = config.hiddenSize;
-  const H = config.numHeads;
-  const D = C / H;
-  if (!Number.isInteger(D)) throw new Error(`hidden size ${C} is not divisible by ${H} heads`);
-  const isBert = config.architecture === 'bert';
-  const p = isBert ? 'bert.' : 'distilbert.';
+  const arch = config.architecture;
+  const mobile = config.mobile;
+  const p = basePrefix(config);
   const shapes = parameterShapes(config);
+  if (config.task === 'masked-lm' && arch !== 'bert' && arch !== 'distilbert') {
+    throw new Error(`masked-LM heads are built for BERT and DistilBERT, not ${arch}`);
+  }
   const prefix = options.paramPrefix ?? '';
   const P = (name: string): string => prefix + name;
   const params: string[] = [];
@@ -124,8 +126,17 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     if (!mask) return linear(dropout(x, ratio), name);
     return b.Add(b.Mul(timesW(keep(x, mask), name), b.scalar(1 / (1 - ratio))), P(`${name}.bias`));
   };
-  const layerNorm = (x: string, name: string, eps: number): string =>
-    b.LayerNormalization(x, P(`${name}.weight`), P(`${name}.bias`), eps)[0] as string;
+  /** LayerNorm, or MobileBERT's NoNorm (x·weight + bias), with affine parameters `w`, `bias`. */
+  const normWith = (x: string, w: string, bias: string, eps: number): string =>
+    mobile?.noNorm ? b.Add(b.Mul(x, w), bias) : (b.LayerNormalization(x, w, bias, eps)[0] as string);
+  const layerNorm = (x: string, name: string, eps: number): string => normWith(x, P(`${name}.weight`), P(`${name}.bias`), eps);
+  /** dropout(norm(x)): in mask mode the 1/(1−p) scale is folded into the affine parameters. */
+  const normThenDropout = (x: string, name: string, eps: number, ratio: number): string => {
+    const mask = keepMask(b.shape(x), ratio);
+    if (!mask) return dropout(layerNorm(x, name, eps), ratio);
+    const s = b.scalar(1 / (1 - ratio));
+    return keep(normWith(x, b.Mul(P(`${name}.weight`), s), b.Mul(P(`${name}.bias`), s), eps), mask);
+  };
   const activation = (x: string, act: string): string => {
     if (act === 'relu') return b.Relu(x);
     if (act === 'gelu_new') {
@@ -143,79 +154,147 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
   const given = options.inputs;
   const inputIds = given?.inputIds ?? b.input('input_ids', 'int64', [B, T]);
   const attentionMask = given?.attentionMask ?? b.input('attention_mask', 'int64', [B, T]);
-  const tokenTypeIds = isBert ? (given ? given.tokenTypeIds : b.input('token_type_ids', 'int64', [B, T])) : undefined;
+  const tokenTypeIds = hasTokenTypes(config) ? (given ? given.tokenTypeIds : b.input('token_type_ids', 'int64', [B, T])) : undefined;
 
-  // --- embeddings: word + position (+ token type), LayerNorm, dropout ---
+  // --- embeddings: word + position (+ token type), norm, dropout (+ projection to C) ---
   const emb = b.scope('embeddings', () => {
-    const words = b.Gather(P(`${p}embeddings.word_embeddings.weight`), inputIds); // [B, T, C]
+    const E = `${p}embeddings.`;
     const len = b.Gather(b.Shape(inputIds), b.scalar(1, 'int64'));
-    const positions = b.op('Range', [b.scalar(0, 'int64'), len, b.scalar(1, 'int64')], {}, {
+    const range = b.op('Range', [b.scalar(0, 'int64'), len, b.scalar(1, 'int64')], {}, {
       outputInfos: [{ dtype: 'int64', shape: [T] }],
-    })[0] as string;
-    let sum = b.Add(words, b.Gather(P(`${p}embeddings.position_embeddings.weight`), positions)); // [B, T, C]
-    if (tokenTypeIds) sum = b.Add(sum, b.Gather(P(`${p}embeddings.token_type_embeddings.weight`), tokenTypeIds));
-    const ln = `${p}embeddings.LayerNorm`;
-    const mask = keepMask(b.shape(sum), config.hiddenDropout);
-    if (!mask) return dropout(layerNorm(sum, ln, config.layerNormEps), config.hiddenDropout);
-    const s = b.scalar(1 / (1 - config.hiddenDropout));
-    const scaled = b.LayerNormalization(sum, b.Mul(P(`${ln}.weight`), s), b.Mul(P(`${ln}.bias`), s), config.layerNormEps)[0] as string;
-    return keep(scaled, mask);
+    })[0] as string; // [T]
+    let words = b.Gather(P(`${E}word_embeddings.weight`), inputIds); // [B, T, E]
+    if (mobile) {
+      if (mobile.trigramInput) {
+        // [next, current, previous] token embeddings, zero past either end: shift matrices
+        // S[t, s] = (s = t ± 1) applied by MatMul keep the table's gradient one Gather.
+        const shift = (by: number): string => {
+          const target = b.Unsqueeze(b.Add(range, b.scalar(by, 'int64')), [1]); // [T, 1]
+          return b.MatMul(b.Cast(b.Equal(target, b.Unsqueeze(range, [0])), 'float32'), words); // [T, T]·[B, T, E]
+        };
+        words = b.Concat([shift(1), words, shift(-1)], -1); // [B, T, 3E]
+      }
+      if (mobile.trigramInput || embeddingWidth(config) !== C) words = linear(words, `${E}embedding_transformation`);
+    }
+    // RoBERTa numbers real tokens from pad_token_id + 1 and gives padding the pad position.
+    const positions = arch === 'roberta'
+      ? (() => {
+          const real = b.Cast(b.Not(b.Equal(inputIds, b.scalar(config.padTokenId, 'int64'))), 'int64'); // [B, T]
+          const cum = b.op('CumSum', [real, b.scalar(1, 'int64')], {}, { outputInfos: [{ dtype: 'int64', shape: [B, T] }] })[0] as string;
+          return b.Add(b.Mul(cum, real), b.scalar(config.padTokenId, 'int64'));
+        })()
+      : range;
+    let sum = b.Add(words, b.Gather(P(`${E}position_embeddings.weight`), positions)); // [B, T, E]
+    if (tokenTypeIds) sum = b.Add(sum, b.Gather(P(`${E}token_type_embeddings.weight`), tokenTypeIds));
+    // MobileBERT builds its embedding LayerNorm without config.layer_norm_eps (torch's 1e-5).
+    const out = normThenDropout(sum, `${E}LayerNorm`, mobile ? 1e-5 : config.layerNormEps, config.hiddenDropout);
+    if (arch === 'electra' && embeddingWidth(config) !== C) return linear(out, `${p}embeddings_project`);
+    if (arch === 'albert') return linear(out, `${p}encoder.embedding_hidden_mapping_in`);
+    return out;
   });
 
   // Additive key mask: 0 where attended, F32_MIN where masked. [B, 1, 1, T]
   const maskF = b.Cast(b.Unsqueeze(attentionMask, [1, 2]), 'float32');
   const maskBias = b.Mul(b.Sub(b.scalar(1), maskF), b.scalar(F32_MIN));
 
-  const hiddenStates: string[] = [emb];
   const attentions: string[] = [];
+  /** Multi-head attention of width `W`; returns the merged context [B, T, W] before the output dense. */
+  const attend = (qIn: string, kIn: string, vIn: string, n: { q: string; k: string; v: string }, W: number): string => {
+    const H = config.numHeads;
+    const D = W / H;
+    const heads = (x: string): string => b.Transpose(b.Reshape(x, [0, 0, H, D]), [0, 2, 1, 3]); // [B, H, T, D]
+    let q = heads(linear(qIn, n.q));
+    const kT = b.Transpose(b.Reshape(linear(kIn, n.k), [0, 0, H, D]), [0, 2, 3, 1]); // [B, H, D, T]
+    const v = heads(linear(vIn, n.v));
+    const scale = b.scalar(1 / Math.sqrt(D));
+    let scores: string;
+    if (arch !== 'distilbert') scores = b.Mul(b.MatMul(q, kT), scale); // BERT scales after QKᵀ
+    else {
+      q = b.Mul(q, scale); // DistilBERT scales Q first
+      scores = b.MatMul(q, kT);
+    }
+    const probs = b.Softmax(b.Add(scores, maskBias), -1); // [B, H, T, T]
+    attentions.push(probs);
+    const probsMask = keepMask(b.shape(probs), config.attentionDropout);
+    const ctx = probsMask
+      ? b.Mul(b.MatMul(keep(probs, probsMask), v), b.scalar(1 / (1 - config.attentionDropout)))
+      : b.MatMul(dropout(probs, config.attentionDropout), v); // [B, H, T, D]
+    return b.Reshape(b.Transpose(ctx, [0, 2, 1, 3]), [0, 0, W]); // [B, T, W]
+  };
+
+  /** One BERT-style layer (BERT, RoBERTa, ELECTRA, ALBERT, DistilBERT). */
+  const bertLayer = (h: string, n: LayerNames): string => {
+    const merged = attend(h, h, h, n, C);
+    const attnOut = layerNorm(b.Add(droppedLinear(merged, n.o, config.hiddenDropout), h), n.ln1, config.layerNormEps);
+    // ALBERT applies no dropout after its feed-forward output.
+    const ffDrop = arch === 'albert' ? 0 : config.hiddenDropout;
+    const inter = activation(linear(attnOut, n.ff1), config.hiddenAct);
+    return layerNorm(b.Add(droppedLinear(inter, n.ff2, ffDrop), attnOut), n.ln2, config.layerNormEps);
+  };
+
+  /** One MobileBERT layer: bottlenecks in and out, attention and stacked FFNs at the narrow width. */
+  const mobileLayer = (h: string, l: number, m: MobileBertOptions): string => {
+    const L = `${p}encoder.layer.${l}.`;
+    const eps = config.layerNormEps;
+    let qk = h;
+    let v = h;
+    let layerInput = h;
+    if (m.useBottleneck) {
+      layerInput = layerNorm(linear(h, `${L}bottleneck.input.dense`), `${L}bottleneck.input.LayerNorm`, eps);
+      if (m.useBottleneckAttention) qk = v = layerInput;
+      else if (m.keyQuerySharedBottleneck) qk = layerNorm(linear(h, `${L}bottleneck.attention.dense`), `${L}bottleneck.attention.LayerNorm`, eps);
+    }
+    const W = m.trueHiddenSize;
+    const merged = attend(qk, qk, v, { q: `${L}attention.self.query`, k: `${L}attention.self.key`, v: `${L}attention.self.value` }, W);
+    const selfOut = m.useBottleneck ? linear(merged, `${L}attention.output.dense`) : droppedLinear(merged, `${L}attention.output.dense`, config.hiddenDropout);
+    let a = layerNorm(b.Add(selfOut, layerInput), `${L}attention.output.LayerNorm`, eps);
+    for (let f = 0; f < m.numFeedforwardNetworks - 1; f++) {
+      const F = `${L}ffn.${f}.`;
+      const inter = activation(linear(a, `${F}intermediate.dense`), config.hiddenAct);
+      a = layerNorm(b.Add(linear(inter, `${F}output.dense`), a), `${F}output.LayerNorm`, eps);
+    }
+    const inter = activation(linear(a, `${L}intermediate.dense`), config.hiddenAct);
+    // MobileBertOutput builds its LayerNorm without config.layer_norm_eps (torch's 1e-5).
+    if (!m.useBottleneck) return layerNorm(b.Add(droppedLinear(inter, `${L}output.dense`, config.hiddenDropout), a), `${L}output.LayerNorm`, 1e-5);
+    const narrow = layerNorm(b.Add(linear(inter, `${L}output.dense`), a), `${L}output.LayerNorm`, 1e-5);
+    return layerNorm(b.Add(droppedLinear(narrow, `${L}output.bottleneck.dense`, config.hiddenDropout), h), `${L}output.bottleneck.LayerNorm`, eps);
+  };
+
+  const hiddenStates: string[] = [emb];
   let h = emb;
   for (let l = 0; l < config.numLayers; l++) {
     h = b.scope(`layer.${l}`, () => {
-      const L = isBert ? `${p}encoder.layer.${l}.` : `${p}transformer.layer.${l}.`;
-      const names = isBert
-        ? { q: `${L}attention.self.query`, k: `${L}attention.self.key`, v: `${L}attention.self.value`, o: `${L}attention.output.dense`, ln1: `${L}attention.output.LayerNorm`, ff1: `${L}intermediate.dense`, ff2: `${L}output.dense`, ln2: `${L}output.LayerNorm` }
-        : { q: `${L}attention.q_lin`, k: `${L}attention.k_lin`, v: `${L}attention.v_lin`, o: `${L}attention.out_lin`, ln1: `${L}sa_layer_norm`, ff1: `${L}ffn.lin1`, ff2: `${L}ffn.lin2`, ln2: `${L}output_layer_norm` };
-      const heads = (x: string): string => b.Transpose(b.Reshape(x, [0, 0, H, D]), [0, 2, 1, 3]); // [B, H, T, D]
-      let q = heads(linear(h, names.q));
-      const kT = b.Transpose(b.Reshape(linear(h, names.k), [0, 0, H, D]), [0, 2, 3, 1]); // [B, H, D, T]
-      const v = heads(linear(h, names.v));
-      const scale = b.scalar(1 / Math.sqrt(D));
-      let scores: string;
-      if (isBert) scores = b.Mul(b.MatMul(q, kT), scale); // BERT scales after QKᵀ
-      else {
-        q = b.Mul(q, scale); // DistilBERT scales Q first
-        scores = b.MatMul(q, kT);
-      }
-      const probs = b.Softmax(b.Add(scores, maskBias), -1); // [B, H, T, T]
-      attentions.push(probs);
-      const probsMask = keepMask(b.shape(probs), config.attentionDropout);
-      const ctx = probsMask
-        ? b.Mul(b.MatMul(keep(probs, probsMask), v), b.scalar(1 / (1 - config.attentionDropout)))
-        : b.MatMul(dropout(probs, config.attentionDropout), v); // [B, H, T, D]
-      const merged = b.Reshape(b.Transpose(ctx, [0, 2, 1, 3]), [0, 0, C]); // [B, T, C]
-      const attnOut = layerNorm(b.Add(droppedLinear(merged, names.o, config.hiddenDropout), h), names.ln1, config.layerNormEps);
-      const inter = activation(linear(attnOut, names.ff1), config.hiddenAct);
-      return layerNorm(b.Add(droppedLinear(inter, names.ff2, config.hiddenDropout), attnOut), names.ln2, config.layerNormEps);
+      if (mobile) return mobileLayer(h, l, mobile);
+      let x = h;
+      for (const n of layerNames(config, l)) x = bertLayer(x, n);
+      return x;
     });
     hiddenStates.push(h);
   }
 
   const logits = b.scope('head', () => {
+    const drop = config.classifierDropout;
     switch (config.task) {
       case 'base':
         return h;
       case 'token-classification':
-        return linearOfDropped(h, 'classifier', config.classifierDropout); // [B, T, L]
+        return linearOfDropped(h, 'classifier', drop); // [B, T, L]
       case 'sequence-classification': {
         const first = b.Gather(h, b.scalar(0, 'int64'), 1); // [B, C]
-        if (isBert) {
-          const pooled = b.Tanh(linear(first, `${p}pooler.dense`));
-          return linearOfDropped(pooled, 'classifier', config.classifierDropout);
+        if (arch === 'distilbert') return linearOfDropped(b.Relu(linear(first, 'pre_classifier')), 'classifier', drop);
+        if (arch === 'roberta' || arch === 'electra') {
+          // dropout → dense → tanh (RoBERTa) or exact GELU (ELECTRA) → dropout → out_proj
+          const dense = linearOfDropped(first, 'classifier.dense', drop);
+          const act = arch === 'roberta' ? b.Tanh(dense) : activation(dense, 'gelu');
+          return linearOfDropped(act, 'classifier.out_proj', drop);
         }
-        const pre = b.Relu(linear(first, 'pre_classifier'));
-        return linearOfDropped(pre, 'classifier', config.classifierDropout); // [B, L]
+        let pooled = first;
+        if (arch === 'albert') pooled = b.Tanh(linear(first, `${p}pooler`));
+        else if (!mobile || mobile.classifierActivation) pooled = b.Tanh(linear(first, `${p}pooler.dense`));
+        return linearOfDropped(pooled, 'classifier', drop); // [B, L]
       }
       case 'masked-lm': {
+        const isBert = arch === 'bert';
         const t = isBert ? 'cls.predictions.transform.' : 'vocab_';
         const rows = options.mlmGather ? b.Gather(b.Reshape(h, [-1, C]), given?.mlmPositions ?? b.input('mlm_positions', 'int64', ['M'])) : h; // [M, C]
         const dense = linear(rows, isBert ? `${t}dense` : 'vocab_transform');
@@ -228,6 +307,17 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     }
   });
   return { inputIds, attentionMask, tokenTypeIds, params, wordEmbeddings: P(`${p}embeddings.word_embeddings.weight`), logits, lastHidden: h, hiddenStates, attentions, dropoutMasks };
+}
+
+
+/**
+ * Embedding tables whose padding row must get no gradient, as torch's `padding_idx` drops it
+ * (pass to `backward` as `paddingRows`). Every HF family declares it, but only MobileBERT's
+ * trigram input mixes the padding embedding into real tokens; elsewhere that row only feeds
+ * masked positions, so its gradient is exactly zero already and no mask is added.
+ */
+export function paddingRows(config: EncoderConfig, f: Pick<ForwardGraph, 'wordEmbeddings'>): Map<string, number> {
+  return config.mobile?.trigramInput ? new Map([[f.wordEmbeddings, config.padTokenId]]) : new Map<string, number>();
 }
 
 /** Scalar mean cross-entropy for the task (labels -100 are ignored). Returns [labels, loss]. */

@@ -1,10 +1,11 @@
 // Tests for HF config.json parsing/serialising and presets, against the golden model configs.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointError } from '../checkpoints/errors.ts';
-import { parseHfConfig, presetConfig, PRESETS, toHfConfig } from './config.ts';
+import { parseHfConfig, presetConfig, PRESETS } from './config.ts';
+import { toHfConfig } from './config-write.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
 const readConfig = (model: string): unknown =>
@@ -61,30 +62,47 @@ describe('parseHfConfig', () => {
     expect(parseHfConfig(readConfig('distilbert-masked-lm'), 'c').task).toBe('masked-lm');
   });
 
+  it('parses the MobileBERT, RoBERTa, ELECTRA and ALBERT goldens', () => {
+    const m = parseHfConfig(readConfig('mobilebert-sequence-classification'), 'c');
+    expect(m).toMatchObject({ architecture: 'mobilebert', task: 'sequence-classification', hiddenSize: 32, embeddingSize: 16, intermediateSize: 64, hiddenAct: 'relu', hiddenDropout: 0, numLabels: 3 });
+    expect(m.mobile).toEqual({ trueHiddenSize: 16, useBottleneck: true, useBottleneckAttention: false, keyQuerySharedBottleneck: true, numFeedforwardNetworks: 2, noNorm: true, trigramInput: true, classifierActivation: true });
+    const r = parseHfConfig(readConfig('roberta-token-classification'), 'c');
+    expect(r).toMatchObject({ architecture: 'roberta', hiddenSize: 64, maxPositions: 514, typeVocabSize: 1, layerNormEps: 1e-5, padTokenId: 1 });
+    const e = parseHfConfig(readConfig('electra-token-classification'), 'c');
+    expect(e).toMatchObject({ architecture: 'electra', hiddenSize: 32, embeddingSize: 16 });
+    const a = parseHfConfig(readConfig('albert-token-classification'), 'c');
+    expect(a).toMatchObject({ architecture: 'albert', hiddenSize: 32, embeddingSize: 16, hiddenAct: 'gelu_new', hiddenDropout: 0, classifierDropout: 0.1 });
+    expect(a.albert).toEqual({ numHiddenGroups: 1, innerGroupNum: 1 });
+  });
+
   it('round-trips every golden config.json exactly', () => {
-    for (const m of ['bert', 'distilbert']) {
-      for (const t of ['token-classification', 'sequence-classification', 'masked-lm']) {
-        const json = readConfig(`${m}-${t}`);
-        expect(toHfConfig(parseHfConfig(json, 'c'))).toEqual(json);
-      }
+    const models = readdirSync(GOLDENS).filter((d) => existsSync(path.join(GOLDENS, d, 'config.json')));
+    expect(models).toHaveLength(12);
+    for (const m of models) {
+      const json = readConfig(m);
+      expect(toHfConfig(parseHfConfig(json, 'c')), m).toEqual(json);
     }
   });
 
-  it('rejects unsupported families and says which are supported', () => {
-    for (const m of [
-      'roberta-token-classification',
-      'mobilebert-token-classification',
-      'albert-token-classification',
-      'electra-token-classification',
-    ]) {
-      const run = (): unknown => parseHfConfig(readConfig(m), '/x/config.json');
+  it('rejects unsupported families and heads and says which are supported', () => {
+    for (const arch of ['DebertaV2ForTokenClassification', 'XLNetForTokenClassification']) {
+      const run = (): unknown => parseHfConfig({ architectures: [arch] }, '/x/config.json');
       expect(run).toThrow(CheckpointError);
       expect(run).toThrow(
-        /\/x\/config\.json: unsupported architecture ".*ForTokenClassification".*supported: model_type "bert" or "distilbert"/,
+        new RegExp(`/x/config\\.json: unsupported architecture "${arch}".*supported: model_type "bert", "distilbert", "roberta", "electra", "albert", "mobilebert"`),
       );
     }
-    expect(() => parseHfConfig({ model_type: 'roberta' }, 'f')).toThrow(
-      /unsupported model_type "roberta"/,
+    expect(() => parseHfConfig({ architectures: ['RobertaForMaskedLM'] }, 'f')).toThrow(
+      /masked-LM heads are built for BERT and DistilBERT only/,
+    );
+    expect(() => parseHfConfig({ model_type: 'xlnet' }, 'f')).toThrow(
+      /unsupported model_type "xlnet"/,
+    );
+    expect(() => parseHfConfig({ model_type: 'mobilebert', normalization_type: 'batch_norm' }, 'f')).toThrow(
+      /unsupported normalization_type "batch_norm"/,
+    );
+    expect(() => parseHfConfig({ model_type: 'albert', num_hidden_layers: 12, num_hidden_groups: 5 }, 'f')).toThrow(
+      /not a multiple of num_hidden_groups 5/,
     );
     expect(() => parseHfConfig({ architectures: ['BertForQuestionAnswering'] }, 'f')).toThrow(
       /BertForMaskedLM/,

@@ -1,10 +1,11 @@
-// Normalised encoder configuration (BERT / DistilBERT) and conversion from/to Hugging Face
-// `config.json`, plus named size presets for new models.
+// Normalised encoder configuration (BERT, DistilBERT, RoBERTa, ELECTRA, ALBERT, MobileBERT) and
+// parsing of Hugging Face `config.json` (writing it back: config-write.ts), plus named size presets.
 // Not for: building graphs, loading weights (engine/checkpoints) or tokenizer settings.
 
 import { CheckpointError } from '../checkpoints/errors.ts';
+import { ARCHITECTURES, DEFAULTS, HIDDEN_ACTS, TASK_CLASS } from './families.ts';
 
-export type Architecture = 'bert' | 'distilbert';
+export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'electra' | 'albert' | 'mobilebert';
 export type Task = 'token-classification' | 'sequence-classification' | 'masked-lm' | 'base';
 export type HiddenAct = 'gelu' | 'gelu_new' | 'relu';
 
@@ -14,6 +15,12 @@ export interface EncoderConfig {
   task: Task;
   vocabSize: number;
   hiddenSize: number;
+  /**
+   * ELECTRA, ALBERT (the whole embedding block, projected to the hidden size) and MobileBERT (the
+   * word table only, widened by its trigram linear): the embedding width. The other families
+   * embed at `hiddenSize`; read it through `embeddingWidth()`.
+   */
+  embeddingSize?: number;
   numLayers: number;
   numHeads: number;
   intermediateSize: number;
@@ -32,8 +39,27 @@ export interface EncoderConfig {
   labels: string[];
   padTokenId: number;
   sinusoidalPositions: boolean;
+  /** ALBERT: layers share the weights of `numHiddenGroups` groups of `innerGroupNum` layers. */
+  albert?: { numHiddenGroups: number; innerGroupNum: number };
+  /** MobileBERT's bottleneck structure. */
+  mobile?: MobileBertOptions;
   /** The original config.json object, kept so unknown keys survive a round trip. */
   raw: Record<string, unknown>;
+}
+
+/** MobileBERT: bottlenecks around each layer, stacked feed-forward networks, trigram input. */
+export interface MobileBertOptions {
+  /** Width inside the bottleneck (intra_bottleneck_size), or hiddenSize without bottlenecks. */
+  trueHiddenSize: number;
+  useBottleneck: boolean;
+  useBottleneckAttention: boolean;
+  keyQuerySharedBottleneck: boolean;
+  numFeedforwardNetworks: number;
+  /** normalization_type "no_norm": x·weight + bias instead of LayerNorm. */
+  noNorm: boolean;
+  trigramInput: boolean;
+  /** The pooler has a dense + tanh (classifier_activation). */
+  classifierActivation: boolean;
 }
 
 /** Model sizes of a preset; the vocabulary comes from the tokenizer. */
@@ -63,49 +89,18 @@ export const PRESETS: Record<string, PresetDims> = {
   'bert-base': { numLayers: 12, hiddenSize: 768, numHeads: 12, intermediateSize: 3072 },
 };
 
-const ARCHITECTURES: Record<string, { architecture: Architecture; task: Task }> = {
-  BertForTokenClassification: { architecture: 'bert', task: 'token-classification' },
-  BertForSequenceClassification: { architecture: 'bert', task: 'sequence-classification' },
-  BertForMaskedLM: { architecture: 'bert', task: 'masked-lm' },
-  BertForPreTraining: { architecture: 'bert', task: 'masked-lm' },
-  BertModel: { architecture: 'bert', task: 'base' },
-  DistilBertForTokenClassification: { architecture: 'distilbert', task: 'token-classification' },
-  DistilBertForSequenceClassification: {
-    architecture: 'distilbert',
-    task: 'sequence-classification',
-  },
-  DistilBertForMaskedLM: { architecture: 'distilbert', task: 'masked-lm' },
-  DistilBertModel: { architecture: 'distilbert', task: 'base' },
-};
-
-const TASK_CLASS: Record<Architecture, Record<Task, string>> = {
-  bert: {
-    'token-classification': 'BertForTokenClassification',
-    'sequence-classification': 'BertForSequenceClassification',
-    'masked-lm': 'BertForMaskedLM',
-    base: 'BertModel',
-  },
-  distilbert: {
-    'token-classification': 'DistilBertForTokenClassification',
-    'sequence-classification': 'DistilBertForSequenceClassification',
-    'masked-lm': 'DistilBertForMaskedLM',
-    base: 'DistilBertModel',
-  },
-};
-
-const SUPPORTED = `supported: model_type "bert" or "distilbert" with architectures ${Object.keys(ARCHITECTURES).join(', ')}`;
-const ACTS: Record<string, HiddenAct> = {
-  gelu: 'gelu',
-  gelu_new: 'gelu_new',
-  relu: 'relu',
-  gelu_pytorch_tanh: 'gelu_new',
-};
+const SUPPORTED = `supported: model_type ${Object.keys(TASK_CLASS).map((a) => `"${a}"`).join(', ')} with architectures ${Object.keys(ARCHITECTURES).join(', ')}`;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parse and normalise a Hugging Face config.json object (BERT or DistilBERT). */
+/** Whether `family` is one this engine builds. */
+function isArchitecture(family: string | undefined): family is Architecture {
+  return family !== undefined && Object.hasOwn(TASK_CLASS, family);
+}
+
+/** Parse and normalise a Hugging Face config.json object of a supported encoder family. */
 export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   if (!isRecord(json)) throw new CheckpointError(file, 'config.json must be a JSON object');
   const raw = json;
@@ -116,8 +111,10 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   let task: Task;
   if (archName !== undefined) {
     const known = ARCHITECTURES[archName];
-    if (!known)
-      throw new CheckpointError(file, `unsupported architecture "${archName}" (${SUPPORTED})`);
+    if (!known) {
+      const masked = /ForMaskedLM$|ForPreTraining$/.test(archName) ? ' (masked-LM heads are built for BERT and DistilBERT only)' : '';
+      throw new CheckpointError(file, `unsupported architecture "${archName}"${masked} (${SUPPORTED})`);
+    }
     if (modelType !== undefined && modelType !== known.architecture) {
       throw new CheckpointError(
         file,
@@ -125,7 +122,7 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
       );
     }
     ({ architecture, task } = known);
-  } else if (modelType === 'bert' || modelType === 'distilbert') {
+  } else if (isArchitecture(modelType)) {
     architecture = modelType;
     task = 'base';
   } else {
@@ -149,20 +146,27 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   };
   const int = (key: string, def: number, min = 1): number => num(key, def, { int: true, min });
   const prob = (key: string, def: number): number => num(key, def, { min: 0 });
-  const act = (key: string): HiddenAct => {
-    const v = raw[key] ?? 'gelu';
-    const a = typeof v === 'string' ? ACTS[v] : undefined;
+  const bool = (key: string, def: boolean): boolean => {
+    const v = raw[key];
+    if (v === undefined || v === null) return def;
+    if (typeof v !== 'boolean') throw new CheckpointError(file, `"${key}" must be true or false, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const act = (key: string, def: string): HiddenAct => {
+    const v = raw[key] ?? def;
+    const a = typeof v === 'string' ? HIDDEN_ACTS[v] : undefined;
     if (!a)
       throw new CheckpointError(
         file,
-        `unsupported "${key}" ${JSON.stringify(v)} (supported: ${Object.keys(ACTS).join(', ')})`,
+        `unsupported "${key}" ${JSON.stringify(v)} (supported: ${Object.keys(HIDDEN_ACTS).join(', ')})`,
       );
     return a;
   };
 
   const { labels, numLabels } = parseLabels(raw, task, file);
   let cfg: EncoderConfig;
-  if (architecture === 'bert') {
+  if (architecture !== 'distilbert') {
+    const d = DEFAULTS[architecture];
     const pet = raw['position_embedding_type'];
     if (pet !== undefined && pet !== null && pet !== 'absolute') {
       throw new CheckpointError(
@@ -170,42 +174,76 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
         `unsupported position_embedding_type ${JSON.stringify(pet)} (only "absolute")`,
       );
     }
-    const hiddenDropout = prob('hidden_dropout_prob', 0.1);
+    const hiddenDropout = prob('hidden_dropout_prob', d.dropout);
+    const hiddenSize = int('hidden_size', d.hidden);
     cfg = {
       architecture,
       task,
-      vocabSize: int('vocab_size', 30522),
-      hiddenSize: int('hidden_size', 768),
-      numLayers: int('num_hidden_layers', 12),
-      numHeads: int('num_attention_heads', 12),
-      intermediateSize: int('intermediate_size', 3072),
+      vocabSize: int('vocab_size', d.vocab),
+      hiddenSize,
+      ...(architecture === 'bert' || architecture === 'roberta' ? {} : { embeddingSize: int('embedding_size', d.embedding) }),
+      numLayers: int('num_hidden_layers', d.layers),
+      numHeads: int('num_attention_heads', d.heads),
+      intermediateSize: int('intermediate_size', d.inter),
       maxPositions: int('max_position_embeddings', 512),
       typeVocabSize: int('type_vocab_size', 2),
       layerNormEps: num('layer_norm_eps', 1e-12, { min: 0 }),
-      hiddenAct: act('hidden_act'),
+      hiddenAct: act('hidden_act', d.act),
       hiddenDropout,
-      attentionDropout: prob('attention_probs_dropout_prob', 0.1),
-      classifierDropout: prob('classifier_dropout', hiddenDropout),
+      attentionDropout: prob('attention_probs_dropout_prob', d.attnDropout),
+      classifierDropout: architecture === 'albert' ? prob('classifier_dropout_prob', 0.1) : prob('classifier_dropout', hiddenDropout),
       numLabels,
       labels,
-      padTokenId: int('pad_token_id', 0, 0),
+      padTokenId: int('pad_token_id', d.pad, 0),
       sinusoidalPositions: false,
       raw,
     };
+    if (architecture === 'roberta' && cfg.maxPositions <= cfg.padTokenId + 1) {
+      throw new CheckpointError(file, `max_position_embeddings ${cfg.maxPositions} leaves no positions after the padding offset (pad_token_id ${cfg.padTokenId})`);
+    }
+    if (architecture === 'albert') {
+      const groups = int('num_hidden_groups', 1);
+      if (cfg.numLayers % groups !== 0) {
+        throw new CheckpointError(file, `num_hidden_layers ${cfg.numLayers} is not a multiple of num_hidden_groups ${groups}`);
+      }
+      cfg.albert = { numHiddenGroups: groups, innerGroupNum: int('inner_group_num', 1) };
+    }
+    if (architecture === 'mobilebert') {
+      const norm = raw['normalization_type'] ?? 'no_norm';
+      if (norm !== 'no_norm' && norm !== 'layer_norm') {
+        throw new CheckpointError(file, `unsupported normalization_type ${JSON.stringify(norm)} (supported: no_norm, layer_norm)`);
+      }
+      const useBottleneck = bool('use_bottleneck', true);
+      const trueHiddenSize = useBottleneck ? int('intra_bottleneck_size', 128) : hiddenSize;
+      cfg.mobile = {
+        trueHiddenSize,
+        useBottleneck,
+        useBottleneckAttention: bool('use_bottleneck_attention', false),
+        keyQuerySharedBottleneck: bool('key_query_shared_bottleneck', true),
+        numFeedforwardNetworks: int('num_feedforward_networks', 4),
+        noNorm: norm === 'no_norm',
+        trigramInput: bool('trigram_input', true),
+        classifierActivation: bool('classifier_activation', true),
+      };
+      if (trueHiddenSize % cfg.numHeads !== 0) {
+        throw new CheckpointError(file, `intra_bottleneck_size ${trueHiddenSize} is not a multiple of the number of attention heads ${cfg.numHeads}`);
+      }
+    }
   } else {
     const dropout = prob('dropout', 0.1);
+    const dim = int('dim', 768);
     cfg = {
       architecture,
       task,
       vocabSize: int('vocab_size', 30522),
-      hiddenSize: int('dim', 768),
+      hiddenSize: dim,
       numLayers: int('n_layers', 6),
       numHeads: int('n_heads', 12),
       intermediateSize: int('hidden_dim', 3072),
       maxPositions: int('max_position_embeddings', 512),
       typeVocabSize: 0,
       layerNormEps: 1e-12,
-      hiddenAct: act('activation'),
+      hiddenAct: act('activation', 'gelu'),
       hiddenDropout: dropout,
       attentionDropout: prob('attention_dropout', 0.1),
       classifierDropout:
@@ -217,7 +255,8 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
       raw,
     };
   }
-  if (cfg.hiddenSize % cfg.numHeads !== 0) {
+  // MobileBERT's heads split its bottleneck width, not the hidden size (checked above).
+  if (!cfg.mobile?.useBottleneck && cfg.hiddenSize % cfg.numHeads !== 0) {
     throw new CheckpointError(
       file,
       `hidden size ${cfg.hiddenSize} is not a multiple of the number of attention heads ${cfg.numHeads}`,
@@ -252,78 +291,21 @@ function parseLabels(
   return { labels: Array.from({ length: n }, (_, i) => `LABEL_${i}`), numLabels: n };
 }
 
-/** Build a Hugging Face config.json object; keys not modelled here are taken from `cfg.raw`. */
-export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...cfg.raw };
-  const rawAct = (key: string): string => {
-    const v = cfg.raw[key];
-    return typeof v === 'string' && ACTS[v] === cfg.hiddenAct ? v : cfg.hiddenAct;
-  };
-  out['architectures'] = [TASK_CLASS[cfg.architecture][cfg.task]];
-  out['model_type'] = cfg.architecture;
-  out['vocab_size'] = cfg.vocabSize;
-  out['max_position_embeddings'] = cfg.maxPositions;
-  out['pad_token_id'] = cfg.padTokenId;
-  if (cfg.architecture === 'bert') {
-    for (const k of [
-      'dim',
-      'n_layers',
-      'n_heads',
-      'hidden_dim',
-      'activation',
-      'dropout',
-      'sinusoidal_pos_embds',
-    ])
-      delete out[k];
-    out['hidden_size'] = cfg.hiddenSize;
-    out['num_hidden_layers'] = cfg.numLayers;
-    out['num_attention_heads'] = cfg.numHeads;
-    out['intermediate_size'] = cfg.intermediateSize;
-    out['type_vocab_size'] = cfg.typeVocabSize;
-    out['layer_norm_eps'] = cfg.layerNormEps;
-    out['hidden_act'] = rawAct('hidden_act');
-    out['hidden_dropout_prob'] = cfg.hiddenDropout;
-    out['attention_probs_dropout_prob'] = cfg.attentionDropout;
-    out['classifier_dropout'] =
-      cfg.classifierDropout === cfg.hiddenDropout ? null : cfg.classifierDropout;
-    out['position_embedding_type'] ??= 'absolute';
-  } else {
-    for (const k of [
-      'hidden_size',
-      'num_hidden_layers',
-      'num_attention_heads',
-      'intermediate_size',
-      'hidden_act',
-      'type_vocab_size',
-      'layer_norm_eps',
-    ])
-      delete out[k];
-    out['dim'] = cfg.hiddenSize;
-    out['n_layers'] = cfg.numLayers;
-    out['n_heads'] = cfg.numHeads;
-    out['hidden_dim'] = cfg.intermediateSize;
-    out['activation'] = rawAct('activation');
-    out['dropout'] = cfg.hiddenDropout;
-    out['attention_dropout'] = cfg.attentionDropout;
-    out['sinusoidal_pos_embds'] = cfg.sinusoidalPositions;
-    out['seq_classif_dropout'] =
-      cfg.task === 'sequence-classification'
-        ? cfg.classifierDropout
-        : (cfg.raw['seq_classif_dropout'] ?? 0.2);
-    out['qa_dropout'] ??= 0.1;
-  }
-  delete out['num_labels'];
-  delete out['id2label'];
-  delete out['label2id'];
-  if (cfg.labels.length > 0) {
-    out['id2label'] = Object.fromEntries(cfg.labels.map((l, i) => [String(i), l]));
-    out['label2id'] = Object.fromEntries(cfg.labels.map((l, i) => [l, i]));
-  }
-  out['initializer_range'] ??= 0.02;
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(out).sort()) sorted[k] = out[k];
-  return sorted;
+/** Width of the word embeddings (`embeddingSize` where the family has one, else `hiddenSize`). */
+export function embeddingWidth(cfg: Pick<EncoderConfig, 'hiddenSize' | 'embeddingSize'>): number {
+  return cfg.embeddingSize ?? cfg.hiddenSize;
 }
+
+/** The longest input the position table serves (RoBERTa's positions start after the padding id). */
+export function maxSequenceLength(cfg: Pick<EncoderConfig, 'architecture' | 'maxPositions' | 'padTokenId'>): number {
+  return cfg.architecture === 'roberta' ? cfg.maxPositions - cfg.padTokenId - 1 : cfg.maxPositions;
+}
+
+/** Whether the model reads `token_type_ids` (every family but DistilBERT). */
+export function hasTokenTypes(cfg: Pick<EncoderConfig, 'typeVocabSize'>): boolean {
+  return cfg.typeVocabSize > 0;
+}
+
 
 /** A config for a new model of a named preset size. */
 export function presetConfig(
@@ -336,6 +318,8 @@ export function presetConfig(
   const p = PRESETS[name];
   if (!p)
     throw new Error(`unknown model preset "${name}" (known: ${Object.keys(PRESETS).join(', ')})`);
+  if (arch !== 'bert' && arch !== 'distilbert')
+    throw new Error(`preset "${name}": new models are BERT or DistilBERT, not ${arch}`);
   if (!Number.isInteger(vocabSize) || vocabSize < 1)
     throw new Error(
       `preset "${name}": vocabulary size must be a positive integer, got ${vocabSize}`,

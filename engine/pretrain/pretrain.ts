@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
-import type { Architecture, EncoderConfig } from '../model/config.ts';
+import { hasTokenTypes, maxSequenceLength, type Architecture, type EncoderConfig } from '../model/config.ts';
 import { buildForward, buildLoss } from '../model/bert.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
@@ -72,7 +72,7 @@ export async function mlmEvalLoss(config: EncoderConfig, weights: ReadonlyMap<st
         mlm_positions: { dtype: 'int64', dims: [batch.labels.length], data: batch.mlmPositions as BigInt64Array },
         labels: { dtype: 'int64', dims: [batch.labels.length], data: batch.labels },
       };
-      if (config.architecture === 'bert') feeds['token_type_ids'] = { dtype: 'int64', dims, data: new BigInt64Array(batch.inputIds.length) };
+      if (hasTokenTypes(config)) feeds['token_type_ids'] = { dtype: 'int64', dims, data: new BigInt64Array(batch.inputIds.length) };
       for (const p of f.params) feeds[p] = weights.get(p) as HostTensor;
       const out = await session.run(feeds, ['loss']);
       sum += Number(out['loss']?.data[0]) * batch.labels.length;
@@ -174,7 +174,7 @@ export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Pr
   const resume = prepareRunOut(out, args.resume ?? 'auto');
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
-  if (s.maxLength > mm.config.maxPositions) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${mm.config.maxPositions} positions`);
+  if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);
   const lr = args.lr ?? (args.model ? 1e-4 : 5e-4);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
   const entries = textEntries(args.text, 'pretrain');

@@ -6,7 +6,7 @@
 import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import { loadHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
+import { maxSequenceLength, presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
@@ -183,7 +183,7 @@ export function readTaskMeta(config: EncoderConfig): TaskMeta {
   const meta: TaskMeta = {
     task: config.task === 'sequence-classification' ? 're' : 'ner',
     maxLength:
-      typeof o['max_length'] === 'number' ? o['max_length'] : Math.min(128, config.maxPositions),
+      typeof o['max_length'] === 'number' ? o['max_length'] : Math.min(128, maxSequenceLength(config)),
   };
   if (typeof o['stride'] === 'number') meta.stride = o['stride'];
   if (typeof o['negative_label'] === 'string') meta.negativeLabel = o['negative_label'];

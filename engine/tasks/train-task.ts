@@ -12,7 +12,7 @@ import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import type { Document, FormatIssue } from '../formats/types.ts';
 import type { MetricsJson } from '../metrics/report.ts';
 import { toMetricsJson } from '../metrics/report.ts';
-import type { Architecture } from '../model/config.ts';
+import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
@@ -200,9 +200,9 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
     dataLabels,
     seed,
   );
-  if (maxLength > pm.config.maxPositions)
+  if (maxLength > maxSequenceLength(pm.config))
     throw new Error(
-      `--max-length ${maxLength} exceeds the model's ${pm.config.maxPositions} positions`,
+      `--max-length ${maxLength} exceeds the model's ${maxSequenceLength(pm.config)} positions`,
     );
   const labels = pm.config.labels;
   let meta: TaskMeta;

@@ -3,8 +3,8 @@
 // parity checks) and the training step (forward + backward + clip + AdamW, one session.run).
 
 import { backward, gradName } from '../autodiff/backward.ts';
-import type { EncoderConfig } from '../model/config.ts';
-import { buildForward, buildLoss } from '../model/bert.ts';
+import { hasTokenTypes, type EncoderConfig } from '../model/config.ts';
+import { buildForward, buildLoss, paddingRows } from '../model/bert.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor, Model } from '../onnx/ir.ts';
 import { buildAdamW, nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
@@ -79,7 +79,7 @@ export function buildGradientGraph(config: EncoderConfig, opts: { collectInterna
     f.attentions.forEach((a, i) => b.output(a, `attentions.${i}`));
   }
   const trainable = f.params.filter((p) => !isFrozen(config, p));
-  const { grads } = backward(b, lossOut, trainable);
+  const { grads } = backward(b, lossOut, trainable, { paddingRows: paddingRows(config, f) });
   for (const p of trainable) b.output(grads.get(p) as string, gradName(p));
   return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined };
 }
@@ -99,7 +99,7 @@ export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions):
   const { loss } = buildLoss(b, config, f.logits);
   const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));
-  const { grads, sparse } = backward(b, lossOut, trainable, { rowSparse: new Set([f.wordEmbeddings]) });
+  const { grads, sparse } = backward(b, lossOut, trainable, { rowSparse: new Set([f.wordEmbeddings]), paddingRows: paddingRows(config, f) });
   const adam = buildAdamW(b, grads, opts.optimizer, sparse);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');
@@ -119,7 +119,7 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   const iter = body.input('iter', 'int64', []);
   const condIn = body.input('cond_in', 'bool', []);
   const step = body.input('step_in', 'float32', []);
-  const isBert = config.architecture === 'bert';
+  const types = hasTokenTypes(config);
   // NOTE: everything in the body is scoped so its value names never collide with the outer
   // graph's (ONNX requires SSA across scopes).
   const built = body.scope('body', () => {
@@ -129,7 +129,7 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
     };
     const inputIds = pick('input_ids', 3);
     const attentionMask = pick('attention_mask', 3);
-    const tokenTypeIds = isBert ? pick('token_type_ids', 3) : undefined;
+    const tokenTypeIds = types ? pick('token_type_ids', 3) : undefined;
     const labels = pick('labels', config.task === 'sequence-classification' ? 2 : 3);
     const f = buildForward(body, config, {
       training: opts.dropout ?? true,
@@ -144,7 +144,7 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
     });
     const { loss } = buildLoss(body, config, f.logits, 'B', 'T', labels);
     const trainable = f.params.filter((p) => !isFrozen(config, p.slice(BODY.length)));
-    const { grads, sparse } = backward(body, loss, trainable, { rowSparse: new Set([f.wordEmbeddings]) });
+    const { grads, sparse } = backward(body, loss, trainable, { rowSparse: new Set([f.wordEmbeddings]), paddingRows: paddingRows(config, f) });
     const adam = buildAdamW(body, grads, { ...opts.optimizer, stepValue: step }, sparse);
     return { f, loss, trainable, adam };
   });
@@ -179,7 +179,7 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   const dims3 = ['K', 'B', 'T'];
   b.input('input_ids', 'int64', dims3);
   b.input('attention_mask', 'int64', dims3);
-  if (isBert) b.input('token_type_ids', 'int64', dims3);
+  if (types) b.input('token_type_ids', 'int64', dims3);
   b.input('labels', 'int64', config.task === 'sequence-classification' ? ['K', 'B'] : dims3);
   for (const m of f.dropoutMasks) b.input(m.name, 'bool', ['K', ...m.shape]);
   const stepStart = b.input('step', 'float32', []);
@@ -211,5 +211,5 @@ export function buildTrainLoopGraph(config: EncoderConfig, opts: TrainGraphOptio
   ];
   b.op('Loop', [K, cond, stepStart, ...params.filter((p) => outerTrainable.includes(p)), ...ms, ...vs], { body: g }, { outputs: outNames, outputInfos: infos });
   for (const n of outNames) b.output(n);
-  return { model: finish(b), params: f.params.map(hf), trainable: outerTrainable, hasTokenTypes: isBert, dropoutMasks: f.dropoutMasks };
+  return { model: finish(b), params: f.params.map(hf), trainable: outerTrainable, hasTokenTypes: types, dropoutMasks: f.dropoutMasks };
 }

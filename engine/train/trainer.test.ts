@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { presetConfig } from '../model/config.ts';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { readSafetensors } from '../checkpoints/safetensors.ts';
+import { embeddingWidth, presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { Trainer, type Batch } from './trainer.ts';
 
@@ -136,4 +140,46 @@ describe('Trainer', () => {
     await a.release();
     await b.release();
   });
+});
+
+const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
+
+describe.skipIf(!existsSync(GOLDENS))('Trainer on every encoder family', () => {
+  for (const name of ['mobilebert-token-classification', 'roberta-token-classification', 'electra-token-classification', 'albert-token-classification']) {
+    it(`${name.split('-')[0]}: Loop steps with dropout equal single steps, and the loss falls`, async () => {
+      const dir = path.join(GOLDENS, name);
+      const folder = loadHfFolder(dir, { requireVocab: false });
+      // Dropout on for every family, so the mask inputs are exercised (ALBERT's config has 0).
+      const config = { ...folder.config, hiddenDropout: 0.1, attentionDropout: 0.1, classifierDropout: 0.1 };
+      const gold = readSafetensors(path.join(dir, 'goldens.safetensors')).tensors;
+      const ids = gold.get('input/input_ids')?.data as BigInt64Array;
+      const types = gold.get('input/token_type_ids')?.data as BigInt64Array | undefined;
+      const batch: Batch = {
+        batchSize: 2,
+        seqLen: 11,
+        inputIds: ids,
+        attentionMask: gold.get('input/attention_mask')?.data as BigInt64Array,
+        ...(types ? { tokenTypeIds: types } : {}),
+        labels: gold.get('input/labels')?.data as BigInt64Array,
+      };
+      const opt = { lr: 3e-3, weightDecay: 0, maxGradNorm: 1 };
+      const a = await Trainer.create(config, folder.weights, { optimizer: opt, seed: 5 });
+      const single = [await a.trainStep(batch), await a.trainStep(batch)];
+      const b = await Trainer.create(config, folder.weights, { optimizer: opt, seed: 5 });
+      const looped = await b.trainSteps([batch, batch]);
+      for (let k = 0; k < 2; k++) expect(looped[k]?.loss).toBeCloseTo(single[k]?.loss as number, 5);
+      const losses: number[] = [];
+      for (let i = 0; i < 40; i++) losses.push((await a.trainStep(batch)).loss);
+      expect(Math.min(...losses.slice(-5))).toBeLessThan((single[0]?.loss as number) * 0.5);
+      // torch's padding_idx: the padding row of the word embeddings never changes (no decay here).
+      const word = `${name.split('-')[0]}.embeddings.word_embeddings.weight`;
+      const E = embeddingWidth(folder.config);
+      const pad = folder.config.padTokenId;
+      const before = (folder.weights.get(word)?.data as Float32Array).subarray(pad * E, (pad + 1) * E);
+      const after = (a.weights().get(word)?.data as Float32Array).subarray(pad * E, (pad + 1) * E);
+      expect(Array.from(after)).toEqual(Array.from(before));
+      await a.release();
+      await b.release();
+    });
+  }
 });

@@ -42,6 +42,8 @@ const cases: Case[] = [
   { name: 'Unsqueeze', op: 'Unsqueeze', inputs: { a: { shape: [2, 3] } }, build: (b, x) => b.Unsqueeze(x.a!, [1]) },
   { name: 'Squeeze', op: 'Squeeze', inputs: { a: { shape: [2, 1, 3] } }, build: (b, x) => b.Squeeze(x.a!, [1]) },
   { name: 'Expand', op: 'Expand', inputs: { a: { shape: [3, 1] } }, build: (b, x) => b.Expand(x.a!, [2, 3, 4]) },
+  { name: 'Concat last axis, symbolic batch', op: 'Concat', inputs: { a: { shape: [2, 3, 2], declared: ['B', 'T', 2] }, b: { shape: [2, 3, 4], declared: ['B', 'T', 4] }, c: { shape: [2, 3, 1], declared: ['B', 'T', 1] } }, build: (b, x) => b.Concat([x.a!, x.b!, x.c!], -1) },
+  { name: 'Concat needs(1)=false', op: 'Concat', inputs: { a: { shape: [2, 3] }, b: { shape: [1, 3], wrt: false } }, build: (b, x) => b.Concat([x.a!, x.b!], 0) },
   { name: 'Gather small table, negative ids (one-hot GEMM)', op: 'Gather', inputs: { e: { shape: [3, 4] }, i: { shape: [2, 3], dtype: 'int64', data: [1, -1, 2, 0, -3, 1] } }, build: (b, x) => b.Gather(x.e!, x.i!) },
   { name: 'Gather large table (ScatterElements)', op: 'Gather', inputs: { e: { shape: [70, 3] }, i: { shape: [2, 3], dtype: 'int64', data: [69, 1, 69, 0, 1, 5] } }, build: (b, x) => b.Gather(x.e!, x.i!) },
   { name: 'Gather embedding (repeated ids)', op: 'Gather', inputs: { e: { shape: [6, 4] }, i: { shape: [2, 3], dtype: 'int64', data: [1, 1, 5, 0, 1, 5] } }, build: (b, x) => b.Gather(x.e!, x.i!) },

@@ -1,4 +1,4 @@
-// Gradient rules for data-movement ops: Reshape, Transpose, (Un)Squeeze, Expand, Gather.
+// Gradient rules for data-movement ops: Reshape, Transpose, (Un)Squeeze, Expand, Concat, Gather.
 // Embedding lookups (Gather on axis 0) scatter-add into a zero table with ScatterElements, or
 // give a row-sparse gradient (rowSparseGatherGrad) that the optimizer applies row by row.
 
@@ -28,6 +28,26 @@ export const squeezeLike: GradRule = (g) => [reshapeLike(g.b, g.gradOut(0) as st
 
 /** y = expand(x, s)  ⇒  dx = Σ over broadcast axes of dy */
 export const expand: GradRule = (g) => [g.unbroadcast(g.gradOut(0) as string, g.input(0))];
+
+/**
+ * y = concat(x₀, x₁, …, axis)  ⇒  dxᵢ = dy sliced at xᵢ's offset along the axis. The inputs'
+ * sizes on that axis must be static (MobileBERT's trigram concatenates three [B, T, E] tensors).
+ */
+export const concat: GradRule = (g) => {
+  const { b } = g;
+  const dY = g.gradOut(0) as string;
+  const rank = b.shape(g.input(0)).length;
+  const raw = g.node.attrs['axis'] as number;
+  const axis = raw < 0 ? raw + rank : raw;
+  let offset = 0;
+  return g.node.inputs.map((x, i) => {
+    const size = b.shape(x)[axis];
+    if (typeof size !== 'number') throw new Error(`Concat: gradient needs static sizes on axis ${axis} (node "${g.node.name}")`);
+    const start = offset;
+    offset += size;
+    return g.needs(i) ? b.Slice(dY, [start], [start + size], [axis]) : undefined;
+  });
+};
 
 /** Gather tables up to this many rows get their gradient as a one-hot GEMM (see `gather`). */
 const ONE_HOT_MAX_ROWS = 64;
