@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { readSafetensors } from '../checkpoints/safetensors.ts';
 import { describe, expect, it } from 'vitest';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
@@ -27,6 +31,36 @@ describe('int8 inference', () => {
     expect(isQuantizedLinear('distilbert.transformer.layer.0.ffn.lin2')).toBe(true);
     expect(isQuantizedLinear('classifier')).toBe(false);
     expect(isQuantizedLinear('bert.pooler.dense')).toBe(false);
+    expect(isQuantizedLinear('albert.encoder.albert_layer_groups.0.albert_layers.0.ffn')).toBe(true);
+    expect(isQuantizedLinear('albert.encoder.embedding_hidden_mapping_in')).toBe(false);
+  });
+
+  it('ALBERT quantizes its shared layer once for every use; MobileBERT its bottlenecks too', async () => {
+    const goldens = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
+    for (const [name, perLayer] of [['albert-token-classification', 6], ['mobilebert-token-classification', 11]] as const) {
+      const dir = path.join(goldens, name);
+      if (!existsSync(dir)) continue;
+      const { config, weights } = loadHfFolder(dir);
+      const spec = buildInferenceGraph(config, { weights, int8: true });
+      const q = spec.model.graph.nodes.filter((n) => n.opType === 'DynamicQuantizeMatMul');
+      expect(q.length, name).toBe(perLayer * config.numLayers);
+      const distinct = new Set(q.map((n) => n.inputs[1]));
+      expect(distinct.size, name).toBe(name.startsWith('albert') ? perLayer : perLayer * config.numLayers);
+      const gold = readSafetensors(path.join(dir, 'goldens.safetensors')).tensors;
+      const batch = { batchSize: 2, seqLen: 11, inputIds: gold.get('input/input_ids')?.data as BigInt64Array, attentionMask: gold.get('input/attention_mask')?.data as BigInt64Array, tokenTypeIds: gold.get('input/token_type_ids')?.data as BigInt64Array };
+      const i8 = await createPredictor(config, weights, 2, { int8: true });
+      const got = (await i8.logits(batch)).data as Float32Array;
+      const ref = gold.get('output/logits')?.data as Float32Array;
+      let maxDiff = 0;
+      let maxAbs = 0;
+      ref.forEach((x, i) => {
+        maxDiff = Math.max(maxDiff, Math.abs(x - (got[i] as number)));
+        maxAbs = Math.max(maxAbs, Math.abs(x));
+      });
+      expect(maxDiff, name).toBeGreaterThan(0);
+      expect(maxDiff, name).toBeLessThan(0.1 * maxAbs);
+      await i8.release();
+    }
   });
 
   for (const arch of ['bert', 'distilbert'] as const) {

@@ -16,7 +16,7 @@ export const INT8_WEIGHT_MAX = 63;
 
 /** Whether a linear layer (HF name without `.weight`) is quantized: the encoder layers' only. */
 export function isQuantizedLinear(name: string): boolean {
-  return /\.(encoder\.layer|transformer\.layer)\.\d+\./.test(name);
+  return /\.(encoder\.layer|transformer\.layer|encoder\.albert_layer_groups)\.\d+\./.test(name);
 }
 
 /** Per-output-column symmetric quantization of an HF Linear weight [O, C] → int8 [C, O] + scales [O]. */
@@ -37,14 +37,24 @@ export function quantizeLinearWeight(w: HostTensor): { q: Int8Array; scale: Floa
 
 /** A `ForwardOptions.linear` that quantizes the encoder's linear layers from `weights`. */
 export function int8Linear(weights: ReadonlyMap<string, HostTensor>): (b: GraphBuilder, x: string, name: string) => string | undefined {
+  // ALBERT runs one shared layer several times: its weights are quantized once.
+  const done = new Map<string, { qw: string; sc: string; zp: string; cols: number }>();
   return (b, x, name) => {
     if (!isQuantizedLinear(name)) return undefined;
-    const w = weights.get(`${name}.weight`);
-    if (!w) throw new Error(`missing parameter "${name}.weight"`);
-    const { q, scale, rows, cols } = quantizeLinearWeight(w);
-    const qw = b.initializer(`${name}.weight_int8`, { dtype: 'int8', dims: [rows, cols], data: q });
-    const sc = b.initializer(`${name}.weight_scale`, { dtype: 'float32', dims: [cols], data: scale });
-    const zp = b.initializer(`${name}.weight_zero_point`, { dtype: 'int8', dims: [cols], data: new Int8Array(cols) });
+    let made = done.get(name);
+    if (!made) {
+      const w = weights.get(`${name}.weight`);
+      if (!w) throw new Error(`missing parameter "${name}.weight"`);
+      const { q, scale, rows, cols } = quantizeLinearWeight(w);
+      made = {
+        qw: b.initializer(`${name}.weight_int8`, { dtype: 'int8', dims: [rows, cols], data: q }),
+        sc: b.initializer(`${name}.weight_scale`, { dtype: 'float32', dims: [cols], data: scale }),
+        zp: b.initializer(`${name}.weight_zero_point`, { dtype: 'int8', dims: [cols], data: new Int8Array(cols) }),
+        cols,
+      };
+      done.set(name, made);
+    }
+    const { qw, sc, zp, cols } = made;
     const shape = [...b.shape(x).slice(0, -1), cols];
     return b.op('DynamicQuantizeMatMul', [x, qw, sc, zp, `${name}.bias`], {}, { domain: 'com.microsoft', outputInfos: [{ dtype: 'float32', shape }] })[0];
   };
