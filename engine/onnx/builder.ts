@@ -120,9 +120,12 @@ export class GraphBuilder {
 
   #rename(from: string, to: string): void {
     this.#names.add(to);
+    // In place, without allocating: a training graph renames thousands of outputs (every
+    // parameter's and Adam moment's `.next`) across tens of thousands of nodes.
     for (const n of this.nodes) {
-      n.outputs = n.outputs.map((o) => (o === from ? to : o));
-      n.inputs = n.inputs.map((i) => (i === from ? to : i));
+      const k = n.outputs.indexOf(from);
+      if (k >= 0) n.outputs[k] = to;
+      for (let i = 0; i < n.inputs.length; i++) if (n.inputs[i] === from) n.inputs[i] = to;
     }
     const info = this.infos.get(from);
     if (info) this.infos.set(to, { ...info, name: to });
@@ -155,7 +158,8 @@ export class GraphBuilder {
 
   /** The node that makes `value`, or undefined for inputs and initializers. */
   producer(value: string): Node | undefined {
-    return this.nodes.find((n) => n.outputs.includes(value));
+    // From the end: the values asked about are mostly the ones just built.
+    return this.nodes.findLast((n) => n.outputs.includes(value));
   }
 
   /** A 1-D int64 constant (shapes, axes). */
