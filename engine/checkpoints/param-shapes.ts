@@ -159,9 +159,10 @@ export function expectedParameterShapes(config: EncoderConfig): Map<string, numb
           norm(n.ln2);
         }
       }
-      const pooled = arch === 'bert' || arch === 'albert';
-      if (pooled && (seqCls || config.task === 'base')) linear(arch === 'bert' ? `${p}pooler.dense` : `${p}pooler`, H, H);
-      if (arch === 'roberta' && config.task === 'base') linear(`${p}pooler.dense`, H, H);
+      // Base models keep HF's pooler (ELECTRA has none); of the task heads only BERT's and
+      // ALBERT's sequence classifiers read it. ALBERT's pooler is a Linear without `.dense`.
+      const pooled = config.task === 'base' ? arch !== 'electra' : seqCls && (arch === 'bert' || arch === 'albert');
+      if (pooled) linear(arch === 'albert' ? `${p}pooler` : `${p}pooler.dense`, H, H);
       if (seqCls && (arch === 'roberta' || arch === 'electra')) {
         linear('classifier.dense', H, H);
         linear('classifier.out_proj', config.numLabels, H);

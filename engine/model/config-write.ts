@@ -4,6 +4,10 @@
 import type { EncoderConfig } from './config.ts';
 import { BERT_KEYED, HIDDEN_ACTS, hfClassName } from './families.ts';
 
+/** Keys of DistilBERT's config layout and of the BERT-keyed one: a config keeps only its own. */
+const DISTILBERT_KEYS = ['dim', 'n_layers', 'n_heads', 'hidden_dim', 'activation', 'dropout', 'sinusoidal_pos_embds'];
+const BERT_KEYS = ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act', 'type_vocab_size', 'layer_norm_eps'];
+
 /** Build a Hugging Face config.json object; keys not modelled here are taken from `cfg.raw`. */
 export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
   const out: Record<string, unknown> = { ...cfg.raw };
@@ -17,16 +21,7 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
   out['max_position_embeddings'] = cfg.maxPositions;
   out['pad_token_id'] = cfg.padTokenId;
   if (BERT_KEYED.has(cfg.architecture)) {
-    for (const k of [
-      'dim',
-      'n_layers',
-      'n_heads',
-      'hidden_dim',
-      'activation',
-      'dropout',
-      'sinusoidal_pos_embds',
-    ])
-      delete out[k];
+    for (const k of DISTILBERT_KEYS) delete out[k];
     out['hidden_size'] = cfg.hiddenSize;
     out['num_hidden_layers'] = cfg.numLayers;
     out['num_attention_heads'] = cfg.numHeads;
@@ -59,16 +54,7 @@ export function toHfConfig(cfg: EncoderConfig): Record<string, unknown> {
       out['classifier_activation'] = m.classifierActivation;
     } else out['position_embedding_type'] ??= 'absolute';
   } else {
-    for (const k of [
-      'hidden_size',
-      'num_hidden_layers',
-      'num_attention_heads',
-      'intermediate_size',
-      'hidden_act',
-      'type_vocab_size',
-      'layer_norm_eps',
-    ])
-      delete out[k];
+    for (const k of BERT_KEYS) delete out[k];
     out['dim'] = cfg.hiddenSize;
     out['n_layers'] = cfg.numLayers;
     out['n_heads'] = cfg.numHeads;
