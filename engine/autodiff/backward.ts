@@ -46,8 +46,10 @@ function unbroadcast(b: GraphBuilder, grad: string, like: string): string {
     }
   }
   if (axes.length === 0) return grad;
-  let out = b.ReduceSum(grad, axes, true);
-  if (lead > 0) out = b.Squeeze(out, Array.from({ length: lead }, (_, i) => i));
+  // Only leading axes (a bias's gradient): drop them in the reduction, no Squeeze after it.
+  const leadingOnly = axes.length === lead;
+  let out = b.ReduceSum(grad, axes, !leadingOnly);
+  if (lead > 0 && !leadingOnly) out = b.Squeeze(out, Array.from({ length: lead }, (_, i) => i));
   const os = b.shape(out);
   if (os.length !== ls.length || !os.every((d, i) => sameDim(d, ls[i] as Dim))) {
     throw new Error(`unbroadcast: got [${os.join(',')}] for [${ls.join(',')}]`);
