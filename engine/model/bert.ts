@@ -19,9 +19,9 @@ export interface ForwardOptions {
   seq?: Dim;
   /** Also expose per-layer hidden states and attention probabilities. */
   collectInternals?: boolean;
-  /** Use these values instead of declaring `input_ids` etc. as graph inputs (Loop bodies). */
+  /** Use these values instead of declaring `input_ids` etc. as graph inputs (a distillation teacher shares the student's). */
   inputs?: { inputIds: string; attentionMask: string; tokenTypeIds?: string; mlmPositions?: string };
-  /** Prefix for parameter input names (a Loop body must not shadow the outer graph's names). */
+  /** Prefix for parameter input names (a distillation teacher's must not collide with the student's). */
   paramPrefix?: string;
   /**
    * Masked LM: compute the decoder only at the flat positions in input `mlm_positions` [M]
@@ -37,8 +37,6 @@ export interface ForwardOptions {
    * graphs, which also run exact GELU as ORT's Gelu kernel (also with dropout off).
    */
   dropoutMasks?: boolean;
-  /** Supplies the value of a mask input (a Loop body gathers it from a stacked outer input). */
-  maskValue?: (name: string, shape: Dim[]) => string;
   /**
    * Builds `x·Wᵀ + b` for the linear layer `name` (HF prefix, no `.weight`) in place of MatMul +
    * Add, or returns undefined to keep those (e.g. int8 inference, engine/train/quantize.ts).
@@ -107,7 +105,7 @@ export function buildForward(b: GraphBuilder, config: EncoderConfig, options: Fo
     if (!maskMode || ratio <= 0) return undefined;
     const name = `dropout_mask.${dropoutMasks.length}`;
     dropoutMasks.push({ name, ratio, shape });
-    return options.maskValue ? options.maskValue(name, shape) : b.input(name, 'bool', shape);
+    return b.input(name, 'bool', shape);
   };
   // Mul by the mask cast to float, not Where: ORT's Where with a broadcast 0 is ~4× slower
   // than Mul, and the cast mask is computed once and reused by the backward pass.

@@ -261,6 +261,10 @@ export class GraphBuilder {
   }
   Expand(x: string, shape: number[]): string { return this.#one('Expand', [x, this.ints(shape)]); }
   Concat(xs: string[], axis: number): string { return this.#one('Concat', xs, { axis }); }
+  /** Split along `axis` into pieces of the given sizes (opset ≥ 13: sizes as an input). */
+  Split(x: string, sizes: number[], axis = 0, outputs?: string[]): string[] {
+    return this.op('Split', [x, this.ints(sizes)], { axis }, outputs ? { outputs } : { numOutputs: sizes.length });
+  }
   Slice(x: string, starts: number[], ends: number[], axes: number[]): string {
     return this.#one('Slice', [x, this.ints(starts), this.ints(ends), this.ints(axes)]);
   }

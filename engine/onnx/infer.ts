@@ -183,6 +183,13 @@ export function inferNode(
       shape[axis] = parts.every((p) => typeof p === 'number') ? (parts).reduce((s, p) => s + p, 0) : parts.join('+');
       return [{ dtype: need(0).dtype, shape }];
     }
+    case 'Split': {
+      const shape = need(0).shape;
+      const axis = normAxis(attrInt('axis', 0), shape.length);
+      const sizes = ints(inputs[1]?.value, 'Split sizes');
+      if (sizes.length !== numOutputs) throw new Error(`Split: ${sizes.length} sizes for ${numOutputs} outputs`);
+      return sizes.map((n) => ({ dtype: need(0).dtype, shape: shape.map((d, i) => (i === axis ? n : d)) }));
+    }
     case 'Slice': {
       const s = [...need(0).shape];
       const starts = ints(inputs[1]?.value, 'Slice starts');

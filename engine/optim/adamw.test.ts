@@ -5,26 +5,28 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { rng } from '../random.ts';
 import { Session } from '../runtime/session.ts';
-import { buildAdamW, nextName, stateName } from './adamw.ts';
+import { buildAdamW, hfNoDecay, nextName, stateName, type PackedGroup } from './adamw.ts';
+import { AdamState } from './state.ts';
 
 const R = 3000; // table rows
 const C = 24;
 const N = 640; // lookups per step
 
-/** A table read by one Gather, then a dense layer: loss = Σ (tanh(gather(W, ids)·U))·T. */
-function stepGraph(rowSparse: boolean): { bytes: Uint8Array; params: string[] } {
+/** A table read by one Gather, then a dense layer with a bias: loss = Σ (tanh(gather(W, ids)·U + c))·T. */
+function stepGraph(rowSparse: boolean, packed: boolean): { bytes: Uint8Array; params: string[]; groups: PackedGroup[] } {
   const b = new GraphBuilder('adamw_sparse');
   const W = b.input('W', 'float32', [R, C]);
   const U = b.input('U', 'float32', [C, C]);
+  const c = b.input('c.bias', 'float32', [C]);
   const ids = b.input('ids', 'int64', [N]);
   const target = b.input('target', 'float32', [N, C]);
-  const h = b.Tanh(b.MatMul(b.Gather(W, ids), U));
+  const h = b.Tanh(b.Add(b.MatMul(b.Gather(W, ids), U), c));
   const loss = b.output(b.ReduceSum(b.Mul(h, target), undefined, false), 'loss');
-  const { grads, sparse } = backward(b, loss, [W, U], rowSparse ? { rowSparse: new Set([W]) } : {});
+  const { grads, sparse } = backward(b, loss, [W, U, c], rowSparse ? { rowSparse: new Set([W]) } : {});
   expect(sparse.has(W)).toBe(rowSparse);
-  const adam = buildAdamW(b, grads, { lr: 0.05, weightDecay: 0.01, maxGradNorm: 0.5 }, sparse);
+  const adam = buildAdamW(b, grads, { lr: 0.05, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 0.5, packed }, sparse);
   b.output(adam.gradNorm, 'grad_norm');
-  return { bytes: serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 'test', metadata: {} }), params: [W, U] };
+  return { bytes: serializeModel({ graph: b.build(), opsetVersion: b.opset, producerName: 'test', metadata: {} }), params: [W, U, c], groups: adam.groups };
 }
 
 function f32(dims: number[], fill: (i: number) => number): HostTensor {
@@ -32,54 +34,73 @@ function f32(dims: number[], fill: (i: number) => number): HostTensor {
   return { dtype: 'float32', dims, data: Float32Array.from({ length: n }, (_, i) => fill(i)) };
 }
 
-/** Three AdamW steps; returns every parameter and moment after each step, and the norms. */
-async function run(rowSparse: boolean): Promise<{ initialW: Float32Array; state: Map<string, Float32Array>[]; norms: number[] }> {
-  const { bytes, params } = stepGraph(rowSparse);
+/** Three AdamW steps; returns every parameter and moment (`<p>.adam_m`, `<p>.adam_v`) after each step, and the norms. */
+async function run(rowSparse: boolean, packed = false): Promise<{ initialW: Float32Array; state: Map<string, Float32Array>[]; norms: number[]; groups: PackedGroup[] }> {
+  const { bytes, params, groups } = stepGraph(rowSparse, packed);
   const session = await Session.create(bytes, { threads: 2 });
   const rand = rng(3);
-  const state = new Map<string, HostTensor>();
-  state.set('W', f32([R, C], () => rand() - 0.5));
-  state.set('U', f32([C, C], () => rand() - 0.5));
-  for (const p of params) {
-    const dims = state.get(p)?.dims as number[];
-    state.set(stateName(p, 'adam_m'), f32(dims, () => 0));
-    state.set(stateName(p, 'adam_v'), f32(dims, () => 0));
-  }
-  const initialW = (state.get('W')?.data as Float32Array).slice();
+  const weights = new Map<string, HostTensor>();
+  weights.set('W', f32([R, C], () => rand() - 0.5));
+  weights.set('U', f32([C, C], () => rand() - 0.5));
+  weights.set('c.bias', f32([C], () => rand() - 0.5));
+  const adam = new AdamState(new Map(params.map((p) => [p, weights.get(p)?.dims ?? []])), groups);
+  const initialW = (weights.get('W')?.data as Float32Array).slice();
   const out: Map<string, Float32Array>[] = [];
   const norms: number[] = [];
   for (let step = 1; step <= 3; step++) {
     // Repeated rows (ids drawn from 200 of the 3000) and negative ids (−k reads row R−k).
     const ids = BigInt64Array.from({ length: N }, (_, i) => (i % 7 === 0 ? -BigInt(1 + ((i * step) % 5)) : BigInt(Math.floor(rand() * 200) * 13)));
     const feeds: Record<string, HostTensor> = {
-      ...Object.fromEntries(state),
+      ...Object.fromEntries(weights),
+      ...adam.feeds(),
       ids: { dtype: 'int64', dims: [N], data: ids },
       target: f32([N, C], () => rand() - 0.5),
       step: { dtype: 'float32', dims: [], data: new Float32Array([step]) },
     };
-    const res = await session.run(feeds);
-    for (const name of [...state.keys()]) state.set(name, res[nextName(name)] as HostTensor);
-    out.push(new Map([...state].map(([k, t]) => [k, t.data as Float32Array])));
+    const res = await session.run(feeds, session.outputNames, adam.outputs());
+    for (const p of params) weights.set(p, { ...(res[nextName(p)] as HostTensor), dims: weights.get(p)?.dims ?? [] });
+    const { m, v } = adam.snapshot();
+    out.push(new Map([...[...weights].map(([k, t]) => [k, t.data as Float32Array] as const), ...params.flatMap((p) => [[stateName(p, 'adam_m'), m.get(p)?.data as Float32Array] as const, [stateName(p, 'adam_v'), v.get(p)?.data as Float32Array] as const])]));
     norms.push(Number(res['grad_norm']?.data[0]));
   }
   await session.release();
-  return { initialW, state: out, norms };
+  return { initialW, state: out, norms, groups };
 }
+
+/** Largest relative difference over every tensor of every step (norms included). */
+function worstDiff(a: Awaited<ReturnType<typeof run>>, b: Awaited<ReturnType<typeof run>>): number {
+  let worst = 0;
+  for (let s = 0; s < 3; s++) {
+    worst = Math.max(worst, Math.abs((a.norms[s] as number) - (b.norms[s] as number)) / (a.norms[s] as number));
+    for (const [name, d] of a.state[s] as Map<string, Float32Array>) {
+      const x = b.state[s]?.get(name) as Float32Array;
+      expect(x.length, name).toBe(d.length);
+      d.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - (x[i] as number)) / Math.max(1e-3, Math.abs(v)))));
+    }
+  }
+  return worst;
+}
+
+describe('AdamW packed into flat groups', () => {
+  it('updates every parameter and moment as the per-parameter form does, with and without a row-sparse table', async () => {
+    for (const rowSparse of [false, true]) {
+      const perParam = await run(rowSparse);
+      const packed = await run(rowSparse, true);
+      expect(perParam.groups).toEqual([]);
+      // Weight decay on W (when dense) and U; none on the bias. The sparse table stays per parameter.
+      expect(packed.groups).toEqual([...(rowSparse ? [{ name: 'decay', params: ['U'] }] : [{ name: 'decay', params: ['W', 'U'] }]), { name: 'no_decay', params: ['c.bias'] }]);
+      // The norm sums the same squares in another order; everything else is elementwise.
+      expect(worstDiff(perParam, packed)).toBeLessThan(1e-6);
+    }
+  });
+});
 
 describe('AdamW with a row-sparse table gradient', () => {
   it('updates every row, parameter and moment exactly as the dense gradient does, step after step', async () => {
     const dense = await run(false);
     const sparse = await run(true);
-    for (let s = 0; s < 3; s++) {
-      // The norm sums the same squares in another order (the dense one adds the zero rows).
-      expect(Math.abs((sparse.norms[s] as number) - (dense.norms[s] as number))).toBeLessThan(1e-6 * (dense.norms[s] as number));
-      for (const [name, d] of dense.state[s] as Map<string, Float32Array>) {
-        const x = sparse.state[s]?.get(name) as Float32Array;
-        let worst = 0;
-        d.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - (x[i] as number)) / Math.max(1e-3, Math.abs(v)))));
-        expect(worst, `${name} after step ${s + 1}`).toBeLessThan(1e-6);
-      }
-    }
+    // The norm sums the same squares in another order (the dense one adds the zero rows).
+    expect(worstDiff(dense, sparse)).toBeLessThan(1e-6);
     // Row 1 is never read: its moments stay zero and only weight decay moves it.
     const last = sparse.state[2] as Map<string, Float32Array>;
     const row1 = (t: Float32Array | undefined): number[] => [...(t as Float32Array).subarray(C, 2 * C)];

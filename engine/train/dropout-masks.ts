@@ -2,8 +2,7 @@
 // ORT's Dropout op. ORT's CPU kernel draws one random number per element serially (measured:
 // 18% of a TinyBERT training step, 9% at Bioformer-8L size); this generator runs four
 // xorshift128 streams in SIMD lanes (engine/train/mask-kernel.ts), and its masks depend only on
-// (seed, step, mask index): a resumed run or a K-step Loop run draws exactly the masks that
-// single steps would.
+// (seed, step, mask index): a resumed run draws exactly the masks an uninterrupted one would.
 
 import { mixSeed } from '../random.ts';
 import type { Dim, HostTensor } from '../onnx/ir.ts';
@@ -68,20 +67,19 @@ export class DropoutMaskFeeder {
     readonly seed: number,
   ) {}
 
-  /** Masks for steps `firstStep … firstStep + count − 1`, stacked on a leading [count] axis when `stacked`. */
-  feeds(firstStep: number, dims: Readonly<Record<string, number>>, count = 1, stacked = false): Record<string, HostTensor> {
+  /** The masks of step `step` (1-based), for a batch with these dims. */
+  feeds(step: number, dims: Readonly<Record<string, number>>): Record<string, HostTensor> {
     const out: Record<string, HostTensor> = {};
     this.specs.forEach((spec, index) => {
       const shape = resolveShape(spec.shape, dims);
       const size = shape.reduce((a, d) => a * d, 1);
-      const total = size * count;
       let buf = this.#buffers.get(spec.name);
-      if (!buf || buf.length !== total) {
-        buf = new Uint8Array(total);
+      if (!buf || buf.length !== size) {
+        buf = new Uint8Array(size);
         this.#buffers.set(spec.name, buf);
       }
-      for (let k = 0; k < count; k++) fillDropoutMask(buf.subarray(k * size, (k + 1) * size), spec.ratio, maskSeed(this.seed, firstStep + k, index));
-      out[spec.name] = { dtype: 'bool', dims: stacked ? [count, ...shape] : shape, data: buf };
+      fillDropoutMask(buf, spec.ratio, maskSeed(this.seed, step, index));
+      out[spec.name] = { dtype: 'bool', dims: shape, data: buf };
     });
     return out;
   }

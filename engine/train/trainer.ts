@@ -5,10 +5,11 @@
 import type { EncoderConfig } from '../model/config.ts';
 import { copyTensor, copyTensors, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
-import { nextName, stateName, type AdamWOptions } from '../optim/adamw.ts';
+import { nextName, type AdamWOptions } from '../optim/adamw.ts';
+import { AdamState } from '../optim/state.ts';
 import { Session, type Backend, type Device } from '../runtime/session.ts';
 import { DropoutMaskFeeder } from './dropout-masks.ts';
-import { buildInferenceGraph, buildTrainGraph, buildTrainLoopGraph, type GraphSpec } from './graphs.ts';
+import { buildInferenceGraph, buildTrainGraph, type GraphSpec } from './graphs.ts';
 
 /** A padded batch, row-major [B, T] (labels [B, T] or [B]). */
 export interface Batch {
@@ -76,12 +77,10 @@ function batchFeeds(batch: Batch, withTokenTypes: boolean, withLabels: boolean, 
 
 export class Trainer {
   #weights: Map<string, HostTensor>;
-  #m = new Map<string, HostTensor>();
-  #v = new Map<string, HostTensor>();
+  readonly #adam: AdamState;
   #step = 0;
   #eval: Session | undefined;
   #evalSpec: GraphSpec | undefined;
-  #loop: Session | undefined;
   readonly #masks: DropoutMaskFeeder;
 
   private constructor(
@@ -94,11 +93,7 @@ export class Trainer {
     // Own copies: training updates them in place (see trainStep).
     this.#weights = new Map([...weights].map(([k, t]) => [k, spec.params.includes(k) ? copyTensor(t) : t]));
     this.#masks = new DropoutMaskFeeder(spec.dropoutMasks ?? [], options.seed ?? 42);
-    for (const p of spec.trainable) {
-      const w = weights.get(p) as HostTensor;
-      this.#m.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
-      this.#v.set(p, { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) });
-    }
+    this.#adam = new AdamState(new Map(spec.trainable.map((p) => [p, weights.get(p)?.dims ?? []])), spec.optimizerGroups);
   }
 
   /** Build the training graph and its session. */
@@ -132,10 +127,7 @@ export class Trainer {
   async trainStep(batch: Batch): Promise<StepResult> {
     const feeds = batchFeeds(batch, this.spec.hasTokenTypes, true, this.config.task === 'sequence-classification');
     for (const p of this.spec.params) feeds[p] = this.#weights.get(p) as HostTensor;
-    for (const p of this.spec.trainable) {
-      feeds[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
-      feeds[stateName(p, 'adam_v')] = this.#v.get(p) as HostTensor;
-    }
+    Object.assign(feeds, this.#adam.feeds());
     const t = this.#step + 1;
     feeds['step'] = { dtype: 'float32', dims: [], data: new Float32Array([t]) };
     Object.assign(feeds, this.#masks.feeds(t, { B: batch.batchSize, T: batch.seqLen }));
@@ -143,75 +135,17 @@ export class Trainer {
     // from (safe: each moment has one reader, and every parameter write waits for the gradient
     // norm, i.e. for the whole backward pass — see buildAdamW). Through the C API (the default)
     // nothing is copied; through the binding, its returned copies of those outputs are dropped.
-    const into: Record<string, HostTensor> = {};
+    // A packed parameter's new value comes out flat: the same buffer, seen as [numel].
+    const into: Record<string, HostTensor> = this.#adam.outputs();
     for (const p of this.spec.trainable) {
-      into[nextName(p)] = this.#weights.get(p) as HostTensor;
-      into[nextName(stateName(p, 'adam_m'))] = this.#m.get(p) as HostTensor;
-      into[nextName(stateName(p, 'adam_v'))] = this.#v.get(p) as HostTensor;
+      const w = this.#weights.get(p) as HostTensor;
+      into[nextName(p)] = this.#adam.isPacked(p) ? { ...w, dims: [w.data.length] } : w;
     }
     const out = await this.session.run(feeds, this.session.outputNames, into);
     const loss = Number(out['loss']?.data[0]);
     if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${t}: loss is ${loss}; lower the learning rate`);
     this.#step = t;
     return { step: t, loss, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
-  }
-
-  /**
-   * Several optimizer steps in one session.run (an ONNX Loop): same results as calling
-   * trainStep on each batch, with the host copies of parameters and moments done once.
-   * All batches must share one padded shape.
-   */
-  async trainSteps(batches: readonly Batch[]): Promise<StepResult[]> {
-    const first = batches[0];
-    if (!first) return [];
-    if (batches.length === 1) return [await this.trainStep(first)];
-    for (const bt of batches) {
-      if (bt.batchSize !== first.batchSize || bt.seqLen !== first.seqLen) throw new Error('trainSteps: batches must share one padded shape');
-    }
-    if (!this.#loop) {
-      const spec = buildTrainLoopGraph(this.config, { optimizer: this.options.optimizer, dropout: this.options.dropout ?? true });
-      this.#loop = await Session.create(serializeModel(spec.model), { threads: this.options.threads ?? 2, memoryArena: this.options.memoryArena ?? true, memoryPattern: false });
-    }
-    const K = batches.length;
-    const n = first.batchSize * first.seqLen;
-    const stack = (get: (bt: Batch) => BigInt64Array | undefined, len: number): BigInt64Array => {
-      const out = new BigInt64Array(K * len);
-      batches.forEach((bt, k) => out.set(get(bt) ?? new BigInt64Array(len), k * len));
-      return out;
-    };
-    const dims = [K, first.batchSize, first.seqLen];
-    const labelLen = first.labels.length;
-    const feeds: Record<string, HostTensor> = {
-      input_ids: { dtype: 'int64', dims, data: stack((bt) => bt.inputIds, n) },
-      attention_mask: { dtype: 'int64', dims, data: stack((bt) => bt.attentionMask, n) },
-      labels: { dtype: 'int64', dims: this.config.task === 'sequence-classification' ? [K, first.batchSize] : dims, data: stack((bt) => bt.labels, labelLen) },
-      step: { dtype: 'float32', dims: [], data: new Float32Array([this.#step + 1]) },
-    };
-    if (this.spec.hasTokenTypes) feeds['token_type_ids'] = { dtype: 'int64', dims, data: stack((bt) => bt.tokenTypeIds, n) };
-    // The Loop body has the step graph's dropout sites, in the same order: the same feeder.
-    Object.assign(feeds, this.#masks.feeds(this.#step + 1, { B: first.batchSize, T: first.seqLen }, K, true));
-    for (const p of this.spec.params) feeds[p] = this.#weights.get(p) as HostTensor;
-    for (const p of this.spec.trainable) {
-      feeds[stateName(p, 'adam_m')] = this.#m.get(p) as HostTensor;
-      feeds[stateName(p, 'adam_v')] = this.#v.get(p) as HostTensor;
-    }
-    const out = await this.#loop.run(feeds);
-    const losses = out['loss']?.data as Float32Array;
-    const norms = out['grad_norm']?.data as Float32Array;
-    const lrs = out['lr']?.data as Float32Array;
-    const results: StepResult[] = [];
-    for (let k = 0; k < K; k++) {
-      const loss = losses[k] as number;
-      if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${this.#step + k + 1}: loss is ${loss}; lower the learning rate`);
-      results.push({ step: this.#step + k + 1, loss, gradNorm: norms[k] as number, lr: lrs[k] as number });
-    }
-    for (const p of this.spec.trainable) {
-      this.#weights.set(p, out[nextName(p)] as HostTensor);
-      this.#m.set(p, out[nextName(stateName(p, 'adam_m'))] as HostTensor);
-      this.#v.set(p, out[nextName(stateName(p, 'adam_v'))] as HostTensor);
-    }
-    this.#step += K;
-    return results;
   }
 
   /** Logits for a batch in eval mode (dropout off), with the current weights. */
@@ -236,26 +170,20 @@ export class Trainer {
 
   /** Everything needed to resume: moments and the step count (snapshots). */
   optimizerState(): { step: number; m: Map<string, HostTensor>; v: Map<string, HostTensor> } {
-    return { step: this.#step, m: copyTensors(this.#m), v: copyTensors(this.#v) };
+    return { step: this.#step, ...this.#adam.snapshot() };
   }
 
   /** Restore a saved state (from optimizerState + weights). */
   restore(state: { step: number; weights: Map<string, HostTensor>; m: Map<string, HostTensor>; v: Map<string, HostTensor> }): void {
-    for (const p of this.spec.trainable) {
-      const w = state.weights.get(p);
-      const m = state.m.get(p);
-      const v = state.v.get(p);
-      if (!w || !m || !v) throw new Error(`checkpoint lacks state for "${p}"`);
-      this.#weights.set(p, copyTensor(w));
-      this.#m.set(p, copyTensor(m));
-      this.#v.set(p, copyTensor(v));
-    }
+    const missing = this.spec.trainable.find((p) => !state.weights.has(p));
+    if (missing) throw new Error(`checkpoint lacks the weights of "${missing}"`);
+    this.#adam.restore(state.m, state.v);
+    for (const p of this.spec.trainable) this.#weights.set(p, copyTensor(state.weights.get(p) as HostTensor));
     this.#step = state.step;
   }
 
   async release(): Promise<void> {
     await this.session.release();
     await this.#eval?.release();
-    await this.#loop?.release();
   }
 }

@@ -12,7 +12,8 @@ import type { HostTensor } from '../../engine/onnx/ir.ts';
 import { serializeModel } from '../../engine/onnx/serialize.ts';
 import { Session } from '../../engine/runtime/session.ts';
 import { buildGradientGraph, buildTrainGraph } from '../../engine/train/graphs.ts';
-import { buildAdamW, nextName, stateName } from '../../engine/optim/adamw.ts';
+import { buildAdamW, nextName } from '../../engine/optim/adamw.ts';
+import { AdamState } from '../../engine/optim/state.ts';
 import { GraphBuilder } from '../../engine/onnx/builder.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
@@ -110,13 +111,11 @@ describe.skipIf(!existsSync(GOLDENS))('Hugging Face parity (goldens)', () => {
         const ts = await Session.create(serializeModel(train.model), { threads: 2 });
         const tf: Record<string, HostTensor> = { ...feeds };
         for (const k of Object.keys(tf)) if (k.endsWith('.grad')) delete tf[k];
-        for (const p of train.trainable) {
-          const z = (): HostTensor => ({ dtype: 'float32', dims: folder.weights.get(p)?.dims ?? [], data: new Float32Array(folder.weights.get(p)?.data.length ?? 0) });
-          tf[stateName(p, 'adam_m')] = z();
-          tf[stateName(p, 'adam_v')] = z();
-        }
+        const adam = new AdamState(new Map(train.trainable.map((p) => [p, folder.weights.get(p)?.dims ?? []])), train.optimizerGroups);
+        Object.assign(tf, adam.feeds());
         tf['step'] = { dtype: 'float32', dims: [], data: new Float32Array([1]) };
-        const stepOut = await ts.run(tf);
+        const stepOut = await ts.run(tf, ts.outputNames, adam.outputs());
+        const moments = adam.snapshot();
         expect(Math.abs(Number(stepOut['loss']?.data[0]) - meta.loss)).toBeLessThan(1e-5);
         for (const p of meta.adamw.tracked_tensors) {
           const ref = gold.get(`adamw/param_after/${p}`);
@@ -131,37 +130,40 @@ describe.skipIf(!existsSync(GOLDENS))('Hugging Face parity (goldens)', () => {
           expect(a.length).toBeGreaterThan(f32(ref).length * 0.5);
           expect(maxAbsDiff(a, r), `AdamW ${p}`).toBeLessThan(1e-5);
           const mRef = gold.get(`adamw/exp_avg/${p}`);
-          if (mRef) expect(maxAbsDiff(f32(stepOut[nextName(stateName(p, 'adam_m'))]), f32(mRef))).toBeLessThan(1e-6);
+          if (mRef) expect(maxAbsDiff(f32(moments.m.get(p)), f32(mRef))).toBeLessThan(1e-6);
           const vRef = gold.get(`adamw/exp_avg_sq/${p}`);
-          if (vRef) expect(maxAbsDiff(f32(stepOut[nextName(stateName(p, 'adam_v'))]), f32(vRef))).toBeLessThan(1e-6);
+          if (vRef) expect(maxAbsDiff(f32(moments.v.get(p)), f32(vRef))).toBeLessThan(1e-6);
         }
-        // Loss after the step, with the updated parameters.
-        for (const p of train.trainable) tf[p] = stepOut[nextName(p)] as HostTensor;
+        // Loss after the step, with the updated parameters (packed ones come out flat).
+        for (const p of train.trainable) tf[p] = { ...(stepOut[nextName(p)] as HostTensor), dims: folder.weights.get(p)?.dims ?? [] };
         tf['step'] = { dtype: 'float32', dims: [], data: new Float32Array([2]) };
         const after = await ts.run(tf, ['loss']);
         expect(Math.abs(Number(after['loss']?.data[0]) - meta.loss_after_adamw_step)).toBeLessThan(2e-5);
         await ts.release();
 
-        // The optimizer alone, fed HF's own gradients: every tracked tensor within 1e-5.
-        const ob = new GraphBuilder('adamw_only');
-        const grads = new Map<string, string>();
-        const of: Record<string, HostTensor> = { step: { dtype: 'float32', dims: [], data: new Float32Array([1]) } };
-        for (const p of meta.adamw.tracked_tensors) {
-          const w = folder.weights.get(p) as HostTensor;
-          ob.input(p, 'float32', w.dims);
-          grads.set(p, ob.input(`${p}.grad`, 'float32', w.dims));
-          of[p] = w;
-          of[`${p}.grad`] = gold.get(`grad/${p}`) as HostTensor;
-          of[stateName(p, 'adam_m')] = { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) };
-          of[stateName(p, 'adam_v')] = { dtype: 'float32', dims: w.dims, data: new Float32Array(w.data.length) };
+        // The optimizer alone, fed HF's own gradients, per parameter and packed: every tracked
+        // tensor within 1e-5.
+        for (const packed of [false, true]) {
+          const ob = new GraphBuilder('adamw_only');
+          const grads = new Map<string, string>();
+          const of: Record<string, HostTensor> = { step: { dtype: 'float32', dims: [], data: new Float32Array([1]) } };
+          for (const p of meta.adamw.tracked_tensors) {
+            const w = folder.weights.get(p) as HostTensor;
+            ob.input(p, 'float32', w.dims);
+            grads.set(p, ob.input(`${p}.grad`, 'float32', w.dims));
+            of[p] = w;
+            of[`${p}.grad`] = gold.get(`grad/${p}`) as HostTensor;
+          }
+          const { groups } = buildAdamW(ob, grads, { lr: meta.adamw.lr, weightDecay: meta.adamw.weight_decay, eps: meta.adamw.eps, beta1: meta.adamw.betas[0], beta2: meta.adamw.betas[1], packed });
+          expect(groups.length).toBe(packed ? 1 : 0);
+          Object.assign(of, new AdamState(new Map(meta.adamw.tracked_tensors.map((p) => [p, folder.weights.get(p)?.dims ?? []])), groups).feeds());
+          const os = await Session.create(serializeModel({ graph: ob.build(), opsetVersion: ob.opset, producerName: 'test', metadata: {} }));
+          const optOut = await os.run(of);
+          for (const p of meta.adamw.tracked_tensors) {
+            expect(maxAbsDiff(f32(optOut[nextName(p)]), f32(gold.get(`adamw/param_after/${p}`))), `AdamW-only ${p}${packed ? ' (packed)' : ''}`).toBeLessThan(1e-5);
+          }
+          await os.release();
         }
-        buildAdamW(ob, grads, { lr: meta.adamw.lr, weightDecay: meta.adamw.weight_decay, eps: meta.adamw.eps, beta1: meta.adamw.betas[0], beta2: meta.adamw.betas[1] });
-        const os = await Session.create(serializeModel({ graph: ob.build(), opsetVersion: ob.opset, producerName: 'test', metadata: {} }));
-        const optOut = await os.run(of);
-        for (const p of meta.adamw.tracked_tensors) {
-          expect(maxAbsDiff(f32(optOut[nextName(p)]), f32(gold.get(`adamw/param_after/${p}`))), `AdamW-only ${p}`).toBeLessThan(1e-5);
-        }
-        await os.release();
       });
     }
   }
