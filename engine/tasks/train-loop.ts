@@ -270,12 +270,9 @@ export async function runTrainLoop(
       }
       if (epochEnd || (opts.checkpointEvery > 0 && state.step % opts.checkpointEvery === 0)) {
         save();
-        // Fresh dropout stream derived from (seed, step): identical whether or not we resume here.
-        const st = trainer.optimizerState();
-        const weights = trainer.weights();
-        await trainer.release();
-        trainer = await create(weights, state.step);
-        trainer.restore({ step: st.step, weights, m: st.m, v: st.v });
+        // Dropout masks from (seed, step) from here on: a run resumed here (whose trainer is
+        // created with this seed) draws the same ones.
+        trainer.reseed(mixSeed(opts.seed, state.step));
       }
       if (epochEnd) continue outer; // next epoch: new data order
     }

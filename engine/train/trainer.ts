@@ -81,7 +81,7 @@ export class Trainer {
   #step = 0;
   #eval: Session | undefined;
   #evalSpec: GraphSpec | undefined;
-  readonly #masks: DropoutMaskFeeder;
+  #masks: DropoutMaskFeeder;
 
   private constructor(
     readonly config: EncoderConfig,
@@ -121,6 +121,15 @@ export class Trainer {
   /** How steps reach onnxruntime: in place through its C API, or through the binding. */
   get backend(): Backend {
     return this.session.backend;
+  }
+
+  /**
+   * Draw the dropout masks of the following steps from `seed` (masks depend only on seed and
+   * step). The training loop reseeds at each checkpoint, so a run resumed there draws what an
+   * uninterrupted run draws, without rebuilding the session.
+   */
+  reseed(seed: number): void {
+    this.#masks = new DropoutMaskFeeder(this.spec.dropoutMasks ?? [], seed);
   }
 
   /** One optimizer step on a batch. */
