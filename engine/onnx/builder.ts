@@ -9,7 +9,7 @@ import { float32Tensor, int64Tensor, isHostTensor } from './ir.ts';
 export const DEFAULT_OPSET = 17;
 
 export interface OpOptions {
-  /** Output value names (defaults are generated from the node name). */
+  /** Output value names (defaults are generated from the node name; so is an empty one). */
   outputs?: string[];
   numOutputs?: number;
   name?: string;
@@ -173,7 +173,8 @@ export class GraphBuilder {
     const nodeName = this.uniqueName(base, this.#nodeNames);
     const numOutputs = options.outputs?.length ?? options.numOutputs ?? 1;
     const outputs = options.outputs
-      ? options.outputs.map((o) => {
+      ? options.outputs.map((o, i) => {
+          if (o === '') return this.uniqueName(`${nodeName}:${i}`);
           if (this.#names.has(o)) throw new Error(`duplicate value name "${o}"`);
           this.#names.add(o);
           return o;

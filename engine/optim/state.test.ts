@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PACK_ROW } from './adamw.ts';
 import { AdamState } from './state.ts';
 
 const shapes = new Map<string, number[]>([
@@ -16,10 +17,11 @@ describe('AdamState', () => {
     const s = new AdamState(shapes, groups);
     const feeds = s.feeds();
     expect(Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, t.dims]))).toEqual({
-      'adam_m.decay': [6],
-      'adam_v.decay': [6],
-      'adam_m.no_decay': [3],
-      'adam_v.no_decay': [3],
+      // Zero-padded to whole rows of PACK_ROW (see adamw.ts).
+      'adam_m.decay': [PACK_ROW],
+      'adam_v.decay': [PACK_ROW],
+      'adam_m.no_decay': [PACK_ROW],
+      'adam_v.no_decay': [PACK_ROW],
       'emb.adam_m': [4, 2],
       'emb.adam_v': [4, 2],
     });
@@ -29,7 +31,7 @@ describe('AdamState', () => {
     expect(s.isPacked('a.bias')).toBe(true);
     expect(s.isPacked('emb')).toBe(false);
     // A step writes the flat buffer; the per-parameter snapshot sees it.
-    (feeds['adam_m.decay']?.data as Float32Array).set([1, 2, 3, 4, 5, 6]);
+    (feeds['adam_m.decay']?.data as Float32Array).set([1, 2, 3, 4, 5, 6, 7]);
     expect(Array.from(s.snapshot().m.get('a.weight')?.data as Float32Array)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(s.snapshot().m.get('a.weight')?.dims).toEqual([2, 3]);
   });
@@ -42,7 +44,7 @@ describe('AdamState', () => {
     const flat = b.feeds()['adam_v.no_decay']?.data;
     b.restore(saved.m, saved.v);
     expect(b.feeds()['adam_v.no_decay']?.data).toBe(flat);
-    expect(Array.from(flat as Float32Array)).toEqual([7, 8, 9]);
+    expect(Array.from((flat as Float32Array).subarray(0, 4))).toEqual([7, 8, 9, 0]);
     const without = new Map(saved.m);
     without.delete('emb');
     expect(() => b.restore(without, saved.v)).toThrow(/lacks the AdamW first moment of "emb"/);

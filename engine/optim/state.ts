@@ -4,7 +4,7 @@
 // moments into these same buffers (see Trainer.trainStep).
 
 import type { HostTensor } from '../onnx/ir.ts';
-import { nextName, packedStateName, stateName, type PackedGroup } from './adamw.ts';
+import { nextName, packedLength, packedStateName, stateName, type PackedGroup } from './adamw.ts';
 
 interface Flat {
   group: PackedGroup['name'];
@@ -26,7 +26,7 @@ export class AdamState {
   constructor(params: ReadonlyMap<string, readonly number[]>, groups: readonly PackedGroup[] = []) {
     const size = (p: string): number => (params.get(p) ?? []).reduce((a, d) => a * d, 1);
     for (const g of groups) {
-      const total = g.params.reduce((a, p) => a + size(p), 0);
+      const total = packedLength(g.params.reduce((a, p) => a + size(p), 0));
       const flat = { group: g.name, m: zeros([total], total), v: zeros([total], total) };
       this.#flat.push(flat);
       let offset = 0;

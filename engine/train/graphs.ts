@@ -92,6 +92,8 @@ export interface TrainGraphOptions {
   mlmGather?: boolean;
   /** Dropout on (default true), with keep-masks fed as inputs (see ForwardOptions.dropoutMasks). */
   dropout?: boolean;
+  /** AdamW on small tensors in packed groups (default true; false: per tensor, for comparison). */
+  packOptimizer?: boolean;
 }
 
 /** One full training step: outputs `loss`, `grad_norm`, `lr` and every `<x>.next`. */
@@ -102,7 +104,7 @@ export function buildTrainGraph(config: EncoderConfig, opts: TrainGraphOptions):
   const lossOut = b.output(loss, 'loss');
   const trainable = f.params.filter((p) => !isFrozen(config, p));
   const { grads, sparse } = backward(b, lossOut, trainable, { rowSparse: new Set([f.wordEmbeddings]), paddingRows: paddingRows(config, f) });
-  const adam = buildAdamW(b, grads, { ...opts.optimizer, packed: true }, sparse);
+  const adam = buildAdamW(b, grads, { ...opts.optimizer, packed: opts.packOptimizer ?? true }, sparse);
   b.output(adam.gradNorm, 'grad_norm');
   b.output(b.Identity(adam.lr), 'lr');
   return { model: finish(b), params: f.params, trainable, hasTokenTypes: f.tokenTypeIds !== undefined, dropoutMasks: f.dropoutMasks, optimizerGroups: adam.groups };

@@ -5,6 +5,7 @@ import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { readSafetensors } from '../checkpoints/safetensors.ts';
 import { embeddingWidth, presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
+import type { HostTensor } from '../onnx/ir.ts';
 import { Trainer, type Batch } from './trainer.ts';
 
 function makeBatch(seed: number, B = 4, T = 24, V = 300): Batch {
@@ -21,6 +22,32 @@ function makeBatch(seed: number, B = 4, T = 24, V = 300): Batch {
 describe('Trainer', () => {
   const config = presetConfig('small-2L-128', 'bert', 300, ['O', 'B-X', 'I-X'], 'token-classification');
   const optimizer = { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1, schedule: { kind: 'linear' as const, warmupSteps: 1, totalSteps: 10 } };
+
+  it('packed AdamW trains as the per-tensor form does: losses, weights and moments (dropout on)', async () => {
+    // small-2L-128: every dense tensor is ≤ 2^17 elements, so all but the word table are packed.
+    const a = await Trainer.create(config, initWeights(config, 8), { optimizer, seed: 2 });
+    const b = await Trainer.create(config, initWeights(config, 8), { optimizer, seed: 2, packOptimizer: false });
+    for (let i = 0; i < 4; i++) {
+      const [ra, rb] = [await a.trainStep(makeBatch(i)), await b.trainStep(makeBatch(i))];
+      expect(ra.loss).toBeCloseTo(rb.loss, 5);
+      expect(ra.gradNorm).toBeCloseTo(rb.gradNorm, 4);
+    }
+    const sa = { ...a.optimizerState(), weights: a.weights() };
+    const sb = { ...b.optimizerState(), weights: b.weights() };
+    for (const key of ['weights', 'm', 'v'] as const) {
+      expect([...sa[key].keys()].sort()).toEqual([...sb[key].keys()].sort());
+      for (const [name, t] of sa[key]) {
+        const u = sb[key].get(name) as HostTensor;
+        expect(t.dims, name).toEqual(u.dims);
+        let worst = 0;
+        const x = t.data as Float32Array;
+        (u.data as Float32Array).forEach((v, i) => (worst = Math.max(worst, Math.abs(v - (x[i] as number)) / Math.max(1e-3, Math.abs(v)))));
+        expect(worst, `${key} ${name}`).toBeLessThan(1e-4);
+      }
+    }
+    await a.release();
+    await b.release();
+  });
 
   it('steps in place through the C API exactly as through the binding (dropout on)', async () => {
     const a = await Trainer.create(config, initWeights(config, 7), { optimizer, seed: 3 });

@@ -39,6 +39,8 @@ export interface TrainerOptions {
   dropout?: boolean;
   /** Masked LM: compute the decoder only at `Batch.mlmPositions`. */
   mlmGather?: boolean;
+  /** See TrainGraphOptions.packOptimizer (default true; `npm run bench:setup` compares). */
+  packOptimizer?: boolean;
   /**
    * ORT CPU memory arena, default on. Training sessions always run with ORT's memory pattern
    * off: with the arena on and the pattern off, activation chunks freed during the step are
@@ -98,7 +100,7 @@ export class Trainer {
 
   /** Build the training graph and its session. */
   static async create(config: EncoderConfig, weights: Map<string, HostTensor>, options: TrainerOptions): Promise<Trainer> {
-    const spec = buildTrainGraph(config, { optimizer: options.optimizer, dropout: options.dropout ?? true, mlmGather: options.mlmGather ?? false });
+    const spec = buildTrainGraph(config, { optimizer: options.optimizer, dropout: options.dropout ?? true, mlmGather: options.mlmGather ?? false, packOptimizer: options.packOptimizer ?? true });
     for (const p of spec.params) {
       if (!weights.has(p)) throw new Error(`missing parameter "${p}"`);
     }
