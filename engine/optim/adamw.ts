@@ -99,7 +99,7 @@ export function packedStateName(group: PackedGroup['name'], kind: 'adam_m' | 'ad
  * buffer with every freed one still unused, so the cost grows with nodes × freed buffers, and
  * the per-parameter form adds 15 nodes per tensor at the end of the graph, where the freed
  * buffers are most. MobileBERT-24 (1,115 tensors) went from 24,630 nodes and 51–80 s of
- * setup to 9,475 nodes and 13–15 s. The values are the same element by element; the
+ * setup to 9,475 nodes and 13–16 s (`npm run bench:setup`). The values are the same element by element; the
  * gradient norm sums in another order.
  */
 export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, opts: AdamWOptions, sparse: ReadonlyMap<string, RowSparseGrad> = new Map()): AdamWGraph {
