@@ -90,17 +90,17 @@ export function packedStateName(group: PackedGroup['name'], kind: 'adam_m' | 'ad
  *
  * Packed (`opts.packed`): the dense parameters form a weight-decay group and a no-decay group;
  * each group's moments are two flat buffers, `adam_m.<group>` and `adam_v.<group>` ([N], the
- * parameters' elements in `groups[i].params` order, zero-padded to packedLength), its gradients and parameters are
- * concatenated, updated with one op per formula step and split back, and each `<p>.next` is the
- * new parameter flattened to [numel]. Only tensors of at most PACK_MAX_ELEMENTS are packed; the
+ * parameters' elements in `groups[i].params` order, zero-padded to packedLength), its
+ * gradients and parameters are concatenated, updated with one op per formula step and split
+ * back, and each `<p>.next` is the new parameter flattened to [numel]. Only tensors of at most PACK_MAX_ELEMENTS are packed; the
  * rest, and row-sparse ones, keep the per-parameter form.
  *
  * Packing exists for ONNX Runtime's session setup: its allocation planner compares every new
  * buffer with every freed one still unused, so the cost grows with nodes × freed buffers, and
  * the per-parameter form adds 15 nodes per tensor at the end of the graph, where the freed
  * buffers are most. MobileBERT-24 (1,115 tensors) went from 24,630 nodes and 51–80 s of
- * setup to 9,475 nodes and 13–16 s (`npm run bench:setup`). The values are the same element by element; the
- * gradient norm sums in another order.
+ * setup to 9,475 nodes and 13–16 s (`npm run bench:setup`). The values are the same element
+ * by element; the gradient norm sums in another order.
  */
 export function buildAdamW(b: GraphBuilder, grads: ReadonlyMap<string, string>, opts: AdamWOptions, sparse: ReadonlyMap<string, RowSparseGrad> = new Map()): AdamWGraph {
   const beta1 = opts.beta1 ?? 0.9;
