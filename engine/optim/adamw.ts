@@ -92,8 +92,9 @@ export function packedStateName(group: PackedGroup['name'], kind: 'adam_m' | 'ad
  * each group's moments are two flat buffers, `adam_m.<group>` and `adam_v.<group>` ([N], the
  * parameters' elements in `groups[i].params` order, zero-padded to packedLength), its
  * gradients and parameters are concatenated, updated with one op per formula step and split
- * back, and each `<p>.next` is the new parameter flattened to [numel]. Only tensors of at most PACK_MAX_ELEMENTS are packed; the
- * rest, and row-sparse ones, keep the per-parameter form.
+ * back, and each `<p>.next` is the new parameter flattened to [numel]. Only tensors of at
+ * most PACK_MAX_ELEMENTS are packed; the rest, and row-sparse ones, keep the per-parameter
+ * form.
  *
  * Packing exists for ONNX Runtime's session setup: its allocation planner compares every new
  * buffer with every freed one still unused, so the cost grows with nodes × freed buffers, and
