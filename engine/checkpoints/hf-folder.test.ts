@@ -382,4 +382,44 @@ describe('loadHfFolder errors name the file and the problem', () => {
     );
     expect(msg).toMatch(/1 unexpected: cls\.seq_relationship\.weight/);
   });
+
+  it('refuses weights with a tensor missing or of the wrong shape, naming the file and tensor', () => {
+    const rewrite = (dir: string, edit: (w: Map<string, HostTensor>) => void): string => {
+      const file = path.join(dir, 'model.safetensors');
+      const w = new Map(readSafetensors(file).tensors);
+      edit(w);
+      writeSafetensors(file, w, { format: 'pt' });
+      rmSync(path.join(dir, 'pytorch_model.bin'), { force: true });
+      return file;
+    };
+    const missing = copyGolden('bert-token-classification');
+    const f1 = rewrite(missing, (w) => w.delete('bert.encoder.layer.1.output.dense.weight'));
+    expect(loadError(missing).message).toBe(
+      `${f1}: parameters do not match config.json (bert token-classification, 2 layers, hidden 32): ` +
+        '1 missing: bert.encoder.layer.1.output.dense.weight. Check that config.json belongs to these weights.',
+    );
+    const transposed = copyGolden('bert-token-classification');
+    const name = 'bert.encoder.layer.0.intermediate.dense.weight';
+    rewrite(transposed, (w) => {
+      const t = w.get(name) as HostTensor;
+      w.set(name, { ...t, dims: [...t.dims].reverse() });
+    });
+    expect(loadError(transposed).message).toMatch(
+      /1 with the wrong shape: bert\.encoder\.layer\.0\.intermediate\.dense\.weight \[32, 64\] \(expected \[64, 32\]\)/,
+    );
+    const labels = copyGolden('bert-token-classification');
+    editJson(path.join(labels, 'config.json'), (j) => {
+      j['id2label'] = Object.fromEntries(['a', 'b', 'c'].map((l, i) => [String(i), l]));
+      delete j['label2id'];
+    });
+    expect(loadError(labels).message).toMatch(/classifier\.weight \[5, 32\] \(expected \[3, 32\]\)/);
+    // Extras (a pretraining head) are ignored, and a base encoder may lack its unused pooler.
+    const base = copyGolden('bert-token-classification');
+    editJson(path.join(base, 'config.json'), (j) => delete j['architectures']);
+    rewrite(base, (w) => {
+      for (const k of [...w.keys()]) if (k.includes('pooler') || k.startsWith('classifier')) w.delete(k);
+      w.set('cls.seq_relationship.bias', { dtype: 'float32', dims: [2], data: new Float32Array(2) });
+    });
+    expect(loadHfFolder(base).config.task).toBe('base');
+  });
 });

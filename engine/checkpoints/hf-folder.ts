@@ -142,6 +142,14 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
         'set vocab_size to the number of embedding rows',
     );
   }
+  // Every tensor the config's graph reads must be there with its shape: a gap or a transposed
+  // matrix would otherwise surface as an onnxruntime error, a broken export or scrambled training.
+  // Extra tensors (pretraining heads, buffers) are ignored as Hugging Face does, and so is a base
+  // encoder's pooler, which its graph never reads.
+  checkParameterShapes(config, weights, weightsFile, {
+    unexpected: 'ignore',
+    optional: (name) => config.task === 'base' && /(^|\.)pooler\./.test(name),
+  });
   const vocabFile = path.join(dir, 'vocab.txt');
   const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
   if (!existsSync(vocabFile)) {

@@ -182,11 +182,20 @@ function listSome(names: string[], n = 5): string {
   return names.length > n ? `${shown}, ... (${names.length - n} more)` : shown;
 }
 
+/** How strict `checkParameterShapes` is: saving checks every name; loading tolerates extras. */
+export interface ShapeCheckOptions {
+  /** Tensors the config does not expect (e.g. BertForPreTraining's `cls.seq_relationship`): error or ignore. */
+  unexpected?: 'error' | 'ignore';
+  /** Expected names that may be absent (e.g. a base encoder's unused pooler). */
+  optional?: (name: string) => boolean;
+}
+
 /** Throw a CheckpointError listing missing, unexpected and wrongly shaped parameters (if any). */
 export function checkParameterShapes(
   config: EncoderConfig,
   weights: ReadonlyMap<string, HostTensor>,
   file: string,
+  options: ShapeCheckOptions = {},
 ): void {
   const expected = expectedParameterShapes(config);
   const aliases = tiedAliases(config);
@@ -195,13 +204,15 @@ export function checkParameterShapes(
   const unexpected: string[] = [];
   for (const [name, shape] of expected) {
     const t = weights.get(name);
-    if (!t) missing.push(name);
-    else if (t.dims.length !== shape.length || t.dims.some((d, i) => d !== shape[i])) {
+    if (!t) {
+      if (!options.optional?.(name)) missing.push(name);
+    } else if (t.dims.length !== shape.length || t.dims.some((d, i) => d !== shape[i])) {
       mismatched.push(`${name} [${t.dims.join(', ')}] (expected [${shape.join(', ')}])`);
     }
   }
-  for (const name of weights.keys())
-    if (!expected.has(name) && !aliases.has(name)) unexpected.push(name);
+  if (options.unexpected !== 'ignore')
+    for (const name of weights.keys())
+      if (!expected.has(name) && !aliases.has(name)) unexpected.push(name);
   if (missing.length + mismatched.length + unexpected.length === 0) return;
   const parts: string[] = [];
   if (missing.length) parts.push(`${missing.length} missing: ${listSome(missing)}`);

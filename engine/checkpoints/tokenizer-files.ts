@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Architecture } from '../model/config.ts';
 import { CheckpointError } from './errors.ts';
+import { jsonSyntaxDetail } from '../io/json-error.ts';
 
 /** The five WordPiece special tokens. */
 export interface SpecialTokens {
@@ -52,7 +53,7 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new CheckpointError(path, `is not valid JSON (${(e as Error).message})`);
+    throw new CheckpointError(path, `is not valid JSON (${jsonSyntaxDetail(e)})`);
   }
 }
 

@@ -117,6 +117,25 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(r.err).toMatch(/token id 5000 is outside the vocabulary/);
     expect(existsSync(outFile)).toBe(false);
 
+    const badInputs: [unknown, RegExp][] = [
+      [{ input_ids: [[2, 5, 3]], labels: [[0, 1]] }, /"labels" has shape \[1, 2\] but must be \[1, 3\]/],
+      [{ input_ids: [[2, 5, 3]], labels: [[0, 7, -100]] }, /"labels" holds 7; class ids run from 0 to 4 \(5 labels\)/],
+      [{ input_ids: [[2, 5, 3]], attention_mask: [[1, 2, 1]] }, /"attention_mask" holds 2/],
+      [{ input_ids: [[2, 5, 3]], token_type_ids: [[0, 0]] }, /"token_type_ids" has shape \[1, 2\]/],
+    ];
+    for (const [inputs, message] of badInputs) {
+      writeFileSync(path.join(tmp, 'in4.json'), JSON.stringify(inputs));
+      r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in4.json'), '--out', outFile, '--grads']);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(r.err).not.toMatch(/onnxruntime|\n\s+at /);
+    }
+    writeFileSync(path.join(tmp, 'in5.json'), '{"input_ids": PATIENT_NAME}');
+    r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in5.json'), '--out', outFile]);
+    expect(r.err).toMatch(/in5\.json: cannot read inputs JSON \(Unexpected token/);
+    expect(r.err).not.toContain('PATIENT');
+    expect(existsSync(outFile)).toBe(false);
+
     r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--arch must be bert or distilbert');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type Task } from '../model/config.ts';
+import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type EncoderConfig, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
@@ -15,6 +15,7 @@ import { defaultVocabFile } from '../text/default-vocab.ts';
 import { Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { jsonSyntaxDetail } from '../io/json-error.ts';
 
 /** Facts about a model folder, as printed by `benchtop model inspect --json`. */
 export function inspectModel(dir: string): Record<string, unknown> {
@@ -115,6 +116,27 @@ function nest(data: Float32Array, dims: readonly number[]): Nested {
   return Array.from({ length: d0 }, (_, i) => nest(data.subarray(i * stride, (i + 1) * stride), rest));
 }
 
+/** Shapes and value ranges of the optional inputs, checked before onnxruntime sees them. */
+function checkForwardInputs(raw: Record<string, unknown>, ids: { dims: number[] }, config: EncoderConfig, inFile: string): void {
+  const [batch, seq] = ids.dims as [number, number];
+  const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
+  const check = (key: string, dims: number[], lo: number, hi: number, what: string, allowIgnore = false): void => {
+    if (raw[key] === undefined) return;
+    const f = flatten(raw[key], key, inFile);
+    if (!same(f.dims, dims)) throw new UsageError(`${inFile}: "${key}" has shape [${f.dims.join(', ')}] but must be [${dims.join(', ')}] to match "input_ids"`);
+    const bad = f.values.find((v) => (v < lo || v > hi) && !(allowIgnore && v === -100));
+    if (bad !== undefined) throw new UsageError(`${inFile}: "${key}" holds ${bad}; ${what}`);
+  };
+  check('attention_mask', [batch, seq], 0, 1, 'an attention mask holds 0 (padding) or 1');
+  check('token_type_ids', [batch, seq], 0, config.typeVocabSize - 1, `token type ids run from 0 to ${config.typeVocabSize - 1}`);
+  if (raw['labels'] === undefined) return;
+  const classes = `class ids run from 0 to ${config.numLabels - 1} (${config.numLabels} labels)`;
+  if (config.task === 'token-classification') check('labels', [batch, seq], 0, config.numLabels - 1, `${classes}, or -100 for tokens without a label`, true);
+  else if (config.task === 'sequence-classification') check('labels', [batch], 0, config.numLabels - 1, classes);
+  else if (config.task === 'masked-lm') check('labels', [batch, seq], 0, config.vocabSize - 1, `masked-LM labels are token ids from 0 to ${config.vocabSize - 1}, or -100 for unmasked tokens`, true);
+  else throw new UsageError(`${inFile}: a base encoder has no task head, so "labels" (and --grads) do not apply`);
+}
+
 export async function cmdForward(opts: Opts): Promise<void> {
   const dir = requireString(opts, 'model');
   const inFile = requireString(opts, 'inputs');
@@ -125,7 +147,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   try {
     raw = JSON.parse(readFileSync(inFile, 'utf8')) as Record<string, unknown>;
   } catch (e) {
-    throw new UsageError(`${inFile}: cannot read inputs JSON (${(e as Error).message})`);
+    throw new UsageError(`${inFile}: cannot read inputs JSON (${jsonSyntaxDetail(e)})`);
   }
   const ids = flatten(raw['input_ids'], 'input_ids', inFile);
   if (ids.dims.length !== 2) throw new UsageError(`${inFile}: "input_ids" must be [batch][seq]`);
@@ -142,6 +164,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const bad = ids.values.find((v) => v < 0 || v >= m.config.vocabSize);
   if (bad !== undefined) throw new UsageError(`${inFile}: token id ${bad} is outside the vocabulary (0..${m.config.vocabSize - 1})`);
   const labels = toTensor('labels');
+  checkForwardInputs(raw, ids, m.config, inFile);
   if (wantGrads && !labels) throw new UsageError('--grads needs "labels" in the inputs file');
   const spec = labels ? buildGradientGraph(m.config) : buildInferenceGraph(m.config);
   const feeds: Record<string, HostTensor> = {

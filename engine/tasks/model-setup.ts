@@ -119,12 +119,8 @@ export function prepareModel(
           'fix the data labels, or start from the base model (a new classification head is created for the data labels)',
       );
     }
-    return {
-      ...base,
-      config: m.config,
-      weights: keepExpected(m.config, m.weights, seed).weights,
-      newParameters: [],
-    };
+    const kept = keepExpected(m.config, m.weights, seed);
+    return { ...base, config: m.config, weights: kept.weights, newParameters: kept.created };
   }
   const raw = { ...m.config.raw };
   for (const k of ['id2label', 'label2id', 'num_labels']) delete raw[k];
