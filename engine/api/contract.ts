@@ -109,6 +109,8 @@ export interface EngineRequests {
     outPath: string;
     documentIds?: number[];
     includeSuggestions?: boolean;
+    /** Replace an existing file (brat: same-named files in a non-empty folder); else 'exists'. */
+    overwrite?: boolean;
   }) => ExportReport;
 
   /** Applies editor edits in one transaction (all or nothing). */
@@ -151,6 +153,8 @@ export interface EngineRequests {
     inputPath: string;
     outPath: string;
     format: PredictFormat;
+    /** Replace existing output (see documents:export); else 'exists'. */
+    overwrite?: boolean;
   }) => { jobId: string };
   'run:cancel': (args: { jobId: string }) => { isCancelling: boolean };
   /** Prediction and evaluation jobs running or finished since the engine started. */
@@ -206,6 +210,8 @@ export type ErrorCode =
   | 'unknown-request'
   | 'not-found'
   | 'conflict'
+  /** An output file or folder is in the way; the same request with `overwrite` replaces it. */
+  | 'exists'
   | 'invalid'
   | 'unreadable-model'
   | 'workspace-unavailable'

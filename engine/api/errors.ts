@@ -2,6 +2,7 @@
 // our own error types (which never quote document text); anything else becomes a generic
 // message, and the log line names the error type and request, never its text.
 import { CheckpointError } from '../checkpoints/errors.ts';
+import { ExportTargetError } from '../formats/registry.ts';
 import { StoreError } from '../store/errors.ts';
 import type { ApiErrorInfo, ErrorCode } from './contract.ts';
 import { ValidationError } from './guards.ts';
@@ -44,6 +45,8 @@ export function toErrorInfo(err: unknown, request: string): ApiErrorInfo {
     return { code: 'invalid-request', message: `Invalid request: ${err.message}.` };
   if (err instanceof StoreError) return { code: STORE_CODES[err.code], message: err.message };
   if (err instanceof CheckpointError) return { code: 'unreadable-model', message: err.message };
+  if (err instanceof ExportTargetError)
+    return { code: err.reason === 'exists' ? 'exists' : 'invalid', message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
     return {

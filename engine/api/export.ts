@@ -68,7 +68,7 @@ export async function exportProjectDocuments(
   const docs = ids.map((id) =>
     exportable(db, args.projectId, id, args.includeSuggestions === true),
   );
-  const res = await exportDocuments(docs, args.format, args.outPath);
+  const res = await exportDocuments(docs, args.format, args.outPath, { ...(args.overwrite === true && { overwrite: true }) });
   return {
     documents: docs.length,
     written: res.written,

@@ -183,6 +183,13 @@ describe('engine API', () => {
     });
     expect(exp.written).toHaveLength(2);
     expect(readFileSync(exp.written[1]!, 'utf8')).toMatch(/^T1\t\w+ \d+ \d+\t/m);
+    // A second export to the same folder is refused with 'exists' until the user agrees.
+    const again = { projectId: demo!.id, format: 'brat' as const, outPath: out, documentIds: [found.items[0]!.id] };
+    expect(await engine.invoke('documents:export', again)).toMatchObject({
+      ok: false,
+      error: { code: 'exists', message: expect.stringMatching(/export-brat: folder is not empty \(2 entries\)/) as unknown },
+    });
+    expect((await call('documents:export', { ...again, overwrite: true })).written).toHaveLength(2);
   });
 
   it('reports an unusable model folder with the loader message', async () => {

@@ -23,6 +23,7 @@ import { throttle } from './job-registry.ts';
 import { type ModelRef, requireTaskModel, resolveModel } from './model-sources.ts';
 import { getSettings } from './system.ts';
 import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
+import { checkExportTarget } from '../formats/registry.ts';
 
 const MAX_ROWS = 2000;
 const PROGRESS_MS = 200;
@@ -248,6 +249,8 @@ export function startFilePrediction(
       'Give full paths for the input and the output, e.g. /home/me/notes.',
     );
   const m = models(ctx, a.modelId, a.reModelId);
+  // Refused now, not after the whole run: output in the way, the input itself, or unwritable.
+  checkExportTarget(a.outPath, a.format, { input: a.inputPath, ...(a.overwrite === true && { overwrite: true }) });
   const jobId = runJob<PredictResult>(
     ctx,
     { kind: 'predict', projectId: null, input: a.inputPath },
@@ -259,6 +262,7 @@ export function startFilePrediction(
           out: a.outPath,
           format: a.format,
           withDocuments: true,
+          ...(a.overwrite === true && { overwrite: true }),
         },
         onEvent,
       ),

@@ -178,6 +178,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
               ...cfg.engine.args,
               out,
               threads,
+              overwrite: true,
               resume: mode,
               ...(data.private && { privateDocuments: data.private }),
             },

@@ -138,7 +138,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'documents:set-status': obj({ documentId: id, status: docStatus }),
   'documents:export': obj(
     { projectId: id, format: exportFormat, outPath: path },
-    { documentIds: arr(id, 1_000_000), includeSuggestions: bool },
+    { documentIds: arr(id, 1_000_000), includeSuggestions: bool, overwrite: bool },
   ),
   'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }),
   'models:list': empty,
@@ -187,7 +187,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   ),
   'run:predict-files': obj(
     { modelId, inputPath: path, outPath: path, format: exportFormat },
-    { reModelId: modelId },
+    { reModelId: modelId, overwrite: bool },
   ),
   'run:cancel': obj({ jobId: key }),
   'run:list-jobs': empty,

@@ -13,11 +13,11 @@ import { cliContext } from './task-commands.ts';
 export const DISTILL_HELP = `  benchtop distill --task ner|re --teacher DIR (--student DIR | --student-preset NAME [--init-from-teacher [--layer-map 0,2,…]])
       --transfer general|random|random-shuffle|PATH[,…] --out DIR [--temperature T] [--alpha A --private-data FILE]
       [--steps N] [--batch-size N] [--lr X] [--hidden cosine|mse] [--max-per-source N] [--cache DIR] [--test PATH]
-      [--seed N] [--threads N] [--max-minutes X] [--no-resume]
+      [--seed N] [--threads N] [--max-minutes X] [--no-resume] [--overwrite]
   benchtop pretrain (--model DIR | --preset NAME [--vocab FILE] [--sinusoidal-positions]) --text PATH[,…] --out DIR [--steps N]
-      [--whole-word-mask] [--no-dropout] [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume]
+      [--whole-word-mask] [--no-dropout] [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume] [--overwrite]
   benchtop distill-general --teacher DIR --student-preset NAME|half-teacher --recipe distilbiobert|tinybert|compactbiobert
-      --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X]`;
+      --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X] [--overwrite]`;
 
 export const DISTILL_OPTIONS = {
   teacher: { type: 'string' }, student: { type: 'string' }, 'student-preset': { type: 'string' }, 'init-from-teacher': { type: 'boolean' },
@@ -29,9 +29,9 @@ export const DISTILL_OPTIONS = {
 
 const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
 
-function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: number; steps?: number; batchSize?: number; lr?: number; maxLength?: number; resume: 'auto' | 'never' } {
+function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: number; steps?: number; batchSize?: number; lr?: number; maxLength?: number; resume: 'auto' | 'never'; overwrite?: boolean } {
   const n = (name: string): number | undefined => (opts[name] === undefined ? undefined : optionalNumber(opts, name, 0));
-  const out: ReturnType<typeof common> = { resume: opts['no-resume'] ? 'never' : 'auto' };
+  const out: ReturnType<typeof common> = { resume: opts['no-resume'] ? 'never' : 'auto', ...(opts['overwrite'] === true && { overwrite: true }) };
   const set = <K extends keyof ReturnType<typeof common>>(k: K, v: ReturnType<typeof common>[K] | undefined): void => {
     if (v !== undefined) out[k] = v;
   };

@@ -14,7 +14,7 @@ Usage:
   benchtop start [--data-dir DIR]                    the desktop app (browser mode where Electron is absent)
   benchtop serve [--port N] [--host 127.0.0.1] [--data-dir DIR]   browser mode: prints the URL with its token
   benchtop model inspect DIR [--json]
-  benchtop init-model --arch bert|distilbert --preset NAME [--vocab FILE] [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased]
+  benchtop init-model --arch bert|distilbert --preset NAME [--vocab FILE] [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased] [--overwrite]
   benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads] [--threads N]
   benchtop export-onnx --model DIR --out FILE.onnx
   benchtop train ner|re (--model DIR | --preset NAME [--vocab FILE]) --train PATH [--dev PATH] [--test PATH] --out DIR
@@ -23,7 +23,7 @@ Usage:
       [--negative-label L] [--stride N] [--max-steps N] [--max-minutes X] [--resume|--no-resume] [--overwrite]
   benchtop eval ner|re --model DIR --data PATH [--format F] [--json] [--int8]
   benchtop predict --model DIR [--re-model DIR] --input FILE_OR_FOLDER --out PATH
-      --format jsonl|brat|bioc-xml|bioc-json|pubtator|conll|csv [--input-format F] [--int8]
+      --format jsonl|brat|bioc-xml|bioc-json|pubtator|conll|csv [--input-format F] [--int8] [--overwrite]
       (--int8: int8 encoder layers, faster on CPUs with integer dot-product units)
 ${DISTILL_HELP}
 

@@ -264,5 +264,29 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
       ]),
     ).toBe(2);
     expect(stderr.join('')).toMatch(/--format must be one of jsonl, brat/);
+    // Predictions never land on the input or over existing files without --overwrite.
+    const gold = path.join(dir, 'gold');
+    mkdirSync(gold);
+    writeFileSync(path.join(gold, 'doc.txt'), 'Aspirin causes asthma.');
+    writeFileSync(path.join(gold, 'doc.ann'), 'T1\tDisease 15 21\tasthma\n');
+    const args = ['predict', '--model', model, '--input', gold, '--format', 'brat', '--out'];
+    expect(await main([...args, gold, '--overwrite'])).toBe(1);
+    expect(stderr.join('')).toMatch(/gold: this is the input; writing predictions there would replace your documents/);
+    expect(await main([...args, dir, '--overwrite'])).toBe(1);
+    expect(readFileSync(path.join(gold, 'doc.ann'), 'utf8')).toBe('T1\tDisease 15 21\tasthma\n');
+    const jsonl = path.join(dir, 'pred.jsonl');
+    writeFileSync(jsonl, 'mine');
+    expect(await main(['predict', '--model', model, '--input', gold, '--format', 'jsonl', '--out', jsonl])).toBe(1);
+    expect(stderr.join('')).toMatch(/pred\.jsonl: already exists; choose another file name/);
+    expect(readFileSync(jsonl, 'utf8')).toBe('mine');
+    expect(await main(['predict', '--model', model, '--input', gold, '--format', 'jsonl', '--out', jsonl, '--overwrite'])).toBe(0);
+    expect(readFileSync(jsonl, 'utf8')).toContain('Aspirin causes asthma.');
+    // init-model refuses a folder that holds anything else.
+    const kept = path.join(dir, 'kept');
+    mkdirSync(kept);
+    writeFileSync(path.join(kept, 'notes.txt'), 'keep');
+    expect(await main(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--labels', 'O,B-X,I-X', '--out', kept])).toBe(1);
+    expect(stderr.join('')).toMatch(/kept: folder is not empty \(notes\.txt\)/);
+    expect(readdirSync(kept)).toEqual(['notes.txt']);
   });
 });

@@ -242,6 +242,7 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
         ...(opts['int8'] ? { int8: true } : {}),
+        ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
       throttleInference(ctx),
     ),
@@ -271,6 +272,7 @@ export async function cmdPredict(opts: Opts): Promise<void> {
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
         ...(opts['int8'] ? { int8: true } : {}),
+        ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
       throttleInference(ctx),
     ),

@@ -48,6 +48,8 @@ export interface GeneralDistillArgs {
   maxMinutes?: number;
   evalBlocks?: number;
   resume?: 'auto' | 'never';
+  /** Replace a non-empty `out` (without it, only an empty folder or this run's own checkpoint is accepted). */
+  overwrite?: boolean;
 }
 
 /** The recipe's loss terms for a student/teacher pair with layer map `map` (student layer → teacher layer). */
@@ -73,7 +75,7 @@ export async function distillGeneral(args: GeneralDistillArgs, ctx: TaskContext 
   const out = path.resolve(args.out);
   const s = mlmSettings(args);
   const files = checkTextSources(args.text);
-  const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);
   const tok = makeTokenizer(teacher.vocab, teacher.tokenizer);

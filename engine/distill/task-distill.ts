@@ -72,6 +72,8 @@ export interface DistillArgs {
   threads?: number;
   maxMinutes?: number;
   resume?: 'auto' | 'never';
+  /** Replace a non-empty `out` (without it, only an empty folder or this run's own checkpoint is accepted). */
+  overwrite?: boolean;
   /** Test hook: the WordNet reader. */
   wordNet?: () => string[];
 }
@@ -109,7 +111,7 @@ export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): 
   if (alpha > 0 && !args.privateData && !privateDocs) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
   if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new Error('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
-  const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
   const negative = teacher.meta.negativeLabel ?? 'false';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from './pubtator.ts';
 import type { ExportFormat } from './registry.ts';
-import { detectFormat, exportDocuments, importPath } from './registry.ts';
+import { checkExportTarget, detectFormat, exportDocuments, ExportTargetError, importPath } from './registry.ts';
 import { buildDocx, buildPdf, DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 import type { Document } from './types.ts';
 
@@ -184,5 +184,43 @@ describe.skipIf(!HAS_DATA)('export → import round trips of BC5CDR', () => {
     const names = readdirSync(out);
     expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(readdirSync(targets.brat).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('export targets: nothing is replaced without consent', () => {
+  const doc: Document = { id: 'd1', text: 'Aspirin.', entities: [], relations: [] };
+  const base = join(tmp, 'targets');
+
+  it('refuses an existing file or a non-empty brat folder unless overwrite, and leaves them as they were', async () => {
+    mkdirSync(join(base, 'brat'), { recursive: true });
+    writeFileSync(join(base, 'notes.jsonl'), 'mine');
+    writeFileSync(join(base, 'brat', 'keep.ann'), 'mine');
+    await expect(exportDocuments([doc], 'jsonl', join(base, 'notes.jsonl'))).rejects.toThrow(
+      `${join(base, 'notes.jsonl')}: already exists; choose another file name, or allow replacing it`,
+    );
+    await expect(exportDocuments([doc], 'brat', join(base, 'brat'))).rejects.toBeInstanceOf(ExportTargetError);
+    expect(readFileSync(join(base, 'notes.jsonl'), 'utf8')).toBe('mine');
+    expect(readdirSync(join(base, 'brat'))).toEqual(['keep.ann']);
+    await exportDocuments([doc], 'jsonl', join(base, 'notes.jsonl'), { overwrite: true });
+    expect(readFileSync(join(base, 'notes.jsonl'), 'utf8')).toContain('Aspirin.');
+    await exportDocuments([doc], 'brat', join(base, 'brat'), { overwrite: true });
+    expect(readdirSync(join(base, 'brat')).sort()).toEqual(['d1.ann', 'd1.txt', 'keep.ann']);
+  });
+
+  it('never writes over the input, even with overwrite', () => {
+    const input = join(base, 'gold');
+    mkdirSync(input, { recursive: true });
+    writeFileSync(join(input, 'doc.txt'), 'text');
+    for (const [out, format] of [[input, 'brat'], [base, 'brat'], [join(input, 'doc.txt'), 'jsonl']] as const) {
+      const inp = format === 'jsonl' ? out : input;
+      expect(() => checkExportTarget(out, format, { input: inp, overwrite: true })).toThrow(/this is the input/);
+    }
+    expect(() => checkExportTarget(join(base, 'elsewhere'), 'brat', { input })).not.toThrow();
+  });
+
+  it('names a folder given for a file, and a file in the path', () => {
+    expect(() => checkExportTarget(base, 'jsonl')).toThrow(`${base}: is a folder; give a file name for jsonl output`);
+    writeFileSync(join(base, 'plain'), 'x');
+    expect(() => checkExportTarget(join(base, 'plain', 'sub', 'out.jsonl'), 'jsonl')).toThrow(/part of the path .* is a file|cannot write there/);
   });
 });

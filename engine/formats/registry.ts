@@ -2,9 +2,9 @@
 // whole folder (recursive, mixed formats; a bad file becomes an error issue and the batch goes
 // on), and exportDocuments writing atomically (temp file, then rename).
 
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
@@ -202,6 +202,8 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
 export interface ExportOptions {
   conll?: ConllExportOptions;
   csv?: CsvExportOptions;
+  /** Replace an existing file (brat: files of the same names in a non-empty folder); see checkExportTarget. */
+  overwrite?: boolean;
 }
 
 /** Renders documents in a format without writing (file names are relative). */
@@ -235,6 +237,62 @@ async function writeAtomic(target: string, content: string): Promise<void> {
   }
 }
 
+/** Raised when an export would replace files the user has not agreed to replace. */
+export class ExportTargetError extends Error {
+  constructor(
+    message: string,
+    /** 'exists': replaceable with `overwrite`; 'input': the target is the input itself. */
+    readonly reason: 'exists' | 'input',
+  ) {
+    super(message);
+    this.name = 'ExportTargetError';
+  }
+}
+
+/** The nearest folder of `p` (itself included) that exists. */
+function nearestExisting(p: string): string {
+  let cur = p;
+  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
+  return cur;
+}
+
+/**
+ * Checks, before any work, that an export to `outPath` may go ahead: it is not `input` itself,
+ * it replaces nothing unless `overwrite` (an existing file; for brat, a non-empty folder), and
+ * the place is writable. Throws an ExportTargetError or a plain Error naming the path.
+ */
+export function checkExportTarget(outPath: string, format: ExportFormat, opts: { overwrite?: boolean; input?: string } = {}): void {
+  const out = resolve(outPath);
+  if (opts.input !== undefined) {
+    const input = resolve(opts.input);
+    // brat writes <document>.txt files into the folder, so an input inside it could be replaced.
+    if (out === input || (format === 'brat' && input.startsWith(out + sep))) {
+      throw new ExportTargetError(`${outPath}: this is the input; writing predictions there would replace your documents. Choose another output`, 'input');
+    }
+  }
+  if (existsSync(out)) {
+    const isDir = statSync(out).isDirectory();
+    if (format === 'brat') {
+      if (!isDir) throw new Error(`${outPath}: exists and is not a folder (brat output is a folder of .txt/.ann pairs)`);
+      const entries = readdirSync(out).filter((f) => !f.startsWith('.'));
+      if (entries.length > 0 && !opts.overwrite)
+        throw new ExportTargetError(`${outPath}: folder is not empty (${entries.length} entries); choose an empty or new folder, or allow replacing files of the same names`, 'exists');
+    } else {
+      if (isDir) throw new Error(`${outPath}: is a folder; give a file name for ${format} output`);
+      if (!opts.overwrite) throw new ExportTargetError(`${outPath}: already exists; choose another file name, or allow replacing it`, 'exists');
+    }
+  }
+  const parent = nearestExisting(format === 'brat' ? out : dirname(out));
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' ? 'the location is read-only' : code === 'ENOTDIR' ? 'part of the path is a file' : 'permission denied';
+    throw new Error(`${outPath}: cannot write there (${why}); choose another location`);
+  }
+  if (!statSync(parent).isDirectory()) throw new Error(`${outPath}: part of the path (${parent}) is a file, not a folder`);
+}
+
 /**
  * Writes documents: single-file formats to `outPath` (a file), brat to `outPath` (a folder of
  * .txt/.ann pairs). Each file is written to a temp file and renamed into place.
@@ -245,6 +303,7 @@ export async function exportDocuments(
   outPath: string,
   opts: ExportOptions = {},
 ): Promise<{ written: string[]; issues: FormatIssue[] }> {
+  checkExportTarget(outPath, format, { ...(opts.overwrite !== undefined && { overwrite: opts.overwrite }) });
   const res = renderDocuments(docs, format, basename(outPath), opts);
   const dir = format === 'brat' ? outPath : dirname(outPath);
   await mkdir(dir, { recursive: true });

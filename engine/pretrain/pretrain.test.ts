@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -72,6 +72,13 @@ describe('pretrain', () => {
     expect(metrics.resumed_from_step).toBe(2);
     expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/Privacy and lineage/);
     expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
+    // A finished model, or a folder holding anything of the user's, is never replaced silently.
+    await expect(pretrain(args)).rejects.toThrow(/mlm: folder is not empty .*pass --overwrite/);
+    const mine = path.join(dir, 'mine');
+    mkdirSync(mine);
+    writeFileSync(path.join(mine, 'notes.txt'), 'keep');
+    await expect(pretrain({ ...args, out: mine })).rejects.toThrow(/mine: folder is not empty \(notes\.txt\)/);
+    expect(readFileSync(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep');
   }, 60_000);
 
   it('records a no-dropout, sinusoidal-position recipe, and refuses a position init when continuing a model', async () => {

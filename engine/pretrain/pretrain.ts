@@ -5,7 +5,7 @@
 // result is a masked-LM Hugging Face folder with metrics.json, lineage.json and a model card.
 
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { hasTokenTypes, maxSequenceLength, type Architecture, type EncoderConfig } from '../model/config.ts';
@@ -24,6 +24,7 @@ import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources } from './text-files.ts';
+import { checkOutFolder } from '../io/out-folder.ts';
 
 /** A masked-LM model ready to train. */
 export interface MlmModel {
@@ -107,6 +108,8 @@ export interface PretrainArgs {
   checkpointEvery?: number;
   maxMinutes?: number;
   resume?: 'auto' | 'never';
+  /** Replace a non-empty `out` (without it, only an empty folder or this run's own checkpoint is accepted). */
+  overwrite?: boolean;
   /** Held-out blocks for the evaluation loss (default 64). */
   evalBlocks?: number;
 }
@@ -143,15 +146,14 @@ export function runFingerprint(settings: unknown, origin: string, entries: reado
   return createHash('sha256').update(JSON.stringify({ settings, origin, text: entries.map((e) => e.sha256 ?? e.source) })).digest('hex');
 }
 
-/** Checks `--out`; returns whether to resume. */
-export function prepareRunOut(out: string, resume: 'auto' | 'never'): boolean {
+/** Checks `--out`; returns whether to resume (a checkpoint there and `resume` is not 'never'). */
+export function prepareRunOut(out: string, resume: 'auto' | 'never', overwrite = false): boolean {
   const ckpt = path.join(out, 'checkpoint');
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`${out}: exists and is not a folder`);
+  checkOutFolder(out, { overwrite: true });
   if (resume === 'never' && existsSync(ckpt)) rmSync(ckpt, { recursive: true, force: true });
-  if (existsSync(path.join(out, 'config.json')) && !existsSync(path.join(ckpt, 'state.json'))) {
-    throw new Error(`${out}: already holds a finished model; choose a new --out folder`);
-  }
-  return resume === 'auto' && existsSync(path.join(ckpt, 'state.json'));
+  const resuming = resume === 'auto' && existsSync(path.join(ckpt, 'state.json'));
+  checkOutFolder(out, { overwrite, resuming });
+  return resuming;
 }
 
 /** Held-out blocks for the evaluation loss. */
@@ -171,7 +173,7 @@ export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Pr
   const s = mlmSettings(args);
   if (args.text.length === 0) throw new Error('--text needs at least one file or folder');
   const files = checkTextSources(args.text);
-  const resume = prepareRunOut(out, args.resume ?? 'auto');
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);

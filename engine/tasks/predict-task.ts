@@ -6,7 +6,7 @@
 
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
-import { exportDocuments, type ExportFormat } from '../formats/registry.ts';
+import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
 import type { ReEvaluation } from '../metrics/re.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import {
@@ -50,6 +50,8 @@ export interface PredictArgs {
   int8?: boolean;
   /** With `input`: return the predicted documents too (text included), for the app to show. */
   withDocuments?: boolean;
+  /** Replace an existing output file (brat: files of the same names in a non-empty folder). */
+  overwrite?: boolean;
 }
 
 /** Counts and throughput of a prediction run (timed from tokenization to decoded output). */
@@ -196,6 +198,11 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     throw new Error('out and format go together: give both to write files, or neither');
   if ('path' in src && args.out === undefined)
     throw new Error('predicting files needs out and format (where and how to write them)');
+  if (args.out !== undefined && args.format !== undefined)
+    checkExportTarget(args.out, args.format, {
+      ...(args.overwrite !== undefined && { overwrite: args.overwrite }),
+      ...('path' in src && { input: src.path }),
+    });
   const ner = nerView(args.model);
   const re = args.reModel ? reView(args.reModel, true) : undefined;
   const loaded =
@@ -253,7 +260,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   const seconds = (performance.now() - t0) / 1000;
   const written =
     args.out !== undefined && args.format !== undefined
-      ? await exportDocuments(out, args.format, args.out)
+      ? await exportDocuments(out, args.format, args.out, { ...(args.overwrite !== undefined && { overwrite: args.overwrite }) })
       : { written: [], issues: [] };
   emitAll(written.issues, ctx);
   return {

@@ -6,7 +6,7 @@
 // startTrain (jobs.ts) off the UI event loop.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import type { Document, FormatIssue } from '../formats/types.ts';
@@ -41,6 +41,7 @@ import {
 } from './re-task.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
+import { checkOutFolder } from '../io/out-folder.ts';
 
 /** Arguments of a training run (CLI flags map one to one). */
 export interface TrainArgs {
@@ -108,22 +109,15 @@ function positive(name: string, v: number | undefined, def: number, int = true):
 
 /** Checks `<out>` and decides whether to resume. */
 function prepareOut(out: string, ckpt: string, args: TrainArgs): boolean {
-  if (existsSync(out) && !statSync(out).isDirectory())
-    throw new Error(`${out}: exists and is not a folder; choose another --out`);
+  checkOutFolder(out, { overwrite: true });
   const mode = args.resume ?? 'auto';
   const has = hasCheckpoint(ckpt);
   if (mode === 'require' && !has)
     throw new Error(`${out}: no checkpoint to resume from (expected ${ckpt}/state.json)`);
   if (mode === 'never' && has) rmSync(ckpt, { recursive: true, force: true });
-  const others = existsSync(out)
-    ? readdirSync(out).filter((f) => f !== 'checkpoint' && !f.startsWith('.'))
-    : [];
-  if (others.length > 0 && !args.overwrite && !(has && mode !== 'never')) {
-    throw new Error(
-      `${out}: folder is not empty (${others.slice(0, 3).join(', ')}…); choose a new --out folder or pass --overwrite to replace it`,
-    );
-  }
-  return has && mode !== 'never';
+  const resuming = has && mode !== 'never';
+  checkOutFolder(out, { ...(args.overwrite !== undefined && { overwrite: args.overwrite }), resuming });
+  return resuming;
 }
 
 function report(issues: readonly FormatIssue[], ctx: TaskContext): void {

@@ -4,12 +4,13 @@
 // still holds (after a reload of the window, or to reopen an earlier one). Shared by the Run and
 // Evaluate screens.
 import type {
+  ErrorCode,
   EvaluateFinishedInfo,
   JobInfo,
   JobProgressInfo,
   PredictFinishedInfo,
 } from '../../../engine/api/contract.ts';
-import { call, messageOf, on } from '../api.ts';
+import { ApiError, call, messageOf, on } from '../api.ts';
 
 export type JobState = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -29,6 +30,8 @@ export class TrackedJob<K extends keyof Kinds> {
   state = $state<JobState>('idle');
   progress = $state.raw<JobProgressInfo | null>(null);
   error = $state<string | null>(null);
+  /** The contract's code when the start request itself was refused ('exists': output in the way). */
+  errorCode = $state<ErrorCode | null>(null);
 
   isRunning = $derived(this.state === 'running');
 
@@ -54,6 +57,7 @@ export class TrackedJob<K extends keyof Kinds> {
     this.state = 'running';
     this.jobId = null;
     this.error = null;
+    this.errorCode = null;
     this.progress = null;
     try {
       const { jobId } = await launch();
@@ -64,6 +68,7 @@ export class TrackedJob<K extends keyof Kinds> {
     } catch (err) {
       this.state = 'failed';
       this.error = messageOf(err);
+      this.errorCode = err instanceof ApiError ? err.code : null;
     }
   }
 

@@ -111,7 +111,8 @@ export class PredictionState extends ShowsJob<'predict'> {
       : row.documentId === undefined && o.jobId === this.jobId && o.index === row.index;
   }
 
-  async start(projectId: number): Promise<void> {
+  /** Starts a run; `overwrite` replaces output already in the way (after the user agreed). */
+  async start(projectId: number, overwrite = false): Promise<void> {
     if (this.blocker !== null) return;
     this.result = null;
     this.opened = null;
@@ -131,6 +132,7 @@ export class PredictionState extends ShowsJob<'predict'> {
             inputPath: this.inputPath.trim(),
             outPath: this.outPath.trim(),
             format: this.format,
+            ...(overwrite && { overwrite: true }),
           }),
     );
   }

@@ -1,0 +1,33 @@
+// checkOutFolder: a model's output folder is new, empty or the run's own, unless --overwrite.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkOutFolder } from './out-folder.ts';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-out-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('checkOutFolder', () => {
+  it('accepts a new or empty folder, or one holding only a checkpoint and hidden temp files', () => {
+    expect(() => checkOutFolder(path.join(tmp, 'new'))).not.toThrow();
+    const own = path.join(tmp, 'own');
+    mkdirSync(path.join(own, 'checkpoint'), { recursive: true });
+    writeFileSync(path.join(own, '.model.safetensors.1.tmp'), '');
+    expect(() => checkOutFolder(own)).not.toThrow();
+  });
+
+  it('refuses a folder with anything else unless resuming or overwriting, and a file always', () => {
+    const full = path.join(tmp, 'full');
+    mkdirSync(path.join(full, 'inner'), { recursive: true });
+    for (const f of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(path.join(full, f), 'keep');
+    expect(() => checkOutFolder(full)).toThrow(
+      `${full}: folder is not empty (a.txt, b.txt, c.txt, … (4 entries)); choose a new --out folder, or pass --overwrite to replace everything in it`,
+    );
+    expect(() => checkOutFolder(full, { overwrite: true })).not.toThrow();
+    expect(() => checkOutFolder(full, { resuming: true })).not.toThrow();
+    const file = path.join(full, 'a.txt');
+    expect(() => checkOutFolder(file, { overwrite: true })).toThrow(/a\.txt: exists and is not a folder/);
+  });
+});
