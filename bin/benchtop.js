@@ -8,7 +8,9 @@ import { register } from 'tsx/esm/api';
 register();
 const { engineProcessEnv, hasEngineProcessEnv } = await import('../engine/runtime/process-env.ts');
 if (process.platform === 'linux' && !hasEngineProcessEnv()) {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: engineProcessEnv() });
+  // The IPC channel only tells the child when this launcher dies (even of SIGKILL): it then stops
+  // as on Ctrl-C (a run keeps its checkpoint) instead of running on unseen as an orphan.
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: engineProcessEnv() });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => {
     if (signal) {
@@ -19,6 +21,15 @@ if (process.platform === 'linux' && !hasEngineProcessEnv()) {
     process.exit(code ?? 1);
   });
 } else {
+  if (process.channel) {
+    process.once('disconnect', () => process.kill(process.pid, 'SIGINT'));
+    process.channel.unref();
+  }
+  // Output piped into a reader that stops early (`benchtop … | head`) is not an error.
+  process.stdout.on('error', (e) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
   const { main } = await import('../engine/cli/main.ts');
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -1,6 +1,7 @@
 // The `benchtop` command line: parses the subcommand and dispatches to command modules.
 // Errors print as one line naming what is wrong (no stack unless BENCHTOP_DEBUG=1).
 
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
@@ -45,6 +46,27 @@ const OPTIONS = {
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
 } as const;
 
+const FS_REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full; free some space and run again',
+  EROFS: 'the location is read-only; choose another one',
+  EACCES: 'permission denied; choose a location you can write to',
+  EPERM: 'permission denied; choose a location you can write to',
+  EDQUOT: 'the disk quota is used up; free some space and run again',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EISDIR: 'a folder is in the way where a file is needed',
+};
+
+/** A file-system error as "<path>: <what to do>", naming the user's path, not a temp file's. */
+function fsErrorMessage(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException | null;
+  const reason = typeof err?.code === 'string' ? FS_REASONS[err.code] : undefined;
+  if (!reason) return undefined;
+  let where = typeof err?.path === 'string' ? err.path : undefined;
+  // Outputs are written to hidden temp names beside the target (.name.tmp-…): name the folder.
+  while (where !== undefined && /(^|[\\/])\.[^\\/]*\.(tmp|old)[-.][^\\/]*$/.test(where)) where = path.dirname(where);
+  return where ? `${where}: ${reason}` : reason;
+}
+
 /** Run the CLI with argv (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -57,9 +79,9 @@ export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = parsed.positionals;
   const opts = parsed.values as Opts;
   try {
-    if (!cmd || opts['help']) {
+    if (!cmd || cmd === 'help' || opts['help']) {
       console.log(HELP);
-      return cmd ? 0 : 2;
+      return cmd || opts['help'] ? 0 : 2;
     }
     const serveOpts = {
       ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
@@ -82,7 +104,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (process.env['BENCHTOP_DEBUG']) console.error(e);
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = fsErrorMessage(e) ?? (e instanceof Error ? e.message : String(e));
     console.error(`benchtop: error: ${msg}`);
     return e instanceof UsageError ? 2 : 1;
   }

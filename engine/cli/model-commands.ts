@@ -16,7 +16,7 @@ import { Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
-import { checkOutFolder } from '../io/out-folder.ts';
+import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
 
 /** Facts about a model folder, as printed by `benchtop model inspect --json`. */
 export function inspectModel(dir: string): Record<string, unknown> {
@@ -75,6 +75,7 @@ export function cmdInitModel(opts: Opts): void {
   if (task !== 'masked-lm' && labels.length === 0) throw new UsageError(`--labels is required for ${task}`);
   if (new Set(labels).size !== labels.length) throw new UsageError('--labels contains duplicates');
   checkOutFolder(out, { overwrite: opts['overwrite'] === true });
+  checkWritable(out);
   const vocab = readVocab(vocabFile);
   for (const special of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']) {
     if (!vocab.includes(special)) throw new UsageError(`${vocabFile}: the vocabulary lacks ${special}; use a BERT WordPiece vocab.txt`);

@@ -281,6 +281,16 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     expect(readFileSync(jsonl, 'utf8')).toBe('mine');
     expect(await main(['predict', '--model', model, '--input', gold, '--format', 'jsonl', '--out', jsonl, '--overwrite'])).toBe(0);
     expect(readFileSync(jsonl, 'utf8')).toContain('Aspirin causes asthma.');
+    // Evaluation data without gold annotations is refused instead of scoring F1 = 0.
+    const plain = path.join(dir, 'plain-note.txt');
+    writeFileSync(plain, 'Aspirin causes asthma.');
+    expect(await main(['eval', 'ner', '--model', model, '--data', plain])).toBe(1);
+    expect(stderr.join('')).toMatch(/plain-note\.txt: none of the 1 document has annotated entities, so there is nothing to score against/);
+    expect(await main(['train', 'ner', ...TINY, '--train', bc5, '--out', path.join(dir, 'z'), '--batch-size', '0'])).toBe(1);
+    expect(stderr.join('')).toMatch(/--batch-size must be an integer ≥ 1, got 0/);
+    expect(await main(['train', 'ner', ...TINY, '--train', bc5, '--out', path.join(dir, 'z'), '--warmup-ratio', '2'])).toBe(1);
+    expect(stderr.join('')).toMatch(/--warmup-ratio must be a number from 0 to 1, got 2/);
+    expect(existsSync(path.join(dir, 'z'))).toBe(false);
     // init-model refuses a folder that holds anything else.
     const kept = path.join(dir, 'kept');
     mkdirSync(kept);

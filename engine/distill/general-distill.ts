@@ -21,6 +21,7 @@ import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, teacherEntry } from './lineage.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
+import { withOutLock } from '../io/out-folder.ts';
 
 export type Recipe = 'distilbiobert' | 'tinybert' | 'compactbiobert';
 export const RECIPES: readonly Recipe[] = ['distilbiobert', 'tinybert', 'compactbiobert'];
@@ -71,6 +72,10 @@ export function recipeLosses(recipe: Recipe, student: EncoderConfig, teacher: En
 
 /** Task-agnostic distillation; see GeneralDistillArgs. */
 export async function distillGeneral(args: GeneralDistillArgs, ctx: TaskContext = QUIET): Promise<{ status: string; out: string; steps: number; evalLoss?: number; metrics?: Record<string, unknown> }> {
+  return withOutLock(path.resolve(args.out), () => distillGeneralInFolder(args, ctx));
+}
+
+async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext): Promise<{ status: string; out: string; steps: number; evalLoss?: number; metrics?: Record<string, unknown> }> {
   if (!RECIPES.includes(args.recipe)) throw new Error(`unknown recipe "${String(args.recipe)}" (known: ${RECIPES.join(', ')})`);
   const out = path.resolve(args.out);
   const s = mlmSettings(args);

@@ -34,6 +34,7 @@ import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
+import { withOutLock } from '../io/out-folder.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -98,6 +99,10 @@ function num(name: string, v: number | undefined, def: number, min: number, max 
 
 /** Task-specific distillation; see DistillArgs. */
 export async function distillTask(args: DistillArgs, ctx: TaskContext = QUIET): Promise<DistillResult> {
+  return withOutLock(path.resolve(args.out), () => distillTaskInFolder(args, ctx));
+}
+
+async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise<DistillResult> {
   const out = path.resolve(args.out);
   const seed = num('seed', args.seed, 42, 0);
   const steps = num('steps', args.steps, 2000, 1);

@@ -2,7 +2,8 @@
 // whole folder (recursive, mixed formats; a bad file becomes an error issue and the batch goes
 // on), and exportDocuments writing atomically (temp file, then rename).
 
-import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { checkWritable } from '../io/out-folder.ts';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import type { Document, FormatIssue, FormatName } from './types.ts';
@@ -249,13 +250,6 @@ export class ExportTargetError extends Error {
   }
 }
 
-/** The nearest folder of `p` (itself included) that exists. */
-function nearestExisting(p: string): string {
-  let cur = p;
-  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
-  return cur;
-}
-
 /**
  * Checks, before any work, that an export to `outPath` may go ahead: it is not `input` itself,
  * it replaces nothing unless `overwrite` (an existing file; for brat, a non-empty folder), and
@@ -282,15 +276,7 @@ export function checkExportTarget(outPath: string, format: ExportFormat, opts: {
       if (!opts.overwrite) throw new ExportTargetError(`${outPath}: already exists; choose another file name, or allow replacing it`, 'exists');
     }
   }
-  const parent = nearestExisting(format === 'brat' ? out : dirname(out));
-  try {
-    accessSync(parent, constants.W_OK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'EROFS' ? 'the location is read-only' : code === 'ENOTDIR' ? 'part of the path is a file' : 'permission denied';
-    throw new Error(`${outPath}: cannot write there (${why}); choose another location`);
-  }
-  if (!statSync(parent).isDirectory()) throw new Error(`${outPath}: part of the path (${parent}) is a file, not a folder`);
+  checkWritable(format === 'brat' ? out : dirname(out), outPath);
 }
 
 /**

@@ -1,10 +1,11 @@
 // checkOutFolder: a model's output folder is new, empty or the run's own, unless --overwrite.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOutFolder } from './out-folder.ts';
+import { checkOutFolder, withOutLock } from './out-folder.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-out-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -29,5 +30,29 @@ describe('checkOutFolder', () => {
     expect(() => checkOutFolder(full, { resuming: true })).not.toThrow();
     const file = path.join(full, 'a.txt');
     expect(() => checkOutFolder(file, { overwrite: true })).toThrow(/a\.txt: exists and is not a folder/);
+  });
+});
+
+describe('withOutLock', () => {
+  it('refuses a folder another live run holds, takes over a dead one, and releases', async () => {
+    const out = path.join(tmp, 'locked');
+    mkdirSync(out);
+    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: process.ppid }));
+    await expect(withOutLock(out, () => Promise.resolve(1))).rejects.toThrow(
+      `${out}: another Benchtop run (process ${process.ppid}) is writing to this folder; wait for it to finish or stop it, then run again`,
+    );
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: dead }));
+    expect(await withOutLock(out, () => Promise.resolve(readdirSync(out)))).toEqual(['.benchtop.lock']);
+    expect(readdirSync(out)).toEqual([]);
+    // Nested use in one process is refused too (two requests of the app on one folder).
+    await expect(withOutLock(out, () => withOutLock(out, () => Promise.resolve(0)))).rejects.toThrow(/another Benchtop run/);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('removes a folder it created when the work fails before writing anything', async () => {
+    const out = path.join(tmp, 'fresh');
+    await expect(withOutLock(out, () => Promise.reject(new Error('bad data')))).rejects.toThrow('bad data');
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -2,7 +2,8 @@
 // hold only this command's own resumable checkpoint; anything else the user put there is never
 // replaced unless they said so (--overwrite), because saving a model replaces the whole folder.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** What a run may find in its own output folder: its checkpoint and hidden temp files. */
 function isRunOwned(name: string): boolean {
@@ -21,4 +22,69 @@ export function checkOutFolder(out: string, opts: { overwrite?: boolean; resumin
   if (others.length === 0) return;
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
   throw new Error(`${out}: folder is not empty (${shown}); choose a new --out folder, or pass --overwrite to replace everything in it`);
+}
+
+/**
+ * Throws unless `target` (a file or folder, existing or not) can be created or written: the
+ * nearest existing folder on its path must be a writable folder. Node's recursive mkdir reports a
+ * read-only place as "ENOENT", so this is checked up front with a message that says what is wrong.
+ */
+export function checkWritable(target: string, label = target): void {
+  let cur = path.resolve(target);
+  while (!existsSync(cur) && path.dirname(cur) !== cur) cur = path.dirname(cur);
+  if (!statSync(cur).isDirectory() && cur !== path.resolve(target))
+    throw new Error(`${label}: part of the path (${cur}) is a file, not a folder`);
+  try {
+    accessSync(cur, constants.W_OK);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'EROFS' ? 'the location is read-only' : 'permission denied';
+    throw new Error(`${label}: cannot write there (${why}); choose another location`);
+  }
+}
+
+const LOCK = '.benchtop.lock';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `work` holding `<out>/.benchtop.lock`, so two runs (a second process, or a second request
+ * in this one) never write the same folder at once. A lock whose process is gone (killed) is
+ * taken over. A folder this call had to create is removed again if `work` leaves it empty.
+ */
+export async function withOutLock<T>(out: string, work: () => Promise<T>): Promise<T> {
+  if (existsSync(out) && !statSync(out).isDirectory()) return work(); // work reports it
+  checkWritable(out);
+  const created = !existsSync(out);
+  mkdirSync(out, { recursive: true });
+  const lock = path.join(out, LOCK);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, `${JSON.stringify({ pid: process.pid })}\n`, { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+      let pid = NaN;
+      try {
+        pid = Number((JSON.parse(readFileSync(lock, 'utf8')) as { pid?: unknown }).pid);
+      } catch {
+        // An unreadable lock (a crash while writing it) is stale.
+      }
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid))
+        throw new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`);
+      rmSync(lock, { force: true });
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+    if (created && existsSync(out) && readdirSync(out).length === 0) rmSync(out, { recursive: true, force: true });
+  }
 }

@@ -24,7 +24,7 @@ import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources } from './text-files.ts';
-import { checkOutFolder } from '../io/out-folder.ts';
+import { checkOutFolder, withOutLock } from '../io/out-folder.ts';
 
 /** A masked-LM model ready to train. */
 export interface MlmModel {
@@ -169,6 +169,10 @@ export function evalBlocks(files: readonly string[], tok: WordPieceTokenizer, ma
 
 /** MLM pretraining; see PretrainArgs. */
 export async function pretrain(args: PretrainArgs, ctx: TaskContext = QUIET): Promise<PretrainResult> {
+  return withOutLock(path.resolve(args.out), () => pretrainInFolder(args, ctx));
+}
+
+async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<PretrainResult> {
   const out = path.resolve(args.out);
   const s = mlmSettings(args);
   if (args.text.length === 0) throw new Error('--text needs at least one file or folder');

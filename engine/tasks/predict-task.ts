@@ -4,6 +4,7 @@
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
 // strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
+import { requireNerGold, requireReGold } from './gold.ts';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
@@ -337,6 +338,7 @@ export async function evaluate(
         message: `entity types the model does not predict (all count as missed): ${unknown.join(', ')}`,
       });
     emitAll(issues, ctx);
+    requireNerGold(loaded.documents, name);
     const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
     try {
       const pred = await predictEntities(
@@ -363,6 +365,7 @@ export async function evaluate(
   const { model, view } = reView(args.model, input.kind === 'documents');
   emitAll(input.issues, ctx);
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
+  requireReGold(examples.length, name);
   const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
   try {
     const c = await classifyExamples(examples, view, predictor.logits, { batchSize }, ctx);

@@ -5,6 +5,7 @@
 // training_card.md (atomically, replacing the checkpoint). Runs in the calling thread: use
 // startTrain (jobs.ts) off the UI event loop.
 
+import { requireNerGold, requireReGold } from './gold.ts';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -41,7 +42,7 @@ import {
 } from './re-task.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
-import { checkOutFolder } from '../io/out-folder.ts';
+import { checkOutFolder, withOutLock } from '../io/out-folder.ts';
 
 /** Arguments of a training run (CLI flags map one to one). */
 export interface TrainArgs {
@@ -98,12 +99,14 @@ export interface TrainResult {
   phiStatus?: PhiStatus;
 }
 
-function positive(name: string, v: number | undefined, def: number, int = true): number {
+function positive(name: string, v: number | undefined, def: number, int = true, range: { min?: number; max?: number; positive?: boolean } = {}): number {
   const x = v ?? def;
-  if (!Number.isFinite(x) || x < 0 || (int && !Number.isInteger(x)))
-    throw new Error(
-      `--${name} must be a ${int ? 'non-negative integer' : 'non-negative number'}, got ${x}`,
-    );
+  const min = range.min ?? 0;
+  if (!Number.isFinite(x) || x < min || (range.positive && x === 0) || (range.max !== undefined && x > range.max) || (int && !Number.isInteger(x))) {
+    const kind = int ? 'an integer' : 'a number';
+    const bounds = range.max !== undefined ? `from ${min} to ${range.max}` : range.positive ? '> 0' : `≥ ${min}`;
+    throw new Error(`--${name} must be ${kind} ${bounds}, got ${x}`);
+  }
   return x;
 }
 
@@ -126,13 +129,17 @@ function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
 
 /** Trains a NER or RE model; see TrainArgs. Emits progress, eval, checkpoint, issue and log events. */
 export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
+  return withOutLock(path.resolve(args.out), () => trainInFolder(args, ctx));
+}
+
+async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainResult> {
   const data = trainingData(args);
   const out = path.resolve(args.out);
   const ckpt = path.join(out, 'checkpoint');
   const seed = positive('seed', args.seed, 42);
   const maxLength = positive('max-length', args.maxLength, 128);
-  const batchSize = Math.max(1, positive('batch-size', args.batchSize, 32));
-  const threads = Math.max(1, positive('threads', args.threads, 2));
+  const batchSize = positive('batch-size', args.batchSize, 32, true, { min: 1 });
+  const threads = positive('threads', args.threads, 2, true, { min: 1 });
   const loadOpts = args.format ? { format: args.format } : {};
   const resume = prepareOut(out, ckpt, args);
   const issues: FormatIssue[] = [];
@@ -159,6 +166,11 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
   if (dvPart) {
     note(dvPart.input.issues);
     files.dev = dvPart.sources;
+    const devName = args.dev ?? 'dev documents';
+    if (dvPart.input.kind === 'documents') {
+      if (args.task === 'ner') requireNerGold(dvPart.input.documents, devName);
+      else if (dvPart.input.documents.length === 0) requireReGold(0, devName);
+    } else if (dvPart.input.examples.length === 0) requireReGold(0, devName);
   }
   if (args.task === 'ner') {
     const docsOf = (input: ReInput): Document[] =>
@@ -243,10 +255,10 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
   const config = withTaskMeta(pm.config, meta);
   const settings = {
     task: args.task,
-    epochs: positive('epochs', args.epochs, 3),
+    epochs: positive('epochs', args.epochs, 3, true, { min: 1 }),
     batch_size: batchSize,
-    lr: positive('lr', args.lr, args.model ? 5e-5 : 5e-4, false),
-    warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false),
+    lr: positive('lr', args.lr, args.model ? 5e-5 : 5e-4, false, { positive: true, max: 1 }),
+    warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false, { max: 1 }),
     weight_decay: positive('weight-decay', args.weightDecay, 0.01, false),
     max_grad_norm: 1,
     max_length: maxLength,
@@ -256,7 +268,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
     patience: positive('patience', args.patience, 3),
     eval_every: positive('eval-every', args.evalEvery, 0),
     checkpoint_every: positive('checkpoint-every', args.checkpointEvery, 500),
-    ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0) } : {}),
+    ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0, true, { min: 1 }) } : {}),
     negative_label: meta.negativeLabel ?? null,
     labels,
   };
@@ -291,7 +303,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
     saveOnCancel: args.saveOnCancel ?? true,
     ...(args.maxSteps !== undefined ? { maxSteps: settings.max_steps as number } : {}),
     ...(args.maxMinutes !== undefined
-      ? { maxWallSec: positive('max-minutes', args.maxMinutes, 0, false) * 60 }
+      ? { maxWallSec: positive('max-minutes', args.maxMinutes, 0, false, { positive: true }) * 60 }
       : {}),
   };
   ctx.emit({
@@ -322,12 +334,14 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
 
   let test: MetricsJson | null = null;
   if (args.test) {
+    const testName = args.test;
     const predictor = await createPredictor(config, result.weights, threads);
     try {
       if (args.task === 'ner') {
         const te = await loadDocuments(args.test, loadOpts);
         note(te.issues);
         files.test = te.files;
+        requireNerGold(te.documents, testName);
         const pred = await predictEntities(
           te.documents,
           { labels, tokenizer: pm.tokenizer, maxLength, stride: meta.stride ?? 32 },
@@ -342,6 +356,7 @@ export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<
         files.test = te.files;
         const view = reView as ReModelView;
         const ex = reExamples(te, view.entityPairs, view.negativeLabel);
+        requireReGold(ex.length, testName);
         const c = await classifyExamples(ex, view, predictor.logits, { batchSize }, ctx);
         test = toMetricsJson(scoreExamples(ex, c.labels, c.probs, view));
       }
