@@ -5,6 +5,14 @@ const emit = (name: string, payload: unknown): void => {
   for (const l of listeners.get(name) ?? []) l(payload);
 };
 vi.mock('../api.ts', () => ({
+  ApiError: class extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+    }
+  },
   call: vi.fn(() => Promise.resolve({})),
   messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
   on: (name: string, l: (payload: unknown) => void) => {
@@ -12,7 +20,7 @@ vi.mock('../api.ts', () => ({
     return () => {};
   },
 }));
-const { call } = await import('../api.ts');
+const { ApiError, call } = await import('../api.ts');
 const { TrackedJob } = await import('./job.svelte.ts');
 
 beforeEach(() => {
@@ -47,7 +55,12 @@ describe('a tracked job', () => {
     await job.start(() => Promise.reject(new Error('the model folder is gone')));
     expect(job.state).toBe('failed');
     expect(job.error).toBe('the model folder is gone');
+    expect(job.errorCode).toBeNull();
+    await job.start(() => Promise.reject(new ApiError('exists', '/x.jsonl: already exists')), 3);
+    expect(job.errorCode).toBe('exists');
+    expect(job.projectId).toBe(3);
     await job.start(() => Promise.resolve({ jobId: 'j2' }));
+    expect(job.errorCode).toBeNull();
     expect(job.isRunning).toBe(true);
     expect(job.error).toBeNull();
     await job.cancel();

@@ -32,6 +32,8 @@ export class TrackedJob<K extends keyof Kinds> {
   error = $state<string | null>(null);
   /** The contract's code when the start request itself was refused ('exists': output in the way). */
   errorCode = $state<ErrorCode | null>(null);
+  /** The project the shown job belongs to (null: a run over files). */
+  projectId = $state<number | null>(null);
 
   isRunning = $derived(this.state === 'running');
 
@@ -53,7 +55,8 @@ export class TrackedJob<K extends keyof Kinds> {
   }
 
   /** Runs `launch` (the start request) and follows the job it starts. */
-  async start(launch: () => Promise<{ jobId: string }>): Promise<void> {
+  async start(launch: () => Promise<{ jobId: string }>, projectId: number | null = null): Promise<void> {
+    this.projectId = projectId;
     this.state = 'running';
     this.jobId = null;
     this.error = null;
@@ -78,10 +81,21 @@ export class TrackedJob<K extends keyof Kinds> {
 
   /** Follows a job the engine holds (running or finished). */
   adopt(job: JobInfo): void {
+    this.projectId = job.projectId;
     this.jobId = job.jobId;
     this.state = job.status;
     this.progress = job.progress;
     this.error = job.error ?? null;
+  }
+
+  /** Shows no job (the job itself, if running, goes on in the engine). */
+  clear(): void {
+    this.jobId = null;
+    this.state = 'idle';
+    this.progress = null;
+    this.error = null;
+    this.errorCode = null;
+    this.projectId = null;
   }
 
   #finish(f: Kinds[K]['info']): void {

@@ -118,7 +118,7 @@ describe('evaluation state', () => {
     ];
     const models = [{ id: 're', name: 'RE', task: 'sequence-classification' } as ModelInfo];
     const ev = new EvaluationState({ models: () => models, datasets: () => [] });
-    await ev.restore();
+    await ev.restore(1);
     expect(ev.report).toBe(RE_REPORT);
     expect(ev.errors).toHaveLength(3);
     ev.kindFilter = 'false-positive';
@@ -128,5 +128,11 @@ describe('evaluation state', () => {
     ev.kindFilter = 'all';
     ev.typeFilter = 'CID';
     expect(ev.errors.map((e) => e.kind)).toEqual(['false-positive', 'false-negative']);
+    // Another project shows none of this project's results, and switching back restores them.
+    await ev.showProject(2);
+    expect(ev.report).toBeNull();
+    expect(ev.jobId).toBeNull();
+    await ev.showProject(1);
+    expect(ev.report).toBe(RE_REPORT);
   });
 });

@@ -64,10 +64,19 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     this.datasetIds = isOn ? [...next, id] : next;
   }
 
-  /** Finds the latest evaluation (after a reload of the window). */
-  async restore(): Promise<void> {
+  /** Shows `projectId`'s latest evaluation: another project's results are never shown here. */
+  async showProject(projectId: number | null): Promise<void> {
+    if (this.jobId !== null && this.job.projectId === projectId) return;
+    this.job.clear();
+    this.report = null;
+    this.opened = null;
+    if (projectId !== null) await this.restore(projectId);
+  }
+
+  /** Finds the project's latest evaluation (after a reload of the window). */
+  async restore(projectId: number): Promise<void> {
     try {
-      const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate');
+      const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate' && j.projectId === projectId);
       if (!job || this.jobId !== null) return;
       this.job.adopt(job);
       this.report = job.report ?? null;
@@ -86,6 +95,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
         modelId: this.selectedModelId,
         datasetIds: [...this.chosenDatasetIds],
       }),
+      projectId,
     );
   }
 

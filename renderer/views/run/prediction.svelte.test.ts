@@ -83,7 +83,7 @@ beforeEach(() => {
 describe('run screen state', () => {
   it('finds the latest run after a reload and offers earlier ones of this project or files', async () => {
     const s = new PredictionState({ models: () => models, datasets: () => [] });
-    await s.restore();
+    await s.restore(1);
     expect(s.jobId).toBe('files-1');
     expect(s.source).toBe('folder');
     expect(s.result?.rows).toHaveLength(3);
@@ -96,7 +96,7 @@ describe('run screen state', () => {
 
   it('opens file-run documents by index, workspace documents by id, and not unread files', async () => {
     const s = new PredictionState({ models: () => models, datasets: () => [] });
-    await s.restore();
+    await s.restore(1);
     const [unread, held, notHeld] = FILES.rows;
     expect([unread, held, notHeld].map((r) => s.canOpen(r!))).toEqual([false, true, false]);
     s.open(held!);

@@ -57,11 +57,24 @@ export class PredictionState extends ShowsJob<'predict'> {
     on('run:finished', () => void this.refreshJobs());
   }
 
-  /** Finds the latest prediction job (after a reload of the window). */
-  async restore(): Promise<void> {
+  /**
+   * Shows the latest run of `projectId` or over files; a run of another project is never shown
+   * (its document links belong to that project).
+   */
+  async showProject(projectId: number | null): Promise<void> {
+    const shown = this.job.projectId;
+    if (this.jobId !== null && (shown === projectId || shown === null)) return;
+    this.job.clear();
+    this.result = null;
+    this.opened = null;
+    await this.restore(projectId);
+  }
+
+  /** Finds the latest prediction job of the project or over files (after a reload of the window). */
+  async restore(projectId: number | null): Promise<void> {
     if (this.jobId !== null) return;
     await this.refreshJobs();
-    const latest = this.jobs[0];
+    const latest = this.jobs.find((j) => j.projectId === null || j.projectId === projectId);
     if (latest && this.jobId === null) this.#adopt(latest);
   }
 
@@ -134,6 +147,7 @@ export class PredictionState extends ShowsJob<'predict'> {
             format: this.format,
             ...(overwrite && { overwrite: true }),
           }),
+      this.source === 'project' ? projectId : null,
     );
   }
 
