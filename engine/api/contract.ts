@@ -71,7 +71,11 @@ export interface EngineRequests {
 
   'schema:get': (args: { projectId: number }) => LabelSchema;
   'schema:save-entity-type': (args: { projectId: number; entityType: EntityType }) => LabelSchema;
-  'schema:delete-entity-type': (args: { projectId: number; name: string }) => LabelSchema;
+  /**
+   * Removes an entity type and drops it from relation rules. In use by annotations: refused
+   * ('conflict', saying how many) unless `removeAnnotations` (they and their relations go too).
+   */
+  'schema:delete-entity-type': (args: { projectId: number; name: string; removeAnnotations?: boolean }) => LabelSchema;
   'schema:save-relation-type': (args: {
     projectId: number;
     relationType: RelationType;

@@ -192,6 +192,30 @@ describe('engine API', () => {
     expect((await call('documents:export', { ...again, overwrite: true })).written).toHaveLength(2);
   });
 
+  it('removes an entity type only with consent for its annotations and never widens a relation rule', async () => {
+    const [demo] = await call('projects:list', {});
+    const projectId = demo!.id;
+    const gene = { projectId, name: 'Gene' };
+    expect(await engine.invoke('schema:delete-entity-type', gene)).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringMatching(/^\d+ annotations? in \d+ documents? use “Gene”/) as unknown },
+    });
+    expect(await engine.invoke('schema:delete-entity-type', { ...gene, removeAnnotations: true })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: 'Relation “associated_with” allows only “Gene” as its first argument. Change or remove that relation type first.' },
+    });
+    const rule = (await call('schema:get', { projectId })).relationTypes.find((r) => r.name === 'associated_with')!;
+    await call('schema:save-relation-type', { projectId, relationType: { ...rule, arg1Types: ['Gene', 'Chemical'] } });
+    const schema = await call('schema:delete-entity-type', { ...gene, removeAnnotations: true });
+    expect(schema.entityTypes.map((t) => t.name)).not.toContain('Gene');
+    expect(schema.relationTypes.find((r) => r.name === 'associated_with')).toMatchObject({ arg1Types: ['Chemical'], arg2Types: ['Disease'] });
+    const docs = await call('documents:list', { projectId });
+    for (const d of docs.items) {
+      const full = await call('documents:get', { documentId: d.id });
+      expect(full.entities.filter((e) => e.type === 'Gene')).toEqual([]);
+    }
+  });
+
   it('reports an unusable model folder with the loader message', async () => {
     const reply = await engine.invoke('models:import-folder', { path: dir, phiStatus: 'unknown' });
     expect(reply).toMatchObject({

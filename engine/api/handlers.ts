@@ -168,7 +168,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return schemaChanged(a.projectId);
     },
     'schema:delete-entity-type': (a) => {
-      projects.deleteEntityType(write, a.projectId, a.name);
+      projects.deleteEntityType(write, a.projectId, a.name, { removeAnnotations: a.removeAnnotations === true });
       return schemaChanged(a.projectId);
     },
     'schema:save-relation-type': (a) => {

@@ -94,7 +94,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     projectId: id,
     entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }),
   }),
-  'schema:delete-entity-type': obj({ projectId: id, name }),
+  'schema:delete-entity-type': obj({ projectId: id, name }, { removeAnnotations: bool }),
   'schema:save-relation-type': obj({
     projectId: id,
     relationType: obj(

@@ -2,7 +2,7 @@
 // with allowed argument types).
 import { parseJson, toFlag, fromFlag, toJson, nowIso } from './codec.ts';
 import type { ReadDb, WriteDb } from './db.ts';
-import { must } from './errors.ts';
+import { must, StoreError } from './errors.ts';
 import { sql } from './sql.ts';
 
 export interface Project {
@@ -164,8 +164,55 @@ export function upsertRelationType(db: WriteDb, projectId: number, t: RelationTy
 }
 
 /** Removes an entity type from the schema (existing annotations keep their type name). */
-export function deleteEntityType(db: WriteDb, projectId: number, name: string): boolean {
-  return db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+export function deleteEntityType(
+  db: WriteDb,
+  projectId: number,
+  name: string,
+  opts: { removeAnnotations?: boolean } = {},
+): boolean {
+  return db.transaction(() => {
+    const used = entityTypeUsage(db, projectId, name);
+    if (used.annotations > 0 && !opts.removeAnnotations) {
+      throw new StoreError(
+        'conflict',
+        `${used.annotations} annotation${used.annotations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”. ` +
+          'Remove the type together with them, or give them another type first.',
+      );
+    }
+    // A relation rule that allowed only this type on one side would otherwise read as "any type".
+    const rules = getLabelSchema(db, projectId).relationTypes;
+    for (const r of rules) {
+      for (const [side, types] of [['first', r.arg1Types], ['second', r.arg2Types]] as const) {
+        if (types.length === 1 && types[0] === name)
+          throw new StoreError(
+            'conflict',
+            `Relation “${r.name}” allows only “${name}” as its ${side} argument. Change or remove that relation type first.`,
+          );
+      }
+    }
+    for (const r of rules) {
+      if (!r.arg1Types.includes(name) && !r.arg2Types.includes(name)) continue;
+      upsertRelationType(db, projectId, {
+        ...r,
+        arg1Types: r.arg1Types.filter((t) => t !== name),
+        arg2Types: r.arg2Types.filter((t) => t !== name),
+      });
+    }
+    if (opts.removeAnnotations)
+      db.run(sql`
+        DELETE FROM entities WHERE type = ${name}
+          AND document_id IN (SELECT id FROM documents WHERE project_id = ${projectId})`);
+    return db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+  });
+}
+
+/** How many annotations (and documents) of the project use entity type `name`. */
+export function entityTypeUsage(db: ReadDb, projectId: number, name: string): { annotations: number; documents: number } {
+  const row = db.get<{ n: number; d: number }>(sql`
+    SELECT count(*) AS n, count(DISTINCT e.document_id) AS d FROM entities e
+    JOIN documents doc ON doc.id = e.document_id
+    WHERE doc.project_id = ${projectId} AND e.type = ${name}`);
+  return { annotations: row?.n ?? 0, documents: row?.d ?? 0 };
 }
 
 /** Removes a relation type from the schema. */

@@ -78,9 +78,14 @@ class Projects {
     });
   }
 
-  async deleteEntityType(name: string): Promise<void> {
+  /** Removes a type; one in use is refused (a 'conflict' saying how many) unless `removeAnnotations`. */
+  async deleteEntityType(name: string, removeAnnotations = false): Promise<void> {
     if (app.projectId === null) return;
-    this.schema = await call('schema:delete-entity-type', { projectId: app.projectId, name });
+    this.schema = await call('schema:delete-entity-type', {
+      projectId: app.projectId,
+      name,
+      ...(removeAnnotations && { removeAnnotations: true }),
+    });
   }
 
   async saveRelationType(t: RelationType): Promise<void> {
