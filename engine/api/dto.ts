@@ -133,7 +133,8 @@ export interface ImportProgress {
 
 export interface ImportReport {
   importId: string;
-  datasetId: number;
+  /** The new dataset; null when nothing could be imported (no empty dataset is kept). */
+  datasetId: number | null;
   filesRead: number;
   documentsAdded: number;
   /** Left out because an earlier document in the same import had the same id. */

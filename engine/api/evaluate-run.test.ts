@@ -89,7 +89,7 @@ describe('evaluate and run through the API', () => {
     const { jobId } = await call('evaluate:start', {
       projectId: project.id,
       modelId: model.id,
-      datasetIds: [imported.datasetId],
+      datasetIds: [imported.datasetId!],
     });
     const done = await next('evaluate:finished', (p) => p.jobId === jobId);
     expect(done.status).toBe('completed');

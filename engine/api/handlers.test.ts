@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
@@ -190,6 +190,17 @@ describe('engine API', () => {
       error: { code: 'exists', message: expect.stringMatching(/export-brat: folder is not empty \(2 entries\)/) as unknown },
     });
     expect((await call('documents:export', { ...again, overwrite: true })).written).toHaveLength(2);
+  });
+
+  it('imports nothing from a binary file and keeps no empty dataset', async () => {
+    const [demo] = await call('projects:list', {});
+    const before = await call('datasets:list', { projectId: demo!.id });
+    const bin = join(dir, 'photo.txt');
+    writeFileSync(bin, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)));
+    const report = await call('documents:import', { projectId: demo!.id, path: bin, containsPhi: false, importId: 'imp-bin' });
+    expect(report).toMatchObject({ documentsAdded: 0, datasetId: null });
+    expect(report.issues.map((i) => i.message)).toEqual(['looks like binary data (an image, archive or program), not text; skipped']);
+    expect(await call('datasets:list', { projectId: demo!.id })).toEqual(before);
   });
 
   it('removes an entity type only with consent for its annotations and never widens a relation rule', async () => {

@@ -6,7 +6,7 @@ import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { detectFormat, importPath } from '../formats/registry.ts';
 import type { FormatIssue, FormatName } from '../formats/types.ts';
-import { createDataset, listDatasets } from '../store/datasets.ts';
+import { createDataset, deleteDataset, listDatasets } from '../store/datasets.ts';
 import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
 import { getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
@@ -202,12 +202,14 @@ export async function importDocuments(
     report();
     await tick(); // let other requests and events through between batches
   }
+  // An import that kept nothing leaves no empty dataset behind to pick for training.
+  if (added === 0) deleteDataset(ctx.ws.write, dataset.id);
   progress.phase = 'done';
   report(true);
   ctx.emit('workspace:changed', { projectId: args.projectId, what: 'documents' });
   return {
     importId,
-    datasetId: dataset.id,
+    datasetId: added === 0 ? null : dataset.id,
     filesRead: files.length,
     documentsAdded: added,
     documentsSkipped: duplicates,

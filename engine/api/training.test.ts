@@ -229,7 +229,7 @@ describe('training through the API', () => {
         `2|t|${note}\n2|a|Migraine again.\n2\t26\t34\tmigraine\tDisease\t-\n\n`,
     );
     const imported = await call('documents:import', { projectId, path: file, containsPhi: true });
-    const teacherRun = await trainTiny({ datasetIds: [imported.datasetId], maxSteps: 2 });
+    const teacherRun = await trainTiny({ datasetIds: [imported.datasetId!], maxSteps: 2 });
     const teacher = await next('train:finished', (p) => p.runId === teacherRun);
     expect(teacher.status).toBe('completed');
     const models = await call('models:list', {});

@@ -1,8 +1,12 @@
 // Encodings: UTF-8 with BOM, UTF-16 LE/BE with BOM (and LE without), Latin-1/Windows-1252
 // fallback with a warning, and CRLF kept byte-faithful.
 
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeBytes } from './encoding.ts';
+import { createRng } from '../random.ts';
+import { decodeBytes, looksBinary } from './encoding.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 
 const SAMPLE = 'Café — naïve 😀\r\nline 2';
 
@@ -41,5 +45,33 @@ describe('decodeBytes', () => {
 
   it('never normalises CRLF or lone CR', () => {
     expect(decodeBytes(new TextEncoder().encode('a\r\nb\rc\n')).text).toBe('a\r\nb\rc\n');
+  });
+});
+
+describe('looksBinary', () => {
+  it('flags random bytes whatever they decode as, and a NUL in otherwise plain text', () => {
+    const rand = createRng(7);
+    for (let k = 0; k < 5; k++) {
+      const bytes = Uint8Array.from({ length: 2048 }, () => Math.floor(rand.next() * 256));
+      expect(looksBinary(decodeBytes(bytes).text)).toBe(true);
+    }
+    expect(looksBinary('Aspirin\u0000 causes asthma.')).toBe(true);
+  });
+
+  it.skipIf(!HAS_DATA)('passes every shared text and PubTator file, and Latin-1 and UTF-16 text', () => {
+    const files: string[] = [];
+    const walk = (d: string): void => {
+      for (const f of readdirSync(d)) {
+        const p = join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.(txt|tsv|csv|jsonl)$/.test(f) && statSync(p).size < 50_000_000) files.push(p);
+      }
+    };
+    walk(join(DATA_DIR, 'documents'));
+    walk(join(DATA_DIR, 'ner'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const f of files) expect([f, looksBinary(decodeBytes(new Uint8Array(readFileSync(f))).text)]).toEqual([f, false]);
+    expect(looksBinary(decodeBytes(Buffer.from('Caf\xe9 na\xefve\f\r\n\tend', 'latin1')).text)).toBe(false);
+    expect(looksBinary(decodeBytes(utf16(SAMPLE, false, false)).text)).toBe(false);
   });
 });

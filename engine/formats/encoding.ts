@@ -72,3 +72,20 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     return { text, encoding: 'windows-1252', issues: [issue] };
   }
 }
+
+/**
+ * Whether decoded text is really binary data (an image, archive or program renamed to .txt):
+ * NUL bytes, or more than 1% control characters other than tab, line breaks and form feed, in
+ * the first 64 K characters. Real text in any of the decoded encodings has almost none.
+ */
+export function looksBinary(text: string): boolean {
+  const n = Math.min(text.length, 65536);
+  let nul = 0;
+  let control = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) nul++;
+    else if ((c < 32 && c !== 9 && c !== 10 && c !== 11 && c !== 12 && c !== 13) || c === 127) control++;
+  }
+  return nul > 0 || (control >= 3 && control > n * 0.01);
+}

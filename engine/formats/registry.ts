@@ -9,7 +9,7 @@ import { basename, dirname, extname, join, relative, resolve, sep } from 'node:p
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
-import { decodeBytes } from './encoding.ts';
+import { decodeBytes, looksBinary } from './encoding.ts';
 import { importText } from './text.ts';
 import { exportPubtator, importPubtator } from './pubtator.ts';
 import { exportBrat, importBrat } from './brat.ts';
@@ -100,6 +100,8 @@ async function importFile(path: string, format: FormatName, display: string, id:
   const textPath = format === 'brat' && isAnn ? path.slice(0, -4) + '.txt' : path;
   const decoded = decodeBytes(new Uint8Array(await readFile(textPath)), display);
   const content = decoded.text;
+  if (looksBinary(content))
+    return { documents: [], issues: [makeIssue('error', display, 'looks like binary data (an image, archive or program), not text; skipped')] };
   let res: ImportResult;
   switch (format) {
     case 'text':
