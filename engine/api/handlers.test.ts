@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { MAX_DOCUMENT_CHARS } from './import.ts';
 import { saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
@@ -201,6 +202,11 @@ describe('engine API', () => {
     expect(report).toMatchObject({ documentsAdded: 0, datasetId: null });
     expect(report.issues.map((i) => i.message)).toEqual(['looks like binary data (an image, archive or program), not text; skipped']);
     expect(await call('datasets:list', { projectId: demo!.id })).toEqual(before);
+    const long = join(dir, 'long.txt');
+    writeFileSync(long, 'word '.repeat(MAX_DOCUMENT_CHARS / 5 + 1));
+    const refused = await call('documents:import', { projectId: demo!.id, path: long, containsPhi: false, importId: 'imp-long' });
+    expect(refused.documentsAdded).toBe(0);
+    expect(refused.issues[0]?.message).toMatch(/^document long has 1,000,005 characters, more than the 1,000,000 .* split the file/);
   });
 
   it('removes an entity type only with consent for its annotations and never widens a relation rule', async () => {

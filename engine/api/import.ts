@@ -15,6 +15,12 @@ import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
 import { ApiError } from './errors.ts';
 
 const BATCH = 100;
+/**
+ * The longest document the workbench keeps (~400 pages). The annotation editor lays out every
+ * character; a 40 MB one-line file held the window for a minute. Longer text is refused with a
+ * way out (split it); `benchtop predict` still reads long files in windows.
+ */
+export const MAX_DOCUMENT_CHARS = 1_000_000;
 const PROGRESS_EVERY_MS = 100;
 
 interface FileEntry {
@@ -138,6 +144,14 @@ export async function importDocuments(
           severity: 'warning',
           file: entry.display,
           message: `duplicate document id ${id}; the first one was kept`,
+        });
+        continue;
+      }
+      if (d.text.length > MAX_DOCUMENT_CHARS) {
+        issues.push({
+          severity: 'error',
+          file: entry.display,
+          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
         });
         continue;
       }
