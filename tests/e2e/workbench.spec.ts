@@ -137,6 +137,12 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('relation-types').waitFor();
     await page.keyboard.press('Enter'); // "causes"
     await expect.poll(() => page.getByTestId('relation-item').count()).toBe(2);
+    // A click in the side panel hands the keyboard back to the text: Delete and Ctrl+Z work.
+    await page.getByTestId('relation-item').first().click();
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.getByTestId('relation-item').count()).toBe(1);
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => page.getByTestId('relation-item').count()).toBe(2);
     await expect
       .poll(() => page.getByTestId('save-state').textContent(), { timeout: 10_000 })
       .toBe('All changes saved');
