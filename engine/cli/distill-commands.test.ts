@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from './main.ts';
 
@@ -13,7 +16,16 @@ describe('distill / pretrain / distill-general CLI', () => {
       expect(await main(['distill', '--task', 'ner', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);
       expect(await main(['pretrain', '--text', 'x', '--out', 'o'])).toBe(2);
       expect(await main(['distill-general', '--teacher', 't', '--student-preset', 'p', '--recipe', 'bogus', '--text', 'x', '--out', 'o'])).toBe(2);
+      const out = mkdtempSync(path.join(os.tmpdir(), 'benchtop-distill-cli-'));
+      try {
+        const privateOnly = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student-preset', 'small-2L-128', '--private-data', 'p.tsv', '--out', path.join(out, 's')];
+        expect(await main(privateOnly)).toBe(1);
+        expect(readdirSync(out)).toEqual([]);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
       const messages = err.mock.calls.map((c) => String(c[0])).join('\n');
+      expect(messages).toMatch(/--private-data needs --alpha A \(0 < A < 1: the share of steps on the private set\)/);
       expect(messages).toMatch(/--task must be ner or re/);
       expect(messages).toMatch(/missing required option --teacher/);
       expect(messages).toMatch(/give --model DIR \(continual pretraining\) or --preset NAME/);

@@ -218,11 +218,11 @@ export async function cmdTrain(rest: string[], opts: Opts): Promise<void> {
     return;
   }
   const m = r.metrics;
-  const dev = m?.dev ? ` dev F1 ${m.dev.micro.f1.toFixed(4)}` : '';
-  const test = m?.test ? `, test F1 ${m.test.micro.f1.toFixed(4)}` : '';
-  console.log(
-    `${r.status}: saved ${r.out} (${m?.steps ?? 0} steps, ${fmtTime(m?.wall_time_sec ?? 0)};${dev}${test})`,
-  );
+  const steps = m?.steps ?? 0;
+  const facts = [`${steps} step${steps === 1 ? '' : 's'}`, fmtTime(m?.wall_time_sec ?? 0)];
+  if (m?.dev) facts.push(`dev F1 ${m.dev.micro.f1.toFixed(4)}`);
+  if (m?.test) facts.push(`test F1 ${m.test.micro.f1.toFixed(4)}`);
+  console.log(`${r.status}: saved ${r.out} (${facts.join(', ')})`);
 }
 
 /** `benchtop eval ner|re --model DIR --data FILE [--json]` */

@@ -114,6 +114,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const privateDocs = args.privateDocuments !== undefined ? checkDocuments(args.privateDocuments, 'privateDocuments') : undefined;
   const privateName = args.privateData ?? (args.dataLabel !== undefined ? `private documents (${args.dataLabel})` : 'private documents');
   if (alpha > 0 && !args.privateData && !privateDocs) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
+  if (alpha === 0 && (args.privateData !== undefined || (privateDocs?.length ?? 0) > 0))
+    throw new Error('--private-data needs --alpha A (0 < A < 1: the share of steps on the private set); without it the private set would be ignored');
   if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new Error('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);

@@ -264,7 +264,8 @@ export async function runTrainLoop(
       const isLast = state.step >= totalSteps;
       const dueEval =
         opts.evalEvery > 0 ? state.step % opts.evalEvery === 0 || isLast : epochEnd || isLast;
-      if (dueEval && (await evaluate())) {
+      // Patience running out on the last planned step stops nothing: the run completed.
+      if (dueEval && (await evaluate()) && !isLast) {
         state.finished = 'early-stopped';
         break outer;
       }
