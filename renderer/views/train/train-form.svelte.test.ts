@@ -72,6 +72,10 @@ describe('train form', () => {
       preset: 'small-2L-128',
       devFraction: 0.1,
     });
+    form.lr = -5;
+    expect(form.blocker).toMatch(/^The learning rate must be between 0\.0000001 and 1/);
+    form.lr = 3e-5;
+    expect(form.blocker).toBeNull();
   });
 
   it('prefers a pre-trained library model and warns when patient data is involved', async () => {

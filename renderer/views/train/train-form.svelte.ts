@@ -180,6 +180,8 @@ export class TrainFormState {
       return 'Check the advanced settings: epochs and batch size must be at least 1.';
     if (!(this.holdOutPercent >= 1 && this.holdOutPercent <= 50))
       return 'Hold out between 1 and 50 percent of the documents.';
+    if (this.lr !== null && !(this.lr >= 1e-7 && this.lr <= 1))
+      return 'The learning rate must be between 0.0000001 and 1 (for example 0.00005); leave it empty for the default.';
     return null;
   }
 
