@@ -190,6 +190,23 @@ function emitAll(issues: readonly FormatIssue[], ctx: TaskContext): void {
   for (const issue of issues) ctx.emit({ type: 'issue', issue });
 }
 
+/**
+ * A warning when none of the relation model's argument-type pairs can be formed from the
+ * entity types the NER model finds (case-insensitive, as candidate pairing is): every relation
+ * would silently be missing.
+ */
+function unrelatableTypes(nerTypes: readonly string[], pairs: readonly (readonly [string, string])[], reModel: string): FormatIssue | undefined {
+  if (pairs.length === 0) return undefined;
+  const found = new Set(nerTypes.map((t) => t.toLowerCase()));
+  if (pairs.some(([a, b]) => found.has(a.toLowerCase()) && found.has(b.toLowerCase()))) return undefined;
+  const wanted = [...new Set(pairs.map(([a, b]) => `${a}–${b}`))].join(', ');
+  return {
+    severity: 'warning',
+    file: reModel,
+    message: `this relation model relates ${wanted}, but the entity model finds only ${nerTypes.join(', ')}; no relation can be predicted (use an entity model for those types)`,
+  };
+}
+
 /** Predicts entities (+ relations) for every document under `input` and exports them to `out`. */
 export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Promise<PredictResult> {
   const threads = args.threads ?? 2;
@@ -206,6 +223,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     });
   const ner = nerView(args.model);
   const re = args.reModel ? reView(args.reModel, true) : undefined;
+  const typeIssue = re ? unrelatableTypes(typesOfLabels(ner.view.labels), re.view.entityPairs, args.reModel as string) : undefined;
   const loaded =
     'path' in src
       ? await loadDocuments(src.path, {
@@ -213,7 +231,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
           ...(args.csv ? { csv: args.csv } : {}),
         })
       : givenDocuments(src.documents);
-  const issues = [...loaded.issues];
+  const issues = [...(typeIssue ? [typeIssue] : []), ...loaded.issues];
   for (const d of loaded.documents)
     if (d.text.trim() === '')
       issues.push({
