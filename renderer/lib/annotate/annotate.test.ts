@@ -148,4 +148,16 @@ describe('renderBlock', () => {
     expect(html).not.toContain('url(x)');
     expect(html).toContain('#888888');
   });
+
+  it('makes a line with stacked chips tall enough for its stack', async () => {
+    const { renderBlock } = await import('./render.ts');
+    const text = 'Parkinson disease and tremor';
+    const mark = (key: string, start: number, end: number, lane: number) => ({ key, type: 'Disease', start, end, lane, isHead: true, isSuggestion: false });
+    const st = { selected: null, source: null, target: null, colors: new Map() };
+    const stacked = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T1', 0, 17, 1), mark('T2', 0, 9, 0)]), st);
+    expect(stacked.match(/line-height:\d+px/g)).toEqual(['line-height:74px']);
+    const single = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), st);
+    expect(single.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
+    expect(renderBlock(text, segmentBlock({ start: 0, end: text.length }, []), st)).not.toContain('line-height');
+  });
 });

@@ -12,6 +12,8 @@ export interface RenderState {
 
 const LANE_GAP = 3;
 const CHIP_STEP = 14;
+/** The line-height (px) of a segment with one lane of chips; each more lane adds 2 × CHIP_STEP. */
+const LINE_BASE = 46;
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -56,6 +58,11 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
         ? 'var(--accent-soft)'
         : `color-mix(in srgb, ${colorOf(st.colors, inner.type)} 16%, transparent)`;
     let chips = '';
+    // A line holding label chips is made tall enough for its stack of them: an inline box's
+    // line-height sets the line's height (half of the extra above the text, where the chips
+    // are), while the chips, placed from the segment's content box, stay where they are.
+    const heads = seg.heads.filter((h) => h.key !== PENDING_KEY);
+    const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) : 0;
     for (const h of seg.heads) {
       if (h.key === PENDING_KEY) continue;
       chips +=
@@ -64,7 +71,7 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     }
     html +=
       `<span class="${cls.join(' ')}" data-o="${seg.start}" data-keys="${escapeHtml(keys.join(' '))}" ` +
-      `style="box-shadow:${shadows.join(',')};background-color:${bg}">${chips}${body}</span>`;
+      `style="box-shadow:${shadows.join(',')};background-color:${bg}${lineHeight > 0 ? `;line-height:${lineHeight}px` : ''}">${chips}${body}</span>`;
   }
   return html;
 }
