@@ -1,7 +1,7 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters.
 import { isAbsolute } from 'node:path';
-import { exportDocuments } from '../formats/registry.ts';
+import { checkExportTarget, exportDocuments } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
 import { getDocument, getDocumentSummary, listDocuments } from '../store/documents.ts';
@@ -62,6 +62,8 @@ export async function exportProjectDocuments(
       'Give the full path to export to, for example /home/me/exports/notes.',
     );
   }
+  // The target is checked before any document is read (a bad path answers at once).
+  checkExportTarget(args.outPath, args.format, { ...(args.overwrite === true && { overwrite: true }) });
   const ids = args.documentIds ?? projectDocumentIds(db, args.projectId);
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');

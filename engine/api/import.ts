@@ -158,7 +158,11 @@ export async function importDocuments(
       seen.add(id);
       docs.push({ ...d, id, sourcePath: entry.display });
     }
-    for (const issue of res.issues) issues.push(relativeIssue(issue, args.path, entry));
+    for (const issue of res.issues) {
+      // Duplicate ids are reported above, once, with what was done about them.
+      if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id ')) continue;
+      issues.push(relativeIssue(issue, args.path, entry));
+    }
     if (res.documents.length > 0) formats.add(args.format ?? (await sniffFormat(entry.absolute)));
     progress.filesDone++;
     report();

@@ -20,6 +20,8 @@ import {
 
 const id = int(1);
 const name = str({ min: 1, max: 200 });
+/** Project names are shown in the sidebar and selectors: short enough to read at a glance. */
+const projectName = str({ min: 1, max: 80 });
 const key = str({ min: 1, max: 64 });
 const path = str({ min: 1, max: 4096 });
 const color = matching(/^#[0-9a-fA-F]{6}$/, 'a colour like #1f77b4');
@@ -84,10 +86,10 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'devices:list': empty,
   'projects:list': empty,
   'projects:create': obj(
-    { name },
+    { name: projectName },
     { description: str({ max: 2000 }), template: oneOf('empty', 'biomedical') },
   ),
-  'projects:update': obj({ projectId: id }, { name, description: str({ max: 2000 }) }),
+  'projects:update': obj({ projectId: id }, { name: projectName, description: str({ max: 2000 }) }),
   'projects:delete': obj({ projectId: id }),
   'schema:get': obj({ projectId: id }),
   'schema:save-entity-type': obj({

@@ -13,7 +13,8 @@ import type {
   Result,
 } from '../../engine/api/contract.ts';
 
-export type ConnectionState = 'connecting' | 'online' | 'offline';
+/** 'unauthorized': the page has no valid token; nothing will work until it is opened again. */
+export type ConnectionState = 'connecting' | 'online' | 'offline' | 'unauthorized';
 
 /** A failed request, carrying the contract's error code. */
 export class ApiError extends Error {
@@ -46,7 +47,9 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
   const token = takeToken();
   const listeners = new Map<EventName, Set<AnyListener>>();
   let retryMs = 500;
+  let isRefused = token === '';
   const connect = (): void => {
+    if (isRefused) return void onConnection('unauthorized');
     onConnection('connecting');
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     const ws = new WebSocket(
@@ -63,6 +66,7 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
         l(msg.payload);
     };
     ws.onclose = () => {
+      if (isRefused) return;
       onConnection('offline');
       setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, 5000);
@@ -89,6 +93,8 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
         };
       }
       if (res.status === 401) {
+        isRefused = true;
+        onConnection('unauthorized');
         return {
           ok: false,
           error: {

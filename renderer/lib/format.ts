@@ -104,3 +104,9 @@ export function runOutcome(o: {
   const best = o.bestF1 !== undefined ? ` Best dev F1: ${formatScore(o.bestF1)}.` : '';
   return `Trained for ${formatNumber(o.steps)} steps${of}${why}.${best}`;
 }
+
+/** "1 document", "2,400 documents": a count with its noun (regular plurals and "entity"). */
+export function countOf(n: number, noun: string): string {
+  const plural = n === 1 ? noun : noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+  return `${formatNumber(n)} ${plural}`;
+}

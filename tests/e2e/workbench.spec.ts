@@ -211,4 +211,18 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('theme-select').selectOption('system');
     expect(app.problems).toEqual([]);
   });
+
+  it('opened without its token, says so once and shows nothing else', async () => {
+    const context = await app.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(app.server.origin);
+      await page.getByTestId('no-token').waitFor();
+      await page.waitForTimeout(1500); // the event socket would have failed by now
+      expect(await page.getByTestId('offline-banner').count()).toBe(0);
+      expect(await page.getByTestId('new-project-name').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });
