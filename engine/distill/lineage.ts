@@ -5,7 +5,7 @@
 // workspace's registerModel lineage (engine/store/models.ts) for runs started from the app.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LineageInput, LineageKind, PhiStatus } from '../store/models.ts';
 
@@ -74,7 +74,16 @@ export function teacherEntry(dir: string, assumePhi = true): LineageEntry {
   } catch {
     // No record: keep the assumption.
   }
-  return { kind: 'teacher', source: `teacher model ${path.resolve(dir)}`, containsPhi, gradients: false };
+  // The student may be shared: it names its teacher by folder name and weights hash, never by
+  // the folder's full path (which carries the user's home folder and the workspace layout).
+  const weights = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+  return {
+    kind: 'teacher',
+    source: `teacher model "${path.basename(path.resolve(dir))}" (${weights ? 'identified by the sha256 of its weights' : 'no weights file found'})`,
+    ...(weights && { sha256: hashFiles([weights]) }),
+    containsPhi,
+    gradients: false,
+  };
 }
 
 /** A private labelled data entry (treated as PHI). */
