@@ -413,6 +413,16 @@ describe('loadHfFolder errors name the file and the problem', () => {
       delete j['label2id'];
     });
     expect(loadError(labels).message).toMatch(/classifier\.weight \[5, 32\] \(expected \[3, 32\]\)/);
+    const nan = copyGolden('bert-token-classification');
+    const f2 = rewrite(nan, (w) => {
+      const t = w.get('classifier.weight') as HostTensor;
+      const data = Float32Array.from(t.data as Float32Array);
+      data[3] = Number.NaN;
+      w.set('classifier.weight', { ...t, data });
+    });
+    expect(loadError(nan).message).toBe(
+      `${f2}: tensor "classifier.weight" holds NaN at index 3; the weights are broken (a training run that diverged?): use an earlier checkpoint`,
+    );
     // Extras (a pretraining head) are ignored, and a base encoder may lack its unused pooler.
     const base = copyGolden('bert-token-classification');
     editJson(path.join(base, 'config.json'), (j) => delete j['architectures']);

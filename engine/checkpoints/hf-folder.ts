@@ -150,6 +150,15 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     unexpected: 'ignore',
     optional: (name) => config.task === 'base' && /(^|\.)pooler\./.test(name),
   });
+  // NaN or infinite weights (a diverged run saved anyway) would give NaN logits and losses.
+  for (const [name, t] of weights) {
+    const data = t.data as Float32Array;
+    for (let i = 0; i < data.length; i++) {
+      if (!Number.isFinite(data[i] as number)) {
+        throw new CheckpointError(weightsFile, `tensor "${name}" holds ${String(data[i])} at index ${i}; the weights are broken (a training run that diverged?): use an earlier checkpoint`);
+      }
+    }
+  }
   const vocabFile = path.join(dir, 'vocab.txt');
   const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
   if (!existsSync(vocabFile)) {

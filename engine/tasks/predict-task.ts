@@ -244,7 +244,9 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   if (docs.length === 0)
     throw new Error(
       'path' in src
-        ? `${src.path}: no documents could be read (see the issues above)`
+        ? issues.length > 0
+          ? `${src.path}: no documents could be read (see the problems listed above)`
+          : `${src.path}: no documents found (an empty folder, or no files in a supported format)`
         : 'no documents to predict',
     );
   // Throughput is timed from tokenization to decoded output (sessions are built first).
