@@ -154,7 +154,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   for (const [name, t] of weights) {
     const data = t.data as Float32Array;
     for (let i = 0; i < data.length; i++) {
-      if (!Number.isFinite(data[i] as number)) {
+      if (!Number.isFinite(data[i])) {
         throw new CheckpointError(weightsFile, `tensor "${name}" holds ${String(data[i])} at index ${i}; the weights are broken (a training run that diverged?): use an earlier checkpoint`);
       }
     }
