@@ -141,6 +141,8 @@ export interface ImportReport {
   documentsSkipped: number;
   entitiesAdded: number;
   relationsAdded: number;
+  /** Label types the imported annotations used that the schema lacked (now added to it). */
+  typesAdded: { entityTypes: string[]; relationTypes: string[] };
   issues: FileIssue[];
   durationMs: number;
 }

@@ -168,6 +168,9 @@ describe('engine API', () => {
     });
     expect(report.documentsAdded).toBe(100);
     expect(report.entitiesAdded).toBeGreaterThan(500);
+    // NCBI's own types are new to the demo schema (which has Disease already), and are reported.
+    expect(report.typesAdded.entityTypes).toContain('SpecificDisease');
+    expect(report.typesAdded.entityTypes).not.toContain('Disease');
     const phases = events
       .filter((e) => e.name === 'documents:import-progress')
       .map((e) => (e.payload as Events['documents:import-progress']).phase);

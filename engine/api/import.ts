@@ -8,7 +8,7 @@ import { detectFormat, importPath } from '../formats/registry.ts';
 import type { FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, listDatasets } from '../store/datasets.ts';
 import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
-import { getProject } from '../store/projects.ts';
+import { getLabelSchema, getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
@@ -183,6 +183,7 @@ export async function importDocuments(
   progress.phase = 'saving';
   progress.documentsTotal = docs.length;
   report(true);
+  const schemaBefore = getLabelSchema(ctx.ws.read, args.projectId);
   const format: FormatName = formats.size === 1 ? [...formats][0]! : 'text';
   const opts = { projectId: args.projectId, datasetId: dataset.id, format };
   let added = 0;
@@ -220,6 +221,15 @@ export async function importDocuments(
     report();
     await tick(); // let other requests and events through between batches
   }
+  const schemaAfter = getLabelSchema(ctx.ws.read, args.projectId);
+  const newNames = (before: { name: string }[], after: { name: string }[]): string[] => {
+    const had = new Set(before.map((t) => t.name));
+    return after.map((t) => t.name).filter((n) => !had.has(n));
+  };
+  const typesAdded = {
+    entityTypes: newNames(schemaBefore.entityTypes, schemaAfter.entityTypes),
+    relationTypes: newNames(schemaBefore.relationTypes, schemaAfter.relationTypes),
+  };
   // An import that kept nothing leaves no empty dataset behind to pick for training.
   if (added === 0) deleteDataset(ctx.ws.write, dataset.id);
   progress.phase = 'done';
@@ -233,6 +243,7 @@ export async function importDocuments(
     documentsSkipped: duplicates,
     entitiesAdded: entities,
     relationsAdded: relations,
+    typesAdded,
     issues,
     durationMs: Date.now() - started,
   };
