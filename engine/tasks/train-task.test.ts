@@ -137,6 +137,11 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
     // The last progress report is for the last step trained, whatever the throttling dropped.
     const progress = c.events.filter((e) => e.type === 'progress');
     expect(progress.at(-1)).toMatchObject({ step: 10, totalSteps: 56, epoch: 1 });
+    // Patience running out on the last step the run was allowed is not an early stop.
+    const capped = path.join(dir, 'capped');
+    const rc = await train(nerArgs({ out: capped, lr: 1e-12, patience: 1, evalEvery: 5, maxSteps: 10 }));
+    expect(rc.status).toBe('max-steps');
+    expect(readMetrics(capped)).toMatchObject({ status: 'max-steps', steps: 10 });
   });
 
   it('fine-tunes a folder: keeps a matching head, adds one to a masked-LM model', async () => {
