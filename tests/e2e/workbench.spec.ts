@@ -1,6 +1,6 @@
 // The main flow in browser mode: create a project, import PubTator files, annotate a span and a
 // relation by keyboard, export brat, reload and find everything saved; screenshots of each screen.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -179,6 +179,28 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('model-shipped').waitFor();
     expect(await page.getByTestId('model-phi-statement').textContent()).toMatch(/no PHI/i);
     expect(await page.getByTestId('model-card').textContent()).toContain('What pretraining buys');
+    // The card is rendered Markdown (headings, tables), not raw text.
+    expect(await page.getByTestId('model-card-body').locator('h2, h3').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('model-card-body').textContent()).not.toMatch(/^#+ /m);
+
+    // An imported folder's card is untrusted: nothing in it runs, loads or navigates.
+    const hostile = join(app.tmp, 'hostile-model');
+    cpSync(join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification'), hostile, { recursive: true });
+    writeFileSync(
+      join(hostile, 'README.md'),
+      '# Hostile card\n\n<script>window.__pwned = 1</script>\n\n<img src="http://example.com/x.png" onerror="window.__pwned = 2">\n\n' +
+        '[click me](http://example.com/) and <a href="javascript:window.__pwned=3">this</a> ![pixel](http://example.com/p.png)\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
+    );
+    await apiCall(app.server, 'models:import-folder', { path: hostile, phiStatus: 'no-phi', name: 'Hostile card' });
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('nav-models').click();
+    await page.getByRole('button', { name: 'Hostile card' }).click();
+    await page.getByTestId('model-card').locator('summary').click();
+    const body = page.getByTestId('model-card-body');
+    await body.locator('table').waitFor();
+    expect(await body.locator('script, img, [href], [src], [onerror]').count()).toBe(0);
+    expect(await body.textContent()).toContain('click me');
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await page.getByTestId('open-model-import').click();
     await page.getByTestId('model-path').fill(app.tmp);
     await page.getByTestId('model-phi-unknown').check();
