@@ -325,6 +325,8 @@ export interface JobInfo {
   startedAt: string;
   /** File runs: the file or folder read. */
   input?: string;
+  /** The (entity) model that runs, known from the start (a cancelled run has no summary). */
+  modelName?: string;
   status: 'running' | JobStatus;
   progress: JobProgressInfo | null;
   predict?: PredictSummary;

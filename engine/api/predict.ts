@@ -31,7 +31,7 @@ const PROGRESS_MS = 200;
 /** Runs a job in a worker with throttled progress; `done` turns its result into the job info. */
 export function runJob<R>(
   ctx: ApiContext,
-  base: Pick<JobInfo, 'kind' | 'projectId' | 'input'>,
+  base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'modelName'>,
   start: (onEvent: (e: TaskEvent) => void) => {
     result: Promise<R>;
     cancel(): void;
@@ -212,7 +212,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   const detail = `${m.ner.name}${m.re ? ` + ${m.re.name}` : ''} (${a.modelId.slice(0, 8)})`;
   const jobId = runJob<PredictResult>(
     ctx,
-    { kind: 'predict', projectId: a.projectId },
+    { kind: 'predict', projectId: a.projectId, modelName: m.ner.name },
     (onEvent) => startPredict({ ...predictArgs(ctx, m), documents }, onEvent),
     (r) => {
       const rows: PredictedRow[] = [];
@@ -253,7 +253,7 @@ export function startFilePrediction(
   checkExportTarget(a.outPath, a.format, { input: a.inputPath, ...(a.overwrite === true && { overwrite: true }) });
   const jobId = runJob<PredictResult>(
     ctx,
-    { kind: 'predict', projectId: null, input: a.inputPath },
+    { kind: 'predict', projectId: null, input: a.inputPath, modelName: m.ner.name },
     (onEvent) =>
       startPredict(
         {

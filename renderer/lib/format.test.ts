@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runOutcome } from './format.ts';
+import { countOf, modelLabel, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -26,5 +26,27 @@ describe('runOutcome', () => {
     expect(
       runOutcome({ steps: 29, totalSteps: 120, stopReason: undefined, bestF1: undefined }),
     ).toBe('Trained for 29 steps of the 120 planned: it stopped before the end.');
+  });
+});
+
+describe('countOf', () => {
+  it('uses the singular for one', () => {
+    expect(countOf(1, 'document')).toBe('1 document');
+    expect(countOf(2, 'entity')).toBe('2 entities');
+    expect(countOf(0, 'relation')).toBe('0 relations');
+  });
+});
+
+describe('modelLabel', () => {
+  it('adds the time to models that share a name, and a short id when the time is shared too', () => {
+    const a = { id: 'aaaaaa11', name: 'Entities · Demo', createdAt: '2026-11-22T09:00:00Z' };
+    const b = { id: 'bbbbbb22', name: 'Entities · Demo', createdAt: '2026-11-22T15:30:00Z' };
+    const c = { id: 'cccccc33', name: 'Other', createdAt: '2026-11-22T15:30:00Z' };
+    expect(modelLabel(c, [a, b, c])).toBe('Other');
+    expect(modelLabel(a, [a, b, c])).not.toBe(modelLabel(b, [a, b, c]));
+    expect(modelLabel(a, [a, b, c])).toMatch(/^Entities · Demo · .+/);
+    const twin = { ...b, id: 'dddddd44' };
+    expect(modelLabel(b, [b, twin])).toMatch(/· bbbbbb$/);
+    expect(modelLabel(twin, [b, twin])).toMatch(/· dddddd$/);
   });
 });

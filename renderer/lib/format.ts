@@ -110,3 +110,15 @@ export function countOf(n: number, noun: string): string {
   const plural = n === 1 ? noun : noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`;
   return `${formatNumber(n)} ${plural}`;
 }
+
+/**
+ * A model's name for a selector: models that share a name (two runs on the same day) get their
+ * creation time, then a short id, so the choices can be told apart.
+ */
+export function modelLabel(m: { id: string; name: string; createdAt: string }, all: readonly { id: string; name: string; createdAt: string }[]): string {
+  const twins = all.filter((o) => o.name === m.name && o.id !== m.id);
+  if (twins.length === 0) return m.name;
+  const when = formatDate(m.createdAt);
+  const sameTime = twins.some((o) => formatDate(o.createdAt) === when);
+  return `${m.name} · ${when}${sameTime ? ` · ${m.id.slice(0, 6)}` : ''}`;
+}
