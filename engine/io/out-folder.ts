@@ -54,9 +54,11 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Runs `work` holding `<out>/.benchtop.lock`, so two runs (a second process, or a second request
- * in this one) never write the same folder at once. A lock whose process is gone (killed) is
- * taken over. A folder this call had to create is removed again if `work` leaves it empty.
+ * Runs `work` holding `<out>/.benchtop.lock`, so two processes never write the same folder at
+ * once. A lock whose process is gone (killed) is taken over, and so is one of this very process:
+ * within the app, runs on one folder are already serialised by the run launcher, and a worker
+ * thread that crashed mid-run must not lock its folder until the app restarts. A folder this
+ * call had to create is removed again if `work` leaves it empty.
  */
 export async function withOutLock<T>(out: string, work: () => Promise<T>): Promise<T> {
   if (existsSync(out) && !statSync(out).isDirectory()) return work(); // work reports it
@@ -76,7 +78,7 @@ export async function withOutLock<T>(out: string, work: () => Promise<T>): Promi
       } catch {
         // An unreadable lock (a crash while writing it) is stale.
       }
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid))
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
         throw new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`);
       rmSync(lock, { force: true });
     }
