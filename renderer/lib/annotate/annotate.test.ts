@@ -161,3 +161,22 @@ describe('renderBlock', () => {
     expect(renderBlock(text, segmentBlock({ start: 0, end: text.length }, []), st)).not.toContain('line-height');
   });
 });
+
+describe('placeLabels', () => {
+  it('moves a label up a row while it would overlap one already placed, and leaves others alone', async () => {
+    const { placeLabels, labelWidth, LABEL_ROW } = await import('./arc-labels.ts');
+    const w = labelWidth('treats');
+    const ys = placeLabels([
+      { x: 100, y: 50, width: w },
+      { x: 110, y: 50, width: w }, // overlaps the first
+      { x: 104, y: 48, width: w }, // overlaps both
+      { x: 300, y: 50, width: w }, // far away
+    ]);
+    expect(ys[0]).toBe(50);
+    expect(ys[3]).toBe(50);
+    expect(new Set(ys.slice(0, 3)).size).toBe(3);
+    for (const y of ys.slice(1, 3)) expect(y).toBeLessThanOrEqual(50 - LABEL_ROW + 2);
+    // A label chip under an arc's apex pushes its label up too.
+    expect(placeLabels([{ x: 100, y: 50, width: w }], [{ x: 95, y: 52, width: 40 }])[0]).toBe(50 - LABEL_ROW);
+  });
+});
