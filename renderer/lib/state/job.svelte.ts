@@ -56,12 +56,9 @@ export class TrackedJob<K extends keyof Kinds> {
 
   /** Runs `launch` (the start request) and follows the job it starts. */
   async start(launch: () => Promise<{ jobId: string }>, projectId: number | null = null): Promise<void> {
+    this.clear();
     this.projectId = projectId;
     this.state = 'running';
-    this.jobId = null;
-    this.error = null;
-    this.errorCode = null;
-    this.progress = null;
     try {
       const { jobId } = await launch();
       this.jobId = jobId;
