@@ -151,7 +151,10 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     optional: (name) => config.task === 'base' && /(^|\.)pooler\./.test(name),
   });
   // NaN or infinite weights (a diverged run saved anyway) would give NaN logits and losses.
+  const scanned = new Set<unknown>(); // tied aliases share their tensor: scan it once
   for (const [name, t] of weights) {
+    if (scanned.has(t.data)) continue;
+    scanned.add(t.data);
     const data = t.data as Float32Array;
     for (let i = 0; i < data.length; i++) {
       if (!Number.isFinite(data[i])) {

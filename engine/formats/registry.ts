@@ -3,9 +3,9 @@
 // on), and exportDocuments writing atomically (temp file, then rename).
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { checkWritable } from '../io/out-folder.ts';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { checkWritable } from '../io/out-folder.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';

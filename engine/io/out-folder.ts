@@ -10,14 +10,18 @@ function isRunOwned(name: string): boolean {
   return name === 'checkpoint' || name.startsWith('.');
 }
 
+/** Throws if `out` exists and is a file (an output folder is wanted there). */
+export function checkNotFile(out: string): void {
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`${out}: exists and is not a folder; choose another --out`);
+}
+
 /**
  * Throws unless `out` may be written: it is not a file, and it is empty (but for a checkpoint)
  * unless `resuming` (the folder is this run's own) or `overwrite` (the user agreed to replace it).
  */
 export function checkOutFolder(out: string, opts: { overwrite?: boolean; resuming?: boolean } = {}): void {
-  if (!existsSync(out)) return;
-  if (!statSync(out).isDirectory()) throw new Error(`${out}: exists and is not a folder; choose another --out`);
-  if (opts.overwrite || opts.resuming) return;
+  checkNotFile(out);
+  if (!existsSync(out) || opts.overwrite || opts.resuming) return;
   const others = readdirSync(out).filter((f) => !isRunOwned(f));
   if (others.length === 0) return;
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');

@@ -24,7 +24,7 @@ import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources } from './text-files.ts';
-import { checkOutFolder, withOutLock } from '../io/out-folder.ts';
+import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
 
 /** A masked-LM model ready to train. */
 export interface MlmModel {
@@ -149,7 +149,7 @@ export function runFingerprint(settings: unknown, origin: string, entries: reado
 /** Checks `--out`; returns whether to resume (a checkpoint there and `resume` is not 'never'). */
 export function prepareRunOut(out: string, resume: 'auto' | 'never', overwrite = false): boolean {
   const ckpt = path.join(out, 'checkpoint');
-  checkOutFolder(out, { overwrite: true });
+  checkNotFile(out);
   if (resume === 'never' && existsSync(ckpt)) rmSync(ckpt, { recursive: true, force: true });
   const resuming = resume === 'auto' && existsSync(path.join(ckpt, 'state.json'));
   checkOutFolder(out, { overwrite, resuming });

@@ -5,7 +5,6 @@
 // training_card.md (atomically, replacing the checkpoint). Runs in the calling thread: use
 // startTrain (jobs.ts) off the UI event loop.
 
-import { requireNerGold, requireReGold } from './gold.ts';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -40,9 +39,10 @@ import {
   scoreExamples,
   type ReModelView,
 } from './re-task.ts';
+import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
+import { requireNerGold, requireReGold } from './gold.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
-import { checkOutFolder, withOutLock } from '../io/out-folder.ts';
 
 /** Arguments of a training run (CLI flags map one to one). */
 export interface TrainArgs {
@@ -112,7 +112,7 @@ function positive(name: string, v: number | undefined, def: number, int = true, 
 
 /** Checks `<out>` and decides whether to resume. */
 function prepareOut(out: string, ckpt: string, args: TrainArgs): boolean {
-  checkOutFolder(out, { overwrite: true });
+  checkNotFile(out);
   const mode = args.resume ?? 'auto';
   const has = hasCheckpoint(ckpt);
   if (mode === 'require' && !has)
