@@ -9,7 +9,7 @@ describe('distill / pretrain / distill-general CLI', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(await main(['distill', '--help'])).toBe(0);
+      expect(await main(['--help'])).toBe(0);
       const help = log.mock.calls.map((c) => String(c[0])).join('\n');
       for (const cmd of ['benchtop distill --task', 'benchtop pretrain', 'benchtop distill-general']) expect(help).toContain(cmd);
       expect(await main(['distill', '--task', 'pos', '--teacher', 't', '--transfer', 'general', '--out', 'o', '--student-preset', 'small-2L-128'])).toBe(2);

@@ -10,15 +10,6 @@ import { pretrain } from '../pretrain/pretrain.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { cliContext } from './task-commands.ts';
 
-export const DISTILL_HELP = `  benchtop distill --task ner|re --teacher DIR (--student DIR | --student-preset NAME [--init-from-teacher [--layer-map 0,2,…]])
-      --transfer general|random|random-shuffle|PATH[,…] --out DIR [--temperature T] [--alpha A --private-data FILE]
-      [--steps N] [--batch-size N] [--lr X] [--hidden cosine|mse] [--max-per-source N] [--cache DIR] [--test PATH]
-      [--seed N] [--threads N] [--max-minutes X] [--no-resume] [--overwrite]
-  benchtop pretrain (--model DIR | --preset NAME [--vocab FILE] [--sinusoidal-positions]) --text PATH[,…] --out DIR [--steps N]
-      [--whole-word-mask] [--no-dropout] [--batch-size N] [--max-length N] [--lr X] [--checkpoint-every N] [--seed N] [--threads N] [--max-minutes X] [--no-resume] [--overwrite]
-  benchtop distill-general --teacher DIR --student-preset NAME|half-teacher --recipe distilbiobert|tinybert|compactbiobert
-      --text PATH[,…] --out DIR [--layer-map 1,3,…] [--steps N] [--temperature T] [--whole-word-mask] [--max-minutes X] [--overwrite]`;
-
 export const DISTILL_OPTIONS = {
   teacher: { type: 'string' }, student: { type: 'string' }, 'student-preset': { type: 'string' }, 'init-from-teacher': { type: 'boolean' },
   'layer-map': { type: 'string' }, transfer: { type: 'string' }, temperature: { type: 'string' }, alpha: { type: 'string' },
@@ -75,7 +66,7 @@ export async function cmdDistill(opts: Opts): Promise<void> {
     distillTask({
       task, teacher: requireString(opts, 'teacher'), transfer: requireString(opts, 'transfer'), out: requireString(opts, 'out'), ...common(opts),
       ...(s('student') ? { student: s('student') as string } : {}), ...(s('student-preset') ? { studentPreset: s('student-preset') as string } : {}),
-      ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
+      ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(s('vocab') ? { vocab: s('vocab') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['alpha'] !== undefined ? { alpha: optionalNumber(opts, 'alpha', 0) } : {}),
       ...(s('private-data') ? { privateData: s('private-data') as string } : {}), ...(hidden ? { hidden } : {}),
       ...(opts['max-per-source'] !== undefined ? { maxPerSource: optionalNumber(opts, 'max-per-source', 0) } : {}), ...(s('cache') ? { cacheDir: s('cache') as string } : {}), ...(s('test') ? { test: s('test') as string } : {}),

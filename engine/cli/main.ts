@@ -6,31 +6,21 @@ import { parseArgs } from 'node:util';
 import { UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
-import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_HELP, DISTILL_OPTIONS } from './distill-commands.ts';
+import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
+import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
 
-const HELP = `benchtop — offline biomedical NER/RE workbench
+const HELP = [
+  'benchtop — offline biomedical NER/RE workbench',
+  '',
+  'Usage:',
+  ...COMMANDS.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
+  '',
+  'Run "benchtop COMMAND --help" (or "benchtop help COMMAND") for a command\'s options and defaults,',
+  'and "npm run bench" for the engine vs PyTorch benchmark.',
+].join('\n');
 
-Usage:
-  benchtop start [--data-dir DIR]                    the desktop app (browser mode where Electron is absent)
-  benchtop serve [--port N] [--host 127.0.0.1] [--data-dir DIR]   browser mode: prints the URL with its token
-  benchtop model inspect DIR [--json]
-  benchtop init-model --arch bert|distilbert --preset NAME [--vocab FILE] [--labels L1,L2,…] [--task ner|re|mlm] --out DIR [--seed N] [--cased] [--overwrite]
-  benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads] [--threads N]
-  benchtop export-onnx --model DIR --out FILE.onnx
-  benchtop train ner|re (--model DIR | --preset NAME [--vocab FILE]) --train PATH [--dev PATH] [--test PATH] --out DIR
-      [--epochs N] [--batch-size N] [--lr X] [--max-length N] [--seed N] [--warmup-ratio X] [--weight-decay X]
-      [--patience N] [--eval-every N] [--checkpoint-every N] [--threads N] [--format F] [--no-dropout]
-      [--negative-label L] [--stride N] [--max-steps N] [--max-minutes X] [--resume|--no-resume] [--overwrite]
-  benchtop eval ner|re --model DIR --data PATH [--format F] [--json] [--int8]
-  benchtop predict --model DIR [--re-model DIR] --input FILE_OR_FOLDER --out PATH
-      --format jsonl|brat|bioc-xml|bioc-json|pubtator|conll|csv [--input-format F] [--int8] [--overwrite]
-      (--int8: int8 encoder layers, faster on CPUs with integer dot-product units)
-${DISTILL_HELP}
-
-Run "npm run bench" for the engine vs PyTorch benchmark.`;
-
-const OPTIONS = {
+export const OPTIONS = {
   json: { type: 'boolean' }, grads: { type: 'boolean' }, int8: { type: 'boolean' }, cased: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   arch: { type: 'string' }, preset: { type: 'string' }, vocab: { type: 'string' }, labels: { type: 'string' },
   task: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' },
@@ -73,16 +63,27 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
-    console.error(`benchtop: ${(e as Error).message}\n\n${HELP}`);
+    const spec = findCommand(argv.filter((a) => !a.startsWith('-')));
+    const hint = spec ? `see "benchtop ${spec.name} --help"` : 'see "benchtop --help"';
+    console.error(`benchtop: ${(e as Error).message} (${hint})`);
     return 2;
   }
   const [cmd, ...rest] = parsed.positionals;
   const opts = parsed.values as Opts;
   try {
-    if (!cmd || cmd === 'help' || opts['help']) {
+    if (!cmd || (cmd === 'help' && rest.length === 0)) {
       console.log(HELP);
       return cmd || opts['help'] ? 0 : 2;
     }
+    const topic = cmd === 'help' ? rest : parsed.positionals;
+    const spec = findCommand(topic);
+    if (!spec) throw new UsageError(`unknown command "${topic.join(' ')}"; the commands are: ${COMMANDS.map((c) => c.name).join(', ')} (see "benchtop --help")`);
+    if (cmd === 'help' || opts['help']) {
+      console.log(commandHelp(spec));
+      return 0;
+    }
+    const refused = unknownFlags(spec, Object.keys(opts));
+    if (refused) throw new UsageError(refused);
     const serveOpts = {
       ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
       ...(typeof opts['host'] === 'string' && { host: opts['host'] }),
@@ -100,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (cmd === 'distill') await cmdDistill(opts);
     else if (cmd === 'pretrain') await cmdPretrain(opts);
     else if (cmd === 'distill-general') await cmdDistillGeneral(opts);
-    else throw new UsageError(`unknown command "${[cmd, ...rest].join(' ')}"\n\n${HELP}`);
+    else throw new UsageError(`unknown command "${[cmd, ...rest].join(' ')}"`);
     return 0;
   } catch (e) {
     if (process.env['BENCHTOP_DEBUG']) console.error(e);

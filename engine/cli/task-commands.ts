@@ -12,7 +12,7 @@ import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 
-const INPUT_FORMATS = [
+export const INPUT_FORMATS = [
   'text',
   'pubtator',
   'brat',
@@ -25,7 +25,7 @@ const INPUT_FORMATS = [
   'docx',
   're-tsv',
 ];
-const EXPORT_FORMATS = ['jsonl', 'brat', 'bioc-xml', 'bioc-json', 'pubtator', 'conll', 'csv'];
+export const EXPORT_FORMATS = ['jsonl', 'brat', 'bioc-xml', 'bioc-json', 'pubtator', 'conll', 'csv'];
 const MAX_ISSUES_SHOWN = 20;
 
 function fmtTime(sec: number): string {
@@ -242,7 +242,6 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
         ...(opts['int8'] ? { int8: true } : {}),
-        ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
       throttleInference(ctx),
     ),

@@ -1,0 +1,70 @@
+// Per-command help and the refusal of flags a command does not read.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { COMMANDS } from './commands.ts';
+import { main, OPTIONS } from './main.ts';
+
+function capture(): { out: () => string; err: () => string } {
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+  const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+  return { out: () => log.mock.calls.map((c) => String(c[0])).join('\n'), err: () => error.mock.calls.map((c) => String(c[0])).join('\n') };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('benchtop COMMAND --help', () => {
+  it('every flag a command lists is one the parser knows, and every parser flag belongs to a command', () => {
+    const parser = new Set(Object.keys(OPTIONS));
+    const listed = new Set<string>();
+    for (const c of COMMANDS) {
+      for (const f of c.flags) {
+        expect(parser.has(f.name), `${c.name} --${f.name}`).toBe(true);
+        listed.add(f.name);
+      }
+      expect(new Set(c.flags.map((f) => f.name)).size, `${c.name} lists a flag twice`).toBe(c.flags.length);
+    }
+    expect([...parser].filter((n) => n !== 'help' && !listed.has(n))).toEqual([]);
+  });
+
+  it("prints one command's flags with their defaults, the same through `help COMMAND`", async () => {
+    const a = capture();
+    expect(await main(['train', 'ner', '--help'])).toBe(0);
+    const page = a.out();
+    expect(page).toMatch(/^benchtop train — fine-tune/);
+    expect(page).toMatch(/--epochs N\s+passes over the training data \(default 3\)/);
+    expect(page).toMatch(/--patience N\s+.*\(default 3; 0 never stops early\)/);
+    expect(page).not.toContain('--transfer');
+    vi.restoreAllMocks();
+    const b = capture();
+    expect(await main(['help', 'train'])).toBe(0);
+    expect(b.out()).toBe(page);
+    vi.restoreAllMocks();
+    const c = capture();
+    expect(await main(['model', 'inspect', '--help'])).toBe(0);
+    expect(c.out()).toMatch(/--json\s+print JSON/);
+  });
+
+  it('the global help lists every command and points to the per-command pages', async () => {
+    const a = capture();
+    expect(await main(['--help'])).toBe(0);
+    for (const c of COMMANDS) expect(a.out()).toContain(`benchtop ${c.name}`);
+    expect(a.out()).toContain('benchtop COMMAND --help');
+  });
+
+  it('refuses a flag the command does not read instead of ignoring it', async () => {
+    const a = capture();
+    expect(await main(['predict', '--model', 'm', '--input', 'i', '--out', 'o', '--format', 'jsonl', '--epochs', '3'])).toBe(2);
+    expect(a.err()).toContain('predict does not take --epochs (see "benchtop predict --help")');
+    expect(await main(['eval', 'ner', '--model', 'm', '--data', 'd', '--overwrite', '--lr', '1'])).toBe(2);
+    expect(a.err()).toContain('eval does not take --overwrite, --lr');
+  });
+
+  it('names the command page for an unknown flag and lists the commands for an unknown command', async () => {
+    const a = capture();
+    expect(await main(['train', 'ner', '--epoch', '3'])).toBe(2);
+    expect(a.err()).toMatch(/Unknown option '--epoch'.*see "benchtop train --help"/s);
+    expect(await main(['trian'])).toBe(2);
+    expect(a.err()).toMatch(/unknown command "trian"; the commands are: start, serve, model inspect, init-model/);
+    expect(await main(['help', 'nope'])).toBe(2);
+    expect(a.err()).toMatch(/unknown command "nope"/);
+  });
+});
