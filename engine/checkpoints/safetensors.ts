@@ -190,6 +190,9 @@ export function writeSafetensors(
   } catch (e) {
     closeSync(fd);
     rmSync(tmp, { force: true });
+    // write(2) errors carry no path; name the file so the message can say where (a full disk).
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code === 'string' && err.path === undefined) err.path = path;
     throw e;
   }
   closeSync(fd);

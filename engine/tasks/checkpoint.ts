@@ -66,16 +66,24 @@ export function saveCheckpoint(
   t: CheckpointTensors | 'unchanged',
 ): void {
   const name = `optimizer-step${state.step}.safetensors`;
+  const created = !existsSync(dir);
   mkdirSync(dir, { recursive: true });
-  if (t !== 'unchanged' || !existsSync(path.join(dir, name))) {
-    if (t === 'unchanged') throw new Error(`${dir}: no tensors saved for step ${state.step}`);
-    const all = new Map<string, HostTensor>();
-    for (const [k, x] of t.weights) all.set(`w/${k}`, x);
-    for (const [k, x] of t.m) all.set(`m/${k}`, x);
-    for (const [k, x] of t.v) all.set(`v/${k}`, x);
-    writeSafetensors(path.join(dir, name), all, { format: 'benchtop-checkpoint' });
+  try {
+    if (t !== 'unchanged' || !existsSync(path.join(dir, name))) {
+      if (t === 'unchanged') throw new Error(`${dir}: no tensors saved for step ${state.step}`);
+      const all = new Map<string, HostTensor>();
+      for (const [k, x] of t.weights) all.set(`w/${k}`, x);
+      for (const [k, x] of t.m) all.set(`m/${k}`, x);
+      for (const [k, x] of t.v) all.set(`v/${k}`, x);
+      writeSafetensors(path.join(dir, name), all, { format: 'benchtop-checkpoint' });
+    }
+    writeFileAtomic(path.join(dir, STATE), `${JSON.stringify({ ...state, tensors: name })}\n`);
+  } catch (e) {
+    // A first checkpoint that could not be written (a full disk) leaves no empty folder behind;
+    // a later one leaves the previous checkpoint as it was.
+    if (created) rmSync(dir, { recursive: true, force: true });
+    throw e;
   }
-  writeFileAtomic(path.join(dir, STATE), `${JSON.stringify({ ...state, tensors: name })}\n`);
   for (const f of readdirSync(dir)) {
     if (f.startsWith('optimizer-') && f !== name) rmSync(path.join(dir, f), { force: true });
   }

@@ -1,0 +1,41 @@
+// Checkpoint writes that fail leave either nothing (first save) or the previous checkpoint.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { HostTensor } from '../onnx/ir.ts';
+import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from './checkpoint.ts';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-ckpt-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const tensor = (values: number[]): HostTensor => ({ dtype: 'float32', dims: [values.length], data: Float32Array.from(values) });
+const state = (step: number): Omit<LoopState, 'tensors'> => ({
+  version: 1, fingerprint: 'fp', step, epoch: 0, batchInEpoch: step, epochSeed: 1, bestF1: 0, bestStep: 0, badEvals: 0, history: [], losses: [], wallSec: 0,
+});
+const tensors = (w: number): { weights: Map<string, HostTensor>; m: Map<string, HostTensor>; v: Map<string, HostTensor> } => ({
+  weights: new Map([['a', tensor([w, w + 1])]]), m: new Map([['a', tensor([0.1, 0.2])]]), v: new Map([['a', tensor([0.3, 0.4])]]),
+});
+
+describe('saveCheckpoint on failure', () => {
+  it('leaves no folder behind when the first checkpoint cannot be written', () => {
+    const dir = path.join(tmp, 'first', 'checkpoint');
+    const bad = tensors(1);
+    bad.m.set('a', { dtype: 'float32', dims: [3], data: new Float32Array(2) }); // fails while writing
+    expect(() => saveCheckpoint(dir, state(1), bad)).toThrow(/data bytes/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('keeps the previous checkpoint when a later one cannot be written', () => {
+    const dir = path.join(tmp, 'later', 'checkpoint');
+    saveCheckpoint(dir, state(1), tensors(1));
+    // A folder where the step-2 temp file must go: opening it for writing fails (EISDIR).
+    mkdirSync(path.join(dir, `optimizer-step2.safetensors.tmp-${process.pid}`));
+    expect(() => saveCheckpoint(dir, state(2), tensors(2))).toThrow();
+    expect(hasCheckpoint(dir)).toBe(true);
+    const back = loadCheckpoint(dir, 'fp');
+    expect(back.state.step).toBe(1);
+    expect([...(back.tensors.weights.get('a')?.data as Float32Array)]).toEqual([1, 2]);
+    expect(readdirSync(dir).filter((f) => f.startsWith('optimizer-step1'))).toEqual(['optimizer-step1.safetensors']);
+  });
+});
