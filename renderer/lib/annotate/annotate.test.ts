@@ -159,6 +159,11 @@ describe('renderBlock', () => {
     const single = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), st);
     expect(single.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
     expect(renderBlock(text, segmentBlock({ start: 0, end: text.length }, []), st)).not.toContain('line-height');
+    // A relation argument's line keeps room above its chips for the arc (2 × ARC_ROOM more).
+    const related = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), { ...st, related: new Set(['T3']) });
+    expect(related.match(/line-height:\d+px/g)).toEqual(['line-height:114px']);
+    const unrelated = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), { ...st, related: new Set(['T9']) });
+    expect(unrelated.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
   });
 });
 

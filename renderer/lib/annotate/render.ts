@@ -8,12 +8,18 @@ export interface RenderState {
   source: string | null;
   target: string | null;
   colors: ReadonlyMap<string, string>;
+  /** Entities that are a shown relation's argument: their lines get room above for the arcs. */
+  related?: ReadonlySet<string>;
 }
 
 const LANE_GAP = 3;
 const CHIP_STEP = 14;
 /** The line-height (px) of a segment with one lane of chips; each more lane adds 2 × CHIP_STEP. */
 const LINE_BASE = 46;
+/** Room (px) kept above the chips of a relation argument, for its arc and label: see ARC_LIFT. */
+export const ARC_ROOM = 34;
+/** The most an arc rises above its chips; its label sits a little below the apex. */
+export const ARC_LIFT = { min: 12, max: 30 };
 const HEX = /^#[0-9a-fA-F]{6}$/;
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -62,7 +68,10 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     // line-height sets the line's height (half of the extra above the text, where the chips
     // are), while the chips, placed from the segment's content box, stay where they are.
     const heads = seg.heads.filter((h) => h.key !== PENDING_KEY);
-    const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) : 0;
+    // A relation argument's line also gets ARC_ROOM above its chips, so arcs stay out of the
+    // line above (half of the extra height lands above the text).
+    const arcs = st.related !== undefined && heads.some((h) => st.related!.has(h.key));
+    const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) + (arcs ? 2 * ARC_ROOM : 0) : 0;
     for (const h of seg.heads) {
       if (h.key === PENDING_KEY) continue;
       chips +=
