@@ -117,6 +117,13 @@ describe('browser-mode server', () => {
       ok: false,
       error: { code: 'unknown-request' },
     });
+    const malformed = await raw('/api/invoke/%E0%A4%A', {
+      method: 'POST',
+      headers: { ...auth(), ...json },
+      body: '{}',
+    });
+    expect(malformed.status).toBe(404);
+    expect(JSON.parse(malformed.body)).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
   });
 
   it('rejects other origins and foreign Host headers', async () => {

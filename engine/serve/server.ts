@@ -155,7 +155,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
     const name = url.pathname.startsWith('/api/invoke/')
-      ? decodeURIComponent(url.pathname.slice('/api/invoke/'.length))
+      ? safeDecode(url.pathname.slice('/api/invoke/'.length))
       : null;
     if (name === null || req.method !== 'POST')
       return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), headers);
@@ -222,4 +222,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await engine.close();
     },
   };
+}
+
+/** A URL path segment decoded, or null when its percent-escapes are malformed. */
+function safeDecode(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }
