@@ -46,7 +46,7 @@ import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { importModelFolder, removeModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
-import { cancelRun, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
+import { cancelRun, deleteProjectAndRuns, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
@@ -149,7 +149,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return projectInfo(read, p);
     },
     'projects:delete': (a) => {
-      const isDeleted = projects.deleteProject(write, a.projectId);
+      const isDeleted = deleteProjectAndRuns(ctx, a.projectId, () => projects.deleteProject(write, a.projectId));
       changed(a.projectId, 'projects');
       return { isDeleted };
     },

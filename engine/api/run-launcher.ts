@@ -127,6 +127,25 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
   launch(ctx, runId, true);
 }
 
+/**
+ * Deletes a project after checking that none of its work is running, and removes its runs'
+ * folders: they hold the snapshot of its documents (kept for resuming) and checkpoints.
+ */
+export function deleteProjectAndRuns(ctx: ApiContext, projectId: number, remove: () => boolean): boolean {
+  const runs = listRuns(ctx.ws.read, projectId);
+  const busy =
+    runs.some((r) => ctx.jobs.isActive(r.id)) ||
+    ctx.jobs.infos().some((j) => j.projectId === projectId && j.status === 'running');
+  if (busy)
+    throw new ApiError(
+      'conflict',
+      'This project has a run in progress; stop it (or wait for it to finish), then delete the project.',
+    );
+  const isDeleted = remove();
+  for (const r of runs) rmSync(join(ctx.dataDir, configOf(r).dir), { recursive: true, force: true });
+  return isDeleted;
+}
+
 export function cancelRun(ctx: ApiContext, runId: string): boolean {
   return ctx.jobs.cancel(runId);
 }

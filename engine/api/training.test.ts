@@ -155,6 +155,18 @@ describe('training through the API', () => {
     expect(metrics.loss.at(-1)!.step).toBeGreaterThan(metrics.loss[0]!.step);
   }, 240_000);
 
+  it("refuses to delete a project while its run is in progress, then removes the runs' document snapshots with it", async () => {
+    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === runId);
+    const { projectId } = await demo();
+    await expect(call('projects:delete', { projectId })).rejects.toThrow(/^conflict: This project has a run in progress/);
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+    expect(existsSync(join(dir, 'runs', runId, 'data.json'))).toBe(true); // kept for resuming
+    expect(await call('projects:delete', { projectId })).toEqual({ isDeleted: true });
+    expect(existsSync(join(dir, 'runs', runId))).toBe(false);
+  }, 120_000);
+
   it('saves predictions as suggestions and evaluates with click-through errors', async () => {
     // A high learning rate overfits the three annotated demo notes: the model then finds entities.
     const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });
