@@ -1,11 +1,13 @@
 // Tests for opening workspaces: migrations, pragmas, STRICT tables, read/write branding,
 // corrupt files and databases from newer app versions.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WriteDb, type Workspace, WORKSPACE_FILE, openMemory, openWorkspace, schemaVersion } from './db.ts';
+import { type WriteDb, type Workspace, WORKSPACE_FILE, WORKSPACE_LOCK, openMemory, openWorkspace, schemaVersion } from './db.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
@@ -94,6 +96,35 @@ describe('openMemory', () => {
 });
 
 describe('openWorkspace on disk', () => {
+  it('is refused while another live process has the folder open, and taken over once it is gone', async () => {
+    const dir = tempDir();
+    const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { openWorkspace } from ${here};
+      openWorkspace(${JSON.stringify(dir)});
+      console.log('open');
+      setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => d.toString().includes('open') && resolve());
+        child.on('exit', (code) => reject(new Error(`child exited (${String(code)})`)));
+      });
+      const err = catchError(() => openWorkspace(dir));
+      expect(err.code).toBe('conflict');
+      expect(err.message).toBe(
+        `${dir} is open in another Benchtop (process ${child.pid}); close that one first, or use another data folder. ` +
+          `If no other Benchtop is running, delete ${join(dir, WORKSPACE_LOCK)}.`,
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const ws = openWorkspace(dir); // the killed holder's lock is stale
+    expect(JSON.parse(readFileSync(join(dir, WORKSPACE_LOCK), 'utf8'))).toEqual({ pid: process.pid });
+    ws.close();
+    expect(existsSync(join(dir, WORKSPACE_LOCK))).toBe(false);
+  });
+
   it('creates the folder layout, WAL mode, and reopens without re-migrating', () => {
     const dir = join(tempDir(), 'data');
     const ws = openWorkspace(dir);

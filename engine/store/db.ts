@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { acquirePidLock } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { markInterruptedRuns } from './runs.ts';
@@ -49,6 +50,8 @@ export interface Workspace {
 
 export const WORKSPACE_FILE = 'workspace.sqlite';
 export const WORKSPACE_FOLDERS = ['models', 'runs', 'cache'] as const;
+/** Held by the process that has the workspace open (one Benchtop per data folder). */
+export const WORKSPACE_LOCK = '.benchtop.lock';
 
 interface Handle {
   conn: Database.Database;
@@ -64,14 +67,36 @@ export function openWorkspace(dir: string): Workspace {
   mkdirSync(dir, { recursive: true });
   for (const folder of WORKSPACE_FOLDERS) mkdirSync(join(dir, folder), { recursive: true });
   const dbPath = join(dir, WORKSPACE_FILE);
-  assertSqliteHeader(dbPath);
-  let conn: Database.Database;
+  const lock = join(dir, WORKSPACE_LOCK);
+  const release = acquirePidLock(
+    lock,
+    (pid) =>
+      new StoreError(
+        'conflict',
+        `${dir} is open in another Benchtop (process ${pid}); close that one first, or use another data folder. ` +
+          `If no other Benchtop is running, delete ${lock}.`,
+      ),
+  );
   try {
-    conn = new Database(dbPath);
+    assertSqliteHeader(dbPath);
+    let conn: Database.Database;
+    try {
+      conn = new Database(dbPath);
+    } catch (err) {
+      throw openError(dbPath, err);
+    }
+    const ws = initialise(conn, dir, dbPath);
+    return {
+      ...ws,
+      close() {
+        ws.close();
+        release();
+      },
+    };
   } catch (err) {
-    throw openError(dbPath, err);
+    release();
+    throw err;
   }
-  return initialise(conn, dir, dbPath);
 }
 
 /** Opens a fresh, migrated in-memory workspace (tests). */
