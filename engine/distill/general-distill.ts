@@ -16,7 +16,7 @@ import { runMlmLoop } from '../pretrain/mlm-loop.ts';
 import { evalBlocks, mlmEvalLoss, mlmSettings, prepareRunOut, runFingerprint, textEntries } from '../pretrain/pretrain.ts';
 import { checkTextSources } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
-import { makeTokenizer } from '../tasks/model-setup.ts';
+import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, teacherEntry } from './lineage.ts';
 import { DistillRunner } from './step-runner.ts';
@@ -101,7 +101,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const runner = await DistillRunner.create([spec], weights, { teacher: teacher.weights, threads: args.threads ?? 2, seed: s.seed });
   const entries = textEntries(args.text, 'distill-transfer');
   const settings = { ...s, recipe: args.recipe, lr, warmup, layer_map: map, init_from_teacher: fromTeacher, loss, whole_word_mask: args.wholeWordMask ?? false };
-  const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${path.resolve(args.teacher)}`;
+  const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${shareName(args.teacher)}`;
   ctx.emit({ type: 'log', message: `distill-general (${args.recipe}): ${student.numLayers}L-${student.hiddenSize} student, teacher layers ${map.join(',')}, ${s.steps} steps` });
   let result;
   try {

@@ -21,7 +21,7 @@ import { bucketBatches, makeBatch, type Encoded } from '../tasks/batching.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
-import { loadTaskModel, makeTokenizer, prepareModel, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import { loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeNerTraining } from '../tasks/ner-task.ts';
 import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
@@ -131,7 +131,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     const raw = loadHfFolder(args.student).config;
     const own = raw.task === task && !raw.labels.every((l) => /^LABEL_\d+$/.test(l));
     const pm = prepareModel({ model: args.student }, task, own ? raw.labels : teacher.config.labels, seed);
-    student = { ...pm, origin: `folder ${path.resolve(args.student)}` };
+    student = { ...pm, origin: `folder ${shareName(args.student)}` };
   } else {
     if (!args.studentPreset && !args.initFromTeacher) throw new Error('give --student DIR or --student-preset NAME');
     const own = args.vocab !== undefined ? readVocab(args.vocab) : undefined;
@@ -143,10 +143,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     if (args.initFromTeacher) {
       const map = args.layerMap ? parseLayerMap(args.layerMap, teacher.config.numLayers) : everyOtherLayer(teacher.config.numLayers, config.numLayers);
       weights = studentFromTeacher(teacher, config, map);
-      origin = `teacher layers ${map.join(',')} of ${path.resolve(args.teacher)}`;
+      origin = `teacher layers ${map.join(',')} of ${shareName(args.teacher)}`;
     } else {
       weights = initWeights(config, seed);
-      origin = `preset ${args.studentPreset ?? ''}${args.vocab !== undefined ? ` + ${path.resolve(args.vocab)}` : ''} (random init, seed ${seed})`;
+      origin = `preset ${args.studentPreset ?? ''}${args.vocab !== undefined ? ` + ${shareName(args.vocab)}` : ''} (random init, seed ${seed})`;
     }
     student = { config, weights, vocab: own ?? teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer, origin };
   }

@@ -17,7 +17,7 @@ import { serializeModel } from '../onnx/serialize.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { Session } from '../runtime/session.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
-import { makeTokenizer, prepareModel } from '../tasks/model-setup.ts';
+import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../distill/lineage.ts';
@@ -51,7 +51,7 @@ export function prepareMlmModel(src: { model?: string; preset?: string; vocab?: 
     const have = m.weights.get(name);
     if (have && have.dims.length === t.dims.length && have.dims.every((d, i) => d === t.dims[i])) weights.set(name, have);
   }
-  return { config, weights, vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer: makeTokenizer(m.vocab, m.tokenizer), origin: src.model };
+  return { config, weights, vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer: makeTokenizer(m.vocab, m.tokenizer), origin: shareName(src.model) };
 }
 
 /** Mean masked-LM loss of `weights` on `blocks` with fixed masks (eval mode). */

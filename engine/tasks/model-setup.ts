@@ -3,6 +3,7 @@
 // or a fresh seeded head for a base / masked-LM / differently-labelled model. Also loads trained
 // task models for prediction and reads/writes the task settings Benchtop keeps in config.json.
 
+import path from 'node:path';
 import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import { loadHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
@@ -14,6 +15,11 @@ import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { createRng } from '../random.ts';
 
 /** Where a model comes from: a folder, or a preset size plus a vocabulary file. */
+/** How a starting model, teacher or vocabulary is named in what a model carries (cards, metrics.json): by name, not by full path (a home folder names its user). */
+export function shareName(p: string): string {
+  return path.basename(path.resolve(p));
+}
+
 export interface ModelSource {
   model?: string;
   preset?: string;
@@ -29,7 +35,7 @@ export interface PreparedModel {
   vocab: string[];
   tokenizerSettings: TokenizerSettings;
   tokenizer: WordPieceTokenizer;
-  /** Human-readable origin (folder path or `preset NAME + VOCAB`). */
+  /** Human-readable origin (folder name or `preset NAME + VOCAB FILE NAME`: no full paths, it is written into shared model files). */
   origin: string;
   /** Parameters created by seeded init because the source lacked them (new head). */
   newParameters: string[];
@@ -99,7 +105,7 @@ export function prepareModel(
       vocab,
       tokenizerSettings,
       tokenizer,
-      origin: `preset ${src.preset} + ${src.vocab}`,
+      origin: `preset ${src.preset} + ${shareName(src.vocab)}`,
       newParameters: [...weights.keys()],
     };
   }
@@ -110,7 +116,7 @@ export function prepareModel(
       `${src.model}: the tokenizer needs ${tokenizer.size} ids but the model has ${m.config.vocabSize} embedding rows (special tokens missing from vocab.txt)`,
     );
   }
-  const base = { vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer, origin: src.model };
+  const base = { vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer, origin: shareName(src.model) };
   if (m.config.task === task && !isGeneric(m.config.labels)) {
     const unknown = labels.filter((l) => !m.config.labels.includes(l));
     if (unknown.length > 0) {
@@ -218,7 +224,7 @@ export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & 
     vocab: m.vocab,
     tokenizerSettings: m.tokenizer,
     tokenizer,
-    origin: dir,
+    origin: shareName(dir),
     newParameters: [],
     meta,
   };

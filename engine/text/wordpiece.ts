@@ -176,7 +176,8 @@ export class WordPieceTokenizer {
     if (id !== undefined) return id;
     const unk = this.added.get(this.unkToken) ?? this.vocab.get(this.unkToken);
     if (unk === undefined)
-      throw new Error(`unknown token ${JSON.stringify(token)} and no unk token`);
+      // The token is not quoted: it may be a piece of a patient's note.
+      throw new Error(`a word piece is missing from the vocabulary, which has no unknown-token entry (${this.unkToken}) to stand for it`);
     return unk;
   }
 
