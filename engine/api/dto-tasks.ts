@@ -77,6 +77,11 @@ export interface DistillStartArgs {
   studentModelId?: string;
   /** 'general' (WordNet glosses), 'random' (randomised text) or a folder/file path. */
   transfer: string[];
+  /**
+   * The user's declaration that the transfer folders/files hold no patient information (the
+   * student's lineage records it as such); required when `transfer` names a path.
+   */
+  transferIsFreeOfPhi?: boolean;
   /** Mixes private labelled data into the student's training (the student then holds PHI). */
   includePrivate?: { datasetIds: number[]; alpha: number };
   name?: string;

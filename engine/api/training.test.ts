@@ -247,6 +247,10 @@ describe('training through the API', () => {
     const models = await call('models:list', {});
     expect(models.find((m) => m.id === teacher.modelId)?.phiStatus).toBe('trained-on-phi');
 
+    // A folder of the user's text is recorded as free of patient information only when declared so.
+    const own: Args<'distill:start'> = { projectId, task: 'ner', teacherModelId: teacher.modelId!, studentPreset: 'small-2L-128', transfer: ['random', dir], steps: 2 };
+    await expect(call('distill:start', own)).rejects.toThrow(/^invalid: Confirm that your transfer text holds no patient information/);
+    await expect(call('distill:start', { ...own, transferIsFreeOfPhi: false })).rejects.toThrow(/^invalid: Confirm/);
     const { runId } = await call('distill:start', {
       projectId,
       task: 'ner',

@@ -170,6 +170,11 @@ export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId
     }
     if (!isAbsolute(t) || !existsSync(t))
       throw new ApiError('invalid', 'The transfer text folder does not exist; give its full path.');
+    if (a.transferIsFreeOfPhi !== true)
+      throw new ApiError(
+        'invalid',
+        'Confirm that your transfer text holds no patient information: the student is recorded as never having seen any.',
+      );
     lineage.push({
       kind: 'distill-transfer',
       source: `your text “${basename(t)}” (declared free of patient information)`,

@@ -177,6 +177,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     {
       studentPreset: name,
       studentModelId: modelId,
+      transferIsFreeOfPhi: bool,
       includePrivate: obj({ datasetIds: ids, alpha: num(0.01, 0.99) }),
       name,
       steps: int(1, 10_000_000),

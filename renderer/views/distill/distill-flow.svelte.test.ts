@@ -62,6 +62,7 @@ describe('distill flow', () => {
       teacherModelId: 't',
       studentPreset: 'small-2L-128',
       transfer: ['random', '/data/public'],
+      transferIsFreeOfPhi: true,
       steps: 2000,
     });
   });

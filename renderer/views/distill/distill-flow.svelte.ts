@@ -108,6 +108,7 @@ export class DistillFlow {
         ? { studentModelId: this.studentModelId }
         : { studentPreset: this.studentPreset }),
       transfer,
+      ...(this.useFolder && { transferIsFreeOfPhi: this.isFolderClean }),
       steps: this.steps,
       ...(this.maxMinutes !== null && this.maxMinutes > 0 && { maxMinutes: this.maxMinutes }),
       ...(this.includePrivate && {
