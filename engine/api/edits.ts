@@ -9,10 +9,11 @@ import {
   updateRelation,
 } from '../store/annotations.ts';
 import { getDocumentSummary } from '../store/documents.ts';
+import { getLabelSchema } from '../store/projects.ts';
 import type { WriteDb } from '../store/db.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
-import type { AnnotationEdit, DocumentSummary } from './dto.ts';
+import type { AnnotationEdit, DocumentSummary, LabelSchema } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toDocumentSummary } from './mappers.ts';
 
@@ -71,6 +72,16 @@ function applyOne(db: WriteDb, documentId: number, edit: AnnotationEdit): void {
   }
 }
 
+/** Refuses a type the project's label schema does not have (add it to the schema first). */
+function checkTypes(edit: AnnotationEdit, schema: LabelSchema): void {
+  const entity = edit.op === 'add-entity' ? edit.entity.type : edit.op === 'update-entity' ? edit.type : undefined;
+  if (entity !== undefined && !schema.entityTypes.some((t) => t.name === entity))
+    throw new ApiError('invalid', `The project has no entity type “${entity}”; add it to the label schema first.`);
+  const relation = edit.op === 'add-relation' ? edit.relation.type : edit.op === 'update-relation' ? edit.type : undefined;
+  if (relation !== undefined && !schema.relationTypes.some((t) => t.name === relation))
+    throw new ApiError('invalid', `The project has no relation type “${relation}”; add it to the label schema first.`);
+}
+
 /** Applies all edits or none; returns the document's new summary (the caller updates itself). */
 export function applyEdits(
   ctx: ApiContext,
@@ -78,8 +89,10 @@ export function applyEdits(
 ): DocumentSummary {
   const db = ctx.ws.write;
   const summary = db.transaction(() => {
-    if (!getDocumentSummary(db, args.documentId))
-      throw new ApiError('not-found', 'That document no longer exists.');
+    const doc = getDocumentSummary(db, args.documentId);
+    if (!doc) throw new ApiError('not-found', 'That document no longer exists.');
+    const schema = getLabelSchema(db, doc.projectId);
+    for (const edit of args.edits) checkTypes(edit, schema);
     for (const edit of args.edits) applyOne(db, args.documentId, edit);
     return getDocumentSummary(db, args.documentId);
   });

@@ -156,6 +156,18 @@ describe('engine API', () => {
       ['T2', 'levodopa'],
     ]);
     expect(back.relations.map((r) => r.key)).toEqual(['R1']);
+    // Types the project's schema does not have are refused, naming the type.
+    const unknownType = await engine.invoke('annotations:apply-edits', {
+      documentId: doc.summary.id,
+      edits: [{ op: 'update-entity', key: 'T1', type: 'NoSuchType' }],
+    });
+    expect(unknownType).toMatchObject({ ok: false, error: { code: 'invalid', message: 'The project has no entity type “NoSuchType”; add it to the label schema first.' } });
+    const unknownRelation = await engine.invoke('annotations:apply-edits', {
+      documentId: doc.summary.id,
+      edits: [{ op: 'add-relation', relation: { key: 'R3', type: 'made-up', arg1: 'T2', arg2: 'T1', origin: 'annotator', status: 'final' } }],
+    });
+    expect(unknownRelation).toMatchObject({ ok: false, error: { code: 'invalid', message: 'The project has no relation type “made-up”; add it to the label schema first.' } });
+    expect((await call('documents:get', { documentId: doc.summary.id })).entities.map((e) => e.type)).toEqual(['Disease', 'Chemical']);
   });
 
   it('imports a PubTator file with progress events and exports brat', async () => {
