@@ -3,6 +3,8 @@
 // message, and the log line names the error type and request, never its text.
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { ExportTargetError } from '../formats/registry.ts';
+import { InputFileError } from '../io/input-file.ts';
+import { OutputPathError } from '../io/out-folder.ts';
 import { StoreError } from '../store/errors.ts';
 import type { ApiErrorInfo, ErrorCode } from './contract.ts';
 import { ValidationError } from './guards.ts';
@@ -47,6 +49,9 @@ export function toErrorInfo(err: unknown, request: string): ApiErrorInfo {
   if (err instanceof CheckpointError) return { code: 'unreadable-model', message: err.message };
   if (err instanceof ExportTargetError)
     return { code: err.reason === 'exists' ? 'exists' : 'invalid', message: err.message };
+  // Paths and reasons of our own making: no file content in them.
+  if (err instanceof OutputPathError || err instanceof InputFileError)
+    return { code: 'invalid', message: err.message };
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
     return {

@@ -140,7 +140,7 @@ describe('evaluate and run through the API', () => {
     const { jobId } = await call('run:predict-files', {
       modelId: model.id,
       inputPath: input,
-      outPath: join(dir, 'out'),
+      outPath: join(models, 'out'), // outside the data folder, where nothing is written
       format: 'brat',
     });
     const done = await next('run:finished', (p) => p.jobId === jobId);

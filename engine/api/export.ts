@@ -63,14 +63,15 @@ export async function exportProjectDocuments(
     );
   }
   // The target is checked before any document is read (a bad path answers at once).
-  checkExportTarget(args.outPath, args.format, { ...(args.overwrite === true && { overwrite: true }) });
+  const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
+  checkExportTarget(args.outPath, args.format, target);
   const ids = args.documentIds ?? projectDocumentIds(db, args.projectId);
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
   const docs = ids.map((id) =>
     exportable(db, args.projectId, id, args.includeSuggestions === true),
   );
-  const res = await exportDocuments(docs, args.format, args.outPath, { ...(args.overwrite === true && { overwrite: true }) });
+  const res = await exportDocuments(docs, args.format, args.outPath, target);
   return {
     documents: docs.length,
     written: res.written,

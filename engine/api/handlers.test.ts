@@ -4,7 +4,7 @@ import { saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { engineRequestNames } from './contract.ts';
@@ -190,7 +190,8 @@ describe('engine API', () => {
     expect(phases.at(-1)).toBe('done');
     const found = await call('documents:list', { projectId: demo!.id, search: 'adenomatous' });
     expect(found.total).toBeGreaterThan(0);
-    const out = join(dir, 'export-brat');
+    // Exports never go inside the data folder (`dir`): a sibling temp folder.
+    const out = join(mkdtempSync(join(tmpdir(), 'benchtop-api-export-')), 'export-brat');
     const exp = await call('documents:export', {
       projectId: demo!.id,
       format: 'brat',
@@ -206,6 +207,7 @@ describe('engine API', () => {
       error: { code: 'exists', message: expect.stringMatching(/export-brat: folder is not empty \(2 entries\)/) as unknown },
     });
     expect((await call('documents:export', { ...again, overwrite: true })).written).toHaveLength(2);
+    rmSync(dirname(out), { recursive: true, force: true });
   });
 
   it('imports nothing from a binary file and keeps no empty dataset', async () => {

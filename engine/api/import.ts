@@ -1,11 +1,12 @@
 // documents:import — reads a file or a folder (recursively, mixed formats) through the format
 // registry one file at a time so progress can be reported, then saves the documents into a
 // new dataset in batches. A bad file or document becomes an issue and the import goes on.
-import { lstat, open, readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { detectFormat, importPath } from '../formats/registry.ts';
+import { detectFileFormat, importPath } from '../formats/registry.ts';
 import type { FormatIssue, FormatName } from '../formats/types.ts';
+import { NOT_REGULAR } from '../io/input-file.ts';
 import { createDataset, deleteDataset, listDatasets } from '../store/datasets.ts';
 import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
 import { getLabelSchema, getProject } from '../store/projects.ts';
@@ -33,7 +34,8 @@ async function listFiles(
   root: string,
   issues: FileIssue[],
 ): Promise<{ files: FileEntry[]; isFolder: boolean }> {
-  const info = await lstat(root);
+  // The chosen path is followed if it is a link; links inside a folder are skipped.
+  const info = await stat(root);
   if (!info.isDirectory())
     return { files: [{ absolute: root, display: basename(root) }], isFolder: false };
   const files: FileEntry[] = [];
@@ -49,6 +51,7 @@ async function listFiles(
       else if (e.isSymbolicLink())
         issues.push({ severity: 'warning', file: display, message: 'symbolic link skipped' });
       else if (e.isFile()) files.push({ absolute: p, display });
+      else issues.push({ severity: 'warning', file: display, message: `${NOT_REGULAR}; skipped` });
     }
   };
   await walk(root);
@@ -163,7 +166,7 @@ export async function importDocuments(
       if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id ')) continue;
       issues.push(relativeIssue(issue, args.path, entry));
     }
-    if (res.documents.length > 0) formats.add(args.format ?? (await sniffFormat(entry.absolute)));
+    if (res.documents.length > 0) formats.add(args.format ?? (await detectFileFormat(entry.absolute)) ?? 'text');
     progress.filesDone++;
     report();
   }
@@ -247,15 +250,4 @@ export async function importDocuments(
     issues,
     durationMs: Date.now() - started,
   };
-}
-
-async function sniffFormat(path: string): Promise<FormatName> {
-  const fh = await open(path, 'r');
-  try {
-    const head = new Uint8Array(4096);
-    const { bytesRead } = await fh.read(head, 0, head.length, 0);
-    return detectFormat(path, head.subarray(0, bytesRead)) ?? 'text';
-  } finally {
-    await fh.close();
-  }
 }

@@ -1,12 +1,16 @@
 // models:import-folder and models:delete. An imported Hugging Face folder is validated by the
-// checkpoint loader (clear errors for missing or mismatched files), copied into the data
-// folder's models/<id>/ and registered with its hash, size, parameter count and PHI status.
+// checkpoint loader (clear errors for missing or mismatched files, devices and pipes refused),
+// copied into the data folder's models/<id>/ and registered with its hash, size, parameter
+// count and PHI status.
 // Shipped models (resources/models) are read-only: they cannot be removed.
-import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
-import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { checkModelFile } from '../checkpoints/model-file.ts';
+import { isAlive } from '../io/pid-lock.ts';
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
-import { deleteModel, getModel, registerModel } from '../store/models.ts';
+import { type Model, deleteModel, getModel, registerModel } from '../store/models.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
@@ -24,12 +28,84 @@ const COMPANIONS = [
   'README.md',
 ];
 const MAX_CARD_CHARS = 64_000;
+/** Folders under models/ that an import is still filling: `.import-<pid>-<id>`. */
+const STAGING = /^\.import-(\d+)-/;
 
-/** Validates, copies and registers a model folder. */
+/** Removes staging folders of imports whose process died (a crash mid-copy). */
+async function removeStaleImports(modelsDir: string): Promise<void> {
+  for (const name of await readdir(modelsDir).catch(() => [] as string[])) {
+    const pid = Number(STAGING.exec(name)?.[1] ?? NaN);
+    if (Number.isInteger(pid) && !isAlive(pid))
+      await rm(join(modelsDir, name), { recursive: true, force: true });
+  }
+}
+
+/** Copies the weights and companion files, each checked to be a regular file of sane size first. */
+async function copyModelFiles(source: string, weightsName: string, into: string): Promise<void> {
+  const present = new Set(await readdir(source));
+  const companions = COMPANIONS.filter((f) => f !== weightsName && present.has(f));
+  for (const f of [weightsName, ...companions]) {
+    checkModelFile(join(source, f), f === weightsName ? 'weights' : 'text');
+    await copyFile(join(source, f), join(into, f));
+  }
+}
+
+/** Registers the copied folder `models/<id>` (its weights file and the model) in one transaction. */
+async function register(
+  ctx: ApiContext,
+  args: Args<'models:import-folder'>,
+  id: string,
+  loaded: HfFolder,
+  parameters: number,
+): Promise<Model> {
+  const relDir = `models/${id}`;
+  const dir = join(ctx.dataDir, relDir);
+  const weightsName = basename(loaded.weightsFile);
+  const { sizeBytes, sha256 } = await hashFile(join(dir, weightsName));
+  const cardFile = join(dir, 'README.md');
+  const card = existsSync(cardFile) ? (await readFile(cardFile, 'utf8')).slice(0, MAX_CARD_CHARS) : '';
+  const hfClass = (loaded.config.raw['architectures'] as string[] | undefined)?.[0];
+  const hasLabels =
+    loaded.config.task === 'token-classification' ||
+    loaded.config.task === 'sequence-classification';
+  return ctx.ws.write.transaction(() => {
+    registerFile(ctx.ws.write, { path: `${relDir}/${weightsName}`, sizeBytes, sha256, kind: 'model' });
+    return registerModel(ctx.ws.write, {
+      id,
+      name: args.name ?? basename(args.path),
+      path: relDir,
+      architecture: hfClass ?? loaded.config.architecture,
+      task: loaded.config.task,
+      parameters,
+      sizeBytes,
+      sha256,
+      labels: hasLabels ? [...loaded.config.labels] : [],
+      card,
+      phiStatus: args.phiStatus,
+      lineage: [
+        {
+          kind: 'pretrain',
+          source: `imported folder "${basename(args.path)}"`,
+          containsPhi: args.phiStatus === 'trained-on-phi',
+        },
+      ],
+    });
+  });
+}
+
+/**
+ * Validates, copies and registers a model folder. The files are copied into a staging folder
+ * that becomes models/<id> only when complete: a failure leaves nothing in models/.
+ */
 export async function importModelFolder(
   ctx: ApiContext,
   args: Args<'models:import-folder'>,
 ): Promise<ModelInfo> {
+  if (!isAbsolute(args.path))
+    throw new ApiError(
+      'invalid',
+      'Give the full path of the model folder, for example /home/me/models/biobert.',
+    );
   const source = resolve(args.path);
   // NOTE: synchronous and CPU-bound for large weights; fine in the engine process, brief in browser mode.
   const loaded = loadHfFolder(source);
@@ -38,51 +114,19 @@ export async function importModelFolder(
   loaded.weights.clear();
 
   const id = crypto.randomUUID();
-  const relDir = `models/${id}`;
-  const target = join(ctx.dataDir, 'models', id);
-  await mkdir(target, { recursive: true });
+  const modelsDir = join(ctx.dataDir, 'models');
+  await removeStaleImports(modelsDir);
+  const staging = join(modelsDir, `.import-${process.pid}-${id}`);
+  const target = join(modelsDir, id);
+  await mkdir(staging, { recursive: true });
   try {
-    const present = new Set(await readdir(source));
-    const files = [basename(loaded.weightsFile), ...COMPANIONS.filter((f) => present.has(f))];
-    for (const f of new Set(files)) await copyFile(join(source, f), join(target, f));
-    const weightsName = basename(loaded.weightsFile);
-    const { sizeBytes, sha256 } = await hashFile(join(target, weightsName));
-    registerFile(ctx.ws.write, {
-      path: `${relDir}/${weightsName}`,
-      sizeBytes,
-      sha256,
-      kind: 'model',
-    });
-    const card = present.has('README.md')
-      ? (await readFile(join(source, 'README.md'), 'utf8')).slice(0, MAX_CARD_CHARS)
-      : '';
-    const hfClass = (loaded.config.raw['architectures'] as string[] | undefined)?.[0];
-    const hasLabels =
-      loaded.config.task === 'token-classification' ||
-      loaded.config.task === 'sequence-classification';
-    const model = registerModel(ctx.ws.write, {
-      id,
-      name: args.name ?? basename(source),
-      path: relDir,
-      architecture: hfClass ?? loaded.config.architecture,
-      task: loaded.config.task,
-      parameters,
-      sizeBytes: (await stat(join(target, weightsName))).size,
-      sha256,
-      labels: hasLabels ? [...loaded.config.labels] : [],
-      card,
-      phiStatus: args.phiStatus,
-      lineage: [
-        {
-          kind: 'pretrain',
-          source: `imported folder "${basename(source)}"`,
-          containsPhi: args.phiStatus === 'trained-on-phi',
-        },
-      ],
-    });
+    await copyModelFiles(source, basename(loaded.weightsFile), staging);
+    await rename(staging, target);
+    const model = await register(ctx, { ...args, path: source }, id, loaded, parameters);
     ctx.emit('workspace:changed', { projectId: null, what: 'models' });
     return toModelInfo(model);
   } catch (err) {
+    await rm(staging, { recursive: true, force: true });
     await rm(target, { recursive: true, force: true });
     throw err;
   }

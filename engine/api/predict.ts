@@ -3,6 +3,7 @@
 // review in the editor; over a file or folder they are written in the chosen export format, and
 // the engine holds the predicted documents of the last few such runs for run:get-document.
 // Progress is throttled into run:progress; the result arrives as run:finished.
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Document, FormatIssue } from '../formats/types.ts';
 import { getDocumentSummary, replaceAnnotations } from '../store/documents.ts';
@@ -24,6 +25,7 @@ import { type ModelRef, requireTaskModel, resolveModel } from './model-sources.t
 import { getSettings } from './system.ts';
 import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
 import { checkExportTarget } from '../formats/registry.ts';
+import { checkInputFile } from '../io/input-file.ts';
 
 const MAX_ROWS = 2000;
 const PROGRESS_MS = 200;
@@ -238,6 +240,14 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   return { jobId };
 }
 
+/** Refuses an input that is neither a folder nor a regular file (a device or a pipe never ends). */
+function checkInput(inputPath: string): void {
+  const st = statSync(inputPath, { throwIfNoEntry: false });
+  if (st === undefined)
+    throw new ApiError('invalid', `${inputPath}: nothing exists at that path; check the spelling, or copy the path from your file manager.`);
+  if (!st.isDirectory()) checkInputFile(inputPath, Number.MAX_SAFE_INTEGER);
+}
+
 /** Predicts over a file or folder and writes the results. */
 export function startFilePrediction(
   ctx: ApiContext,
@@ -250,7 +260,12 @@ export function startFilePrediction(
     );
   const m = models(ctx, a.modelId, a.reModelId);
   // Refused now, not after the whole run: output in the way, the input itself, or unwritable.
-  checkExportTarget(a.outPath, a.format, { input: a.inputPath, ...(a.overwrite === true && { overwrite: true }) });
+  checkInput(a.inputPath);
+  checkExportTarget(a.outPath, a.format, {
+    input: a.inputPath,
+    dataDir: ctx.dataDir,
+    ...(a.overwrite === true && { overwrite: true }),
+  });
   const jobId = runJob<PredictResult>(
     ctx,
     { kind: 'predict', projectId: null, input: a.inputPath, modelName: m.ner.name },

@@ -9,12 +9,15 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NOT_REGULAR } from '../io/input-file.ts';
+import { makeFifo } from '../io/test-helpers.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
@@ -431,5 +434,53 @@ describe('loadHfFolder errors name the file and the problem', () => {
       w.set('cls.seq_relationship.bias', { dtype: 'float32', dims: [2], data: new Float32Array(2) });
     });
     expect(loadHfFolder(base).config.task).toBe('base');
+  });
+});
+
+describe('loadHfFolder reads regular files only, and a vocabulary the tokenizer can use', () => {
+  it('refuses a pipe or a device for any model file, at once', () => {
+    const fifoConfig = copyGolden('bert-token-classification', ['config.json']);
+    makeFifo(path.join(fifoConfig, 'config.json'));
+    expect(loadError(fifoConfig).message).toBe(`${path.join(fifoConfig, 'config.json')}: ${NOT_REGULAR}`);
+    const zeroWeights = copyGolden('bert-token-classification', ['model.safetensors']);
+    symlinkSync('/dev/zero', path.join(zeroWeights, 'model.safetensors'));
+    expect(loadError(zeroWeights).message).toBe(`${path.join(zeroWeights, 'model.safetensors')}: ${NOT_REGULAR}`);
+    const fifoVocab = copyGolden('bert-token-classification', ['vocab.txt']);
+    makeFifo(path.join(fifoVocab, 'vocab.txt'));
+    expect(loadError(fifoVocab).message).toBe(`${path.join(fifoVocab, 'vocab.txt')}: ${NOT_REGULAR}`);
+    const fifoTok = copyGolden('bert-token-classification', ['tokenizer_config.json']);
+    makeFifo(path.join(fifoTok, 'tokenizer_config.json'));
+    expect(loadError(fifoTok).message).toBe(`${path.join(fifoTok, 'tokenizer_config.json')}: ${NOT_REGULAR}`);
+  });
+
+  it('follows links, as in a Hugging Face cache folder (snapshots/ linking into blobs/)', () => {
+    const root = path.join(tmp, `hf-cache-${counter++}`);
+    const blobs = path.join(root, 'blobs');
+    const snapshot = path.join(root, 'snapshots', 'abc123');
+    mkdirSync(blobs, { recursive: true });
+    mkdirSync(snapshot, { recursive: true });
+    const src = path.join(GOLDENS, 'bert-token-classification');
+    for (const f of readdirSync(src).filter((f) => !f.startsWith('goldens.'))) {
+      cpSync(path.join(src, f), path.join(blobs, `blob-${f}`));
+      symlinkSync(path.join('..', '..', 'blobs', `blob-${f}`), path.join(snapshot, f));
+    }
+    expect(loadHfFolder(snapshot).vocab).toHaveLength(1000);
+  });
+
+  it('refuses a vocab.txt without [UNK] when the table has no row for it, and loads every golden', () => {
+    const dir = copyGolden('bert-token-classification');
+    const vocabFile = path.join(dir, 'vocab.txt');
+    const lines = readFileSync(vocabFile, 'utf8').split('\n');
+    writeFileSync(vocabFile, lines.map((l) => (l === '[UNK]' ? 'unknownish' : l)).join('\n'));
+    expect(loadError(dir).message).toBe(
+      `${vocabFile}: lacks the special token "[UNK]", and the model has no embedding row for it (1000 distinct tokens, vocab_size 1000): use the vocab.txt that belongs to this model`,
+    );
+    // With a row to spare, HF (and Benchtop) give the missing token the next id: that works.
+    writeFileSync(vocabFile, lines.filter((l) => l !== '[UNK]').join('\n'));
+    expect(loadHfFolder(dir).vocab).toHaveLength(999);
+    for (const model of readdirSync(GOLDENS)) {
+      const hasVocab = existsSync(path.join(GOLDENS, model, 'vocab.txt'));
+      expect(loadHfFolder(path.join(GOLDENS, model), { requireVocab: hasVocab }).config, model).toBeTruthy();
+    }
   });
 });

@@ -183,7 +183,26 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
         '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model',
     );
   }
+  checkSpecialTokens(vocab, tokenizer, vocabFile, config.vocabSize);
   return { config, weights, vocab, tokenizer, weightsFile, sourceFormat };
+}
+
+/**
+ * Throws unless every special token the WordPiece tokenizer uses has an embedding row. As in HF,
+ * a special token missing from vocab.txt gets the next id after the vocabulary; past the table
+ * (vocab_size) onnxruntime would fail on the first text that needs it ([UNK]: any unknown word).
+ */
+function checkSpecialTokens(vocab: readonly string[], tokenizer: TokenizerSettings, file: string, rows: number): void {
+  const known = new Set(vocab);
+  const { unk, sep, pad, cls, mask } = tokenizer.specialTokens;
+  const missing = [...new Set([unk, sep, pad, cls, mask])].filter((t) => !known.has(t));
+  if (known.size + missing.length <= rows) return;
+  const names = missing.map((t) => JSON.stringify(t)).join(', ');
+  throw new CheckpointError(
+    file,
+    `lacks the special token${missing.length > 1 ? 's' : ''} ${names}, and the model has no embedding row for ${missing.length > 1 ? 'them' : 'it'} ` +
+      `(${known.size} distinct tokens, vocab_size ${rows}): use the vocab.txt that belongs to this model`,
+  );
 }
 
 function pickWeightsFile(dir: string, options: LoadHfOptions): string {

@@ -2,10 +2,11 @@
 // {name: {dtype, shape, data_offsets}} + "__metadata__", padded with spaces to a multiple of 8,
 // then raw LE data in sorted-name order. Not for: sharded checkpoints or HF-specific naming.
 
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { DType, HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
+import { readModelFile } from './model-file.ts';
 import { DTYPE_BYTES, tensorBytes, typedArrayFromBytes } from './tensor-bytes.ts';
 
 /** safetensors dtype codes and the engine dtypes they map to. */
@@ -34,13 +35,7 @@ export interface SafetensorsContent {
 
 /** Read and validate a safetensors file. Tensors are views on the file buffer where aligned. */
 export function readSafetensors(path: string): SafetensorsContent {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new CheckpointError(path, `cannot read safetensors file (${(e as Error).message})`);
-  }
-  return parseSafetensors(bytes, path);
+  return parseSafetensors(readModelFile(path, 'weights', 'cannot read safetensors file'), path);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

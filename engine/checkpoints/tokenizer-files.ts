@@ -2,11 +2,12 @@
 // special_tokens_map.json, read into plain settings and written back in HF's layout.
 // Not for: tokenizing text (see the tokenizer module) or fast-tokenizer tokenizer.json files.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Architecture } from '../model/config.ts';
 import { CheckpointError } from './errors.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
+import { readModelFile } from './model-file.ts';
 
 /** The five WordPiece special tokens. */
 export interface SpecialTokens {
@@ -44,12 +45,7 @@ const DEFAULT_SPECIALS: SpecialTokens = {
 
 /** Read a JSON file, throwing a CheckpointError naming it on failure. */
 export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new CheckpointError(path, `cannot read file (${(e as Error).message})`);
-  }
+  const text = readModelFile(path, 'text', 'cannot read file').toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
@@ -59,15 +55,7 @@ export function readJsonFile(path: string): unknown {
 
 /** Read vocab.txt: one token per line, as HF's load_vocab does. */
 export function readVocab(path: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new CheckpointError(
-      path,
-      `cannot read the WordPiece vocabulary (${(e as Error).message}); a BERT model folder needs vocab.txt`,
-    );
-  }
+  let text = readModelFile(path, 'text', 'cannot read the WordPiece vocabulary').toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

@@ -2,10 +2,10 @@
 // executes pickle code: only OrderedDict, tensor rebuild functions and storage classes are allowed.
 // Not for: legacy (pre-1.6) tar/pickle files, TorchScript archives, or writing .bin files.
 
-import { readFileSync } from 'node:fs';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 import { allocate, numel } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
+import { readModelFile } from './model-file.ts';
 import type { PickleGlobal, PickleHooks } from './pickle-vm.ts';
 import { unpickle } from './pickle-vm.ts';
 import { DTYPE_BYTES, typedArrayFromBytes } from './tensor-bytes.ts';
@@ -61,13 +61,7 @@ interface StorageRef {
 
 /** Read every tensor of a torch zip checkpoint. Tensors sharing a storage share its memory. */
 export function readTorchCheckpoint(path: string): Map<string, HostTensor> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new CheckpointError(path, `cannot read PyTorch checkpoint (${(e as Error).message})`);
-  }
-  return parseTorchCheckpoint(bytes, path);
+  return parseTorchCheckpoint(readModelFile(path, 'weights', 'cannot read PyTorch checkpoint'), path);
 }
 
 /** Parse torch zip checkpoint bytes; `file` is only used in error messages. */

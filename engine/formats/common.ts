@@ -2,6 +2,7 @@
 // validation against the document text, code-point ↔ UTF-16 offsets and PHI-safe error text.
 // File formats count offsets in Unicode code points (Python convention); the model uses UTF-16.
 
+import { InputFileError } from '../io/input-file.ts';
 import type { Document, Entity, FormatIssue, Relation, Span } from './types.ts';
 
 /** What every importer returns: documents plus the problems found while reading. */
@@ -208,6 +209,8 @@ export function formatError(message: string): Error {
 /** A message for a caught error that never echoes file content (parser messages may quote it). */
 export function safeErrorMessage(err: unknown): string {
   if (err instanceof Error && err.name === 'FormatError') return err.message;
+  // Issues name the file already; the reason is ours (a device, a pipe, a size).
+  if (err instanceof InputFileError) return err.reason;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `cannot read file (${code})`;
   const name = err instanceof Error ? err.name : typeof err;

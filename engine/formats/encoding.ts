@@ -2,8 +2,9 @@
 // NUL-byte pattern), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8.
 // Line endings are never normalised: offsets must stay faithful to the original text.
 
+import { constants as bufferConstants } from 'node:buffer';
 import type { FormatIssue } from './types.ts';
-import { makeIssue } from './common.ts';
+import { formatError, makeIssue } from './common.ts';
 
 export type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
@@ -43,8 +44,23 @@ function decodeWindows1252(bytes: Uint8Array): string {
   return new TextDecoder('windows-1252').decode(bytes).replace(/[\u0080-\u009F]/g, (c) => C1[c.charCodeAt(0) - 0x80] ?? c);
 }
 
-/** Decodes file bytes; `file` names the file in issues. */
+/** The longest string V8 can hold (UTF-16 code units, about 512 M). */
+const MAX_CHARS = bufferConstants.MAX_STRING_LENGTH;
+
+/** True for TextDecoder's "not valid in this encoding" error (and only that one). */
+function isInvalidData(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
+}
+
+/**
+ * Decodes file bytes; `file` names the file in issues. Bytes that cannot fit in one string
+ * throw a FormatError: they are too many, not a different encoding (and decoding them as
+ * Windows-1252 aborts V8 itself).
+ */
 export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
+  // Every byte decodes to at most one UTF-16 unit (two UTF-16 bytes to one).
+  if (bytes.length > MAX_CHARS)
+    throw formatError(`too large to read as text (${bytes.length} bytes, more than the ${MAX_CHARS} characters a string can hold); split it into smaller files`);
   const b0 = bytes[0];
   const b1 = bytes[1];
   if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) {
@@ -66,7 +82,8 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     // ignoreBOM: a BOM was handled above, so none is left to strip.
     const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     return { text, encoding: 'utf-8', issues: [] };
-  } catch {
+  } catch (err) {
+    if (!isInvalidData(err)) throw err;
     const text = decodeWindows1252(bytes);
     const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
     return { text, encoding: 'windows-1252', issues: [issue] };

@@ -1,11 +1,13 @@
 // Format registry: detection by extension and content sniffing, importPath for a file or a
 // whole folder (recursive, mixed formats; a bad file becomes an error issue and the batch goes
-// on), and exportDocuments writing atomically (temp file, then rename).
+// on; only regular files within a size limit are read), and exportDocuments writing atomically
+// (temp file, then rename) where export-target.ts allows it.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
-import { checkWritable } from '../io/out-folder.ts';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import { NOT_REGULAR, readInputFileAsync, readInputHead } from '../io/input-file.ts';
+import { checkExportTarget, writeAtomic } from './export-target.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
@@ -23,6 +25,9 @@ import { exportCsv, importCsv } from './csv.ts';
 import { DEFAULT_MAX_BYTES, importPdf, sizeLimitIssue } from './pdf.ts';
 import { importDocx } from './docx.ts';
 
+export { checkExportTarget, ExportTargetError } from './export-target.ts';
+export type { ExportTargetOptions } from './export-target.ts';
+
 /** Formats that can be written. */
 export type ExportFormat = 'pubtator' | 'brat' | 'bioc-xml' | 'bioc-json' | 'conll' | 'jsonl' | 'csv';
 
@@ -34,6 +39,17 @@ export interface ImportOptions {
   /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
   maxBytes?: number;
 }
+
+/**
+ * The largest text-format file read (every format but PDF/DOCX), 256 MB. One document may hold
+ * 1,000,000 characters in the workbench (at most 4 MB of UTF-8), but corpus files (PubTator,
+ * BioC, CoNLL, JSONL, CSV) hold many documents: the largest in ../shared/data is 4 MB and whole
+ * public corpora run to tens of MB. The file becomes one string while it is parsed, and V8's
+ * strings end at 512 M characters (a bigger file aborted the process); 256 MB keeps half of that
+ * in reserve for the parsers' copies. Bigger dumps are to be split.
+ */
+export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
+const TOO_LARGE_HINT = 'split it into smaller files';
 
 const SNIFF_BYTES = 4096;
 const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes']);
@@ -76,29 +92,29 @@ export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: 
   return null;
 }
 
-async function readHead(path: string): Promise<Uint8Array> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = new Uint8Array(SNIFF_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
+/** The format of a file on disk (see detectFormat); only regular files are opened. */
+export async function detectFileFormat(path: string): Promise<FormatName | null> {
+  return detectFormat(path, await readInputHead(path, SNIFF_BYTES));
+}
+
+/** A whole text-format file, refused (InputFileError) unless a regular file within the limit. */
+async function readTextFile(path: string): Promise<Uint8Array> {
+  return new Uint8Array(await readInputFileAsync(path, MAX_TEXT_FILE_BYTES, TOO_LARGE_HINT));
 }
 
 /** Imports one file whose format is known; `display` names it in issues, `id` for single-doc formats. */
 async function importFile(path: string, format: FormatName, display: string, id: string, opts: ImportOptions): Promise<ImportResult> {
   if (format === 'pdf' || format === 'docx') {
-    const tooBig = sizeLimitIssue((await stat(path)).size, display, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+    const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    const tooBig = sizeLimitIssue((await stat(path)).size, display, maxBytes);
     if (tooBig) return tooBig;
-    const bytes = new Uint8Array(await readFile(path));
+    const bytes = new Uint8Array(await readInputFileAsync(path, maxBytes));
     const binOpts = { id, ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}) };
     return format === 'pdf' ? importPdf(bytes, display, binOpts) : importDocx(bytes, display, binOpts);
   }
   const isAnn = extname(path).toLowerCase() === '.ann';
   const textPath = format === 'brat' && isAnn ? path.slice(0, -4) + '.txt' : path;
-  const decoded = decodeBytes(new Uint8Array(await readFile(textPath)), display);
+  const decoded = decodeBytes(await readTextFile(textPath), display);
   const content = decoded.text;
   if (looksBinary(content))
     return { documents: [], issues: [makeIssue('error', display, 'looks like binary data (an image, archive or program), not text; skipped')] };
@@ -109,7 +125,7 @@ async function importFile(path: string, format: FormatName, display: string, id:
       break;
     case 'brat': {
       const annPath = textPath.slice(0, -4) + '.ann';
-      const ann = decodeBytes(new Uint8Array(await readFile(annPath)), display);
+      const ann = decodeBytes(await readTextFile(annPath), display);
       const annDisplay = display.replace(/\.(txt|ann)$/i, '.ann');
       res = importBrat(content, ann.text, annDisplay, id);
       res.issues.unshift(...ann.issues);
@@ -147,6 +163,7 @@ async function walk(dir: string, out: string[], issues: FormatIssue[], root: str
     if (e.isDirectory()) await walk(p, out, issues, root);
     else if (e.isFile()) out.push(p);
     else if (e.isSymbolicLink()) issues.push(makeIssue('warning', relative(root, p), 'symbolic link skipped'));
+    else issues.push(makeIssue('warning', relative(root, p), `${NOT_REGULAR}; skipped`));
   }
 }
 
@@ -164,8 +181,8 @@ export interface PathImportResult extends ImportResult {
  */
 export async function importPath(path: string, opts: ImportOptions = {}): Promise<PathImportResult> {
   const result: PathImportResult = { documents: [], issues: [], sources: [], files: [] };
-  const info = await lstat(path);
-  const isDir = info.isDirectory();
+  // The path the user chose is followed if it is a link; links inside a folder are skipped.
+  const isDir = (await stat(path)).isDirectory();
   const files: string[] = [];
   if (isDir) await walk(path, files, result.issues, path);
   else files.push(path);
@@ -180,7 +197,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
         continue;
       }
       result.files.push(display);
-      const format = opts.format ?? detectFormat(f, await readHead(f));
+      const format = opts.format ?? (await detectFileFormat(f));
       if (!format) {
         result.issues.push(makeIssue(isDir ? 'warning' : 'error', display, 'unsupported file format; skipped'));
         continue;
@@ -207,6 +224,8 @@ export interface ExportOptions {
   csv?: CsvExportOptions;
   /** Replace an existing file (brat: files of the same names in a non-empty folder); see checkExportTarget. */
   overwrite?: boolean;
+  /** Benchtop's data folder: nothing is written inside it (see checkExportTarget). */
+  dataDir?: string;
 }
 
 /** Renders documents in a format without writing (file names are relative). */
@@ -229,58 +248,6 @@ export function renderDocuments(docs: readonly Document[], format: ExportFormat,
   }
 }
 
-async function writeAtomic(target: string, content: string): Promise<void> {
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  try {
-    await writeFile(tmp, content, 'utf8');
-    await rename(tmp, target);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-}
-
-/** Raised when an export would replace files the user has not agreed to replace. */
-export class ExportTargetError extends Error {
-  constructor(
-    message: string,
-    /** 'exists': replaceable with `overwrite`; 'input': the target is the input itself. */
-    readonly reason: 'exists' | 'input',
-  ) {
-    super(message);
-    this.name = 'ExportTargetError';
-  }
-}
-
-/**
- * Checks, before any work, that an export to `outPath` may go ahead: it is not `input` itself,
- * it replaces nothing unless `overwrite` (an existing file; for brat, a non-empty folder), and
- * the place is writable. Throws an ExportTargetError or a plain Error naming the path.
- */
-export function checkExportTarget(outPath: string, format: ExportFormat, opts: { overwrite?: boolean; input?: string } = {}): void {
-  const out = resolve(outPath);
-  if (opts.input !== undefined) {
-    const input = resolve(opts.input);
-    // brat writes <document>.txt files into the folder, so an input inside it could be replaced.
-    if (out === input || (format === 'brat' && input.startsWith(out + sep))) {
-      throw new ExportTargetError(`${outPath}: this is the input; writing predictions there would replace your documents. Choose another output`, 'input');
-    }
-  }
-  if (existsSync(out)) {
-    const isDir = statSync(out).isDirectory();
-    if (format === 'brat') {
-      if (!isDir) throw new Error(`${outPath}: exists and is not a folder (brat output is a folder of .txt/.ann pairs)`);
-      const entries = readdirSync(out).filter((f) => !f.startsWith('.'));
-      if (entries.length > 0 && !opts.overwrite)
-        throw new ExportTargetError(`${outPath}: folder is not empty (${entries.length} entries); choose an empty or new folder, or allow replacing files of the same names`, 'exists');
-    } else {
-      if (isDir) throw new Error(`${outPath}: is a folder; give a file name for ${format} output`);
-      if (!opts.overwrite) throw new ExportTargetError(`${outPath}: already exists; choose another file name, or allow replacing it`, 'exists');
-    }
-  }
-  checkWritable(format === 'brat' ? out : dirname(out), outPath);
-}
-
 /**
  * Writes documents: single-file formats to `outPath` (a file), brat to `outPath` (a folder of
  * .txt/.ann pairs). Each file is written to a temp file and renamed into place.
@@ -291,7 +258,10 @@ export async function exportDocuments(
   outPath: string,
   opts: ExportOptions = {},
 ): Promise<{ written: string[]; issues: FormatIssue[] }> {
-  checkExportTarget(outPath, format, { ...(opts.overwrite !== undefined && { overwrite: opts.overwrite }) });
+  checkExportTarget(outPath, format, {
+    ...(opts.overwrite !== undefined && { overwrite: opts.overwrite }),
+    ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
+  });
   const res = renderDocuments(docs, format, basename(outPath), opts);
   const dir = format === 'brat' ? outPath : dirname(outPath);
   await mkdir(dir, { recursive: true });

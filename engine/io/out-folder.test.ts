@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOutFolder, withOutLock } from './out-folder.ts';
+import { OutputPathError, checkOutFolder, checkWritable, withOutLock } from './out-folder.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-out-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -30,6 +30,19 @@ describe('checkOutFolder', () => {
     expect(() => checkOutFolder(full, { resuming: true })).not.toThrow();
     const file = path.join(full, 'a.txt');
     expect(() => checkOutFolder(file, { overwrite: true })).toThrow(/a\.txt: exists and is not a folder/);
+  });
+});
+
+describe('checkWritable', () => {
+  it('refuses a path under a file, the immediate parent included, and accepts an existing file to replace', () => {
+    const file = path.join(tmp, 'in.txt');
+    writeFileSync(file, 'x');
+    for (const target of [path.join(file, 'o.jsonl'), path.join(file, 'sub', 'o.jsonl')]) {
+      expect(() => checkWritable(target)).toThrow(OutputPathError);
+      expect(() => checkWritable(target)).toThrow(`${target}: part of the path (${file}) is a file, not a folder; choose another location`);
+    }
+    expect(() => checkWritable(file)).not.toThrow();
+    expect(() => checkWritable(path.join(tmp, 'new', 'o.jsonl'))).not.toThrow();
   });
 });
 

@@ -5,6 +5,14 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+/** An output path that cannot be used as given; `message` names the path and what to do. */
+export class OutputPathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutputPathError';
+  }
+}
+
 /** What a run may find in its own output folder: its checkpoint and hidden temp files. */
 function isRunOwned(name: string): boolean {
   return name === 'checkpoint' || name.startsWith('.');
@@ -12,7 +20,7 @@ function isRunOwned(name: string): boolean {
 
 /** Throws if `out` exists and is a file (an output folder is wanted there). */
 export function checkNotFile(out: string): void {
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`${out}: exists and is not a folder; choose another --out`);
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new OutputPathError(`${out}: exists and is not a folder; choose another --out`);
 }
 
 /**
@@ -25,24 +33,28 @@ export function checkOutFolder(out: string, opts: { overwrite?: boolean; resumin
   const others = readdirSync(out).filter((f) => !isRunOwned(f));
   if (others.length === 0) return;
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
-  throw new Error(`${out}: folder is not empty (${shown}); choose a new --out folder, or pass --overwrite to replace everything in it`);
+  throw new OutputPathError(`${out}: folder is not empty (${shown}); choose a new --out folder, or pass --overwrite to replace everything in it`);
 }
 
 /**
- * Throws unless `target` (a file or folder, existing or not) can be created or written: the
- * nearest existing folder on its path must be a writable folder. Node's recursive mkdir reports a
- * read-only place as "ENOENT", so this is checked up front with a message that says what is wrong.
+ * Throws an OutputPathError unless `target` (a file or folder, existing or not) can be created
+ * or written: every existing part of the path above it is a folder, and the nearest existing
+ * folder is writable (an existing target is replaced through its folder). Node's recursive mkdir
+ * reports a read-only place as "ENOENT" and a file in the path as "EEXIST", so this is checked
+ * up front with a message that says what is wrong.
  */
 export function checkWritable(target: string, label = target): void {
-  let cur = path.resolve(target);
+  const resolved = path.resolve(target);
+  let cur = resolved;
   while (!existsSync(cur) && path.dirname(cur) !== cur) cur = path.dirname(cur);
-  if (!statSync(cur).isDirectory() && cur !== path.resolve(target))
-    throw new Error(`${label}: part of the path (${cur}) is a file, not a folder`);
+  if (cur === resolved && !statSync(cur).isDirectory()) cur = path.dirname(cur);
+  if (!statSync(cur).isDirectory())
+    throw new OutputPathError(`${label}: part of the path (${cur}) is a file, not a folder; choose another location`);
   try {
     accessSync(cur, constants.W_OK);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === 'EROFS' ? 'the location is read-only' : 'permission denied';
-    throw new Error(`${label}: cannot write there (${why}); choose another location`);
+    throw new OutputPathError(`${label}: cannot write there (${why}); choose another location`);
   }
 }
 

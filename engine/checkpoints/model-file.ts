@@ -1,0 +1,47 @@
+// Reading the files of a model folder: regular files only (links are followed, since Hugging
+// Face cache folders are links into blobs/), of bounded size, with CheckpointErrors naming the
+// file. A config.json that is a pipe, or weights linked to /dev/zero, are refused unread.
+
+import { InputFileError, checkInputFile, readInputFile } from '../io/input-file.ts';
+import { CheckpointError } from './errors.ts';
+
+/** The largest weights file read: Node reads at most 2 GB into one buffer (~500 M float32 parameters). */
+export const MAX_WEIGHTS_BYTES = 2 ** 31 - 1;
+/** The largest config, vocabulary, tokenizer or card file read or copied (real ones are a few MB). */
+export const MAX_MODEL_TEXT_BYTES = 64 * 1024 * 1024;
+
+const HINTS = {
+  weights: 'Benchtop reads weights files of up to 2 GB (about 500 M float32 parameters)',
+  text: 'config, vocabulary and tokenizer files are far smaller; check that this is the right file',
+};
+
+/** The size limit and its explanation for a model-folder file. */
+function limitOf(kind: keyof typeof HINTS): [number, string] {
+  return kind === 'weights' ? [MAX_WEIGHTS_BYTES, HINTS.weights] : [MAX_MODEL_TEXT_BYTES, HINTS.text];
+}
+
+function asCheckpointError(e: unknown): unknown {
+  return e instanceof InputFileError ? new CheckpointError(e.file, e.reason) : e;
+}
+
+/** Checks that `file` is a regular file within the limit of its kind; returns its size. */
+export function checkModelFile(file: string, kind: keyof typeof HINTS): number {
+  try {
+    return checkInputFile(file, ...limitOf(kind));
+  } catch (e) {
+    throw asCheckpointError(e);
+  }
+}
+
+/**
+ * Reads a model-folder file; `cannot` starts the message of other read errors (e.g. "cannot
+ * read safetensors file"), which end with the system's reason.
+ */
+export function readModelFile(file: string, kind: keyof typeof HINTS, cannot: string): Buffer {
+  try {
+    return readInputFile(file, ...limitOf(kind));
+  } catch (e) {
+    if (e instanceof InputFileError) throw asCheckpointError(e);
+    throw new CheckpointError(file, `${cannot} (${(e as Error).message})`);
+  }
+}
