@@ -121,6 +121,8 @@ export interface EngineRequests {
   'annotations:apply-edits': (args: {
     documentId: number;
     edits: AnnotationEdit[];
+    /** The `revision` the edits were made on; a document changed since is refused ('conflict'). */
+    baseRevision?: number;
   }) => DocumentSummary;
 
   /** The shipped models (read-only, ids `shipped:<name>`) first, then the workspace's, newest first. */

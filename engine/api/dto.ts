@@ -50,6 +50,8 @@ export interface DocumentSummary {
   annotationCount: number;
   suggestionCount: number;
   updatedAt: string;
+  /** Bumped by every change to the annotations: `annotations:apply-edits` takes it as `baseRevision`. */
+  revision: number;
 }
 
 export interface DocumentPage {

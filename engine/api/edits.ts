@@ -91,6 +91,8 @@ export function applyEdits(
   const summary = db.transaction(() => {
     const doc = getDocumentSummary(db, args.documentId);
     if (!doc) throw new ApiError('not-found', 'That document no longer exists.');
+    if (args.baseRevision !== undefined && args.baseRevision !== doc.revision)
+      throw new ApiError('conflict', 'This document was changed in another window, or by a model run, after it was opened here.');
     const schema = getLabelSchema(db, doc.projectId);
     for (const edit of args.edits) checkTypes(edit, schema);
     for (const edit of args.edits) applyOne(db, args.documentId, edit);

@@ -168,6 +168,14 @@ describe('engine API', () => {
     });
     expect(unknownRelation).toMatchObject({ ok: false, error: { code: 'invalid', message: 'The project has no relation type “made-up”; add it to the label schema first.' } });
     expect((await call('documents:get', { documentId: doc.summary.id })).entities.map((e) => e.type)).toEqual(['Disease', 'Chemical']);
+    // Edits made on an older revision (another window saved meanwhile) are refused as a conflict.
+    const now = (await call('documents:get', { documentId: doc.summary.id })).summary.revision;
+    expect(now).toBeGreaterThan(doc.summary.revision); // the saved batch; refused ones left it alone
+    const stale = await engine.invoke('annotations:apply-edits', { documentId: doc.summary.id, baseRevision: doc.summary.revision, edits: [{ op: 'delete-entity', key: 'T1' }] });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect((await call('documents:get', { documentId: doc.summary.id })).entities.map((e) => e.key)).toEqual(['T1', 'T2']);
+    const fresh = await call('annotations:apply-edits', { documentId: doc.summary.id, baseRevision: now, edits: [{ op: 'update-entity', key: 'T1', status: 'accepted' }] });
+    expect(fresh.revision).toBe(now + 1);
   });
 
   it('imports a PubTator file with progress events and exports brat', async () => {

@@ -39,6 +39,7 @@ export function toDocumentSummary(s: StoreSummary): DocumentSummary {
     annotationCount: s.annotationCount,
     suggestionCount: s.suggestionCount,
     updatedAt: s.updatedAt,
+    revision: s.revision,
   };
 }
 

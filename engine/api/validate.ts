@@ -142,7 +142,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { projectId: id, format: exportFormat, outPath: path },
     { documentIds: arr(id, 1_000_000), includeSuggestions: bool, overwrite: bool },
   ),
-  'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }),
+  'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }, { baseRevision: int(0, Number.MAX_SAFE_INTEGER) }),
   'models:list': empty,
   'models:get-lineage': obj({ modelId }),
   'models:import-folder': obj(

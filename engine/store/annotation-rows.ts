@@ -222,7 +222,7 @@ export function insertAnnotations(
 /** Bumps updated_at; a human edit (`byHuman`) also moves a 'new' document to 'in-progress'. */
 export function touchDocument(db: WriteDb, documentId: number, byHuman: boolean): void {
   db.run(sql`
-    UPDATE documents SET updated_at = ${nowIso()},
+    UPDATE documents SET updated_at = ${nowIso()}, revision = revision + 1,
       status = CASE WHEN status = 'new' AND ${byHuman ? 1 : 0} = 1 THEN 'in-progress' ELSE status END
     WHERE id = ${documentId}`);
 }

@@ -73,6 +73,8 @@ export interface DocumentSummary {
   suggestionCount: number;
   createdAt: string;
   updatedAt: string;
+  /** Bumped by every change to the document's annotations. */
+  revision: number;
 }
 
 export interface DocumentSummaryRow {
@@ -89,6 +91,7 @@ export interface DocumentSummaryRow {
   suggestion_count: number;
   created_at: string;
   updated_at: string;
+  revision: number;
 }
 
 interface DocumentRow {
@@ -115,6 +118,7 @@ export function fromRow(row: DocumentSummaryRow): DocumentSummary {
     suggestionCount: row.suggestion_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    revision: row.revision,
   };
 }
 
@@ -165,7 +169,7 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
 
 const SUMMARY = sql`
   SELECT d.id, d.project_id, d.dataset_id, d.external_id, d.status, d.format, d.source_path,
-    d.text_sha256, length(d.text) AS text_length, d.created_at, d.updated_at,
+    d.text_sha256, length(d.text) AS text_length, d.created_at, d.updated_at, d.revision,
     (SELECT count(*) FROM entities e
       WHERE e.document_id = d.id AND e.status IN ('accepted', 'final')) AS annotation_count,
     (SELECT count(*) FROM entities e

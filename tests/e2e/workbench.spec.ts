@@ -268,6 +268,38 @@ describe('workbench in browser mode', () => {
     expect(app.problems).toEqual([]);
   });
 
+  it('tells a second window that the document changed instead of overwriting the first', async () => {
+    const { page, server, context } = app;
+    const [demo] = (await apiCall(server, 'projects:list', {})).filter((p) => p.name === 'Demo: clinical notes');
+    const doc = (await apiCall(server, 'documents:list', { projectId: demo!.id, search: 'Discharge summary' })).items[0]!;
+    const second = await context.newPage();
+    try {
+      for (const p of [page, second]) {
+        await p.goto(`${server.url}#/annotate/${doc.id}`);
+        await p.locator('[data-chip]').first().waitFor();
+      }
+      const before = await apiCall(server, 'documents:get', { documentId: doc.id });
+      const first = [...before.entities].sort((a, b) => a.spans[0]!.start - b.spans[0]!.start)[0]!;
+      // Window A relabels the first entity as Gene and saves.
+      await page.getByTestId('text-pane').focus();
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('g');
+      await expect.poll(() => page.getByTestId('save-state').textContent()).toMatch(/saved/i);
+      await expect.poll(async () => (await apiCall(server, 'documents:get', { documentId: doc.id })).entities.find((e) => e.key === first.key)?.type).toBe('Gene');
+      // Window B, still showing the old labels, relabels it as Chemical: refused and reloaded.
+      await second.getByTestId('text-pane').focus();
+      await second.keyboard.press('ArrowRight');
+      await second.keyboard.press('c');
+      await second.getByTestId('save-error').waitFor();
+      expect(await second.getByTestId('save-error').textContent()).toContain('This document was changed in another window');
+      const after = await apiCall(server, 'documents:get', { documentId: doc.id });
+      expect(after.entities.find((e) => e.key === first.key)?.type).toBe('Gene');
+      expect(await second.locator(`[data-chip="${first.key}"]`).textContent()).toBe('Gene');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('opened without its token, says so once and shows nothing else', async () => {
     const context = await app.browser.newContext();
     try {

@@ -2,6 +2,7 @@
 import type { WriteDb } from '../db.ts';
 import { up as init } from './0001-init.ts';
 import { up as runStopReason } from './0002-run-stop-reason.ts';
+import { up as documentRevision } from './0003-document-revision.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -13,4 +14,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'init', up: init },
   { version: 2, name: 'run-stop-reason', up: runStopReason },
+  { version: 3, name: 'document-revision', up: documentRevision },
 ];

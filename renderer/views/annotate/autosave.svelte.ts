@@ -7,7 +7,8 @@ export type SaveState = 'saved' | 'pending' | 'saving' | 'error';
 
 export interface AutosaveOptions {
   save(edits: AnnotationEdit[]): Promise<void>;
-  onFailure(): Promise<void>;
+  /** Reloads the document as saved; false when that failed too. */
+  onFailure(): Promise<boolean>;
   debounceMs?: number;
 }
 
@@ -49,9 +50,10 @@ export class Autosave {
       },
       async (err: unknown) => {
         this.state = 'error';
-        this.error = `Your last change could not be saved: ${err instanceof Error ? err.message : String(err)} The document was reloaded as last saved.`;
+        const lost = this.#queue.length + batch.length === 1 ? 'Your last change was not saved' : 'Your last changes were not saved';
         this.#queue = [];
-        await this.#opts.onFailure();
+        const reloaded = await this.#opts.onFailure();
+        this.error = failureMessage(err, lost, reloaded);
       },
     );
     try {
@@ -61,4 +63,18 @@ export class Autosave {
     }
     if (this.#queue.length > 0) await this.flush();
   }
+}
+
+/** What the user reads when a save failed: why, what was lost, and what the screen now shows. */
+export function failureMessage(err: unknown, lost: string, reloaded: boolean): string {
+  const sentence = (s: string): string => (/[.!?]$/.test(s) ? s : `${s}.`);
+  const why = sentence(err instanceof Error ? err.message : String(err));
+  // An ApiError's code (checked by shape: lib/api.ts needs a window).
+  if ((err as { code?: unknown } | null)?.code === 'conflict')
+    return reloaded
+      ? `${why} ${lost}; the document now shows the saved version, with those changes. Make your change again.`
+      : `${why} ${lost}, and the saved version could not be loaded; reopen the document.`;
+  return reloaded
+    ? `${lost}: ${why} The document was reloaded as last saved.`
+    : `${lost}: ${why} The saved version could not be loaded either; what you see may not be saved. Reopen the document once Benchtop is running again.`;
 }

@@ -47,6 +47,7 @@ function detail(): DocumentDetail {
       annotationCount: 0,
       suggestionCount: 0,
       updatedAt: '',
+      revision: 3,
     },
     text: TEXT,
     passages: [],
@@ -71,6 +72,9 @@ function detail(): DocumentDetail {
     relations: [],
   };
 }
+
+/** What lib/api.ts's call() rejects with (that module needs a window). */
+const apiError = (code: string, message: string): Error => Object.assign(new Error(message), { name: 'ApiError', code });
 
 function make(opts: { failSave?: boolean } = {}): {
   ed: AnnotationEditor;
@@ -212,8 +216,53 @@ describe('AnnotationEditor', () => {
     expect(ed.entity('T1')?.type).toBe('Chemical');
     await ed.flush();
     expect(ed.saveState).toBe('error');
-    expect(ed.saveError).toMatch(/could not be saved/);
+    expect(ed.saveError).toBe('Your last change was not saved: Relation type treats does not allow Disease → Chemical. The document was reloaded as last saved.');
     expect(ed.entity('T1')?.type).toBe('Disease');
     expect(ed.canUndo).toBe(false);
+  });
+
+  it('saves on the revision it holds; a change made elsewhere is reloaded, and new keys do not collide with it', async () => {
+    const bases: number[] = [];
+    const elsewhere = detail();
+    elsewhere.summary.revision = 4;
+    elsewhere.entities.push({ key: 'T5', type: 'Gene', spans: [{ start: at('BRCA1'), end: at('BRCA1') + 5 }], text: 'BRCA1', origin: 'annotator', status: 'final' });
+    let calls = 0;
+    const saved: AnnotationEdit[][] = [];
+    const ed = new AnnotationEditor(detail(), SCHEMA, {
+      debounceMs: 1_000_000,
+      save: (edits, base) => {
+        bases.push(base);
+        if (calls++ === 0) return Promise.reject(apiError('conflict', 'This document was changed in another window, or by a model run, after it was opened here.'));
+        saved.push(edits);
+        return Promise.resolve({ ...elsewhere.summary, revision: base + 1 });
+      },
+      reload: () => Promise.resolve(elsewhere),
+    });
+    ed.select('T1');
+    ed.handleKey({ key: 'c' });
+    await ed.flush();
+    expect(ed.saveError).toBe(
+      'This document was changed in another window, or by a model run, after it was opened here. Your last change was not saved; the document now shows the saved version, with those changes. Make your change again.',
+    );
+    expect(ed.entity('T5')?.type).toBe('Gene');
+    ed.selectRange(at('olaparib'), at('olaparib') + 8);
+    ed.handleKey({ key: 'd' });
+    await ed.flush();
+    expect(bases).toEqual([3, 4]);
+    expect(saved.flat()).toMatchObject([{ op: 'add-entity', entity: { key: 'T6', type: 'Disease' } }]);
+  });
+
+  it('says so when the saved version cannot be loaded either', async () => {
+    const ed = new AnnotationEditor(detail(), SCHEMA, {
+      debounceMs: 1_000_000,
+      save: () => Promise.reject(apiError('engine-unavailable', 'Benchtop is not running')),
+      reload: () => Promise.reject(apiError('engine-unavailable', 'Benchtop is not running')),
+    });
+    ed.select('T1');
+    ed.handleKey({ key: 'c' });
+    await ed.flush();
+    expect(ed.saveError).toBe(
+      'Your last change was not saved: Benchtop is not running. The saved version could not be loaded either; what you see may not be saved. Reopen the document once Benchtop is running again.',
+    );
   });
 });

@@ -30,7 +30,8 @@ import { type KeyInput, handleEditorKey } from './keymap.ts';
 export type EditorMode = 'idle' | 'pick-target' | 'pick-type';
 
 export interface EditorDeps {
-  save(edits: AnnotationEdit[]): Promise<DocumentSummary>;
+  /** Saves edits made on `baseRevision` of the document (refused with 'conflict' if it has changed since). */
+  save(edits: AnnotationEdit[], baseRevision: number): Promise<DocumentSummary>;
   reload(): Promise<DocumentDetail>;
   debounceMs?: number;
 }
@@ -117,19 +118,20 @@ export class AnnotationEditor {
     this.#deps = deps;
     this.#autosave = new Autosave({
       save: async (edits) => {
-        this.summary = await deps.save(edits);
+        this.summary = await deps.save(edits, this.summary!.revision);
       },
       onFailure: () => this.#resync(),
       ...(deps.debounceMs !== undefined && { debounceMs: deps.debounceMs }),
     });
-    this.#entityNo = maxNumber(
-      detail.entities.map((e) => e.key),
-      'T',
-    );
-    this.#relationNo = maxNumber(
-      detail.relations.map((r) => r.key),
-      'R',
-    );
+    this.#entityNo = 0;
+    this.#relationNo = 0;
+    this.#countKeys();
+  }
+
+  /** New keys continue after the highest T/R numbers in the document. */
+  #countKeys(): void {
+    this.#entityNo = maxNumber(this.entities.map((e) => e.key), 'T');
+    this.#relationNo = maxNumber(this.relations.map((r) => r.key), 'R');
   }
 
   /** Segments of block `i` (computed when first shown, until the annotations change). */
@@ -442,12 +444,17 @@ export class AnnotationEditor {
     this.#autosave.push(edits);
   }
 
-  async #resync(): Promise<void> {
+  /** Shows the document as saved (after a failed save); false when it could not be read either. */
+  async #resync(): Promise<boolean> {
     try {
       const fresh = await this.#deps.reload();
       this.entities = fresh.entities;
       this.relations = fresh.relations;
       this.summary = fresh.summary;
+      this.#countKeys();
+      return true;
+    } catch {
+      return false;
     } finally {
       this.#history.clear();
       this.canUndo = false;
