@@ -4,6 +4,7 @@
 // handed over in memory by the app (read from the workspace) with their own lineage record.
 
 import { createHash } from 'node:crypto';
+import { NOT_REGULAR } from '../io/input-file.ts';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CsvImportOptions } from '../formats/csv.ts';
@@ -63,7 +64,11 @@ function listFiles(root: string, issues: FormatIssue[]): string[] {
   } catch {
     throw new Error(`${root}: no such file or folder`);
   }
-  if (!st.isDirectory()) return [root];
+  if (!st.isDirectory()) {
+    // A device or pipe would be read forever (or block): refused before anything reads it.
+    if (!st.isFile()) throw new Error(`${root}: ${NOT_REGULAR}`);
+    return [root];
+  }
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir).sort()) {
