@@ -7,7 +7,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
 import type { FormatIssue, FormatName } from '../formats/types.ts';
 import { NOT_REGULAR } from '../io/input-file.ts';
-import { createDataset, deleteDataset, listDatasets } from '../store/datasets.ts';
+import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
 import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
 import { getLabelSchema, getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
@@ -182,6 +182,7 @@ export async function importDocuments(
     source: isFolder ? `folder ${basename(args.path)}` : `file ${basename(args.path)}`,
     containsPhi: args.containsPhi,
     isPrivate: true,
+    isImporting: true,
   });
   progress.phase = 'saving';
   progress.documentsTotal = docs.length;
@@ -192,37 +193,44 @@ export async function importDocuments(
   let added = 0;
   let entities = 0;
   let relations = 0;
-  for (let i = 0; i < docs.length; i += BATCH) {
-    const batch = docs.slice(i, i + BATCH);
-    const save = (group: ImportedDocument[]): void => {
-      const r = insertDocuments(ctx.ws.write, group, opts);
-      added += r.ids.length;
-      for (const d of group) {
-        entities += d.entities.length;
-        relations += d.relations.length;
-      }
-    };
-    try {
-      save(batch);
-    } catch {
-      // One bad document rolls back its batch: retry one by one to isolate it.
-      for (const d of batch) {
-        try {
-          save([d]);
-        } catch (err) {
-          const why =
-            err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
-          issues.push({
-            severity: 'error',
-            file: d.sourcePath ?? datasetName,
-            message: `document ${d.id}: ${why}; skipped`,
-          });
+  try {
+    for (let i = 0; i < docs.length; i += BATCH) {
+      if (!getDataset(ctx.ws.read, dataset.id))
+        throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
+      const batch = docs.slice(i, i + BATCH);
+      const save = (group: ImportedDocument[]): void => {
+        const r = insertDocuments(ctx.ws.write, group, opts);
+        added += r.ids.length;
+        for (const d of group) {
+          entities += d.entities.length;
+          relations += d.relations.length;
+        }
+      };
+      try {
+        save(batch);
+      } catch {
+        // One bad document rolls back its batch: retry one by one to isolate it.
+        for (const d of batch) {
+          try {
+            save([d]);
+          } catch (err) {
+            const why =
+              err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
+            issues.push({
+              severity: 'error',
+              file: d.sourcePath ?? datasetName,
+              message: `document ${d.id}: ${why}; skipped`,
+            });
+          }
         }
       }
+      progress.documentsSaved = Math.min(docs.length, i + batch.length);
+      report();
+      await tick(); // let other requests and events through between batches
     }
-    progress.documentsSaved = Math.min(docs.length, i + batch.length);
-    report();
-    await tick(); // let other requests and events through between batches
+  } catch (err) {
+    deleteDataset(ctx.ws.write, dataset.id); // all or nothing: no partial dataset
+    throw err;
   }
   const schemaAfter = getLabelSchema(ctx.ws.read, args.projectId);
   const newNames = (before: { name: string }[], after: { name: string }[]): string[] => {
@@ -233,8 +241,11 @@ export async function importDocuments(
     entityTypes: newNames(schemaBefore.entityTypes, schemaAfter.entityTypes),
     relationTypes: newNames(schemaBefore.relationTypes, schemaAfter.relationTypes),
   };
-  // An import that kept nothing leaves no empty dataset behind to pick for training.
+  // An import that kept nothing leaves no empty dataset behind to pick for training. One killed
+  // before this point is removed when the workspace next opens (it is still marked importing).
   if (added === 0) deleteDataset(ctx.ws.write, dataset.id);
+  else if (!finishImport(ctx.ws.write, dataset.id))
+    throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
   progress.phase = 'done';
   report(true);
   ctx.emit('workspace:changed', { projectId: args.projectId, what: 'documents' });

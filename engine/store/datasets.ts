@@ -30,6 +30,8 @@ export interface NewDataset {
   containsPhi: boolean;
   /** Defaults to true; must be true when containsPhi is. */
   isPrivate?: boolean;
+  /** Created by an import still saving documents (see finishImport). */
+  isImporting?: boolean;
 }
 
 export interface DatasetRow {
@@ -70,9 +72,9 @@ export function createDataset(db: WriteDb, input: NewDataset): Dataset {
   const now = nowIso();
   const { lastInsertRowid } = db.run(sql`
     INSERT INTO datasets (project_id, name, description, source, is_private, contains_phi,
-      created_at, updated_at)
+      created_at, updated_at, is_importing)
     VALUES (${input.projectId}, ${input.name}, ${input.description ?? ''}, ${input.source ?? ''},
-      ${toFlag(isPrivate)}, ${toFlag(input.containsPhi)}, ${now}, ${now})`);
+      ${toFlag(isPrivate)}, ${toFlag(input.containsPhi)}, ${now}, ${now}, ${toFlag(input.isImporting ?? false)})`);
   return must(getDataset(db, lastInsertRowid), 'Inserted dataset');
 }
 
@@ -120,4 +122,14 @@ export function updateDataset(
 /** Deletes a dataset and its documents; model lineage keeps its snapshot of the dataset. */
 export function deleteDataset(db: WriteDb, id: number): boolean {
   return db.run(sql`DELETE FROM datasets WHERE id = ${id}`).changes > 0;
+}
+
+/** Marks an import's dataset complete; false when it no longer exists (its project was deleted). */
+export function finishImport(db: WriteDb, id: number): boolean {
+  return db.run(sql`UPDATE datasets SET is_importing = 0 WHERE id = ${id}`).changes > 0;
+}
+
+/** Removes the datasets of imports killed part-way (run when the workspace opens); returns how many. */
+export function removeUnfinishedImports(db: WriteDb): number {
+  return db.run(sql`DELETE FROM datasets WHERE is_importing = 1`).changes;
 }

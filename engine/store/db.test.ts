@@ -12,6 +12,8 @@ import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
+import { createDataset, finishImport, listDatasets } from './datasets.ts';
+import { insertDocuments } from './documents.ts';
 import { getRun, updateRunStatus } from './runs.ts';
 import { joinSql, sql } from './sql.ts';
 
@@ -96,6 +98,22 @@ describe('openMemory', () => {
 });
 
 describe('openWorkspace on disk', () => {
+  it('removes the dataset of an import that never finished, with its documents, and keeps finished ones', () => {
+    const dir = tempDir();
+    const ws = openWorkspace(dir);
+    const projectId = createProject(ws.write, { name: 'p' }).id;
+    const doc = (id: string) => ({ id, text: `note ${id}`, passages: [], entities: [], relations: [] });
+    const done = createDataset(ws.write, { projectId, name: 'done', containsPhi: true, isImporting: true });
+    insertDocuments(ws.write, [doc('a')], { projectId, datasetId: done.id, format: 'text' });
+    expect(finishImport(ws.write, done.id)).toBe(true);
+    const killed = createDataset(ws.write, { projectId, name: 'killed', containsPhi: true, isImporting: true });
+    insertDocuments(ws.write, [doc('b'), doc('c')], { projectId, datasetId: killed.id, format: 'text' });
+    ws.close(); // as if the process died before the import's last batch
+    const again = track(openWorkspace(dir));
+    expect(listDatasets(again.read, projectId).map((d) => [d.name, d.documentCount])).toEqual([['done', 1]]);
+    expect(again.read.get<{ n: number }>(sql`SELECT count(*) AS n FROM documents`)?.n).toBe(1);
+  });
+
   it('is refused while another live process has the folder open, and taken over once it is gone', async () => {
     const dir = tempDir();
     const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { acquirePidLock } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
 import { type SqlQuery, sql } from './sql.ts';
 
@@ -154,6 +155,7 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
       });
     }
     markInterruptedRuns(write);
+    removeUnfinishedImports(write);
   } catch (err) {
     conn.close();
     throw openError(dbPath, err);

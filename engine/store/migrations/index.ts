@@ -3,6 +3,7 @@ import type { WriteDb } from '../db.ts';
 import { up as init } from './0001-init.ts';
 import { up as runStopReason } from './0002-run-stop-reason.ts';
 import { up as documentRevision } from './0003-document-revision.ts';
+import { up as datasetImporting } from './0004-dataset-importing.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -15,4 +16,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'init', up: init },
   { version: 2, name: 'run-stop-reason', up: runStopReason },
   { version: 3, name: 'document-revision', up: documentRevision },
+  { version: 4, name: 'dataset-importing', up: datasetImporting },
 ];
