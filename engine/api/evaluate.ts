@@ -219,7 +219,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
   if (gold.length === 0)
     throw new ApiError(
       'invalid',
-      'The chosen datasets have no annotated documents to compare with; annotate some first.',
+      'The chosen datasets have no documents marked Annotated or Reviewed to compare with; finish and mark some first.',
     );
   const base = { modelId: a.modelId, modelName: ref.name, task };
   const { threads, int8Inference: int8 } = getSettings(ctx);

@@ -42,14 +42,17 @@ export function documentIdsOf(db: ReadDb, projectId: number, datasetId?: number)
 
 const isReviewed = (status: string): boolean => status === 'accepted' || status === 'final';
 
-/** A document with only its reviewed annotations, or undefined when nobody annotated it. */
+/**
+ * A finished document (marked Annotated or Reviewed) with only its reviewed annotations, or
+ * undefined. A document still in progress is left out: its mentions nobody has labelled yet would
+ * teach the model, and count in evaluation, as "not an entity".
+ */
 export function reviewedDocument(db: ReadDb, documentId: number): Document | undefined {
   const doc = getDocument(db, documentId);
   const summary = getDocumentSummary(db, documentId);
   if (!doc || !summary) return undefined;
+  if (summary.status !== 'annotated' && summary.status !== 'reviewed') return undefined;
   const entities = listEntities(db, documentId).filter((e) => isReviewed(e.status));
-  const isDone = summary.status === 'annotated' || summary.status === 'reviewed';
-  if (entities.length === 0 && !isDone) return undefined;
   const kept = new Set(entities.map((e) => e.id));
   const relations = listRelations(db, documentId).filter(
     (r) => isReviewed(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
@@ -75,7 +78,7 @@ export function reviewedDocument(db: ReadDb, documentId: number): Document | und
   };
 }
 
-/** The annotated documents of datasets (documents nobody annotated are left out). */
+/** The finished documents of datasets (see reviewedDocument). */
 export function annotatedDocuments(db: ReadDb, datasets: readonly Dataset[]): Document[] {
   const docs: Document[] = [];
   for (const d of datasets) {

@@ -35,7 +35,7 @@ function trainingDocuments(ctx: ApiContext, task: TaskKind, sets: readonly Datas
   if (docs.length === 0)
     throw new ApiError(
       'invalid',
-      'None of the chosen datasets has annotated documents yet. Annotate a few documents (or import annotated files) and try again.',
+      'None of the chosen datasets has documents marked Annotated or Reviewed yet. Mark the documents you have finished as Annotated (the status menu above the text), or import annotated files, and try again.',
     );
   if (task === 'ner' && !docs.some((d) => d.entities.length > 0))
     throw new ApiError('invalid', 'The annotated documents have no entities to learn from.');

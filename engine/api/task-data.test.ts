@@ -1,0 +1,29 @@
+// Which documents training and evaluation use: only finished ones (Annotated or Reviewed).
+import { describe, expect, it } from 'vitest';
+import { openMemory } from '../store/db.ts';
+import { createDataset } from '../store/datasets.ts';
+import { insertDocuments, updateDocumentStatus } from '../store/documents.ts';
+import { createProject } from '../store/projects.ts';
+import { annotatedDocuments, reviewedDocument } from './task-data.ts';
+
+describe('annotated documents', () => {
+  it('leaves out documents still in progress, whatever they hold, and keeps finished ones without entities', () => {
+    const ws = openMemory();
+    const projectId = createProject(ws.write, { name: 'p' }).id;
+    const dataset = createDataset(ws.write, { projectId, name: 'd', containsPhi: false, isPrivate: false });
+    const text = 'Aspirin eased the headache.';
+    const entity = { id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin' };
+    const [labelled, empty] = insertDocuments(ws.write, [
+      { id: 'a', text, passages: [], entities: [entity], relations: [] },
+      { id: 'b', text: 'No findings.', passages: [], entities: [], relations: [] },
+    ], { projectId, datasetId: dataset.id, format: 'text' }).ids as [number, number];
+    updateDocumentStatus(ws.write, labelled, 'in-progress');
+    expect(reviewedDocument(ws.read, labelled)).toBeUndefined();
+    expect(reviewedDocument(ws.read, empty)).toBeUndefined(); // new: nobody looked at it
+    updateDocumentStatus(ws.write, labelled, 'annotated');
+    updateDocumentStatus(ws.write, empty, 'reviewed'); // checked: truly nothing to find
+    const docs = annotatedDocuments(ws.read, [{ ...dataset, projectId }]);
+    expect(docs.map((d) => [d.text, d.entities.length])).toEqual([[text, 1], ['No findings.', 0]]);
+    ws.close();
+  });
+});
