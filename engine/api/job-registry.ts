@@ -50,6 +50,11 @@ export class JobRegistry {
     return [...this.#active.values()].some((j) => j.kind === kind);
   }
 
+  /** Ids of the running jobs of `kind`. */
+  activeIds(kind: HeldJob['kind']): string[] {
+    return [...this.#active.values()].filter((j) => j.kind === kind).map((j) => j.id);
+  }
+
   isActive(id: string): boolean {
     return this.#active.has(id);
   }

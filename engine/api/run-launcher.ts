@@ -17,6 +17,7 @@ import {
   setRunCheckpoint,
   updateRunStatus,
 } from '../store/runs.ts';
+import { getProject } from '../store/projects.ts';
 import type { TaskEvent } from '../tasks/events.ts';
 import {
   type DistillArgs,
@@ -76,11 +77,15 @@ function configOf(run: TrainingRun): RunConfig {
 
 /** One training run at a time: two would each crawl along on a laptop's few cores. */
 function requireIdle(ctx: ApiContext): void {
-  if (ctx.jobs.hasActive('train'))
-    throw new ApiError(
-      'conflict',
-      'Another training run is in progress; wait for it to finish, or stop it first.',
-    );
+  const [busy] = ctx.jobs.activeIds('train');
+  if (busy === undefined) return;
+  const run = getRun(ctx.ws.read, busy);
+  const project = run ? getProject(ctx.ws.read, run.projectId) : undefined;
+  const where = run && project ? ` (“${configOf(run).name}” in project “${project.name}”, on its Train screen)` : '';
+  throw new ApiError(
+    'conflict',
+    `Another training run is in progress${where}; wait for it to finish, or stop it first.`,
+  );
 }
 
 /** Records a run, snapshots its documents and starts it. */

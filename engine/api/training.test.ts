@@ -131,7 +131,7 @@ describe('training through the API', () => {
   it('cancels with a checkpoint, resumes, and resumes a run interrupted by a restart', async () => {
     const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
     await next('train:progress', (p) => p.runId === runId);
-    await expect(trainTiny()).rejects.toThrow(/Another training run is in progress/);
+    await expect(trainTiny()).rejects.toThrow(/Another training run is in progress \(“.+” in project “Demo: clinical notes”, on its Train screen\)/);
     await call('train:cancel', { runId });
     expect(await next('train:finished', (p) => p.runId === runId)).toMatchObject({
       status: 'cancelled',
