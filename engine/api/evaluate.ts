@@ -28,7 +28,7 @@ import type {
 } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { runJob } from './predict.ts';
-import { MODEL_TASK, requireTaskModel, resolveModel } from './model-sources.ts';
+import { MODEL_TASK, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
 import { getSettings } from './system.ts';
 import { annotatedDocuments, projectDatasets } from './task-data.ts';
 
@@ -215,6 +215,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
   const ref = resolveModel(ctx, a.modelId, 'use');
   const task: TaskKind = ref.model?.task === MODEL_TASK.re ? 're' : 'ner';
   requireTaskModel(ref, task);
+  if (task === 'ner') requireSharedTypes(ctx, a.projectId, ref);
   const gold = annotatedDocuments(read, sets);
   if (gold.length === 0)
     throw new ApiError(

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
+import { getLabelSchema } from '../store/projects.ts';
 import {
   type LineageInput,
   type Model,
@@ -202,4 +203,23 @@ export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Pr
   });
   ctx.emit('workspace:changed', { projectId: null, what: 'models' });
   return model;
+}
+
+/**
+ * Refuses an entity model whose types share none with the project's label schema: its
+ * suggestions would be types the project cannot show or edit, and its evaluation all misses.
+ * (Shipped models carry no stored labels and are not checked.)
+ */
+export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: ModelRef): void {
+  if (!ref.model) return;
+  const types = [...new Set(ref.model.labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))];
+  if (types.length === 0) return;
+  const schema = getLabelSchema(ctx.ws.read, projectId).entityTypes.map((t) => t.name);
+  if (types.some((t) => schema.includes(t))) return;
+  const list = (xs: string[]): string => xs.map((x) => `“${x}”`).join(', ');
+  throw new ApiError(
+    'invalid',
+    `“${ref.name}” finds ${list(types)}, but this project's labels are ${schema.length > 0 ? list(schema) : 'not set up yet'}: none in common. ` +
+      'Choose a model trained on these labels, or add its types to the project’s label schema (Projects).',
+  );
 }

@@ -21,7 +21,7 @@ import type {
 } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
-import { type ModelRef, requireTaskModel, resolveModel } from './model-sources.ts';
+import { type ModelRef, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
 import { getSettings } from './system.ts';
 import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
 import { checkExportTarget } from '../formats/registry.ts';
@@ -207,6 +207,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   if (a.datasetId !== undefined) projectDatasets(read, a.projectId, [a.datasetId]);
   else projectDatasets(read, a.projectId, []);
   const m = models(ctx, a.modelId, a.reModelId);
+  requireSharedTypes(ctx, a.projectId, m.ner);
   const ids = a.documentIds ?? documentIdsOf(read, a.projectId, a.datasetId);
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to run on; import some first.');

@@ -209,6 +209,16 @@ describe('training through the API', () => {
       const doc = await call('documents:get', { documentId: err.documentId });
       expect(doc.text.slice(err.start, err.end)).toBe(err.text);
     }
+
+    // A project whose labels share nothing with the model's is refused, naming both.
+    const other = await call('projects:create', { name: 'Other labels', template: 'empty' });
+    await call('schema:save-entity-type', { projectId: other.id, entityType: { name: 'Drug', color: '#336699' } });
+    const note = join(dir, 'note.txt');
+    writeFileSync(note, 'Aspirin was given for the headache.');
+    const imported = await call('documents:import', { projectId: other.id, path: note, containsPhi: false });
+    const refused = /^invalid: “.+” finds .*“Disease”.*, but this project's labels are “Drug”: none in common/;
+    await expect(call('run:predict', { projectId: other.id, modelId: modelId! })).rejects.toThrow(refused);
+    await expect(call('evaluate:start', { projectId: other.id, modelId: modelId!, datasetIds: [imported.datasetId!] })).rejects.toThrow(refused);
   }, 120_000);
 
   it('trains a relation model and predicts entities and relations with both models', async () => {
