@@ -232,13 +232,14 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
         })
       : givenDocuments(src.documents);
   const issues = [...(typeIssue ? [typeIssue] : []), ...loaded.issues];
-  for (const d of loaded.documents)
-    if (d.text.trim() === '')
-      issues.push({
-        severity: 'warning',
-        file: `document ${d.id}`,
-        message: 'empty document (no text); exported without annotations',
-      });
+  // Empty documents: one warning each, under the file they came from (the reader may have
+  // warned already, in its words).
+  loaded.documents.forEach((d, i) => {
+    if (d.text.trim() !== '') return;
+    const file = loaded.sources?.[i] ?? `document ${d.id}`;
+    if (loaded.issues.some((x) => x.file === file && /empty document/.test(x.message))) return;
+    issues.push({ severity: 'warning', file, message: `document ${d.id}: empty document (no text); exported without annotations` });
+  });
   emitAll(issues, ctx);
   const docs = loaded.documents;
   if (docs.length === 0)
