@@ -2,8 +2,9 @@
 // hold only this command's own resumable checkpoint; anything else the user put there is never
 // replaced unless they said so (--overwrite), because saving a model replaces the whole folder.
 
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { acquirePidLock } from './pid-lock.ts';
 
 /** An output path that cannot be used as given; `message` names the path and what to do. */
 export class OutputPathError extends Error {
@@ -60,15 +61,6 @@ export function checkWritable(target: string, label = target): void {
 
 const LOCK = '.benchtop.lock';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Runs `work` holding `<out>/.benchtop.lock`, so two processes never write the same folder at
  * once. A lock whose process is gone (killed) is taken over, and so is one of this very process:
@@ -81,28 +73,14 @@ export async function withOutLock<T>(out: string, work: () => Promise<T>): Promi
   checkWritable(out);
   const created = !existsSync(out);
   mkdirSync(out, { recursive: true });
-  const lock = path.join(out, LOCK);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(lock, `${JSON.stringify({ pid: process.pid })}\n`, { flag: 'wx' });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
-      let pid = NaN;
-      try {
-        pid = Number((JSON.parse(readFileSync(lock, 'utf8')) as { pid?: unknown }).pid);
-      } catch {
-        // An unreadable lock (a crash while writing it) is stale.
-      }
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
-        throw new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`);
-      rmSync(lock, { force: true });
-    }
-  }
+  const release = acquirePidLock(
+    path.join(out, LOCK),
+    (pid) => new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`),
+  );
   try {
     return await work();
   } finally {
-    rmSync(lock, { force: true });
+    release();
     if (created && existsSync(out) && readdirSync(out).length === 0) rmSync(out, { recursive: true, force: true });
   }
 }
