@@ -95,6 +95,8 @@ export interface EngineRequests {
     /** Chosen by the caller to match progress events to this import. */
     importId?: string;
   }) => ImportReport;
+  /** Imports into the project still running (e.g. started before the page was reloaded). */
+  'documents:list-imports': (args: { projectId: number }) => ImportProgress[];
   'documents:list': (args: {
     projectId: number;
     search?: string;
@@ -258,6 +260,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'schema:delete-relation-type': true,
   'datasets:list': true,
   'documents:import': true,
+  'documents:list-imports': true,
   'documents:list': true,
   'documents:get': true,
   'documents:set-status': true,

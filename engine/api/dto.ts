@@ -126,7 +126,11 @@ export interface FileIssue {
 
 export interface ImportProgress {
   importId: string;
-  phase: 'scanning' | 'reading' | 'saving' | 'done';
+  projectId: number;
+  /** The file or folder's name (not its path). */
+  source: string;
+  /** 'failed': the import stopped with an error and kept nothing (the caller gets the error). */
+  phase: 'scanning' | 'reading' | 'saving' | 'done' | 'failed';
   filesDone: number;
   filesTotal: number;
   documentsSaved: number;

@@ -4,7 +4,7 @@ import { saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { engineRequestNames } from './contract.ts';
@@ -180,12 +180,20 @@ describe('engine API', () => {
 
   it('imports a PubTator file with progress events and exports brat', async () => {
     const [demo] = await call('projects:list', {});
-    const report = await call('documents:import', {
+    const running = call('documents:import', {
       projectId: demo!.id,
       path: NCBI_DEV,
       containsPhi: false,
       importId: 'imp1',
     });
+    // While it runs, a reloaded window finds it, and a second import into the project waits.
+    expect(await call('documents:list-imports', { projectId: demo!.id })).toMatchObject([{ importId: 'imp1', projectId: demo!.id, source: basename(NCBI_DEV) }]);
+    expect(await engine.invoke('documents:import', { projectId: demo!.id, path: NCBI_DEV, containsPhi: false })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: `An import into this project is in progress (“${basename(NCBI_DEV)}”); wait for it to finish, then import more.` },
+    });
+    const report = await running;
+    expect(await call('documents:list-imports', { projectId: demo!.id })).toEqual([]);
     expect(report.documentsAdded).toBe(100);
     expect(report.entitiesAdded).toBeGreaterThan(500);
     // NCBI's own types are new to the demo schema (which has Disease already), and are reported.

@@ -187,6 +187,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'datasets:list': (a) => listDatasets(read, a.projectId).map(toDatasetInfo),
 
     'documents:import': (a) => importDocuments(ctx, a),
+    'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
     'documents:list': (a) => {
       mustProject(read, a.projectId);
       const q = {

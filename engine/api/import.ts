@@ -96,6 +96,29 @@ export async function importDocuments(
   ctx: ApiContext,
   args: Args<'documents:import'>,
 ): Promise<ImportReport> {
+  const [running] = ctx.jobs.imports(args.projectId);
+  if (running)
+    throw new ApiError(
+      'conflict',
+      `An import into this project is in progress (“${running.source}”); wait for it to finish, then import more.`,
+    );
+  const importId = args.importId ?? crypto.randomUUID();
+  try {
+    return await importInto(ctx, args, importId);
+  } catch (err) {
+    const last = ctx.jobs.imports(args.projectId).find((p) => p.importId === importId);
+    if (last) ctx.emit('documents:import-progress', { ...last, phase: 'failed' });
+    throw err;
+  } finally {
+    ctx.jobs.endImport(importId);
+  }
+}
+
+async function importInto(
+  ctx: ApiContext,
+  args: Args<'documents:import'>,
+  importId: string,
+): Promise<ImportReport> {
   const started = Date.now();
   if (!getProject(ctx.ws.read, args.projectId))
     throw new ApiError('not-found', 'That project no longer exists.');
@@ -104,10 +127,11 @@ export async function importDocuments(
       'invalid',
       'Give the full path of the file or folder, for example /home/me/notes.',
     );
-  const importId = args.importId ?? crypto.randomUUID();
   const issues: FileIssue[] = [];
   const progress: ImportProgress = {
     importId,
+    projectId: args.projectId,
+    source: basename(args.path),
     phase: 'scanning',
     filesDone: 0,
     filesTotal: 0,
@@ -116,6 +140,7 @@ export async function importDocuments(
   };
   let lastEmit = 0;
   const report = (force = false): void => {
+    ctx.jobs.trackImport(progress);
     const now = Date.now();
     if (!force && now - lastEmit < PROGRESS_EVERY_MS) return;
     lastEmit = now;

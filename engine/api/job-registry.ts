@@ -4,6 +4,7 @@
 // budget, so their results can be opened), and a host-side throttle so worker events reach
 // the UI at a calm rate.
 import type { DocumentPrediction } from '../tasks/predict-task.ts';
+import type { ImportProgress } from './dto.ts';
 import type { JobInfo, TrainProgressInfo } from './dto-tasks.ts';
 
 /** A running worker the engine can stop. */
@@ -29,6 +30,7 @@ export class JobRegistry {
   #trainProgress = new Map<string, TrainProgressInfo>();
   #infos = new Map<string, JobInfo>();
   #documents = new Map<string, { docs: DocumentPrediction[]; chars: number }>();
+  #imports = new Map<string, ImportProgress>();
   #keepText: number;
 
   constructor(opts: { keepText?: number } = {}) {
@@ -48,6 +50,20 @@ export class JobRegistry {
   /** Whether any job of `kind` is running. */
   hasActive(kind: HeldJob['kind']): boolean {
     return [...this.#active.values()].some((j) => j.kind === kind);
+  }
+
+  /** Records the latest progress of a running import. */
+  trackImport(p: ImportProgress): void {
+    this.#imports.set(p.importId, { ...p });
+  }
+
+  endImport(importId: string): void {
+    this.#imports.delete(importId);
+  }
+
+  /** The project's running imports. */
+  imports(projectId: number): ImportProgress[] {
+    return [...this.#imports.values()].filter((p) => p.projectId === projectId);
   }
 
   /** Ids of the running jobs of `kind`. */

@@ -106,6 +106,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   }),
   'schema:delete-relation-type': obj({ projectId: id, name }),
   'datasets:list': obj({ projectId: id }),
+  'documents:list-imports': obj({ projectId: id }),
   'documents:import': obj(
     { projectId: id, path, containsPhi: bool },
     {

@@ -1,6 +1,6 @@
 // The main flow in browser mode: create a project, import PubTator files, annotate a span and a
 // relation by keyboard, export brat, reload and find everything saved; screenshots of each screen.
-import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -299,6 +299,28 @@ describe('workbench in browser mode', () => {
       await second.close();
     }
   });
+
+  it('finds a running import again after a reload, and refuses a second one meanwhile', async () => {
+    const { page, server } = app;
+    const folder = join(app.tmp, 'many-notes');
+    mkdirSync(folder);
+    for (let i = 0; i < 6000; i++) writeFileSync(join(folder, `note-${i}.txt`), `Patient ${i} was given aspirin for a headache.`);
+    await page.goto(`${server.url}#/documents`);
+    await page.getByTestId('open-import').click();
+    await page.getByTestId('import-path').fill(folder);
+    await page.getByTestId('import-phi-no').check();
+    await page.getByTestId('start-import').click();
+    await page.getByTestId('import-progress').waitFor();
+    await page.reload();
+    await page.getByTestId('import-adopted').waitFor();
+    expect(await page.getByTestId('import-adopted').textContent()).toContain('many-notes');
+    expect(await page.getByTestId('start-import').isDisabled()).toBe(true);
+    await page.getByTestId('import-adopted').waitFor({ state: 'detached', timeout: 120_000 });
+    // The previous test left the Demo project open: the import went there, once, whole.
+    const demo = (await apiCall(server, 'projects:list', {})).find((p) => p.name === 'Demo: clinical notes')!;
+    const sets = await apiCall(server, 'datasets:list', { projectId: demo.id });
+    expect(sets.filter((d) => d.name.startsWith('many-notes')).map((d) => d.documentCount)).toEqual([6000]);
+  }, 180_000);
 
   it('opened without its token, says so once and shows nothing else', async () => {
     const context = await app.browser.newContext();

@@ -1,5 +1,6 @@
 // One document import at a time: the form, live progress from `documents:import-progress`
-// events, and the final report with its per-file problems.
+// events, and the final report with its per-file problems. An import still running after a
+// reload (or started in another window) is picked up again from the engine (`adopt`).
 import type { ImportProgress, ImportReport } from '../../../engine/api/contract.ts';
 import { call, messageOf, on } from '../api.ts';
 import { app } from './app.svelte.ts';
@@ -13,7 +14,10 @@ class Importer {
   progress = $state.raw<ImportProgress | null>(null);
   report = $state.raw<ImportReport | null>(null);
   error = $state<string | null>(null);
+  /** An import this window did not start (its report goes to the window that did). */
+  isAdopted = $state(false);
   #importId = '';
+  #onAdoptedEnd: ((p: ImportProgress) => void) | null = null;
 
   canStart = $derived(
     this.path.trim() !== '' &&
@@ -24,8 +28,32 @@ class Importer {
 
   constructor() {
     on('documents:import-progress', (p) => {
-      if (p.importId === this.#importId) this.progress = p;
+      if (p.importId !== this.#importId) return;
+      this.progress = p;
+      if (this.isAdopted && (p.phase === 'done' || p.phase === 'failed')) {
+        this.isRunning = false;
+        this.isAdopted = false;
+        this.#onAdoptedEnd?.(p);
+      }
     });
+  }
+
+  /**
+   * Shows the project's import still running in the engine, if any (this window was reloaded,
+   * or another one started it); `onEnd` runs when it ends. True when there is one.
+   */
+  async adopt(projectId: number, onEnd: (p: ImportProgress) => void): Promise<boolean> {
+    if (this.isRunning) return true;
+    const [running] = await call('documents:list-imports', { projectId });
+    if (!running || this.isRunning) return false;
+    this.#importId = running.importId;
+    this.#onAdoptedEnd = onEnd;
+    this.isAdopted = true;
+    this.isRunning = true;
+    this.progress = running;
+    this.report = null;
+    this.error = null;
+    return true;
   }
 
   async start(): Promise<ImportReport | null> {
