@@ -1,0 +1,35 @@
+// Keyboard focus across updates that disable or remove the focused control (a Start button while
+// its job starts, a Stop button when the job ends): without help the browser drops focus to
+// <body>, and a keyboard or screen-reader user has to find their place again.
+import { tick } from 'svelte';
+
+type Target = HTMLElement | null | undefined;
+
+function usable(el: Element | null | undefined): el is HTMLElement {
+  return !!el && el.isConnected && !(el instanceof HTMLButtonElement && el.disabled);
+}
+
+/**
+ * Call before an update that may disable or remove `going` (from a `$effect.pre`, or before the
+ * state change): if focus is inside one of them, the first usable element of `next()` gets it
+ * once the DOM has updated, unless something else has taken focus meanwhile.
+ */
+export function handOverFocus(going: Target[], next: () => Target[]): void {
+  const active = document.activeElement;
+  if (active === null || active === document.body || !going.some((el) => el?.contains(active)))
+    return;
+  void tick().then(() => {
+    const now = document.activeElement;
+    const isLost = now === null || now === document.body || (now === active && !usable(active));
+    if (isLost) next().find(usable)?.focus();
+  });
+}
+
+/** Focuses the main heading of `root` (made focusable by script only: tabindex -1). */
+export function focusHeading(root: HTMLElement | null | undefined): void {
+  const heading = root?.querySelector<HTMLElement>('h1') ?? null;
+  const el = heading ?? root;
+  if (!el) return;
+  if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.focus({ preventScroll: false });
+}

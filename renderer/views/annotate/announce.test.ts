@@ -1,0 +1,150 @@
+// The editor's screen-reader sentences (announce.ts), driven through the keyboard map.
+import { describe, expect, it } from 'vitest';
+import type { DocumentDetail, LabelSchema } from '../../../engine/api/contract.ts';
+import { describeChange, snapshot } from './announce.ts';
+import { AnnotationEditor } from './editor.svelte.ts';
+import type { KeyInput } from './keymap.ts';
+
+const TEXT = 'Patients with BRCA1-associated breast cancer received olaparib daily.';
+const at = (s: string, n = 0): number => {
+  let i = -1;
+  for (let k = 0; k <= n; k++) i = TEXT.indexOf(s, i + 1);
+  return i;
+};
+
+const SCHEMA: LabelSchema = {
+  entityTypes: [
+    { name: 'Disease', color: '#d6336c', shortcut: 'd' },
+    { name: 'Chemical', color: '#2b8a3e', shortcut: 'c' },
+    { name: 'Gene', color: '#1c7ed6', shortcut: 'g' },
+  ],
+  relationTypes: [
+    {
+      name: 'treats',
+      arg1Types: ['Chemical'],
+      arg2Types: ['Disease'],
+      color: '#2b8a3e',
+      symmetric: false,
+    },
+    {
+      name: 'associated_with',
+      arg1Types: ['Gene'],
+      arg2Types: ['Disease'],
+      color: '#7048e8',
+      symmetric: false,
+    },
+  ],
+};
+
+function detail(): DocumentDetail {
+  return {
+    summary: {
+      id: 7,
+      projectId: 1,
+      datasetId: 1,
+      externalId: 'd7',
+      status: 'new',
+      format: 'text',
+      textLength: TEXT.length,
+      annotationCount: 0,
+      suggestionCount: 0,
+      updatedAt: '',
+      revision: 3,
+    },
+    text: TEXT,
+    passages: [],
+    entities: [
+      {
+        key: 'T1',
+        type: 'Disease',
+        spans: [{ start: at('breast'), end: at('cancer') + 6 }],
+        text: 'breast cancer',
+        origin: 'imported',
+        status: 'final',
+      },
+      {
+        key: 'T4',
+        type: 'Chemical',
+        spans: [{ start: at('olaparib'), end: at('olaparib') + 8 }],
+        text: 'olaparib',
+        origin: 'model',
+        status: 'suggested',
+      },
+    ],
+    relations: [],
+  };
+}
+
+function make(): AnnotationEditor {
+  return new AnnotationEditor(detail(), SCHEMA, {
+    debounceMs: 1_000_000,
+    save: () => Promise.resolve(detail().summary),
+    reload: () => Promise.resolve(detail()),
+  });
+}
+
+/** What the live region says after `act`. */
+function say(ed: AnnotationEditor, act: (() => void) | string | KeyInput): string | null {
+  const before = snapshot(ed);
+  if (typeof act === 'function') act();
+  else ed.handleKey(typeof act === 'string' ? { key: act } : act);
+  return describeChange(before, snapshot(ed));
+}
+
+describe('editor announcements', () => {
+  it('names the entity the arrows move to, with its place in reading order', () => {
+    const ed = make();
+    expect(say(ed, 'ArrowRight')).toBe('Disease: “breast cancer”, entity 1 of 2');
+    expect(say(ed, 'ArrowRight')).toBe('Chemical: “olaparib” (suggestion), entity 2 of 2');
+    expect(say(ed, 'ArrowRight')).toBeNull(); // already the last one: nothing changed
+    expect(say(ed, 'Escape')).toBe('Nothing selected');
+  });
+
+  it('reads a pending span as it grows, then its label, relabel, accept and delete', () => {
+    const ed = make();
+    expect(say(ed, () => ed.selectRange(at('BRCA1'), at('BRCA1') + 5))).toBe(
+      'Selected “BRCA1” (press a label key)',
+    );
+    const grown = say(ed, { key: 'ArrowRight', shift: true });
+    expect(grown).toMatch(/^Selected “BRCA1\S+” \(press a label key\)$/);
+    const mention = ed.text.slice(ed.pending!.start, ed.pending!.end);
+    expect(say(ed, 'g')).toBe(`Labelled “${mention}” as Gene`);
+    expect(say(ed, 'd')).toBe(`Labelled “${mention}” as Disease`);
+    expect(say(ed, 'Delete')).toBe(`Deleted Disease “${mention}”`);
+    ed.select('T4');
+    expect(say(ed, 'Enter')).toBe('Accepted Chemical “olaparib”');
+  });
+
+  it('says a rejected suggestion is rejected', () => {
+    const ed = make();
+    ed.select('T4');
+    expect(say(ed, 'Delete')).toBe('Rejected the suggestion Chemical “olaparib”');
+  });
+
+  it('walks through the keyboard relation flow', () => {
+    const ed = make();
+    ed.select('T4');
+    expect(say(ed, 'r')).toBe(
+      'Relation from “olaparib”: pick the target entity with the arrow keys, then press Enter. Target: Disease “breast cancer”, 1 of 1',
+    );
+    expect(say(ed, 'Escape')).toBe('Relation cancelled');
+    ed.startRelation();
+    expect(say(ed, 'Enter')).toBe(
+      'Relation “olaparib” → “breast cancer”: choose its type with the arrow keys, then press Enter. treats, 1 of 1',
+    );
+    expect(say(ed, 'Enter')).toBe('treats: “olaparib” → “breast cancer”');
+    expect(say(ed, 'Delete')).toBe('Deleted relation treats: “olaparib” → “breast cancer”');
+  });
+
+  it('never quotes the text around a mention', () => {
+    const ed = make();
+    const said = [
+      say(ed, 'ArrowRight'),
+      say(ed, 'ArrowRight'),
+      say(ed, 'r'),
+      say(ed, 'Enter'),
+      say(ed, 'Enter'),
+    ].join(' ');
+    for (const word of ['Patients', 'received', 'daily', 'BRCA1']) expect(said).not.toContain(word);
+  });
+});
