@@ -13,8 +13,11 @@ import type {
   Result,
 } from '../../engine/api/contract.ts';
 
-/** 'unauthorized': the page has no valid token; nothing will work until it is opened again. */
-export type ConnectionState = 'connecting' | 'online' | 'offline' | 'unauthorized';
+/**
+ * 'unauthorized': the page has no valid token; nothing will work until it is opened again.
+ * 'expired': its token worked, then was refused: Benchtop was restarted (a new token each launch).
+ */
+export type ConnectionState = 'connecting' | 'online' | 'offline' | 'unauthorized' | 'expired';
 
 /** A failed request, carrying the contract's error code. */
 export class ApiError extends Error {
@@ -48,8 +51,13 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
   const listeners = new Map<EventName, Set<AnyListener>>();
   let retryMs = 500;
   let isRefused = token === '';
+  let wasOnline = false;
+  const refused = (): void => {
+    isRefused = true;
+    onConnection(wasOnline ? 'expired' : 'unauthorized');
+  };
   const connect = (): void => {
-    if (isRefused) return void onConnection('unauthorized');
+    if (isRefused) return void refused();
     onConnection('connecting');
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     const ws = new WebSocket(
@@ -57,6 +65,7 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
     );
     ws.onopen = () => {
       retryMs = 500;
+      wasOnline = true;
       onConnection('online');
     };
     ws.onmessage = (m: MessageEvent<string>) => {
@@ -68,7 +77,13 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
     ws.onclose = () => {
       if (isRefused) return;
       onConnection('offline');
-      setTimeout(connect, retryMs);
+      setTimeout(() => {
+        // A WebSocket refusal has no status: ask whether Benchtop is back with another token.
+        fetch('/api/status', { headers: { Authorization: `Bearer ${token}` } }).then(
+          (res) => (res.status === 401 ? refused() : connect()),
+          () => connect(),
+        );
+      }, retryMs);
       retryMs = Math.min(retryMs * 2, 5000);
     };
   };
@@ -93,8 +108,7 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
         };
       }
       if (res.status === 401) {
-        isRefused = true;
-        onConnection('unauthorized');
+        refused();
         return {
           ok: false,
           error: {
