@@ -145,7 +145,7 @@ export interface EngineRequests {
   'train:start': (args: TrainStartArgs) => { runId: string };
   /** Stops at the next step and keeps a checkpoint to resume from. */
   'train:cancel': (args: { runId: string }) => { isCancelling: boolean };
-  /** Continues a cancelled, failed or interrupted run from its checkpoint. */
+  /** Continues a cancelled, failed or interrupted run from its checkpoint, or starts it again if it has none (`canRestart`). */
   'train:resume': (args: { runId: string }) => { runId: string };
   'train:list-runs': (args: { projectId: number }) => RunInfo[];
   'train:get-metrics': (args: { runId: string }) => RunMetrics;

@@ -113,6 +113,8 @@ export interface RunInfo {
   stopReason?: 'completed' | 'early-stopped' | 'time-limit' | 'max-steps';
   /** A checkpoint exists and the run can continue from it. */
   canResume: boolean;
+  /** Stopped before its first checkpoint: `train:resume` starts it again with the same documents and settings. */
+  canRestart: boolean;
   /** The latest progress while it runs (null before the first step). */
   progress: TrainProgressInfo | null;
 }

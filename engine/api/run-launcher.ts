@@ -116,19 +116,24 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   return id;
 }
 
-/** Continues a stopped run from its checkpoint. */
+/**
+ * Continues a stopped run from its checkpoint, or, when it stopped before its first one, starts
+ * it again from the same document snapshot and settings.
+ */
 export function resumeRun(ctx: ApiContext, runId: string): void {
   const run = getRun(ctx.ws.read, runId);
   if (!run) throw new ApiError('not-found', 'That run no longer exists.');
-  if (!canResume(ctx, run))
+  if (!canResume(ctx, run) && !canRestart(ctx, run))
     throw new ApiError(
       'conflict',
       run.status === 'completed'
         ? 'This run has finished; its model is in the Models library.'
-        : 'This run has no checkpoint to continue from; start a new run instead.',
+        : 'This run has nothing left to continue from; start a new run instead.',
     );
   requireIdle(ctx);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
+  // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its
+  // teacher's cached outputs).
   launch(ctx, runId, true);
 }
 
@@ -155,11 +160,21 @@ export function cancelRun(ctx: ApiContext, runId: string): boolean {
   return ctx.jobs.cancel(runId);
 }
 
-function canResume(ctx: ApiContext, run: TrainingRun): boolean {
-  if (ctx.jobs.isActive(run.id)) return false;
-  if (!['cancelled', 'failed', 'interrupted'].includes(run.status)) return false;
+/** The folder of a stopped run that still has its document snapshot, else undefined. */
+function stoppedRunDir(ctx: ApiContext, run: TrainingRun): string | undefined {
+  if (ctx.jobs.isActive(run.id)) return undefined;
+  if (!['cancelled', 'failed', 'interrupted'].includes(run.status)) return undefined;
   const dir = join(ctx.dataDir, configOf(run).dir);
-  return existsSync(join(dir, 'data.json')) && existsSync(join(dir, 'out', 'checkpoint'));
+  return existsSync(join(dir, 'data.json')) ? dir : undefined;
+}
+
+function canResume(ctx: ApiContext, run: TrainingRun): boolean {
+  const dir = stoppedRunDir(ctx, run);
+  return dir !== undefined && existsSync(join(dir, 'out', 'checkpoint', 'state.json'));
+}
+
+function canRestart(ctx: ApiContext, run: TrainingRun): boolean {
+  return stoppedRunDir(ctx, run) !== undefined && !canResume(ctx, run);
 }
 
 function launch(ctx: ApiContext, runId: string, resume: boolean): void {
@@ -386,6 +401,7 @@ export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
       ...(run.error !== undefined && { error: run.error }),
       ...(run.stopReason !== undefined && { stopReason: run.stopReason }),
       canResume: canResume(ctx, run),
+      canRestart: canRestart(ctx, run),
       progress: ctx.jobs.trainProgress(run.id),
     };
   });

@@ -155,6 +155,22 @@ describe('training through the API', () => {
     expect(metrics.loss.at(-1)!.step).toBeGreaterThan(metrics.loss[0]!.step);
   }, 240_000);
 
+  it('starts a run again from its document snapshot when it stopped before its first checkpoint', async () => {
+    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === runId && p.step >= 3);
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+    rmSync(join(dir, 'runs', runId, 'out', 'checkpoint'), { recursive: true, force: true }); // as if killed before one
+    const { projectId } = await demo();
+    expect((await call('train:list-runs', { projectId })).find((r) => r.id === runId)).toMatchObject({ canResume: false, canRestart: true });
+    events = [];
+    await call('train:resume', { runId });
+    const first = await next('train:progress', (p) => p.runId === runId);
+    expect(first.step).toBe(1); // from the start, not from where it was stopped
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+  }, 120_000);
+
   it("refuses to delete a project while its run is in progress, then removes the runs' document snapshots with it", async () => {
     const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
     await next('train:progress', (p) => p.runId === runId);
