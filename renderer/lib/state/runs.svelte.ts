@@ -29,6 +29,8 @@ class Runs {
   isLoading = $state(true);
   error = $state<string | null>(null);
   actionError = $state<string | null>(null);
+  /** The run asked to stop, until it has (it finishes its step and saves a checkpoint first). */
+  stoppingId = $state<string | null>(null);
 
   selected = $derived(this.list.find((r) => r.id === this.selectedId) ?? null);
   isSelectedActive = $derived(
@@ -47,6 +49,7 @@ class Runs {
       this.devF1 = merge(this.devF1, [{ step: e.step, epoch: e.epoch, value: e.devF1 }]);
     });
     on('train:finished', (f) => {
+      if (f.runId === this.stoppingId) this.stoppingId = null;
       if (f.status === 'completed')
         toasts.show('success', 'Training finished; the model is in the Models library.');
       else if (f.status === 'failed') toasts.show('error', 'A training run stopped with an error.');
@@ -108,6 +111,7 @@ class Runs {
   }
 
   async cancel(runId: string): Promise<void> {
+    this.stoppingId = runId;
     await this.#act(() => call('train:cancel', { runId }));
   }
 
