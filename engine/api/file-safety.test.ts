@@ -58,24 +58,25 @@ afterEach(async () => {
 
 describe('documents:import', () => {
   it('answers devices and pipes at once with an issue, and the server keeps answering', async () => {
-    const pid = await projectId();
     const fifos = [1, 2, 3, 4, 5].map((i) => makeFifo(join(dir, `pipe${i}.txt`)));
     const imports: [string, Args<'documents:import'>['format']][] = [
       ['/dev/zero', 'jsonl'],
       ['/dev/urandom', 'text'],
       ...fifos.map((f, i): [string, 'text' | undefined] => [f, i % 2 === 0 ? 'text' : undefined]),
     ];
-    // All at once: four blocked opens used to fill libuv's thread pool and hang everything.
+    // All at once (one project each: a project takes one import at a time): four blocked opens
+    // used to fill libuv's thread pool and hang everything.
+    const projects = await Promise.all(imports.map((_, i) => call('projects:create', { name: `p${i}` })));
     const reports = await Promise.all(
-      imports.map(([path, format]) =>
-        call('documents:import', { projectId: pid, path, containsPhi: false, ...(format && { format }) }),
+      imports.map(([path, format], i) =>
+        call('documents:import', { projectId: projects[i]!.id, path, containsPhi: false, ...(format && { format }) }),
       ),
     );
     for (const r of reports) {
       expect(r).toMatchObject({ documentsAdded: 0, datasetId: null });
       expect(r.issues.map((i) => i.message)).toEqual([NOT_REGULAR]);
     }
-    expect((await call('projects:list', {})).length).toBe(1);
+    expect((await call('projects:list', {})).length).toBe(1 + imports.length); // and the server still answers
   });
 
   it('refuses a text file too large to read, by its size', async () => {
