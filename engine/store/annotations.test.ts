@@ -55,6 +55,20 @@ describe('editor edits', () => {
     expect(listRelations(ws.read, doc)).toEqual([]);
     expect(getEntity(ws.read, doc, 'T2')).toBeUndefined();
   });
+
+  it('refuses a relabel or a relation type that would break a relation rule, changing nothing', () => {
+    addEntity(ws.write, doc, { type: 'Chemical', spans: [{ start: 0, end: 9 }] });
+    addEntity(ws.write, doc, { type: 'Disease', spans: [{ start: 18, end: 32 }] });
+    addRelation(ws.write, doc, { type: 'CID', arg1: 'T1', arg2: 'T2' });
+    upsertRelationType(ws.write, getDocumentSummary(ws.read, doc)!.projectId, { name: 'DDI', arg1Types: ['Chemical'], arg2Types: ['Chemical'], color: '#0f0', symmetric: true });
+    expect(() => updateEntity(ws.write, doc, 'T2', { type: 'Gene' })).toThrow(
+      'Relation type CID does not allow Chemical → Gene; change or remove that relation before relabelling the entity',
+    );
+    expect(getEntity(ws.read, doc, 'T2')?.type).toBe('Disease');
+    expect(() => updateRelation(ws.write, doc, 'R1', { type: 'DDI' })).toThrow('Relation type DDI does not allow Chemical → Disease');
+    expect(listRelations(ws.read, doc)[0]?.type).toBe('CID');
+    expect(updateEntity(ws.write, doc, 'T2', { spans: [{ start: 37, end: 47 }] }).type).toBe('Disease'); // no type change: fine
+  });
 });
 
 describe('suggestions', () => {

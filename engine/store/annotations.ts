@@ -121,6 +121,16 @@ export function updateEntity(db: WriteDb, documentId: number, key: string, patch
         attributes = ${toJsonOrNull(patch.attributes ?? cur.attributes)},
         status = ${status}, updated_at = ${nowIso()}
       WHERE document_id = ${documentId} AND key = ${key}`);
+    // A new type must still fit the rules of the relations the entity takes part in.
+    if (patch.type !== undefined && patch.type !== cur.type)
+      for (const r of listRelations(db, documentId))
+        if (r.byConcept !== true && (r.arg1 === key || r.arg2 === key)) {
+          try {
+            checkArgumentTypes(db, documentId, r);
+          } catch (e) {
+            throw new StoreError('invalid', `${(e as Error).message}; change or remove that relation before relabelling the entity`);
+          }
+        }
     touchDocument(db, documentId, true);
     return must(getEntity(db, documentId, key), `Entity ${key}`);
   });
@@ -158,6 +168,7 @@ export function addRelation(db: WriteDb, documentId: number, input: NewRelation)
 export function updateRelation(db: WriteDb, documentId: number, key: string, patch: RelationPatch): StoredRelation {
   return db.transaction(() => {
     const cur = must(getRelation(db, documentId, key), `Relation ${key}`);
+    if (patch.type !== undefined && patch.type !== cur.type && cur.byConcept !== true) checkArgumentTypes(db, documentId, { ...cur, type: patch.type });
     const status = patch.status ?? (cur.status === 'suggested' ? 'accepted' : cur.status);
     db.run(sql`
       UPDATE relations SET type = ${patch.type ?? cur.type}, status = ${status}, updated_at = ${nowIso()}
