@@ -34,6 +34,8 @@ export interface EditorDeps {
   save(edits: AnnotationEdit[], baseRevision: number): Promise<DocumentSummary>;
   reload(): Promise<DocumentDetail>;
   debounceMs?: number;
+  /** Undo steps to continue (the document is unchanged since they were made). */
+  history?: History;
 }
 
 /** Keys the editor keeps for itself; entity shortcuts may not use them. */
@@ -98,7 +100,7 @@ export class AnnotationEditor {
     ),
   );
 
-  #history = new History();
+  #history: History;
   #deps: EditorDeps;
   #autosave: Autosave;
   #entityNo: number;
@@ -116,6 +118,9 @@ export class AnnotationEditor {
     this.entities = detail.entities;
     this.relations = detail.relations;
     this.#deps = deps;
+    this.#history = deps.history ?? new History();
+    this.canUndo = this.#history.canUndo;
+    this.canRedo = this.#history.canRedo;
     this.#autosave = new Autosave({
       save: async (edits) => {
         this.summary = await deps.save(edits, this.summary!.revision);
@@ -394,6 +399,11 @@ export class AnnotationEditor {
   }
 
   /** Saves queued edits now (before leaving the document). */
+  /** The undo steps, to keep when the editor closes (see histories.ts). */
+  get history(): History {
+    return this.#history;
+  }
+
   flush(): Promise<void> {
     return this.#autosave.flush();
   }
