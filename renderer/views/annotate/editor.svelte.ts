@@ -100,7 +100,8 @@ export class AnnotationEditor {
     ),
   );
 
-  #history: History;
+  /** The undo steps (kept when the editor closes: see histories.ts). */
+  readonly history: History;
   #deps: EditorDeps;
   #autosave: Autosave;
   #entityNo: number;
@@ -118,9 +119,9 @@ export class AnnotationEditor {
     this.entities = detail.entities;
     this.relations = detail.relations;
     this.#deps = deps;
-    this.#history = deps.history ?? new History();
-    this.canUndo = this.#history.canUndo;
-    this.canRedo = this.#history.canRedo;
+    this.history = deps.history ?? new History();
+    this.canUndo = this.history.canUndo;
+    this.canRedo = this.history.canRedo;
     this.#autosave = new Autosave({
       save: async (edits) => {
         this.summary = await deps.save(edits, this.summary!.revision);
@@ -383,12 +384,12 @@ export class AnnotationEditor {
   }
 
   undo(): void {
-    const step = this.#history.undo();
+    const step = this.history.undo();
     if (step) this.#applyAndSave(step.inverse);
   }
 
   redo(): void {
-    const step = this.#history.redo();
+    const step = this.history.redo();
     if (step) this.#applyAndSave(step.edits);
   }
 
@@ -399,11 +400,6 @@ export class AnnotationEditor {
   }
 
   /** Saves queued edits now (before leaving the document). */
-  /** The undo steps, to keep when the editor closes (see histories.ts). */
-  get history(): History {
-    return this.#history;
-  }
-
   flush(): Promise<void> {
     return this.#autosave.flush();
   }
@@ -435,7 +431,7 @@ export class AnnotationEditor {
   #commit(label: string, edits: AnnotationEdit[]): void {
     if (edits.length === 0) return;
     const inverse = invertEdits(this, edits);
-    this.#history.push({ label, edits, inverse });
+    this.history.push({ label, edits, inverse });
     this.#applyAndSave(edits);
   }
 
@@ -444,13 +440,10 @@ export class AnnotationEditor {
     this.entities = [...next.entities];
     this.relations = [...next.relations];
     if (this.selectedKey !== null && !this.byKey.has(this.selectedKey)) this.selectedKey = null;
-    if (
-      this.selectedRelationKey !== null &&
-      !this.relations.some((r) => r.key === this.selectedRelationKey)
-    )
-      this.selectedRelationKey = null;
-    this.canUndo = this.#history.canUndo;
-    this.canRedo = this.#history.canRedo;
+    const keys = new Set(this.relations.map((r) => r.key));
+    if (this.selectedRelationKey !== null && !keys.has(this.selectedRelationKey)) this.selectedRelationKey = null;
+    this.canUndo = this.history.canUndo;
+    this.canRedo = this.history.canRedo;
     this.#autosave.push(edits);
   }
 
@@ -466,7 +459,7 @@ export class AnnotationEditor {
     } catch {
       return false;
     } finally {
-      this.#history.clear();
+      this.history.clear();
       this.canUndo = false;
       this.canRedo = false;
       this.clear();
