@@ -1,13 +1,10 @@
 // Screen-reader and keyboard basics in browser mode, on the first-launch demo project: window
 // titles and focus on a change of screen, the skip link, the annotation pane's live region, and
 // keyboard focus kept (never dropped to <body>) while Train, Run and Evaluate start and finish.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp, selectText } from './fixtures.ts';
+import { type App, launchDemoApp, selectText } from './fixtures.ts';
 
-const VOCAB = join(SHARED_DATA, 'vocab', 'bert-base-uncased-vocab.txt');
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 let app: App;
 let projectId: number;
 
@@ -42,17 +39,10 @@ const announced = (): Promise<string> =>
   app.page.getByTestId('annotate-announcer').textContent().then((t) => (t ?? '').trim());
 
 beforeAll(async () => {
-  // Random-weight presets need a vocabulary; the shipped one is absent in a development checkout.
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
-  app = await launchApp();
-  const [demo] = await apiCall(app.server, 'projects:list', {});
-  projectId = demo!.id;
-  await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+  ({ app, projectId } = await launchDemoApp());
 });
 afterAll(async () => {
   await app?.close();
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
 });
 
 describe('accessibility basics in browser mode', () => {

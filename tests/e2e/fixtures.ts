@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { type RunningServer, startServer } from '../../engine/serve/server.ts';
+import { apiCall } from './api-client.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHARED_DATA = resolve(ROOT, '../shared/data');
@@ -76,6 +77,33 @@ export async function launchApp(): Promise<App> {
 /** Saves a full-page screenshot named `name`.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/**
+ * launchApp on the first-launch demo project, with the shared vocabulary that random-weight
+ * presets need (the shipped one is absent in a development checkout); close() restores it.
+ */
+export async function launchDemoApp(): Promise<{ app: App; projectId: number }> {
+  const saved = process.env['BENCHTOP_VOCAB'];
+  const restore = (): void => {
+    if (saved === undefined) delete process.env['BENCHTOP_VOCAB'];
+    else process.env['BENCHTOP_VOCAB'] = saved;
+  };
+  process.env['BENCHTOP_VOCAB'] = join(SHARED_DATA, 'vocab', 'bert-base-uncased-vocab.txt');
+  try {
+    const app = await launchApp();
+    const close = app.close.bind(app);
+    app.close = async () => {
+      await close();
+      restore();
+    };
+    const [demo] = await apiCall(app.server, 'projects:list', {});
+    await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+    return { app, projectId: demo!.id };
+  } catch (err) {
+    restore();
+    throw err;
+  }
 }
 
 /** Selects document text [start, end) in the editor as a mouse user would, then releases. */

@@ -7,13 +7,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, launchDemoApp, screenshot } from './fixtures.ts';
 
 const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
-const VOCAB = join(SHARED_DATA, 'vocab', 'bert-base-uncased-vocab.txt');
 let app: App;
 let projectId: number;
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 
 /** The number of points the chart `testid` draws. */
 async function chartPoints(testid: string): Promise<number> {
@@ -21,17 +19,10 @@ async function chartPoints(testid: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  // Random-weight presets need a vocabulary; the shipped one is absent in a development checkout.
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
-  app = await launchApp();
-  const [demo] = await apiCall(app.server, 'projects:list', {});
-  projectId = demo!.id;
-  await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+  ({ app, projectId } = await launchDemoApp());
 });
 afterAll(async () => {
   await app?.close();
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
 });
 
 describe('model screens in browser mode', () => {
