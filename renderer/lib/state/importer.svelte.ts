@@ -36,6 +36,16 @@ class Importer {
         this.#onAdoptedEnd?.(p);
       }
     });
+    // The window that started an import gets its request refused when the engine stops; an
+    // adopted one would wait for progress that never comes. The restarted engine removes the
+    // unfinished dataset.
+    on('engine:crashed', () => {
+      if (!this.isAdopted || !this.isRunning) return;
+      this.isRunning = false;
+      this.isAdopted = false;
+      this.error =
+        'The engine stopped during this import, so none of it was kept. Import the files again.';
+    });
   }
 
   /**

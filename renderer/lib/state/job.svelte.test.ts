@@ -21,7 +21,7 @@ vi.mock('../api.ts', () => ({
   },
 }));
 const { ApiError, call } = await import('../api.ts');
-const { TrackedJob } = await import('./job.svelte.ts');
+const { ENGINE_STOPPED, TrackedJob } = await import('./job.svelte.ts');
 
 beforeEach(() => {
   listeners.clear();
@@ -68,5 +68,19 @@ describe('a tracked job', () => {
     emit('run:finished', { jobId: 'j2', status: 'cancelled' });
     expect(job.state).toBe('cancelled');
     expect(job.isRunning).toBe(false);
+  });
+
+  it('ends a running job when the engine stops under it, and leaves a finished one alone', async () => {
+    const running = new TrackedJob('predict', () => {});
+    const done = new TrackedJob('evaluate', () => {});
+    await running.start(() => Promise.resolve({ jobId: 'p1' }));
+    await done.start(() => Promise.resolve({ jobId: 'e1' }));
+    emit('evaluate:finished', { jobId: 'e1', status: 'completed', report: 'R' });
+    emit('engine:crashed', { message: 'exit code 9' });
+    expect(running.state).toBe('failed');
+    expect(running.isRunning).toBe(false);
+    expect(running.error).toBe(ENGINE_STOPPED);
+    expect(done.state).toBe('completed');
+    expect(done.error).toBeNull();
   });
 });

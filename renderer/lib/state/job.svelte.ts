@@ -1,8 +1,8 @@
 // One prediction or evaluation job as a screen follows it: start (the finished event can arrive
 // before the start request answers, so it is held until the job id is known), progress from
 // run:progress, the end from the kind's finished event, cancel, and adopting a job the engine
-// still holds (after a reload of the window, or to reopen an earlier one). Shared by the Run and
-// Evaluate screens.
+// still holds (after a reload of the window, or to reopen an earlier one), and the engine
+// stopping under it (Electron restarts it). Shared by the Run and Evaluate screens.
 import type {
   ErrorCode,
   EvaluateFinishedInfo,
@@ -24,6 +24,10 @@ const FINISHED_EVENT: { [K in keyof Kinds]: Kinds[K]['event'] } = {
   predict: 'run:finished',
   evaluate: 'evaluate:finished',
 };
+
+/** Shown on a job that was running when the engine process stopped. */
+export const ENGINE_STOPPED =
+  'The engine stopped before this finished, so there is no result and nothing was written. Start it again.';
 
 export class TrackedJob<K extends keyof Kinds> {
   jobId = $state<string | null>(null);
@@ -52,6 +56,13 @@ export class TrackedJob<K extends keyof Kinds> {
     };
     // The event name is the kind's own; TypeScript cannot narrow the union by K here.
     on(FINISHED_EVENT[kind] as 'run:finished', finished);
+    // Electron restarts a crashed engine; the new one knows nothing of this job, and no
+    // finished event will come. Results are written only when a job ends, so none was.
+    on('engine:crashed', () => {
+      if (this.state !== 'running' || this.jobId === null) return;
+      this.state = 'failed';
+      this.error = ENGINE_STOPPED;
+    });
   }
 
   /** Runs `launch` (the start request) and follows the job it starts. */

@@ -58,6 +58,13 @@ class Runs {
     on('workspace:changed', (c) => {
       if (c.what === 'runs' && c.projectId === app.projectId) void this.refresh();
     });
+    // A restarted engine marks the runs its predecessor left running as interrupted (they
+    // resume from their last checkpoint): show that instead of a run that never moves again.
+    on('engine:ready', () => {
+      this.stoppingId = null;
+      this.progress = null;
+      void this.refresh();
+    });
   }
 
   /** Reloads the project's runs; selects the newest when nothing is selected. */

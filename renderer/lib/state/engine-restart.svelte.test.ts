@@ -1,0 +1,71 @@
+// What the shared states do when Electron's engine process stops and is started again: an
+// adopted import ends with a reason, and the runs list is re-read (the new engine has marked
+// the old one's running runs interrupted).
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const listeners = new Map<string, ((payload: unknown) => void)[]>();
+const emit = (name: string, payload: unknown): void => {
+  for (const l of listeners.get(name) ?? []) l(payload);
+};
+const running = {
+  importId: 'imp-1',
+  projectId: 1,
+  source: 'notes',
+  phase: 'reading',
+  files: 10,
+  filesDone: 3,
+  documents: 3,
+};
+let listed: unknown[] = [];
+vi.mock('../api.ts', () => ({
+  call: vi.fn((name: string) => {
+    if (name === 'documents:list-imports') return Promise.resolve([running]);
+    if (name === 'train:list-runs') return Promise.resolve(listed);
+    if (name === 'train:get-metrics') return Promise.resolve({ loss: [], devF1: [] });
+    if (name === 'train:cancel') return Promise.resolve({});
+    return Promise.reject(new Error(`unexpected ${name}`));
+  }),
+  messageOf: (e: unknown) => String(e),
+  on: (name: string, l: (payload: unknown) => void) => {
+    listeners.set(name, [...(listeners.get(name) ?? []), l]);
+    return () => {};
+  },
+}));
+vi.mock('./app.svelte.ts', () => ({ app: { projectId: 1 } }));
+vi.mock('./toasts.svelte.ts', () => ({ toasts: { show: vi.fn() } }));
+const { call } = await import('../api.ts');
+const { importer } = await import('./importer.svelte.ts');
+const { runs } = await import('./runs.svelte.ts');
+
+beforeEach(() => {
+  vi.mocked(call).mockClear();
+});
+
+describe('when the engine restarts', () => {
+  it('ends an adopted import with the reason instead of waiting for progress forever', async () => {
+    const ended = vi.fn();
+    expect(await importer.adopt(1, ended)).toBe(true);
+    expect(importer.isRunning).toBe(true);
+    emit('engine:crashed', { message: 'exit code 9' });
+    expect(importer.isRunning).toBe(false);
+    expect(importer.isAdopted).toBe(false);
+    expect(importer.error).toMatch(/engine stopped during this import.*Import the files again/);
+    // The progress of the dead import is not taken for a new one.
+    emit('documents:import-progress', { ...running, phase: 'done' });
+    expect(ended).not.toHaveBeenCalled();
+  });
+
+  it('re-reads the runs, so a run that was training shows as interrupted', async () => {
+    listed = [{ id: 'r1', status: 'running' }];
+    await runs.refresh();
+    expect(runs.selected?.status).toBe('running');
+    await runs.cancel('r1');
+    expect(runs.stoppingId).toBe('r1');
+    listed = [{ id: 'r1', status: 'interrupted' }];
+    vi.mocked(call).mockClear();
+    emit('engine:ready', {});
+    await vi.waitFor(() => expect(runs.selected?.status).toBe('interrupted'));
+    expect(call).toHaveBeenCalledWith('train:list-runs', { projectId: 1 });
+    expect(runs.stoppingId).toBeNull();
+  });
+});
