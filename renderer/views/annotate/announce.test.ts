@@ -77,4 +77,15 @@ describe('editor announcements', () => {
     ].join(' ');
     for (const word of ['Patients', 'received', 'daily', 'BRCA1']) expect(said).not.toContain(word);
   });
+
+  it('names the step an undo or redo takes back, each time', () => {
+    const ed = make();
+    ed.selectRange(at('BRCA1'), at('BRCA1') + 5);
+    expect(say(ed, 'd')).toBe('Labelled “BRCA1” as Disease');
+    // Not "Deleted Disease …": the user undid a label, and hears that.
+    expect(say(ed, { key: 'z', ctrl: true })).toBe('Undone: Add Disease');
+    expect(say(ed, { key: 'y', ctrl: true })).toBe('Redone: Add Disease');
+    expect(say(ed, { key: 'z', ctrl: true })).toBe('Undone: Add Disease');
+    expect(say(ed, { key: 'z', ctrl: true })).toBeNull(); // nothing left to undo
+  });
 });

@@ -29,6 +29,8 @@ export interface EditorSnapshot {
   relation: RelationView | null;
   entityKeys: ReadonlySet<string>;
   relationKeys: ReadonlySet<string>;
+  /** The editor's last undo or redo (a new object for each). */
+  undone: { text: string } | null;
 }
 
 function entityView(e: EntityRecord | undefined): EntityView | null {
@@ -70,6 +72,7 @@ export function snapshot(ed: AnnotationEditor): EditorSnapshot {
       : null,
     entityKeys: new Set(ed.visible.map((e) => e.key)),
     relationKeys: new Set(ed.shownRelations.map((r) => r.key)),
+    undone: ed.undone,
   };
 }
 
@@ -97,6 +100,8 @@ function relationFlow(prev: EditorSnapshot, next: EditorSnapshot): string | null
 
 /** One sentence for what changed from `prev` to `next`, or null when nothing worth saying did. */
 export function describeChange(prev: EditorSnapshot, next: EditorSnapshot): string | null {
+  // Undo names the step it took back, not the edit that took it back ("Deleted …" for an undone label).
+  if (next.undone !== prev.undone && next.undone) return next.undone.text;
   if (next.relation && !prev.relationKeys.has(next.relation.key)) return arrow(next.relation);
   if (prev.relation && !next.relationKeys.has(prev.relation.key))
     return `Deleted relation ${arrow(prev.relation)}`;

@@ -102,6 +102,8 @@ export class AnnotationEditor {
 
   /** The undo steps (kept when the editor closes: see histories.ts). */
   readonly history: History;
+  /** The last undo or redo, for the live region (a new object each time, so repeats are seen). */
+  undone = $state.raw<{ text: string } | null>(null);
   #deps: EditorDeps;
   #autosave: Autosave;
   #entityNo: number;
@@ -385,12 +387,12 @@ export class AnnotationEditor {
 
   undo(): void {
     const step = this.history.undo();
-    if (step) this.#applyAndSave(step.inverse);
+    if (step) this.#applyAndSave(step.inverse, `Undone: ${step.label}`);
   }
 
   redo(): void {
     const step = this.history.redo();
-    if (step) this.#applyAndSave(step.edits);
+    if (step) this.#applyAndSave(step.edits, `Redone: ${step.label}`);
   }
 
   /** The keyboard map (keymap.ts); returns true when the key was handled. */
@@ -435,7 +437,9 @@ export class AnnotationEditor {
     this.#applyAndSave(edits);
   }
 
-  #applyAndSave(edits: AnnotationEdit[]): void {
+  /** `said`: what an undo or redo took back or did again (see `undone`). */
+  #applyAndSave(edits: AnnotationEdit[], said?: string): void {
+    if (said !== undefined) this.undone = { text: said };
     const next = applyEdits(this, edits);
     this.entities = [...next.entities];
     this.relations = [...next.relations];
@@ -460,8 +464,7 @@ export class AnnotationEditor {
       return false;
     } finally {
       this.history.clear();
-      this.canUndo = false;
-      this.canRedo = false;
+      this.canUndo = this.canRedo = false;
       this.clear();
     }
   }
