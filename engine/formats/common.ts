@@ -166,9 +166,10 @@ export function offsetMap(text: string): OffsetMap {
   units.push(u);
   cps[u] = units.length - 1;
   const maxCp = units.length - 1;
+  // NOTE: out-of-range offsets stay out of range (negative ones unchanged) so validation refuses them.
   return {
-    toUnit: (cp) => (cp >= 0 && cp <= maxCp ? (units[cp] ?? cp) : text.length + (cp - maxCp)),
-    toCodePoint: (unit) => (unit >= 0 && unit <= text.length ? (cps[unit] ?? unit) : maxCp + (unit - text.length)),
+    toUnit: (cp) => (cp < 0 ? cp : cp <= maxCp ? (units[cp] ?? cp) : text.length + (cp - maxCp)),
+    toCodePoint: (unit) => (unit < 0 ? unit : unit <= text.length ? (cps[unit] ?? unit) : maxCp + (unit - text.length)),
   };
 }
 
