@@ -57,22 +57,39 @@ const ID_KEYS = ['identifier', 'Identifier', 'MESH', 'MeSH'];
 const RESERVED = new Set(['type', 'score', ...ID_KEYS]);
 const REL_RESERVED = new Set(['type', 'relation', 'score', 'arg1', 'arg2']);
 
-/** Lays passages (and sentences of text-less passages) out at their offsets; gaps become '\n'. */
+/** Length of a string in code points (BioC's unit). */
+function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/**
+ * Lays passages (and sentences of text-less passages) out at their offsets; gaps become '\n'.
+ * Offsets count code points, so the layout does too (UTF-16 length drifts after an emoji).
+ */
 function buildText(doc: BiocDocument, sink: IssueSink): string {
-  let text = '';
+  const parts: string[] = [];
+  let length = 0; // code points laid out so far
+  const pad = (offset: number): void => {
+    parts.push('\n'.repeat(offset - length));
+    length = offset;
+  };
   const place = (offset: number, piece: string): void => {
-    if (offset < text.length) {
+    if (offset < length) {
       addError(sink, `document ${doc.id}: passage or sentence at offset ${offset} overlaps the previous one; its text is skipped`);
       return;
     }
-    text += '\n'.repeat(offset - text.length) + piece;
+    pad(offset);
+    parts.push(piece);
+    length += codePointLength(piece);
   };
   for (const p of doc.passages) {
     const pieces = p.text !== undefined ? [{ offset: p.offset, text: p.text }] : p.sentences;
-    if (pieces.length === 0 && p.offset > text.length) text += '\n'.repeat(p.offset - text.length);
+    if (pieces.length === 0 && p.offset > length) pad(p.offset);
     for (const s of pieces) place(s.offset, s.text);
   }
-  return text;
+  return parts.join('');
 }
 
 /** Converts a BioC collection to documents, validating annotations against the text. */
@@ -84,7 +101,7 @@ export function biocToDocuments(col: BiocCollection, file: string): ImportResult
     const doc: Document = { id: bd.id, text, entities: [], relations: [] };
     const om = offsetMap(text);
     doc.passages = bd.passages.map((p) => {
-      const end = p.text !== undefined ? p.offset + [...p.text].length : Math.max(p.offset, ...p.sentences.map((s) => s.offset + [...s.text].length));
+      const end = p.text !== undefined ? p.offset + codePointLength(p.text) : Math.max(p.offset, ...p.sentences.map((s) => s.offset + codePointLength(s.text)));
       return { type: p.infons.type ?? p.infons.section_type ?? 'passage', start: om.toUnit(p.offset), end: om.toUnit(end) };
     });
     if (Object.keys(bd.infons).length > 0) doc.metadata = { ...bd.infons };

@@ -129,6 +129,41 @@ describe('BioC exact text and malformed input', () => {
   });
 });
 
+describe('BioC passages after astral characters', () => {
+  // Offsets count code points: '𝛼' is one there but two UTF-16 units.
+  const t1 = 'Role of 𝛼-synuclein.';
+  const t2 = 'The 𝛼-synuclein gene.';
+  const at = t1.length; // code points of t1 plus the '\n' gap (one unit more than its code points)
+  const xml = `<collection><source/><date/><key/><document><id>1</id>
+<passage><offset>0</offset><text>${t1}</text><annotation id="a"><infon key="type">Gene</infon><location offset="8" length="11"/><text>𝛼-synuclein</text></annotation></passage>
+<passage><offset>${at}</offset><text>${t2}</text><annotation id="b"><infon key="type">Gene</infon><location offset="${at + 4}" length="11"/><text>𝛼-synuclein</text></annotation></passage>
+</document></collection>`;
+
+  it('lays the next passage out at its code-point offset (it was joined on, and its entities shifted)', () => {
+    const res = importBiocXml(xml, 'astral.xml');
+    expect(res.issues).toEqual([]);
+    const doc = res.documents[0] as Document;
+    expect(doc.text).toBe(`${t1}\n${t2}`);
+    expect(doc.entities.map((e) => e.text)).toEqual(['𝛼-synuclein', '𝛼-synuclein']);
+    expect(doc.passages).toEqual([
+      { type: 'passage', start: 0, end: t1.length },
+      { type: 'passage', start: t1.length + 1, end: doc.text.length },
+    ]);
+  });
+
+  it('round-trips several passages with astral characters through XML and JSON', () => {
+    const doc = importBiocXml(xml, 'astral.xml').documents[0] as Document;
+    const title = { type: 'title', start: 0, end: 5 + t1.length };
+    const abstract = { type: 'abstract', start: 6 + t1.length, end: 5 + doc.text.length };
+    const twice: Document = { ...doc, id: '2', text: `😀😀 ${doc.text}`, entities: [], passages: [title, abstract] };
+    for (const [exp, imp] of [[exportBiocXml, importBiocXml], [exportBiocJson, importBiocJson]] as const) {
+      const again = imp(exp([doc, twice]).files[0]?.content ?? '', 'again');
+      expect(again.issues).toEqual([]);
+      expect(again.documents).toEqual([doc, twice]);
+    }
+  });
+});
+
 describe.skipIf(!HAS_DATA)('BioC round trip of BC5CDR', () => {
   it('PubTator → BioC XML / JSON → import is lossless', () => {
     const rel = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
