@@ -36,6 +36,8 @@ export interface DatasetInfo {
   isPrivate: boolean;
   containsPhi: boolean;
   documentCount: number;
+  /** Documents marked Annotated or Reviewed: the ones training and evaluation use. */
+  finishedCount: number;
   createdAt: string;
 }
 

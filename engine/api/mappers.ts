@@ -23,6 +23,7 @@ export function toDatasetInfo(d: Dataset): DatasetInfo {
     isPrivate: d.isPrivate,
     containsPhi: d.containsPhi,
     documentCount: d.documentCount,
+    finishedCount: d.finishedCount,
     createdAt: d.createdAt,
   };
 }

@@ -17,6 +17,8 @@ export interface Dataset {
   isPrivate: boolean;
   containsPhi: boolean;
   documentCount: number;
+  /** Documents marked Annotated or Reviewed: what training and evaluation use. */
+  finishedCount: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,6 +47,7 @@ export interface DatasetRow {
   created_at: string;
   updated_at: string;
   document_count: number;
+  finished_count: number;
 }
 
 /** Converts a datasets row (with its document_count) to a Dataset. */
@@ -58,6 +61,7 @@ export function fromRow(row: DatasetRow): Dataset {
     isPrivate: fromFlag(row.is_private),
     containsPhi: fromFlag(row.contains_phi),
     documentCount: row.document_count,
+    finishedCount: row.finished_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -78,11 +82,15 @@ export function createDataset(db: WriteDb, input: NewDataset): Dataset {
   return must(getDataset(db, lastInsertRowid), 'Inserted dataset');
 }
 
-/** One dataset with its document count. */
+/** A datasets row's document counts (see Dataset). */
+const COUNTS = sql`
+  (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count,
+  (SELECT count(*) FROM documents WHERE dataset_id = d.id AND status IN ('annotated', 'reviewed')) AS finished_count`;
+
+/** One dataset with its document counts. */
 export function getDataset(db: ReadDb, id: number): Dataset | undefined {
   const row = db.get<DatasetRow>(sql`
-    SELECT d.*, (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count
-    FROM datasets d WHERE d.id = ${id}`);
+    SELECT d.*, ${COUNTS} FROM datasets d WHERE d.id = ${id}`);
   return row && fromRow(row);
 }
 
@@ -90,8 +98,7 @@ export function getDataset(db: ReadDb, id: number): Dataset | undefined {
 export function listDatasets(db: ReadDb, projectId: number): Dataset[] {
   return db
     .all<DatasetRow>(sql`
-      SELECT d.*, (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count
-      FROM datasets d WHERE d.project_id = ${projectId} ORDER BY d.name`)
+      SELECT d.*, ${COUNTS} FROM datasets d WHERE d.project_id = ${projectId} ORDER BY d.name`)
     .map(fromRow);
 }
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
 import { acceptSuggestions, listEntities, rejectSuggestions } from './annotations.ts';
-import { createDataset } from './datasets.ts';
+import { createDataset, getDataset, listDatasets } from './datasets.ts';
 import { type Workspace, openMemory, queryPlan, traceQueries } from './db.ts';
 import {
   countDocuments,
@@ -139,6 +139,12 @@ describe('listing, search and filters', () => {
     }).ids[0] ?? 0;
     expect(listDocuments(ws.read, { projectId, annotated: false }).map((d) => d.id)).toContain(fresh);
     expect(countDocuments(ws.read, { projectId, annotated: true })).toBe(DOCS.filter((d) => d.entities.length > 0).length);
+    // A dataset counts its finished documents (Annotated or Reviewed): what training uses.
+    const finished = DOCS.filter((d) => d.entities.length > 0).length;
+    expect(getDataset(ws.read, datasetId)).toMatchObject({ documentCount: DOCS.length + 1, finishedCount: finished });
+    updateDocumentStatus(ws.write, second, 'in-progress');
+    expect(listDatasets(ws.read, projectId).map((d) => d.finishedCount)).toEqual([finished - 1]);
+    updateDocumentStatus(ws.write, second, 'annotated');
     expect(countDocuments(ws.read, { projectId, predicted: true })).toBe(0);
     replaceAnnotations(ws.write, second, [{ id: 'P1', type: 'SpecificDisease', spans: [{ start: 0, end: 4 }], text: '', score: 0.7 }], [], {
       origin: 'model', detail: 'bert-tiny@1',

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type {
+  DatasetInfo,
   EvaluationError,
   EvaluationReport,
   JobInfo,
@@ -134,5 +135,18 @@ describe('evaluation state', () => {
     expect(ev.jobId).toBeNull();
     await ev.showProject(1);
     expect(ev.report).toBe(RE_REPORT);
+  });
+
+  it('says before starting that the chosen datasets have nothing finished to compare with', () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    let sets = [{ id: 1, finishedCount: 0 } as DatasetInfo, { id: 2, finishedCount: 0 } as DatasetInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    expect(ev.blocker).toMatch(/^None of the chosen datasets has documents marked Annotated or Reviewed/);
+    ev.toggle(1, false);
+    ev.toggle(2, false);
+    expect(ev.blocker).toMatch(/^Choose at least one dataset/);
+    sets = [{ id: 1, finishedCount: 0 } as DatasetInfo, { id: 2, finishedCount: 4 } as DatasetInfo];
+    const again = new EvaluationState({ models: () => models, datasets: () => sets });
+    expect(again.blocker).toBeNull();
   });
 });

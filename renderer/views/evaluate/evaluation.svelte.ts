@@ -46,13 +46,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
         (this.typeFilter === 'all' || e.type === this.typeFilter),
     ),
   );
-  blocker = $derived(
-    this.taskModels.length === 0
-      ? 'Train a model first; it appears here when it finishes.'
-      : this.chosenDatasetIds.length === 0
-        ? 'Choose at least one dataset with reviewed annotations.'
-        : null,
-  );
+  blocker = $derived(this.#blocker());
 
   constructor(sources: Sources) {
     super();
@@ -97,6 +91,16 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       }),
       projectId,
     );
+  }
+
+  #blocker(): string | null {
+    if (this.taskModels.length === 0) return 'Train a model first; it appears here when it finishes.';
+    if (this.chosenDatasetIds.length === 0)
+      return 'Choose at least one dataset with documents marked Annotated or Reviewed.';
+    const chosen = this.#allDatasets().filter((d) => this.chosenDatasetIds.includes(d.id));
+    if (chosen.every((d) => d.finishedCount === 0))
+      return 'None of the chosen datasets has documents marked Annotated or Reviewed to compare with: mark the ones you have finished, or import annotated files.';
+    return null;
   }
 
   #allModels(): ModelInfo[] {

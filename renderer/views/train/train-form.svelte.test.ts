@@ -19,7 +19,7 @@ vi.mock('../../lib/api.ts', () => ({
 const { TrainFormState } = await import('./train-form.svelte.ts');
 const { call } = await import('../../lib/api.ts');
 
-function dataset(id: number, containsPhi = false): DatasetInfo {
+function dataset(id: number, containsPhi = false, finishedCount = 2): DatasetInfo {
   return {
     id,
     projectId: 1,
@@ -28,6 +28,7 @@ function dataset(id: number, containsPhi = false): DatasetInfo {
     isPrivate: containsPhi,
     containsPhi,
     documentCount: 3,
+    finishedCount,
     createdAt: '',
   };
 }
@@ -76,6 +77,20 @@ describe('train form', () => {
     expect(form.blocker).toMatch(/^The learning rate must be between 0\.0000001 and 1/);
     form.lr = 3e-5;
     expect(form.blocker).toBeNull();
+  });
+
+  it('says before starting that no chosen document is finished yet', async () => {
+    datasets = [dataset(1, false, 0), dataset(2, false, 0)];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    form.toggle('datasetIds', 1, true);
+    expect(form.blocker).toMatch(/^None of the chosen datasets has documents marked Annotated or Reviewed/);
+    datasets = [dataset(1, false, 0), dataset(2, false, 1)];
+    const other = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await other.loadOptions();
+    other.toggle('datasetIds', 1, true);
+    other.toggle('datasetIds', 2, true);
+    expect(other.blocker).toBeNull(); // one finished document is enough
   });
 
   it('prefers a pre-trained library model and warns when patient data is involved', async () => {

@@ -174,6 +174,9 @@ export class TrainFormState {
   #blocker(): string | null {
     if (this.#allDatasets().length === 0) return 'Import documents into this project first.';
     if (this.chosenDatasetIds.length === 0) return 'Choose at least one dataset to learn from.';
+    const chosen = this.#allDatasets().filter((d) => this.chosenDatasetIds.includes(d.id));
+    if (chosen.every((d) => d.finishedCount === 0))
+      return 'None of the chosen datasets has documents marked Annotated or Reviewed yet: mark the ones you have finished (the status menu above the text in the editor), or import annotated files.';
     if (this.selectedBase === '')
       return 'Choose a starting model. If the list is empty, import a model on the Models screen.';
     if (!(this.epochs >= 1 && this.batchSize >= 1 && this.maxLength >= 16))
