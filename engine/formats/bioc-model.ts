@@ -129,6 +129,12 @@ export function biocToDocuments(col: BiocCollection, file: string): ImportResult
   return result;
 }
 
+/** 1 or 2 for an "Arg1"/"arg2"/"Argument 1"-style node role; undefined for others ("Chemical"). */
+function argRank(role: string | undefined): number | undefined {
+  const m = /^arg(?:ument)?[\s_-]?([12])$/i.exec(role?.trim() ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
 function relationFromBioc(r: BiocRelation, n: number, docId: string, sink: IssueSink): Relation | null {
   const id = r.id || `R${n}`;
   const type = r.infons.type ?? r.infons.relation ?? '';
@@ -137,7 +143,11 @@ function relationFromBioc(r: BiocRelation, n: number, docId: string, sink: Issue
   if (Number.isFinite(score)) base.score = score;
   if (r.nodes.length >= 2) {
     if (r.nodes.length > 2) addWarning(sink, `document ${docId}: relation ${id}: nodes beyond the second dropped`);
-    return { ...base, arg1: r.nodes[0]?.refid ?? '', arg2: r.nodes[1]?.refid ?? '' };
+    // Direction comes from Arg1/Arg2 roles when the nodes have them, in whatever order they are listed.
+    const [first, second] = r.nodes;
+    const swap = argRank(first?.role) === 2 && argRank(second?.role) === 1;
+    const [a1, a2] = swap ? [second, first] : [first, second];
+    return { ...base, arg1: a1?.refid ?? '', arg2: a2?.refid ?? '' };
   }
   const concepts = r.infons.arg1 !== undefined && r.infons.arg2 !== undefined
     ? [r.infons.arg1, r.infons.arg2]

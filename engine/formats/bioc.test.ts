@@ -164,6 +164,25 @@ describe('BioC passages after astral characters', () => {
   });
 });
 
+describe('BioC relation direction', () => {
+  const xml = (nodes: string): string => `<collection><source/><date/><key/><document><id>1</id>
+<passage><offset>0</offset><text>aspirin causes ulcers</text>
+<annotation id="c"><infon key="type">Chemical</infon><location offset="0" length="7"/><text>aspirin</text></annotation>
+<annotation id="d"><infon key="type">Disease</infon><location offset="15" length="6"/><text>ulcers</text></annotation>
+</passage><relation id="r"><infon key="type">CID</infon>${nodes}</relation></document></collection>`;
+  const relation = (nodes: string) => importBiocXml(xml(nodes), 'r.xml').documents[0]?.relations[0];
+
+  it('takes arg1/arg2 from Arg1/Arg2 roles, not from node order (listed Arg2 first, it was reversed)', () => {
+    expect(relation('<node refid="d" role="Arg2"/><node refid="c" role="Arg1"/>')).toMatchObject({ arg1: 'c', arg2: 'd' });
+    expect(relation('<node refid="d" role="argument 2"/><node refid="c" role="argument 1"/>')).toMatchObject({ arg1: 'c', arg2: 'd' });
+    expect(relation('<node refid="c" role="Arg1"/><node refid="d" role="Arg2"/>')).toMatchObject({ arg1: 'c', arg2: 'd' });
+  });
+
+  it('keeps node order for other roles', () => {
+    expect(relation('<node refid="d" role="Disease"/><node refid="c" role="Chemical"/>')).toMatchObject({ arg1: 'd', arg2: 'c' });
+  });
+});
+
 describe.skipIf(!HAS_DATA)('BioC round trip of BC5CDR', () => {
   it('PubTator → BioC XML / JSON → import is lossless', () => {
     const rel = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
