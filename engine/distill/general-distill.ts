@@ -18,7 +18,7 @@ import { checkTextSources } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
-import { lineageRecord, privacySection, teacherEntry } from './lineage.ts';
+import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { withOutLock } from '../io/out-folder.ts';
@@ -130,7 +130,9 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   if (result.status !== 'completed') return { status: result.status, out, steps: result.steps };
   const studentWeights = runner.studentWeights();
   const evalLoss = await mlmEvalLoss(student, studentWeights, evalBlocks(files, tok, s.maxLength, s.evalBlocks), tok, { seed: s.seed, threads: args.threads ?? 2 });
-  const record = lineageRecord([teacherEntry(args.teacher, false), ...entries]);
+  // Teacher layers copied into the student keep what the teacher's weights carry.
+  const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'no-phi')] : [];
+  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries]);
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
     mlm_eval_loss: evalLoss ?? null, settings, student: { origin, architecture: `${student.architecture} ${student.numLayers}L-${student.hiddenSize}` },

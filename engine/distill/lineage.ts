@@ -22,6 +22,11 @@ export interface LineageEntry {
   containsPhi: boolean;
   /** Whether this source's examples produced gradients of the model (false for a teacher). */
   gradients: boolean;
+  /**
+   * For weights the run started from (a base folder, teacher layers): the status those weights
+   * already carry. It decides this entry's contribution instead of containsPhi/gradients.
+   */
+  phiStatus?: PhiStatus;
 }
 
 /** Contents of lineage.json. */
@@ -42,10 +47,20 @@ export function hashFiles(files: readonly string[]): string {
   return h.digest('hex');
 }
 
-/** The status the entries imply: PHI in gradients, only through a teacher, or none. */
+function entryStatus(e: LineageEntry): PhiStatus {
+  if (e.phiStatus !== undefined) return e.phiStatus;
+  if (!e.containsPhi) return 'no-phi';
+  return e.gradients ? 'trained-on-phi' : 'distilled-from-phi-teacher';
+}
+
+/**
+ * The status the entries imply: PHI in gradients (or in the weights it started from), weights of
+ * unknown origin, PHI only through a teacher, or none. Unknown outranks the teacher case, which
+ * claims "no PHI in training data".
+ */
 export function phiStatusOf(entries: readonly LineageEntry[]): PhiStatus {
-  if (entries.some((e) => e.containsPhi && e.gradients)) return 'trained-on-phi';
-  if (entries.some((e) => e.containsPhi)) return 'distilled-from-phi-teacher';
+  const found = new Set(entries.map(entryStatus));
+  for (const s of ['trained-on-phi', 'unknown', 'distilled-from-phi-teacher'] as const) if (found.has(s)) return s;
   return 'no-phi';
 }
 
@@ -53,7 +68,7 @@ const STATEMENTS: Record<PhiStatus, string> = {
   'trained-on-phi': 'trained on PHI: private (possibly PHI-bearing) records contributed gradients',
   'distilled-from-phi-teacher': 'no PHI in training data; distilled from a PHI-trained teacher',
   'no-phi': 'no PHI in training data (only the text sources listed)',
-  unknown: 'PHI status unknown',
+  unknown: 'PHI status unknown: it started from weights with no PHI record (lineage.json)',
 };
 
 /** A lineage record with its derived status and statement. */
@@ -67,29 +82,64 @@ export function lineageRecord(entries: LineageEntry[]): LineageRecord {
  * `assumePhi` (task teachers: yes, the case this feature exists for; general MLM teachers: no).
  */
 export function teacherEntry(dir: string, assumePhi = true): LineageEntry {
-  let containsPhi = assumePhi;
-  try {
-    const own = JSON.parse(readFileSync(path.join(dir, 'lineage.json'), 'utf8')) as Partial<LineageRecord>;
-    if (own.phi_status) containsPhi = own.phi_status !== 'no-phi';
-  } catch {
-    // No record: keep the assumption.
-  }
-  // The student may be shared: it names its teacher by folder name and weights hash, never by
-  // the folder's full path (which carries the user's home folder and the workspace layout).
-  const weights = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+  const declared = declaredPhiStatus(dir);
+  const containsPhi = declared === undefined ? assumePhi : declared !== 'no-phi';
+  const weights = weightsFile(dir);
   return {
     kind: 'teacher',
-    source: `teacher model "${path.basename(path.resolve(dir))}" (${weights ? 'identified by the sha256 of its weights' : 'no weights file found'})`,
+    source: `teacher model "${folderName(dir)}" (${weights ? 'identified by the sha256 of its weights' : 'no weights file found'})`,
     ...(weights && { sha256: hashFiles([weights]) }),
     containsPhi,
     gradients: false,
   };
 }
 
+/** What a model folder's lineage.json declares; 'unknown' for a record with no valid status. */
+export function declaredPhiStatus(dir: string): PhiStatus | undefined {
+  let own: Partial<LineageRecord>;
+  try {
+    own = JSON.parse(readFileSync(path.join(dir, 'lineage.json'), 'utf8')) as Partial<LineageRecord>;
+  } catch {
+    return undefined; // no record (or an unreadable one): the caller's assumption applies
+  }
+  const s = own.phi_status;
+  return typeof s === 'string' && Object.hasOwn(STATEMENTS, s) ? s : 'unknown';
+}
+
+/**
+ * Weights a run starts from (a base model folder, or teacher layers copied into a student): they
+ * keep the status they carry whatever the run then trains on. `assumed` applies when the folder
+ * has no lineage.json (a task teacher: PHI; a folder from elsewhere: unknown).
+ */
+export function startingPointEntry(dir: string, kind: 'init' | 'base-model', what: string, assumed: PhiStatus): LineageEntry {
+  const declared = declaredPhiStatus(dir);
+  const status = declared ?? assumed;
+  const weights = weightsFile(dir);
+  const why = declared !== undefined ? `its lineage.json says ${status}` : `no lineage.json: taken as ${status}`;
+  return {
+    kind,
+    source: `${what} of model "${folderName(dir)}" (${why})`,
+    ...(weights && { sha256: hashFiles([weights]) }),
+    containsPhi: status === 'trained-on-phi' || status === 'distilled-from-phi-teacher',
+    gradients: true,
+    phiStatus: status,
+  };
+}
+
+// A produced model may be shared: it names other folders by their name (and a weights hash),
+// never by their full path, which carries the user's home folder and the workspace layout.
+function folderName(dir: string): string {
+  return path.basename(path.resolve(dir));
+}
+
+function weightsFile(dir: string): string | undefined {
+  return ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+}
+
 /** A private labelled data entry (treated as PHI). */
 export function privateEntry(file: string, weight: number): LineageEntry {
   const files = statSync(file).isDirectory() ? [] : [file];
-  return { kind: 'distill-private', source: `private labelled data ${path.resolve(file)}`, ...(files.length ? { sha256: hashFiles(files) } : {}), weight, containsPhi: true, gradients: true };
+  return { kind: 'distill-private', source: `private labelled data "${folderName(file)}"`, ...(files.length ? { sha256: hashFiles(files) } : {}), weight, containsPhi: true, gradients: true };
 }
 
 /** Private labelled documents passed in memory (from the workspace; treated as PHI). */
@@ -130,7 +180,9 @@ export function privacySection(record: LineageRecord): string {
       '',
     );
   } else if (record.phi_status === 'trained-on-phi') {
-    lines.push('Private labelled records contributed gradients (see the weight above): treat this model as PHI-bearing and do not share it outside the environment approved for that data.', '');
+    lines.push('Private (possibly PHI-bearing) records shaped these weights, through gradients of this run or of the weights it started from (see above): treat this model as PHI-bearing and do not share it outside the environment approved for that data.', '');
+  } else if (record.phi_status === 'unknown') {
+    lines.push('A model this one started from has no lineage record, so Benchtop cannot tell whether PHI shaped its weights: treat this model as possibly PHI-bearing until you have checked where that model came from.', '');
   } else {
     lines.push('No private data and no PHI-trained teacher are in this lineage. Benchtop does not scan the listed text for PHI; the status relies on those sources being public or non-private.', '');
   }

@@ -82,6 +82,23 @@ describe('task-specific distillation', () => {
     expect(lineage.entries.find((e) => e.kind === 'distill-private')?.weight).toBe(0.5);
   }, 60_000);
 
+  it('NER: a student started from PHI-trained weights (teacher layers, a fine-tuned folder) is not marked as having seen no PHI', async () => {
+    const { dir, file } = writeCorpus('distill-start', 4);
+    const vocab = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease'], 4);
+    const base = { task: 'ner' as const, teacher, transfer: file, steps: 2, batchSize: 2 };
+    const layers = await distillTask({ ...base, initFromTeacher: true, out: path.join(dir, 's1') });
+    expect(layers.lineage?.phi_status).toBe('trained-on-phi');
+    expect(layers.lineage?.entries.map((e) => e.kind)).toEqual(['teacher', 'init', 'distill-transfer']);
+    const card = readFileSync(path.join(dir, 's1', 'README.md'), 'utf8');
+    expect(card).toMatch(/\*\*Status: trained on PHI/);
+    expect(card).not.toMatch(/What this guarantees/);
+    // The teacher's own folder as the student; then a folder with no lineage record (origin unknown).
+    expect((await distillTask({ ...base, student: teacher, out: path.join(dir, 's2') })).lineage?.phi_status).toBe('trained-on-phi');
+    const other = writeModel(path.join(dir, 'other'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease']);
+    expect((await distillTask({ ...base, student: other, out: path.join(dir, 's3') })).lineage?.phi_status).toBe('unknown');
+  }, 60_000);
+
   it('RE: marks transfer sentences with the teacher entity pairs and distills a sequence classifier', async () => {
     const { dir, file } = writeCorpus('distill-re', 4);
     const vocab = writeTinyVocab(dir);

@@ -6,7 +6,7 @@
 // `distill` is the same run reporting a TrainResult (what the app's jobs return).
 
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
@@ -28,7 +28,7 @@ import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
-import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
+import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
@@ -126,12 +126,17 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const task = args.task === 'ner' ? 'token-classification' : 'sequence-classification';
 
   // Student: folder, preset (random), or teacher layers.
+  // The weights the student starts from, when they are a model's (not a random init).
+  let start: LineageEntry | undefined;
   let student: { config: typeof teacher.config; weights: Map<string, HostTensor>; vocab: string[]; tokenizerSettings: typeof teacher.tokenizerSettings; tokenizer: typeof teacher.tokenizer; origin: string };
   if (args.student) {
     const raw = loadHfFolder(args.student).config;
     const own = raw.task === task && !raw.labels.every((l) => /^LABEL_\d+$/.test(l));
     const pm = prepareModel({ model: args.student }, task, own ? raw.labels : teacher.config.labels, seed);
     student = { ...pm, origin: `folder ${shareName(args.student)}` };
+    // Without a lineage record a folder's origin is unknown; the teacher's own is PHI-trained.
+    const isTeacher = realpathSync(args.student) === realpathSync(args.teacher);
+    start = startingPointEntry(args.student, 'base-model', 'weights', isTeacher ? 'trained-on-phi' : 'unknown');
   } else {
     if (!args.studentPreset && !args.initFromTeacher) throw new Error('give --student DIR or --student-preset NAME');
     const own = args.vocab !== undefined ? readVocab(args.vocab) : undefined;
@@ -144,6 +149,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
       const map = args.layerMap ? parseLayerMap(args.layerMap, teacher.config.numLayers) : everyOtherLayer(teacher.config.numLayers, config.numLayers);
       weights = studentFromTeacher(teacher, config, map);
       origin = `teacher layers ${map.join(',')} of ${shareName(args.teacher)}`;
+      // Copied teacher weights carry the teacher's training data (PHI unless it says otherwise).
+      start = startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'trained-on-phi');
     } else {
       weights = initWeights(config, seed);
       origin = `preset ${args.studentPreset ?? ''}${args.vocab !== undefined ? ` + ${shareName(args.vocab)}` : ''} (random init, seed ${seed})`;
@@ -306,6 +313,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
 
   const entries: LineageEntry[] = [
     teacherEntry(args.teacher),
+    ...(start ? [start] : []),
     ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, containsPhi: false, gradients: true })),
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),

@@ -81,6 +81,18 @@ describe('pretrain', () => {
     expect(readFileSync(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep');
   }, 60_000);
 
+  it('continued pretraining keeps the PHI status of the weights it starts from', async () => {
+    const { dir, file } = writeCorpus('pretrain-base', 8);
+    const args = { text: [file], steps: 1, batchSize: 2, maxLength: 32, checkpointEvery: 0, evalBlocks: 1 };
+    await pretrain({ ...args, preset: 'small-2L-128', vocab: writeTinyVocab(dir), out: path.join(dir, 'base') });
+    // The base model as a folder fine-tuned on private notes would declare itself.
+    writeFileSync(path.join(dir, 'base', 'lineage.json'), JSON.stringify({ phi_status: 'trained-on-phi', statement: '', entries: [] }));
+    await pretrain({ ...args, model: path.join(dir, 'base'), out: path.join(dir, 'more') });
+    const lineage = JSON.parse(readFileSync(path.join(dir, 'more', 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string; source: string }[] };
+    expect(lineage.phi_status).toBe('trained-on-phi');
+    expect(lineage.entries[0]).toMatchObject({ kind: 'base-model', source: 'continued from the weights of model "base" (its lineage.json says trained-on-phi)' });
+  }, 60_000);
+
   it('records a no-dropout, sinusoidal-position recipe, and refuses a position init when continuing a model', async () => {
     const { dir, file } = writeCorpus('pretrain-recipe', 12);
     const vocab = writeTinyVocab(dir);

@@ -20,7 +20,7 @@ import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { Trainer } from '../train/trainer.ts';
-import { hashFiles, lineageRecord, privacySection, type LineageEntry } from '../distill/lineage.ts';
+import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources } from './text-files.ts';
@@ -217,7 +217,8 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   }
   const weights = trainer.weights();
   const evalLoss = await mlmEvalLoss(mm.config, weights, evalBlocks(files, mm.tokenizer, s.maxLength, s.evalBlocks), mm.tokenizer, { seed: s.seed, threads });
-  const record = lineageRecord([...(args.model ? [{ kind: 'base-model' as const, source: `continued from ${path.resolve(args.model)}`, containsPhi: false, gradients: true }] : []), ...entries]);
+  // Continued pretraining keeps whatever the base's weights carry (unknown without its lineage.json).
+  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries]);
   const tail = result.losses.slice(-100);
   const metrics = {
     kind: 'pretrain', status: result.status, steps: result.steps, wall_time_sec: result.wallSec, epochs: result.epochs, blocks_per_epoch: result.blocksPerEpoch ?? null,
