@@ -85,6 +85,12 @@ async function probeDevices(): Promise<DeviceInfo[]> {
       gpu.reason = `The bundled inference runtime has no GPU support on ${platform()} ${arch()}; training and prediction use the CPU.`;
       return [cpu, gpu];
     }
+    const { missingGpuLibrary } = await import('../runtime/gpu-library.ts');
+    const missing = missingGpuLibrary();
+    if (missing !== null) {
+      gpu.reason = `WebGPU reaches the GPU through Vulkan, and this computer has no Vulkan loader (${missing}): install your GPU driver's Vulkan support (on Debian and Ubuntu, the packages libvulkan1 and mesa-vulkan-drivers, or your NVIDIA driver's). Training and prediction use the CPU.`;
+      return [cpu, gpu];
+    }
     const { GraphBuilder } = await import('../onnx/builder.ts');
     const { serializeModel } = await import('../onnx/serialize.ts');
     const b = new GraphBuilder('probe');
