@@ -1,7 +1,9 @@
 // Shared helpers: code-point ↔ UTF-16 offset maps and line splitting.
 
 import { describe, expect, it } from 'vitest';
-import { offsetMap } from './common.ts';
+import { importBrat } from './brat.ts';
+import { offsetMap, splitLines } from './common.ts';
+import { importConll } from './conll.ts';
 import { importJsonl } from './jsonl.ts';
 import { importPubtator } from './pubtator.ts';
 
@@ -22,5 +24,23 @@ describe('offsetMap', () => {
     const pubtator = importPubtator('1|t|Ti😀tle\n1|a|Abs\n1\t-1\t2\tTi\tX\t-1\n', 'p.txt');
     expect(pubtator.documents[0]?.entities).toEqual([]);
     expect(pubtator.issues).toMatchObject([{ severity: 'error', line: 3 }]);
+  });
+});
+
+describe('splitLines', () => {
+  it('splits LF and CRLF lines, and a file whose only line ends are lone CRs', () => {
+    expect(splitLines('a\r\nb\nc\n')).toEqual(['a', 'b', 'c']);
+    expect(splitLines('a\rb\rc\r')).toEqual(['a', 'b', 'c']);
+    expect(splitLines('a\rb\nc')).toEqual(['a\rb', 'c']);
+  });
+
+  it('reads CoNLL and brat files with lone-CR line ends (they were read as one line, tags mixed up)', () => {
+    const conll = importConll('Aspirin\tB-Chemical\rcauses\tO\rulcers\tB-Disease\r', 'mac.conll');
+    expect(conll.issues).toEqual([]);
+    expect(conll.documents[0]?.text).toBe('Aspirin causes ulcers');
+    expect(conll.documents[0]?.entities.map((e) => [e.type, e.text])).toEqual([['Chemical', 'Aspirin'], ['Disease', 'ulcers']]);
+    const brat = importBrat('Aspirin causes ulcers', 'T1\tChemical 0 7\tAspirin\rT2\tDisease 15 21\tulcers\r', 'mac.ann');
+    expect(brat.issues).toEqual([]);
+    expect(brat.documents[0]?.entities.map((e) => e.id)).toEqual(['T1', 'T2']);
   });
 });

@@ -173,9 +173,12 @@ export function offsetMap(text: string): OffsetMap {
   };
 }
 
-/** Splits text into lines on LF, dropping a trailing CR from each (line-oriented formats). */
+/**
+ * Splits text into lines on LF, dropping a trailing CR from each (line-oriented formats). A file
+ * with no LF at all but CRs has classic Mac line ends: it is split on CR instead.
+ */
 export function splitLines(text: string): string[] {
-  const lines = text.split('\n');
+  const lines = !text.includes('\n') && text.includes('\r') ? text.split('\r') : text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i] ?? '';
     if (l.endsWith('\r')) lines[i] = l.slice(0, -1);

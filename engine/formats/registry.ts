@@ -58,7 +58,7 @@ const TAG_RE = /^(O|[BIESLU]-\S+)$/;
 
 /** True when a sample of lines looks token-per-line (last column an IOB tag). */
 function looksLikeConll(sample: string): boolean {
-  const lines = sample.split(/\r?\n/).slice(0, 40).filter((l) => l.trim() !== '');
+  const lines = sample.split(/\r\n?|\n/).slice(0, 40).filter((l) => l.trim() !== '');
   if (lines.length > 1) lines.pop(); // may be cut mid-line
   const hits = lines.filter((l) => {
     const cols = l.includes('\t') ? l.split('\t') : l.trim().split(/\s+/);
@@ -78,7 +78,7 @@ export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: 
   if (ext === '.docx') return 'docx';
   if (ext === '.ann') return hasFile(path.slice(0, -4) + '.txt') ? 'brat' : null;
   const head = decodeBytes(b.subarray(0, SNIFF_BYTES)).text;
-  const firstLine = head.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  const firstLine = head.split(/\r\n?|\n/).find((l) => l.trim() !== '') ?? '';
   if (ext === '.txt' && hasFile(path.slice(0, -4) + '.ann')) return 'brat';
   if (PUBTATOR_RE.test(firstLine)) return 'pubtator';
   if (ext === '.xml' || ext === '.bioc') return /<collection[\s>]/.test(head) ? 'bioc-xml' : null;
