@@ -221,6 +221,9 @@ export async function runTrainLoop(
       createRng(state.epochSeed),
     );
     while (state.batchInEpoch < batches.length) {
+      // session.run resolves without a macrotask: let a pending SIGINT handler (the CLI's
+      // Ctrl-C sets the cancel flag from one) run, or a cancel waits for the epoch's end.
+      await new Promise((resolve) => setImmediate(resolve));
       if (ctx.isCancelled()) {
         flushProgress();
         if (opts.saveOnCancel ?? true) save();

@@ -254,6 +254,25 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     );
   });
 
+  it('stops at the next step when the cancel flag is set by an event (the CLI\'s Ctrl-C)', async () => {
+    // A SIGINT handler runs as a macrotask; the loop must give it a turn between steps, not
+    // only at the epoch's evaluation (5 steps per epoch here).
+    let cancelled = false;
+    const ctx: TaskContext = {
+      emit: (e) => {
+        if (e.type === 'progress' && e.step === 1) setTimeout(() => (cancelled = true), 0);
+      },
+      isCancelled: () => cancelled,
+    };
+    const out = path.join(dir, 'sigint');
+    const r = await train({ ...base, out, checkpointEvery: 0 }, ctx);
+    expect(r.status).toBe('cancelled');
+    const state = JSON.parse(readFileSync(path.join(out, 'checkpoint', 'state.json'), 'utf8')) as {
+      step: number;
+    };
+    expect(state.step).toBeLessThanOrEqual(2);
+  });
+
   it('continues a cancelled run (dropout off) from the cancel step', async () => {
     const args = { ...base, dropout: false, checkpointEvery: 0 };
     const whole = await train({ ...args, out: path.join(dir, 'c') });
