@@ -34,6 +34,7 @@ import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
+import { checkTransferNotPrivate } from './transfer-guard.ts';
 import { withOutLock } from '../io/out-folder.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
@@ -58,6 +59,8 @@ export interface DistillArgs {
   privateDocuments?: Document[];
   /** Names the private documents (e.g. the dataset names) in the lineage. */
   dataLabel?: string;
+  /** sha256 (hex, of the UTF-8 text) of private texts no transfer file may be (e.g. PHI documents). */
+  privateSha256?: string[];
   steps?: number;
   batchSize?: number;
   lr?: number;
@@ -118,6 +121,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     throw new Error('--private-data needs --alpha A (0 < A < 1: the share of steps on the private set); without it the private set would be ignored');
   if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new Error('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
+  const sources = parseTransfer(args.transfer);
+  for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
+  const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
+  checkTransferNotPrivate(paths, { teacher: args.teacher, ...(args.privateData !== undefined && { privateData: args.privateData }), ...(args.privateSha256 && { privateSha256: args.privateSha256 }) });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
@@ -164,8 +171,6 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (args.hidden && !same) throw new Error('hidden-state alignment needs teacher and student to share the tokenizer (positions must match); drop --hidden');
 
   // Transfer corpus → aligned items.
-  const sources = parseTransfer(args.transfer);
-  for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
   const corpus = buildTransferCorpus(sources, { maxPerSource: args.maxPerSource ?? steps * batchSize, seed, ...(args.wordNet ? { wordNet: args.wordNet } : {}) });
   const rng = createRng(mixSeed(seed, 7));
   const pairs = teacher.meta.entityPairs ?? [];

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
+import { distillTask } from './task-distill.ts';
+import { checkTransferNotPrivate } from './transfer-guard.ts';
+
+const NOTE = 'Patient Jane Roe was admitted with acute kidney failure.\nShe also has asthma since childhood.\n';
+
+/** A teacher folder whose metrics.json records `train` as its training data, as `train` writes it. */
+function setup(tag: string): { dir: string; teacher: string; notes: string; note: string; public: string } {
+  const { dir, file } = writeCorpus(tag, 2);
+  const notes = path.join(dir, 'notes');
+  mkdirSync(notes);
+  const note = path.join(notes, 'n1.txt');
+  writeFileSync(note, NOTE);
+  const teacher = path.join(dir, 'teacher');
+  mkdirSync(teacher);
+  const sha256 = createHash('sha256').update(NOTE).digest('hex');
+  writeFileSync(path.join(teacher, 'metrics.json'), JSON.stringify({ data: { train: [{ path: note, sha256, bytes: NOTE.length }], dev: [], test: [] } }));
+  return { dir, teacher, notes, note, public: file };
+}
+
+describe('transfer text that is private data', () => {
+  it("is refused when it is the teacher's recorded training data, through a link or as a copy", () => {
+    const s = setup('guard-teacher');
+    expect(() => checkTransferNotPrivate([s.notes], { teacher: s.teacher })).toThrow(`${s.note}: this transfer file is the teacher's train data (same file); transfer text must hold no private data: remove it from --transfer`);
+    const link = path.join(s.dir, 'innocent-looking');
+    symlinkSync(s.notes, link);
+    expect(() => checkTransferNotPrivate([link], { teacher: s.teacher })).toThrow(/innocent-looking\/n1\.txt: this transfer file is the teacher's train data \(same file\)/);
+    const copy = path.join(s.dir, 'copy.txt');
+    writeFileSync(copy, `\ufeff${NOTE}`);
+    expect(() => checkTransferNotPrivate([copy], { teacher: s.teacher })).toThrow(/copy\.txt: this transfer file is the teacher's train data \(same content\)/);
+    expect(() => checkTransferNotPrivate([s.public], { teacher: s.teacher })).not.toThrow();
+  });
+
+  it('is refused when it is the private labelled set or a text the caller marks as PHI; the message never quotes it', () => {
+    const s = setup('guard-private');
+    const priv = path.join(s.dir, 'private');
+    mkdirSync(priv);
+    writeFileSync(path.join(priv, 'a.txt'), NOTE);
+    const err = (() => {
+      try {
+        checkTransferNotPrivate([s.note], { teacher: path.join(s.dir, 'elsewhere'), privateData: priv });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    })();
+    expect(err).toMatch(/n1\.txt: this transfer file is the private labelled data \(--private-data\) \(same content\)/);
+    expect(err).not.toMatch(/Jane|kidney/);
+    const phi = [createHash('sha256').update(NOTE, 'utf8').digest('hex')];
+    expect(() => checkTransferNotPrivate([s.notes], { teacher: path.join(s.dir, 'elsewhere'), privateSha256: phi })).toThrow(/a document marked as containing PHI/);
+  });
+
+  it('stops distill before the teacher is read', async () => {
+    const s = setup('guard-distill');
+    writeTinyVocab(s.dir);
+    await expect(distillTask({ task: 'ner', teacher: s.teacher, studentPreset: 'small-2L-128', transfer: `general,${s.notes}`, out: path.join(s.dir, 'student') })).rejects.toThrow(/n1\.txt: this transfer file is the teacher's train data/);
+  });
+});

@@ -1,0 +1,95 @@
+// Transfer text must not be private data: the student's lineage records every transfer source as
+// holding no PHI. This refuses a transfer file that is, by real path (symlinks resolved) or by
+// content, the teacher's recorded training, dev or test data (its metrics.json `data`), the
+// run's own private labelled set, or a text the caller names as private by its sha256 (for
+// example the workspace's documents marked as containing PHI).
+
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { checkTextSources } from '../pretrain/text-files.ts';
+
+/** Real path and content hashes of the private data to keep out, with what each one is. */
+interface Known {
+  paths: Map<string, string>;
+  hashes: Map<string, string>;
+}
+
+interface RecordedFile {
+  path?: unknown;
+  sha256?: unknown;
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** The files under a file or folder (recursively, links followed), for the private data. */
+function allFiles(root: string): string[] {
+  const st = statSync(root, { throwIfNoEntry: false });
+  if (!st) return [];
+  if (!st.isDirectory()) return [root];
+  return readdirSync(root)
+    .sort()
+    .flatMap((name) => allFiles(path.join(root, name)));
+}
+
+/** The teacher's recorded labelled data (what a Benchtop-trained teacher lists in metrics.json). */
+function teacherData(teacherDir: string, known: Known): void {
+  const file = path.join(teacherDir, 'metrics.json');
+  if (!existsSync(file)) return;
+  let data: Record<string, unknown> | undefined;
+  try {
+    data = (JSON.parse(readFileSync(file, 'utf8')) as { data?: Record<string, unknown> }).data;
+  } catch {
+    return; // not a training record: nothing to compare against
+  }
+  for (const split of ['train', 'dev', 'test']) {
+    const list = data?.[split];
+    if (!Array.isArray(list)) continue;
+    const what = `the teacher's ${split} data`;
+    for (const f of list as RecordedFile[]) {
+      if (typeof f.path === 'string') known.paths.set(realOrResolved(f.path), what);
+      if (typeof f.sha256 === 'string') known.hashes.set(f.sha256.toLowerCase(), what);
+    }
+  }
+}
+
+/** sha256 of the bytes, and of the text without a UTF-8 byte-order mark when it has one. */
+function contentHashes(bytes: Buffer): string[] {
+  const out = [createHash('sha256').update(bytes).digest('hex')];
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) out.push(createHash('sha256').update(bytes.subarray(3)).digest('hex'));
+  return out;
+}
+
+/**
+ * Throws naming the first transfer file that is private data (see the header); `transfer` are
+ * the transfer paths (files or folders) as given.
+ */
+export function checkTransferNotPrivate(transfer: readonly string[], opts: { teacher: string; privateData?: string; privateSha256?: readonly string[] }): void {
+  if (transfer.length === 0) return;
+  const known: Known = { paths: new Map(), hashes: new Map() };
+  teacherData(opts.teacher, known);
+  if (opts.privateData !== undefined) {
+    for (const f of allFiles(opts.privateData)) {
+      known.paths.set(realOrResolved(f), 'the private labelled data (--private-data)');
+      for (const h of contentHashes(readFileSync(f))) known.hashes.set(h, 'the private labelled data (--private-data)');
+    }
+  }
+  for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
+  for (const root of transfer) {
+    // A folder walk skips links inside it; a link given as the root is followed (see text-files).
+    for (const f of checkTextSources([root])) {
+      const byPath = known.paths.get(realOrResolved(f));
+      const byContent = byPath === undefined && known.hashes.size > 0 ? contentHashes(readFileSync(f)).map((h) => known.hashes.get(h)).find((w) => w !== undefined) : undefined;
+      const what = byPath ?? byContent;
+      if (what !== undefined) {
+        throw new Error(`${f}: this transfer file is ${what} (same ${byPath !== undefined ? 'file' : 'content'}); transfer text must hold no private data: remove it from --transfer`);
+      }
+    }
+  }
+}
