@@ -48,6 +48,12 @@ describe('CoNLL parsing', () => {
     ]);
   });
 
+  it('reads lines with trailing tabs, taking the last non-empty column as the tag (all were invalid)', () => {
+    const { documents, issues } = importConll('Aspirin\tNN\tB-Chemical\t\ncauses\tVB\tO\t\t\nulcers\tB-Disease \t\n', 'tabs.tsv');
+    expect(issues).toEqual([]);
+    expect(documents[0]?.entities.map((e) => [e.type, e.text])).toEqual([['Chemical', 'Aspirin'], ['Disease', 'ulcers']]);
+  });
+
   it('reads BIOES, multi-column space-separated lines and -DOCSTART- documents', () => {
     const input = [
       '-DOCSTART- -X- -X- O',

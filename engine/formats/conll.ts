@@ -66,6 +66,8 @@ export function importConll(content: string, file: string): ImportResult {
       continue;
     }
     const cols = raw.includes('\t') ? raw.split('\t') : trimmed.split(/\s+/);
+    // Trailing tabs (spreadsheet exports) leave empty columns after the tag.
+    while (cols.length > 1 && (cols[cols.length - 1] ?? '').trim() === '') cols.pop();
     if (cols[0] === '-DOCSTART-') {
       finish(b);
       const rest = trimmed.slice('-DOCSTART-'.length).trim();

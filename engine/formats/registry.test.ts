@@ -31,6 +31,7 @@ describe('detectFormat', () => {
     ['a.jsonl', '{"text": "x"}', 'jsonl'],
     ['a.tsv', 'Aspirin\tB-Chemical\ncauses\tO\n', 'conll'],
     ['a.tsv', 'Aspirin\tB-Chemical\rcauses\tO\rgastric\tB-Disease\rulcers\tI-Disease\rin\tO\rrats\tO\r.\tO\r', 'conll'],
+    ['a.tsv', 'Aspirin\tB-Chemical\t\ncauses\tO\t\n', 'conll'],
     ['a.tsv', 'index\tsentence\tlabel\n0\tA long sentence here.\t1\n', 'csv'],
     ['a.iob', 'x O', 'conll'],
     ['a.csv', 'a,b', 'csv'],

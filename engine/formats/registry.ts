@@ -61,7 +61,7 @@ function looksLikeConll(sample: string): boolean {
   const lines = sample.split(/\r\n?|\n/).slice(0, 40).filter((l) => l.trim() !== '');
   if (lines.length > 1) lines.pop(); // may be cut mid-line
   const hits = lines.filter((l) => {
-    const cols = l.includes('\t') ? l.split('\t') : l.trim().split(/\s+/);
+    const cols = l.includes('\t') ? l.replace(/[\t ]+$/, '').split('\t') : l.trim().split(/\s+/);
     return cols[0] === '-DOCSTART-' || (cols.length >= 2 && cols.length <= 6 && TAG_RE.test((cols[cols.length - 1] ?? '').trim()));
   });
   return lines.length > 0 && hits.length >= lines.length * 0.8;
