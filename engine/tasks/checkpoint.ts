@@ -42,6 +42,8 @@ export interface LoopState {
   /** Training wall time before this checkpoint, seconds. */
   wallSec: number;
   finished?: StopReason;
+  /** Step whose seed the dropout masks are drawn from (the last checkpoint's; absent: `step`). */
+  maskSeedStep?: number;
   tensors: string;
 }
 

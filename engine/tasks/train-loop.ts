@@ -114,7 +114,9 @@ export async function runTrainLoop(
   if (opts.resume && hasCheckpoint(opts.checkpointDir)) {
     const ck = loadCheckpoint(opts.checkpointDir, opts.fingerprint);
     state = ck.state;
-    trainer = await create(ck.tensors.weights, state.step);
+    // A cancel between checkpoints saves a step whose masks still come from the seed of the
+    // checkpoint before it; older checkpoints (no maskSeedStep) were saved at checkpoints only.
+    trainer = await create(ck.tensors.weights, state.maskSeedStep ?? state.step);
     trainer.restore({ step: state.step, ...ck.tensors });
     if (state.bestStep > 0) best = hooks.loadBest();
     resumedFromStep = state.step;
@@ -130,6 +132,7 @@ export async function runTrainLoop(
       epoch: 0,
       batchInEpoch: 0,
       epochSeed: mixSeed(opts.seed, 0),
+      maskSeedStep: 0,
       bestF1: -1,
       bestStep: 0,
       badEvals: 0,
@@ -273,6 +276,7 @@ export async function runTrainLoop(
         break outer;
       }
       if (epochEnd || (opts.checkpointEvery > 0 && state.step % opts.checkpointEvery === 0)) {
+        state.maskSeedStep = state.step;
         save();
         // Dropout masks from (seed, step) from here on: a run resumed here (whose trainer is
         // created with this seed) draws the same ones.

@@ -273,6 +273,16 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect(state.step).toBeLessThanOrEqual(2);
   });
 
+  it('continues a run cancelled between checkpoints (dropout on) with exactly the losses of an uninterrupted one', async () => {
+    const whole = await train({ ...base, out: path.join(dir, 'e') });
+    const out = path.join(dir, 'f');
+    // Cancelled after step 4 (checkpoints at 3 and 5): saved at 4, with the masks of seed 3.
+    expect((await train({ ...base, out }, collect(4))).status).toBe('cancelled');
+    const resumed = await train({ ...base, out, resume: 'require' });
+    expect(resumed.metrics?.resumed_from_step).toBe(4);
+    expect(resumed.metrics?.losses).toEqual(whole.metrics?.losses);
+  });
+
   it('continues a cancelled run (dropout off) from the cancel step', async () => {
     const args = { ...base, dropout: false, checkpointEvery: 0 };
     const whole = await train({ ...args, out: path.join(dir, 'c') });
