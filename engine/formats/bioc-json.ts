@@ -4,7 +4,7 @@
 
 import type { Document } from './types.ts';
 import type { ExportResult, ImportResult, LossCounts } from './common.ts';
-import { lossIssues, makeIssue } from './common.ts';
+import { jsonErrorLine, lossIssues, makeIssue } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
 import { biocToDocuments, documentsToBioc } from './bioc-model.ts';
 
@@ -47,13 +47,6 @@ const sentences = (v: unknown): BiocSentence[] =>
     relations: relations(s.relations),
   }));
 
-/** Line (1-based) of a character position, for JSON syntax errors. */
-function lineAt(text: string, pos: number): number {
-  let line = 1;
-  for (let i = 0; i < pos && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-
 /** Parses BioC JSON; a syntax error gives one error issue (with line when known), no documents. */
 export function importBiocJson(json: string, file: string): ImportResult {
   let root: unknown;
@@ -61,9 +54,7 @@ export function importBiocJson(json: string, file: string): ImportResult {
     root = JSON.parse(json);
   } catch (err) {
     // V8's message may quote the input: keep only the position.
-    const pos = /position (\d+)/.exec(err instanceof Error ? err.message : '');
-    const line = pos ? lineAt(json, Number(pos[1])) : undefined;
-    return { documents: [], issues: [makeIssue('error', file, 'malformed JSON', line)] };
+    return { documents: [], issues: [makeIssue('error', file, 'malformed JSON', jsonErrorLine(json, err))] };
   }
   const top = obj(root);
   const docsRaw = Array.isArray(root) ? root : Array.isArray(top.documents) ? top.documents : top.PubTator3;

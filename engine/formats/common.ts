@@ -203,6 +203,16 @@ export function safeFileName(id: string, taken: Set<string>): string {
   return name;
 }
 
+/** 1-based line of a JSON.parse error in `json`, from the position V8 reports (never its excerpt). */
+export function jsonErrorLine(json: string, err: unknown): number | undefined {
+  const pos = /position (\d+)/.exec(err instanceof Error ? err.message : '');
+  if (!pos) return undefined;
+  let line = 1;
+  const end = Math.min(Number(pos[1]), json.length);
+  for (let i = json.indexOf('\n'); i >= 0 && i < end; i = json.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
 /** Creates an error whose message is known to hold no document text (safe to show in issues). */
 export function formatError(message: string): Error {
   const err = new Error(message);

@@ -53,6 +53,18 @@ describe('JSONL import', () => {
     const res = importJsonl(JSON.stringify([{ text: 'x' }, { text: 'y' }]), 'arr.json', 'arr');
     expect(res.documents.map((d) => d.text)).toEqual(['x', 'y']);
   });
+
+  it('reads one pretty-printed object as one record (every line was an error)', () => {
+    const res = importJsonl('{\n  "id": "n1",\n  "text": "Fever.",\n  "entities": [{"start": 0, "end": 5, "type": "Sign"}]\n}\n', 'one.json');
+    expect(res.issues).toEqual([]);
+    expect(res.documents.map((d) => [d.id, d.entities[0]?.text])).toEqual([['n1', 'Fever']]);
+  });
+
+  it('names the line of a syntax error in a JSON array (it always said line 1), without quoting it', () => {
+    const res = importJsonl('[\n{"text": "a"},\n{"text": "secret", }\n]\n', 'arr.json');
+    expect(res.documents).toEqual([]);
+    expect(res.issues).toEqual([{ severity: 'error', file: 'arr.json', line: 3, message: 'malformed JSON array' }]);
+  });
 });
 
 describe('JSONL export', () => {

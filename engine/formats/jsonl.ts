@@ -4,7 +4,7 @@
 
 import type { Document } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
-import { addEntity, addError, finishDocument, offsetMap, sortIssues, splitLines } from './common.ts';
+import { addEntity, addError, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -103,18 +103,32 @@ export function documentFromRecord(rec: unknown, fallbackId: string, sink: Issue
   return doc;
 }
 
+/**
+ * The file as one JSON value, when it is one: an array, or a single object spread over several
+ * lines (pretty-printed). `error` is the line of a syntax error in an array.
+ */
+function wholeJson(content: string): { isWhole: false } | { isWhole: true; value?: unknown; error?: number } {
+  const start = content.trimStart();
+  if (!start.startsWith('[') && !(start.startsWith('{') && /\n\s*\S/.test(start.trimEnd()))) return { isWhole: false };
+  try {
+    const value = JSON.parse(content) as unknown;
+    return Array.isArray(value) || start.startsWith('{') ? { isWhole: true, value } : { isWhole: false };
+  } catch (err) {
+    // An object that is not one JSON value is JSON Lines (one record per line).
+    return start.startsWith('[') ? { isWhole: true, error: jsonErrorLine(content, err) ?? 1 } : { isWhole: false };
+  }
+}
+
 /** Imports JSON Lines (or a JSON array of records); bad lines are reported and skipped. */
 export function importJsonl(content: string, file: string, stem = 'doc'): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
   const sink: IssueSink = { file, issues: result.issues };
   const records: { value: unknown; line: number }[] = [];
-  if (content.trimStart().startsWith('[')) {
-    try {
-      const arr = JSON.parse(content) as unknown;
-      if (Array.isArray(arr)) arr.forEach((value) => records.push({ value, line: 1 }));
-    } catch {
-      addError(sink, 'malformed JSON array', 1);
-    }
+  const whole = wholeJson(content);
+  if (whole.isWhole) {
+    if (whole.error !== undefined) addError(sink, 'malformed JSON array', whole.error);
+    else if (Array.isArray(whole.value)) whole.value.forEach((value) => records.push({ value, line: 1 }));
+    else records.push({ value: whole.value, line: 1 });
   } else {
     splitLines(content).forEach((raw, i) => {
       if (raw.trim() === '') return;
