@@ -32,6 +32,8 @@ describe('task-agnostic distillation recipes', () => {
     expect(student.config.numLayers).toBe(2);
     expect(student.config.task).toBe('masked-lm');
     expect((JSON.parse(readFileSync(path.join(dir, 'a', 'lineage.json'), 'utf8')) as { phi_status: string }).phi_status).toBe('no-phi');
+    // The files a shared student carries never name the user's folders.
+    for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(path.join(dir, 'a', f), 'utf8')).not.toContain(dir);
     const b = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'tinybert', layerMap: '1,3', out: path.join(dir, 'b') });
     expect(Object.keys(b.metrics?.['loss_terms_last50'] ?? {}).sort()).toEqual(['loss_attention', 'loss_embedding', 'loss_hidden', 'loss_kl']);
     const c = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'compactbiobert', out: path.join(dir, 'c') });

@@ -136,11 +136,11 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
     mlm_eval_loss: evalLoss ?? null, settings, student: { origin, architecture: `${student.architecture} ${student.numLayers}L-${student.hiddenSize}` },
-    teacher: { path: path.resolve(args.teacher), architecture: `${teacher.config.architecture} ${teacher.config.numLayers}L-${teacher.config.hiddenSize}` }, resumed_from_step: result.resumedFromStep ?? null, lineage: record,
+    teacher: { name: shareName(args.teacher), architecture: `${teacher.config.architecture} ${teacher.config.numLayers}L-${teacher.config.hiddenSize}` }, resumed_from_step: result.resumedFromStep ?? null, lineage: record,
   };
   const card = [
     `# ${args.recipe} student (${metrics.student.architecture})`, '',
-    `Distilled by \`benchtop distill-general --recipe ${args.recipe}\` from ${path.resolve(args.teacher)}: ${result.steps} steps of ${s.batchSize}×${s.maxLength}, teacher layers ${map.join(',')}, ${fromTeacher ? 'initialised from teacher layers' : 'random init'}.`,
+    `Distilled by \`benchtop distill-general --recipe ${args.recipe}\` from the teacher "${shareName(args.teacher)}": ${result.steps} steps of ${s.batchSize}×${s.maxLength}, teacher layers ${map.join(',')}, ${fromTeacher ? 'initialised from teacher layers' : 'random init'}.`,
     `Loss terms (mean of the last 50 steps): ${Object.entries(result.lastTerms).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ')}. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'}. Wall time ${(result.wallSec / 60).toFixed(1)} min.`, '',
     privacySection(record),
   ].join('\n');

@@ -62,7 +62,9 @@ describe('task-specific distillation', () => {
     expect(lineage.entries.map((e) => e.kind)).toEqual(['teacher', 'distill-transfer', 'distill-transfer', 'distill-transfer']);
     // The shareable student names its teacher without the teacher folder's full path.
     expect(lineage.entries[0]).toMatchObject({ source: 'teacher model "teacher" (identified by the sha256 of its weights)', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
-    expect(readFileSync(path.join(out, 'lineage.json'), 'utf8')).not.toContain(path.join(dir, 'teacher'));
+    // Nor the folders of its transfer text: no file the student ships names the user's folders.
+    for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(path.join(out, f), 'utf8')).not.toContain(dir);
+    expect(lineage.entries[3]).toMatchObject({ source: 'text from "corpus.txt"', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
     expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/What it does not guarantee/);
     expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
   }, 60_000);

