@@ -1,7 +1,8 @@
 // Task inputs that are not regular files are refused before anything reads them (a device would
-// be read forever, a pipe would block the process).
+// be read forever, a pipe would block the process); in a folder, a file that may not be read is
+// one error and the rest is read, and a skipped link is named once.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,4 +20,42 @@ describe('task inputs', () => {
       await expect(loadReInput(input)).rejects.toThrow(`${input}: not a regular file`);
     }
   }, 20_000);
+});
+
+/** loadDocuments(dir) in a process that may not read chmod-000 files (as nobody when this runs as root). */
+function loadAsUnprivileged(dir: string): { docs: string[]; issues: { file: string; message: string }[] } {
+  const code = `const { loadDocuments } = await import(${JSON.stringify(path.resolve('engine/tasks/data-load.ts'))});
+const r = await loadDocuments(${JSON.stringify(dir)});
+console.log(JSON.stringify({ docs: r.documents.map((d) => d.id), issues: r.issues, files: r.files.length }));`;
+  const asRoot = process.getuid?.() === 0;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout) as { docs: string[]; issues: { file: string; message: string }[] };
+}
+
+describe('a folder of notes', () => {
+  it.runIf(process.platform === 'linux')('lists a file it may not read as an error and reads the rest', () => {
+    const dir = path.join(tmp, 'notes');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'a.txt'), 'The patient has cystic fibrosis.\n');
+    writeFileSync(path.join(dir, 'locked.txt'), 'Private note.\n');
+    chmodSync(dir, 0o755);
+    chmodSync(tmp, 0o755);
+    chmodSync(path.join(dir, 'locked.txt'), 0o000);
+    const r = loadAsUnprivileged(dir);
+    expect(r.docs).toEqual(['a']);
+    expect(r.issues).toEqual([expect.objectContaining({ file: 'locked.txt', message: expect.stringMatching(/EACCES/) })]);
+  }, 20_000);
+
+  it('names a link it skips once', async () => {
+    const dir = path.join(tmp, 'links');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'a.txt'), 'Asthma.\n');
+    symlinkSync('/nonexistent', path.join(dir, 'gone.txt'));
+    const r = await loadDocuments(dir);
+    expect(r.issues).toEqual([{ severity: 'warning', file: 'gone.txt', message: 'symbolic link skipped' }]);
+  });
 });

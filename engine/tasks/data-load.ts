@@ -98,15 +98,32 @@ function sha256(file: string): SourceFile {
   };
 }
 
-/** Files under `root` within the size limit (oversized ones become errors). */
+/** sha256 of each file; one that may not be read is skipped (importPath reports it, the rest goes on). */
+function hashReadable(files: readonly string[]): SourceFile[] {
+  return files.flatMap((f) => {
+    try {
+      return [sha256(f)];
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') return [];
+      throw e;
+    }
+  });
+}
+
+/**
+ * Files under `root` within the size limit (oversized ones become errors in `issues`); links
+ * skipped in a folder are warnings in `skipped` (importPath names them itself when it walks).
+ */
 function admissible(
   root: string,
   maxBytes: number,
   issues: FormatIssue[],
-): { files: string[]; oversized: string[] } {
+): { files: string[]; oversized: string[]; skipped: FormatIssue[] } {
   const files: string[] = [];
   const oversized: string[] = [];
-  for (const f of listFiles(root, issues)) {
+  const skipped: FormatIssue[] = [];
+  for (const f of listFiles(root, skipped)) {
     const size = statSync(f).size;
     if (size > maxBytes) {
       issues.push({
@@ -117,7 +134,7 @@ function admissible(
       oversized.push(f);
     } else files.push(f);
   }
-  return { files, oversized };
+  return { files, oversized, skipped };
 }
 
 /** Reads documents from a file or folder (any importable format). */
@@ -128,7 +145,7 @@ export async function loadDocuments(
   if (opts.format === 're-tsv')
     throw new Error(`${root}: masked RE TSV files hold sentences, not documents`);
   const issues: FormatIssue[] = [];
-  const { files, oversized } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
+  const { files, oversized, skipped } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
   const importOpts = {
     ...(opts.format ? { format: opts.format } : {}),
     ...(opts.csv ? { csv: opts.csv } : {}),
@@ -145,6 +162,7 @@ export async function loadDocuments(
   } else {
     // Import the admissible files one by one (brat .ann files come with their .txt); every
     // file is then named by its full path, as the size-limit issues name the oversized ones.
+    issues.push(...skipped);
     for (const f of files) {
       if (f.toLowerCase().endsWith('.ann')) continue;
       const r = await importPath(f, importOpts);
@@ -155,7 +173,7 @@ export async function loadDocuments(
     }
     fileNames.push(...oversized);
   }
-  return { documents, issues, files: files.map(sha256), sources, fileNames };
+  return { documents, issues, files: hashReadable(files), sources, fileNames };
 }
 
 /** Checks that in-memory documents have the Document shape the tasks rely on. */
