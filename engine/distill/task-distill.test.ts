@@ -10,7 +10,7 @@ import { withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import { distillTask } from './task-distill.ts';
 import { decodeRecord, encodeRecord, floatToHalf } from './teacher-cache.ts';
 import { halfToFloat } from '../checkpoints/tensor-bytes.ts';
-import { labelMapping } from './task-transfer.ts';
+import { labelMapping, mapLogits } from './task-transfer.ts';
 
 const SETTINGS = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: 512, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
 const WORDNET = (): string[] => ['a serious disease of the heart muscle', 'the state of being free of illness or injury', 'an animal that lives in the water', 'a tumour of the skin that grows slowly'];
@@ -41,6 +41,20 @@ describe('teacher cache records', () => {
     expect(m.groups).toEqual([[0, 1, 2], [3], [4]]);
     expect(m.merged).toEqual(['B-Chemical', 'I-Chemical']);
     expect(() => labelMapping(['O', 'B-Disease', 'I-Disease'], ['O', 'B-Gene', 'I-Gene'], 'O')).toThrow(/unknown to the teacher/);
+  });
+
+  it('gives merged teacher labels the sum of their probabilities at the distillation temperature', () => {
+    // Teacher logits O, B-Chemical, B-Disease = 0, 0, 0; the student has O (with B-Chemical) and B-Disease.
+    // At T = 2 the teacher puts 1/3 on each, so the student's soft target is O 2/3, B-Disease 1/3.
+    const soft = (v: Float32Array, t: number): number[] => {
+      const e = [...v].map((z) => Math.exp(z / t));
+      return e.map((x) => x / e.reduce((a, c) => a + c, 0));
+    };
+    for (const [t, logits, want] of [[2, [0, 0, 0], [2 / 3, 1 / 3]], [0.5, [1, -1, 2], [(Math.exp(2) + Math.exp(-2)) / (Math.exp(2) + Math.exp(-2) + Math.exp(4)), Math.exp(4) / (Math.exp(2) + Math.exp(-2) + Math.exp(4))]]] as const) {
+      const dst = new Float32Array(2);
+      mapLogits(Float32Array.from(logits), 0, [[0, 1], [2]], t, dst, 0);
+      soft(dst, t).forEach((p, i) => expect(p).toBeCloseTo(want[i] ?? NaN, 6));
+    }
   });
 });
 

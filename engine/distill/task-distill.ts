@@ -207,9 +207,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const weightsFile = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(args.teacher, f)).find((f) => statSync(f, { throwIfNoEntry: false }));
   const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), weightsFile ? statSync(weightsFile).mtimeMs : 0])).digest('hex');
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
-  const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, vocab: student.vocab.length, lower: student.tokenizer.doLowerCase, labels: student.config.labels, maxLength, hiddenLayers, v: 1 })).digest('hex');
+  const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, vocab: student.vocab.length, lower: student.tokenizer.doLowerCase, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
   const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
-  const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, tokenLevel: args.task === 'ner', hiddenLayers, threads });
+  const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads });
   ctx.emit({ type: 'log', message: `teacher outputs for ${items.length} transfer sentences → ${cacheDir}` });
   let cacheStatus: 'complete' | 'cancelled';
   try {

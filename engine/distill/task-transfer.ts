@@ -100,6 +100,22 @@ export function markPair(sentence: string, pairs: readonly [string, string][], r
   return out.join(' ');
 }
 
+/**
+ * The teacher's logits row at `at` mapped to the student's labels at `to`. A group of several
+ * teacher labels becomes T·logsumexp(z/T), so that softmax(·/T), which the KL loss takes,
+ * gives the group the sum of its labels' probabilities at that temperature.
+ */
+export function mapLogits(src: Float32Array, at: number, groups: readonly number[][], temperature: number, dst: Float32Array, to: number): void {
+  groups.forEach((g, k) => {
+    if (g.length === 1) dst[to + k] = src[at + (g[0] as number)] ?? 0;
+    else {
+      const z = g.map((j) => (src[at + j] ?? -Infinity) / temperature);
+      const m = Math.max(...z);
+      dst[to + k] = temperature * (m + Math.log(z.reduce((acc, v) => acc + Math.exp(v - m), 0)));
+    }
+  });
+}
+
 /** Runs the teacher and turns its outputs into cache records for the student. */
 export interface TeacherLabeller {
   label(items: readonly AlignedItem[]): Promise<CacheRecord[]>;
@@ -107,22 +123,14 @@ export interface TeacherLabeller {
 }
 
 /** A labeller over the teacher's eval-mode forward pass (hidden layers returned when asked). */
-export async function createTeacherLabeller(teacher: { config: EncoderConfig; weights: ReadonlyMap<string, HostTensor>; padId: number }, opts: { groups: number[][]; tokenLevel: boolean; hiddenLayers: readonly number[]; threads?: number; batchSize?: number }): Promise<TeacherLabeller> {
+export async function createTeacherLabeller(teacher: { config: EncoderConfig; weights: ReadonlyMap<string, HostTensor>; padId: number }, opts: { groups: number[][]; temperature: number; tokenLevel: boolean; hiddenLayers: readonly number[]; threads?: number; batchSize?: number }): Promise<TeacherLabeller> {
   const spec = buildInferenceGraph(teacher.config, { collectInternals: opts.hiddenLayers.length > 0 });
   const session = await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2 });
   const outputs = ['logits', ...opts.hiddenLayers.map((l) => `hidden_states.${l}`)];
   const Lt = teacher.config.numLabels;
   const Ls = opts.groups.length;
   const C = teacher.config.hiddenSize;
-  const mapRow = (src: Float32Array, at: number, dst: Float32Array, to: number): void => {
-    opts.groups.forEach((g, k) => {
-      if (g.length === 1) dst[to + k] = src[at + (g[0] as number)] ?? 0;
-      else {
-        const m = Math.max(...g.map((j) => src[at + j] ?? -Infinity));
-        dst[to + k] = m + Math.log(g.reduce((acc, j) => acc + Math.exp((src[at + j] ?? 0) - m), 0));
-      }
-    });
-  };
+  const mapRow = (src: Float32Array, at: number, dst: Float32Array, to: number): void => mapLogits(src, at, opts.groups, opts.temperature, dst, to);
   return {
     async label(items) {
       const records = new Array<CacheRecord>(items.length);
