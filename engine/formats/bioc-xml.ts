@@ -78,8 +78,10 @@ export function importBiocXml(xml: string, file: string): ImportResult {
     ignorePiTags: true,
     isArray: (name) => ARRAYS.has(name),
   });
-  const root = asObj(asObj(parser.parse(xml) as unknown).collection);
-  if (Object.keys(root).length === 0) {
+  const parsed = asObj(parser.parse(xml) as unknown);
+  // An empty <collection></collection> parses as '': a collection without documents.
+  const root = asObj(parsed.collection);
+  if (!('collection' in parsed)) {
     return { documents: [], issues: [makeIssue('error', file, 'not BioC XML: no <collection> element')] };
   }
   const issues: ImportResult['issues'] = [];

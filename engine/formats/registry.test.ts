@@ -189,6 +189,25 @@ describe.skipIf(!HAS_DATA)('export → import round trips of BC5CDR', () => {
   });
 });
 
+describe('importPath on empty files', () => {
+  it('says a file held no documents instead of importing nothing in silence', async () => {
+    const dir = join(tmp, 'empty');
+    mkdirSync(dir);
+    const files = { 'a.conll': '', 'b.jsonl': '\n \n', 'c.json': '', 'd.xml': '<collection></collection>', 'e.csv': '', 'f.json': '{"documents": []}' };
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+    const { documents, issues } = await importPath(dir);
+    expect(documents).toEqual([]);
+    expect(issues.map((i) => `${i.file} ${i.message}`)).toEqual([
+      'a.conll no documents found (empty file?)',
+      'b.jsonl no documents found (empty file?)',
+      'c.json no documents found (empty file?)',
+      'd.xml no documents found (empty file?)',
+      'e.csv no rows',
+      'f.json no documents found (empty file?)',
+    ]);
+  });
+});
+
 describe('export targets: nothing is replaced without consent', () => {
   const doc: Document = { id: 'd1', text: 'Aspirin.', entities: [], relations: [] };
   const base = join(tmp, 'targets');

@@ -152,6 +152,8 @@ async function importFile(path: string, format: FormatName, display: string, id:
       break;
     }
   }
+  // An empty (or whitespace-only) file should not pass for an imported one.
+  if (res.documents.length === 0 && res.issues.length === 0) res.issues.push(makeIssue('warning', display, 'no documents found (empty file?)'));
   return { documents: res.documents, issues: [...decoded.issues, ...res.issues] };
 }
 
