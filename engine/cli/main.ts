@@ -1,6 +1,7 @@
 // The `benchtop` command line: parses the subcommand and dispatches to command modules.
 // Errors print as one line naming what is wrong (no stack unless BENCHTOP_DEBUG=1).
 
+import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError, type Opts } from './args.ts';
@@ -46,14 +47,26 @@ const FS_REASONS: Record<string, string> = {
   EISDIR: 'a folder is in the way where a file is needed',
 };
 
+/** Whether `p` exists but may not be read: a permission error on it is then about reading it. */
+function unreadable(p: string): boolean {
+  try {
+    accessSync(p, constants.R_OK);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
 /** A file-system error as "<path>: <what to do>", naming the user's path, not a temp file's. */
 function fsErrorMessage(e: unknown): string | undefined {
   const err = e as NodeJS.ErrnoException | null;
-  const reason = typeof err?.code === 'string' ? FS_REASONS[err.code] : undefined;
+  let reason = typeof err?.code === 'string' ? FS_REASONS[err.code] : undefined;
   if (!reason) return undefined;
   let where = typeof err?.path === 'string' ? err.path : undefined;
   // Outputs are written to hidden temp names beside the target (.name.tmp-…): name the folder.
   while (where !== undefined && /(^|[\\/])\.[^\\/]*\.(tmp|old)[-.][^\\/]*$/.test(where)) where = path.dirname(where);
+  if ((err?.code === 'EACCES' || err?.code === 'EPERM') && where !== undefined && unreadable(where))
+    reason = 'permission denied: you may not read it; change its permissions or use a copy you can read';
   return where ? `${where}: ${reason}` : reason;
 }
 
