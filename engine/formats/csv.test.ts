@@ -70,6 +70,17 @@ describe('CSV parsing', () => {
     expect(importCsv(tsv, 't.tsv', { delimiter: '\t', textColumn: 'nope' }).issues[0]?.message).toBe('text column not found');
   });
 
+  it('reads a semicolon-separated .csv (Excel in many locales) with a warning; it was one column', () => {
+    const res = importCsv('id;note;ward\nn1;"Pain, fever; cough";B2\nn2;Rest;C1\n', 'excel.csv');
+    expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['n1', 'Pain, fever; cough', { ward: 'B2' }],
+      ['n2', 'Rest', { ward: 'C1' }],
+    ]);
+    expect(res.issues).toEqual([{ severity: 'warning', file: 'excel.csv', message: 'fields are not comma-separated; read as semicolon-separated' }]);
+    // One column of text with semicolons in it stays one column.
+    expect(importCsv('text\nPain; fever\nCough\n', 'notes.csv').documents.map((d) => d.text)).toEqual(['Pain; fever', 'Cough']);
+  });
+
   it('round-trips text, metadata and annotations through entities/relations columns', () => {
     const doc: Document = {
       id: 'r1',

@@ -89,6 +89,27 @@ export function parseCsvRows(text: string, delimiter: string, sink: IssueSink): 
   return rows;
 }
 
+/**
+ * ',' unless the file is plainly ';'- or tab-separated (European spreadsheets save "CSV" with ';'):
+ * among the first 20 rows, most split on it into as many (several) cells as the first, and not on ','.
+ */
+function sniffDelimiter(content: string, sink: IssueSink): string {
+  const head = content.slice(0, 65536);
+  const isTable = (d: string): boolean => {
+    const rows = parseCsvRows(head, d, { file: sink.file, issues: [] }).slice(0, 20);
+    const width = rows[0]?.cells.length ?? 0;
+    return width > 1 && rows.filter((r) => r.cells.length === width).length >= rows.length * 0.8;
+  };
+  if (isTable(',')) return ',';
+  for (const [d, name] of [[';', 'semicolon'], ['\t', 'tab']] as const) {
+    if (isTable(d)) {
+      addWarning(sink, `fields are not comma-separated; read as ${name}-separated`);
+      return d;
+    }
+  }
+  return ',';
+}
+
 const TEXT_NAMES = ['text', 'transcription', 'note', 'notes', 'body', 'content', 'abstract', 'sentence', 'report'];
 
 function looksLikeHeader(cells: string[]): boolean {
@@ -100,7 +121,7 @@ function looksLikeHeader(cells: string[]): boolean {
 export function importCsv(content: string, file: string, opts: CsvImportOptions = {}): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
   const sink: IssueSink = { file, issues: result.issues };
-  const rows = parseCsvRows(content, opts.delimiter ?? ',', sink);
+  const rows = parseCsvRows(content, opts.delimiter ?? sniffDelimiter(content, sink), sink);
   const first = rows[0];
   if (!first) {
     addWarning(sink, 'no rows');
