@@ -65,9 +65,11 @@ interface AncestorRow {
 /** Lineage kinds whose source is a parent model rather than a dataset. */
 export const MODEL_KINDS: ReadonlySet<LineageKind> = new Set<LineageKind>(['init', 'teacher', 'base-model']);
 
-const RANK: Record<PhiStatus, number> = { 'no-phi': 0, unknown: 1, 'distilled-from-phi-teacher': 2, 'trained-on-phi': 3 };
+// Unknown outranks distilled: "distilled from a PHI-trained teacher" also says "no PHI in the
+// training data", which weights of unknown origin cannot back.
+const RANK: Record<PhiStatus, number> = { 'no-phi': 0, 'distilled-from-phi-teacher': 1, unknown: 2, 'trained-on-phi': 3 };
 
-/** The more PHI-exposed of two statuses. */
+/** The more PHI-exposed (or less certain) of two statuses. */
 export function worsePhiStatus(a: PhiStatus, b: PhiStatus): PhiStatus {
   return RANK[a] >= RANK[b] ? a : b;
 }
@@ -134,7 +136,9 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
     teacherSources,
     ancestors,
     gradientsContainPhi: gradientSources.some((e) => e.containsPhi),
-    containsPhi: RANK[derived] >= RANK['distilled-from-phi-teacher'],
+    containsPhi:
+      entries.some((e) => e.containsPhi) ||
+      ancestors.some((a) => a.phiStatus === 'trained-on-phi' || a.phiStatus === 'distilled-from-phi-teacher'),
     derivedPhiStatus: derived,
   };
 }

@@ -106,6 +106,22 @@ describe('lineage', () => {
     expect(getModel(ws.read, base.id)?.phiStatus).toBe('no-phi');
   });
 
+  it('a student of a PHI teacher started from weights of unknown origin is unknown, not "no PHI in training data"', () => {
+    const imported = registerModel(ws.write, {
+      name: 'imported', path: 'models/imported', architecture: 'bert', task: 'ner', parameters: 1, sizeBytes: 1, sha256: SHA, labels: [],
+    });
+    expect(imported.phiStatus).toBe('unknown');
+    const s = model('from-imported', [
+      { kind: 'base-model', parentModelId: imported.id },
+      { kind: 'teacher', parentModelId: teacher.id },
+      { kind: 'distill-transfer', datasetId: ds.transfer },
+    ]);
+    expect(s.phiStatus).toBe('unknown');
+    expect(getModelLineage(ws.read, s.id)).toMatchObject({ derivedPhiStatus: 'unknown', containsPhi: true, gradientsContainPhi: false });
+    // A student of an unknown teacher with public weights stays below PHI-trained.
+    expect(model('of-imported', [{ kind: 'teacher', parentModelId: imported.id }, { kind: 'distill-transfer', datasetId: ds.transfer }]).phiStatus).toBe('unknown');
+  });
+
   it('keeps the PHI facts when the dataset or the teacher is deleted', () => {
     deleteDataset(ws.write, ds.clinical);
     const t = getModelLineage(ws.read, teacher.id);
