@@ -63,6 +63,13 @@ describe('brat import', () => {
     ]);
   });
 
+  it('takes the direction from Arg1/Arg2 names, not their order (Arg2 written first reversed it)', () => {
+    const ann = 'T1\tChemical 0 7\taspirin\nT2\tDisease 15 21\tulcers\nR1\tCauses Arg2:T2 Arg1:T1\nR2\tCauses Cause:T1 Effect:T2\n';
+    const res = importBrat('aspirin causes ulcers', ann, 'dir.ann');
+    expect(res.issues).toEqual([]);
+    expect(res.documents[0]?.relations.map((r) => [r.id, r.arg1, r.arg2])).toEqual([['R1', 'T1', 'T2'], ['R2', 'T1', 'T2']]);
+  });
+
   it('reports bad lines with line numbers and what was dropped', () => {
     expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
       ['error', 12, 'entity T5: malformed offsets; skipped'],

@@ -61,11 +61,13 @@ export function importBrat(text: string, ann: string, file: string, id: string =
       }
       case 'R': {
         const [type = '', ...args] = head.split(' ');
-        const ids = args.map((a) => a.slice(a.indexOf(':') + 1));
-        if (!type || ids.length !== 2 || args.some((a) => !a.includes(':'))) {
+        if (!type || args.length !== 2 || args.some((a) => !a.includes(':'))) {
           addError(sink, `relation ${key}: malformed line; skipped`, line);
           break;
         }
+        // Arg1 is the first argument even when a tool lists `Arg2:T2 Arg1:T1`.
+        if (/^Arg2:/i.test(args[0] ?? '') && /^Arg1:/i.test(args[1] ?? '')) args.reverse();
+        const ids = args.map((a) => a.slice(a.indexOf(':') + 1));
         relations.push({ relation: { id: key, type, arg1: ids[0] ?? '', arg2: ids[1] ?? '' }, line });
         break;
       }
