@@ -116,6 +116,24 @@ export function encodeNerTraining(
     dev = s.dev.length > 0 ? subset(all, s.dev, m) : undefined;
     split = `seeded 10% of the training sentences (seed ${opts.seed})`;
   }
+  const notes: NerData['issues'] = [];
+  if (!devDocs && !dev?.sentences.some((s) => s.gold.length > 0)) {
+    // A held-out part without a single entity scores F1 0 at every evaluation: the first
+    // model would be kept and patience would stop the run. Train on everything instead.
+    if (dev) {
+      train = buildNerData(trainDocs, m.tokenizer, { ...base, source: opts.source });
+      notes.push({
+        severity: 'warning',
+        file: opts.source,
+        message: `the seeded 10% held out for dev evaluation has no annotated entity (its F1 would stay 0), so there is no dev evaluation: trained on all of the data and kept the last weights; give a dev set for evaluation, early stopping and the best checkpoint`,
+      });
+    }
+    dev = undefined;
+    split =
+      notes.length > 0
+        ? `none (the seeded 10% held out had no annotated entity; seed ${opts.seed})`
+        : 'none (too little data to hold out a dev part)';
+  }
   const counts = {
     train_sentences: train.sentences.length,
     train_windows: train.examples.length,
@@ -131,7 +149,7 @@ export function encodeNerTraining(
     evaluate,
     counts,
     split,
-    issues: [...train.issues, ...(dev?.issues ?? [])],
+    issues: [...train.issues, ...(dev?.issues ?? []), ...notes],
   };
 }
 
