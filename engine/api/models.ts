@@ -1,7 +1,9 @@
 // models:import-folder and models:delete. An imported Hugging Face folder is validated by the
 // checkpoint loader (clear errors for missing or mismatched files, devices and pipes refused),
 // copied into the data folder's models/<id>/ and registered with its hash, size, parameter
-// count and PHI status.
+// count and PHI status: the one the user declares, raised to what the folder's own lineage.json
+// records (a model trained on PHI, or distilled from a PHI-trained teacher, keeps saying so
+// wherever it is copied).
 // Shipped models (resources/models) are read-only: they cannot be removed.
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -9,8 +11,17 @@ import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
 import { isAlive } from '../io/pid-lock.ts';
+import { declaredPhiStatus } from '../distill/lineage.ts';
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
-import { type Model, deleteModel, getModel, registerModel } from '../store/models.ts';
+import { worsePhiStatus } from '../store/lineage.ts';
+import {
+  type LineageInput,
+  type Model,
+  type PhiStatus,
+  deleteModel,
+  getModel,
+  registerModel,
+} from '../store/models.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
@@ -26,6 +37,7 @@ const COMPANIONS = [
   'tokenizer_config.json',
   'special_tokens_map.json',
   'README.md',
+  'lineage.json',
 ];
 const MAX_CARD_CHARS = 64_000;
 /** Folders under models/ that an import is still filling: `.import-<pid>-<id>`. */
@@ -50,6 +62,26 @@ async function copyModelFiles(source: string, weightsName: string, into: string)
   }
 }
 
+/** The PHI status a model folder records for itself in lineage.json, if it has one. */
+function recordedPhiStatus(dir: string): PhiStatus | undefined {
+  const file = join(dir, 'lineage.json');
+  if (!existsSync(file)) return undefined;
+  checkModelFile(file, 'text'); // a pipe or a device is refused, not read forever
+  return declaredPhiStatus(dir);
+}
+
+/** The imported folder's lineage: itself, and a PHI-trained teacher its record names. */
+function importLineage(folder: string, status: PhiStatus): LineageInput[] {
+  const own: LineageInput = {
+    kind: 'pretrain',
+    source: `imported folder "${folder}"`,
+    containsPhi: status === 'trained-on-phi',
+  };
+  if (status !== 'distilled-from-phi-teacher') return [own];
+  const teacher = `a PHI-trained teacher (named in the lineage.json of "${folder}")`;
+  return [own, { kind: 'teacher', source: teacher, containsPhi: true }];
+}
+
 /** Registers the copied folder `models/<id>` (its weights file and the model) in one transaction. */
 async function register(
   ctx: ApiContext,
@@ -68,6 +100,8 @@ async function register(
   const hasLabels =
     loaded.config.task === 'token-classification' ||
     loaded.config.task === 'sequence-classification';
+  const recorded = recordedPhiStatus(dir);
+  const phiStatus = recorded ? worsePhiStatus(args.phiStatus, recorded) : args.phiStatus;
   return ctx.ws.write.transaction(() => {
     registerFile(ctx.ws.write, { path: `${relDir}/${weightsName}`, sizeBytes, sha256, kind: 'model' });
     return registerModel(ctx.ws.write, {
@@ -81,14 +115,8 @@ async function register(
       sha256,
       labels: hasLabels ? [...loaded.config.labels] : [],
       card,
-      phiStatus: args.phiStatus,
-      lineage: [
-        {
-          kind: 'pretrain',
-          source: `imported folder "${basename(args.path)}"`,
-          containsPhi: args.phiStatus === 'trained-on-phi',
-        },
-      ],
+      phiStatus,
+      lineage: importLineage(basename(args.path), phiStatus),
     });
   });
 }

@@ -1,0 +1,82 @@
+// A model's PHI record travels with its folder: importing a folder honours the status its
+// lineage.json records (never lower than the user's answer) and keeps the file.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeFifo } from '../io/test-helpers.ts';
+import type { PhiStatus } from '../store/models.ts';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
+import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+let outside: string;
+let nerModel: string;
+let dir: string;
+let engine: Engine;
+
+async function invoke<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
+  return (await engine.invoke(name, args)) as Reply<Result<K>>;
+}
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = await invoke(name, args);
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+/** A copy of the random NER model whose lineage.json records `status` (none: no file). */
+function folderRecording(name: string, status?: PhiStatus): string {
+  const folder = join(outside, name);
+  mkdirSync(folder);
+  for (const f of readdirSync(nerModel)) writeFileSync(join(folder, f), readFileSync(join(nerModel, f)));
+  if (status) writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: status, statement: '', entries: [] }));
+  return folder;
+}
+
+beforeAll(() => {
+  outside = mkdtempSync(join(tmpdir(), 'benchtop-lineage-'));
+  nerModel = join(outside, 'ner-model');
+  randomTaskModel(nerModel, { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+});
+afterAll(() => rmSync(outside, { recursive: true, force: true }));
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-lineage-data-'));
+  engine = createEngine({ dataDir: dir });
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('importing a model folder with a PHI record', () => {
+  it('keeps the recorded status when the user answers less, and copies the record', async () => {
+    const phi = await call('models:import-folder', { path: folderRecording('phi', 'trained-on-phi'), phiStatus: 'no-phi' });
+    expect(phi.phiStatus).toBe('trained-on-phi');
+    expect(JSON.parse(readFileSync(join(dir, phi.path, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'trained-on-phi' });
+    const lineage = await call('models:get-lineage', { modelId: phi.id });
+    expect(lineage.derivedPhiStatus).toBe('trained-on-phi');
+
+    const student = await call('models:import-folder', { path: folderRecording('student', 'distilled-from-phi-teacher'), phiStatus: 'no-phi' });
+    expect(student.phiStatus).toBe('distilled-from-phi-teacher');
+    const record = await call('models:get-lineage', { modelId: student.id });
+    expect(record.derivedPhiStatus).toBe('distilled-from-phi-teacher');
+  });
+
+  it('never lowers the user’s answer, and takes it as is without a record', async () => {
+    const said = await call('models:import-folder', { path: folderRecording('said-phi', 'no-phi'), phiStatus: 'trained-on-phi' });
+    expect(said.phiStatus).toBe('trained-on-phi');
+    const unknown = await call('models:import-folder', { path: folderRecording('unrecorded'), phiStatus: 'unknown' });
+    expect(unknown.phiStatus).toBe('unknown');
+    const bad = await call('models:import-folder', { path: folderRecording('record-unknown', 'unknown'), phiStatus: 'no-phi' });
+    expect(bad.phiStatus).toBe('unknown');
+  });
+
+  it('refuses a lineage.json that is a pipe and leaves nothing in models/', async () => {
+    const folder = folderRecording('fifo-lineage');
+    makeFifo(join(folder, 'lineage.json'));
+    const reply = await invoke('models:import-folder', { path: folder, phiStatus: 'no-phi' });
+    expect(reply.ok ? null : reply.error.code).toBe('unreadable-model');
+    expect(readdirSync(join(dir, 'models')).filter((f) => !f.startsWith('default'))).toEqual([]);
+  });
+});
