@@ -283,6 +283,17 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect(resumed.metrics?.losses).toEqual(whole.metrics?.losses);
   });
 
+  it('keeps the checkpoint when a --no-resume run is refused before it starts', async () => {
+    const out = path.join(dir, 'g');
+    expect((await train({ ...base, out }, collect(2))).status).toBe('cancelled');
+    const state = path.join(out, 'checkpoint', 'state.json');
+    await expect(train({ ...base, out, resume: 'never', epochs: 0 })).rejects.toThrow(/--epochs/);
+    await expect(train({ ...base, out, resume: 'never', train: path.join(dir, 'gone.tsv') })).rejects.toThrow(/gone\.tsv/);
+    expect(existsSync(state)).toBe(true);
+    const fresh = await train({ ...base, out, resume: 'never', maxSteps: 1 });
+    expect(fresh.metrics?.resumed_from_step).toBeNull();
+  });
+
   it('continues a cancelled run (dropout off) from the cancel step', async () => {
     const args = { ...base, dropout: false, checkpointEvery: 0 };
     const whole = await train({ ...args, out: path.join(dir, 'c') });

@@ -110,17 +110,19 @@ function positive(name: string, v: number | undefined, def: number, int = true, 
   return x;
 }
 
-/** Checks `<out>` and decides whether to resume. */
-function prepareOut(out: string, ckpt: string, args: TrainArgs): boolean {
+/**
+ * Checks `<out>` and decides whether to resume, or to discard its checkpoint (`--no-resume`:
+ * done by the caller once everything else is checked, so a mistyped flag keeps it).
+ */
+function prepareOut(out: string, ckpt: string, args: TrainArgs): { resume: boolean; discard: boolean } {
   checkNotFile(out);
   const mode = args.resume ?? 'auto';
   const has = hasCheckpoint(ckpt);
   if (mode === 'require' && !has)
     throw new Error(`${out}: no checkpoint to resume from (expected ${ckpt}/state.json)`);
-  if (mode === 'never' && has) rmSync(ckpt, { recursive: true, force: true });
   const resuming = has && mode !== 'never';
   checkOutFolder(out, { ...(args.overwrite !== undefined && { overwrite: args.overwrite }), resuming });
-  return resuming;
+  return { resume: resuming, discard: has && mode === 'never' };
 }
 
 function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
@@ -141,7 +143,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const batchSize = positive('batch-size', args.batchSize, 32, true, { min: 1 });
   const threads = positive('threads', args.threads, 2, true, { min: 1 });
   const loadOpts = args.format ? { format: args.format } : {};
-  const resume = prepareOut(out, ckpt, args);
+  const { resume, discard } = prepareOut(out, ckpt, args);
   const issues: FormatIssue[] = [];
   const note = (list: readonly FormatIssue[]): void => {
     issues.push(...list);
@@ -311,6 +313,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     message: `${args.task}: ${trainEx.length} training inputs, labels ${labels.join(' ')}; dev: ${split}; model ${pm.origin}`,
   });
   const bestDir = path.join(ckpt, 'best');
+  if (discard) rmSync(ckpt, { recursive: true, force: true });
   const result = await runTrainLoop(
     config,
     pm.weights,
