@@ -89,4 +89,14 @@ describe('JSONL export', () => {
     expect(again.issues).toEqual([]);
     expect(again.documents).toEqual([doc]);
   });
+
+  it('writes passages in code points like entities (they were UTF-16 units), and drops passages outside the text', () => {
+    const doc: Document = { id: 'p', text: '😀 Title\nBody', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 8 }, { type: 'body', start: 9, end: 13 }] };
+    const line = exportJsonl([doc]).files[0]?.content ?? '';
+    expect((JSON.parse(line) as { passages: unknown }).passages).toEqual([{ type: 'title', start: 0, end: 7 }, { type: 'body', start: 8, end: 12 }]);
+    expect(importJsonl(line, 'p.jsonl').documents).toEqual([doc]);
+    const bad = importJsonl('{"id": "b", "text": "short", "passages": [{"start": 0, "end": 99}, {"start": 0, "end": 5}]}', 'b.jsonl');
+    expect(bad.documents[0]?.passages).toEqual([{ type: 'passage', start: 0, end: 5 }]);
+    expect(bad.issues).toEqual([{ severity: 'error', file: 'b.jsonl', line: 1, message: 'document b: passage 1: missing offsets or outside the text; dropped' }]);
+  });
 });

@@ -1,6 +1,7 @@
 // JSON Lines importer/exporter: one `{"id"?, "text", "entities", "relations"}` object per line;
 // entities as {start,end,type|label,id?,norm_ids?} or {spans:[[s,e],…]}, or doccano's
-// "label": [[s,e,"TYPE"]]. Offsets are code points. The helpers also serve CSV annotation cells.
+// "label": [[s,e,"TYPE"]]. Offsets (entities and passages) are code points. The helpers also
+// serve CSV annotation cells.
 
 import type { Document } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
@@ -76,6 +77,21 @@ export function addJsonAnnotations(doc: Document, entities: unknown, relations: 
   finishDocument(doc, drafts, sink, line);
 }
 
+/** Passages with code-point offsets inside the text; the others are dropped with an error. */
+function passagesFromJson(items: unknown[], doc: Document, sink: IssueSink, line?: number): NonNullable<Document['passages']> {
+  const om = offsetMap(doc.text);
+  const cps = om.toCodePoint(doc.text.length);
+  return items.flatMap((p, i) => {
+    const o = isObj(p) ? p : {};
+    const [start, end] = [o.start, o.end];
+    if (!Number.isInteger(start) || !Number.isInteger(end) || (start as number) < 0 || (start as number) > (end as number) || (end as number) > cps) {
+      addError(sink, `document ${doc.id}: passage ${i + 1}: missing offsets or outside the text; dropped`, line);
+      return [];
+    }
+    return [{ type: typeof o.type === 'string' ? o.type : 'passage', start: om.toUnit(start as number), end: om.toUnit(end as number) }];
+  });
+}
+
 /** Reads one JSON record into a Document; returns null (with an error issue) when unusable. */
 export function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, line?: number): Document | null {
   if (!isObj(rec) || typeof rec.text !== 'string') {
@@ -83,11 +99,7 @@ export function documentFromRecord(rec: unknown, fallbackId: string, sink: Issue
     return null;
   }
   const doc: Document = { id: idStr(rec.id) ?? fallbackId, text: rec.text, entities: [], relations: [] };
-  if (Array.isArray(rec.passages)) {
-    doc.passages = rec.passages.filter(isObj).flatMap((p) =>
-      typeof p.start === 'number' && typeof p.end === 'number' ? [{ type: typeof p.type === 'string' ? p.type : 'passage', start: p.start, end: p.end }] : [],
-    );
-  }
+  if (Array.isArray(rec.passages)) doc.passages = passagesFromJson(rec.passages, doc, sink, line);
   // doccano: "label" holds [[s, e, TYPE], …] for NER projects, plain strings for classification.
   const spanLabels = (v: unknown): boolean => Array.isArray(v) && v.every((x) => Array.isArray(x));
   const labelKey = spanLabels(rec.label) ? 'label' : spanLabels(rec.labels) ? 'labels' : undefined;
@@ -175,7 +187,10 @@ export function exportJsonl(docs: readonly Document[], opts: { name?: string } =
   const name = opts.name ?? 'documents.jsonl';
   const lines = docs.map((doc) => {
     const rec: Obj = { id: doc.id, text: doc.text, ...annotationsToJson(doc) };
-    if (doc.passages) rec.passages = doc.passages;
+    if (doc.passages) {
+      const om = offsetMap(doc.text);
+      rec.passages = doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) }));
+    }
     if (doc.metadata) rec.metadata = doc.metadata;
     return JSON.stringify(rec);
   });
