@@ -4,8 +4,11 @@
 import { DEFAULT_VOCAB_NAME, defaultVocabFile } from '../text/default-vocab.ts';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
+import { getModelLineage } from '../store/lineage.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import {
   type LineageInput,
@@ -172,7 +175,6 @@ export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Pr
     ? 'model.safetensors'
     : 'pytorch_model.bin';
   const { sizeBytes, sha256 } = await hashFile(join(target, weights));
-  registerFile(ctx.ws.write, { path: `${relDir}/${weights}`, sizeBytes, sha256, kind: 'model' });
   const config = JSON.parse(readFileSync(join(target, 'config.json'), 'utf8')) as {
     architectures?: string[];
     id2label?: Record<string, string>;
@@ -186,23 +188,55 @@ export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Pr
     .map((f) => readFileSync(f, 'utf8'))
     .join('\n')
     .slice(0, 64_000);
-  const model = registerModel(ctx.ws.write, {
-    id,
-    name: t.name,
-    path: relDir,
-    architecture: config.architectures?.[0] ?? 'bert',
-    task: MODEL_TASK[t.task],
-    parameters: t.parameters ?? Math.round(sizeBytes / 4),
-    sizeBytes,
-    sha256,
-    labels,
-    metrics: t.metrics,
-    card,
-    ...(t.phiStatus !== undefined && { phiStatus: t.phiStatus }),
-    lineage: t.lineage,
+  // One transaction: a lineage.json that cannot be written (a full disk) registers nothing.
+  const model = ctx.ws.write.transaction(() => {
+    registerFile(ctx.ws.write, { path: `${relDir}/${weights}`, sizeBytes, sha256, kind: 'model' });
+    const registered = registerModel(ctx.ws.write, {
+      id,
+      name: t.name,
+      path: relDir,
+      architecture: config.architectures?.[0] ?? 'bert',
+      task: MODEL_TASK[t.task],
+      parameters: t.parameters ?? Math.round(sizeBytes / 4),
+      sizeBytes,
+      sha256,
+      labels,
+      metrics: t.metrics,
+      card,
+      ...(t.phiStatus !== undefined && { phiStatus: t.phiStatus }),
+      lineage: t.lineage,
+    });
+    writeLineageFile(ctx, registered, target);
+    return registered;
   });
   ctx.emit('workspace:changed', { projectId: null, what: 'models' });
   return model;
+}
+
+/**
+ * Writes the registered lineage into the model's folder (lineage.json) unless the run wrote its
+ * own (distillation does), so that a copy of the folder carries its PHI status wherever it goes:
+ * importing it elsewhere keeps that status (models.ts).
+ */
+function writeLineageFile(ctx: ApiContext, model: Model, folder: string): void {
+  const file = join(folder, 'lineage.json');
+  if (existsSync(file)) return;
+  const own = (getModelLineage(ctx.ws.read, model.id)?.entries ?? []).filter((e) => e.depth === 0);
+  const record: LineageRecord = {
+    phi_status: model.phiStatus,
+    statement: phiStatement(model.phiStatus),
+    entries: own.map((e) => {
+      const parent = e.parentModelId === null ? undefined : getModel(ctx.ws.read, e.parentModelId);
+      return {
+        kind: e.kind,
+        source: e.source,
+        containsPhi: e.containsPhi,
+        gradients: e.kind !== 'teacher',
+        ...(parent && { phiStatus: parent.phiStatus }),
+      };
+    }),
+  };
+  writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /**

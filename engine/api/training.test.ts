@@ -1,10 +1,11 @@
 // Handler tests of the long-running work on a tiny preset (small-2L-128, a few steps): train
 // start → progress → finished → model registered with lineage; cancel and resume, also after a
 // restart; predictions saved as suggestions; evaluation with errors; distillation PHI status.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LineageRecord } from '../distill/lineage.ts';
 import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
@@ -113,6 +114,10 @@ describe('training through the API', () => {
     const lineage = await call('models:get-lineage', { modelId: model.id });
     expect(lineage.entries.map((e) => e.kind).sort()).toEqual(['fine-tune', 'init']);
     expect(lineage.entries.find((e) => e.kind === 'fine-tune')?.datasetName).toMatch(/demo/i);
+    // The folder carries the same record, so a copy of it keeps its status (models:import-folder).
+    const record = JSON.parse(readFileSync(join(dir, model.path, 'lineage.json'), 'utf8')) as LineageRecord;
+    expect(record.phi_status).toBe('no-phi');
+    expect(record.entries.map((e) => [e.kind, e.containsPhi, e.gradients]).sort()).toEqual([['fine-tune', false, true], ['init', false, true]]);
     expect(existsSync(join(dir, 'runs', runId))).toBe(false); // the document snapshot is gone
   });
 
@@ -271,7 +276,11 @@ describe('training through the API', () => {
     const teacher = await next('train:finished', (p) => p.runId === teacherRun);
     expect(teacher.status).toBe('completed');
     const models = await call('models:list', {});
-    expect(models.find((m) => m.id === teacher.modelId)?.phiStatus).toBe('trained-on-phi');
+    const teacherModel = models.find((m) => m.id === teacher.modelId)!;
+    expect(teacherModel.phiStatus).toBe('trained-on-phi');
+    const teacherRecord = JSON.parse(readFileSync(join(dir, teacherModel.path, 'lineage.json'), 'utf8')) as LineageRecord;
+    expect(teacherRecord).toMatchObject({ phi_status: 'trained-on-phi', statement: expect.stringMatching(/^trained on PHI/) });
+    expect(teacherRecord.entries.find((e) => e.kind === 'fine-tune')).toMatchObject({ containsPhi: true, gradients: true });
 
     // A folder of the user's text is recorded as free of patient information only when declared so.
     const own: Args<'distill:start'> = { projectId, task: 'ner', teacherModelId: teacher.modelId!, studentPreset: 'small-2L-128', transfer: ['random', dir], steps: 2 };

@@ -71,6 +71,11 @@ const STATEMENTS: Record<PhiStatus, string> = {
   unknown: 'PHI status unknown: it started from weights with no PHI record (lineage.json)',
 };
 
+/** The one-line statement of a status (lineage.json, model cards). */
+export function phiStatement(status: PhiStatus): string {
+  return STATEMENTS[status];
+}
+
 /** A lineage record with its derived status and statement. */
 export function lineageRecord(entries: LineageEntry[]): LineageRecord {
   const status = phiStatusOf(entries);
