@@ -11,11 +11,14 @@ export function requireString(opts: Opts, name: string): string {
   return v;
 }
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 export function optionalNumber(opts: Opts, name: string, fallback: number): number {
   const v = opts[name];
   if (v === undefined) return fallback;
-  const n = Number(v);
-  if (typeof v !== 'string' || !Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${String(v)}"`);
+  // Plain decimal notation only: Number() would also read "" and " " as 0 and "0x10" as 16.
+  const n = typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN;
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${String(v)}"`);
   return n;
 }
 

@@ -283,6 +283,14 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect(resumed.metrics?.losses).toEqual(whole.metrics?.losses);
   });
 
+  it('refuses a seed beyond 32 bits, a max-length without room for a word and a stride windows cannot advance by', async () => {
+    const out = path.join(dir, 'h');
+    await expect(train({ ...base, out, seed: 2 ** 32 })).rejects.toThrow('--seed must be an integer from 0 to 4294967295, got 4294967296');
+    await expect(train({ ...base, out, maxLength: 2 })).rejects.toThrow('--max-length must be an integer ≥ 3, got 2');
+    await expect(train({ ...base, out, stride: 46 })).rejects.toThrow('--stride must be an integer from 0 to 45, got 46');
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('keeps the checkpoint when a --no-resume run is refused before it starts', async () => {
     const out = path.join(dir, 'g');
     expect((await train({ ...base, out }, collect(2))).status).toBe('cancelled');

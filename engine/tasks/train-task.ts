@@ -138,8 +138,10 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const data = trainingData(args);
   const out = path.resolve(args.out);
   const ckpt = path.join(out, 'checkpoint');
-  const seed = positive('seed', args.seed, 42);
-  const maxLength = positive('max-length', args.maxLength, 128);
+  // Seeds are 32-bit: a larger one would give the model of its value modulo 2^32.
+  const seed = positive('seed', args.seed, 42, true, { max: 0xffffffff });
+  // [CLS] and [SEP] take two positions: at least one is left for a word piece.
+  const maxLength = positive('max-length', args.maxLength, 128, true, { min: 3 });
   const batchSize = positive('batch-size', args.batchSize, 32, true, { min: 1 });
   const threads = positive('threads', args.threads, 2, true, { min: 1 });
   const loadOpts = args.format ? { format: args.format } : {};
@@ -221,7 +223,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   let reView: ReModelView | undefined;
   if (nerDocs) {
     typesOfLabels(labels);
-    const stride = positive('stride', args.stride, Math.floor((maxLength - 2) / 4));
+    // The overlap stays below a window's word pieces (max-length − 2), or windows could not advance.
+    const stride = positive('stride', args.stride, Math.floor((maxLength - 2) / 4), true, { max: maxLength - 3 });
     const view = { labels, tokenizer: pm.tokenizer, maxLength, stride };
     const enc = encodeNerTraining(nerDocs.train, nerDocs.dev, view, {
       seed,
