@@ -127,6 +127,15 @@ export function textSha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** The text hashes of every document in a dataset marked as containing PHI (any project). */
+export function phiTextHashes(db: ReadDb): string[] {
+  return db
+    .all<{ text_sha256: string }>(sql`
+      SELECT DISTINCT d.text_sha256 FROM documents d JOIN datasets s ON s.id = d.dataset_id
+      WHERE s.contains_phi = 1`)
+    .map((r) => r.text_sha256);
+}
+
 /** Imports documents with their entities and relations in one transaction (all or nothing). */
 export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, opts: ImportOptions): ImportResult {
   const prov = opts.provenance ?? { origin: 'imported' };

@@ -1,0 +1,65 @@
+// distill:start refuses transfer text that is private data before any run starts: Benchtop's own
+// data folder, or a copy of a document imported as containing PHI (in any project).
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
+import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+let outside: string;
+let teacherFolder: string;
+let dir: string;
+let engine: Engine;
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+beforeAll(() => {
+  outside = mkdtempSync(join(tmpdir(), 'benchtop-transfer-'));
+  teacherFolder = join(outside, 'teacher');
+  randomTaskModel(teacherFolder, { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+});
+afterAll(() => rmSync(outside, { recursive: true, force: true }));
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-transfer-data-'));
+  engine = createEngine({ dataDir: dir });
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('distill:start with a folder of the user’s text', () => {
+  it('refuses the data folder, a folder holding it, and a copy of a PHI document; takes harmless text', async () => {
+    const [demo] = await call('projects:list', {});
+    const projectId = demo!.id;
+    const teacher = await call('models:import-folder', { path: teacherFolder, phiStatus: 'trained-on-phi' });
+    const other = await call('projects:create', { name: 'Ward notes' });
+    const note = join(outside, 'note-17.txt');
+    writeFileSync(note, 'Mr Example, 71, admitted with chest pain; troponin raised.\n');
+    await call('documents:import', { projectId: other.id, path: note, containsPhi: true });
+
+    const start = (folder: string): Promise<unknown> =>
+      call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentPreset: 'small-2L-128', transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
+    await expect(start(dir)).rejects.toThrow(/^invalid: .*this is, or holds, Benchtop's data folder/);
+    await expect(start(join(dir, 'models'))).rejects.toThrow(/Benchtop's data folder/);
+
+    const innocent = join(outside, 'general-text');
+    mkdirSync(innocent);
+    writeFileSync(join(innocent, 'a.txt'), 'The river runs past the old mill and into the sea.\n'.repeat(40));
+    copyFileSync(note, join(innocent, 'b.txt'));
+    const refused = start(innocent);
+    await expect(refused).rejects.toThrow(/^invalid: .*b\.txt: this transfer file is a document marked as containing PHI \(same content\)/);
+    await expect(refused).rejects.not.toThrow(/troponin/); // the message never quotes the text
+
+    rmSync(join(innocent, 'b.txt'));
+    const { runId } = (await start(innocent)) as { runId: string };
+    await call('train:cancel', { runId });
+    expect((await call('train:list-runs', { projectId })).map((r) => r.id)).toContain(runId);
+  });
+});
