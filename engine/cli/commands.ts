@@ -123,7 +123,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)'),
       f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 500; 0 only at the end)'),
       f('max-steps', 'N', 'stop after N steps'),
-      MAX_MINUTES,
+      // A fine-tuning run that reaches its time limit saves its model, as one that completes (no checkpoint stays).
+      f('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)'),
       SEED,
       THREADS,
       f('resume', undefined, 'require OUT/checkpoint/ and continue from it (by default a run resumes if it exists)'),
