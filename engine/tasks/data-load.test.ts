@@ -58,5 +58,5 @@ describe('a folder of notes', () => {
     symlinkSync('/nonexistent', path.join(dir, 'gone.txt'));
     const r = await loadDocuments(dir);
     expect(r.issues).toEqual([{ severity: 'warning', file: 'gone.txt', message: 'symbolic link skipped' }]);
-  });
+  }, 20_000); // the first load of the format readers can take seconds on a busy 2-core machine
 });
