@@ -26,3 +26,11 @@ export function optionalString(opts: Opts, name: string): string | undefined {
   const v = opts[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** `--device cpu|webgpu`, when given: where the model runs. */
+export function deviceOption(opts: Opts): { device?: 'cpu' | 'webgpu' } {
+  const v = optionalString(opts, 'device');
+  if (v === undefined) return {};
+  if (v !== 'cpu' && v !== 'webgpu') throw new UsageError(`--device must be cpu or webgpu, got "${v}"`);
+  return { device: v };
+}

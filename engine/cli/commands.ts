@@ -29,6 +29,7 @@ const PRESET_NAMES = Object.keys(PRESETS).join(', ');
 const f = (name: string, arg: string | undefined, desc: string): FlagSpec => ({ name, ...(arg !== undefined && { arg }), desc });
 
 const THREADS = f('threads', 'N', 'CPU threads for onnxruntime (default 2)');
+const DEVICE = f('device', 'cpu|webgpu', 'where the model runs (default cpu); webgpu uses the GPU, or says why it cannot and uses the CPU');
 const OVERWRITE = f('overwrite', undefined, 'replace a non-empty --out folder (without it, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
 const MAX_MINUTES = f('max-minutes', 'X', 'stop after X minutes, keeping a checkpoint to resume from');
 const NO_RESUME = f('no-resume', undefined, 'start over, discarding OUT/checkpoint/ (by default a run resumes from it)');
@@ -127,6 +128,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)'),
       SEED,
       THREADS,
+      DEVICE,
       f('resume', undefined, 'require OUT/checkpoint/ and continue from it (by default a run resumes if it exists)'),
       NO_RESUME,
       OVERWRITE,
@@ -145,6 +147,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
       f('batch-size', 'N', 'examples per batch (default 32)'),
       THREADS,
+      DEVICE,
     ],
   },
   {
@@ -161,6 +164,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
       f('batch-size', 'N', 'windows per batch (default 32)'),
       THREADS,
+      DEVICE,
       f('overwrite', undefined, 'replace an existing output file, or same-named files in a brat folder'),
     ],
   },
@@ -192,6 +196,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('max-length', 'N', "word pieces per example (default: the teacher's)"),
       SEED,
       THREADS,
+      DEVICE,
       MAX_MINUTES,
       NO_RESUME,
       OVERWRITE,

@@ -7,7 +7,7 @@ import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
-import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { cliContext } from './task-commands.ts';
 
 export const DISTILL_OPTIONS = {
@@ -64,7 +64,7 @@ export async function cmdDistill(opts: Opts): Promise<void> {
   const s = (k: string): string | undefined => optionalString(opts, k);
   await withContext((ctx) =>
     distillTask({
-      task, teacher: requireString(opts, 'teacher'), transfer: requireString(opts, 'transfer'), out: requireString(opts, 'out'), ...common(opts),
+      task, teacher: requireString(opts, 'teacher'), transfer: requireString(opts, 'transfer'), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(s('student') ? { student: s('student') as string } : {}), ...(s('student-preset') ? { studentPreset: s('student-preset') as string } : {}),
       ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(s('vocab') ? { vocab: s('vocab') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['alpha'] !== undefined ? { alpha: optionalNumber(opts, 'alpha', 0) } : {}),

@@ -25,7 +25,7 @@ export const OPTIONS = {
   json: { type: 'boolean' }, grads: { type: 'boolean' }, int8: { type: 'boolean' }, cased: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   arch: { type: 'string' }, preset: { type: 'string' }, vocab: { type: 'string' }, labels: { type: 'string' },
   task: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, model: { type: 'string' },
-  inputs: { type: 'string' }, threads: { type: 'string' },
+  inputs: { type: 'string' }, threads: { type: 'string' }, device: { type: 'string' },
   train: { type: 'string' }, dev: { type: 'string' }, test: { type: 'string' }, data: { type: 'string' }, input: { type: 'string' },
   format: { type: 'string' }, 'input-format': { type: 'string' }, epochs: { type: 'string' }, 'batch-size': { type: 'string' },
   lr: { type: 'string' }, 'max-length': { type: 'string' }, stride: { type: 'string' }, 'warmup-ratio': { type: 'string' },

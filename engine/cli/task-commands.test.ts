@@ -22,6 +22,7 @@ import {
   VOCAB,
   removeTempDirs,
 } from '../tasks/test-helpers.ts';
+import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import { main } from './main.ts';
 
 afterAll(removeTempDirs);
@@ -135,6 +136,21 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     const files = readdirSync(out).sort();
     expect(files.filter((f) => f.endsWith('.ann'))).toHaveLength(5);
     expect(files.some((f) => f.includes('.tmp'))).toBe(false);
+  });
+
+  it.skipIf(missingGpuLibrary() === null)('says why --device webgpu runs on the CPU, and refuses an unknown device', async () => {
+    const train = conllSubset(path.join(DATA, 'ner', 'ncbi-disease', 'train.tsv'), 0, 16, dir, 'gpu-train.tsv');
+    const out = path.join(dir, 'gpu-model');
+    const reason = 'WebGPU unavailable (no Vulkan loader, libvulkan.so.1, is installed); using the CPU';
+    expect(await main(['train', 'ner', ...TINY, '--train', train, '--out', out, '--max-steps', '1', '--device', 'webgpu'])).toBe(0);
+    expect([...stdout, ...stderr].join('\n')).toContain(reason);
+    stdout = [];
+    stderr = [];
+    expect(await main(['eval', 'ner', '--model', out, '--data', train, '--device', 'webgpu'])).toBe(0);
+    expect([...stdout, ...stderr].join('\n')).toContain(reason);
+    stderr = [];
+    expect(await main(['eval', 'ner', '--model', out, '--data', train, '--device', 'gpu'])).not.toBe(0);
+    expect(stderr.join('')).toContain('--device must be cpu or webgpu, got "gpu"');
   });
 
   it('trains RE on a TSV with a malformed line and evaluates it with AUROC', async () => {

@@ -10,7 +10,7 @@ import type { InputFormat } from '../tasks/data-load.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/events.ts';
 import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
-import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 
 export const INPUT_FORMATS = [
   'text',
@@ -203,6 +203,7 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
     throw new UsageError('--resume and --no-resume contradict each other');
   if (opts['resume']) args.resume = 'require';
   if (opts['no-resume']) args.resume = 'never';
+  Object.assign(args, deviceOption(opts));
   return args;
 }
 
@@ -242,6 +243,7 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
         ...(opts['int8'] ? { int8: true } : {}),
+        ...deviceOption(opts),
       },
       throttleInference(ctx),
     ),
@@ -271,6 +273,7 @@ export async function cmdPredict(opts: Opts): Promise<void> {
           ? { batchSize: num(opts, 'batch-size') as number }
           : {}),
         ...(opts['int8'] ? { int8: true } : {}),
+        ...deviceOption(opts),
         ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
       throttleInference(ctx),

@@ -8,7 +8,7 @@
 import { copyTensor, copyTensors, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName } from '../optim/adamw.ts';
-import { Session } from '../runtime/session.ts';
+import { type Device, Session } from '../runtime/session.ts';
 import { createRng } from '../random.ts';
 import { TEACHER_PREFIX, type DistillGraphSpec } from './graph.ts';
 
@@ -62,7 +62,7 @@ export class DistillRunner {
   }
 
   /** Sessions for `specs`; extras missing from `weights` are initialised from `seed`. */
-  static async create(specs: readonly DistillGraphSpec[], weights: ReadonlyMap<string, HostTensor>, opts: { threads?: number; seed?: number; teacher?: ReadonlyMap<string, HostTensor>; inPlace?: boolean } = {}): Promise<DistillRunner> {
+  static async create(specs: readonly DistillGraphSpec[], weights: ReadonlyMap<string, HostTensor>, opts: { threads?: number; seed?: number; teacher?: ReadonlyMap<string, HostTensor>; inPlace?: boolean; device?: Device } = {}): Promise<DistillRunner> {
     const all = new Map(weights);
     // Own copies of what training updates in place: the caller's tensors (which may be the
     // teacher's own, for a student initialised from it) stay as they were.
@@ -76,12 +76,19 @@ export class DistillRunner {
       }
     }
     const sessions: Session[] = [];
-    for (const spec of specs) sessions.push(await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2, inPlace: opts.inPlace ?? true }));
+    for (const spec of specs) sessions.push(await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2, inPlace: opts.inPlace ?? true, device: opts.device ?? 'cpu' }));
     return new DistillRunner(specs, sessions, all, opts.teacher ?? new Map());
   }
 
   get step(): number {
     return this.#step;
+  }
+
+  /** Where the steps run, and why not where asked (see Session.fallbackReason). */
+  get where(): { device: Device; deviceNote?: string } {
+    const first = this.sessions[0];
+    const note = first?.fallbackReason;
+    return { device: first?.device ?? 'cpu', ...(note !== undefined && { deviceNote: note }) };
   }
 
   /** One optimizer step of graph `which` on `feeds` (inputs, labels, teacher tensors). */

@@ -36,6 +36,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 import { withOutLock } from '../io/out-folder.ts';
+import type { Device } from '../runtime/session.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -74,6 +75,8 @@ export interface DistillArgs {
   test?: string;
   seed?: number;
   threads?: number;
+  /** Where the teacher labels and the student trains (default the CPU; WebGPU falls back with a reason). */
+  device?: Device;
   maxMinutes?: number;
   resume?: 'auto' | 'never';
   /** Replace a non-empty `out` (without it, only an empty folder or this run's own checkpoint is accepted). */
@@ -209,7 +212,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
   const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, vocab: student.vocab.length, lower: student.tokenizer.doLowerCase, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
   const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
-  const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads });
+  const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads, ...(args.device !== undefined && { device: args.device }) });
   ctx.emit({ type: 'log', message: `teacher outputs for ${items.length} transfer sentences → ${cacheDir}` });
   let cacheStatus: 'complete' | 'cancelled';
   try {
@@ -228,7 +231,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const hidden = args.hidden ? { kind: args.hidden, weight: args.hiddenWeight ?? 1, teacherDim: teacher.config.hiddenSize, pairs: [[student.config.numLayers, teacher.config.numLayers]] as [number, number][] } : undefined;
   const specs = [buildDistillTrainGraph(student.config, { kl: 1, hard: 0, temperature: T, ...(hidden ? { hidden } : {}) }, { optimizer, seed, klMask: args.task === 'ner' })];
   if (privateEx.length > 0) specs.push(buildDistillTrainGraph(student.config, { kl: 0, hard: 1 }, { optimizer, seed }));
-  const runner = await DistillRunner.create(specs, student.weights, { threads, seed });
+  const runner = await DistillRunner.create(specs, student.weights, { threads, seed, ...(args.device !== undefined && { device: args.device }) });
+  const where = runner.where;
+  if (where.deviceNote !== undefined) ctx.emit({ type: 'log', message: where.deviceNote });
   const cache = openTeacherCache(cacheDir);
   const settings = { task: args.task, steps, batch_size: batchSize, lr, temperature: T, alpha, max_length: maxLength, hidden: args.hidden ?? null, seed, transfer: args.transfer };
   const fingerprint = createHash('sha256').update(JSON.stringify({ settings, cacheFp, origin: student.origin, priv: privateEx.length })).digest('hex');
@@ -272,7 +277,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     lastEmit = performance.now();
     emittedStep = state.step;
     const perSec = state.step / Math.max(1e-9, wall());
-    ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: last.loss, lr: last.lr, stepsPerSec: perSec, etaSec: (steps - state.step) / Math.max(1e-9, perSec) });
+    ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: last.loss, lr: last.lr, stepsPerSec: perSec, etaSec: (steps - state.step) / Math.max(1e-9, perSec), ...where });
   };
   try {
     while (state.step < steps) {

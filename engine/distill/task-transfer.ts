@@ -7,7 +7,7 @@
 import type { EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
-import { Session } from '../runtime/session.ts';
+import { type Device, Session } from '../runtime/session.ts';
 import { makeBatch } from '../tasks/batching.ts';
 import { encodeRe } from '../tasks/re-data.ts';
 import type { Rng } from '../random.ts';
@@ -123,9 +123,9 @@ export interface TeacherLabeller {
 }
 
 /** A labeller over the teacher's eval-mode forward pass (hidden layers returned when asked). */
-export async function createTeacherLabeller(teacher: { config: EncoderConfig; weights: ReadonlyMap<string, HostTensor>; padId: number }, opts: { groups: number[][]; temperature: number; tokenLevel: boolean; hiddenLayers: readonly number[]; threads?: number; batchSize?: number }): Promise<TeacherLabeller> {
+export async function createTeacherLabeller(teacher: { config: EncoderConfig; weights: ReadonlyMap<string, HostTensor>; padId: number }, opts: { groups: number[][]; temperature: number; tokenLevel: boolean; hiddenLayers: readonly number[]; threads?: number; batchSize?: number; device?: Device }): Promise<TeacherLabeller> {
   const spec = buildInferenceGraph(teacher.config, { collectInternals: opts.hiddenLayers.length > 0 });
-  const session = await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2 });
+  const session = await Session.create(serializeModel(spec.model), { threads: opts.threads ?? 2, device: opts.device ?? 'cpu' });
   const outputs = ['logits', ...opts.hiddenLayers.map((l) => `hidden_states.${l}`)];
   const Lt = teacher.config.numLabels;
   const Ls = opts.groups.length;

@@ -108,7 +108,7 @@ export async function runMlmLoop(stepper: MlmStepper, opts: MlmLoopOptions, ctx:
       const now = performance.now();
       if (now - lastEmit >= THROTTLE_MS || state.step === opts.steps) {
         const sps = 1000 / Math.max(1, now - t0);
-        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec: (opts.steps - state.step) / sps });
+        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec: (opts.steps - state.step) / sps, device: 'cpu' }); // pretraining runs on the CPU
         pending = [];
         lastEmit = now;
       }

@@ -24,6 +24,14 @@ describe('Session', () => {
     await s.release();
   });
 
+  it('keeps training in place on the CPU when WebGPU is asked for but unavailable', async () => {
+    const s = await Session.create(tinyModel(), { device: 'webgpu', inPlace: true });
+    if (s.device === 'webgpu') return; // a machine with a GPU: nothing falls back
+    expect(s.backend).toBe('capi');
+    expect(s.fallbackReason).toMatch(/^WebGPU unavailable .*using the CPU$/);
+    await s.release();
+  });
+
   it.each([true, false])('rejects a bad feed with ORT’s message (inPlace %s)', async (inPlace) => {
     const s = await Session.create(tinyModel(), { inPlace });
     await expect(s.run({ x: float32Tensor([3], [1, 2, 3]) })).rejects.toThrow(/invalid dimensions for input: x/);

@@ -6,6 +6,7 @@
 
 import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
+import { missingGpuLibrary } from './gpu-library.ts';
 import { CapiSession, capiAvailable } from './ort-capi.ts';
 
 export type Device = 'cpu' | 'webgpu';
@@ -152,24 +153,27 @@ export class Session {
       enableMemPattern: options.memoryPattern ?? true,
       logSeverityLevel: 3,
     };
+    let gpuReason: string | undefined;
     if (options.device === 'webgpu') {
-      try {
-        const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['webgpu'] });
-        return new Session(new BindingRunner(s), 'webgpu', undefined, 'binding');
-      } catch (e) {
-        const reason = `WebGPU unavailable (${(e as Error).message.split('\n')[0] ?? 'unknown error'}); using the CPU`;
-        const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
-        return new Session(new BindingRunner(s), 'cpu', reason, 'binding');
-      }
+      const missing = missingGpuLibrary();
+      if (missing === null) {
+        try {
+          const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['webgpu'] });
+          return new Session(new BindingRunner(s), 'webgpu', undefined, 'binding');
+        } catch (e) {
+          gpuReason = `WebGPU unavailable (${(e as Error).message.split('\n')[0] ?? 'unknown error'}); using the CPU`;
+        }
+      } else gpuReason = `WebGPU unavailable (no Vulkan loader, ${missing}, is installed); using the CPU`;
     }
-    let reason: string | undefined;
+    let reason = gpuReason;
     if (options.inPlace) {
       const capi = capiAvailable();
       if (capi.ok) {
         const s = CapiSession.create(model, { threads, optimization: options.optimization ?? 'all', memoryArena: options.memoryArena ?? true, memoryPattern: options.memoryPattern ?? true });
-        return new Session(new CapiRunner(s), 'cpu', undefined, 'capi');
+        return new Session(new CapiRunner(s), 'cpu', reason, 'capi');
       }
-      reason = `${capi.reason}; using onnxruntime-node's binding, which copies every output (slower, more memory)`;
+      const binding = `${capi.reason}; using onnxruntime-node's binding, which copies every output (slower, more memory)`;
+      reason = gpuReason === undefined ? binding : `${gpuReason}; ${binding}`;
     }
     const s = await ort.InferenceSession.create(model, { ...base, executionProviders: ['cpu'] });
     return new Session(new BindingRunner(s), 'cpu', reason, 'binding');

@@ -18,6 +18,10 @@ export interface TrainProgressEvent {
   etaSec: number;
   /** Latest dev F1, once evaluated. */
   devF1?: number;
+  /** Where the steps run. */
+  device: 'cpu' | 'webgpu';
+  /** Why not on the device asked for, or not in place (see Session.fallbackReason). */
+  deviceNote?: string;
 }
 
 /** A dev evaluation finished. */

@@ -5,7 +5,7 @@
 import type { EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
-import { Session } from '../runtime/session.ts';
+import { type Device, Session } from '../runtime/session.ts';
 import { buildInferenceGraph } from '../train/graphs.ts';
 import type { Batch } from '../train/trainer.ts';
 
@@ -13,6 +13,9 @@ import type { Batch } from '../train/trainer.ts';
 export interface Predictor {
   logits: (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
   release: () => Promise<void>;
+  /** Where it runs, and why not where asked (see Session.fallbackReason). */
+  device: Device;
+  deviceNote?: string;
 }
 
 export interface PredictorOptions {
@@ -22,6 +25,8 @@ export interface PredictorOptions {
    * session, quantized once.
    */
   int8?: boolean;
+  /** Where it runs (default the CPU). Int8 runs on the CPU: it is the CPU's fast path. */
+  device?: Device;
 }
 
 /** A predictor over `weights` (eval mode, dropout off). */
@@ -33,8 +38,11 @@ export async function createPredictor(
 ): Promise<Predictor> {
   const spec = options.int8 ? buildInferenceGraph(config, { weights, int8: true }) : buildInferenceGraph(config);
   const fed = options.int8 ? [] : spec.params;
-  const session = await Session.create(serializeModel(spec.model), { threads });
+  const device = options.int8 ? 'cpu' : (options.device ?? 'cpu');
+  const session = await Session.create(serializeModel(spec.model), { threads, device });
   return {
+    device: session.device,
+    ...(session.fallbackReason !== undefined && { deviceNote: session.fallbackReason }),
     logits: async (batch) => {
       const dims = [batch.batchSize, batch.seqLen];
       const feeds: Record<string, HostTensor> = {

@@ -19,7 +19,8 @@ import {
   type ReInput,
 } from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
-import { createPredictor } from './inference.ts';
+import { createPredictor, type Predictor, type PredictorOptions } from './inference.ts';
+import type { Device } from '../runtime/session.ts';
 import { loadTaskModel } from './model-setup.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { evaluateEntities, predictEntities, type NerModelView } from './ner-task.ts';
@@ -49,6 +50,8 @@ export interface PredictArgs {
   threads?: number;
   /** Int8 inference (see PredictorOptions.int8). */
   int8?: boolean;
+  /** Where the model runs (see PredictorOptions.device). */
+  device?: Device;
   /** With `input`: return the predicted documents too (text included), for the app to show. */
   withDocuments?: boolean;
   /** Replace an existing output file (brat: files of the same names in a non-empty folder). */
@@ -98,6 +101,8 @@ export interface EvaluateArgs {
   threads?: number;
   /** Int8 inference (see PredictorOptions.int8). */
   int8?: boolean;
+  /** Where the model runs (see PredictorOptions.device). */
+  device?: Device;
 }
 
 /** Metrics ({micro, macro, per_type} + extras) and a printable report. */
@@ -207,6 +212,16 @@ function unrelatableTypes(nerTypes: readonly string[], pairs: readonly (readonly
   };
 }
 
+function predictorOptions(args: { int8?: boolean; device?: Device }): PredictorOptions {
+  return { int8: args.int8 === true, ...(args.device !== undefined && { device: args.device }) };
+}
+
+/** Says (as a log line) why a predictor does not run where it was asked to. */
+function noteDevice(p: Predictor, ctx: TaskContext): Predictor {
+  if (p.deviceNote !== undefined) ctx.emit({ type: 'log', message: p.deviceNote });
+  return p;
+}
+
 /** Predicts entities (+ relations) for every document under `input` and exports them to `out`. */
 export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Promise<PredictResult> {
   const threads = args.threads ?? 2;
@@ -251,10 +266,8 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
         : 'no documents to predict',
     );
   // Throughput is timed from tokenization to decoded output (sessions are built first).
-  const nerPredictor = await createPredictor(ner.model.config, ner.model.weights, threads, { int8: args.int8 === true });
-  const rePredictor = re
-    ? await createPredictor(re.model.config, re.model.weights, threads, { int8: args.int8 === true })
-    : undefined;
+  const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args)), ctx);
+  const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args)) : undefined;
   const t0 = performance.now();
   let out: Document[];
   let words = 0;
@@ -360,7 +373,7 @@ export async function evaluate(
       });
     emitAll(issues, ctx);
     requireNerGold(loaded.documents, name);
-    const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
+    const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
     try {
       const pred = await predictEntities(
         loaded.documents,
@@ -387,7 +400,7 @@ export async function evaluate(
   emitAll(input.issues, ctx);
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
   requireReGold(examples.length, name);
-  const predictor = await createPredictor(model.config, model.weights, threads, { int8: args.int8 === true });
+  const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
   try {
     const c = await classifyExamples(examples, view, predictor.logits, { batchSize }, ctx);
     const ev = scoreExamples(examples, c.labels, c.probs, view);

@@ -8,6 +8,7 @@ import type { MetricsJson } from '../metrics/report.ts';
 import type { EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay, type AdamWOptions } from '../optim/adamw.ts';
+import type { Device } from '../runtime/session.ts';
 import { Trainer, type Batch } from '../train/trainer.ts';
 import { batchCount, bucketBatches, makeBatch, type Encoded } from './batching.ts';
 import {
@@ -38,6 +39,8 @@ export interface LoopOptions {
   seed: number;
   dropout: boolean;
   threads: number;
+  /** Where training steps run (default the CPU); WebGPU falls back to the CPU with a reason. */
+  device?: Device;
   maxSteps?: number;
   maxWallSec?: number;
   checkpointDir: string;
@@ -105,6 +108,7 @@ export async function runTrainLoop(
       threads: opts.threads,
       seed: mixSeed(opts.seed, step),
       dropout: opts.dropout,
+      ...(opts.device !== undefined && { device: opts.device }),
     });
 
   let state: Omit<LoopState, 'tensors'>;
@@ -143,6 +147,9 @@ export async function runTrainLoop(
     trainer = await create(initial, 0);
   }
 
+  // Where the steps run, and why not where asked (no GPU adapter, no in-place C API).
+  const where = { device: trainer.device, ...(trainer.fallbackReason !== undefined && { deviceNote: trainer.fallbackReason }) };
+  if (where.deviceNote !== undefined) ctx.emit({ type: 'log', message: where.deviceNote });
   const started = performance.now();
   const wall = (): number => state.wallSec + (performance.now() - started) / 1000;
   let savedStep = -1;
@@ -208,6 +215,7 @@ export async function runTrainLoop(
       stepsPerSec,
       etaSec: (totalSteps - state.step) / stepsPerSec,
       ...(last ? { devF1: last.devF1 } : {}),
+      ...where,
     });
     pending = [];
     lastEmit = performance.now();

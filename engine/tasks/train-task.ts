@@ -26,6 +26,7 @@ import {
   type ReInput,
 } from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
+import type { Device } from '../runtime/session.ts';
 import { createPredictor } from './inference.ts';
 import { entityTypes, iob2Labels, typesOfLabels } from './ner-data.ts';
 import { encodeNerTraining, evaluateEntities, predictEntities } from './ner-task.ts';
@@ -76,6 +77,8 @@ export interface TrainArgs {
   evalEvery?: number;
   checkpointEvery?: number;
   threads?: number;
+  /** Where the training steps run (default the CPU; WebGPU falls back with a reason). */
+  device?: Device;
   dropout?: boolean;
   negativeLabel?: string;
   maxSteps?: number;
@@ -302,6 +305,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     seed,
     dropout: settings.dropout,
     threads,
+    ...(args.device !== undefined && { device: args.device }),
     checkpointDir: ckpt,
     resume,
     fingerprint,
@@ -341,7 +345,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   let test: MetricsJson | null = null;
   if (args.test) {
     const testName = args.test;
-    const predictor = await createPredictor(config, result.weights, threads);
+    const predictor = await createPredictor(config, result.weights, threads, args.device !== undefined ? { device: args.device } : {});
     try {
       if (args.task === 'ner') {
         const te = await loadDocuments(args.test, loadOpts);
