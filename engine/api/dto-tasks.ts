@@ -2,7 +2,7 @@
 // the Train, Run, Evaluate and Distill screens send and receive. Types only, importing nothing
 // but dto.ts, so the renderer can read them; like dto.ts, every value is plain structured-clone-safe data.
 
-import type { EntityRecord, PhiStatus, RelationRecord } from './dto.ts';
+import type { DeviceId, EntityRecord, PhiStatus, RelationRecord } from './dto.ts';
 
 export type TaskKind = 'ner' | 're';
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
@@ -142,6 +142,10 @@ export interface TrainProgressInfo {
   stepsPerSec: number;
   etaSec: number;
   devF1?: number;
+  /** Where the steps run (Settings → Devices chooses). */
+  device: DeviceId;
+  /** Why not where Settings asked, when they differ (e.g. no GPU adapter). */
+  deviceNote?: string;
 }
 
 export interface TrainEvalInfo {

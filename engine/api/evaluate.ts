@@ -223,7 +223,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       'The chosen datasets have no documents marked Annotated or Reviewed to compare with; finish and mark some first.',
     );
   const base = { modelId: a.modelId, modelName: ref.name, task };
-  const { threads, int8Inference: int8 } = getSettings(ctx);
+  const { threads, int8Inference: int8, device } = getSettings(ctx);
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
   const finished = (info: {
     jobId: string;
@@ -253,6 +253,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
                 model: ref.dir,
                 threads,
                 int8,
+                device,
                 documents: gold.map((d) => ({ ...d, entities: [], relations: [] })),
               },
               onEvent,
@@ -264,7 +265,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
           ctx,
           { kind: 'evaluate', projectId: a.projectId },
           (onEvent) =>
-            startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8 }, onEvent),
+            startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8, device }, onEvent),
           (r) => ({ report: reReport(gold, r, base, names) }),
           finished,
         );

@@ -115,12 +115,13 @@ function models(
 }
 
 function predictArgs(ctx: ApiContext, m: { ner: ModelRef; re?: ModelRef }): PredictArgs {
-  const { threads, int8Inference } = getSettings(ctx);
+  const { threads, int8Inference, device } = getSettings(ctx);
   return {
     model: m.ner.dir,
     ...(m.re && { reModel: m.re.dir }),
     threads,
     int8: int8Inference,
+    device,
   };
 }
 

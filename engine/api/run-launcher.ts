@@ -183,7 +183,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
   const dir = join(ctx.dataDir, cfg.dir);
   const data = JSON.parse(readFileSync(join(dir, 'data.json'), 'utf8')) as RunData;
   const out = join(dir, 'out');
-  const threads = getSettings(ctx).threads;
+  const { threads, device } = getSettings(ctx);
   const mode = resume ? ('auto' as const) : ('never' as const);
   const progress = throttle<TrainProgressInfo>(PROGRESS_MS, (p) => ctx.emit('train:progress', p));
   const onEvent = (e: TaskEvent): void => {
@@ -205,6 +205,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
               ...cfg.engine.args,
               out,
               threads,
+              device,
               resume: mode,
               overwrite: true,
               ...(data.train && { trainDocuments: data.train }),
@@ -217,6 +218,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
               ...cfg.engine.args,
               out,
               threads,
+              device,
               overwrite: true,
               resume: mode,
               ...(data.private && { privateDocuments: data.private }),
@@ -264,6 +266,8 @@ function followEvent(
       stepsPerSec: e.stepsPerSec,
       etaSec: e.etaSec,
       ...(e.devF1 !== undefined && { devF1: e.devF1 }),
+      device: e.device,
+      ...(e.deviceNote !== undefined && { deviceNote: e.deviceNote }),
     };
     ctx.jobs.setTrainProgress(p);
     progress.push(p);

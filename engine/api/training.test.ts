@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LineageRecord } from '../distill/lineage.ts';
+import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
@@ -92,7 +93,8 @@ describe('training through the API', () => {
     expect(done).toMatchObject({ runId, status: 'completed' });
     const progress = events.filter((e) => e.name === 'train:progress');
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.at(-1)!.payload).toMatchObject({ runId, step: 3 });
+    expect(progress.at(-1)!.payload).toMatchObject({ runId, step: 3, device: 'cpu' });
+    expect(progress.at(-1)!.payload).not.toHaveProperty('deviceNote'); // the CPU, as asked, in place
 
     const [run] = await call('train:list-runs', { projectId: (await demo()).projectId });
     expect(run).toMatchObject({
@@ -119,6 +121,18 @@ describe('training through the API', () => {
     expect(record.phi_status).toBe('no-phi');
     expect(record.entries.map((e) => [e.kind, e.containsPhi, e.gradients]).sort()).toEqual([['fine-tune', false, true], ['init', false, true]]);
     expect(existsSync(join(dir, 'runs', runId))).toBe(false); // the document snapshot is gone
+  });
+
+  it.skipIf(missingGpuLibrary() === null)('trains on the CPU when Settings ask for the GPU but it cannot be used, and says why', async () => {
+    await call('settings:update', { device: 'webgpu' });
+    const runId = await trainTiny({ maxSteps: 1 });
+    expect(await next('train:finished', (p) => p.runId === runId)).toMatchObject({ status: 'completed' });
+    const progress = events.filter((e) => e.name === 'train:progress').map((e) => e.payload as Events['train:progress']);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) {
+      expect(p.device).toBe('cpu');
+      expect(p.deviceNote).toBe('WebGPU unavailable (no Vulkan loader, libvulkan.so.1, is installed); using the CPU');
+    }
   });
 
   it('explains what is missing instead of starting a run', async () => {
