@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { QUIET } from './events.ts';
-import { predictRelations, type ReModelView } from './re-task.ts';
+import { splitIndices } from './ner-task.ts';
+import { predictRelations, reTrainingSet, type ReModelView } from './re-task.ts';
 import { bertTokenizer, HAS_DATA } from './test-helpers.ts';
 
 describe.skipIf(!HAS_DATA)('relation prediction', () => {
@@ -57,5 +58,34 @@ describe.skipIf(!HAS_DATA)('relation prediction', () => {
     expect(r.relations[0]).toEqual([
       { id: 'R1', type: 'CID', arg1: 'T1', arg2: 'T2', score: expect.closeTo(0.8808, 3) as number },
     ]);
+  });
+});
+
+describe('the automatic dev split of relation data', () => {
+  const masked = (labels: string[]) => ({
+    kind: 'masked' as const,
+    examples: labels.map((label, i) => ({ text: `@GENE$ and @DISEASE$ in sentence ${i}.`, label, line: i + 1 })),
+    issues: [],
+    files: [],
+  });
+
+  it('trains on everything, saying so, when the held-out part has no positive relation', () => {
+    const seed = 42;
+    const dev = new Set(splitIndices(40, seed).dev);
+    // The positives are the examples the seeded split keeps for training: the dev part holds none.
+    const labels = [...Array(40).keys()].map((i) => (!dev.has(i) && i % 3 === 0 ? '1' : '0'));
+    const set = reTrainingSet(masked(labels), undefined, { seed, source: 'gad.tsv' });
+    expect(set.dev).toBeUndefined();
+    expect(set.train).toHaveLength(40);
+    expect(set.split).toBe('none (the seeded 10% held out had no relation besides "0"; seed 42)');
+    expect(set.issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the seeded 10% held out for dev evaluation has no relation besides "0"/)]);
+  });
+
+  it('keeps the held-out part when it has a positive relation', () => {
+    const set = reTrainingSet(masked([...Array(40).keys()].map((i) => (i % 2 === 0 ? '1' : '0'))), undefined, { seed: 42, source: 'gad.tsv' });
+    expect(set.dev).toHaveLength(4);
+    expect(set.train).toHaveLength(36);
+    expect(set.split).toBe('seeded 10% of the training examples (seed 42)');
+    expect(set.issues).toEqual([]);
   });
 });

@@ -108,6 +108,22 @@ export function reTrainingSet(
     trainEx = s.train.map((i) => trainEx[i] as ReExample);
     split = `seeded 10% of the training examples (seed ${opts.seed})`;
   }
+  if (!dev && devEx && !devEx.some((e) => (e.label ?? negative) !== negative)) {
+    // A held-out part without a single relation scores F1 0 at every evaluation: the first
+    // model would be kept and patience would stop the run. Train on everything instead.
+    if (devEx.length > 0)
+      issues.push({
+        severity: 'warning',
+        file: opts.source,
+        message: `the seeded 10% held out for dev evaluation has no relation besides "${negative}" (its F1 would stay 0), so there is no dev evaluation: trained on all of the data and kept the last weights; give a dev set for evaluation, early stopping and the best checkpoint`,
+      });
+    split =
+      devEx.length > 0
+        ? `none (the seeded 10% held out had no relation besides "${negative}"; seed ${opts.seed})`
+        : 'none (too little data to hold out a dev part)';
+    trainEx = [...trainEx, ...devEx];
+    devEx = undefined;
+  }
   const positives = [...new Set(trainEx.map((e) => e.label ?? negative))]
     .filter((l) => l !== negative)
     .sort();
