@@ -1,6 +1,7 @@
 // The `benchtop` command line: parses the subcommand and dispatches to command modules.
 // Errors print as one line naming what is wrong (no stack unless BENCHTOP_DEBUG=1).
 
+import { CancelledError } from '../tasks/batching.ts';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -118,6 +119,11 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (process.env['BENCHTOP_DEBUG']) console.error(e);
+    if (e instanceof CancelledError) {
+      // Ctrl-C during predict or eval: a stop the user asked for, not an error.
+      console.error('benchtop: stopped; nothing was written');
+      return 130;
+    }
     const msg = fsErrorMessage(e) ?? (e instanceof Error ? e.message : String(e));
     console.error(`benchtop: error: ${msg}`);
     return e instanceof UsageError ? 2 : 1;

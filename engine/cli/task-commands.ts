@@ -129,11 +129,18 @@ function task(rest: string[], cmd: string): 'ner' | 're' {
 }
 
 /** Runs `fn` with Ctrl-C wired to the context's cancel flag. */
-async function withSigint<T>(ctx: ReturnType<typeof cliContext>, fn: () => Promise<T>): Promise<T> {
+/** What Ctrl-C says during prediction and evaluation: they write their output only at the end. */
+const STOP_WITHOUT_WRITING = 'stopping; nothing will be written';
+
+async function withSigint<T>(
+  ctx: ReturnType<typeof cliContext>,
+  fn: () => Promise<T>,
+  stopping = 'stopping after this step, keeping a checkpoint',
+): Promise<T> {
   const onSigint = (): void => {
     if (ctx.cancelled) process.exit(130);
     ctx.cancelled = true;
-    process.stderr.write('\nstopping after this step (Ctrl-C again to quit at once)…\n');
+    process.stderr.write(`\n${stopping} (Ctrl-C again to quit at once)…\n`);
   };
   process.on('SIGINT', onSigint);
   try {
@@ -247,6 +254,7 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
       },
       throttleInference(ctx),
     ),
+    STOP_WITHOUT_WRITING,
   );
   if (opts['json']) console.log(JSON.stringify(r.metrics, null, 2));
   else console.log(r.text);
@@ -278,6 +286,7 @@ export async function cmdPredict(opts: Opts): Promise<void> {
       },
       throttleInference(ctx),
     ),
+    STOP_WITHOUT_WRITING,
   );
   const errors = r.issues.filter((i) => i.severity === 'error').length;
   console.log(
