@@ -220,12 +220,22 @@ export function formatError(message: string): Error {
   return err;
 }
 
+/** Plain words for the reasons a file cannot be read (the issue names the file). */
+const READ_FAILURES: Record<string, string> = {
+  EACCES: 'you may not read this file; change its permissions or use a copy you can read',
+  EPERM: 'you may not read this file; change its permissions or use a copy you can read',
+  ENOENT: 'the file disappeared while being read',
+  EISDIR: 'this is a folder, not a file',
+  EIO: 'the disk reported an error while reading this file; copy it elsewhere and try again',
+};
+
 /** A message for a caught error that never echoes file content (parser messages may quote it). */
 export function safeErrorMessage(err: unknown): string {
   if (err instanceof Error && err.name === 'FormatError') return err.message;
   // Issues name the file already; the reason is ours (a device, a pipe, a size).
   if (err instanceof InputFileError) return err.reason;
   const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && READ_FAILURES[code] !== undefined) return READ_FAILURES[code];
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `cannot read file (${code})`;
   const name = err instanceof Error ? err.name : typeof err;
   return `could not parse file (${name})`;
