@@ -7,7 +7,7 @@ import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks } from './mlm-data.ts';
 import { pretrain } from './pretrain.ts';
 import { writeCorpus, writeTinyVocab } from './test-corpus.ts';
-import { checkTextSources, textParagraphs } from './text-files.ts';
+import { checkTextSources, listTextFiles, textParagraphs } from './text-files.ts';
 
 /** Cancels once a checkpoint at `step` or later was written. */
 function stopAfter(step: number): TaskContext {
@@ -45,6 +45,15 @@ describe('pretraining data', () => {
     const f = path.join(dir, 'mixed.txt');
     writeFileSync(f, 'a hard wrapped\nline of a book.\n\n{"sentence1": "A man is playing a guitar on stage.", "label": "x"}\nsome sentence here\t1\n');
     expect([...textParagraphs([f])]).toEqual(['a hard wrapped line of a book.', 'A man is playing a guitar on stage.', 'some sentence here']);
+  });
+
+  it('walks a brat folder for its texts, not its annotation files', () => {
+    const dir = path.join(writeCorpus('brat-folder', 1).dir, 'brat');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'note.txt'), 'The patient has asthma.\n');
+    writeFileSync(path.join(dir, 'note.ann'), 'T1\tDisease 16 22\tasthma\n');
+    expect(listTextFiles(dir)).toEqual([path.join(dir, 'note.txt')]);
+    expect([...textParagraphs(listTextFiles(dir))]).toEqual(['The patient has asthma.']);
   });
 });
 

@@ -8,7 +8,13 @@ import path from 'node:path';
 
 const CHUNK = 1 << 20;
 
-/** Text files under `root` (a file, or a folder walked recursively, hidden entries skipped). */
+/** Annotation files beside their texts (brat's .ann): lines of offsets and labels, not prose. */
+const ANNOTATION_FILES = /\.ann$/i;
+
+/**
+ * Text files under `root` (a file, or a folder walked recursively; hidden entries, links and
+ * brat .ann files skipped).
+ */
 export function listTextFiles(root: string): string[] {
   const st = statSync(root, { throwIfNoEntry: false });
   if (!st) throw new Error(`${root}: no such file or folder`);
@@ -20,7 +26,7 @@ export function listTextFiles(root: string): string[] {
       const p = path.join(dir, name);
       const l = lstatSync(p);
       if (l.isDirectory()) walk(p);
-      else if (l.isFile()) out.push(p);
+      else if (l.isFile() && !ANNOTATION_FILES.test(name)) out.push(p);
     }
   };
   walk(root);
