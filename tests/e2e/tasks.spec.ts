@@ -42,6 +42,9 @@ describe('model screens in browser mode', () => {
     await page.getByTestId('start-training').click();
     await page.getByTestId('run-monitor').waitFor();
     await expect.poll(() => chartPoints('loss-chart'), { timeout: 60_000 }).toBeGreaterThan(0);
+    // Where the steps run, as Settings asked (the CPU): no note explaining otherwise.
+    expect(await page.getByTestId('train-device').textContent()).toBe('CPU');
+    expect(await page.getByTestId('train-device-note').count()).toBe(0);
     const first = await chartPoints('loss-chart');
     await expect.poll(() => chartPoints('loss-chart'), { timeout: 60_000 }).toBeGreaterThan(first);
     await screenshot(page, '11-train-running');
