@@ -208,6 +208,16 @@ describe('workbench in browser mode', () => {
     const err = page.getByTestId('model-import-error');
     await err.waitFor();
     expect(await err.textContent()).toContain('config.json');
+    // A folder whose lineage.json records PHI keeps that record, whatever the answer, and says so.
+    const recorded = join(app.tmp, 'recorded-phi-model');
+    cpSync(join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification'), recorded, { recursive: true });
+    writeFileSync(join(recorded, 'lineage.json'), JSON.stringify({ phi_status: 'trained-on-phi', statement: '', entries: [] }));
+    await page.getByTestId('model-path').fill(recorded);
+    await page.getByTestId('model-phi-no').check();
+    await page.getByTestId('start-model-import').click();
+    await expect
+      .poll(() => page.getByTestId('toast').allTextContents())
+      .toContainEqual(expect.stringMatching(/Its lineage\.json records “Trained on patient data”, so it is marked that way\./));
     await screenshot(page, '07-models');
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('device-list').waitFor({ timeout: 60_000 });
