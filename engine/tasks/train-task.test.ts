@@ -291,6 +291,16 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('checks every number before reading the data or the model', async () => {
+    // The training file does not exist: a number checked later would be hidden behind that error.
+    const missing = { ...base, out: path.join(dir, 'i'), train: path.join(dir, 'no-such-file.tsv') };
+    await expect(train({ ...missing, epochs: 0 })).rejects.toThrow(/^--epochs must be an integer ≥ 1, got 0/);
+    await expect(train({ ...missing, lr: 2 })).rejects.toThrow(/^--lr /);
+    await expect(train({ ...missing, maxSteps: 0 })).rejects.toThrow(/^--max-steps /);
+    await expect(train({ ...missing, maxMinutes: -1 })).rejects.toThrow(/^--max-minutes /);
+    await expect(train(missing)).rejects.toThrow(/no-such-file\.tsv/);
+  });
+
   it('keeps the checkpoint when a --no-resume run is refused before it starts', async () => {
     const out = path.join(dir, 'g');
     expect((await train({ ...base, out }, collect(2))).status).toBe('cancelled');

@@ -147,6 +147,18 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const maxLength = positive('max-length', args.maxLength, 128, true, { min: 3 });
   const batchSize = positive('batch-size', args.batchSize, 32, true, { min: 1 });
   const threads = positive('threads', args.threads, 2, true, { min: 1 });
+  // Every number is checked before the data or the model is read: a typo fails at once.
+  const hp = {
+    epochs: positive('epochs', args.epochs, 3, true, { min: 1 }),
+    lr: positive('lr', args.lr, args.model ? 5e-5 : 5e-4, false, { positive: true, max: 1 }),
+    warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false, { max: 1 }),
+    weight_decay: positive('weight-decay', args.weightDecay, 0.01, false),
+    patience: positive('patience', args.patience, 3),
+    eval_every: positive('eval-every', args.evalEvery, 0),
+    checkpoint_every: positive('checkpoint-every', args.checkpointEvery, 500),
+    ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0, true, { min: 1 }) } : {}),
+  };
+  const maxWallSec = args.maxMinutes !== undefined ? positive('max-minutes', args.maxMinutes, 0, false, { positive: true }) * 60 : undefined;
   const loadOpts = args.format ? { format: args.format } : {};
   const { resume, discard } = prepareOut(out, ckpt, args);
   const issues: FormatIssue[] = [];
@@ -263,20 +275,20 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const config = withTaskMeta(pm.config, meta);
   const settings = {
     task: args.task,
-    epochs: positive('epochs', args.epochs, 3, true, { min: 1 }),
+    epochs: hp.epochs,
     batch_size: batchSize,
-    lr: positive('lr', args.lr, args.model ? 5e-5 : 5e-4, false, { positive: true, max: 1 }),
-    warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false, { max: 1 }),
-    weight_decay: positive('weight-decay', args.weightDecay, 0.01, false),
+    lr: hp.lr,
+    warmup_ratio: hp.warmup_ratio,
+    weight_decay: hp.weight_decay,
     max_grad_norm: 1,
     max_length: maxLength,
     ...(meta.stride !== undefined ? { stride: meta.stride } : {}),
     seed,
     dropout: args.dropout ?? true,
-    patience: positive('patience', args.patience, 3),
-    eval_every: positive('eval-every', args.evalEvery, 0),
-    checkpoint_every: positive('checkpoint-every', args.checkpointEvery, 500),
-    ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0, true, { min: 1 }) } : {}),
+    patience: hp.patience,
+    eval_every: hp.eval_every,
+    checkpoint_every: hp.checkpoint_every,
+    ...(hp.max_steps !== undefined ? { max_steps: hp.max_steps } : {}),
     negative_label: meta.negativeLabel ?? null,
     labels,
   };
@@ -311,9 +323,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     fingerprint,
     saveOnCancel: args.saveOnCancel ?? true,
     ...(args.maxSteps !== undefined ? { maxSteps: settings.max_steps as number } : {}),
-    ...(args.maxMinutes !== undefined
-      ? { maxWallSec: positive('max-minutes', args.maxMinutes, 0, false, { positive: true }) * 60 }
-      : {}),
+    ...(maxWallSec !== undefined ? { maxWallSec } : {}),
   };
   ctx.emit({
     type: 'log',
