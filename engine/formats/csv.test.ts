@@ -100,4 +100,18 @@ describe('CSV parsing', () => {
     const plain = exportCsv([doc], { annotations: false });
     expect(plain.issues.map((i) => i.message)).toEqual(['3 entities and relations dropped (annotations: false)']);
   });
+
+  it('writes cells that look like formulas as they are, and says a spreadsheet may run them', () => {
+    const notes: Document[] = [
+      { id: 'n1', text: '- Patient reports chest pain', entities: [], relations: [] },
+      { id: 'n2', text: '=HYPERLINK("http://x")', entities: [], relations: [], metadata: { ward: '@B2' } },
+      { id: 'n3', text: 'Stable; -2 kg since May', entities: [], relations: [] },
+    ];
+    const out = exportCsv(notes);
+    expect(out.issues.map((i) => [i.severity, i.message])).toEqual([
+      ['warning', expect.stringMatching(/^3 cells begin with =, \+, - or @, which a spreadsheet may run as a formula/)],
+    ]);
+    // The data is unchanged: the cells read back exactly.
+    expect(importCsv(out.files[0]?.content ?? '', 'x.csv').documents.map((d) => d.text)).toEqual(notes.map((n) => n.text));
+  });
 });

@@ -205,6 +205,9 @@ export interface CsvExportOptions {
   annotations?: boolean;
 }
 
+/** What spreadsheets read as the start of a formula (OWASP's list for CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /** Exports documents as one CSV file: id, text, metadata columns and annotation JSON columns. */
 export function exportCsv(docs: readonly Document[], opts: CsvExportOptions = {}): ExportResult {
   const name = opts.name ?? 'documents.csv';
@@ -218,8 +221,10 @@ export function exportCsv(docs: readonly Document[], opts: CsvExportOptions = {}
   const header = ['id', 'text', ...keys, ...(withAnn ? ['entities', 'relations'] : [])];
   const lines = [header.map((h) => quote(h, d)).join(d)];
   let dropped = 0;
+  let formulaLike = 0;
   for (const doc of docs) {
     const cells = [doc.id, doc.text, ...keys.map((k) => doc.metadata?.[k] ?? '')];
+    formulaLike += cells.filter((c) => FORMULA_START.test(c)).length;
     if (withAnn) {
       const { entities, relations } = annotationsToJson(doc);
       cells.push(JSON.stringify(entities), JSON.stringify(relations));
@@ -227,6 +232,9 @@ export function exportCsv(docs: readonly Document[], opts: CsvExportOptions = {}
     lines.push(cells.map((c) => quote(c, d)).join(d));
   }
   const issues: ExportResult['issues'] = [];
+  // Written as they are (the file is data); a spreadsheet opening it would evaluate them.
+  if (formulaLike > 0)
+    issues.push(makeIssue('warning', name, `${formulaLike} cell${formulaLike === 1 ? ' begins' : 's begin'} with =, +, - or @, which a spreadsheet may run as a formula (a note starting "- Patient…" shows as #NAME?): import the file into the spreadsheet as text rather than opening it`));
   if (dropped > 0) issues.push(makeIssue('warning', name, `${dropped} entities and relations dropped (annotations: false)`));
   if (clashes.length > 0) issues.push(makeIssue('warning', name, `metadata columns named like reserved columns dropped: ${clashes.join(', ')}`));
   if (docs.some((doc) => doc.passages && doc.passages.length > 0)) issues.push(makeIssue('warning', name, 'passage boundaries dropped'));
