@@ -12,6 +12,7 @@ import {
   fileStem,
   finishDocument,
   lossIssues,
+  makeIssue,
   offsetMap,
   safeFileName,
   sortIssues,
@@ -22,6 +23,27 @@ import {
 export const EQUIV = 'Equiv';
 
 const SPAN_RE = /^(\d+) (\d+)$/;
+
+const MISMATCH = 'mention text does not match';
+
+/**
+ * A brat document whose .txt began with a UTF-8 byte-order mark (`text` has it stripped). brat
+ * itself counts the mark as character 0, other tools do not: the reading whose mentions match
+ * their offsets is kept, and when that is brat's, the spans are moved back by one to the text
+ * without the mark, with a note saying so.
+ */
+export function importBratAfterBom(text: string, ann: string, file: string, id: string = fileStem(file)): ImportResult {
+  const plain = importBrat(text, ann, file, id);
+  const counted = importBrat(`\uFEFF${text}`, ann, file, id);
+  const mismatches = (r: ImportResult): number => r.issues.filter((i) => i.message.includes(MISMATCH)).length;
+  const doc = counted.documents[0];
+  if (!doc || mismatches(counted) >= mismatches(plain)) return plain;
+  const back = (p: number): number => Math.max(0, p - 1);
+  doc.text = text;
+  for (const e of doc.entities) e.spans = e.spans.map((sp) => ({ start: back(sp.start), end: back(sp.end) }));
+  counted.issues.push(makeIssue('warning', file, "the .txt starts with a byte-order mark, which brat counts as character 0: offsets read brat's way (the mentions match them)"));
+  return counted;
+}
 
 /** Imports one brat document from its text and annotation file contents (`file` names the .ann). */
 export function importBrat(text: string, ann: string, file: string, id: string = fileStem(file)): ImportResult {

@@ -189,6 +189,33 @@ describe.skipIf(!HAS_DATA)('export → import round trips of BC5CDR', () => {
   });
 });
 
+describe('brat text saved with a UTF-8 byte-order mark', () => {
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  const text = 'Asthma and eczema.\n';
+  const pair = (name: string, ann: string): string => {
+    const dir = join(tmp, `bom-${name}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'note.txt'), Buffer.concat([BOM, Buffer.from(text)]));
+    writeFileSync(join(dir, 'note.ann'), ann);
+    return join(dir, 'note.txt');
+  };
+
+  it("reads offsets brat's way (the mark is character 0) when the mentions match only that way", async () => {
+    const { documents, issues } = await importPath(pair('brat', 'T1\tDisease 1 7\tAsthma\nT2\tDisease 12 18\teczema\n'));
+    const doc = documents[0]!;
+    expect(doc.text).toBe(text);
+    expect(doc.entities.map((e) => [doc.text.slice(e.spans[0]!.start, e.spans[0]!.end), e.text])).toEqual([['Asthma', 'Asthma'], ['eczema', 'eczema']]);
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the \.txt starts with a byte-order mark, which brat counts as character 0/)]);
+  });
+
+  it('keeps offsets that do not count the mark as they are', async () => {
+    const { documents, issues } = await importPath(pair('plain', 'T1\tDisease 0 6\tAsthma\nT2\tDisease 11 17\teczema\n'));
+    const doc = documents[0]!;
+    expect(doc.entities.map((e) => doc.text.slice(e.spans[0]!.start, e.spans[0]!.end))).toEqual(['Asthma', 'eczema']);
+    expect(issues).toEqual([]);
+  });
+});
+
 describe('importPath on empty files', () => {
   it('says a file held no documents instead of importing nothing in silence', async () => {
     const dir = join(tmp, 'empty');

@@ -14,7 +14,7 @@ import { makeIssue, safeErrorMessage } from './common.ts';
 import { decodeBytes, looksBinary } from './encoding.ts';
 import { importText } from './text.ts';
 import { exportPubtator, importPubtator } from './pubtator.ts';
-import { exportBrat, importBrat } from './brat.ts';
+import { exportBrat, importBrat, importBratAfterBom } from './brat.ts';
 import { exportBiocXml, importBiocXml } from './bioc-xml.ts';
 import { exportBiocJson, importBiocJson } from './bioc-json.ts';
 import type { ConllExportOptions } from './conll.ts';
@@ -114,7 +114,8 @@ async function importFile(path: string, format: FormatName, display: string, id:
   }
   const isAnn = extname(path).toLowerCase() === '.ann';
   const textPath = format === 'brat' && isAnn ? path.slice(0, -4) + '.txt' : path;
-  const decoded = decodeBytes(await readTextFile(textPath), display);
+  const raw = await readTextFile(textPath);
+  const decoded = decodeBytes(raw, display);
   const content = decoded.text;
   if (looksBinary(content))
     return { documents: [], issues: [makeIssue('error', display, 'looks like binary data (an image, archive or program), not text; skipped')] };
@@ -127,7 +128,8 @@ async function importFile(path: string, format: FormatName, display: string, id:
       const annPath = textPath.slice(0, -4) + '.ann';
       const ann = decodeBytes(await readTextFile(annPath), display);
       const annDisplay = display.replace(/\.(txt|ann)$/i, '.ann');
-      res = importBrat(content, ann.text, annDisplay, id);
+      const hasBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+      res = (hasBom ? importBratAfterBom : importBrat)(content, ann.text, annDisplay, id);
       res.issues.unshift(...ann.issues);
       break;
     }
