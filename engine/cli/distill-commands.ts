@@ -83,7 +83,7 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary (resolved below).
   await withContext((ctx) =>
     pretrain({
-      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
+      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
       ...(opts['no-dropout'] ? { dropout: false } : {}), ...(opts['sinusoidal-positions'] ? { sinusoidalPositions: true } : {}),
@@ -97,7 +97,7 @@ export async function cmdDistillGeneral(opts: Opts): Promise<void> {
   if (!RECIPES.includes(recipe as Recipe)) throw new UsageError(`--recipe must be one of ${RECIPES.join(', ')}`);
   await withContext((ctx) =>
     distillGeneral({
-      teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts),
+      teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(optionalString(opts, 'layer-map') ? { layerMap: optionalString(opts, 'layer-map') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
     }, ctx),

@@ -6,6 +6,7 @@
 //                    cross-entropy on the MLM logits (T=1), over a layer mapping (TinyBERT).
 //   compactbiobert — MLM + attention KL per mapped layer + hidden cosine + output KL (CompactBioBERT).
 
+import type { Device } from '../runtime/session.ts';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import type { EncoderConfig } from '../model/config.ts';
@@ -45,6 +46,8 @@ export interface GeneralDistillArgs {
   wholeWordMask?: boolean;
   seed?: number;
   threads?: number;
+  /** Where teacher and student run (default the CPU; WebGPU falls back with a reason). */
+  device?: Device;
   checkpointEvery?: number;
   maxMinutes?: number;
   evalBlocks?: number;
@@ -98,7 +101,8 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
     optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },
     mlmGather: true, teacher: teacher.config, dropout: true, seed: s.seed,
   });
-  const runner = await DistillRunner.create([spec], weights, { teacher: teacher.weights, threads: args.threads ?? 2, seed: s.seed });
+  const runner = await DistillRunner.create([spec], weights, { teacher: teacher.weights, threads: args.threads ?? 2, seed: s.seed, ...(args.device !== undefined && { device: args.device }) });
+  if (runner.where.deviceNote !== undefined) ctx.emit({ type: 'log', message: runner.where.deviceNote });
   const entries = textEntries(args.text, 'distill-transfer');
   const settings = { ...s, recipe: args.recipe, lr, warmup, layer_map: map, init_from_teacher: fromTeacher, loss, whole_word_mask: args.wholeWordMask ?? false };
   const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${shareName(args.teacher)}`;
@@ -118,6 +122,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
           if (loss.hard > 0) feeds['labels'] = { dtype: 'int64', dims: [batch.labels.length], data: batch.labels };
           return runner.run(0, feeds);
         },
+        where: runner.where,
         state: () => runner.state(),
         restore: (st) => runner.restore(st),
       },

@@ -4,6 +4,7 @@
 // the time limit and on cancel; a held-out MLM loss at the end. A resumed run replays the
 // epoch's block stream and skips the batches already seen, so it sees the same batches.
 
+import type { Device } from '../runtime/session.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import type { TaskContext } from '../tasks/events.ts';
@@ -15,6 +16,8 @@ import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts
 /** What the loop needs from a trainer. */
 export interface MlmStepper {
   step(batch: Batch): Promise<{ loss: number; lr: number; terms?: Record<string, number> }>;
+  /** Where the steps run, and why not where asked (default: the CPU). */
+  where?: { device: Device; deviceNote?: string };
   state(): { step: number; weights: Map<string, HostTensor>; m: Map<string, HostTensor>; v: Map<string, HostTensor> };
   restore(state: { step: number; weights: Map<string, HostTensor>; m: Map<string, HostTensor>; v: Map<string, HostTensor> }): void;
 }
@@ -108,7 +111,7 @@ export async function runMlmLoop(stepper: MlmStepper, opts: MlmLoopOptions, ctx:
       const now = performance.now();
       if (now - lastEmit >= THROTTLE_MS || state.step === opts.steps) {
         const sps = 1000 / Math.max(1, now - t0);
-        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec: (opts.steps - state.step) / sps, device: 'cpu' }); // pretraining runs on the CPU
+        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec: (opts.steps - state.step) / sps, ...(stepper.where ?? { device: 'cpu' }) });
         pending = [];
         lastEmit = now;
       }

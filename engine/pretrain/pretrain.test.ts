@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { TaskContext, TaskEvent } from '../tasks/events.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks } from './mlm-data.ts';
@@ -90,6 +91,16 @@ describe('pretrain', () => {
     await expect(pretrain({ ...args, out: mine })).rejects.toThrow(/mine: folder is not empty \(notes\.txt\)/);
     expect(readFileSync(path.join(mine, 'notes.txt'), 'utf8')).toBe('keep');
   }, 60_000);
+
+  it.skipIf(missingGpuLibrary() === null)('says why --device webgpu pretrains on the CPU, in its log and its progress', async () => {
+    const { dir, file } = writeCorpus('pretrain-device', 8);
+    const events: TaskEvent[] = [];
+    const args = { preset: 'small-2L-128', vocab: writeTinyVocab(dir), text: [file], out: path.join(dir, 'gpu'), steps: 1, batchSize: 2, maxLength: 24, evalBlocks: 2, device: 'webgpu' as const };
+    expect((await pretrain(args, { emit: (e) => events.push(e), isCancelled: () => false })).status).toBe('completed');
+    const reason = 'WebGPU unavailable (no Vulkan loader, libvulkan.so.1, is installed); using the CPU';
+    expect(events.some((e) => e.type === 'log' && e.message === reason)).toBe(true);
+    expect(events.filter((e) => e.type === 'progress').map((e) => e.type === 'progress' && [e.device, e.deviceNote])).toEqual([['cpu', reason]]);
+  });
 
   it('continued pretraining keeps the PHI status of the weights it starts from', async () => {
     const { dir, file } = writeCorpus('pretrain-base', 8);

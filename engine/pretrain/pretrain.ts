@@ -4,6 +4,7 @@
 // AdamW with linear warmup/decay, resumable checkpoints and a per-invocation time limit. The
 // result is a masked-LM Hugging Face folder with metrics.json, lineage.json and a model card.
 
+import type { Device } from '../runtime/session.ts';
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -105,6 +106,8 @@ export interface PretrainArgs {
   sinusoidalPositions?: boolean;
   seed?: number;
   threads?: number;
+  /** Where the steps run (default the CPU; WebGPU falls back with a reason). */
+  device?: Device;
   checkpointEvery?: number;
   maxMinutes?: number;
   resume?: 'auto' | 'never';
@@ -197,14 +200,17 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const threads = args.threads ?? 2;
   const trainer = await Trainer.create(mm.config, mm.weights, {
     optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },
-    threads, seed: s.seed, dropout, mlmGather: true,
+    threads, seed: s.seed, dropout, mlmGather: true, ...(args.device !== undefined && { device: args.device }),
   });
+  const where = { device: trainer.device, ...(trainer.fallbackReason !== undefined && { deviceNote: trainer.fallbackReason }) };
+  if (where.deviceNote !== undefined) ctx.emit({ type: 'log', message: where.deviceNote });
   ctx.emit({ type: 'log', message: `pretrain: ${mm.origin} (${mm.config.numLayers}L-${mm.config.hiddenSize}), ${files.length} text file(s), ${s.steps} steps of ${s.batchSize}×${s.maxLength}` });
   let result: MlmLoopResult;
   try {
     result = await runMlmLoop(
       {
         step: (batch) => trainer.trainStep(batch),
+        where,
         state: () => ({ weights: trainer.weights(), ...trainer.optimizerState() }),
         restore: (st) => trainer.restore(st),
       },
