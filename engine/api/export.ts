@@ -65,7 +65,10 @@ export async function exportProjectDocuments(
   // The target is checked before any document is read (a bad path answers at once).
   const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
   checkExportTarget(args.outPath, args.format, target);
-  const ids = args.documentIds ?? projectDocumentIds(db, args.projectId);
+  if (args.documentIds?.length === 0)
+    throw new ApiError('invalid', 'No documents were chosen; select at least one to export.');
+  // A document chosen twice is written once (brat would otherwise write its files twice).
+  const ids = [...new Set(args.documentIds ?? projectDocumentIds(db, args.projectId))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
   const docs = ids.map((id) =>

@@ -102,6 +102,12 @@ function makeHandlers(ctx: ApiContext): Handlers {
     changed(projectId, 'schema');
     return projects.getLabelSchema(read, projectId);
   };
+  /** Project names are unique ignoring case in every script (SQLite's NOCASE folds ASCII only). */
+  const checkProjectName = (name: string, self?: number): void => {
+    const folded = name.toLowerCase();
+    if (projects.listProjects(read).some((p) => p.id !== self && p.name.toLowerCase() === folded))
+      throw new ApiError('conflict', `A project named "${name}" already exists; choose another name.`);
+  };
   const checkShortcut = (projectId: number, name: string, shortcut: string | undefined): void => {
     const clash = projects
       .getLabelSchema(read, projectId)
@@ -122,12 +128,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'projects:list': () => projects.listProjects(read).map((p) => projectInfo(read, p)),
     'projects:create': (a) => {
       const name = a.name.trim();
-      if (projects.listProjects(read).some((p) => p.name.toLowerCase() === name.toLowerCase())) {
-        throw new ApiError(
-          'conflict',
-          `A project named "${name}" already exists; choose another name.`,
-        );
-      }
+      checkProjectName(name);
       const p = write.transaction(() => {
         const created = projects.createProject(write, {
           name,
@@ -141,8 +142,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'projects:update': (a) => {
       mustProject(read, a.projectId);
+      const name = a.name?.trim();
+      if (name !== undefined) checkProjectName(name, a.projectId);
       const p = projects.updateProject(write, a.projectId, {
-        ...(a.name !== undefined && { name: a.name.trim() }),
+        ...(name !== undefined && { name }),
         ...(a.description !== undefined && { description: a.description }),
       });
       changed(p.id, 'projects');
@@ -160,7 +163,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'schema:save-entity-type': (a) => {
       mustProject(read, a.projectId);
-      checkShortcut(a.projectId, a.entityType.name, a.entityType.shortcut);
+      checkShortcut(a.projectId, a.entityType.name.trim(), a.entityType.shortcut);
       projects.upsertEntityType(write, a.projectId, {
         ...a.entityType,
         name: a.entityType.name.trim(),
@@ -168,18 +171,20 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return schemaChanged(a.projectId);
     },
     'schema:delete-entity-type': (a) => {
+      mustProject(read, a.projectId);
       projects.deleteEntityType(write, a.projectId, a.name, { removeAnnotations: a.removeAnnotations === true });
       return schemaChanged(a.projectId);
     },
     'schema:save-relation-type': (a) => {
       mustProject(read, a.projectId);
-      projects.upsertRelationType(write, a.projectId, {
+      projects.saveRelationType(write, a.projectId, {
         ...a.relationType,
         name: a.relationType.name.trim(),
       });
       return schemaChanged(a.projectId);
     },
     'schema:delete-relation-type': (a) => {
+      mustProject(read, a.projectId);
       projects.deleteRelationType(write, a.projectId, a.name);
       return schemaChanged(a.projectId);
     },

@@ -301,11 +301,15 @@ function whereOf(q: DocumentQuery): SqlQuery {
   const predicted = sql`SELECT 1 FROM entities e WHERE e.document_id = d.id AND e.status = 'suggested'`;
   if (q.annotated !== undefined) c.push(q.annotated ? sql`EXISTS (${annotated})` : sql`NOT EXISTS (${annotated})`);
   if (q.predicted !== undefined) c.push(q.predicted ? sql`EXISTS (${predicted})` : sql`NOT EXISTS (${predicted})`);
-  const words = q.search?.match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (words.length > 0 && q.search !== undefined) {
+  const search = q.search?.trim() ?? '';
+  const words = search.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length > 0) {
     const match = words.map((w) => `"${w}"*`).join(' ');
-    c.push(sql`(d.external_id = ${q.search.trim()}
+    c.push(sql`(d.external_id = ${search}
       OR d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}))`);
+  } else if (search !== '') {
+    // Only punctuation (e.g. "%" or "_"): FTS has no words to match, so only an exact id can.
+    c.push(sql`d.external_id = ${search}`);
   }
   return joinSql(c, sql` AND `);
 }

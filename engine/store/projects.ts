@@ -163,6 +163,27 @@ export function upsertRelationType(db: WriteDb, projectId: number, t: RelationTy
       description = excluded.description`);
 }
 
+/**
+ * Creates or updates a relation type as the schema editor does: its argument types must be
+ * entity types of the project, and the rule may not be narrowed so that relations already
+ * annotated with it no longer fit ('invalid' / 'conflict').
+ */
+export function saveRelationType(db: WriteDb, projectId: number, t: RelationType): void {
+  db.transaction(() => {
+    const known = new Set(getLabelSchema(db, projectId).entityTypes.map((e) => e.name));
+    const unknown = [...t.arg1Types, ...t.arg2Types].find((n) => !known.has(n));
+    if (unknown !== undefined)
+      throw new StoreError('invalid', `The project has no entity type “${unknown}”; add it to the label schema first.`);
+    const broken = relationRuleViolations(db, projectId, t);
+    if (broken > 0)
+      throw new StoreError(
+        'conflict',
+        `${broken} “${t.name}” relation${broken === 1 ? '' : 's'} would no longer fit these argument types; allow their types too, or change those relations first.`,
+      );
+    upsertRelationType(db, projectId, t);
+  });
+}
+
 /** Removes an entity type from the schema (existing annotations keep their type name). */
 export function deleteEntityType(
   db: WriteDb,
@@ -215,9 +236,49 @@ export function entityTypeUsage(db: ReadDb, projectId: number, name: string): { 
   return { annotations: row?.n ?? 0, documents: row?.d ?? 0 };
 }
 
-/** Removes a relation type from the schema. */
+/** How many relations (and documents) of the project use relation type `name`. */
+export function relationTypeUsage(db: ReadDb, projectId: number, name: string): { relations: number; documents: number } {
+  const row = db.get<{ n: number; d: number }>(sql`
+    SELECT count(*) AS n, count(DISTINCT r.document_id) AS d FROM relations r
+    JOIN documents doc ON doc.id = r.document_id
+    WHERE doc.project_id = ${projectId} AND r.type = ${name}`);
+  return { relations: row?.n ?? 0, documents: row?.d ?? 0 };
+}
+
+/**
+ * How many relations of type `name` (between entities, not concepts) would break a rule that
+ * allows only `arg1Types` → `arg2Types` (an empty list allows any type).
+ */
+export function relationRuleViolations(
+  db: ReadDb,
+  projectId: number,
+  rule: Pick<RelationType, 'name' | 'arg1Types' | 'arg2Types'>,
+): number {
+  const a1 = toJson(rule.arg1Types);
+  const a2 = toJson(rule.arg2Types);
+  const row = db.get<{ n: number }>(sql`
+    SELECT count(*) AS n FROM relations r
+    JOIN documents doc ON doc.id = r.document_id
+    JOIN entities e1 ON e1.id = r.arg1_entity_id
+    JOIN entities e2 ON e2.id = r.arg2_entity_id
+    WHERE doc.project_id = ${projectId} AND r.type = ${rule.name}
+      AND ((json_array_length(${a1}) > 0 AND e1.type NOT IN (SELECT value FROM json_each(${a1})))
+        OR (json_array_length(${a2}) > 0 AND e2.type NOT IN (SELECT value FROM json_each(${a2}))))`);
+  return row?.n ?? 0;
+}
+
+/** Removes a relation type from the schema; refused ('conflict') while relations use it. */
 export function deleteRelationType(db: WriteDb, projectId: number, name: string): boolean {
-  return db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+  return db.transaction(() => {
+    const used = relationTypeUsage(db, projectId, name);
+    if (used.relations > 0)
+      throw new StoreError(
+        'conflict',
+        `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”; ` +
+          'delete them or give them another type first.',
+      );
+    return db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
+  });
 }
 
 /** Adds any missing entity/relation type names with default colours (used by imports). */

@@ -1,0 +1,112 @@
+// Adversarial checks on projects, the label schema, search and export through the API.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+let dir: string;
+let out: string;
+let engine: Engine;
+let demoId: number;
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-qa-'));
+  out = mkdtempSync(join(tmpdir(), 'benchtop-qa-out-'));
+  engine = createEngine({ dataDir: dir });
+  demoId = (await call('projects:list', {}))[0]!.id;
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('projects', () => {
+  it('refuses a rename onto another project name in any case, in any script', async () => {
+    await call('projects:create', { name: 'Ärzte' });
+    const other = await call('projects:create', { name: 'Other' });
+    expect(await engine.invoke('projects:update', { projectId: other.id, name: 'ärzte' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: 'A project named "ärzte" already exists; choose another name.' },
+    });
+    expect(await engine.invoke('projects:update', { projectId: other.id, name: 'DEMO: clinical notes' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringMatching(/^A project named/) as unknown },
+    });
+    // Its own name in another case is fine.
+    expect((await call('projects:update', { projectId: other.id, name: ' OTHER ' })).name).toBe('OTHER');
+  });
+});
+
+describe('label schema', () => {
+  it('answers not-found for schema deletes in a project that does not exist', async () => {
+    for (const req of ['schema:delete-entity-type', 'schema:delete-relation-type'] as const)
+      expect(await engine.invoke(req, { projectId: 9999, name: 'Disease' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+  });
+
+  it('compares shortcut clashes against the trimmed type name', async () => {
+    const schema = await call('schema:save-entity-type', { projectId: demoId, entityType: { name: ' Disease ', color: '#112233', shortcut: 'd' } });
+    expect(schema.entityTypes.find((t) => t.name === 'Disease')).toMatchObject({ color: '#112233', shortcut: 'd' });
+  });
+
+  it('refuses to delete a relation type that relations still use', async () => {
+    const reply = await engine.invoke('schema:delete-relation-type', { projectId: demoId, name: 'treats' });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^\d+ relations? in \d+ documents? use “treats”; delete them/) as unknown } });
+    expect((await call('schema:get', { projectId: demoId })).relationTypes.map((r) => r.name)).toContain('treats');
+    // Unused ones go.
+    await call('schema:save-relation-type', { projectId: demoId, relationType: { name: 'unused', arg1Types: [], arg2Types: [], color: '#123456', symmetric: true } });
+    const left = await call('schema:delete-relation-type', { projectId: demoId, name: 'unused' });
+    expect(left.relationTypes.map((r) => r.name)).not.toContain('unused');
+  });
+
+  it('refuses relation rules that name unknown types or no longer fit existing relations', async () => {
+    const rule = (await call('schema:get', { projectId: demoId })).relationTypes.find((r) => r.name === 'treats')!;
+    expect(await engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['NoSuch'] } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid', message: 'The project has no entity type “NoSuch”; add it to the label schema first.' },
+    });
+    expect(await engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['Gene'] } })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringMatching(/^\d+ “treats” relations? would no longer fit/) as unknown },
+    });
+    expect((await call('schema:get', { projectId: demoId })).relationTypes.find((r) => r.name === 'treats')).toEqual(rule);
+    // Widening, recolouring and a new rule are fine.
+    const wider = await call('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['Chemical', 'Gene'], color: '#000000' } });
+    expect(wider.relationTypes.find((r) => r.name === 'treats')).toMatchObject({ arg1Types: ['Chemical', 'Gene'], color: '#000000' });
+    await call('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, name: 'binds', arg1Types: [], arg2Types: ['Gene'] } });
+  });
+});
+
+describe('search and export', () => {
+  it('treats a punctuation-only search as an exact external id, not as no search', async () => {
+    const p = await call('projects:create', { name: 'Search' });
+    const file = join(out, 'docs.jsonl');
+    writeFileSync(file, [{ id: '%_', text: 'first' }, { id: 'b', text: 'second' }].map((d) => JSON.stringify(d)).join('\n') + '\n');
+    await call('documents:import', { projectId: p.id, path: file, containsPhi: false, format: 'jsonl' });
+    expect((await call('documents:list', { projectId: p.id, search: '%' })).total).toBe(0);
+    expect((await call('documents:list', { projectId: p.id, search: '_' })).total).toBe(0);
+    const exact = await call('documents:list', { projectId: p.id, search: ' %_ ' });
+    expect(exact.items.map((d) => d.externalId)).toEqual(['%_']);
+    expect((await call('documents:list', { projectId: p.id, search: 'SECOND' })).items.map((d) => d.externalId)).toEqual(['b']);
+  });
+
+  it('writes a document chosen twice once, and says so when none is chosen', async () => {
+    const [first] = (await call('documents:list', { projectId: demoId })).items;
+    const target = join(out, 'twice.jsonl');
+    const report = await call('documents:export', { projectId: demoId, format: 'jsonl', outPath: target, documentIds: [first!.id, first!.id] });
+    expect(report.documents).toBe(1);
+    expect(readFileSync(target, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(await engine.invoke('documents:export', { projectId: demoId, format: 'jsonl', outPath: join(out, 'none.jsonl'), documentIds: [] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid', message: 'No documents were chosen; select at least one to export.' },
+    });
+  });
+});
