@@ -145,6 +145,11 @@ function relationFromBioc(r: BiocRelation, n: number, docId: string, sink: Issue
     if (r.nodes.length > 2) addWarning(sink, `document ${docId}: relation ${id}: nodes beyond the second dropped`);
     // Direction comes from Arg1/Arg2 roles when the nodes have them, in whatever order they are listed.
     const [first, second] = r.nodes;
+    if (argRank(first?.role) === undefined && argRank(second?.role) === undefined && (first?.role || second?.role)) {
+      // Once per file: a BC5CDR-style collection has such roles on every relation.
+      const note = `relation roles other than Arg1/Arg2 (such as "${first?.role || second?.role}") are read in the order the nodes are listed; exports write Arg1/Arg2`;
+      if (!sink.issues.some((i) => i.message === note)) addWarning(sink, note);
+    }
     const swap = argRank(first?.role) === 2 && argRank(second?.role) === 1;
     const [a1, a2] = swap ? [second, first] : [first, second];
     return { ...base, arg1: a1?.refid ?? '', arg2: a2?.refid ?? '' };
