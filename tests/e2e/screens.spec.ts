@@ -1,0 +1,131 @@
+// The Projects and Documents screens at 1024 px with long names, the keyboard through a project
+// delete, and the document list's page and search when another project is opened.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchApp, screenshot } from './fixtures.ts';
+
+let app: App;
+const LONG_NAME = 'X'.repeat(80); // the longest name a project may have, with no spaces
+const LONG_ID = `patient_record_${'x'.repeat(150)}`;
+
+/** The focused element's data-testid, else its tag and text. */
+function focused(): Promise<string> {
+  return app.page.evaluate(`(() => {
+    const a = document.activeElement;
+    if (!a) return 'none';
+    return a.dataset?.testid ?? (a.tagName + ' ' + (a.textContent ?? '').trim()).trim();
+  })()`);
+}
+
+/** Writes `count` small text files into a new folder under the test's temporary folder. */
+function textFolder(name: string, files: [string, string][]): string {
+  const dir = join(app.tmp, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of files) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+/** How wide the page's content is (more than the window: it scrolls sideways). */
+function pageWidth(): Promise<number> {
+  return app.page.evaluate('document.documentElement.scrollWidth');
+}
+
+async function openScreen(label: string): Promise<void> {
+  await app.page.locator('nav button', { hasText: label }).click();
+}
+
+async function rightEdge(testid: string, nth = 0): Promise<number> {
+  const box = await app.page.getByTestId(testid).nth(nth).boundingBox();
+  return box!.x + box!.width;
+}
+
+beforeAll(async () => {
+  app = await launchApp();
+  await app.page.setViewportSize({ width: 1024, height: 768 });
+  await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('Projects and Documents screens', () => {
+  it('keeps a long project name and a long document id inside a 1024 px window', async () => {
+    const { page } = app;
+    const p = await apiCall(app.server, 'projects:create', { name: LONG_NAME, template: 'empty' });
+    const dir = textFolder('long-id', [[`${LONG_ID}.txt`, 'The patient has diabetes.']]);
+    await apiCall(app.server, 'documents:import', { projectId: p.id, path: dir, containsPhi: false });
+
+    await openScreen('Projects');
+    await page.getByTestId('project-item').nth(1).waitFor();
+    await screenshot(page, 'screens-projects-1024');
+    expect(await pageWidth()).toBeLessThanOrEqual(1024);
+    for (let i = 0; i < 2; i++) expect(await rightEdge('open-project', i)).toBeLessThanOrEqual(1024);
+
+    await page.getByRole('button', { name: `Open project ${LONG_NAME}` }).click();
+    await page.getByTestId('document-row').first().waitFor();
+    await screenshot(page, 'screens-documents-1024');
+    expect(await pageWidth()).toBeLessThanOrEqual(1024);
+    // Every column of the table stays in view beside the long id.
+    const table = await page.getByTestId('document-table').boundingBox();
+    const updated = await page.getByRole('columnheader', { name: 'Updated' }).boundingBox();
+    expect(updated!.x + updated!.width).toBeLessThanOrEqual(table!.x + table!.width + 1);
+    // The header's project name does not run under the Import button.
+    const name = await page.getByTestId('documents-view').locator('header p').boundingBox();
+    const importBox = await page.getByTestId('open-import').boundingBox();
+    const overlaps = name!.x + name!.width > importBox!.x && name!.y + name!.height > importBox!.y;
+    expect(overlaps).toBe(false);
+  });
+
+  it('moves the keyboard through Delete…, Keep and Delete without dropping it', async () => {
+    const { page } = app;
+    await apiCall(app.server, 'projects:create', { name: 'To delete', template: 'empty' });
+    await openScreen('Projects');
+    const row = page.getByTestId('project-item').filter({ hasText: 'To delete' });
+    await row.getByTestId('delete-project').focus();
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('keep-project');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('delete-project');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('confirm-delete-project');
+    await page.keyboard.press('Enter');
+    await row.waitFor({ state: 'detached' });
+    expect(await focused()).toBe('H2 Your projects');
+    const names = (await apiCall(app.server, 'projects:list', {})).map((x) => x.name);
+    expect(names).not.toContain('To delete');
+  });
+
+  it('shows the first page, unfiltered, of a project opened from page 2 of another', async () => {
+    const { page } = app;
+    const big = await apiCall(app.server, 'projects:create', { name: 'Big', template: 'empty' });
+    const files: [string, string][] = [];
+    for (let i = 0; i < 60; i++) files.push([`note-${String(i).padStart(2, '0')}.txt`, `Note ${i}.`]);
+    await apiCall(app.server, 'documents:import', {
+      projectId: big.id,
+      path: textFolder('sixty', files),
+      containsPhi: false,
+    });
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project Big' }).click();
+    await page.getByText('1–50 of 60').waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('51–60 of 60').waitFor();
+
+    await openScreen('Projects');
+    await page.getByRole('button', { name: `Open project ${LONG_NAME}` }).click();
+    await page.getByText('1–1 of 1').waitFor();
+    expect(await page.getByTestId('document-row').count()).toBe(1);
+
+    // A search in one project is not carried into the next either.
+    await page.getByTestId('document-search').fill('nothing like this');
+    await page.getByTestId('documents-empty').waitFor();
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project Big' }).click();
+    await page.getByText('1–50 of 60').waitFor();
+    expect(await page.getByTestId('document-search').inputValue()).toBe('');
+    expect(app.problems).toEqual([]);
+  });
+});
