@@ -189,7 +189,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return schemaChanged(a.projectId);
     },
 
-    'datasets:list': (a) => listDatasets(read, a.projectId).map(toDatasetInfo),
+    'datasets:list': (a) => {
+      mustProject(read, a.projectId);
+      return listDatasets(read, a.projectId).map(toDatasetInfo);
+    },
 
     'documents:import': (a) => importDocuments(ctx, a),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),

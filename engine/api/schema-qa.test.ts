@@ -110,3 +110,19 @@ describe('search and export', () => {
     });
   });
 });
+
+describe('edits and datasets', () => {
+  it('refuses an entity whose spans overlap one another', async () => {
+    const entity = { key: 'Y', type: 'Disease', spans: [{ start: 0, end: 3 }, { start: 2, end: 5 }], text: '', origin: 'annotator', status: 'final' };
+    expect(await engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-entity', entity }] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-request', message: 'Invalid request: args.edits[0].entity.spans must not overlap one another.' },
+    });
+    const apart = await call('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-entity', entity: { ...entity, spans: [{ start: 5, end: 9 }, { start: 0, end: 3 }] } }] } as Args<'annotations:apply-edits'>);
+    expect(apart.annotationCount).toBe(1);
+  });
+
+  it('answers not-found for the datasets of a project that does not exist', async () => {
+    expect(await engine.invoke('datasets:list', { projectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+  });
+});

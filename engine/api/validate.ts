@@ -49,7 +49,14 @@ const span: Guard<Span> = (v, p) => {
   if (s.end <= s.start) throw new ValidationError(`${p} must end after it starts`);
   return s;
 };
-const spans = arr(span, 32);
+/** An entity's spans may not overlap one another (the covered text would repeat). */
+const spans: Guard<Span[]> = (v, p) => {
+  const list = arr(span, 32)(v, p);
+  const sorted = [...list].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i]!.start < sorted[i - 1]!.end) throw new ValidationError(`${p} must not overlap one another`);
+  return list;
+};
 
 const entity: Guard<EntityRecord> = obj(
   { key, type: name, spans, text: str({ max: 100_000 }), origin, status: annStatus },
