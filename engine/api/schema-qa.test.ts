@@ -126,3 +126,17 @@ describe('edits and datasets', () => {
     expect(await engine.invoke('datasets:list', { projectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 });
+
+describe('relations on rejected entities', () => {
+  it('refuses to keep a relation whose argument was rejected', async () => {
+    const ent = (key: string, type: string, start: number, status: string) => ({ op: 'add-entity', entity: { key, type, spans: [{ start, end: start + 3 }], text: '', origin: 'model', status } });
+    await call('annotations:apply-edits', { documentId: 4, edits: [ent('A', 'Chemical', 0, 'accepted'), ent('B', 'Disease', 4, 'rejected')] } as Args<'annotations:apply-edits'>);
+    const relation = { key: 'R', type: 'treats', arg1: 'A', arg2: 'B', origin: 'annotator', status: 'final' };
+    expect(await engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-relation', relation }] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid', message: 'Entity B was rejected; accept it before keeping a relation that uses it' },
+    });
+    const ok = await call('annotations:apply-edits', { documentId: 4, edits: [{ op: 'update-entity', key: 'B', status: 'accepted' }, { op: 'add-relation', relation }] } as Args<'annotations:apply-edits'>);
+    expect(ok.annotationCount).toBe(2);
+  });
+});

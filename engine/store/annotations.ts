@@ -226,6 +226,13 @@ function setSuggestionStatus(db: WriteDb, documentId: number, sel: Selection, st
 }
 
 function acceptArguments(db: WriteDb, documentId: number, relationKeys: readonly string[]): void {
+  // A kept relation cannot stand on a rejected entity (exports would drop it without a word).
+  const rejected = db.get<{ key: string }>(sql`
+    SELECT e.key FROM relations r JOIN entities e ON e.id IN (r.arg1_entity_id, r.arg2_entity_id)
+    WHERE r.document_id = ${documentId} AND e.status = 'rejected'
+      AND r.key IN (SELECT value FROM json_each(${toJson(relationKeys)}))`);
+  if (rejected !== undefined)
+    throw new StoreError('invalid', `Entity ${rejected.key} was rejected; accept it before keeping a relation that uses it`);
   db.run(sql`
     UPDATE entities SET status = 'accepted', updated_at = ${nowIso()}
     WHERE document_id = ${documentId} AND status = 'suggested' AND id IN (
