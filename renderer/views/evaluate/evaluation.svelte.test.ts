@@ -15,6 +15,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
 }));
+const { call } = await import('../../lib/api.ts');
 const { EvaluationState, errorHighlight, labelName } = await import('./evaluation.svelte.ts');
 
 const mention = (key: string, type: string, start: number, text: string) => ({
@@ -148,5 +149,37 @@ describe('evaluation state', () => {
     sets = [{ id: 1, finishedCount: 0 } as DatasetInfo, { id: 2, finishedCount: 4 } as DatasetInfo];
     const again = new EvaluationState({ models: () => models, datasets: () => sets });
     expect(again.blocker).toBeNull();
+  });
+
+  it('chooses all or none of many datasets, and never one the project does not have', () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    const sets = [1, 2, 3, 4].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    ev.chooseAll(false);
+    expect(ev.chosenDatasetIds).toEqual([]);
+    ev.toggle(3, true);
+    expect(ev.chosenDatasetIds).toEqual([3]);
+    ev.chooseAll(true);
+    expect(ev.chosenDatasetIds).toEqual([1, 2, 3, 4]);
+    ev.datasetIds = [2, 99]; // 99: a dataset of another project, or one deleted since
+    expect(ev.chosenDatasetIds).toEqual([2]);
+  });
+
+  it('starts one evaluation when Evaluate is pressed twice before the first answers', async () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    const sets = [{ id: 1, finishedCount: 2 } as DatasetInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    let answer: (v: { jobId: string }) => void = () => {};
+    vi.mocked(call).mockImplementation((name: string) =>
+      name === 'evaluate:start'
+        ? new Promise((resolve) => (answer = resolve))
+        : Promise.reject(new Error(name)),
+    );
+    const first = ev.start(1);
+    const second = ev.start(1);
+    answer({ jobId: 'e1' });
+    await Promise.all([first, second]);
+    expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'evaluate:start')).toHaveLength(1);
+    expect(ev.jobId).toBe('e1');
   });
 });

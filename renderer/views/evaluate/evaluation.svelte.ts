@@ -37,8 +37,14 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       ? this.modelId
       : (this.taskModels[0]?.id ?? ''),
   );
-  /** The chosen datasets (all of the project's until the user picks). */
-  chosenDatasetIds = $derived(this.datasetIds ?? this.#allDatasets().map((d) => d.id));
+  /** The chosen datasets (all of the project's until the user picks; only ones that exist). */
+  chosenDatasetIds = $derived(
+    this.datasetIds === null
+      ? this.#allDatasets().map((d) => d.id)
+      : this.#allDatasets()
+          .filter((d) => this.datasetIds!.includes(d.id))
+          .map((d) => d.id),
+  );
   errors = $derived(
     (this.report?.errors ?? []).filter(
       (e) =>
@@ -56,6 +62,11 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   toggle(id: number, isOn: boolean): void {
     const next = this.chosenDatasetIds.filter((x) => x !== id);
     this.datasetIds = isOn ? [...next, id] : next;
+  }
+
+  /** Chooses every dataset of the project (`true`) or none, for a single one to be ticked. */
+  chooseAll(isOn: boolean): void {
+    this.datasetIds = isOn ? null : [];
   }
 
   /** Shows `projectId`'s latest evaluation: another project's results are never shown here. */
@@ -80,7 +91,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   }
 
   async start(projectId: number): Promise<void> {
-    if (this.blocker !== null) return;
+    if (this.blocker !== null || this.isRunning) return; // a second press before the first shows
     this.report = null;
     this.opened = null;
     await this.job.start(() =>

@@ -134,4 +134,15 @@ describe('run screen state', () => {
     await vi.waitFor(() => expect(s.jobs.map((j) => j.jobId)).toEqual(['new']));
     expect(s.earlierRuns(1)).toEqual([]);
   });
+
+  it('starts one run when Run is pressed twice before the first answers', async () => {
+    jobs = [];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    s.source = 'folder';
+    s.inputPath = '/data/notes';
+    s.outPath = '/data/out';
+    vi.mocked(call).mockClear();
+    await Promise.all([s.start(1), s.start(1)]);
+    expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'run:predict-files')).toHaveLength(1);
+  });
 });

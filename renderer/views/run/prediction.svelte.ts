@@ -126,7 +126,7 @@ export class PredictionState extends ShowsJob<'predict'> {
 
   /** Starts a run; `overwrite` replaces output already in the way (after the user agreed). */
   async start(projectId: number, overwrite = false): Promise<void> {
-    if (this.blocker !== null) return;
+    if (this.blocker !== null || this.isRunning) return; // a second press before the first shows
     this.result = null;
     this.opened = null;
     const models = {

@@ -1,0 +1,87 @@
+// The Run and Evaluate screens at 1024 px on the demo project: a run over a file whose name has
+// no spaces keeps its counts in view, and Evaluate chooses all or none of many datasets.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchDemoApp, screenshot } from './fixtures.ts';
+
+let app: App;
+let projectId: number;
+const LONG_ID = `discharge_summary_${'x'.repeat(150)}`;
+
+/** A new folder under the test's temporary folder holding `files`. */
+function folder(name: string, files: [string, string][]): string {
+  const dir = join(app.tmp, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of files) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+beforeAll(async () => {
+  ({ app, projectId } = await launchDemoApp());
+  await app.page.setViewportSize({ width: 1024, height: 768 });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('Run and Evaluate at 1024 px', () => {
+  it('trains a tiny model to run and evaluate', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+    await page.getByText('Advanced settings').click();
+    await page.getByTestId('train-batch').fill('2');
+    await page.getByTestId('train-max-steps').fill('10');
+    await page.getByTestId('start-training').click();
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
+      .toBe('Finished');
+  });
+
+  it('wraps a long document name in the results so every count stays in view', async () => {
+    const { page } = app;
+    const input = folder('long-name', [[`${LONG_ID}.txt`, 'The patient has diabetes mellitus.']]);
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-source-folder').check();
+    await page.getByTestId('run-input').fill(input);
+    await page.getByTestId('run-format').selectOption('jsonl');
+    await page.getByTestId('run-output').fill(join(app.tmp, 'out.jsonl'));
+    await page.getByTestId('start-run').click();
+    const results = page.getByTestId('run-results');
+    await results.waitFor({ timeout: 120_000 });
+    await screenshot(page, 'run-results-1024');
+    const card = (await results.boundingBox())!;
+    const header = (await page.getByTestId('run-view').locator('header').boundingBox())!;
+    expect(card.x + card.width).toBeLessThanOrEqual(header.x + header.width + 1);
+    const last = (await results.getByRole('columnheader', { name: 'By type' }).boundingBox())!;
+    expect(last.x + last.width).toBeLessThanOrEqual(card.x + card.width);
+    const row = (await results.getByTestId('result-row').first().boundingBox())!;
+    expect(row.x + row.width).toBeLessThanOrEqual(card.x + card.width);
+  });
+
+  it('chooses none, one, or all of many datasets to compare with', async () => {
+    const { page } = app;
+    for (const name of ['ward-a', 'ward-b', 'ward-c']) {
+      const dir = folder(name, [[`${name}.txt`, `Notes from ${name}.`]]);
+      await apiCall(app.server, 'documents:import', { projectId, path: dir, containsPhi: false });
+    }
+    const sets = await apiCall(app.server, 'datasets:list', { projectId });
+    expect(sets.length).toBeGreaterThan(2);
+    await page.getByTestId('nav-evaluate').click();
+    const boxes = page.getByTestId('evaluate-view').locator('fieldset input[type="checkbox"]');
+    await expect.poll(() => boxes.count()).toBe(sets.length);
+    await page.getByTestId('eval-choose-none').click();
+    for (let i = 0; i < sets.length; i++) expect(await boxes.nth(i).isChecked()).toBe(false);
+    expect(await page.getByTestId('start-evaluate').isDisabled()).toBe(true);
+    await page.getByText(/Choose at least one dataset/).waitFor();
+    const demo = sets.findIndex((d) => d.finishedCount > 0);
+    await boxes.nth(demo).check();
+    expect(await page.getByTestId('start-evaluate').isDisabled()).toBe(false);
+    await page.getByTestId('eval-choose-all').click();
+    for (let i = 0; i < sets.length; i++) expect(await boxes.nth(i).isChecked()).toBe(true);
+    await screenshot(page, 'evaluate-datasets-1024');
+    expect(app.problems).toEqual([]);
+  });
+});
