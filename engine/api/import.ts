@@ -8,7 +8,7 @@ import { detectFileFormat, importPath } from '../formats/registry.ts';
 import type { FormatIssue, FormatName } from '../formats/types.ts';
 import { NOT_REGULAR } from '../io/input-file.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
-import { type ImportedDocument, insertDocuments } from '../store/documents.ts';
+import { type ImportedDocument, insertDocuments, projectTextHashes, textSha256 } from '../store/documents.ts';
 import { getLabelSchema, getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
@@ -196,6 +196,21 @@ async function importInto(
     report();
   }
 
+  // Importing the same files again is allowed (a second copy to annotate apart), but said.
+  const known = projectTextHashes(ctx.ws.read, args.projectId);
+  const again = docs.filter((d) => known.has(textSha256(d.text))).length;
+  if (again > 0) {
+    const n = (k: number): string => k.toLocaleString('en-US');
+    const which =
+      docs.length === 1
+        ? 'this document is'
+        : `${again === docs.length ? `all ${n(again)}` : n(again)} of these ${n(docs.length)} documents ${again === 1 ? 'is' : 'are'}`;
+    issues.push({
+      severity: 'warning',
+      file: basename(args.path),
+      message: `${which} already in this project (the same text); imported again as ${docs.length === 1 ? 'a separate document' : 'separate documents'}`,
+    });
+  }
   const datasetName = uniqueDatasetName(
     ctx,
     args.projectId,

@@ -127,6 +127,13 @@ export function textSha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** The text hashes of a project's documents. */
+export function projectTextHashes(db: ReadDb, projectId: number): Set<string> {
+  return new Set(
+    db.all<{ text_sha256: string }>(sql`SELECT text_sha256 FROM documents WHERE project_id = ${projectId}`).map((r) => r.text_sha256),
+  );
+}
+
 /** The text hashes of every document in a dataset marked as containing PHI (any project). */
 export function phiTextHashes(db: ReadDb): string[] {
   return db

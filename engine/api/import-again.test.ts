@@ -1,0 +1,51 @@
+// Importing files whose text is already in the project is allowed (a second copy to annotate
+// apart) but said in the report, so an accidental second import is noticed.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+let dir: string;
+let engine: Engine;
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-import-again-'));
+  engine = createEngine({ dataDir: join(dir, 'data') });
+});
+afterEach(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('importing documents that are already in the project', () => {
+  it('imports them again and says how many were there already', async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Clinic' });
+    const notes = join(dir, 'notes');
+    mkdirSync(notes);
+    writeFileSync(join(notes, 'a.txt'), 'Chest pain since Monday.\n');
+    writeFileSync(join(notes, 'b.txt'), 'No known allergies.\n');
+    const first = await call('documents:import', { projectId, path: notes, containsPhi: true });
+    expect(first.issues).toEqual([]);
+    writeFileSync(join(notes, 'c.txt'), 'Follow-up in two weeks.\n');
+    const second = await call('documents:import', { projectId, path: notes, containsPhi: true });
+    expect(second.documentsAdded).toBe(3);
+    expect(second.issues.map((i) => [i.severity, i.file, i.message])).toEqual([
+      ['warning', 'notes', '2 of these 3 documents are already in this project (the same text); imported again as separate documents'],
+    ]);
+    const one = join(dir, 'c.txt');
+    writeFileSync(one, 'Follow-up in two weeks.\n');
+    const third = await call('documents:import', { projectId, path: one, containsPhi: true });
+    expect(third.issues.map((i) => i.message)).toEqual(['this document is already in this project (the same text); imported again as a separate document']);
+    // Another project's documents do not count.
+    const { id: other } = await call('projects:create', { name: 'Other' });
+    expect((await call('documents:import', { projectId: other, path: notes, containsPhi: true })).issues).toEqual([]);
+  });
+});
