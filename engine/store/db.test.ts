@@ -190,7 +190,12 @@ describe('openWorkspace on disk', () => {
     conn.pragma('user_version = 1');
     conn.exec(`INSERT INTO projects (id, name, created_at, updated_at) VALUES (1, 'old', 'x', 'x');
       INSERT INTO training_runs (id, project_id, task, config, status, created_at)
-        VALUES ('done', 1, 'ner', '{}', 'completed', 'x'), ('live', 1, 'ner', '{}', 'running', 'x');`);
+        VALUES ('done', 1, 'ner', '{}', 'completed', 'x'), ('live', 1, 'ner', '{}', 'running', 'x');
+      INSERT INTO models (id, name, path, architecture, task, parameters, size_bytes, sha256, labels, created_at, phi_status)
+        VALUES ('parent', 'p', 'models/p', 'bert', 'ner', 1, 1, '${'a'.repeat(64)}', '[]', 'x', 'unknown'),
+               ('child', 'c', 'models/c', 'bert', 'ner', 1, 1, '${'a'.repeat(64)}', '[]', 'x', 'unknown');
+      INSERT INTO model_lineage (model_id, kind, parent_model_id, source, contains_phi)
+        VALUES ('child', 'base-model', 'parent', 'model "p"', 0);`);
     conn.close();
     const ws = track(openWorkspace(dir));
     expect(schemaVersion(ws.read)).toBe(MIGRATIONS.length);
@@ -200,6 +205,8 @@ describe('openWorkspace on disk', () => {
     updateRunStatus(ws.write, 'live', 'running');
     expect(updateRunStatus(ws.write, 'live', 'completed', { stopReason: 'early-stopped' }).stopReason).toBe('early-stopped');
     expect(() => ws.write.exec(sql`UPDATE training_runs SET stop_reason = 'bored'`)).toThrow(/CHECK/);
+    // Migration 5 keeps each lineage entry's parent status, filled from the parents that exist.
+    expect(ws.read.all(sql`SELECT parent_phi_status FROM model_lineage`)).toEqual([{ parent_phi_status: 'unknown' }]);
   });
 
   it('refuses a database from a newer app version without modifying it', () => {

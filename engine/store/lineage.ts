@@ -22,6 +22,8 @@ export interface LineageEntry {
   source: string;
   weight: number | null;
   containsPhi: boolean;
+  /** The parent model's PHI status (kept when the parent is deleted); null for data sources. */
+  parentPhiStatus: PhiStatus | null;
 }
 
 export interface ModelLineage {
@@ -52,6 +54,7 @@ interface EntryRow {
   source: string;
   weight: number | null;
   contains_phi: number;
+  parent_phi_status: PhiStatus | null;
 }
 
 interface AncestorRow {
@@ -82,7 +85,7 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
   for (const r of db.all<EntryRow>(sql`
     ${ancestry(modelId)}
     SELECT l.id AS lineage_id, a.model_id, m.name AS model_name, a.depth, a.path, l.kind, l.dataset_id,
-      d.name AS dataset_name, l.parent_model_id, l.source, l.weight, l.contains_phi
+      d.name AS dataset_name, l.parent_model_id, l.source, l.weight, l.contains_phi, l.parent_phi_status
     FROM ancestry a JOIN models m ON m.id = a.model_id
     JOIN model_lineage l ON l.model_id = a.model_id
     LEFT JOIN datasets d ON d.id = l.dataset_id
@@ -102,6 +105,7 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
       source: r.source,
       weight: r.weight,
       containsPhi: fromFlag(r.contains_phi),
+      parentPhiStatus: r.parent_phi_status,
     });
   }
   const ancestorSeen = new Set<string>();
@@ -118,11 +122,15 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
   const teacherSources = data.filter((e) => e.path === 'teacher');
   let derived: PhiStatus = 'no-phi';
   for (const e of entries) {
-    if (!e.containsPhi) continue;
-    const viaTeacher = e.path === 'teacher' || e.kind === 'teacher';
     // Live parents are judged by their own status below; a deleted or external parent by its snapshot.
     if (MODEL_KINDS.has(e.kind) && e.parentModelId !== null) continue;
-    derived = worsePhiStatus(derived, viaTeacher ? 'distilled-from-phi-teacher' : 'trained-on-phi');
+    // A deleted parent counts with the status it had (unknown stays unknown), like a live one.
+    if (e.parentPhiStatus === 'unknown') derived = worsePhiStatus(derived, 'unknown');
+    if (!e.containsPhi) continue;
+    const viaTeacher = e.path === 'teacher' || e.kind === 'teacher';
+    // Weights of a deleted parent that was itself only distilled from a PHI teacher carry that status.
+    const inherited = e.parentPhiStatus === 'distilled-from-phi-teacher' ? e.parentPhiStatus : 'trained-on-phi';
+    derived = worsePhiStatus(derived, viaTeacher ? 'distilled-from-phi-teacher' : inherited);
   }
   for (const a of ancestors) {
     const exposed = a.phiStatus === 'trained-on-phi' || a.phiStatus === 'distilled-from-phi-teacher';

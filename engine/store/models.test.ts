@@ -133,4 +133,30 @@ describe('lineage', () => {
     expect(s?.entries.find((e) => e.kind === 'teacher')).toMatchObject({ parentModelId: null, containsPhi: true });
     expect(s?.derivedPhiStatus).toBe('distilled-from-phi-teacher');
   });
+
+  it('keeps a deleted parent’s own status: unknown stays unknown, distilled stays distilled', () => {
+    const imported = registerModel(ws.write, {
+      name: 'imported', path: 'models/imported', architecture: 'bert', task: 'ner', parameters: 1, sizeBytes: 1, sha256: SHA, labels: [],
+    });
+    const fromImported = model('from-imported', [{ kind: 'base-model', parentModelId: imported.id }, { kind: 'fine-tune', datasetId: ds.pubmed }]);
+    const phiTeacher = model('phi-teacher', [{ kind: 'fine-tune', datasetId: ds.clinical }]);
+    const student = model('student', [{ kind: 'teacher', parentModelId: phiTeacher.id }, { kind: 'distill-transfer', datasetId: ds.transfer }]);
+    const fromStudent = model('from-student', [{ kind: 'base-model', parentModelId: student.id }, { kind: 'fine-tune', datasetId: ds.pubmed }]);
+    expect(getModelLineage(ws.read, fromStudent.id)?.derivedPhiStatus).toBe('distilled-from-phi-teacher');
+    deleteModel(ws.write, imported.id);
+    deleteModel(ws.write, student.id);
+    // Before, an unknown parent left only a "no PHI" flag behind, and a distilled one read as PHI-trained.
+    expect(getModelLineage(ws.read, fromImported.id)?.derivedPhiStatus).toBe('unknown');
+    expect(getModelLineage(ws.read, fromStudent.id)?.derivedPhiStatus).toBe('distilled-from-phi-teacher');
+    expect(getModelLineage(ws.read, fromImported.id)?.entries.find((e) => e.kind === 'base-model')).toMatchObject({ parentModelId: null, parentPhiStatus: 'unknown' });
+  });
+
+  it('a parent’s raised status reaches the entries that name it', () => {
+    const base = model('base', [{ kind: 'fine-tune', datasetId: ds.pubmed }]);
+    const child = model('child', [{ kind: 'base-model', parentModelId: base.id }]);
+    updateDataset(ws.write, ds.pubmed, { containsPhi: true });
+    deleteModel(ws.write, base.id);
+    expect(getModelLineage(ws.read, child.id)?.entries[0]).toMatchObject({ parentPhiStatus: 'trained-on-phi', containsPhi: true });
+    expect(getModelLineage(ws.read, child.id)?.derivedPhiStatus).toBe('trained-on-phi');
+  });
 });

@@ -163,6 +163,7 @@ function insertLineage(db: WriteDb, modelId: string, l: LineageInput): void {
   const isModelKind = MODEL_KINDS.has(l.kind);
   let source = l.source;
   let containsPhi = l.containsPhi === true;
+  let parentStatus: PhiStatus | null = null;
   if (isModelKind && l.datasetId !== undefined) throw new StoreError('invalid', `Lineage kind ${l.kind} takes a parent model, not a dataset`);
   if (!isModelKind && l.parentModelId !== undefined) throw new StoreError('invalid', `Lineage kind ${l.kind} takes a dataset, not a parent model`);
   if (l.datasetId !== undefined) {
@@ -174,10 +175,11 @@ function insertLineage(db: WriteDb, modelId: string, l: LineageInput): void {
     const parent = must(getModel(db, l.parentModelId), `Model ${l.parentModelId}`);
     source ??= `model "${parent.name}" (${parent.id}, ${parent.phiStatus})`;
     containsPhi ||= parent.phiStatus === 'trained-on-phi' || parent.phiStatus === 'distilled-from-phi-teacher';
+    parentStatus = parent.phiStatus;
   }
   if (source === undefined) throw new StoreError('invalid', `Lineage ${l.kind} needs a dataset, a parent model or a source`);
   db.run(sql`
-    INSERT INTO model_lineage (model_id, kind, dataset_id, parent_model_id, source, weight, contains_phi)
+    INSERT INTO model_lineage (model_id, kind, dataset_id, parent_model_id, source, weight, contains_phi, parent_phi_status)
     VALUES (${modelId}, ${l.kind}, ${l.datasetId ?? null}, ${l.parentModelId ?? null}, ${source},
-      ${l.weight ?? null}, ${containsPhi ? 1 : 0})`);
+      ${l.weight ?? null}, ${containsPhi ? 1 : 0}, ${parentStatus})`);
 }

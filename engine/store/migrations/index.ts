@@ -4,6 +4,7 @@ import { up as init } from './0001-init.ts';
 import { up as runStopReason } from './0002-run-stop-reason.ts';
 import { up as documentRevision } from './0003-document-revision.ts';
 import { up as datasetImporting } from './0004-dataset-importing.ts';
+import { up as lineageParentStatus } from './0005-lineage-parent-status.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'run-stop-reason', up: runStopReason },
   { version: 3, name: 'document-revision', up: documentRevision },
   { version: 4, name: 'dataset-importing', up: datasetImporting },
+  { version: 5, name: 'lineage-parent-status', up: lineageParentStatus },
 ];
