@@ -80,7 +80,8 @@ export interface EngineRequests {
     projectId: number;
     relationType: RelationType;
   }) => LabelSchema;
-  'schema:delete-relation-type': (args: { projectId: number; name: string }) => LabelSchema;
+  /** Refused while relations use the type ('conflict', saying how many) unless `removeRelations` (they go too). */
+  'schema:delete-relation-type': (args: { projectId: number; name: string; removeRelations?: boolean }) => LabelSchema;
 
   'datasets:list': (args: { projectId: number }) => DatasetInfo[];
 

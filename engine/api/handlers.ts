@@ -185,7 +185,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'schema:delete-relation-type': (a) => {
       mustProject(read, a.projectId);
-      projects.deleteRelationType(write, a.projectId, a.name);
+      projects.deleteRelationType(write, a.projectId, a.name, { removeRelations: a.removeRelations === true });
       return schemaChanged(a.projectId);
     },
 

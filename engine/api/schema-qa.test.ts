@@ -59,12 +59,30 @@ describe('label schema', () => {
 
   it('refuses to delete a relation type that relations still use', async () => {
     const reply = await engine.invoke('schema:delete-relation-type', { projectId: demoId, name: 'treats' });
-    expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^\d+ relations? in \d+ documents? use “treats”; delete them/) as unknown } });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^\d+ relations? in \d+ documents? use “treats”\. Remove the type together with them/) as unknown } });
     expect((await call('schema:get', { projectId: demoId })).relationTypes.map((r) => r.name)).toContain('treats');
     // Unused ones go.
     await call('schema:save-relation-type', { projectId: demoId, relationType: { name: 'unused', arg1Types: [], arg2Types: [], color: '#123456', symmetric: true } });
     const left = await call('schema:delete-relation-type', { projectId: demoId, name: 'unused' });
     expect(left.relationTypes.map((r) => r.name)).not.toContain('unused');
+  });
+
+  it('removes a relation type together with its relations when asked, moving those documents on', async () => {
+    const docs = (await call('documents:list', { projectId: demoId, filter: 'all', offset: 0, limit: 50 })).items;
+    const before = await Promise.all(docs.map((d) => call('documents:get', { documentId: d.id })));
+    const using = before.filter((d) => d.relations.some((r) => r.type === 'treats'));
+    expect(using.length).toBeGreaterThan(0);
+    const schema = await call('schema:delete-relation-type', { projectId: demoId, name: 'treats', removeRelations: true });
+    expect(schema.relationTypes.map((r) => r.name)).not.toContain('treats');
+    for (const d of before) {
+      const after = await call('documents:get', { documentId: d.summary.id });
+      expect(after.relations.some((r) => r.type === 'treats')).toBe(false);
+      const others = d.relations.filter((r) => r.type !== 'treats').length;
+      expect(after.relations).toHaveLength(others); // other relation types stay
+      // An editor holding the old revision is refused and reloads instead of saving over it.
+      const touched = using.some((u) => u.summary.id === d.summary.id);
+      expect(after.summary.revision).toBe(d.summary.revision + (touched ? 1 : 0));
+    }
   });
 
   it('refuses relation rules that name unknown types or no longer fit existing relations', async () => {

@@ -111,7 +111,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
       { description: str({ max: 2000 }) },
     ),
   }),
-  'schema:delete-relation-type': obj({ projectId: id, name }),
+  'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
   'datasets:list': obj({ projectId: id }),
   'documents:list-imports': obj({ projectId: id }),
   'documents:import': obj(

@@ -267,16 +267,27 @@ export function relationRuleViolations(
   return row?.n ?? 0;
 }
 
-/** Removes a relation type from the schema; refused ('conflict') while relations use it. */
-export function deleteRelationType(db: WriteDb, projectId: number, name: string): boolean {
+/**
+ * Removes a relation type from the schema; refused ('conflict') while relations use it unless
+ * `removeRelations`, which deletes them too (their documents' revisions move on, so an editor
+ * holding one reloads rather than saving over the change).
+ */
+export function deleteRelationType(db: WriteDb, projectId: number, name: string, opts: { removeRelations?: boolean } = {}): boolean {
   return db.transaction(() => {
     const used = relationTypeUsage(db, projectId, name);
-    if (used.relations > 0)
+    if (used.relations > 0 && !opts.removeRelations)
       throw new StoreError(
         'conflict',
-        `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”; ` +
-          'delete them or give them another type first.',
+        `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”. ` +
+          'Remove the type together with them, or give them another type first.',
       );
+    if (used.relations > 0) {
+      const inProject = sql`SELECT id FROM documents WHERE project_id = ${projectId}`;
+      db.run(sql`
+        UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
+        WHERE id IN (SELECT document_id FROM relations WHERE type = ${name} AND document_id IN (${inProject}))`);
+      db.run(sql`DELETE FROM relations WHERE type = ${name} AND document_id IN (${inProject})`);
+    }
     return db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
   });
 }

@@ -128,4 +128,26 @@ describe('Projects and Documents screens', () => {
     expect(await page.getByTestId('document-search').inputValue()).toBe('');
     expect(app.problems).toEqual([]);
   });
+
+  it('removes a relation type that relations use only together with them, when asked', async () => {
+    const { page } = app;
+    const p = await apiCall(app.server, 'projects:create', { name: 'Relations', template: 'biomedical' });
+    const dir = textFolder('relations-brat', [
+      ['n.txt', 'Aspirin causes ulcers.\n'],
+      ['n.ann', 'T1\tChemical 0 7\tAspirin\nT2\tDisease 15 21\tulcers\nR1\tcauses Arg1:T1 Arg2:T2\n'],
+    ]);
+    await apiCall(app.server, 'documents:import', { projectId: p.id, path: dir, containsPhi: false });
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project Relations' }).click();
+    await page.getByText('Relations · 1 in total').waitFor(); // opening a project shows its documents
+    await openScreen('Projects'); // where its label schema is
+    const row = page.getByTestId('relation-type-row').filter({ has: page.locator('strong', { hasText: /^causes$/ }) });
+    await row.getByTestId('relation-type-remove').click();
+    await expect.poll(() => row.getByRole('alert').textContent()).toMatch(/^1 relation in 1 document use “causes”/);
+    await row.getByTestId('relation-type-remove-all').click();
+    await expect.poll(() => row.count()).toBe(0);
+    const schema = await apiCall(app.server, 'schema:get', { projectId: p.id });
+    expect(schema.relationTypes.map((r) => r.name)).not.toContain('causes');
+    expect(app.problems).toEqual([]);
+  });
 });

@@ -96,9 +96,14 @@ class Projects {
     });
   }
 
-  async deleteRelationType(name: string): Promise<void> {
+  /** Removes a relation type; one in use is refused (a 'conflict' saying how many) unless `removeRelations`. */
+  async deleteRelationType(name: string, removeRelations = false): Promise<void> {
     if (app.projectId === null) return;
-    this.schema = await call('schema:delete-relation-type', { projectId: app.projectId, name });
+    this.schema = await call('schema:delete-relation-type', {
+      projectId: app.projectId,
+      name,
+      ...(removeRelations && { removeRelations: true }),
+    });
   }
 }
 
