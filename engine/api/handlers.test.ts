@@ -256,14 +256,18 @@ describe('engine API', () => {
     });
     const rule = (await call('schema:get', { projectId })).relationTypes.find((r) => r.name === 'associated_with')!;
     await call('schema:save-relation-type', { projectId, relationType: { ...rule, arg1Types: ['Gene', 'Chemical'] } });
+    const before = await Promise.all((await call('documents:list', { projectId })).items.map((d) => call('documents:get', { documentId: d.id })));
     const schema = await call('schema:delete-entity-type', { ...gene, removeAnnotations: true });
     expect(schema.entityTypes.map((t) => t.name)).not.toContain('Gene');
     expect(schema.relationTypes.find((r) => r.name === 'associated_with')).toMatchObject({ arg1Types: ['Chemical'], arg2Types: ['Disease'] });
-    const docs = await call('documents:list', { projectId });
-    for (const d of docs.items) {
-      const full = await call('documents:get', { documentId: d.id });
+    for (const d of before) {
+      const full = await call('documents:get', { documentId: d.summary.id });
       expect(full.entities.filter((e) => e.type === 'Gene')).toEqual([]);
+      // A document that lost annotations moves to a new revision (an editor holding it reloads).
+      const hadGene = d.entities.some((e) => e.type === 'Gene');
+      expect(full.summary.revision).toBe(d.summary.revision + (hadGene ? 1 : 0));
     }
+    expect(before.some((d) => d.entities.some((e) => e.type === 'Gene'))).toBe(true);
   });
 
   it('reports an unusable model folder with the loader message', async () => {

@@ -219,10 +219,14 @@ export function deleteEntityType(
         arg2Types: r.arg2Types.filter((t) => t !== name),
       });
     }
-    if (opts.removeAnnotations)
+    if (opts.removeAnnotations && used.annotations > 0) {
+      // Their documents' revisions move on: an editor holding one reloads rather than saving over it.
+      const inProject = sql`SELECT id FROM documents WHERE project_id = ${projectId}`;
       db.run(sql`
-        DELETE FROM entities WHERE type = ${name}
-          AND document_id IN (SELECT id FROM documents WHERE project_id = ${projectId})`);
+        UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
+        WHERE id IN (SELECT document_id FROM entities WHERE type = ${name} AND document_id IN (${inProject}))`);
+      db.run(sql`DELETE FROM entities WHERE type = ${name} AND document_id IN (${inProject})`);
+    }
     return db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
   });
 }
