@@ -8,6 +8,9 @@ export default defineConfig({
     include: ['**/*.spec.ts'],
     testTimeout: 180_000,
     hookTimeout: 120_000,
+    // A screen's next state (a document loaded, a save answered) can take seconds on a busy
+    // 2-core CI machine; expect.poll's own default of 1 s made such waits flaky.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
