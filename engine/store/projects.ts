@@ -219,16 +219,22 @@ export function deleteEntityType(
         arg2Types: r.arg2Types.filter((t) => t !== name),
       });
     }
-    if (opts.removeAnnotations && used.annotations > 0) {
-      // Their documents' revisions move on: an editor holding one reloads rather than saving over it.
-      const inProject = sql`SELECT id FROM documents WHERE project_id = ${projectId}`;
-      db.run(sql`
-        UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
-        WHERE id IN (SELECT document_id FROM entities WHERE type = ${name} AND document_id IN (${inProject}))`);
-      db.run(sql`DELETE FROM entities WHERE type = ${name} AND document_id IN (${inProject})`);
-    }
+    if (opts.removeAnnotations && used.annotations > 0) removeOfType(db, 'entities', projectId, name);
     return db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
   });
+}
+
+/**
+ * Deletes a project's entities or relations of type `name`. Their documents' revisions move on:
+ * an editor holding one reloads rather than saving over the change.
+ */
+function removeOfType(db: WriteDb, table: 'entities' | 'relations', projectId: number, name: string): void {
+  const rows = table === 'entities' ? sql`entities` : sql`relations`;
+  const ofType = sql`type = ${name} AND document_id IN (SELECT id FROM documents WHERE project_id = ${projectId})`;
+  db.run(sql`
+    UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
+    WHERE id IN (SELECT document_id FROM ${rows} WHERE ${ofType})`);
+  db.run(sql`DELETE FROM ${rows} WHERE ${ofType}`);
 }
 
 /** How many annotations (and documents) of the project use entity type `name`. */
@@ -285,13 +291,7 @@ export function deleteRelationType(db: WriteDb, projectId: number, name: string,
         `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”. ` +
           'Remove the type together with them, or give them another type first.',
       );
-    if (used.relations > 0) {
-      const inProject = sql`SELECT id FROM documents WHERE project_id = ${projectId}`;
-      db.run(sql`
-        UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
-        WHERE id IN (SELECT document_id FROM relations WHERE type = ${name} AND document_id IN (${inProject}))`);
-      db.run(sql`DELETE FROM relations WHERE type = ${name} AND document_id IN (${inProject})`);
-    }
+    if (used.relations > 0) removeOfType(db, 'relations', projectId, name);
     return db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${name}`).changes > 0;
   });
 }
