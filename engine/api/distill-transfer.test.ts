@@ -5,19 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
-import { type Engine, createEngine } from './handlers.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 let outside: string;
 let teacherFolder: string;
-let dir: string;
-let engine: Engine;
-
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+let t: TestEngine;
+const call: TestEngine['call'] = (name, args) => t.call(name, args);
 
 beforeAll(() => {
   outside = mkdtempSync(join(tmpdir(), 'benchtop-transfer-'));
@@ -26,13 +19,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'benchtop-transfer-data-'));
-  engine = createEngine({ dataDir: dir });
+  t = openTestEngine('benchtop-transfer-data-');
 });
-afterEach(async () => {
-  await engine.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 describe('distill:start with a folder of the user’s text', () => {
   it('refuses the data folder, a folder holding it, and a copy of a PHI document; takes harmless text', async () => {
@@ -46,8 +35,8 @@ describe('distill:start with a folder of the user’s text', () => {
 
     const start = (folder: string): Promise<unknown> =>
       call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentPreset: 'small-2L-128', transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
-    await expect(start(dir)).rejects.toThrow(/^invalid: .*this is, or holds, Benchtop's data folder/);
-    await expect(start(join(dir, 'models'))).rejects.toThrow(/Benchtop's data folder/);
+    await expect(start(t.dir)).rejects.toThrow(/^invalid: .*this is, or holds, Benchtop's data folder/);
+    await expect(start(join(t.dir, 'models'))).rejects.toThrow(/Benchtop's data folder/);
 
     const innocent = join(outside, 'general-text');
     mkdirSync(innocent);

@@ -1,29 +1,19 @@
 // Importing files whose text is already in the project is allowed (a second copy to annotate
 // apart) but said in the report, so an accidental second import is noticed.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
-import { type Engine, createEngine } from './handlers.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
 
+let t: TestEngine;
 let dir: string;
-let engine: Engine;
-
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call: TestEngine['call'] = (name, args) => t.call(name, args);
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'benchtop-import-again-'));
-  engine = createEngine({ dataDir: join(dir, 'data') });
+  t = openTestEngine('benchtop-import-again-', { inSubfolder: true });
+  dir = t.dir;
 });
-afterEach(async () => {
-  await engine.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 describe('importing documents that are already in the project', () => {
   it('imports them again and says how many were there already', async () => {

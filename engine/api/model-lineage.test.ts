@@ -7,23 +7,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makeFifo } from '../io/test-helpers.ts';
 import type { PhiStatus } from '../store/models.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
-import { type Engine, createEngine } from './handlers.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 let outside: string;
 let nerModel: string;
+let t: TestEngine;
 let dir: string;
-let engine: Engine;
-
-async function invoke<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
-  return (await engine.invoke(name, args)) as Reply<Result<K>>;
-}
-
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = await invoke(name, args);
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const invoke: TestEngine['invoke'] = (name, args) => t.invoke(name, args);
+const call: TestEngine['call'] = (name, args) => t.call(name, args);
 
 /** A copy of the random NER model whose lineage.json records `status` (none: no file). */
 function folderRecording(name: string, status?: PhiStatus): string {
@@ -41,13 +32,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'benchtop-lineage-data-'));
-  engine = createEngine({ dataDir: dir });
+  t = openTestEngine('benchtop-lineage-data-');
+  dir = t.dir;
 });
-afterEach(async () => {
-  await engine.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => t.close());
 
 describe('importing a model folder with a PHI record', () => {
   it('keeps the recorded status when the user answers less, and copies the record', async () => {

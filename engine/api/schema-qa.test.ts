@@ -3,29 +3,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
-import { type Engine, createEngine } from './handlers.ts';
+import type { Args } from './contract.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
 
-let dir: string;
+let t: TestEngine;
 let out: string;
-let engine: Engine;
 let demoId: number;
-
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call: TestEngine['call'] = (name, args) => t.call(name, args);
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'benchtop-qa-'));
+  t = openTestEngine('benchtop-qa-');
   out = mkdtempSync(join(tmpdir(), 'benchtop-qa-out-'));
-  engine = createEngine({ dataDir: dir });
   demoId = (await call('projects:list', {}))[0]!.id;
 });
 afterEach(async () => {
-  await engine.close();
-  rmSync(dir, { recursive: true, force: true });
+  await t.close();
   rmSync(out, { recursive: true, force: true });
 });
 
@@ -33,11 +25,11 @@ describe('projects', () => {
   it('refuses a rename onto another project name in any case, in any script', async () => {
     await call('projects:create', { name: 'Ärzte' });
     const other = await call('projects:create', { name: 'Other' });
-    expect(await engine.invoke('projects:update', { projectId: other.id, name: 'ärzte' })).toMatchObject({
+    expect(await t.engine.invoke('projects:update', { projectId: other.id, name: 'ärzte' })).toMatchObject({
       ok: false,
       error: { code: 'conflict', message: 'A project named "ärzte" already exists; choose another name.' },
     });
-    expect(await engine.invoke('projects:update', { projectId: other.id, name: 'DEMO: clinical notes' })).toMatchObject({
+    expect(await t.engine.invoke('projects:update', { projectId: other.id, name: 'DEMO: clinical notes' })).toMatchObject({
       ok: false,
       error: { code: 'conflict', message: expect.stringMatching(/^A project named/) as unknown },
     });
@@ -49,7 +41,7 @@ describe('projects', () => {
 describe('label schema', () => {
   it('answers not-found for schema deletes in a project that does not exist', async () => {
     for (const req of ['schema:delete-entity-type', 'schema:delete-relation-type'] as const)
-      expect(await engine.invoke(req, { projectId: 9999, name: 'Disease' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+      expect(await t.engine.invoke(req, { projectId: 9999, name: 'Disease' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 
   it('compares shortcut clashes against the trimmed type name', async () => {
@@ -58,7 +50,7 @@ describe('label schema', () => {
   });
 
   it('refuses to delete a relation type that relations still use', async () => {
-    const reply = await engine.invoke('schema:delete-relation-type', { projectId: demoId, name: 'treats' });
+    const reply = await t.engine.invoke('schema:delete-relation-type', { projectId: demoId, name: 'treats' });
     expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^\d+ relations? in \d+ documents? use “treats”\. Remove the type together with them/) as unknown } });
     expect((await call('schema:get', { projectId: demoId })).relationTypes.map((r) => r.name)).toContain('treats');
     // Unused ones go.
@@ -87,11 +79,11 @@ describe('label schema', () => {
 
   it('refuses relation rules that name unknown types or no longer fit existing relations', async () => {
     const rule = (await call('schema:get', { projectId: demoId })).relationTypes.find((r) => r.name === 'treats')!;
-    expect(await engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['NoSuch'] } })).toMatchObject({
+    expect(await t.engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['NoSuch'] } })).toMatchObject({
       ok: false,
       error: { code: 'invalid', message: 'The project has no entity type “NoSuch”; add it to the label schema first.' },
     });
-    expect(await engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['Gene'] } })).toMatchObject({
+    expect(await t.engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['Gene'] } })).toMatchObject({
       ok: false,
       error: { code: 'conflict', message: expect.stringMatching(/^\d+ “treats” relations? would no longer fit/) as unknown },
     });
@@ -122,7 +114,7 @@ describe('search and export', () => {
     const report = await call('documents:export', { projectId: demoId, format: 'jsonl', outPath: target, documentIds: [first!.id, first!.id] });
     expect(report.documents).toBe(1);
     expect(readFileSync(target, 'utf8').trim().split('\n')).toHaveLength(1);
-    expect(await engine.invoke('documents:export', { projectId: demoId, format: 'jsonl', outPath: join(out, 'none.jsonl'), documentIds: [] })).toMatchObject({
+    expect(await t.engine.invoke('documents:export', { projectId: demoId, format: 'jsonl', outPath: join(out, 'none.jsonl'), documentIds: [] })).toMatchObject({
       ok: false,
       error: { code: 'invalid', message: 'No documents were chosen; select at least one to export.' },
     });
@@ -132,7 +124,7 @@ describe('search and export', () => {
 describe('edits and datasets', () => {
   it('refuses an entity whose spans overlap one another', async () => {
     const entity = { key: 'Y', type: 'Disease', spans: [{ start: 0, end: 3 }, { start: 2, end: 5 }], text: '', origin: 'annotator', status: 'final' };
-    expect(await engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-entity', entity }] })).toMatchObject({
+    expect(await t.engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-entity', entity }] })).toMatchObject({
       ok: false,
       error: { code: 'invalid-request', message: 'Invalid request: args.edits[0].entity.spans must not overlap one another.' },
     });
@@ -141,7 +133,7 @@ describe('edits and datasets', () => {
   });
 
   it('answers not-found for the datasets of a project that does not exist', async () => {
-    expect(await engine.invoke('datasets:list', { projectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(await t.engine.invoke('datasets:list', { projectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 });
 
@@ -150,7 +142,7 @@ describe('relations on rejected entities', () => {
     const ent = (key: string, type: string, start: number, status: string) => ({ op: 'add-entity', entity: { key, type, spans: [{ start, end: start + 3 }], text: '', origin: 'model', status } });
     await call('annotations:apply-edits', { documentId: 4, edits: [ent('A', 'Chemical', 0, 'accepted'), ent('B', 'Disease', 4, 'rejected')] } as Args<'annotations:apply-edits'>);
     const relation = { key: 'R', type: 'treats', arg1: 'A', arg2: 'B', origin: 'annotator', status: 'final' };
-    expect(await engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-relation', relation }] })).toMatchObject({
+    expect(await t.engine.invoke('annotations:apply-edits', { documentId: 4, edits: [{ op: 'add-relation', relation }] })).toMatchObject({
       ok: false,
       error: { code: 'invalid', message: 'Entity B was rejected; accept it before keeping a relation that uses it' },
     });
