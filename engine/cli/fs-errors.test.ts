@@ -7,6 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { UNPRIVILEGED, unprivilegedSkipReason } from '../io/test-helpers.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-fs-errors-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -15,13 +16,13 @@ function benchtop(args: string[]): { status: number | null; stderr: string } {
   const asRoot = process.getuid?.() === 0;
   const r = spawnSync(process.execPath, [path.resolve('bin/benchtop.js'), ...args], {
     encoding: 'utf8',
-    ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: tmp } } : {}),
+    ...(asRoot ? { ...UNPRIVILEGED, env: { ...process.env, HOME: tmp } } : {}),
   });
   return { status: r.status, stderr: r.stderr };
 }
 
 describe('benchtop file-system errors', () => {
-  it.runIf(process.platform === 'linux')('says an input file may not be read', () => {
+  it.runIf(process.platform === 'linux' && unprivilegedSkipReason() === null)('says an input file may not be read', () => {
     chmodSync(tmp, 0o755);
     const data = path.join(tmp, 'private.tsv');
     writeFileSync(data, 'Mutations in @GENE$ cause @DISEASE$.\t1\n');

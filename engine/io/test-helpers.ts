@@ -1,5 +1,6 @@
 // Special files for tests of input and output checks: a FIFO (opening it to read blocks until a
-// writer comes, so code that does hangs the test) and a sparse file of any size (no disk used).
+// writer comes, so code that does hangs the test) and a sparse file of any size (no disk used);
+// and the unprivileged user that permission tests run as when the suite runs as root.
 
 import { spawnSync } from 'node:child_process';
 import { truncateSync, writeFileSync } from 'node:fs';
@@ -16,4 +17,21 @@ export function makeSparseFile(file: string, bytes: number): string {
   writeFileSync(file, '');
   truncateSync(file, bytes);
   return file;
+}
+
+/** The user a chmod-000 test runs its process as when the suite runs as root (root reads anything). */
+export const UNPRIVILEGED = { uid: 65534, gid: 65534 } as const;
+
+/**
+ * Why a process that may not read chmod-000 files cannot be started here, or null when it can:
+ * always as a normal user; as root only if `nobody` can reach the checkout (a clone in a 0700
+ * folder, such as `mktemp -d` makes, hides it). The tests that need one skip with this reason.
+ */
+export function unprivilegedSkipReason(checkout = process.cwd()): string | null {
+  if (process.getuid?.() !== 0) return null;
+  const r = spawnSync(process.execPath, ['-e', 'require("fs").accessSync(process.argv[1])', `${checkout}/package.json`], UNPRIVILEGED);
+  if (r.status === 0) return null;
+  const reason = `permission tests skipped: running as root, and user nobody (uid ${UNPRIVILEGED.uid}) cannot read the checkout ${checkout} (a folder on its path is private)`;
+  console.warn(reason);
+  return reason;
 }
