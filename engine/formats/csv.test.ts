@@ -60,6 +60,28 @@ describe('CSV parsing', () => {
     ]);
   });
 
+  it('skips the remnants of a multi-line field whose closing quote is missing, naming the quote', () => {
+    const input = [
+      'id,note,site', // 1
+      'a,first note,north', // 2
+      'b,"Seen today. Plan:', // 3: the quote never closes
+      'rest, fluids', // 4: the rest of b's note (2 cells, one comma)
+      'review in 2 weeks', // 5: the rest of b's note (1 cell)
+      'c,third note,south', // 6: a whole row again
+      '',
+    ].join('\n');
+    const { documents, issues } = importCsv(input, 'notes.csv', { textColumn: 'note' });
+    expect(documents.map((d) => [d.id, d.text])).toEqual([
+      ['a', 'first note'],
+      ['c', 'third note'],
+    ]);
+    expect(issues.map((i) => [i.severity, i.line, i.message])).toEqual([
+      ['error', 3, 'unclosed quote; line skipped'],
+      ['error', 4, expect.stringContaining('row has 2 columns, expected 3, after the unclosed quote on line 3')],
+      ['error', 5, expect.stringContaining('after the unclosed quote on line 3: probably the rest of that field; skipped')],
+    ]);
+  });
+
   it('reads TSV with a header and errors on an unknown column name', () => {
     const tsv = 'index\tsentence\tlabel\n1\tAlpha @GENE$ beta.\t1\n2\tGamma.\t0\n';
     const res = importCsv(tsv, 't.tsv', { delimiter: '\t' });

@@ -22,6 +22,8 @@ export interface CsvImportOptions {
 interface Row {
   cells: string[];
   line: number;
+  /** Line of the last unclosed quote before this row: a row of the wrong width may be the rest of that field. */
+  afterUnclosed?: number;
 }
 
 /** Splits CSV text into rows with their 1-based start lines; an unclosed quote skips that line. */
@@ -29,6 +31,7 @@ export function parseCsvRows(text: string, delimiter: string, sink: IssueSink): 
   const rows: Row[] = [];
   let pos = 0;
   let line = 1;
+  let unclosedAt: number | undefined;
   while (pos < text.length) {
     const startLine = line;
     const startPos = pos;
@@ -78,13 +81,16 @@ export function parseCsvRows(text: string, delimiter: string, sink: IssueSink): 
     }
     if (failed) {
       addError(sink, 'unclosed quote; line skipped', startLine);
+      unclosedAt = startLine;
       const nl = text.indexOf('\n', startPos);
       pos = nl < 0 ? text.length : nl + 1;
       line = startLine + 1;
       continue;
     }
     cells.push(cell);
-    if (cells.length > 1 || cells[0] !== '') rows.push({ cells, line: startLine });
+    if (cells.length > 1 || cells[0] !== '') {
+      rows.push({ cells, line: startLine, ...(unclosedAt !== undefined && { afterUnclosed: unclosedAt }) });
+    }
   }
   return rows;
 }
@@ -151,6 +157,11 @@ export function importCsv(content: string, file: string, opts: CsvImportOptions 
   const relCol = names.findIndex((n) => n === 'relations');
   const stem = fileStem(file);
   data.forEach((row, i) => {
+    if (row.cells.length !== width && row.afterUnclosed !== undefined) {
+      const why = `row has ${row.cells.length} columns, expected ${width}, after the unclosed quote on line ${row.afterUnclosed}`;
+      addError(sink, `${why}: probably the rest of that field; skipped (close the quote and import the file again)`, row.line);
+      return;
+    }
     const text = row.cells[textCol];
     if (text === undefined) {
       addError(sink, `row has ${row.cells.length} columns, no text column ${textCol}; skipped`, row.line);
