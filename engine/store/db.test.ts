@@ -13,7 +13,7 @@ import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
 import { createDataset, finishImport, listDatasets } from './datasets.ts';
-import { insertDocuments } from './documents.ts';
+import { countDocuments, insertDocuments } from './documents.ts';
 import { getRun, updateRunStatus } from './runs.ts';
 import { joinSql, sql } from './sql.ts';
 
@@ -195,7 +195,11 @@ describe('openWorkspace on disk', () => {
         VALUES ('parent', 'p', 'models/p', 'bert', 'ner', 1, 1, '${'a'.repeat(64)}', '[]', 'x', 'unknown'),
                ('child', 'c', 'models/c', 'bert', 'ner', 1, 1, '${'a'.repeat(64)}', '[]', 'x', 'unknown');
       INSERT INTO model_lineage (model_id, kind, parent_model_id, source, contains_phi)
-        VALUES ('child', 'base-model', 'parent', 'model "p"', 0);`);
+        VALUES ('child', 'base-model', 'parent', 'model "p"', 0);
+      INSERT INTO datasets (id, project_id, name, is_private, contains_phi, created_at, updated_at)
+        VALUES (1, 1, 'notes', 1, 1, 'x', 'x');
+      INSERT INTO documents (project_id, dataset_id, external_id, text, text_sha256, format, created_at, updated_at)
+        VALUES (1, 1, 'n1', 'Wohnt in der Hauptstraße.', '${'b'.repeat(64)}', 'text', 'x', 'x');`);
     conn.close();
     const ws = track(openWorkspace(dir));
     expect(schemaVersion(ws.read)).toBe(MIGRATIONS.length);
@@ -207,19 +211,22 @@ describe('openWorkspace on disk', () => {
     expect(() => ws.write.exec(sql`UPDATE training_runs SET stop_reason = 'bored'`)).toThrow(/CHECK/);
     // Migration 5 keeps each lineage entry's parent status, filled from the parents that exist.
     expect(ws.read.all(sql`SELECT parent_phi_status FROM model_lineage`)).toEqual([{ parent_phi_status: 'unknown' }]);
+    // Migration 6 re-indexes the existing documents with ß folded to ss.
+    expect(countDocuments(ws.read, { projectId: 1, search: 'hauptstrasse' })).toBe(1);
+    expect(countDocuments(ws.read, { projectId: 1, search: 'hauptstraße' })).toBe(1);
   });
 
   it('refuses a database from a newer app version without modifying it', () => {
     const dir = tempDir();
     const first = openWorkspace(dir);
-    first.write.exec(sql`PRAGMA user_version = 6`); // what a future Benchtop would leave behind
+    first.write.exec(sql`PRAGMA user_version = 99`); // what a future Benchtop would leave behind
     first.close();
     const file = join(dir, WORKSPACE_FILE);
     const before = readFileSync(file);
     const err = catchError(() => openWorkspace(dir));
     expect(err.code).toBe('newer-version');
     expect(err.message).toMatch(/newer version of Benchtop/);
-    expect(err.message).toContain('schema 6');
+    expect(err.message).toContain('schema 99');
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 });

@@ -174,6 +174,29 @@ describe('replaceAnnotations', () => {
   });
 });
 
+describe('search folding', () => {
+  it('finds ß with ss and ss with ß (also capital ẞ), in text and ids, and forgets edited text', () => {
+    const docs: Document[] = [
+      { id: 'arzt-straße', text: 'Patient wohnt in der Hauptstraße, Gefäßverschluss.', entities: [], relations: [] },
+      { id: 'plain', text: 'Die Strasse war nass. GROẞE Wunde.', entities: [], relations: [] },
+    ];
+    const [a, b] = insertDocuments(ws.write, docs, { projectId, datasetId, format: 'text' }).ids;
+    const found = (search: string): number[] => listDocuments(ws.read, { projectId, search }).map((d) => d.id).sort();
+    expect(found('hauptstrasse')).toEqual([a]);
+    expect(found('Gefässverschl')).toEqual([a]);
+    expect(found('straße')).toEqual([a, b]); // a by its id
+    expect(found('strasse war')).toEqual([b]);
+    expect(found('grosse wunde')).toEqual([b]);
+    expect(found('arzt strasse')).toEqual([a]);
+    ws.write.run(sql`UPDATE documents SET text = 'Nichts mehr.' WHERE id = ${a ?? 0}`);
+    expect(found('hauptstrasse')).toEqual([]);
+    expect(found('nichts')).toEqual([a]);
+    ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
+    for (const id of [a, b]) deleteDocument(ws.write, id ?? 0);
+    expect(found('strasse')).toEqual([]);
+  });
+});
+
 describe('cascades', () => {
   it('deleting documents removes entities, relations and FTS rows; deleting a project removes everything', () => {
     const doc: Document = {

@@ -311,7 +311,8 @@ function whereOf(q: DocumentQuery): SqlQuery {
   const search = q.search?.trim() ?? '';
   const words = search.match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length > 0) {
-    const match = words.map((w) => `"${w}"*`).join(' ');
+    // The index holds ß and ẞ as "ss" (migration 6), so the words are folded the same way.
+    const match = words.map((w) => `"${w.replace(/[ßẞ]/g, 'ss')}"*`).join(' ');
     c.push(sql`(d.external_id = ${search}
       OR d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}))`);
   } else if (search !== '') {

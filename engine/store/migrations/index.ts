@@ -5,6 +5,7 @@ import { up as runStopReason } from './0002-run-stop-reason.ts';
 import { up as documentRevision } from './0003-document-revision.ts';
 import { up as datasetImporting } from './0004-dataset-importing.ts';
 import { up as lineageParentStatus } from './0005-lineage-parent-status.ts';
+import { up as searchFolding } from './0006-search-folding.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'document-revision', up: documentRevision },
   { version: 4, name: 'dataset-importing', up: datasetImporting },
   { version: 5, name: 'lineage-parent-status', up: lineageParentStatus },
+  { version: 6, name: 'search-folding', up: searchFolding },
 ];
