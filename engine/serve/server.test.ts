@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,18 @@ function raw(
     );
     req.on('error', reject);
     req.end(opts.body);
+  });
+}
+
+/** Sends raw bytes (a request line Node's client would refuse to write) and returns the reply. */
+function rawBytes(text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
+    let reply = '';
+    socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+    socket.on('error', () => resolve(reply));
+    socket.on('close', () => resolve(reply));
+    setTimeout(() => socket.destroy(), 1000);
   });
 }
 
@@ -192,5 +205,15 @@ describe('browser-mode server', () => {
     });
     ok.socket!.write(clientFrame(0x8, Buffer.from([0x03, 0xe8])));
     await waitFor(() => ok.socket!.destroyed || ok.socket!.readableEnded);
+  });
+
+  it('answers a request target that is not a URL with 400 and stays up', async () => {
+    const host = `Host: 127.0.0.1:${server.port}\r\n`;
+    const ws = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n';
+    const upgraded = await rawBytes(`GET http://[bad HTTP/1.1\r\n${host}${ws}\r\n`);
+    expect(upgraded).toMatch(/^HTTP\/1\.1 400/);
+    const plain = await rawBytes(`GET http://[bad HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+    expect(plain).toMatch(/^HTTP\/1\.1 400/);
+    expect((await raw('/api/status', { headers: auth() })).status).toBe(200);
   });
 });

@@ -112,7 +112,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const headers = securityHeaders(port);
     if (!isHostAllowed(req, port))
       return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), headers);
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const url = requestUrl(req, port);
+    if (url === null)
+      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), headers);
     if (!url.pathname.startsWith(API_PREFIX)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { ...headers, Allow: 'GET, HEAD' });
@@ -190,9 +192,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
-    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    // Node removes its own error listener from upgraded sockets: a reset must not crash us.
+    socket.on('error', () => socket.destroy());
     if (!isHostAllowed(req, port) || !isOriginAllowed(req, port))
       return rejectUpgrade(socket, 403, 'Forbidden');
+    const url = requestUrl(req, port);
+    if (url === null) return rejectUpgrade(socket, 400, 'Bad Request');
     if (url.pathname !== '/api/events') return rejectUpgrade(socket, 404, 'Not Found');
     if (!isTokenValid(presentedToken(req, url), token))
       return rejectUpgrade(socket, 401, 'Unauthorized');
@@ -222,6 +227,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await engine.close();
     },
   };
+}
+
+/** The request's URL, or null when its target does not parse (e.g. `GET http://[bad`). */
+function requestUrl(req: IncomingMessage, port: number): URL | null {
+  try {
+    return new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+  } catch {
+    return null;
+  }
 }
 
 /** A URL path segment decoded, or null when its percent-escapes are malformed. */
