@@ -14,6 +14,7 @@ import { isAlive } from '../io/pid-lock.ts';
 import { declaredPhiStatus } from '../distill/lineage.ts';
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
+import { getRun } from '../store/runs.ts';
 import {
   type LineageInput,
   type Model,
@@ -160,7 +161,21 @@ export async function importModelFolder(
   }
 }
 
-/** Deletes a model record and its copied files under models/. */
+/** The name of a training or distillation run in progress that starts from or learns from the model. */
+function runUsing(ctx: ApiContext, modelId: string): string | undefined {
+  for (const runId of ctx.jobs.activeIds('train')) {
+    const config = getRun(ctx.ws.read, runId)?.config as
+      | { name?: string; lineage?: LineageInput[] }
+      | undefined;
+    if (config?.lineage?.some((l) => l.parentModelId === modelId)) return config.name ?? 'a run';
+  }
+  return undefined;
+}
+
+/**
+ * Deletes a model record and its copied files under models/. Refused while a run in progress
+ * reads the model (its base or teacher): the run would fail when it registers its result.
+ */
 export async function removeModel(
   ctx: ApiContext,
   args: Args<'models:delete'>,
@@ -173,6 +188,12 @@ export async function removeModel(
     );
   const model = getModel(ctx.ws.read, args.modelId);
   if (!model) return { isDeleted: false };
+  const run = runUsing(ctx, model.id);
+  if (run !== undefined)
+    throw new ApiError(
+      'conflict',
+      `“${model.name}” is in use by the run “${run}” in progress (Train screen); stop it or wait for it to finish, then remove the model.`,
+    );
   const folder = resolve(ctx.dataDir, model.path);
   const modelsRoot = resolve(ctx.dataDir, 'models') + sep;
   const isDeleted = deleteModel(ctx.ws.write, args.modelId);

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import type { Document } from '../formats/types.ts';
 import { appendMetrics, listMetricSeries } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
-import type { LineageInput } from '../store/models.ts';
+import { type LineageInput, getModel } from '../store/models.ts';
 import {
   type TrainingRun,
   createRun,
@@ -116,6 +116,20 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   return id;
 }
 
+/** A run continues from the files of its base and teacher: refused when one was removed. */
+function requireParentModels(ctx: ApiContext, run: TrainingRun): void {
+  const cfg = configOf(run);
+  const gone = cfg.lineage.find(
+    (l) => l.parentModelId !== undefined && getModel(ctx.ws.read, l.parentModelId) === undefined,
+  );
+  if (!gone) return;
+  const what = gone.kind === 'teacher' ? 'learns from a teacher model' : `starts from “${cfg.baseName}”`;
+  throw new ApiError(
+    'conflict',
+    `This run ${what}, which was removed from the library, so it cannot continue; start a new run instead.`,
+  );
+}
+
 /**
  * Continues a stopped run from its checkpoint, or, when it stopped before its first one, starts
  * it again from the same document snapshot and settings.
@@ -130,6 +144,7 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
         ? 'This run has finished; its model is in the Models library.'
         : 'This run has nothing left to continue from; start a new run instead.',
     );
+  requireParentModels(ctx, run);
   requireIdle(ctx);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
   // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its

@@ -1,0 +1,60 @@
+// Library models that runs depend on: a model a run in progress starts from cannot be removed
+// under it, and a stopped run whose starting model was removed says so instead of failing on a
+// missing folder.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Reply } from './contract.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
+
+let t: TestEngine;
+beforeEach(() => {
+  t = openTestEngine('benchtop-models-', { inSubfolder: true });
+});
+afterEach(async () => {
+  await t.close();
+});
+
+/** "code: message" of a refused request, or "ok". */
+function errorOf(reply: Reply<unknown>): string {
+  return reply.ok ? 'ok' : `${reply.error.code}: ${reply.error.message}`;
+}
+
+async function runStatus(projectId: number, runId: string): Promise<string> {
+  const runs = await t.call('train:list-runs', { projectId });
+  return runs.find((r) => r.id === runId)!.status;
+}
+
+describe('models:delete and runs', () => {
+  it('refuses to remove the starting model of a run in progress, then removes it once the run stops', async () => {
+    const [project] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: project!.id });
+    const base = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Golden BERT' });
+    const { runId } = await t.call('train:start', {
+      projectId: project!.id,
+      task: 'ner',
+      datasetIds: [dataset!.id],
+      baseModelId: base.id,
+      name: 'Long run',
+      epochs: 1000,
+      batchSize: 2,
+      maxLength: 32,
+    });
+    expect(errorOf(await t.invoke('models:delete', { modelId: base.id }))).toMatch(
+      /^conflict: “Golden BERT” is in use by the run “Long run” in progress/,
+    );
+    expect(existsSync(join(t.dir, 'data', 'models', base.id, 'config.json'))).toBe(true);
+
+    await t.call('train:cancel', { runId });
+    await expect.poll(() => runStatus(project!.id, runId), { timeout: 60_000 }).toBe('cancelled');
+    expect(await t.call('models:delete', { modelId: base.id })).toEqual({ isDeleted: true });
+
+    // Continuing the stopped run would need the removed model: said plainly, nothing started.
+    expect(errorOf(await t.invoke('train:resume', { runId }))).toMatch(
+      /^conflict: This run starts from “Golden BERT”, which was removed from the library/,
+    );
+    expect(await runStatus(project!.id, runId)).toBe('cancelled');
+  }, 90_000);
+});
