@@ -34,6 +34,27 @@ describe('TokenIndex', () => {
     expect(t.step({ start: 5, end: 14 }, 'start', -1)).toEqual({ start: 4, end: 14 });
     expect(t.step({ start: 0, end: 4 }, 'start', -1)).toEqual({ start: 0, end: 4 });
   });
+  it('never cuts a character: emoji sequences, flags, skin tones and combining marks stay whole', () => {
+    const text = 'Hx 👨‍👩‍👧 and 🇺🇸🇬🇧, ❤️ 👍🏽 ◌́ (e\u0301) 𝛼-syn';
+    const ix = new TokenIndex(text);
+    const tokens = [...ix.starts].map((s, i) => text.slice(s, ix.ends[i]));
+    expect(tokens).toEqual(['Hx', '👨‍👩‍👧', 'and', '🇺🇸', '🇬🇧', ',', '❤️', '👍🏽', '◌́', '(', 'e\u0301', ')', '𝛼', '-', 'syn']);
+    // A selection inside the family emoji (its middle person) takes the whole sequence.
+    const family = text.indexOf('👩');
+    expect(ix.snap(family, family + 2)).toEqual({ start: 3, end: 3 + '👨‍👩‍👧'.length });
+    // Stepping from the first flag takes the whole second one.
+    const us = text.indexOf('🇺🇸');
+    expect(ix.step({ start: us, end: us + 4 }, 'end', 1)).toEqual({ start: us, end: us + 8 });
+  });
+  it('gives scripts written without spaces one token per character', () => {
+    const text = '患者有肝癌病史。インスリン投与 and ตับ';
+    const ix = new TokenIndex(text);
+    const liver = text.indexOf('肝癌');
+    expect(ix.snap(liver, liver + 2)).toEqual({ start: liver, end: liver + 2 }); // not the whole sentence
+    expect(ix.snap(liver, liver + 1)).toEqual({ start: liver, end: liver + 1 });
+    const and = text.indexOf('and');
+    expect(ix.snap(and + 1, and + 2)).toEqual({ start: and, end: and + 3 });
+  });
 });
 
 describe('layout', () => {

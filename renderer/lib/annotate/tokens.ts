@@ -1,7 +1,35 @@
 // Token boundaries for span snapping: a token is a run of letters/digits or one other
 // non-space character (so "G6PD-deficient" is G6PD, -, deficient). Offsets are UTF-16 indices.
+// A token never ends inside a user-perceived character: an emoji with its modifiers, ZWJ
+// sequence or flag pair, or a base with its combining marks, stays whole. Scripts written
+// without spaces (Chinese, Japanese, Thai…) have one token per character, else a whole
+// sentence would be one token and no word in it could be selected.
 
-const TOKEN = /[\p{L}\p{N}\p{M}]+|[^\s\p{L}\p{N}\p{M}]/gu;
+/** Characters of scripts written without spaces between words. */
+const UNSPACED = String.raw`\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}`;
+const TOKEN = new RegExp(
+  String.raw`(?:(?![${UNSPACED}])[\p{L}\p{N}\p{M}])+|[${UNSPACED}]\p{M}*|[^\s\p{L}\p{N}\p{M}]`,
+  'gu',
+);
+const MARK = /^\p{M}/u;
+const REGIONAL_BEFORE = /[\u{1F1E6}-\u{1F1FF}]+$/u;
+const within = (cp: number, lo: number, hi: number): boolean => cp >= lo && cp <= hi;
+
+/** A character that continues the one before it: a mark, a joiner, a skin tone, an emoji tag. */
+function extendsPrevious(text: string, at: number): boolean {
+  const cp = text.codePointAt(at) ?? 0;
+  return cp === 0x200d || within(cp, 0x1f3fb, 0x1f3ff) || within(cp, 0xe0020, 0xe007f) || MARK.test(text.slice(at, at + 2));
+}
+
+/** True when the character at `at` belongs to the same user-perceived character as the one before. */
+function continuesCluster(text: string, at: number): boolean {
+  if (at === 0) return false;
+  if (extendsPrevious(text, at) || text.charCodeAt(at - 1) === 0x200d) return true;
+  // A flag is a pair of regional indicators: this one closes a pair when an odd number precede it.
+  if (!within(text.codePointAt(at) ?? 0, 0x1f1e6, 0x1f1ff)) return false;
+  const run = REGIONAL_BEFORE.exec(text.slice(Math.max(0, at - 64), at))?.[0].length ?? 0;
+  return (run / 2) % 2 === 1;
+}
 
 export interface Span {
   start: number;
@@ -17,8 +45,13 @@ export class TokenIndex {
     const starts: number[] = [];
     const ends: number[] = [];
     for (const m of text.matchAll(TOKEN)) {
-      starts.push(m.index);
-      ends.push(m.index + m[0].length);
+      const end = m.index + m[0].length;
+      if (ends.length > 0 && ends.at(-1) === m.index && continuesCluster(text, m.index))
+        ends[ends.length - 1] = end;
+      else {
+        starts.push(m.index);
+        ends.push(end);
+      }
     }
     this.starts = Uint32Array.from(starts);
     this.ends = Uint32Array.from(ends);
