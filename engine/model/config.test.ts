@@ -125,6 +125,26 @@ describe('parseHfConfig', () => {
     ).toThrow(/position_embedding_type/);
   });
 
+  it('refuses keys of the wrong kind instead of falling back to a default', () => {
+    const cfg = readConfig('bert-token-classification') as Record<string, unknown>;
+    // A bare string is not a list: its first letter must not be taken as the class (a base encoder).
+    expect(() => parseHfConfig({ ...cfg, architectures: 'BertForTokenClassification' }, 'f')).toThrow(
+      /f: "architectures" must be a list of class names.*got "BertForTokenClassification"/,
+    );
+    expect(() => parseHfConfig({ ...cfg, architectures: [7] }, 'f')).toThrow(/"architectures" must be a list/);
+    expect(parseHfConfig({ ...cfg, architectures: null }, 'f').task).toBe('base');
+    expect(() => parseHfConfig({ ...cfg, hidden_dropout_prob: 1 }, 'f')).toThrow(
+      /"hidden_dropout_prob" is a dropout probability and must be in \[0, 1\), got 1/,
+    );
+    expect(() => parseHfConfig({ model_type: 'distilbert', attention_dropout: 2 }, 'f')).toThrow(/"attention_dropout"/);
+    const { id2label: _i, label2id: _l, ...unlabelled } = cfg;
+    expect(() => parseHfConfig({ ...unlabelled, num_labels: '5' }, 'f')).toThrow(/"num_labels" must be a positive integer, got "5"/);
+    expect(parseHfConfig({ ...unlabelled, num_labels: 5 }, 'f').numLabels).toBe(5);
+    const mlm = readConfig('bert-masked-lm') as Record<string, unknown>;
+    expect(() => parseHfConfig({ ...mlm, tie_word_embeddings: false }, 'f')).toThrow(/"tie_word_embeddings": false/);
+    expect(parseHfConfig({ ...mlm, tie_word_embeddings: true }, 'f').task).toBe('masked-lm');
+  });
+
   it('applies HF defaults for missing keys and keeps unknown keys', () => {
     const c = parseHfConfig({ model_type: 'bert', my_key: 7 }, 'f');
     expect(c).toMatchObject({ task: 'base', hiddenSize: 768, numLayers: 12, vocabSize: 30522 });

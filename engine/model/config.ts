@@ -105,6 +105,10 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   if (!isRecord(json)) throw new CheckpointError(file, 'config.json must be a JSON object');
   const raw = json;
   const archs = raw['architectures'];
+  if (archs !== undefined && archs !== null && (!Array.isArray(archs) || !archs.every((a) => typeof a === 'string'))) {
+    // Read as a string, "BertForTokenClassification"[0] would silently drop the task head.
+    throw new CheckpointError(file, `"architectures" must be a list of class names such as ["BertForTokenClassification"], got ${JSON.stringify(archs)}`);
+  }
   const archName = Array.isArray(archs) && typeof archs[0] === 'string' ? archs[0] : undefined;
   const modelType = typeof raw['model_type'] === 'string' ? raw['model_type'] : undefined;
   let architecture: Architecture;
@@ -145,7 +149,12 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
     return v;
   };
   const int = (key: string, def: number, min = 1): number => num(key, def, { int: true, min });
-  const prob = (key: string, def: number): number => num(key, def, { min: 0 });
+  const prob = (key: string, def: number): number => {
+    const p = num(key, def, { min: 0 });
+    // Dropout keeps some units: 1 (or more) would fail only later, inside a training run.
+    if (p >= 1) throw new CheckpointError(file, `"${key}" is a dropout probability and must be in [0, 1), got ${p}`);
+    return p;
+  };
   const bool = (key: string, def: boolean): boolean => {
     const v = raw[key];
     if (v === undefined || v === null) return def;
@@ -164,6 +173,11 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   };
 
   const { labels, numLabels } = parseLabels(raw, task, file);
+  if (task === 'masked-lm' && raw['tie_word_embeddings'] === false) {
+    // The engine always ties the decoder to the word embeddings, as HF does by default; an untied
+    // head would load its own decoder weights in HF and give other logits here.
+    throw new CheckpointError(file, 'masked-LM heads with "tie_word_embeddings": false (a decoder separate from the word embeddings) are not supported');
+  }
   let cfg: EncoderConfig;
   if (architecture !== 'distilbert') {
     const d = DEFAULTS[architecture];
@@ -287,6 +301,9 @@ function parseLabels(
   }
   const nl = raw['num_labels'];
   const classify = task === 'token-classification' || task === 'sequence-classification';
+  if (classify && nl !== undefined && nl !== null && !(typeof nl === 'number' && Number.isInteger(nl) && nl > 0)) {
+    throw new CheckpointError(file, `"num_labels" must be a positive integer, got ${JSON.stringify(nl)}`);
+  }
   const n = typeof nl === 'number' && Number.isInteger(nl) && nl > 0 ? nl : classify ? 2 : 0;
   return { labels: Array.from({ length: n }, (_, i) => `LABEL_${i}`), numLabels: n };
 }
