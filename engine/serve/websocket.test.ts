@@ -12,7 +12,10 @@ let last: WsConnection | null = null;
 beforeAll(async () => {
   server = createServer();
   server.on('upgrade', (req, socket, head: Buffer) => {
-    const ws = acceptWebSocket(req, socket, head, { maxMessageBytes: 1000 });
+    const ws = acceptWebSocket(req, socket, head, {
+      maxMessageBytes: 1000,
+      maxBufferedBytes: 1 << 20,
+    });
     if (!ws) return;
     last = ws;
     ws.onMessage = (text) => {
@@ -81,5 +84,21 @@ describe('minimal RFC 6455 server', () => {
       const close = parseServerFrames(Buffer.concat(c.received)).find((f) => f.opcode === 0x8)!;
       expect(close.payload.readUInt16BE(0)).toBe(code);
     }
+  });
+
+  it('drops a client that never reads instead of queueing events without bound', async () => {
+    const c = await upgrade(port, '/');
+    c.socket!.pause(); // a frozen tab: the kernel buffers fill, then Node's queue grows
+    const ws = last!;
+    let closed = false;
+    ws.onClose = () => (closed = true);
+    const event = 'e'.repeat(64 << 10);
+    for (let i = 0; i < 400 && ws.isOpen; i++) {
+      ws.send(event);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(ws.isOpen).toBe(false); // 25 MiB sent: far past the kernel buffers and the 1 MiB cap
+    expect(closed).toBe(true);
+    c.socket!.destroy();
   });
 });

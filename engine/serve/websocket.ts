@@ -24,6 +24,8 @@ export interface WsConnection {
 export interface WsOptions {
   /** Largest message accepted (bytes, after reassembly); larger closes with 1009. */
   maxMessageBytes?: number;
+  /** Most bytes queued for a client that does not read; past it the socket is dropped. */
+  maxBufferedBytes?: number;
 }
 
 /** The Sec-WebSocket-Accept value for a client key. */
@@ -87,7 +89,12 @@ export function acceptWebSocket(
     'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
       `Sec-WebSocket-Accept: ${acceptKey(key)}\r\n\r\n`,
   );
-  return new Connection(socket, head, opts.maxMessageBytes ?? 1 << 20);
+  return new Connection(
+    socket,
+    head,
+    opts.maxMessageBytes ?? 1 << 20,
+    opts.maxBufferedBytes ?? 16 << 20,
+  );
 }
 
 class Connection implements WsConnection {
@@ -99,12 +106,14 @@ class Connection implements WsConnection {
   #fragmentBytes = 0;
   #isOpen = true;
   #maxBytes: number;
+  #maxBuffered: number;
   #decoder = new TextDecoder('utf-8', { fatal: true });
 
-  constructor(socket: Duplex, head: Buffer, maxBytes: number) {
+  constructor(socket: Duplex, head: Buffer, maxBytes: number, maxBuffered: number) {
     this.#socket = socket;
     this.#buffer = Buffer.from(head);
     this.#maxBytes = maxBytes;
+    this.#maxBuffered = maxBuffered;
     socket.on('data', (chunk: Buffer) => {
       this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
       this.#drain();
@@ -119,7 +128,15 @@ class Connection implements WsConnection {
   }
 
   send(text: string): void {
-    if (this.#isOpen) this.#socket.write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')));
+    if (!this.#isOpen) return;
+    // A client that stops reading would make every event pile up in memory: drop it instead
+    // (the browser reconnects and reloads state when it wakes up).
+    if (this.#socket.writableLength > this.#maxBuffered) {
+      this.#closed();
+      this.#socket.destroy();
+      return;
+    }
+    this.#socket.write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')));
   }
 
   close(code = 1000, reason = ''): void {
