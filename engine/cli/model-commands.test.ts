@@ -1,5 +1,5 @@
 // CLI contract of the engine-core commands, on the shared goldens and on bad input.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -122,6 +122,11 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       [{ input_ids: [[2, 5, 3]], labels: [[0, 7, -100]] }, /"labels" holds 7; class ids run from 0 to 4 \(5 labels\)/],
       [{ input_ids: [[2, 5, 3]], attention_mask: [[1, 2, 1]] }, /"attention_mask" holds 2/],
       [{ input_ids: [[2, 5, 3]], token_type_ids: [[0, 0]] }, /"token_type_ids" has shape \[1, 2\]/],
+      [null, /in4\.json: must be a JSON object with "input_ids"/],
+      [[[2, 5, 3]], /in4\.json: must be a JSON object with "input_ids"/],
+      [{ ids: [[2, 5, 3]] }, /in4\.json: must be a JSON object with "input_ids"/],
+      [{ input_ids: [[]], labels: [[]] }, /"input_ids" holds no tokens/],
+      [{ input_ids: [[2, 5, 3]], labels: [[-100, -100, -100]] }, /every label is -100 \(ignored\), so there is no loss/],
     ];
     for (const [inputs, message] of badInputs) {
       writeFileSync(path.join(tmp, 'in4.json'), JSON.stringify(inputs));
@@ -135,6 +140,19 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(r.err).toMatch(/in5\.json: cannot read inputs JSON \(Unexpected token/);
     expect(r.err).not.toContain('PATIENT');
     expect(existsSync(outFile)).toBe(false);
+
+    // --out naming a folder: refused before any work, naming what the user typed (not a temp file).
+    writeFileSync(path.join(tmp, 'in6.json'), JSON.stringify({ input_ids: [[2, 5, 3]] }));
+    const folder = mkdtempSync(path.join(tmp, 'outdir-'));
+    for (const args of [
+      ['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in6.json'), '--out', folder],
+      ['export-onnx', '--model', GOLDEN, '--out', folder],
+    ]) {
+      r = await run(args);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${folder}: is a folder; give --out a file name inside it`);
+    }
+    expect(readdirSync(tmp).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
     r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);

@@ -1,7 +1,7 @@
 // CLI commands about model folders: `model inspect`, `init-model`, `forward` and `export-onnx`.
 // Each validates its inputs up front and writes outputs atomically.
 
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
@@ -96,6 +96,12 @@ export function cmdInitModel(opts: Opts): void {
   console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
 }
 
+/** Throws unless an output file can be written at `out` (checked before any work is done). */
+function checkOutFile(out: string): void {
+  if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
+  checkWritable(out);
+}
+
 type Nested = number | Nested[];
 
 function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
@@ -145,15 +151,21 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const inFile = requireString(opts, 'inputs');
   const outFile = requireString(opts, 'out');
   const wantGrads = Boolean(opts['grads']);
+  checkOutFile(outFile);
   const m = loadHfFolder(dir, { requireVocab: false });
-  let raw: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    raw = JSON.parse(readFileSync(inFile, 'utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(readFileSync(inFile, 'utf8'));
   } catch (e) {
     throw new UsageError(`${inFile}: cannot read inputs JSON (${jsonSyntaxDetail(e)})`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('input_ids' in parsed)) {
+    throw new UsageError(`${inFile}: must be a JSON object with "input_ids" ([batch][seq] token ids) and optionally "attention_mask", "token_type_ids" and "labels"`);
+  }
+  const raw = parsed as Record<string, unknown>;
   const ids = flatten(raw['input_ids'], 'input_ids', inFile);
   if (ids.dims.length !== 2) throw new UsageError(`${inFile}: "input_ids" must be [batch][seq]`);
+  if (ids.values.length === 0) throw new UsageError(`${inFile}: "input_ids" holds no tokens; give at least one sequence of at least one token`);
   const toTensor = (key: string, fallback?: number): HostTensor | undefined => {
     if (raw[key] === undefined) {
       if (fallback === undefined) return undefined;
@@ -169,6 +181,10 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const labels = toTensor('labels');
   checkForwardInputs(raw, ids, m.config, inFile);
   if (wantGrads && !labels) throw new UsageError('--grads needs "labels" in the inputs file');
+  if (labels && (labels.data as BigInt64Array).every((v) => v === -100n)) {
+    // The mean over no labelled token is 0/0: NaN in Hugging Face, null in the JSON written.
+    throw new UsageError(`${inFile}: every label is -100 (ignored), so there is no loss to compute; label at least one token, or leave "labels" out for logits only`);
+  }
   const spec = labels ? buildGradientGraph(m.config) : buildInferenceGraph(m.config);
   const feeds: Record<string, HostTensor> = {
     input_ids: toTensor('input_ids') as HostTensor,
@@ -196,6 +212,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
 export function cmdExportOnnx(opts: Opts): void {
   const dir = requireString(opts, 'model');
   const out = requireString(opts, 'out');
+  checkOutFile(out);
   const m = loadHfFolder(dir, { requireVocab: false });
   const spec = buildInferenceGraph(m.config, { weights: m.weights });
   writeFileAtomic(out, serializeModel(spec.model));
