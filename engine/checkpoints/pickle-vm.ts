@@ -73,8 +73,9 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
     return s;
   };
   const str = (n: number): string => {
+    const b = bytesOf(n); // a length past the end is a truncation, not a bad string
     try {
-      return utf8.decode(bytesOf(n));
+      return utf8.decode(b);
     } catch {
       return fail(`invalid UTF-8 string at byte ${pos - n}`);
     }

@@ -271,6 +271,11 @@ describe('torch zip checkpoints: crafted', () => {
     expect(thrown(() => parseTorchCheckpoint(archive(noStop, {}), 'p.bin')).message).toMatch(
       /truncated/,
     );
+    // A string length past the end is a truncation (it was reported as bad UTF-8 at a negative byte).
+    const longStr = new Pickle().op(0x58, 0xf0, 0xff, 0xff, 0xff).text('abc.').bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(longStr, {}), 'p.bin')).message).toBe(
+      `p.bin: corrupt or unsupported pickle: truncated at byte 7 (needs ${0xfffffff0} more bytes)`,
+    );
     const notDict = new Pickle().int(5).bytes();
     expect(thrown(() => parseTorchCheckpoint(archive(notDict, {}), 'p.bin')).message).toMatch(
       /top-level object is 5, expected a state dict/,
