@@ -282,6 +282,29 @@ describe('torch zip checkpoints: crafted', () => {
     );
   });
 
+  it('refuses a storage described twice with another dtype or size', () => {
+    const two = (second: { storage: string; numel: number; size: number }): Uint8Array =>
+      new Pickle()
+        .op(0x7d)
+        .str('a')
+        .tensor({ storage: 'FloatStorage', key: '0', numel: 2, offset: 0, size: [2], stride: [1] })
+        .op(0x73)
+        .str('b')
+        .tensor({ ...second, key: '0', offset: 0, stride: [1] })
+        .op(0x73)
+        .bytes();
+    const storages = { '0': f32bytes([1, 2]) };
+    const shared = parseTorchCheckpoint(archive(two({ storage: 'FloatStorage', numel: 2, size: [1] }), storages), 'p.bin');
+    expect(shared.get('b')?.data.buffer).toBe(shared.get('a')?.data.buffer);
+    expect(thrown(() => parseTorchCheckpoint(archive(two({ storage: 'HalfStorage', numel: 4, size: [4] }), storages), 'p.bin')).message).toBe(
+      'p.bin: storage "0" is described twice differently (2 float32, then 4 float16)',
+    );
+    // A larger size would have given a 4-element tensor only 2 elements of data.
+    expect(thrown(() => parseTorchCheckpoint(archive(two({ storage: 'FloatStorage', numel: 4, size: [4] }), storages), 'p.bin')).message).toMatch(
+      /storage "0" is described twice differently \(2 float32, then 4 float32\)/,
+    );
+  });
+
   it('rejects tensors outside their storage and missing storages', () => {
     const pkl = (numel: number, size: number): Uint8Array =>
       new Pickle()

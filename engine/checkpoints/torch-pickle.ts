@@ -95,10 +95,17 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   if (order && new TextDecoder().decode(order.read()).trim() !== 'little')
     fail('big-endian checkpoints are not supported');
 
-  const storages = new Map<string, TypedArray>();
+  const storages = new Map<string, { ref: StorageRef; arr: TypedArray }>();
   const loadStorage = (ref: StorageRef): TypedArray => {
-    let arr = storages.get(ref.key);
-    if (arr) return arr;
+    const seen = storages.get(ref.key);
+    if (seen) {
+      // torch.save describes a shared storage the same way each time; a crafted file could
+      // otherwise get another dtype's bytes, or a tensor longer than its data.
+      if (seen.ref.dtype !== ref.dtype || seen.ref.numel !== ref.numel) {
+        fail(`storage "${ref.key}" is described twice differently (${seen.ref.numel} ${seen.ref.dtype}, then ${ref.numel} ${ref.dtype})`);
+      }
+      return seen.arr;
+    }
     const entry: ZipEntry | undefined = entries.get(`${prefix}data/${ref.key}`);
     if (!entry)
       return fail(`storage "${ref.key}" is missing from the archive (${prefix}data/${ref.key})`);
@@ -107,8 +114,8 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
       fail(
         `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
       );
-    arr = typedArrayFromBytes(entry.read(), ref.dtype, ref.numel);
-    storages.set(ref.key, arr);
+    const arr = typedArrayFromBytes(entry.read(), ref.dtype, ref.numel);
+    storages.set(ref.key, { ref, arr });
     return arr;
   };
 
