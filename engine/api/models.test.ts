@@ -1,7 +1,7 @@
 // Library models that runs depend on: a model a run in progress starts from cannot be removed
 // under it, and a stopped run whose starting model was removed says so instead of failing on a
 // missing folder.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reply } from './contract.ts';
@@ -57,4 +57,19 @@ describe('models:delete and runs', () => {
     );
     expect(await runStatus(project!.id, runId)).toBe('cancelled');
   }, 90_000);
+});
+
+describe('models:import-folder from the library’s own folder', () => {
+  it('refuses a model’s copy under models/ (however the path is spelled), leaving one entry and one folder', async () => {
+    const first = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Golden BERT' });
+    const data = join(t.dir, 'data');
+    const link = join(t.dir, 'link-to-copy');
+    symlinkSync(join(data, 'models', first.id), link);
+    for (const path of [join(data, 'models', first.id), join(data, 'models', first.id, '..', first.id), link])
+      expect(errorOf(await t.invoke('models:import-folder', { path, phiStatus: 'unknown' }))).toBe(
+        `invalid: ${resolve(path)} is in the library's own models folder (inside Benchtop's data folder); its models are already on the Models screen. Import model folders from elsewhere.`,
+      );
+    expect((await t.call('models:list', {})).filter((m) => !m.isShipped).map((m) => m.id)).toEqual([first.id]);
+    expect(readdirSync(join(data, 'models'))).toEqual([first.id]);
+  });
 });

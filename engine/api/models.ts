@@ -5,7 +5,7 @@
 // records (a model trained on PHI, or distilled from a PHI-trained teacher, keeps saying so
 // wherever it is copied).
 // Shipped models (resources/models) are read-only: they cannot be removed.
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -123,6 +123,22 @@ async function register(
 }
 
 /**
+ * A folder under the data folder's models/ is the library's own copy of a model (models/<id>):
+ * importing it would make a look-alike second entry of a model already listed.
+ */
+function refuseLibraryFolder(ctx: ApiContext, source: string): void {
+  const library = join(ctx.dataDir, 'models');
+  if (!existsSync(source) || !existsSync(library)) return; // the loader says what is missing
+  const root = realpathSync(library);
+  const real = realpathSync(source);
+  if (real === root || real.startsWith(root + sep))
+    throw new ApiError(
+      'invalid',
+      `${source} is in the library's own models folder (inside Benchtop's data folder); its models are already on the Models screen. Import model folders from elsewhere.`,
+    );
+}
+
+/**
  * Validates, copies and registers a model folder. The files are copied into a staging folder
  * that becomes models/<id> only when complete: a failure leaves nothing in models/.
  */
@@ -136,6 +152,7 @@ export async function importModelFolder(
       'Give the full path of the model folder, for example /home/me/models/biobert.',
     );
   const source = resolve(args.path);
+  refuseLibraryFolder(ctx, source);
   // NOTE: synchronous and CPU-bound for large weights; fine in the engine process, brief in browser mode.
   const loaded = loadHfFolder(source);
   let parameters = 0;
