@@ -305,6 +305,22 @@ describe('torch zip checkpoints: crafted', () => {
     );
   });
 
+  it('refuses a zero-stride view that would expand past the weights limit, before allocating it', () => {
+    const pkl = (size: number[]): Uint8Array =>
+      new Pickle()
+        .op(0x7d)
+        .str('w')
+        .tensor({ storage: 'FloatStorage', key: '0', numel: 1, offset: 0, size, stride: size.map(() => 0) })
+        .op(0x73)
+        .bytes();
+    const storages = { '0': f32bytes([7]) };
+    const small = parseTorchCheckpoint(archive(pkl([2, 3]), storages), 'p.bin').get('w');
+    expect(Array.from(small?.data as Float32Array)).toEqual([7, 7, 7, 7, 7, 7]);
+    expect(thrown(() => parseTorchCheckpoint(archive(pkl([100000, 100000]), storages), 'p.bin')).message).toMatch(
+      /^p\.bin: tensor \[100000, 100000\] at offset 0 in storage "0" \(1 elements\) with strides \[0, 0\] would expand to more than the 2147483647 bytes/,
+    );
+  });
+
   it('rejects tensors outside their storage and missing storages', () => {
     const pkl = (numel: number, size: number): Uint8Array =>
       new Pickle()

@@ -5,7 +5,7 @@
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 import { allocate, numel } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
-import { readModelFile } from './model-file.ts';
+import { MAX_WEIGHTS_BYTES, readModelFile } from './model-file.ts';
 import type { PickleGlobal, PickleHooks } from './pickle-vm.ts';
 import { unpickle } from './pickle-vm.ts';
 import { DTYPE_BYTES, typedArrayFromBytes } from './tensor-bytes.ts';
@@ -119,6 +119,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
     return arr;
   };
 
+  const copied = { bytes: 0 }; // what non-contiguous tensors have gathered so far
   const hooks: PickleHooks = {
     global(module, name) {
       const full = `${module}.${name}`;
@@ -153,7 +154,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
           for (const kv of items) if (Array.isArray(kv)) m.set(kv[0], kv[1]);
         return m;
       }
-      if (name === 'torch._utils._rebuild_tensor_v2') return rebuildTensor(args, loadStorage, fail);
+      if (name === 'torch._utils._rebuild_tensor_v2') return rebuildTensor(args, loadStorage, copied, fail);
       if (name === 'torch._utils._rebuild_parameter') {
         if (!isTensor(args[0])) fail('_rebuild_parameter without a tensor');
         return args[0];
@@ -186,6 +187,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
 function rebuildTensor(
   args: unknown[],
   loadStorage: (ref: StorageRef) => TypedArray,
+  copied: { bytes: number },
   fail: (r: string) => never,
 ): HostTensor {
   const [storage, offsetArg, sizeArg, strideArg] = args;
@@ -213,6 +215,12 @@ function rebuildTensor(
     expect *= dims[i] as number;
   }
   if (contiguous) return { dtype: storage.dtype, dims, data: src.subarray(offset, offset + n) };
+  // A view with zero strides can describe far more elements than its storage holds: bound the
+  // copies as the file size is bounded, before allocating them.
+  copied.bytes += n * DTYPE_BYTES[storage.dtype];
+  if (copied.bytes > MAX_WEIGHTS_BYTES) {
+    fail(`${what} with strides [${strides.join(', ')}] would expand to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads`);
+  }
   // Non-contiguous (e.g. a saved transpose): gather into a fresh row-major array.
   const data = allocate(storage.dtype, n);
   const idx = new Array<number>(dims.length).fill(0);
