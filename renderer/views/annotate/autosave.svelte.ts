@@ -1,6 +1,8 @@
 // Background saving of editor edits: batches queued edits (debounced), sends them in order one
-// batch at a time, and reports the state for the "All changes saved" indicator. On failure the
-// queue is dropped and the owner reloads the document as last saved.
+// batch at a time, and reports the state for the "All changes saved" indicator. When Benchtop
+// cannot be reached the edits stay queued and are retried (a later save must never report
+// "All changes saved" over them); any other failure drops the queue and the owner reloads the
+// document as last saved.
 import type { AnnotationEdit } from '../../../engine/api/contract.ts';
 
 export type SaveState = 'saved' | 'pending' | 'saving' | 'error';
@@ -9,8 +11,14 @@ export interface AutosaveOptions {
   save(edits: AnnotationEdit[]): Promise<void>;
   /** Reloads the document as saved; false when that failed too. */
   onFailure(): Promise<boolean>;
-  debounceMs?: number;
+  debounceMs?: number | undefined;
+  /** First wait before retrying while Benchtop is unreachable (doubles up to 10 s). */
+  retryMs?: number | undefined;
 }
+
+/** A failure that trying again can cure: Benchtop (the engine) did not answer. */
+const isUnreachable = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === 'engine-unavailable';
 
 export class Autosave {
   state = $state<SaveState>('saved');
@@ -18,6 +26,8 @@ export class Autosave {
   #queue: AnnotationEdit[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inFlight: Promise<void> | null = null;
+  /** Set while a save waits for Benchtop to answer again; the next wait before retrying. */
+  #retryMs: number | null = null;
   readonly #opts: AutosaveOptions;
 
   constructor(opts: AutosaveOptions) {
@@ -31,6 +41,8 @@ export class Autosave {
   /** Queues edits; they are saved after a short pause. */
   push(edits: readonly AnnotationEdit[]): void {
     this.#queue.push(...edits);
+    // While Benchtop is unreachable the retry timer saves these with the rest.
+    if (this.#retryMs !== null) return;
     this.state = 'pending';
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.flush(), this.#opts.debounceMs ?? 400);
@@ -47,8 +59,21 @@ export class Autosave {
       () => {
         this.state = this.#queue.length > 0 ? 'pending' : 'saved';
         this.error = null;
+        this.#retryMs = null;
       },
       async (err: unknown) => {
+        if (isUnreachable(err)) {
+          // Kept, in order, ahead of anything queued since; saved when Benchtop answers.
+          this.#queue.unshift(...batch);
+          this.state = 'error';
+          this.error = unsavedMessage(err);
+          const wait = this.#retryMs ?? this.#opts.retryMs ?? 2000;
+          this.#retryMs = Math.min(wait * 2, 10_000);
+          clearTimeout(this.#timer);
+          this.#timer = setTimeout(() => void this.flush(), wait);
+          return;
+        }
+        this.#retryMs = null;
         this.state = 'error';
         const lost = this.#queue.length + batch.length === 1 ? 'Your last change was not saved' : 'Your last changes were not saved';
         this.#queue = [];
@@ -61,8 +86,15 @@ export class Autosave {
     } finally {
       this.#inFlight = null;
     }
-    if (this.#queue.length > 0) await this.flush();
+    // Edits queued meanwhile go next, unless Benchtop is unreachable (the retry timer runs).
+    if (this.#queue.length > 0 && this.#retryMs === null) await this.flush();
   }
+}
+
+/** What the user reads while edits wait for Benchtop to answer again. */
+export function unsavedMessage(err: unknown): string {
+  const why = err instanceof Error ? err.message : String(err);
+  return `Your changes are not saved yet: ${/[.!?]$/.test(why) ? why : `${why}.`} They are kept in this window and saved as soon as Benchtop answers again; do not close or reload it until this says “All changes saved”.`;
 }
 
 /** What the user reads when a save failed: why, what was lost, and what the screen now shows. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import type { AnnotationEdit } from '../../../engine/api/contract.ts';
 import { AnnotationEditor, PENDING_KEY } from './editor.svelte.ts';
@@ -183,17 +183,50 @@ describe('AnnotationEditor', () => {
     expect(saved.flat()).toMatchObject([{ op: 'add-entity', entity: { key: 'T6', type: 'Disease' } }]);
   });
 
+  it('keeps edits while Benchtop is unreachable and saves them, in order, once it answers', async () => {
+    let down = true;
+    const saved: AnnotationEdit[][] = [];
+    const ed = new AnnotationEditor(detail(), SCHEMA, {
+      debounceMs: 1_000_000,
+      retryMs: 5,
+      save: (edits, base) => {
+        if (down) return Promise.reject(apiError('engine-unavailable', 'Benchtop is not running.'));
+        saved.push(edits);
+        return Promise.resolve({ ...detail().summary, revision: base + 1 });
+      },
+      reload: () => Promise.reject(new Error('reload must not be needed')),
+    });
+    ed.select('T1');
+    ed.handleKey({ key: 'c' });
+    await ed.flush();
+    expect(ed.saveState).toBe('error');
+    expect(ed.saveError).toMatch(/^Your changes are not saved yet: Benchtop is not running\. They are kept in this window/);
+    expect(ed.entity('T1')?.type).toBe('Chemical');
+    expect(ed.canUndo).toBe(true);
+    // A later edit must not be saved without the first one (nor say "All changes saved" over it).
+    ed.selectRange(at('olaparib'), at('olaparib') + 8);
+    ed.handleKey({ key: 'c' });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(ed.saveState).toBe('error');
+    expect(saved).toEqual([]);
+    down = false;
+    await vi.waitFor(() => expect(ed.saveState).toBe('saved'));
+    expect(ed.saveError).toBeNull();
+    expect(saved.flat().map((e) => e.op)).toEqual(['update-entity', 'add-entity']);
+    expect(ed.summary?.revision).toBe(4);
+  });
+
   it('says so when the saved version cannot be loaded either', async () => {
     const ed = new AnnotationEditor(detail(), SCHEMA, {
       debounceMs: 1_000_000,
-      save: () => Promise.reject(apiError('engine-unavailable', 'Benchtop is not running')),
-      reload: () => Promise.reject(apiError('engine-unavailable', 'Benchtop is not running')),
+      save: () => Promise.reject(apiError('unauthorized', 'This page has no valid access token')),
+      reload: () => Promise.reject(apiError('unauthorized', 'This page has no valid access token')),
     });
     ed.select('T1');
     ed.handleKey({ key: 'c' });
     await ed.flush();
     expect(ed.saveError).toBe(
-      'Your last change was not saved: Benchtop is not running. The saved version could not be loaded either; what you see may not be saved. Reopen the document once Benchtop is running again.',
+      'Your last change was not saved: This page has no valid access token. The saved version could not be loaded either; what you see may not be saved. Reopen the document once Benchtop is running again.',
     );
   });
 });

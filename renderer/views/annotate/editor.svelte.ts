@@ -24,16 +24,15 @@ import { allowedRelationTypes } from '../../lib/annotate/schema.ts';
 
 export { PENDING_KEY };
 import { type Span, TokenIndex } from '../../lib/annotate/tokens.ts';
-import { Autosave } from './autosave.svelte.ts';
+import { Autosave, type AutosaveOptions } from './autosave.svelte.ts';
 import { type KeyInput, handleEditorKey } from './keymap.ts';
 
 export type EditorMode = 'idle' | 'pick-target' | 'pick-type';
 
-export interface EditorDeps {
+export interface EditorDeps extends Pick<AutosaveOptions, 'debounceMs' | 'retryMs'> {
   /** Saves edits made on `baseRevision` of the document (refused with 'conflict' if it has changed since). */
   save(edits: AnnotationEdit[], baseRevision: number): Promise<DocumentSummary>;
   reload(): Promise<DocumentDetail>;
-  debounceMs?: number;
   /** Undo steps to continue (the document is unchanged since they were made). */
   history?: History;
 }
@@ -129,7 +128,7 @@ export class AnnotationEditor {
         this.summary = await deps.save(edits, this.summary!.revision);
       },
       onFailure: () => this.#resync(),
-      ...(deps.debounceMs !== undefined && { debounceMs: deps.debounceMs }),
+      debounceMs: deps.debounceMs, retryMs: deps.retryMs,
     });
     this.#entityNo = 0;
     this.#relationNo = 0;
