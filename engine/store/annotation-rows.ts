@@ -133,6 +133,17 @@ export function validateSpans(textLength: number, spans: readonly Span[], where:
   }
 }
 
+/** Throws when a span starts or ends between the two UTF-16 halves of one character (an emoji, 𝛼…). */
+export function validateSpanBoundaries(text: string, spans: readonly Span[], where: string): void {
+  const splits = (i: number): boolean =>
+    i > 0 && i < text.length && /[\uD800-\uDBFF]/.test(text[i - 1]!) && /[\uDC00-\uDFFF]/.test(text[i]!);
+  for (const s of spans) {
+    const edge = splits(s.start) ? 'starts' : splits(s.end) ? 'ends' : null;
+    if (edge !== null)
+      throw new StoreError('invalid', `${where}: span [${s.start}, ${s.end}) ${edge} inside a character (between the two UTF-16 units of one code point); offsets must fall between characters`);
+  }
+}
+
 /** The covered text of spans, joined with single spaces. */
 export function coveredText(text: string, spans: readonly Span[]): string {
   return spans.map((s) => text.slice(s.start, s.end)).join(' ');

@@ -69,6 +69,23 @@ describe('editor edits', () => {
     expect(listRelations(ws.read, doc)[0]?.type).toBe('CID');
     expect(updateEntity(ws.write, doc, 'T2', { spans: [{ start: 37, end: 47 }] }).type).toBe('Disease'); // no type change: fine
   });
+
+  it('refuses a span that cuts a character in two (half of an emoji or 𝛼), naming the span but not the text', () => {
+    const text = 'Pt 👨‍👩‍👧 with 𝛼-synuclein';
+    const projectId = getDocumentSummary(ws.read, doc)!.projectId;
+    const datasetId = createDataset(ws.write, { projectId, name: 'emoji', containsPhi: true }).id;
+    const d = insertDocuments(ws.write, [{ id: 'e1', text, entities: [], relations: [] }], { projectId, datasetId, format: 'text' }).ids[0] ?? 0;
+    const alpha = text.indexOf('𝛼');
+    expect(() => addEntity(ws.write, d, { type: 'Gene', spans: [{ start: 4, end: 5 }] })).toThrow(
+      `Document ${d}: span [4, 5) starts inside a character (between the two UTF-16 units of one code point); offsets must fall between characters`,
+    );
+    expect(() => addEntity(ws.write, d, { type: 'Gene', spans: [{ start: alpha, end: alpha + 1 }] })).toThrow(/\[\d+, \d+\) ends inside a character/);
+    expect(listEntities(ws.read, d)).toEqual([]);
+    const ok = addEntity(ws.write, d, { type: 'Gene', spans: [{ start: alpha, end: alpha + 2 }] });
+    expect(ok.text).toBe('𝛼');
+    expect(() => updateEntity(ws.write, d, ok.id, { spans: [{ start: alpha + 1, end: alpha + 12 }] })).toThrow(/starts inside a character/);
+    expect(getEntity(ws.read, d, ok.id)?.spans).toEqual([{ start: alpha, end: alpha + 2 }]);
+  });
 });
 
 describe('suggestions', () => {

@@ -16,6 +16,7 @@ import {
   storedEntityFromRow,
   storedRelationFromRow,
   touchDocument,
+  validateSpanBoundaries,
   validateSpans,
 } from './annotation-rows.ts';
 import { nowIso, parseJson, toJson, toJsonOrNull } from './codec.ts';
@@ -90,6 +91,7 @@ export function addEntity(db: WriteDb, documentId: number, input: NewEntity): St
   return db.transaction(() => {
     const doc = documentText(db, documentId);
     validateSpans(doc.text.length, input.spans, `Document ${documentId}`);
+    validateSpanBoundaries(doc.text, input.spans, `Document ${documentId}`);
     const key = input.id ?? '';
     if (key !== '' && getEntity(db, documentId, key)) throw new StoreError('conflict', `Entity ${key} already exists`);
     const entity: Entity = {
@@ -112,7 +114,10 @@ export function updateEntity(db: WriteDb, documentId: number, key: string, patch
     const cur = must(getEntity(db, documentId, key), `Entity ${key}`);
     const doc = documentText(db, documentId);
     const spans = patch.spans ?? cur.spans;
-    if (patch.spans) validateSpans(doc.text.length, spans, `Document ${documentId}`);
+    if (patch.spans) {
+      validateSpans(doc.text.length, spans, `Document ${documentId}`);
+      validateSpanBoundaries(doc.text, spans, `Document ${documentId}`);
+    }
     const status = patch.status ?? (cur.status === 'suggested' ? 'accepted' : cur.status);
     db.run(sql`
       UPDATE entities SET type = ${patch.type ?? cur.type}, spans = ${spansJson(spans)},
