@@ -6,6 +6,7 @@ import {
   addRelation,
   deleteEntity,
   getEntity,
+  getRelation,
   listEntities,
   listRelations,
   rejectSuggestions,
@@ -70,6 +71,17 @@ describe('editor edits', () => {
     expect(updateEntity(ws.write, doc, 'T2', { spans: [{ start: 37, end: 47 }] }).type).toBe('Disease'); // no type change: fine
   });
 
+  it('lets a symmetric relation take its arguments in either order, as the editor offers', () => {
+    addEntity(ws.write, doc, { type: 'Chemical', spans: [{ start: 0, end: 9 }] });
+    addEntity(ws.write, doc, { type: 'Gene', spans: [{ start: 18, end: 32 }] });
+    const projectId = getDocumentSummary(ws.read, doc)!.projectId;
+    upsertRelationType(ws.write, projectId, { name: 'binds', arg1Types: ['Chemical'], arg2Types: ['Gene'], color: '#00f', symmetric: true });
+    expect(addRelation(ws.write, doc, { type: 'binds', arg1: 'T2', arg2: 'T1' })).toMatchObject({ arg1: 'T2', arg2: 'T1' });
+    // A directed one still refuses the reverse order.
+    upsertRelationType(ws.write, projectId, { name: 'inhibits', arg1Types: ['Chemical'], arg2Types: ['Gene'], color: '#0f0', symmetric: false });
+    expect(() => addRelation(ws.write, doc, { type: 'inhibits', arg1: 'T2', arg2: 'T1' })).toThrow('Relation type inhibits does not allow Gene → Chemical');
+  });
+
   it('refuses a span that cuts a character in two (half of an emoji or 𝛼), naming the span but not the text', () => {
     const text = 'Pt 👨‍👩‍👧 with 𝛼-synuclein';
     const projectId = getDocumentSummary(ws.read, doc)!.projectId;
@@ -121,6 +133,16 @@ describe('suggestions', () => {
     const d = getDocument(ws.read, doc);
     expect(d?.entities.map((e) => e.id)).toEqual(['T1', 'T2']);
     expect(d?.relations.map((r) => r.id)).toEqual(['R1']);
+  });
+
+  it('a rejected relation does not block relabelling its entity; bringing it back checks it again', () => {
+    acceptSuggestions(ws.write, doc, { entities: ['T1', 'T2'] });
+    rejectSuggestions(ws.write, doc, { relations: ['R1'] });
+    expect(updateEntity(ws.write, doc, 'T2', { type: 'Gene' }).type).toBe('Gene');
+    expect(() => updateRelation(ws.write, doc, 'R1', { status: 'suggested' })).toThrow('Relation type CID does not allow Chemical → Gene');
+    expect(getRelation(ws.read, doc, 'R1')?.status).toBe('rejected');
+    updateEntity(ws.write, doc, 'T2', { type: 'Disease' });
+    expect(updateRelation(ws.write, doc, 'R1', { status: 'suggested' }).status).toBe('suggested');
   });
 
   it('accept all, and a human edit of a suggestion accepts it', () => {

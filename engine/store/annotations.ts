@@ -129,7 +129,8 @@ export function updateEntity(db: WriteDb, documentId: number, key: string, patch
     // A new type must still fit the rules of the relations the entity takes part in.
     if (patch.type !== undefined && patch.type !== cur.type)
       for (const r of listRelations(db, documentId))
-        if (r.byConcept !== true && (r.arg1 === key || r.arg2 === key)) {
+        // A rejected suggestion is not shown, exported or checked (un-rejecting it checks it).
+        if (r.byConcept !== true && r.status !== 'rejected' && (r.arg1 === key || r.arg2 === key)) {
           try {
             checkArgumentTypes(db, documentId, r);
           } catch (e) {
@@ -173,8 +174,10 @@ export function addRelation(db: WriteDb, documentId: number, input: NewRelation)
 export function updateRelation(db: WriteDb, documentId: number, key: string, patch: RelationPatch): StoredRelation {
   return db.transaction(() => {
     const cur = must(getRelation(db, documentId, key), `Relation ${key}`);
-    if (patch.type !== undefined && patch.type !== cur.type && cur.byConcept !== true) checkArgumentTypes(db, documentId, { ...cur, type: patch.type });
     const status = patch.status ?? (cur.status === 'suggested' ? 'accepted' : cur.status);
+    const revived = cur.status === 'rejected' && status !== 'rejected';
+    if (((patch.type !== undefined && patch.type !== cur.type) || revived) && cur.byConcept !== true)
+      checkArgumentTypes(db, documentId, { ...cur, type: patch.type ?? cur.type });
     db.run(sql`
       UPDATE relations SET type = ${patch.type ?? cur.type}, status = ${status}, updated_at = ${nowIso()}
       WHERE document_id = ${documentId} AND key = ${key}`);
@@ -251,13 +254,16 @@ function acceptArguments(db: WriteDb, documentId: number, relationKeys: readonly
 function checkArgumentTypes(db: WriteDb, documentId: number, r: NewRelation): void {
   const arg1 = must(getEntity(db, documentId, r.arg1), `Entity ${r.arg1}`);
   const arg2 = must(getEntity(db, documentId, r.arg2), `Entity ${r.arg2}`);
-  const rule = db.get<{ arg1_types: string; arg2_types: string }>(sql`
-    SELECT t.arg1_types, t.arg2_types FROM relation_types t
+  const rule = db.get<{ arg1_types: string; arg2_types: string; symmetric: number }>(sql`
+    SELECT t.arg1_types, t.arg2_types, t.symmetric FROM relation_types t
     JOIN documents d ON d.project_id = t.project_id
     WHERE d.id = ${documentId} AND t.name = ${r.type}`);
   if (rule === undefined) return;
-  const allowed = (types: string[], t: string): boolean => types.length === 0 || types.includes(t);
-  if (!allowed(parseJson<string[]>(rule.arg1_types), arg1.type) || !allowed(parseJson<string[]>(rule.arg2_types), arg2.type)) {
+  const [types1, types2] = [parseJson<string[]>(rule.arg1_types), parseJson<string[]>(rule.arg2_types)];
+  const fits = (a: string, b: string): boolean =>
+    (types1.length === 0 || types1.includes(a)) && (types2.length === 0 || types2.includes(b));
+  // A symmetric relation has no direction: its arguments may come in either order (as in the editor).
+  if (!fits(arg1.type, arg2.type) && !(rule.symmetric === 1 && fits(arg2.type, arg1.type))) {
     throw new StoreError('invalid', `Relation type ${r.type} does not allow ${arg1.type} → ${arg2.type}`);
   }
 }
