@@ -7,6 +7,8 @@ class SettingsState {
   settings = $state.raw<Settings | null>(null);
   devices = $state.raw<DeviceInfo[] | null>(null);
   error = $state<string | null>(null);
+  /** Why the thread count typed last was not saved. */
+  threadsError = $state<string | null>(null);
   isSaving = $state(false);
 
   async load(): Promise<void> {
@@ -20,6 +22,19 @@ class SettingsState {
     } catch (err) {
       this.error = messageOf(err);
     }
+  }
+
+  /** Saves a typed thread count if it is a whole number from 1 to `max`; else says why (false). */
+  async setThreads(typed: string, max: number): Promise<boolean> {
+    const n = Number(typed);
+    if (typed.trim() === '' || !Number.isInteger(n) || n < 1 || n > max) {
+      const kept = this.settings ? `; still ${this.settings.threads}` : '';
+      this.threadsError = `Threads must be a whole number from 1 to ${max} (this computer has ${max} cores)${kept}.`;
+      return false;
+    }
+    this.threadsError = null;
+    await this.update({ threads: n });
+    return true;
   }
 
   async update(patch: Partial<Settings>): Promise<void> {

@@ -1,0 +1,54 @@
+// Adversarial checks of the Settings, Models, Train and Distill screens in browser mode: values
+// the screens refuse say why and never stay on screen as if saved, and what the screens show
+// matches what the engine will do.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchApp } from './fixtures.ts';
+
+let app: App;
+
+beforeAll(async () => {
+  app = await launchApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** The thread count in settings.json. */
+function savedThreads(): unknown {
+  return (JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { threads?: unknown }).threads;
+}
+
+describe('Settings', () => {
+  it('refuses a thread count out of range with a message and keeps showing the saved one', async () => {
+    const { page } = app;
+    const { cpuCount } = await apiCall(app.server, 'app:get-info', {});
+    await page.getByTestId('nav-settings').click();
+    const threads = page.getByTestId('threads-input');
+    await threads.fill('1');
+    await threads.press('Enter');
+    await expect.poll(savedThreads).toBe(1);
+    expect(await page.getByTestId('threads-error').count()).toBe(0);
+    for (const typed of ['-3', '0', String(cpuCount + 1), '1.5', '']) {
+      await threads.fill(typed);
+      await threads.press('Enter');
+      await page.getByTestId('threads-error').waitFor();
+      expect(await page.getByTestId('threads-error').textContent()).toBe(
+        `Threads must be a whole number from 1 to ${cpuCount} (this computer has ${cpuCount} cores); still 1.`,
+      );
+      expect(await threads.inputValue(), typed).toBe('1');
+      expect(savedThreads()).toBe(1);
+    }
+    await threads.fill(String(cpuCount));
+    await threads.press('Enter');
+    await expect.poll(savedThreads).toBe(cpuCount);
+    expect(await page.getByTestId('threads-error').count()).toBe(0);
+    // Saved means kept: a reload shows the same value.
+    await page.reload();
+    await page.getByTestId('nav-settings').click();
+    await expect.poll(() => page.getByTestId('threads-input').inputValue()).toBe(String(cpuCount));
+  });
+
+});
