@@ -51,4 +51,20 @@ describe('Settings', () => {
     await expect.poll(() => page.getByTestId('threads-input').inputValue()).toBe(String(cpuCount));
   });
 
+  it('shows the CPU in use when the saved device (WebGPU) is unavailable here', async () => {
+    const devices = await apiCall(app.server, 'devices:list', {});
+    const gpu = devices.find((d) => d.id === 'webgpu')!;
+    if (gpu.isAvailable) return; // a machine with a working GPU shows its own choice
+    const file = join(app.dataDir, 'settings.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), device: 'webgpu' }));
+    const { page } = app;
+    await page.reload();
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('device-list').waitFor({ timeout: 60_000 });
+    expect(await page.locator('input[name=device][value=cpu]').isChecked()).toBe(true);
+    expect(await page.locator('input[name=device][value=webgpu]').isChecked()).toBe(false);
+    expect(await page.getByTestId('device-fallback').textContent()).toMatch(
+      /The saved choice, GPU \(WebGPU\),\s+is unavailable on this computer, so training and prediction use the CPU\./,
+    );
+  });
 });

@@ -10,6 +10,14 @@ class SettingsState {
   /** Why the thread count typed last was not saved. */
   threadsError = $state<string | null>(null);
   isSaving = $state(false);
+  /** The device work runs on: the saved choice, or the CPU where that one is unavailable. */
+  activeDevice = $derived(this.#activeDevice());
+
+  #activeDevice(): Settings['device'] | null {
+    const saved = this.settings?.device ?? null;
+    const device = this.devices?.find((d) => d.id === saved);
+    return device && !device.isAvailable ? 'cpu' : saved;
+  }
 
   async load(): Promise<void> {
     try {
