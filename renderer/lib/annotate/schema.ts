@@ -1,5 +1,5 @@
 // Label-schema rules the editor applies: which relation types fit two entity types.
-import type { LabelSchema, RelationType } from '../../../engine/api/contract.ts';
+import type { LabelSchema, RelationRecord, RelationType } from '../../../engine/api/contract.ts';
 
 /** Relation types allowed from `source` to `target` (empty argument lists allow any type). */
 export function allowedRelationTypes(
@@ -15,4 +15,25 @@ export function allowedRelationTypes(
       (fits(r.arg1Types, source) && fits(r.arg2Types, target)) ||
       (r.symmetric && fits(r.arg1Types, target) && fits(r.arg2Types, source)),
   );
+}
+
+/**
+ * Why `key` may not become `type` (a relation it takes part in would break its rule), or null.
+ * The store refuses such a relabel; saying so first keeps the edit (and undo history) intact.
+ */
+export function relabelConflict(
+  schema: LabelSchema,
+  typeOf: (key: string) => string | undefined,
+  relations: readonly RelationRecord[],
+  key: string,
+  type: string,
+): string | null {
+  const argType = (k: string): string | undefined => (k === key ? type : typeOf(k));
+  for (const r of relations) {
+    if (r.byConcept === true || r.status === 'rejected' || (r.arg1 !== key && r.arg2 !== key)) continue;
+    const [a, b] = [argType(r.arg1), argType(r.arg2)];
+    if (!allowedRelationTypes(schema, a, b).some((t) => t.name === r.type))
+      return `Cannot make it ${type}: its relation ${r.type} does not allow ${a ?? '?'} → ${b ?? '?'}. Delete that relation first (select it in the side panel, then Delete).`;
+  }
+  return null;
 }

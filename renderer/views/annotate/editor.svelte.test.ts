@@ -115,6 +115,25 @@ describe('AnnotationEditor', () => {
     expect(ed.relations.map((r) => r.key)).toEqual(['R1']);
   });
 
+  it('refuses a relabel that would break a relation rule, with a hint, and keeps the undo history', async () => {
+    const { ed, saved } = make();
+    ed.dragRelation('T4', 'T1'); // olaparib treats breast cancer
+    ed.chooseType(0);
+    ed.select('T1');
+    expect(ed.handleKey({ key: 'c' })).toBe(true); // Disease → Chemical would leave "treats" Chemical → Chemical
+    expect(ed.hint).toBe(
+      'Cannot make it Chemical: its relation treats does not allow Chemical → Chemical. Delete that relation first (select it in the side panel, then Delete).',
+    );
+    expect(ed.entity('T1')?.type).toBe('Disease');
+    await ed.flush();
+    expect(saved.flat().map((e) => e.op)).toEqual(['add-relation']);
+    expect(ed.canUndo).toBe(true);
+    ed.select('T4');
+    ed.handleKey({ key: 'c' }); // the same type: accepts the suggestion, no hint
+    expect(ed.hint).toBeNull();
+    expect(ed.entity('T4')?.status).toBe('accepted');
+  });
+
   it('accepts and rejects model suggestions instead of deleting them', () => {
     const { ed } = make();
     ed.select('T4');

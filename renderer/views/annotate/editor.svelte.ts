@@ -20,7 +20,7 @@ import {
   marksByBlock,
   segmentBlock,
 } from '../../lib/annotate/layout.ts';
-import { allowedRelationTypes } from '../../lib/annotate/schema.ts';
+import { allowedRelationTypes, relabelConflict } from '../../lib/annotate/schema.ts';
 
 export { PENDING_KEY };
 import { type Span, TokenIndex } from '../../lib/annotate/tokens.ts';
@@ -39,6 +39,9 @@ export interface EditorDeps extends Pick<AutosaveOptions, 'debounceMs' | 'retryM
 
 /** Keys the editor keeps for itself; entity shortcuts may not use them. */
 export const RESERVED_KEYS = new Set(['r']);
+
+/** A human edit of a model suggestion accepts it. */
+const reviewed = (s: EntityRecord['status']): EntityRecord['status'] => (s === 'suggested' ? 'accepted' : s);
 
 function maxNumber(keys: Iterable<string>, prefix: string): number {
   let max = 0;
@@ -228,9 +231,9 @@ export class AnnotationEditor {
     }
     const e = this.entity(this.selectedKey);
     if (!e || (e.type === type && e.status !== 'suggested')) return;
-    this.#commit(`Change to ${type}`, [
-      { op: 'update-entity', key: e.key, type, status: this.#reviewed(e.status) },
-    ]);
+    this.hint = relabelConflict(this.schema, (k) => this.entity(k)?.type, this.relations, e.key, type);
+    if (this.hint === null)
+      this.#commit(`Change to ${type}`, [{ op: 'update-entity', key: e.key, type, status: reviewed(e.status) }]);
   }
 
   /** Deletes the selected relation or entity; a model suggestion is rejected instead. */
@@ -287,7 +290,7 @@ export class AnnotationEditor {
           ? [{ start: next.start, end: first.end }, ...e.spans.slice(1)]
           : [...e.spans.slice(0, -1), { start: last.start, end: next.end }];
     this.#commit('Adjust span', [
-      { op: 'update-entity', key: e.key, spans, status: this.#reviewed(e.status) },
+      { op: 'update-entity', key: e.key, spans, status: reviewed(e.status) },
     ]);
   }
 
@@ -416,10 +419,6 @@ export class AnnotationEditor {
   /** True while there are changes not yet saved. */
   get isDirty(): boolean {
     return this.#autosave.isDirty;
-  }
-
-  #reviewed(status: EntityRecord['status']): EntityRecord['status'] {
-    return status === 'suggested' ? 'accepted' : status;
   }
 
   #resetMode(): void {
