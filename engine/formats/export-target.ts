@@ -58,6 +58,11 @@ function checkNotInput(out: string, outPath: string, format: string, input: stri
   // brat writes <document>.txt files into the folder, so an input inside it could be replaced.
   if (out === inp || (format === 'brat' && inp.startsWith(out + sep)))
     throw new ExportTargetError(`${outPath}: this is the input; writing predictions there would replace your documents. Choose another output`, 'input');
+  // Written inside the input folder, the predictions would be read back as documents (with
+  // their predicted entities as if annotated) by the next run over that folder.
+  const realInput = realPathOf(inp);
+  if (statSync(realInput, { throwIfNoEntry: false })?.isDirectory() === true && isInside(realPathOf(out), realInput))
+    throw new ExportTargetError(`${outPath}: is inside the input folder ${input}; the next run over that folder would read these predictions as documents. Choose an output outside it`, 'input');
 }
 
 function checkExisting(out: string, outPath: string, format: string, overwrite: boolean): void {

@@ -1,7 +1,7 @@
 // Registry: format detection, importing a mixed folder (bad files reported, batch continues,
 // encodings, CRLF offsets) and atomic export + re-import of BC5CDR through every exporter.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -264,6 +264,22 @@ describe('export targets: nothing is replaced without consent', () => {
       expect(() => checkExportTarget(out, format, { input: inp, overwrite: true })).toThrow(/this is the input/);
     }
     expect(() => checkExportTarget(join(base, 'elsewhere'), 'brat', { input })).not.toThrow();
+  });
+
+  it('refuses an output inside the input folder, which the next run would read as documents', () => {
+    const input = join(base, 'notes');
+    mkdirSync(input, { recursive: true });
+    writeFileSync(join(input, 'n1.txt'), 'text');
+    symlinkSync(input, join(base, 'notes-link'));
+    for (const [out, format] of [
+      [join(input, 'pred'), 'brat'],
+      [join(input, 'pred.jsonl'), 'jsonl'],
+      [join(input, 'deeper', 'pred.csv'), 'csv'],
+      [join(base, 'notes-link', 'pred.jsonl'), 'jsonl'],
+    ] as const)
+      expect(() => checkExportTarget(out, format, { input }), out).toThrow(`${out}: is inside the input folder ${input}; the next run over that folder would read these predictions as documents`);
+    // A file input: its folder is not the input, so writing beside it is fine.
+    expect(() => checkExportTarget(join(input, 'n1.jsonl'), 'jsonl', { input: join(input, 'n1.txt') })).not.toThrow();
   });
 
   it('names a folder given for a file, and a file in the path', () => {
