@@ -79,6 +79,33 @@ describe('train form', () => {
     expect(form.blocker).toBeNull();
   });
 
+  it('names the advanced setting out of the engine’s range before starting', async () => {
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    const cases: [Partial<Record<'epochs' | 'batchSize' | 'maxLength' | 'seed' | 'maxSteps' | 'maxMinutes', number | null>>, RegExp][] = [
+      [{ epochs: 1.5 }, /Epochs must be a whole number from 1 to 1.?000\.$/],
+      [{ epochs: 5000 }, /Epochs must be/],
+      [{ batchSize: 5000 }, /Batch size must be a whole number from 1 to 1.?024\.$/],
+      [{ maxLength: 1000 }, /Max length must be a whole number from 16 to 512\.$/],
+      [{ maxLength: 8 }, /Max length must be/],
+      [{ seed: null }, /Random seed must be a whole number from 0 to/],
+      [{ seed: -1 }, /Random seed must be/],
+      [{ maxSteps: 0 }, /Stop after steps must be a whole number from 1 to/],
+      [{ maxSteps: 2.5 }, /Stop after steps must be/],
+      [{ maxMinutes: 0 }, /Time limit must be from 0\.05 minutes/],
+    ];
+    for (const [patch, message] of cases) {
+      const saved = { epochs: form.epochs, batchSize: form.batchSize, maxLength: form.maxLength, seed: form.seed, maxSteps: form.maxSteps, maxMinutes: form.maxMinutes };
+      Object.assign(form, patch);
+      expect(form.blocker, JSON.stringify(patch)).toMatch(/^Check the advanced settings: /);
+      expect(form.blocker, JSON.stringify(patch)).toMatch(message);
+      Object.assign(form, saved);
+      expect(form.blocker).toBeNull();
+    }
+    Object.assign(form, { maxSteps: 20, maxMinutes: 0.5, seed: 0 });
+    expect(form.blocker).toBeNull();
+  });
+
   it('says before starting that no chosen document is finished yet', async () => {
     datasets = [dataset(1, false, 0), dataset(2, false, 0)];
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });

@@ -8,6 +8,7 @@ import type {
   TrainStartArgs,
 } from '../../../engine/api/contract.ts';
 import { call, messageOf } from '../../lib/api.ts';
+import { formatNumber } from '../../lib/format.ts';
 
 /** Where the form reads the app's models and the project's datasets. */
 export interface Sources {
@@ -179,12 +180,29 @@ export class TrainFormState {
       return 'None of the chosen datasets has documents marked Annotated or Reviewed yet: mark the ones you have finished (the status menu above the text in the editor), or import annotated files.';
     if (this.selectedBase === '')
       return 'Choose a starting model. If the list is empty, import a model on the Models screen.';
-    if (!(this.epochs >= 1 && this.batchSize >= 1 && this.maxLength >= 16))
-      return 'Check the advanced settings: epochs and batch size must be at least 1.';
     if (!(this.holdOutPercent >= 1 && this.holdOutPercent <= 50))
       return 'Hold out between 1 and 50 percent of the documents.';
     if (this.lr !== null && !(this.lr >= 1e-7 && this.lr <= 1))
       return 'The learning rate must be between 0.0000001 and 1 (for example 0.00005); leave it empty for the default.';
+    return this.#settingsProblem();
+  }
+
+  /** The advanced setting the engine would refuse, named by its label (the engine's limits). */
+  #settingsProblem(): string | null {
+    const whole = (label: string, v: number | null, min: number, max: number): string | null =>
+      typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+        ? null
+        : `Check the advanced settings: ${label} must be a whole number from ${formatNumber(min)} to ${formatNumber(max)}.`;
+    const problem =
+      whole('Epochs', this.epochs, 1, 1000) ??
+      whole('Batch size', this.batchSize, 1, 1024) ??
+      whole('Max length', this.maxLength, 16, 512) ??
+      whole('Random seed', this.seed, 0, 2 ** 31 - 1) ??
+      (optional(this.maxSteps) === undefined ? null : whole('Stop after steps', this.maxSteps, 1, 10_000_000));
+    if (problem !== null) return problem;
+    const minutes = optional(this.maxMinutes);
+    if (minutes !== undefined && !(minutes >= 0.05 && minutes <= 60 * 24 * 14))
+      return 'Check the advanced settings: Time limit must be from 0.05 minutes (3 seconds) to 20,160 minutes (two weeks); leave it empty for none.';
     return null;
   }
 
