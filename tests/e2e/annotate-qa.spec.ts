@@ -1,0 +1,130 @@
+// The annotation editor under hard input and failures, in browser mode: selections over emoji
+// sequences, combining marks and Chinese text store whole characters (and brat exports them as
+// code points); edits made while Benchtop does not answer are kept and saved once it does; two
+// tabs on one document see the second save refused as a conflict, explained, and nothing lost
+// silently.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentDetail } from '../../engine/api/contract.ts';
+import { apiCall } from './api-client.ts';
+import { type App, launchApp, selectText } from './fixtures.ts';
+
+const TEXT = [
+  'Hx: 👨‍👩‍👧 family, 🇺🇸 flag, 👍🏽 ok.',
+  '患者有肝癌病史。Cafe\u0301 au lait spots, 𝛼-synuclein raised.',
+  'Plan: aspirin 75 mg.',
+  '',
+].join('\r\n');
+
+let app: App;
+let projectId: number;
+let docId: number;
+
+const detail = (): Promise<DocumentDetail> => apiCall(app.server, 'documents:get', { documentId: docId });
+const spanOf = (d: DocumentDetail, type: string): string[] =>
+  d.entities.filter((e) => e.type === type).map((e) => d.text.slice(e.spans[0]!.start, e.spans.at(-1)!.end));
+
+async function openDocument(page = app.page): Promise<void> {
+  await page.goto(`${app.server.url}#/annotate/${docId}`);
+  await page.getByTestId('text-pane').waitFor();
+  await page.getByTestId('text-pane').focus();
+}
+
+beforeAll(async () => {
+  app = await launchApp();
+  ({ id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Hard text', template: 'biomedical' }));
+  const file = join(app.tmp, 'hard-note.txt');
+  writeFileSync(file, TEXT);
+  await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false, format: 'text' });
+  const page = await apiCall(app.server, 'documents:list', { projectId });
+  docId = page.items[0]!.id;
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('annotation editor under hard input', () => {
+  it('stores whole characters for selections inside emoji, flags and Chinese text, and brat gets code points', async () => {
+    const { page } = app;
+    await openDocument();
+    const mid = TEXT.indexOf('👩'); // the middle person of the family emoji
+    await selectText(page, mid, mid + 2);
+    await page.keyboard.press('d');
+    const liver = TEXT.indexOf('肝癌'); // a word inside an unspaced sentence
+    await selectText(page, liver, liver + 2);
+    await page.keyboard.press('c');
+    const flag = TEXT.indexOf('🇸'); // the second half of the flag pair
+    await selectText(page, flag, flag + 2);
+    await page.keyboard.press('g');
+    await expect.poll(async () => (await detail()).entities.length).toBe(3);
+    const d = await detail();
+    expect(d.text).toBe(TEXT);
+    expect(spanOf(d, 'Disease')).toEqual(['👨‍👩‍👧']);
+    expect(spanOf(d, 'Chemical')).toEqual(['肝癌']);
+    expect(spanOf(d, 'Gene')).toEqual(['🇺🇸']);
+    expect(d.entities.every((e) => e.text === d.text.slice(e.spans[0]!.start, e.spans[0]!.end))).toBe(true);
+
+    const out = join(app.tmp, 'brat-out');
+    await apiCall(app.server, 'documents:export', { projectId, format: 'brat', outPath: out });
+    const ann = readFileSync(join(out, 'hard-note.ann'), 'utf8');
+    const cp = (i: number): number => [...TEXT.slice(0, i)].length;
+    const family = TEXT.indexOf('👨');
+    expect(ann).toContain(`Disease ${cp(family)} ${cp(family + '👨‍👩‍👧'.length)}\t👨‍👩‍👧`);
+    expect(ann).toContain(`Chemical ${cp(liver)} ${cp(liver + 2)}\t肝癌`);
+    expect(readFileSync(join(out, 'hard-note.txt'), 'utf8')).toBe(TEXT);
+  });
+
+  it('keeps edits made while Benchtop does not answer and saves them, in order, when it does', async () => {
+    const { page, context } = app;
+    await openDocument();
+    const before = (await detail()).entities.length;
+    // Benchtop stops answering (its engine restarting): requests fail as when it is not running.
+    await context.route('**/api/invoke/**', (route) => route.abort('connectionrefused'));
+    const aspirin = TEXT.indexOf('aspirin');
+    await selectText(page, aspirin, aspirin + 7);
+    await page.keyboard.press('c');
+    const alert = page.getByTestId('save-error');
+    await expect.poll(() => alert.textContent()).toMatch(/Your changes are not saved yet: .*They are kept in this window/);
+    expect(await page.getByTestId('save-state').textContent()).toBe('Not saved');
+    // A second edit while it is down must not be saved alone, nor reported as saved.
+    const cafe = TEXT.indexOf('Cafe');
+    await selectText(page, cafe, cafe + 5);
+    await page.keyboard.press('d');
+    await page.waitForTimeout(500);
+    expect(await page.getByTestId('save-state').textContent()).toBe('Not saved');
+    expect((await detail()).entities.length).toBe(before);
+    await context.unroute('**/api/invoke/**');
+    await expect.poll(() => page.getByTestId('save-state').textContent(), { timeout: 30_000 }).toBe('All changes saved');
+    expect(await alert.count()).toBe(0);
+    const d = await detail();
+    expect(spanOf(d, 'Chemical')).toContain('aspirin');
+    expect(spanOf(d, 'Disease')).toContain('Cafe\u0301'); // the combining accent stays with its letter
+    // Still undoable: the history was kept.
+    await page.keyboard.press('Control+z');
+    await expect.poll(async () => spanOf(await detail(), 'Disease')).not.toContain('Cafe\u0301');
+  });
+
+  it('explains a conflict when another tab saved first, and shows what that tab saved', async () => {
+    const { page, context } = app;
+    await openDocument();
+    const other = await context.newPage();
+    await openDocument(other);
+    const spots = TEXT.indexOf('spots');
+    await selectText(other, spots, spots + 5);
+    await other.keyboard.press('d');
+    await expect.poll(() => other.getByTestId('save-state').textContent()).toBe('All changes saved');
+    const mg = TEXT.indexOf('mg');
+    await selectText(page, mg, mg + 2);
+    await page.keyboard.press('c');
+    await expect
+      .poll(() => page.getByTestId('save-error').textContent())
+      .toMatch(/changed in another window.*not saved; the document now shows the saved version, with those changes\. Make your change again\./);
+    // The page shows the other tab's entity and not its own refused one; the store agrees.
+    await expect.poll(() => page.locator('[data-keys]').filter({ hasText: 'spots' }).count()).toBeGreaterThan(0);
+    const d = await detail();
+    expect(spanOf(d, 'Disease')).toContain('spots');
+    expect(spanOf(d, 'Chemical')).not.toContain('mg');
+    await other.close();
+  });
+});
