@@ -257,3 +257,23 @@ export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: Mode
       'Choose a model trained on these labels, or add its types to the project’s label schema (Projects).',
   );
 }
+
+/**
+ * Refuses to fine-tune an entity model whose head lacks some of the data's entity types: its
+ * label set is fixed, and the run would fail only after loading. (Generic LABEL_n heads, and
+ * models of another task, get a new head for the data's labels.)
+ */
+export function requireKnownTypes(ref: ModelRef, task: TaskKind, types: readonly string[]): void {
+  const labels = ref.model?.labels ?? [];
+  if (task !== 'ner' || ref.model?.task !== MODEL_TASK.ner) return;
+  if (labels.length === 0 || labels.every((l) => /^LABEL_\d+$/.test(l))) return;
+  const missing = [...new Set(types)].filter((t) => !labels.includes(`B-${t}`) || !labels.includes(`I-${t}`));
+  if (missing.length === 0) return;
+  const known = [...new Set(labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))];
+  const list = (xs: string[]): string => xs.map((x) => `“${x}”`).join(', ');
+  throw new ApiError(
+    'invalid',
+    `“${ref.name}” finds only ${known.length > 0 ? list(known) : 'no entity types'}, so it cannot learn ${list(missing)} from these documents. ` +
+      'Start from the default student, a new model from random weights, or a model trained on these types.',
+  );
+}

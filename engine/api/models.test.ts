@@ -5,6 +5,7 @@ import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reply } from './contract.ts';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
@@ -71,5 +72,20 @@ describe('models:import-folder from the library’s own folder', () => {
       );
     expect((await t.call('models:list', {})).filter((m) => !m.isShipped).map((m) => m.id)).toEqual([first.id]);
     expect(readdirSync(join(data, 'models'))).toEqual([first.id]);
+  });
+});
+
+describe('train:start from an entity model with other types', () => {
+  it('refuses before starting, naming the model, its types and the missing ones', async () => {
+    const folder = join(t.dir, 'gene-model');
+    randomTaskModel(folder, { task: 'ner', maxLength: 64 }, ['O', 'B-Gene', 'I-Gene'], 7);
+    const model = await t.call('models:import-folder', { path: folder, phiStatus: 'no-phi', name: 'Gene finder' });
+    const [project] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: project!.id });
+    const reply = await t.invoke('train:start', { projectId: project!.id, task: 'ner', datasetIds: [dataset!.id], baseModelId: model.id });
+    expect(errorOf(reply)).toMatch(
+      /^invalid: “Gene finder” finds only “Gene”, so it cannot learn “(Disease|Chemical)”, “(Disease|Chemical)” from these documents\. Start from the default student/,
+    );
+    expect(await t.call('train:list-runs', { projectId: project!.id })).toEqual([]);
   });
 });

@@ -12,7 +12,14 @@ import type { LineageInput } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { presetVocabulary, requireTaskModel, resolveModel, trainOptions } from './model-sources.ts';
+import {
+  type ModelRef,
+  presetVocabulary,
+  requireKnownTypes,
+  requireTaskModel,
+  resolveModel,
+  trainOptions,
+} from './model-sources.ts';
 import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
 
@@ -63,6 +70,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
   const lineage: LineageInput[] = [];
   let source: { model: string } | { preset: string; vocab: string };
   let baseName: string;
+  let baseRef: ModelRef | undefined;
   const baseId =
     a.preset === undefined ? (a.baseModelId ?? trainOptions(ctx).recommendedBaseId) : undefined;
   if (a.preset !== undefined) {
@@ -81,16 +89,17 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
       containsPhi: false,
     });
   } else if (baseId !== null && baseId !== undefined) {
-    const ref = resolveModel(ctx, baseId, 'base-model');
-    source = { model: ref.dir };
-    baseName = ref.name;
-    lineage.push(ref.lineage);
+    baseRef = resolveModel(ctx, baseId, 'base-model');
+    source = { model: baseRef.dir };
+    baseName = baseRef.name;
+    lineage.push(baseRef.lineage);
   } else {
     throw new ApiError('invalid', 'Choose a starting model or a model size to train.');
   }
 
   const seed = a.seed ?? 42;
   const docs = trainingDocuments(ctx, a.task, sets);
+  if (baseRef) requireKnownTypes(baseRef, a.task, docs.flatMap((d) => d.entities.map((e) => e.type)));
   let train = docs;
   let dev: Document[] | undefined;
   if (devSets.length > 0) dev = annotatedDocuments(read, devSets);
