@@ -29,6 +29,30 @@ describe('decodeBytes', () => {
     expect(decodeBytes(utf16(SAMPLE, true, true))).toEqual({ text: SAMPLE, encoding: 'utf-16be', issues: [] });
   });
 
+  it('warns, with a count, when bytes after a BOM are not valid in its encoding', () => {
+    const mixed = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('Caf\xe9 na\xefve', 'latin1')]);
+    const odd = new Uint8Array([...utf16('Truncated', false, true), 0x41]);
+    const lone = new Uint8Array([...utf16('a', true, true), 0xdc, 0x00, ...Buffer.from('b', 'utf16le').swap16()]);
+    const cases: [Uint8Array, string, string, number][] = [
+      [mixed, 'Caf\uFFFD na\uFFFDve', 'UTF-8', 2],
+      [odd, 'Truncated\uFFFD', 'UTF-16LE', 1],
+      [lone, 'a\uFFFDb', 'UTF-16BE', 1],
+    ];
+    for (const [bytes, text, name, n] of cases) {
+      const res = decodeBytes(bytes, 'm.txt');
+      expect(res.text).toBe(text);
+      expect(res.issues).toEqual([
+        {
+          severity: 'warning',
+          file: 'm.txt',
+          message: `not valid ${name} throughout: ${n} invalid byte ${n === 1 ? 'sequence was' : 'sequences were'} replaced by U+FFFD; check the file's encoding (a truncated or mixed-encoding file?)`,
+        },
+      ]);
+    }
+    const sniffed = decodeBytes(new Uint8Array([...utf16('Plain ASCII text, long enough to sniff.', false, false), 0x00, 0xd8]), 's.txt');
+    expect(sniffed.issues.map((i) => i.message)).toEqual(['no byte-order mark; decoded as UTF-16LE', expect.stringMatching(/^not valid UTF-16LE throughout: 1 invalid/)]);
+  });
+
   it('guesses UTF-16 LE without a BOM, with a warning', () => {
     const res = decodeBytes(utf16('Plain ASCII text in UTF-16.\r\n', false, false), 'u.txt');
     expect(res.text).toBe('Plain ASCII text in UTF-16.\r\n');

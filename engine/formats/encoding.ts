@@ -53,6 +53,24 @@ function isInvalidData(err: unknown): boolean {
 }
 
 /**
+ * Decodes bytes whose encoding is known (a byte-order mark, or the UTF-16 NUL pattern). Bytes
+ * that are not valid in it become U+FFFD, with a warning saying how many: never silently.
+ */
+function decodeAs(encoding: 'utf-8' | 'utf-16le' | 'utf-16be', bytes: Uint8Array, file: string, issues: FormatIssue[]): DecodedText {
+  try {
+    return { text: new TextDecoder(encoding, { fatal: true }).decode(bytes), encoding, issues };
+  } catch (err) {
+    if (!isInvalidData(err)) throw err;
+  }
+  const text = new TextDecoder(encoding).decode(bytes);
+  let replaced = 0;
+  for (let i = text.indexOf('\uFFFD'); i >= 0; i = text.indexOf('\uFFFD', i + 1)) replaced++;
+  const what = replaced === 1 ? 'sequence was' : 'sequences were';
+  const message = `not valid ${encoding.toUpperCase()} throughout: ${replaced} invalid byte ${what} replaced by U+FFFD; check the file's encoding (a truncated or mixed-encoding file?)`;
+  return { text, encoding, issues: [...issues, makeIssue('warning', file, message)] };
+}
+
+/**
  * Decodes file bytes; `file` names the file in issues. Bytes that cannot fit in one string
  * throw a FormatError: they are too many, not a different encoding (and decoding them as
  * Windows-1252 aborts V8 itself).
@@ -63,20 +81,13 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     throw formatError(`too large to read as text (${bytes.length} bytes, more than the ${MAX_CHARS} characters a string can hold); split it into smaller files`);
   const b0 = bytes[0];
   const b1 = bytes[1];
-  if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) {
-    return { text: new TextDecoder('utf-8').decode(bytes.subarray(3)), encoding: 'utf-8', issues: [] };
-  }
-  if (b0 === 0xff && b1 === 0xfe) {
-    return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'utf-16le', issues: [] };
-  }
-  if (b0 === 0xfe && b1 === 0xff) {
-    return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'utf-16be', issues: [] };
-  }
+  if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) return decodeAs('utf-8', bytes.subarray(3), file, []);
+  if (b0 === 0xff && b1 === 0xfe) return decodeAs('utf-16le', bytes.subarray(2), file, []);
+  if (b0 === 0xfe && b1 === 0xff) return decodeAs('utf-16be', bytes.subarray(2), file, []);
   const utf16 = sniffUtf16(bytes);
   if (utf16) {
-    const text = new TextDecoder(utf16).decode(bytes);
     const issue = makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`);
-    return { text, encoding: utf16, issues: [issue] };
+    return decodeAs(utf16, bytes, file, [issue]);
   }
   try {
     // ignoreBOM: a BOM was handled above, so none is left to strip.
