@@ -154,6 +154,14 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     }
     expect(readdirSync(tmp).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
+    // onnxruntime starts as many threads as asked (100000 took 16 GB) and rejects 1.5 in its own words.
+    for (const threads of ['100000', '1.5', '0']) {
+      r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in6.json'), '--out', outFile, '--threads', threads]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: --threads must be a whole number from 1 to 256, got ${threads}`);
+    }
+    expect(existsSync(outFile)).toBe(false);
+
     r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--arch must be bert or distilbert');

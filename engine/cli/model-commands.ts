@@ -96,6 +96,9 @@ export function cmdInitModel(opts: Opts): void {
   console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
 }
 
+/** More onnxruntime threads than any laptop has cores only cost memory. */
+const MAX_THREADS = 256;
+
 /** Throws unless an output file can be written at `out` (checked before any work is done). */
 function checkOutFile(out: string): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
@@ -151,6 +154,11 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const inFile = requireString(opts, 'inputs');
   const outFile = requireString(opts, 'out');
   const wantGrads = Boolean(opts['grads']);
+  const threads = optionalNumber(opts, 'threads', 2);
+  // onnxruntime starts every thread it is asked for: 100000 took 16 GB before the first step.
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
+  }
   checkOutFile(outFile);
   const m = loadHfFolder(dir, { requireVocab: false });
   let parsed: unknown;
@@ -193,7 +201,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   if (spec.hasTokenTypes) feeds['token_type_ids'] = toTensor('token_type_ids', 0) as HostTensor;
   if (labels) feeds['labels'] = labels;
   for (const p of spec.params) feeds[p] = m.weights.get(p) as HostTensor;
-  const session = await Session.create(serializeModel(spec.model), { threads: optionalNumber(opts, 'threads', 2) });
+  const session = await Session.create(serializeModel(spec.model), { threads });
   const wanted = ['logits', ...(labels ? ['loss'] : []), ...(wantGrads ? spec.trainable.map((p) => `${p}.grad`) : [])];
   const out = await session.run(feeds, wanted);
   await session.release();
