@@ -3,6 +3,7 @@
 // before any work. Each is a typed error whose message names the path.
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,4 +84,27 @@ describe('writeAtomic', () => {
     expect(readFileSync(plain, 'utf8')).toBe('ok');
     expect(readdirSync(tmp).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
+});
+
+// A real full disk: a small tmpfs mounted in a user namespace (as engine/cli/full-disk.test.ts).
+const canMount = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0;
+const ROOT = join(import.meta.dirname, '..', '..');
+
+describe.runIf(canMount)('brat export on a disk that fills part-way', () => {
+  it('leaves no .txt/.ann pair behind, and the error names the output folder', () => {
+    const mnt = join(tmp, 'full');
+    mkdirSync(mnt);
+    const script = [
+      "import { exportDocuments } from './engine/formats/registry.ts';",
+      "const text = 'Aspirin causes asthma. '.repeat(400);",
+      "const docs = Array.from({ length: 60 }, (_, i) => ({ id: 'n' + i, text, entities: [], relations: [] }));",
+      `await exportDocuments(docs, 'brat', '${mnt}/out').catch((e) => console.log('error', e.code, e.path));`,
+    ].join('\n');
+    const r = spawnSync(
+      'unshare',
+      ['-rm', 'sh', '-c', `mount -t tmpfs -o size=256k tmpfs '${mnt}' && '${process.execPath}' --import tsx --input-type=module -e "$0"; ls -A '${mnt}'`, script],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(r.stdout.trim().split('\n')).toEqual([`error ENOSPC ${mnt}/out`]); // and nothing listed in the mount
+  }, 60_000);
 });

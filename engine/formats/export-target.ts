@@ -4,7 +4,7 @@
 // device such as /dev/null, a pipe; for brat, anything but a folder), and Benchtop's data folder.
 
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { checkWritable } from '../io/out-folder.ts';
 
@@ -100,11 +100,7 @@ export function checkExportTarget(outPath: string, format: string, opts: ExportT
  * that is not a regular file (a device, a pipe or a folder put there since the check) is refused.
  */
 export async function writeAtomic(target: string, content: string): Promise<void> {
-  const existing = await stat(target).catch(() => undefined);
-  if (existing !== undefined && !existing.isFile()) {
-    const why = existing.isDirectory() ? 'is a folder; choose another output file' : NOT_REGULAR_OUT;
-    throw new ExportTargetError(`${target}: ${why}`, 'unusable');
-  }
+  await refuseIrregular(target);
   const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   try {
     await writeFile(tmp, content, 'utf8');
@@ -113,4 +109,37 @@ export async function writeAtomic(target: string, content: string): Promise<void
     await rm(tmp, { force: true });
     throw err;
   }
+}
+
+async function refuseIrregular(target: string): Promise<void> {
+  const existing = await stat(target).catch(() => undefined);
+  if (existing !== undefined && !existing.isFile()) {
+    const why = existing.isDirectory() ? 'is a folder; choose another output file' : NOT_REGULAR_OUT;
+    throw new ExportTargetError(`${target}: ${why}`, 'unusable');
+  }
+}
+
+/**
+ * Writes files into the folder `dir` all or nothing (brat's .txt/.ann pairs): they go to a hidden
+ * staging folder beside it first and are moved in only once all are written, so a full disk
+ * part-way leaves none of them (a crash leaves only the hidden folder, which imports skip).
+ * A file-system error names `dir`, not the staging folder. Returns the paths written.
+ */
+export async function writeFilesAtomic(dir: string, files: readonly { name: string; content: string }[]): Promise<string[]> {
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}-${Date.now().toString(36)}`);
+  try {
+    await mkdir(staging);
+    for (const f of files) await writeFile(join(staging, f.name), f.content, 'utf8');
+    await mkdir(dir, { recursive: true });
+    for (const f of files) await refuseIrregular(join(dir, f.name));
+    for (const f of files) await rename(join(staging, f.name), join(dir, f.name));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e.code === 'string') e.path = dir;
+    throw err;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return files.map((f) => join(dir, f.name));
 }

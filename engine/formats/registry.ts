@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { NOT_REGULAR, readInputFileAsync, readInputHead } from '../io/input-file.ts';
-import { checkExportTarget, writeAtomic } from './export-target.ts';
+import { checkExportTarget, writeAtomic, writeFilesAtomic } from './export-target.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
@@ -267,13 +267,13 @@ export async function exportDocuments(
     ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
   });
   const res = renderDocuments(docs, format, basename(outPath), opts);
-  const dir = format === 'brat' ? outPath : dirname(outPath);
-  await mkdir(dir, { recursive: true });
+  // brat's many files go in all together or not at all (a full disk part-way leaves none).
+  if (format === 'brat') return { written: await writeFilesAtomic(outPath, res.files), issues: res.issues };
+  await mkdir(dirname(outPath), { recursive: true });
   const written: string[] = [];
   for (const f of res.files) {
-    const target = format === 'brat' ? join(outPath, f.name) : outPath;
-    await writeAtomic(target, f.content);
-    written.push(target);
+    await writeAtomic(outPath, f.content);
+    written.push(outPath);
   }
   return { written, issues: res.issues };
 }
