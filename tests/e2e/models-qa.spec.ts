@@ -5,8 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchApp } from './fixtures.ts';
+import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
 
+const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
 let app: App;
 
 beforeAll(async () => {
@@ -67,4 +68,23 @@ describe('Settings', () => {
       /The saved choice, GPU \(WebGPU\),\s+is unavailable on this computer, so training and prediction use the CPU\./,
     );
   });
+});
+
+describe('Models', () => {
+  it('keeps every column of the table in view when a model has a long name', async () => {
+    const name = 'Disease tagger fine-tuned on the ward notes of many months '.repeat(3).trim();
+    await apiCall(app.server, 'models:import-folder', { path: GOLDEN, phiStatus: 'unknown', name });
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('nav-models').click();
+    const row = page.getByTestId('model-table').locator('tr', { hasText: name.slice(0, 40) });
+    await row.waitFor();
+    const table = (await page.getByTestId('model-table').boundingBox())!;
+    const card = (await page.locator('.table-card').boundingBox())!;
+    expect(table.width).toBeLessThanOrEqual(card.width);
+    // The patient-data badge of that row is on screen, not behind a horizontal scroll.
+    const badge = (await row.locator('.badge').boundingBox())!;
+    expect(badge.x + badge.width).toBeLessThanOrEqual(card.x + card.width);
+  });
+
 });
