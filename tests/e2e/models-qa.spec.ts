@@ -87,4 +87,19 @@ describe('Models', () => {
     expect(badge.x + badge.width).toBeLessThanOrEqual(card.x + card.width);
   });
 
+  it('says a name is too long before importing, instead of a request error', async () => {
+    const { page } = app;
+    await page.getByTestId('open-model-import').click();
+    await page.getByTestId('model-path').fill(GOLDEN);
+    await page.getByTestId('model-phi-no').check();
+    await page.getByTestId('model-name').fill('n'.repeat(201));
+    expect(await page.getByTestId('model-name-error').textContent()).toBe(
+      'A name can have at most 200 characters; this one has 201.',
+    );
+    expect(await page.getByTestId('start-model-import').isDisabled()).toBe(true);
+    await page.getByTestId('model-name').fill('n'.repeat(200));
+    expect(await page.getByTestId('model-name-error').count()).toBe(0);
+    expect(await page.getByTestId('start-model-import').isDisabled()).toBe(false);
+    await page.getByTestId('model-name').fill('');
+  });
 });

@@ -4,6 +4,8 @@ import type { ModelInfo, ModelLineageInfo } from '../../../engine/api/contract.t
 import { call, messageOf, on } from '../api.ts';
 
 export type DeclaredPhi = 'no-phi' | 'trained-on-phi' | 'unknown';
+/** The engine's limit on model names (engine/api/validate.ts). */
+const MAX_NAME = 200;
 
 class Models {
   list = $state.raw<ModelInfo[]>([]);
@@ -18,8 +20,17 @@ class Models {
   importError = $state<string | null>(null);
 
   selected = $derived(this.list.find((m) => m.id === this.selectedId) ?? null);
+  /** Why the typed name cannot be used (the library's limit), else null. */
+  importNameError = $derived(
+    this.importName.trim().length > MAX_NAME
+      ? `A name can have at most ${MAX_NAME} characters; this one has ${this.importName.trim().length}.`
+      : null,
+  );
   canImport = $derived(
-    this.importPath.trim() !== '' && this.importPhi !== null && !this.isImporting,
+    this.importPath.trim() !== '' &&
+      this.importPhi !== null &&
+      this.importNameError === null &&
+      !this.isImporting,
   );
 
   constructor() {
