@@ -162,6 +162,19 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     }
     expect(existsSync(outFile)).toBe(false);
 
+    // Flags init-model used to misread or drop without a word.
+    const init = (...extra: string[]): Promise<{ code: number; out: string; err: string }> =>
+      run(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--out', path.join(tmp, 'never-init'), ...extra]);
+    for (const seed of ['1.5', '4294967297']) {
+      r = await init('--seed', seed);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: --seed must be a whole number from 0 to 4294967295, got ${seed}`);
+    }
+    r = await init('--task', 'mlm', '--labels', 'O,B-X');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--labels does not apply to --task mlm/);
+    expect(existsSync(path.join(tmp, 'never-init'))).toBe(false);
+
     r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--arch must be bert or distilbert');

@@ -73,6 +73,10 @@ export function cmdInitModel(opts: Opts): void {
   const task = TASKS[taskName];
   if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
   if (task !== 'masked-lm' && labels.length === 0) throw new UsageError(`--labels is required for ${task}`);
+  if (task === 'masked-lm' && labels.length > 0) throw new UsageError('--labels does not apply to --task mlm (a masked-LM head predicts vocabulary tokens); leave it out, or pick --task ner or re');
+  const seed = optionalNumber(opts, 'seed', 42);
+  // The generator takes 32 bits: 1.5 or 2^32 + 1 would silently give the weights of seed 1.
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be a whole number from 0 to 4294967295, got ${seed}`);
   if (new Set(labels).size !== labels.length) throw new UsageError('--labels contains duplicates');
   checkOutFolder(out, { overwrite: opts['overwrite'] === true });
   checkWritable(out);
@@ -82,7 +86,7 @@ export function cmdInitModel(opts: Opts): void {
   }
   const config = presetConfig(preset, arch, vocab.length, labels, task);
   config.padTokenId = vocab.indexOf('[PAD]');
-  const weights = initWeights(config, optionalNumber(opts, 'seed', 42));
+  const weights = initWeights(config, seed);
   const lower = !opts['cased'];
   saveHfFolder(out, {
     config,
