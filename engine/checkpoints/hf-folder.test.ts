@@ -297,6 +297,9 @@ describe('loadHfFolder errors name the file and the problem', () => {
     const bpe = copyGolden('roberta-token-classification');
     writeFileSync(path.join(bpe, 'merges.txt'), '#version: 0.2\nĠ t\n');
     expect(loadError(bpe).message).toMatch(/BPE or SentencePiece tokenizer .*\(benchtop forward, export-onnx\)/);
+    const fast = copyGolden('bert-token-classification', ['vocab.txt']);
+    writeFileSync(path.join(fast, 'tokenizer.json'), JSON.stringify({ model: { type: 'WordPiece', vocab: { '[PAD]': 0 } } }));
+    expect(loadError(fast).message).toMatch(/vocab\.txt: missing: the folder has only a fast tokenizer \(tokenizer\.json\).*save_vocabulary/);
     const folder = loadHfFolder(roberta, { requireVocab: false });
     expect(folder.vocab).toEqual([]);
     expect(folder.config.architecture).toBe('roberta');

@@ -167,12 +167,16 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   if (!existsSync(vocabFile)) {
     if (options.requireVocab === false) return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
     const bpe = existsSync(path.join(dir, 'merges.txt')) || existsSync(path.join(dir, 'spiece.model'));
+    const fast = existsSync(path.join(dir, 'tokenizer.json'));
     throw new CheckpointError(
       vocabFile,
       bpe
         ? 'missing: this model uses a BPE or SentencePiece tokenizer (merges.txt / spiece.model), and Benchtop tokenizes text with WordPiece only; ' +
             'token-id work (benchtop forward, export-onnx) still runs on it'
-        : 'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
+        : fast
+          ? 'missing: the folder has only a fast tokenizer (tokenizer.json), and Benchtop reads the WordPiece vocab.txt; ' +
+            'write it with transformers: AutoTokenizer.from_pretrained(folder).save_vocabulary(folder)'
+          : 'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
     );
   }
   const vocab = readVocab(vocabFile);
