@@ -99,12 +99,16 @@ describe.runIf(canMount)('brat export on a disk that fills part-way', () => {
       "const text = 'Aspirin causes asthma. '.repeat(400);",
       "const docs = Array.from({ length: 60 }, (_, i) => ({ id: 'n' + i, text, entities: [], relations: [] }));",
       `await exportDocuments(docs, 'brat', '${mnt}/out').catch((e) => console.log('error', e.code, e.path));`,
+      `await exportDocuments(docs, 'jsonl', '${mnt}/out.jsonl').catch((e) => console.log(e.message));`,
     ].join('\n');
     const r = spawnSync(
       'unshare',
       ['-rm', 'sh', '-c', `mount -t tmpfs -o size=256k tmpfs '${mnt}' && '${process.execPath}' --import tsx --input-type=module -e "$0"; ls -A '${mnt}'`, script],
       { cwd: ROOT, encoding: 'utf8' },
     );
-    expect(r.stdout.trim().split('\n')).toEqual([`error ENOSPC ${mnt}/out`]); // and nothing listed in the mount
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `error ENOSPC ${mnt}/out`,
+      `${mnt}/out.jsonl: the disk is full; nothing was written (free some space and run again)`,
+    ]); // and nothing listed in the mount
   }, 60_000);
 });

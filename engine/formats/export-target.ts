@@ -107,8 +107,27 @@ export async function writeAtomic(target: string, content: string): Promise<void
     await rename(tmp, target);
   } catch (err) {
     await rm(tmp, { force: true });
-    throw err;
+    throw nameOutput(err, target);
   }
+}
+
+/** Why a write failed, in words (the code and the path are kept for callers that map them). */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full; nothing was written (free some space and run again)',
+  EDQUOT: 'the disk quota is used up; nothing was written (free some space and run again)',
+  EROFS: 'the location is read-only; nothing was written (choose another output)',
+  EACCES: 'permission denied; nothing was written (choose a location you can write to)',
+  EPERM: 'permission denied; nothing was written (choose a location you can write to)',
+};
+
+/** A file-system error about a temp file, restated about the output the user chose. */
+function nameOutput(err: unknown, output: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e.code !== 'string') return err;
+  e.path = output;
+  const why = WRITE_FAILURES[e.code];
+  if (why !== undefined) e.message = `${output}: ${why}`;
+  return e;
 }
 
 async function refuseIrregular(target: string): Promise<void> {
@@ -135,9 +154,7 @@ export async function writeFilesAtomic(dir: string, files: readonly { name: stri
     for (const f of files) await refuseIrregular(join(dir, f.name));
     for (const f of files) await rename(join(staging, f.name), join(dir, f.name));
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (typeof e.code === 'string') e.path = dir;
-    throw err;
+    throw nameOutput(err, dir);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
