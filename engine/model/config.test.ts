@@ -140,6 +140,8 @@ describe('parseHfConfig', () => {
     const { id2label: _i, label2id: _l, ...unlabelled } = cfg;
     expect(() => parseHfConfig({ ...unlabelled, num_labels: '5' }, 'f')).toThrow(/"num_labels" must be a positive integer, got "5"/);
     expect(parseHfConfig({ ...unlabelled, num_labels: 5 }, 'f').numLabels).toBe(5);
+    expect(() => parseHfConfig({ ...cfg, pad_token_id: 1000 }, 'f')).toThrow(/f: pad_token_id 1000 is past the word embedding table \(vocab_size 1000\)/);
+    expect(() => parseHfConfig({ model_type: 'distilbert', vocab_size: 10, pad_token_id: 10 }, 'f')).toThrow(/pad_token_id 10/);
     const mlm = readConfig('bert-masked-lm') as Record<string, unknown>;
     expect(() => parseHfConfig({ ...mlm, tie_word_embeddings: false }, 'f')).toThrow(/"tie_word_embeddings": false/);
     expect(parseHfConfig({ ...mlm, tie_word_embeddings: true }, 'f').task).toBe('masked-lm');

@@ -269,6 +269,10 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
       raw,
     };
   }
+  // HF's nn.Embedding(padding_idx=pad_token_id) refuses a padding row past the table too.
+  if (cfg.padTokenId >= cfg.vocabSize) {
+    throw new CheckpointError(file, `pad_token_id ${cfg.padTokenId} is past the word embedding table (vocab_size ${cfg.vocabSize}); it must be a token id below vocab_size`);
+  }
   // MobileBERT's heads split its bottleneck width, not the hidden size (checked above).
   if (!cfg.mobile?.useBottleneck && cfg.hiddenSize % cfg.numHeads !== 0) {
     throw new CheckpointError(
