@@ -66,4 +66,22 @@ describe('distill flow', () => {
       steps: 2000,
     });
   });
+
+  it('names the step count or time limit the engine would refuse before starting', () => {
+    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')] });
+    for (const steps of [0, 1.5, 20_000_000, Number.NaN]) {
+      flow.steps = steps;
+      expect(flow.blockerAt(3), String(steps)).toMatch(/^Training steps must be a whole number from 1 to 10.?000.?000\.$/);
+    }
+    flow.steps = 50;
+    expect(flow.blockerAt(3)).toBeNull();
+    for (const minutes of [0.01, -1, 30_000]) {
+      flow.maxMinutes = minutes;
+      expect(flow.blockerAt(3), String(minutes)).toMatch(/^The time limit must be from 0\.05 minutes/);
+    }
+    for (const minutes of [null, 0, 0.05, 90]) {
+      flow.maxMinutes = minutes;
+      expect(flow.blockerAt(3), String(minutes)).toBeNull();
+    }
+  });
 });

@@ -7,6 +7,7 @@ import type {
   PresetInfo,
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
+import { formatNumber } from '../../lib/format.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -15,6 +16,9 @@ export interface Sources {
 export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
 const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
 const PHI_TEACHER = new Set<PhiStatus>(['trained-on-phi', 'distilled-from-phi-teacher']);
+/** The engine's limits on steps and minutes (engine/api/validate.ts). */
+const MAX_STEPS = 10_000_000;
+const MAX_MINUTES = 60 * 24 * 14;
 
 export class DistillFlow {
   step = $state(0);
@@ -64,7 +68,13 @@ export class DistillFlow {
         : this.includePrivate && this.privateIds.length === 0
           ? 'Choose the private datasets to mix in, or untick that option.'
           : null,
-    !(this.steps >= 1) ? 'The number of steps must be at least 1.' : null,
+    !(Number.isInteger(this.steps) && this.steps >= 1 && this.steps <= MAX_STEPS)
+      ? `Training steps must be a whole number from 1 to ${formatNumber(MAX_STEPS)}.`
+      : this.maxMinutes !== null &&
+          this.maxMinutes !== 0 &&
+          !(this.maxMinutes >= 0.05 && this.maxMinutes <= MAX_MINUTES)
+        ? 'The time limit must be from 0.05 minutes (3 seconds) to 20,160 minutes (two weeks); leave it empty for none.'
+        : null,
   ]);
   /** The first blocker up to and including `step`. */
   blockerAt = (step: number): string | null =>
