@@ -67,6 +67,20 @@ describe('distill flow', () => {
     });
   });
 
+  it('does not offer an imported classifier with LABEL_n labels as the teacher, and says why when chosen', () => {
+    const generic = { ...model('imported', 'no-phi'), labels: ['LABEL_0', 'LABEL_1', 'LABEL_2'] };
+    const trained = { ...model('trained', 'no-phi'), labels: ['O', 'B-Disease', 'I-Disease'] };
+    const flow = new DistillFlow({ models: () => [generic, trained] });
+    expect(flow.teacher?.id).toBe('trained');
+    expect(flow.blockerAt(0)).toBeNull();
+    flow.teacherId = 'imported';
+    expect(flow.blockerAt(0)).toBe(
+      '“imported” has no named labels (only LABEL_0, LABEL_1…), so it cannot teach. Choose a model trained on the Train screen.',
+    );
+    flow.go(1);
+    expect(flow.step).toBe(0);
+  });
+
   it('names the step count or time limit the engine would refuse before starting', () => {
     const flow = new DistillFlow({ models: () => [model('t', 'no-phi')] });
     for (const steps of [0, 1.5, 20_000_000, Number.NaN]) {

@@ -20,6 +20,11 @@ const PHI_TEACHER = new Set<PhiStatus>(['trained-on-phi', 'distilled-from-phi-te
 const MAX_STEPS = 10_000_000;
 const MAX_MINUTES = 60 * 24 * 14;
 
+/** A classifier whose labels are LABEL_0, LABEL_1…: imported, never trained here, cannot teach. */
+function hasGenericLabels(m: ModelInfo): boolean {
+  return m.labels.length > 0 && m.labels.every((l) => /^LABEL_\d+$/.test(l));
+}
+
 export class DistillFlow {
   step = $state(0);
   teacherId = $state('');
@@ -42,7 +47,10 @@ export class DistillFlow {
 
   teachers = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
   teacher = $derived(
-    this.teachers.find((m) => m.id === this.teacherId) ?? this.teachers[0] ?? null,
+    this.teachers.find((m) => m.id === this.teacherId) ??
+      this.teachers.find((m) => !hasGenericLabels(m)) ??
+      this.teachers[0] ??
+      null,
   );
   task = $derived<'ner' | 're'>(this.teacher?.task === 'sequence-classification' ? 're' : 'ner');
   students = $derived(this.#allModels().filter((m) => m.id !== this.teacher?.id));
@@ -57,7 +65,11 @@ export class DistillFlow {
           : 'no-phi',
   );
   blockers = $derived([
-    this.teacher === null ? 'Train a model on your documents first; it becomes the teacher.' : null,
+    this.teacher === null
+      ? 'Train a model on your documents first; it becomes the teacher.'
+      : hasGenericLabels(this.teacher)
+        ? `“${this.teacher.name}” has no named labels (only ${this.teacher.labels.slice(0, 2).join(', ')}…), so it cannot teach. Choose a model trained on the Train screen.`
+        : null,
     this.studentKind === 'model' && !this.students.some((m) => m.id === this.studentModelId)
       ? 'Choose the student model.'
       : null,
