@@ -1,6 +1,6 @@
 // Tests for opening workspaces: migrations, pragmas, STRICT tables, read/write branding,
 // corrupt files and databases from newer app versions.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -229,4 +229,31 @@ describe('openWorkspace on disk', () => {
     expect(err.message).toContain('schema 99');
     expect(readFileSync(file).equals(before)).toBe(true);
   });
+});
+
+describe('openWorkspace in a place it cannot write', () => {
+  it('says, naming the folder, that a file is in the way', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes'), 'a file');
+    const err = catchError(() => openWorkspace(join(dir, 'notes', 'ws')));
+    expect(err.code).toBe('open-failed');
+    expect(err.message).toBe(`${join(dir, 'notes', 'ws')}: Benchtop cannot use this data folder: part of the path is a file, not a folder; choose another data folder, or fix this one.`);
+  });
+
+  // A read-only bind mount in a user namespace (as engine/cli/full-disk.test.ts mounts a tmpfs).
+  it.runIf(process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0)(
+    'says the location is read-only (Node itself says ENOENT), for a new or an existing folder',
+    () => {
+      const dir = tempDir();
+      const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));
+      const script = `import { openWorkspace } from ${here};
+        for (const d of process.argv.slice(1)) try { openWorkspace(d); } catch (e) { console.log(e.message); }`;
+      const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind '${dir}' '${dir}' && mount -o remount,bind,ro '${dir}' && '${process.execPath}' --import tsx --input-type=module -e "$0" '${dir}/ws' '${dir}'`, script], { encoding: 'utf8' });
+      expect(r.stdout.trim().split('\n')).toEqual([
+        `${dir}/ws: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
+        `${dir}: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
+      ]);
+    },
+    30_000,
+  );
 });

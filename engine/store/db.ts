@@ -3,7 +3,7 @@
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { acquirePidLock } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
@@ -65,8 +65,7 @@ const SQLITE_HEADER = 'SQLite format 3\0';
 
 /** Opens (creating if needed) the workspace in `dir` and migrates it to the current schema. */
 export function openWorkspace(dir: string): Workspace {
-  mkdirSync(dir, { recursive: true });
-  for (const folder of WORKSPACE_FOLDERS) mkdirSync(join(dir, folder), { recursive: true });
+  makeWorkspaceFolders(dir);
   const dbPath = join(dir, WORKSPACE_FILE);
   const lock = join(dir, WORKSPACE_LOCK);
   const release = acquirePidLock(
@@ -97,6 +96,40 @@ export function openWorkspace(dir: string): Workspace {
   } catch (err) {
     release();
     throw err;
+  }
+}
+
+const FOLDER_REASONS: Record<string, string> = {
+  EROFS: 'the location is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EEXIST: 'a file is in the way where a folder is needed',
+};
+
+/** Creates the data folder and its subfolders, or says in words why it cannot. */
+function makeWorkspaceFolders(dir: string): void {
+  for (const p of [dir, ...WORKSPACE_FOLDERS.map((f) => join(dir, f))]) {
+    try {
+      mkdirSync(p, { recursive: true });
+    } catch (err) {
+      let code = (err as NodeJS.ErrnoException).code;
+      // Node's recursive mkdir says ENOENT when the parent is read-only: ask once without it.
+      if (code === 'ENOENT' && existsSync(dirname(p)))
+        try {
+          mkdirSync(p);
+        } catch (again) {
+          code = (again as NodeJS.ErrnoException).code ?? code;
+        }
+      const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
+      throw new StoreError(
+        'open-failed',
+        `${dir}: Benchtop cannot use this data folder: ${why}; choose another data folder, or fix this one.`,
+        { cause: err },
+      );
+    }
   }
 }
 
