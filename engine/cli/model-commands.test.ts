@@ -66,6 +66,30 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     }
   });
 
+  it('a base encoder whose checkpoint has no pooler: forward gives HF last_hidden_state, export is standalone', async () => {
+    // A BERT body saved without its pooling layer (the token-classification golden as BertModel).
+    const dir = path.join(tmp, 'body');
+    cpSync(GOLDEN, dir, { recursive: true });
+    const cfg = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+    delete cfg['architectures'];
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify(cfg));
+    const meta = JSON.parse(readFileSync(path.join(GOLDEN, 'goldens.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    const { input_ids, attention_mask, token_type_ids } = meta.inputs;
+    const inFile = path.join(tmp, 'body.in.json');
+    writeFileSync(inFile, JSON.stringify({ input_ids, attention_mask, token_type_ids }));
+    const outFile = path.join(tmp, 'body.out.json');
+    const r = await run(['forward', '--model', dir, '--inputs', inFile, '--out', outFile]);
+    expect(r.err).toBe('');
+    const { readSafetensors } = await import('../checkpoints/safetensors.ts');
+    const want = readSafetensors(path.join(GOLDEN, 'goldens.safetensors')).tensors.get('output/last_hidden_state')!;
+    const got = (JSON.parse(readFileSync(outFile, 'utf8')) as { logits: number[][][] }).logits;
+    expect([got.length, got[0]!.length, got[0]![0]!.length]).toEqual(want.dims);
+    const w = want.data as Float32Array;
+    expect(Math.max(...got.flat(2).map((x, i) => Math.abs(x - (w[i] as number))))).toBeLessThan(1e-5);
+    const onnx = path.join(tmp, 'body.onnx');
+    expect((await run(['export-onnx', '--model', dir, '--out', onnx])).out).toMatch(/inputs: input_ids, attention_mask, token_type_ids;/);
+  });
+
   it('init-model writes a folder that loads back', async () => {
     const dir = path.join(tmp, 'init');
     const r = await run(['init-model', '--arch', 'distilbert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', 'O,B-Disease,I-Disease', '--out', dir]);

@@ -13,7 +13,7 @@ import { serializeModel } from '../onnx/serialize.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { Session } from '../runtime/session.ts';
-import { buildGradientGraph, buildInferenceGraph } from '../train/graphs.ts';
+import { buildGradientGraph, buildInferenceGraph, type GraphSpec } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
@@ -107,6 +107,20 @@ const MAX_THREADS = 256;
 function checkOutFile(out: string): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
   checkWritable(out);
+}
+
+/**
+ * Drops the parameters no node reads from the graph (inputs and initializers) and returns those
+ * it reads. A base encoder declares HF's pooler but never applies it, and its checkpoint may lack
+ * it (a BERT body saved without the pooling layer): fed, it was undefined; exported, a graph input.
+ */
+function usedParams(spec: GraphSpec): string[] {
+  const g = spec.model.graph;
+  const read = new Set(g.nodes.flatMap((n) => n.inputs));
+  const unused = new Set(spec.params.filter((p) => !read.has(p)));
+  g.inputs = g.inputs.filter((i) => !unused.has(i.name));
+  for (const name of unused) g.initializers.delete(name);
+  return spec.params.filter((p) => !unused.has(p));
 }
 
 type Nested = number | Nested[];
@@ -204,7 +218,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   };
   if (spec.hasTokenTypes) feeds['token_type_ids'] = toTensor('token_type_ids', 0) as HostTensor;
   if (labels) feeds['labels'] = labels;
-  for (const p of spec.params) feeds[p] = m.weights.get(p) as HostTensor;
+  for (const p of usedParams(spec)) feeds[p] = m.weights.get(p) as HostTensor;
   const session = await Session.create(serializeModel(spec.model), { threads });
   const wanted = ['logits', ...(labels ? ['loss'] : []), ...(wantGrads ? spec.trainable.map((p) => `${p}.grad`) : [])];
   const out = await session.run(feeds, wanted);
@@ -227,6 +241,7 @@ export function cmdExportOnnx(opts: Opts): void {
   checkOutFile(out);
   const m = loadHfFolder(dir, { requireVocab: false });
   const spec = buildInferenceGraph(m.config, { weights: m.weights });
+  usedParams(spec);
   writeFileAtomic(out, serializeModel(spec.model));
   console.log(`wrote ${out} (inputs: ${spec.model.graph.inputs.map((i) => i.name).join(', ')}; output: logits)`);
 }
