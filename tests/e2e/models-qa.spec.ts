@@ -103,3 +103,40 @@ describe('Models', () => {
     await page.getByTestId('model-name').fill('');
   });
 });
+
+describe('Train and Distill', () => {
+  it('shows a refusal on the screen that asked, not on the other screen or on coming back', async () => {
+    const [project] = await apiCall(app.server, 'projects:list', {});
+    const [dataset] = await apiCall(app.server, 'datasets:list', { projectId: project!.id });
+    const base = await apiCall(app.server, 'models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Busy base' });
+    const { runId } = await apiCall(app.server, 'train:start', {
+      projectId: project!.id,
+      task: 'ner',
+      datasetIds: [dataset!.id],
+      baseModelId: base.id,
+      name: 'Background run',
+      epochs: 1000,
+      batchSize: 2,
+      maxLength: 32,
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-train').click();
+      await page.getByTestId('train-form').waitFor();
+      await page.getByTestId('start-training').click();
+      await page.getByTestId('train-error').waitFor();
+      expect(await page.getByTestId('train-error').textContent()).toMatch(/Another training run is in progress \(“Background run”/);
+      await page.getByTestId('nav-distill').click();
+      await page.getByTestId('distill-view').waitFor();
+      expect(await page.getByTestId('distill-error').count()).toBe(0);
+      await page.getByTestId('nav-train').click();
+      await page.getByTestId('train-form').waitFor();
+      expect(await page.getByTestId('train-error').count()).toBe(0);
+    } finally {
+      await apiCall(app.server, 'train:cancel', { runId });
+      const status = async (): Promise<string | undefined> =>
+        (await apiCall(app.server, 'train:list-runs', { projectId: project!.id })).find((r) => r.id === runId)?.status;
+      await expect.poll(status, { timeout: 60_000 }).toBe('cancelled');
+    }
+  }, 90_000);
+});
