@@ -283,7 +283,7 @@ describe('torch zip checkpoints: crafted', () => {
   });
 
   it('refuses a storage described twice with another dtype or size', () => {
-    const two = (second: { storage: string; numel: number; size: number }): Uint8Array =>
+    const two = (second: { storage: string; numel: number; size: number[] }): Uint8Array =>
       new Pickle()
         .op(0x7d)
         .str('a')
