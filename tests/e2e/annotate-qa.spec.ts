@@ -27,6 +27,7 @@ const spanOf = (d: DocumentDetail, type: string): string[] =>
 
 async function openDocument(page = app.page): Promise<void> {
   await page.goto(`${app.server.url}#/annotate/${docId}`);
+  await page.reload(); // a fresh editor, even where the page showed this document already
   await page.getByTestId('text-pane').waitFor();
   await page.getByTestId('text-pane').focus();
 }
@@ -126,5 +127,47 @@ describe('annotation editor under hard input', () => {
     expect(spanOf(d, 'Disease')).toContain('spots');
     expect(spanOf(d, 'Chemical')).not.toContain('mg');
     await other.close();
+  });
+
+  it('accepts a suggested relation by keyboard, then rejects and accepts all suggestions, undoably', async () => {
+    const { page } = app;
+    const d0 = await detail();
+    const at = (w: string): { start: number; end: number } => ({ start: TEXT.indexOf(w), end: TEXT.indexOf(w) + w.length });
+    await apiCall(app.server, 'annotations:apply-edits', {
+      documentId: docId,
+      baseRevision: d0.summary.revision,
+      edits: [
+        { op: 'add-entity', entity: { key: 'T90', type: 'Chemical', spans: [at('lait')], text: 'lait', origin: 'model', status: 'suggested' } },
+        { op: 'add-entity', entity: { key: 'T91', type: 'Disease', spans: [at('raised')], text: 'raised', origin: 'model', status: 'suggested' } },
+        { op: 'add-relation', relation: { key: 'R90', type: 'causes', arg1: 'T90', arg2: 'T91', origin: 'model', status: 'suggested' } },
+      ],
+    });
+    await openDocument();
+    await expect.poll(() => page.getByTestId('suggestions').textContent()).toContain('3 suggestions to review');
+    // Keyboard only: arrows step to the suggestion; its relation is a button in the side panel.
+    const info = page.getByTestId('entity-info');
+    for (let i = 0; i < 10 && !((await info.count()) > 0 && (await info.textContent())!.includes('“raised”')); i++)
+      await page.keyboard.press('ArrowRight');
+    expect(await info.textContent()).toContain('“raised”');
+    await page.getByTestId('relation-item').focus();
+    await page.keyboard.press('Enter'); // selects the relation; focus goes back to the text
+    await expect.poll(() => page.getByTestId('entity-info').textContent()).toContain('Press Enter to accept the highlighted relation');
+    await page.keyboard.press('Enter');
+    const status = async (): Promise<string[]> => {
+      const d = await detail();
+      return [...d.entities.filter((e) => e.key >= 'T9').map((e) => `${e.key} ${e.status}`), ...d.relations.map((r) => `${r.key} ${r.status}`)];
+    };
+    await expect.poll(status).toEqual(['T90 accepted', 'T91 accepted', 'R90 accepted']);
+    await page.keyboard.press('Control+z');
+    await expect.poll(status).toEqual(['T90 suggested', 'T91 suggested', 'R90 suggested']);
+    await page.getByTestId('reject-all').click();
+    await expect.poll(status).toEqual(['T90 rejected', 'T91 rejected', 'R90 rejected']);
+    expect(await page.getByTestId('suggestions').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('annotate-announcer').textContent()).toContain('Rejected 3 suggestions');
+    await page.keyboard.press('Control+z'); // the click handed the keyboard back to the text
+    await expect.poll(status).toEqual(['T90 suggested', 'T91 suggested', 'R90 suggested']);
+    await page.getByTestId('accept-all').click();
+    await expect.poll(status).toEqual(['T90 accepted', 'T91 accepted', 'R90 accepted']);
+    expect(await page.getByTestId('save-error').count()).toBe(0);
   });
 });

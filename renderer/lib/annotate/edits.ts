@@ -118,3 +118,38 @@ export function deleteEntityEdits(state: Annotations, key: string): AnnotationEd
     { op: 'delete-entity', key },
   ];
 }
+
+/** The highest number N among keys `${prefix}N` (0 when none): new keys continue after it. */
+export function maxKeyNumber(keys: Iterable<string>, prefix: string): number {
+  let max = 0;
+  for (const k of keys) {
+    const m = k.startsWith(prefix) ? /^\d+$/.exec(k.slice(prefix.length)) : null;
+    if (m) max = Math.max(max, Number(m[0]));
+  }
+  return max;
+}
+
+/** Accepting a suggested relation: its suggested arguments first (as the store does), then it. */
+export function acceptRelationEdits(state: Annotations, key: string): AnnotationEdit[] {
+  const r = state.relations.find((x) => x.key === key && x.status === 'suggested');
+  if (!r) return [];
+  const args = state.entities.filter((e) => e.status === 'suggested' && (e.key === r.arg1 || e.key === r.arg2));
+  return [
+    ...args.map((e): AnnotationEdit => ({ op: 'update-entity', key: e.key, status: 'accepted' })),
+    { op: 'update-relation', key, status: 'accepted' },
+  ];
+}
+
+/**
+ * Every pending model suggestion accepted or rejected, as one batch (one undo step). Entities
+ * are accepted before the relations that use them; relations are rejected before their entities.
+ */
+export function reviewAllEdits(state: Annotations, status: 'accepted' | 'rejected'): AnnotationEdit[] {
+  const entities = state.entities
+    .filter((e) => e.status === 'suggested')
+    .map((e): AnnotationEdit => ({ op: 'update-entity', key: e.key, status }));
+  const relations = state.relations
+    .filter((r) => r.status === 'suggested')
+    .map((r): AnnotationEdit => ({ op: 'update-relation', key: r.key, status }));
+  return status === 'accepted' ? [...entities, ...relations] : [...relations, ...entities];
+}

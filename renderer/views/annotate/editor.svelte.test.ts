@@ -146,6 +146,46 @@ describe('AnnotationEditor', () => {
     expect(ed.visible.map((e) => e.key)).toEqual(['T1']);
   });
 
+  it('accepts a suggested relation with Enter (its suggested arguments too), and all suggestions at once, undoably', async () => {
+    const d = detail();
+    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const saved: AnnotationEdit[][] = [];
+    const ed = new AnnotationEditor(d, SCHEMA, {
+      debounceMs: 1_000_000,
+      save: (edits) => (saved.push(edits), Promise.resolve(d.summary)),
+      reload: () => Promise.resolve(d),
+    });
+    ed.select('T1');
+    ed.selectRelation('R1');
+    expect(ed.handleKey({ key: 'Enter' })).toBe(true);
+    expect(ed.relations[0]?.status).toBe('accepted');
+    expect(ed.entity('T4')?.status).toBe('accepted');
+    expect(ed.entity('T1')?.status).toBe('final');
+    ed.undo(); // one step takes both back
+    expect([ed.relations[0]?.status, ed.entity('T4')?.status]).toEqual(['suggested', 'suggested']);
+    ed.reviewAll('rejected');
+    expect(ed.visible.map((e) => e.key)).toEqual(['T1']);
+    expect(ed.shownRelations).toEqual([]);
+    expect(ed.undone?.text).toBe('Rejected 2 suggestions');
+    ed.undo();
+    ed.reviewAll('accepted');
+    expect([ed.relations[0]?.status, ed.entity('T4')?.status]).toEqual(['accepted', 'accepted']);
+    await ed.flush();
+    // Entities are accepted before the relation that uses them; rejected after it.
+    expect(saved.flat().map((e) => `${e.op} ${'key' in e ? e.key : ''} ${'status' in e ? e.status : ''}`)).toEqual([
+      'update-entity T4 accepted',
+      'update-relation R1 accepted',
+      'update-relation R1 suggested',
+      'update-entity T4 suggested',
+      'update-relation R1 rejected',
+      'update-entity T4 rejected',
+      'update-entity T4 suggested',
+      'update-relation R1 suggested',
+      'update-entity T4 accepted',
+      'update-relation R1 accepted',
+    ]);
+  });
+
   it('adjusts span edges by whole tokens with Shift(+Alt)+arrows', () => {
     const { ed } = make();
     ed.select('T1');

@@ -9,7 +9,7 @@ import type {
   LabelSchema,
   RelationRecord,
 } from '../../../engine/api/contract.ts';
-import { applyEdits, deleteEntityEdits, invertEdits } from '../../lib/annotate/edits.ts';
+import * as Edits from '../../lib/annotate/edits.ts';
 import { History } from '../../lib/annotate/history.ts';
 import {
   type Block,
@@ -42,15 +42,6 @@ export const RESERVED_KEYS = new Set(['r']);
 
 /** A human edit of a model suggestion accepts it. */
 const reviewed = (s: EntityRecord['status']): EntityRecord['status'] => (s === 'suggested' ? 'accepted' : s);
-
-function maxNumber(keys: Iterable<string>, prefix: string): number {
-  let max = 0;
-  for (const k of keys) {
-    const m = k.startsWith(prefix) ? /^\d+$/.exec(k.slice(prefix.length)) : null;
-    if (m) max = Math.max(max, Number(m[0]));
-  }
-  return max;
-}
 
 export class AnnotationEditor {
   readonly documentId: number;
@@ -104,7 +95,7 @@ export class AnnotationEditor {
 
   /** The undo steps (kept when the editor closes: see histories.ts). */
   readonly history: History;
-  /** The last undo or redo, for the live region (a new object each time, so repeats are seen). */
+  /** The last undo, redo or review of all suggestions, for the live region (a new object each time, so repeats are seen). */
   undone = $state.raw<{ text: string } | null>(null);
   #deps: EditorDeps;
   #autosave: Autosave;
@@ -140,8 +131,8 @@ export class AnnotationEditor {
 
   /** New keys continue after the highest T/R numbers in the document. */
   #countKeys(): void {
-    this.#entityNo = maxNumber(this.entities.map((e) => e.key), 'T');
-    this.#relationNo = maxNumber(this.relations.map((r) => r.key), 'R');
+    this.#entityNo = Edits.maxKeyNumber(this.entities.map((e) => e.key), 'T');
+    this.#relationNo = Edits.maxKeyNumber(this.relations.map((r) => r.key), 'R');
   }
 
   /** Segments of block `i` (computed when first shown, until the annotations change). */
@@ -254,16 +245,25 @@ export class AnnotationEditor {
     const edits: AnnotationEdit[] =
       e.status === 'suggested'
         ? [{ op: 'update-entity', key: e.key, status: 'rejected' }]
-        : deleteEntityEdits(this, e.key);
+        : Edits.deleteEntityEdits(this, e.key);
     this.#commit(e.status === 'suggested' ? 'Reject suggestion' : 'Delete entity', edits);
     this.selectedKey = null;
   }
 
-  /** Accepts the selected model suggestion. */
+  /** Accepts the selected suggested relation (with its arguments), else the selected suggested entity. */
   acceptSelected(): void {
     const e = this.entity(this.selectedKey);
-    if (e?.status === 'suggested')
+    const rel = this.selectedRelationKey === null ? [] : Edits.acceptRelationEdits(this, this.selectedRelationKey);
+    if (rel.length > 0) this.#commit('Accept relation', rel);
+    else if (e?.status === 'suggested')
       this.#commit('Accept suggestion', [{ op: 'update-entity', key: e.key, status: 'accepted' }]);
+  }
+
+  /** Accepts or rejects every pending model suggestion in one undoable step, and says how many. */
+  reviewAll(status: 'accepted' | 'rejected'): void {
+    const edits = Edits.reviewAllEdits(this, status);
+    this.#commit(status === 'accepted' ? 'Accept all suggestions' : 'Reject all suggestions', edits);
+    if (edits.length > 0) this.undone = { text: `${status === 'accepted' ? 'Accepted' : 'Rejected'} ${edits.length} suggestion${edits.length === 1 ? '' : 's'}` };
   }
 
   /** Moves one edge of the pending span or of the selected entity by one token. */
@@ -430,7 +430,7 @@ export class AnnotationEditor {
 
   #commit(label: string, edits: AnnotationEdit[]): void {
     if (edits.length === 0) return;
-    const inverse = invertEdits(this, edits);
+    const inverse = Edits.invertEdits(this, edits);
     this.history.push({ label, edits, inverse });
     this.#applyAndSave(edits);
   }
@@ -438,7 +438,7 @@ export class AnnotationEditor {
   /** `said`: what an undo or redo took back or did again (see `undone`). */
   #applyAndSave(edits: AnnotationEdit[], said?: string): void {
     if (said !== undefined) this.undone = { text: said };
-    const next = applyEdits(this, edits);
+    const next = Edits.applyEdits(this, edits);
     this.entities = [...next.entities];
     this.relations = [...next.relations];
     if (this.selectedKey !== null && !this.byKey.has(this.selectedKey)) this.selectedKey = null;
