@@ -24,6 +24,7 @@ import {
 } from '../tasks/test-helpers.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import { main } from './main.ts';
+import { formatIssue } from './task-commands.ts';
 
 afterAll(removeTempDirs);
 
@@ -317,5 +318,17 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     expect(await main(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--labels', 'O,B-X,I-X', '--out', kept])).toBe(1);
     expect(stderr.join('')).toMatch(/kept: folder is not empty \(notes\.txt\)/);
     expect(readdirSync(kept)).toEqual(['notes.txt']);
+  });
+});
+
+describe('issue lines', () => {
+  it('keep a file name with a newline or other control characters on one line', () => {
+    const line = formatIssue({
+      severity: 'error',
+      file: 'notes/evil\nbenchtop: error: fake.txt',
+      message: 'document a\r\x1b[2Jb: empty document',
+    });
+    expect(line).toBe('notes/evil\\nbenchtop: error: fake.txt: error: document a\\r\\x1b[2Jb: empty document');
+    expect(formatIssue({ severity: 'warning', file: 'ünï 😀.txt', line: 3, message: 'ok' })).toBe('ünï 😀.txt:3: warning: ok');
   });
 });

@@ -102,9 +102,20 @@ export function cliContext(
   return self;
 }
 
-/** `file:line: severity: message`. */
+/** Control characters shown as escapes: a file named "a\nbenchtop: error: …" cannot forge a line. */
+function visible(text: string): string {
+  const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    out += code < 0x20 || code === 0x7f ? (named[c] ?? `\\x${code.toString(16).padStart(2, '0')}`) : c;
+  }
+  return out;
+}
+
+/** `file:line: severity: message`, on one line whatever the file is called. */
 export function formatIssue(i: FormatIssue): string {
-  return `${i.file}${i.line !== undefined ? `:${i.line}` : ''}: ${i.severity}: ${i.message}`;
+  return `${visible(i.file)}${i.line !== undefined ? `:${i.line}` : ''}: ${i.severity}: ${visible(i.message)}`;
 }
 
 function oneOf<T extends string>(
