@@ -145,6 +145,11 @@ describe('parseHfConfig', () => {
     const mlm = readConfig('bert-masked-lm') as Record<string, unknown>;
     expect(() => parseHfConfig({ ...mlm, tie_word_embeddings: false }, 'f')).toThrow(/"tie_word_embeddings": false/);
     expect(parseHfConfig({ ...mlm, tie_word_embeddings: true }, 'f').task).toBe('masked-lm');
+    // A quoted "true" must not silently read as false (the sinusoidal table is frozen in HF).
+    expect(() => parseHfConfig({ model_type: 'distilbert', sinusoidal_pos_embds: 'true' }, 'f')).toThrow(
+      /f: "sinusoidal_pos_embds" must be true or false, got "true"/,
+    );
+    expect(() => parseHfConfig({ ...mlm, tie_word_embeddings: 'false' }, 'f')).toThrow(/"tie_word_embeddings" must be true or false/);
   });
 
   it('applies HF defaults for missing keys and keeps unknown keys', () => {

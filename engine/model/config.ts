@@ -173,7 +173,7 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   };
 
   const { labels, numLabels } = parseLabels(raw, task, file);
-  if (task === 'masked-lm' && raw['tie_word_embeddings'] === false) {
+  if (task === 'masked-lm' && !bool('tie_word_embeddings', true)) {
     // The engine always ties the decoder to the word embeddings, as HF does by default; an untied
     // head would load its own decoder weights in HF and give other logits here.
     throw new CheckpointError(file, 'masked-LM heads with "tie_word_embeddings": false (a decoder separate from the word embeddings) are not supported');
@@ -265,7 +265,7 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
       numLabels,
       labels,
       padTokenId: int('pad_token_id', 0, 0),
-      sinusoidalPositions: raw['sinusoidal_pos_embds'] === true,
+      sinusoidalPositions: bool('sinusoidal_pos_embds', false),
       raw,
     };
   }
