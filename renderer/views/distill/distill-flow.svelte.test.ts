@@ -98,4 +98,18 @@ describe('distill flow', () => {
       expect(flow.blockerAt(3), String(minutes)).toBeNull();
     }
   });
+
+  it('says a student started from a PHI-trained or unknown library model will be marked that way', () => {
+    const models = [model('teacher', 'no-phi'), model('phi-start', 'trained-on-phi'), model('odd-start', 'unknown')];
+    const flow = new DistillFlow({ models: () => models });
+    expect(flow.studentPhi).toBe('no-phi');
+    flow.studentKind = 'model';
+    flow.studentModelId = 'phi-start';
+    expect(flow.studentPhi).toBe('trained-on-phi');
+    flow.studentModelId = 'odd-start';
+    expect(flow.studentPhi).toBe('unknown');
+    // A preset student starts from nothing: only the teacher counts.
+    flow.studentKind = 'preset';
+    expect(flow.studentPhi).toBe('no-phi');
+  });
 });

@@ -16,6 +16,13 @@ export interface Sources {
 export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
 const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
 const PHI_TEACHER = new Set<PhiStatus>(['trained-on-phi', 'distilled-from-phi-teacher']);
+/** NOTE: the engine's order (worsePhiStatus in engine/store/lineage.ts): unknown outranks distilled. */
+const PHI_RANK: Record<PhiStatus, number> = {
+  'no-phi': 0,
+  'distilled-from-phi-teacher': 1,
+  unknown: 2,
+  'trained-on-phi': 3,
+};
 /** The engine's limits on steps and minutes (engine/api/validate.ts). */
 const MAX_STEPS = 10_000_000;
 const MAX_MINUTES = 60 * 24 * 14;
@@ -54,16 +61,14 @@ export class DistillFlow {
   );
   task = $derived<'ner' | 're'>(this.teacher?.task === 'sequence-classification' ? 're' : 'ner');
   students = $derived(this.#allModels().filter((m) => m.id !== this.teacher?.id));
-  /** What the student's PHI status will be. */
-  studentPhi = $derived<PhiStatus>(
-    this.includePrivate
-      ? 'trained-on-phi'
-      : this.teacher && PHI_TEACHER.has(this.teacher.phiStatus)
-        ? 'distilled-from-phi-teacher'
-        : this.teacher?.phiStatus === 'unknown'
-          ? 'unknown'
-          : 'no-phi',
+  /** The library model the student starts from, if one was chosen. */
+  studentBase = $derived(
+    this.studentKind === 'model'
+      ? (this.students.find((m) => m.id === this.studentModelId) ?? null)
+      : null,
   );
+  /** What the student's PHI status will be: the worst of the teacher's, the start's and the data's. */
+  studentPhi = $derived<PhiStatus>(this.#studentPhi());
   blockers = $derived([
     this.teacher === null
       ? 'Train a model on your documents first; it becomes the teacher.'
@@ -137,6 +142,20 @@ export class DistillFlow {
         includePrivate: { datasetIds: [...this.privateIds], alpha: this.alpha },
       }),
     };
+  }
+
+  #studentPhi(): PhiStatus {
+    if (this.includePrivate) return 'trained-on-phi';
+    const teacher = this.teacher?.phiStatus;
+    const taught: PhiStatus =
+      teacher !== undefined && PHI_TEACHER.has(teacher)
+        ? 'distilled-from-phi-teacher'
+        : teacher === 'unknown'
+          ? 'unknown'
+          : 'no-phi';
+    // A student started from a library model keeps what that model learned.
+    const start = this.studentBase?.phiStatus ?? 'no-phi';
+    return PHI_RANK[start] > PHI_RANK[taught] ? start : taught;
   }
 
   #allModels(): ModelInfo[] {
