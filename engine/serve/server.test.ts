@@ -42,12 +42,18 @@ function raw(
   });
 }
 
-/** Sends raw bytes (a request line Node's client would refuse to write) and returns the reply. */
-function rawBytes(text: string): Promise<string> {
+/**
+ * Sends raw bytes (a request line Node's client would refuse to write) and returns the reply
+ * once the connection closes, `until` matches it, or after a second.
+ */
+function rawBytes(text: string, until?: RegExp): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
     let reply = '';
-    socket.on('data', (d: Buffer) => (reply += d.toString('latin1')));
+    socket.on('data', (d: Buffer) => {
+      reply += d.toString('latin1');
+      if (until?.test(reply)) socket.destroy();
+    });
     socket.on('error', () => resolve(reply));
     socket.on('close', () => resolve(reply));
     setTimeout(() => socket.destroy(), 1000);
@@ -215,5 +221,18 @@ describe('browser-mode server', () => {
     const plain = await rawBytes(`GET http://[bad HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
     expect(plain).toMatch(/^HTTP\/1\.1 400/);
     expect((await raw('/api/status', { headers: auth() })).status).toBe(200);
+  });
+
+  it('refuses a declared body past the limit at once, before it is sent', async () => {
+    const head =
+      `POST /api/invoke/projects:list HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+      `Authorization: Bearer ${server.token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${64 << 20}\r\n\r\n`;
+    const started = Date.now();
+    // No body follows: only the headers say how big it is.
+    const reply = await rawBytes(head, /too large\."}}/);
+    expect(reply).toMatch(/^HTTP\/1\.1 413/);
+    expect(reply).toContain('The request is too large.');
+    expect(Date.now() - started).toBeLessThan(900); // answered, not left waiting for the body
   });
 });

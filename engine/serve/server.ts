@@ -169,7 +169,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         headers,
       );
     }
-    const body = await readBody(req);
+    // A declared size past the limit is refused before a byte of the body is read.
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const body = declared > MAX_BODY_BYTES ? null : await readBody(req);
     if (body === null)
       return sendJson(
         res,
