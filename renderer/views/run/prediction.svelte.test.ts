@@ -25,7 +25,7 @@ vi.mock('../../lib/api.ts', () => ({
   },
 }));
 const { call } = await import('../../lib/api.ts');
-const { PredictionState } = await import('./prediction.svelte.ts');
+const { PredictionState, outputPlaceholder, EXPORT_FORMATS } = await import('./prediction.svelte.ts');
 
 const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
 
@@ -144,5 +144,18 @@ describe('run screen state', () => {
     vi.mocked(call).mockClear();
     await Promise.all([s.start(1), s.start(1)]);
     expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'run:predict-files')).toHaveLength(1);
+  });
+});
+
+describe('the example output path', () => {
+  it('is never the input example nor inside it, and has the extension of its format', () => {
+    const input = '/home/you/Documents/notes'; // PathField's example for the input
+    for (const { value } of EXPORT_FORMATS) {
+      const out = outputPlaceholder(value);
+      expect(out === input || out.startsWith(`${input}/`), out).toBe(false);
+      if (value !== 'brat') expect(out).toMatch(/\.(txt|xml|json|jsonl|conll|csv)$/);
+    }
+    expect(outputPlaceholder('brat')).toBe('/home/you/Documents/notes-predicted');
+    expect(outputPlaceholder('jsonl')).toBe('/home/you/Documents/notes-predicted.jsonl');
   });
 });

@@ -192,3 +192,21 @@ export const EXPORT_FORMATS: { value: PredictFormat; label: string }[] = [
   { value: 'conll', label: 'CoNLL (IOB2 tokens)' },
   { value: 'csv', label: 'CSV (one row per entity)' },
 ];
+
+const EXTENSIONS: Record<PredictFormat, string> = {
+  brat: '',
+  pubtator: '.txt',
+  'bioc-xml': '.xml',
+  'bioc-json': '.json',
+  jsonl: '.jsonl',
+  conll: '.conll',
+  csv: '.csv',
+};
+
+/**
+ * The example output path: beside the input's example, never inside or on it (the engine
+ * refuses those: the next run over the folder would read the predictions as documents).
+ */
+export function outputPlaceholder(format: PredictFormat): string {
+  return `/home/you/Documents/notes-predicted${EXTENSIONS[format]}`;
+}
