@@ -170,4 +170,23 @@ describe('annotation editor under hard input', () => {
     await expect.poll(status).toEqual(['T90 accepted', 'T91 accepted', 'R90 accepted']);
     expect(await page.getByTestId('save-error').count()).toBe(0);
   });
+
+  it('says when a status change fails, and the menu goes back to the saved status', async () => {
+    const { page, context } = app;
+    await openDocument();
+    const select = page.getByTestId('document-status');
+    const saved = (await detail()).summary.status;
+    expect(await select.inputValue()).toBe(saved);
+    await context.route('**/api/invoke/documents%3Aset-status', (route) => route.abort('connectionrefused'));
+    await select.selectOption('annotated');
+    await expect.poll(() => page.getByTestId('status-error').textContent()).toMatch(/^The status was not changed\s*Benchtop is not running/);
+    expect(await page.getByTestId('annotate-view').textContent()).not.toContain('could not be opened');
+    expect(await select.inputValue()).toBe(saved);
+    expect((await detail()).summary.status).toBe(saved);
+    await context.unroute('**/api/invoke/documents%3Aset-status');
+    await select.selectOption('annotated');
+    await expect.poll(async () => (await detail()).summary.status).toBe('annotated');
+    expect(await page.getByTestId('status-error').count()).toBe(0);
+    expect(await select.inputValue()).toBe('annotated');
+  });
 });
