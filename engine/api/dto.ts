@@ -10,6 +10,8 @@ export type ExportFormat =
   'pubtator' | 'brat' | 'bioc-xml' | 'bioc-json' | 'conll' | 'jsonl' | 'csv';
 export type ImportFormat = ExportFormat | 'text' | 'pdf' | 'docx';
 export type DeviceId = 'cpu' | 'webgpu';
+/** The colour theme: the system's, or always light or dark. */
+export type ThemeChoice = 'system' | 'light' | 'dark';
 /** Which documents a list shows: with human/accepted labels, without, or with model suggestions. */
 export type DocumentFilter = 'all' | 'annotated' | 'not-annotated' | 'predicted';
 
@@ -218,6 +220,8 @@ export interface Settings {
    * units; F1 within a few tenths of a point on the bundled corpora). Training stays float32.
    */
   int8Inference: boolean;
+  /** Kept in the data folder: in browser mode each launch has a new address, whose storage starts empty. */
+  theme: ThemeChoice;
 }
 
 export interface AppInfo {

@@ -16,7 +16,13 @@ interface SettingsFile extends Settings {
 const FILE = 'settings.json';
 
 function defaults(): SettingsFile {
-  return { threads: Math.max(1, Math.min(4, cpus().length)), device: 'cpu', int8Inference: false, isDemoSeeded: false };
+  return {
+    threads: Math.max(1, Math.min(4, cpus().length)),
+    device: 'cpu',
+    int8Inference: false,
+    theme: 'system',
+    isDemoSeeded: false,
+  };
 }
 
 /** Reads settings.json, falling back to defaults for missing or malformed fields. */
@@ -33,6 +39,7 @@ export function readSettingsFile(dataDir: string): SettingsFile {
           : base.threads,
       device: raw.device === 'webgpu' ? 'webgpu' : 'cpu',
       int8Inference: raw.int8Inference === true,
+      theme: raw.theme === 'light' || raw.theme === 'dark' ? raw.theme : 'system',
       isDemoSeeded: raw.isDemoSeeded === true,
     };
   } catch {
@@ -46,15 +53,16 @@ export function writeSettingsFile(dataDir: string, s: SettingsFile): void {
 }
 
 export function getSettings(ctx: ApiContext): Settings {
-  const { threads, device, int8Inference } = readSettingsFile(ctx.dataDir);
-  return { threads, device, int8Inference };
+  const { threads, device, int8Inference, theme } = readSettingsFile(ctx.dataDir);
+  return { threads, device, int8Inference, theme };
 }
 
 export function updateSettings(ctx: ApiContext, patch: Partial<Settings>): Settings {
   const next = { ...readSettingsFile(ctx.dataDir), ...patch };
   writeSettingsFile(ctx.dataDir, next);
   ctx.emit('workspace:changed', { projectId: null, what: 'settings' });
-  return { threads: next.threads, device: next.device, int8Inference: next.int8Inference };
+  const { threads, device, int8Inference, theme } = next;
+  return { threads, device, int8Inference, theme };
 }
 
 export function getAppInfo(ctx: ApiContext): AppInfo {

@@ -88,7 +88,12 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'settings:get': empty,
   'settings:update': obj<Record<never, never>, Settings>(
     {},
-    { threads: int(1, 256), device: oneOf('cpu', 'webgpu'), int8Inference: bool },
+    {
+      threads: int(1, 256),
+      device: oneOf('cpu', 'webgpu'),
+      int8Inference: bool,
+      theme: oneOf('system', 'light', 'dark'),
+    },
   ),
   'devices:list': empty,
   'projects:list': empty,

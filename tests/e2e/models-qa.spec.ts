@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
+import { startServer } from '../../engine/serve/server.ts';
 import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
 
 const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
@@ -50,6 +51,27 @@ describe('Settings', () => {
     await page.reload();
     await page.getByTestId('nav-settings').click();
     await expect.poll(() => page.getByTestId('threads-input').inputValue()).toBe(String(cpuCount));
+  });
+
+  it('keeps the theme across a restart, when browser mode comes back on a new address', async () => {
+    const { page } = app;
+    await page.getByTestId('theme-select').selectOption('dark');
+    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
+    await expect.poll(() => (JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { theme?: unknown }).theme).toBe('dark');
+    // A second launch on the same data folder: another port, so another (empty) localStorage.
+    const again = await startServer({ dataDir: app.dataDir, port: 0 });
+    const context = await app.browser.newContext();
+    try {
+      const other = await context.newPage();
+      await other.goto(again.url);
+      await other.getByTestId('theme-select').waitFor();
+      await expect.poll(() => other.locator('html').getAttribute('data-theme')).toBe('dark');
+      expect(await other.getByTestId('theme-select').inputValue()).toBe('dark');
+    } finally {
+      await context.close();
+      await again.close();
+    }
+    await page.getByTestId('theme-select').selectOption('system');
   });
 
   it('shows the CPU in use when the saved device (WebGPU) is unavailable here', async () => {

@@ -1,5 +1,8 @@
 // Navigation and preferences: the current screen (kept in the address hash so a reload returns
-// to it), the open project and document, and the colour theme.
+// to it), the open project and document, and the colour theme (saved in the data folder's
+// settings, cached in localStorage to paint the first frame in the right colours).
+import { call } from '../api.ts';
+
 export type View =
   | 'projects'
   | 'documents'
@@ -47,6 +50,13 @@ class AppState {
     this.#applyTheme();
     this.#fromHash();
     window.addEventListener('hashchange', () => this.#fromHash());
+    // NOTE: browser mode gets a new address (port) each launch, whose localStorage starts empty.
+    void call('settings:get', {})
+      .then((s) => {
+        const saved = s.theme as Theme | undefined; // an engine from before themes were saved: none
+        if (saved !== undefined && saved !== this.theme) this.#showTheme(saved);
+      })
+      .catch(() => {}); // offline or not signed in: the cached choice stays
   }
 
   /** Shows a screen; `documentId` opens that document in the editor. */
@@ -62,6 +72,11 @@ class AppState {
   }
 
   setTheme(theme: Theme): void {
+    this.#showTheme(theme);
+    void call('settings:update', { theme }).catch(() => {}); // kept for this address meanwhile
+  }
+
+  #showTheme(theme: Theme): void {
     this.theme = theme;
     localStorage.setItem(THEME_KEY, theme);
     this.#applyTheme();
