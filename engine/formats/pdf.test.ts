@@ -36,4 +36,20 @@ describe('importPdf', () => {
   it('throws a content-free error for a damaged file', async () => {
     await expect(importPdf(new TextEncoder().encode('%PDF-1.4 garbage'), 'bad.pdf')).rejects.toThrow('invalid or damaged PDF');
   });
+
+  it('says how to read a password-protected PDF', async () => {
+    // A standard-security (RC4) dictionary whose /U does not match the empty user password.
+    const text = new TextDecoder().decode(buildPdf([['Secret note.']]));
+    const at = text.indexOf('xref');
+    const count = (text.match(/ 0 obj/g) ?? []).length;
+    const hex = 'ab'.repeat(32);
+    let body = text.slice(0, at) + `${count + 1} 0 obj\n<< /Filter /Standard /V 1 /R 2 /O <${hex}> /U <${hex}> /P -44 >>\nendobj\n`;
+    const offsets = [...body.matchAll(/(\d+) 0 obj\n/g)].map((m) => String(m.index).padStart(10, '0'));
+    const xref = body.length;
+    body += `xref\n0 ${count + 2}\n0000000000 65535 f \n${offsets.map((o) => `${o} 00000 n \n`).join('')}`;
+    body += `trailer\n<< /Size ${count + 2} /Root 1 0 R /Encrypt ${count + 1} 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>\nstartxref\n${xref}\n%%EOF\n`;
+    await expect(importPdf(new TextEncoder().encode(body), 'locked.pdf')).rejects.toThrow(
+      'password-protected PDF; open it with its password and save an unprotected copy (or print it to PDF), then read that copy',
+    );
+  });
 });

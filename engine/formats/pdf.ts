@@ -49,7 +49,11 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
     pdf = await task.promise;
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
-    throw formatError(name === 'PasswordException' ? 'password-protected PDF' : 'invalid or damaged PDF');
+    throw formatError(
+      name === 'PasswordException'
+        ? 'password-protected PDF; open it with its password and save an unprotected copy (or print it to PDF), then read that copy'
+        : 'invalid or damaged PDF',
+    );
   }
   try {
     const pages: string[] = [];
