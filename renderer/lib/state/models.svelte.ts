@@ -55,9 +55,11 @@ class Models {
     this.lineage = null;
     if (id === null) return;
     try {
-      this.lineage = await call('models:get-lineage', { modelId: id });
+      const lineage = await call('models:get-lineage', { modelId: id });
+      // A slower answer for a model selected before must not show under this one.
+      if (this.selectedId === id) this.lineage = lineage;
     } catch (err) {
-      this.error = messageOf(err);
+      if (this.selectedId === id) this.error = messageOf(err);
     }
   }
 
