@@ -68,6 +68,20 @@ describe('layout', () => {
     expect(blockIndexOf(blocks, 3)).toBe(0);
   });
 
+  it('cuts a long paragraph without spaces after a CJK sentence mark, and never inside a character', () => {
+    const cjk = '患者有肝癌病史，长期服用药物。'.repeat(60);
+    const blocks = buildBlocks(cjk, 700);
+    expect(blocks.map((b) => cjk.slice(b.start, b.end)).join('')).toBe(cjk);
+    expect(blocks.slice(0, -1).every((b) => /[。，]$/.test(cjk.slice(b.start, b.end)))).toBe(true);
+    for (const text of [`x${'𝛼'.repeat(400)}`, `x${'👍🏽'.repeat(200)}`, `x${'e\u0301'.repeat(400)}`]) {
+      const parts = buildBlocks(text, 700).map((b) => text.slice(b.start, b.end));
+      expect(parts.join('')).toBe(text);
+      expect(parts.length).toBeGreaterThan(1);
+      // Each piece starts on a whole character: not a low surrogate, skin tone or accent.
+      expect(parts.slice(1).every((p) => /^[x𝛼e]|^👍/u.test(p))).toBe(true);
+    }
+  });
+
   it('gives nested and overlapping entities different lanes, disjoint ones the same', () => {
     const lanes = assignLanes(
       [ent('outer', 0, 20), ent('inner', 5, 10), ent('overlap', 15, 30), ent('later', 40, 45)].map(

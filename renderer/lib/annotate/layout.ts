@@ -1,7 +1,7 @@
 // Layout of annotated text for the virtualised editor: blocks (paragraphs, long ones split at
 // spaces), lanes for nested/overlapping entities, and per-block segments (maximal runs of text
 // covered by the same set of entity fragments).
-import type { Span } from './tokens.ts';
+import { type Span, continuesCluster } from './tokens.ts';
 
 /** Key of the pending (not yet labelled) selection when drawn as a mark. */
 export const PENDING_KEY = '__pending';
@@ -32,17 +32,28 @@ export interface Segment {
   heads: Mark[];
 }
 
-/** Splits text into blocks at line breaks, cutting paragraphs longer than `maxLength` at spaces. */
+/** Where a long paragraph may be cut: after a space, or after a sentence or clause mark (CJK has no spaces). */
+const BREAK_AFTER = /[\s。．，、！？；：]/u;
+
+/** The cut for a paragraph longer than `maxLength`: the last break in its second half, else the
+ * longest piece that does not split a character (a surrogate pair, an emoji sequence, a base and
+ * its combining marks), which would show as broken glyphs across two blocks. */
+function cutAt(text: string, start: number, maxLength: number): number {
+  for (let i = start + maxLength - 1; i > start + maxLength / 2; i--)
+    if (BREAK_AFTER.test(text[i]!)) return i + 1;
+  let end = start + maxLength;
+  while (end > start + 1 && continuesCluster(text, end)) end--;
+  return end;
+}
+
+/** Splits text into blocks at line breaks, cutting paragraphs longer than `maxLength` (see cutAt). */
 export function buildBlocks(text: string, maxLength = 700): Block[] {
   const blocks: Block[] = [];
   let start = 0;
   while (start < text.length) {
     const newline = text.indexOf('\n', start);
     let end = newline < 0 ? text.length : newline + 1;
-    if (end - start > maxLength) {
-      const space = text.lastIndexOf(' ', start + maxLength);
-      end = space > start + maxLength / 2 ? space + 1 : start + maxLength;
-    }
+    if (end - start > maxLength) end = cutAt(text, start, maxLength);
     blocks.push({ start, end });
     start = end;
   }

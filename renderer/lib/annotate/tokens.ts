@@ -22,8 +22,10 @@ function extendsPrevious(text: string, at: number): boolean {
 }
 
 /** True when the character at `at` belongs to the same user-perceived character as the one before. */
-function continuesCluster(text: string, at: number): boolean {
+export function continuesCluster(text: string, at: number): boolean {
   if (at === 0) return false;
+  const unit = text.charCodeAt(at);
+  if (unit >= 0xdc00 && unit <= 0xdfff && text.charCodeAt(at - 1) >= 0xd800 && text.charCodeAt(at - 1) <= 0xdbff) return true;
   if (extendsPrevious(text, at) || text.charCodeAt(at - 1) === 0x200d) return true;
   // A flag is a pair of regional indicators: this one closes a pair when an odd number precede it.
   if (!within(text.codePointAt(at) ?? 0, 0x1f1e6, 0x1f1ff)) return false;
