@@ -3,7 +3,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, tru
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { HostTensor } from '../onnx/ir.ts';
 import { main } from './main.ts';
+import { forwardJson } from './model-commands.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const VOCAB = path.resolve(import.meta.dirname, '../../../shared/goldens/vocab/tiny-uncased-vocab.txt');
@@ -88,6 +90,21 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(Math.max(...got.flat(2).map((x, i) => Math.abs(x - (w[i] as number))))).toBeLessThan(1e-5);
     const onnx = path.join(tmp, 'body.onnx');
     expect((await run(['export-onnx', '--model', dir, '--out', onnx])).out).toMatch(/inputs: input_ids, attention_mask, token_type_ids;/);
+  });
+
+  it('forward writes its JSON in bounded pieces, the same text as one JSON.stringify', () => {
+    // One string of a BERT-base model's gradients (~2 G characters) is past V8's longest string:
+    // forward --grads failed there after all its work with "Invalid string length".
+    const logits: HostTensor = { dtype: 'float32', dims: [2, 3, 2], data: Float32Array.from([0.1, -2, 3.5, 1e-8, NaN, 4, 5, 6, 7, 8, 9, 10]) };
+    const big = Float32Array.from({ length: 300_000 }, (_, i) => Math.sin(i) / 3);
+    const grads = new Map([['a.weight', big], ['b.bias', Float32Array.from([1.5, -0])]]);
+    const pieces = [...forwardJson(logits, 0.25, grads)];
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(Math.max(...pieces.map((p) => p.byteLength))).toBeLessThan(1.5 * 2 ** 20);
+    const rows = [[[0.1, -2], [3.5, 1e-8], [NaN, 4]], [[5, 6], [7, 8], [9, 10]]].map((r) => r.map((c) => c.map((x) => Math.fround(x))));
+    const text = Buffer.concat(pieces).toString('utf8');
+    expect(text).toBe(JSON.stringify({ logits: rows, loss: 0.25, grads: { 'a.weight': Array.from(big), 'b.bias': [1.5, -0] } }));
+    expect(Buffer.concat([...forwardJson(logits, undefined, new Map())]).toString()).toBe(JSON.stringify({ logits: rows }));
   });
 
   it('init-model writes a folder that loads back', async () => {

@@ -123,8 +123,6 @@ function usedParams(spec: GraphSpec): string[] {
   return spec.params.filter((p) => !unused.has(p));
 }
 
-type Nested = number | Nested[];
-
 function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
   const dims: number[] = [];
   let cur: unknown = x;
@@ -139,11 +137,60 @@ function flatten(x: unknown, what: string, file: string): { dims: number[]; valu
   return { dims, values: values as number[] };
 }
 
-function nest(data: Float32Array, dims: readonly number[]): Nested {
-  if (dims.length === 0) return data[0] as number;
+/** Numbers per JSON.stringify call and characters per written piece. */
+const JSON_NUMBERS = 16384;
+const JSON_PIECE_CHARS = 1 << 20;
+
+/** A [..][..] float array as JSON text, in pieces of at most JSON_NUMBERS numbers. */
+function* jsonArray(data: Float32Array, dims: readonly number[]): Generator<string> {
+  if (dims.length <= 1) {
+    yield '[';
+    for (let i = 0; i < data.length; i += JSON_NUMBERS) {
+      yield (i > 0 ? ',' : '') + JSON.stringify(Array.from(data.subarray(i, i + JSON_NUMBERS))).slice(1, -1);
+    }
+    yield ']';
+    return;
+  }
   const [d0, ...rest] = dims as [number, ...number[]];
   const stride = rest.reduce((a, b) => a * b, 1);
-  return Array.from({ length: d0 }, (_, i) => nest(data.subarray(i * stride, (i + 1) * stride), rest));
+  yield '[';
+  for (let i = 0; i < d0; i++) {
+    if (i > 0) yield ',';
+    yield* jsonArray(data.subarray(i * stride, (i + 1) * stride), rest);
+  }
+  yield ']';
+}
+
+/**
+ * The forward output {"logits", "loss"?, "grads"?} as UTF-8 pieces of about 1 MB: as one string,
+ * the gradients of a BERT-base-sized model (~2 G characters) are past V8's longest string, and
+ * the run failed after all its work with "Invalid string length".
+ */
+export function* forwardJson(logits: HostTensor, loss: number | undefined, grads: ReadonlyMap<string, Float32Array>): Generator<Uint8Array> {
+  function* parts(): Generator<string> {
+    yield '{"logits":';
+    yield* jsonArray(logits.data as Float32Array, logits.dims);
+    if (loss !== undefined) yield `,"loss":${JSON.stringify(loss)}`;
+    if (grads.size > 0) {
+      let first = true;
+      for (const [name, g] of grads) {
+        yield `${first ? ',"grads":{' : ','}${JSON.stringify(name)}:`;
+        yield* jsonArray(g, [g.length]);
+        first = false;
+      }
+      yield '}';
+    }
+    yield '}';
+  }
+  let pending = '';
+  for (const part of parts()) {
+    pending += part;
+    if (pending.length >= JSON_PIECE_CHARS) {
+      yield Buffer.from(pending, 'utf8');
+      pending = '';
+    }
+  }
+  yield Buffer.from(pending, 'utf8');
 }
 
 /** Shapes and value ranges of the optional inputs, checked before onnxruntime sees them. */
@@ -224,15 +271,16 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const out = await session.run(feeds, wanted);
   await session.release();
   const logits = out['logits'] as HostTensor;
-  const result: Record<string, unknown> = { logits: nest(logits.data as Float32Array, logits.dims) };
-  if (labels) result['loss'] = Number(out['loss']?.data[0]);
+  const grads = new Map<string, Float32Array>();
   if (wantGrads) {
-    const grads: Record<string, number[]> = {};
-    for (const p of spec.trainable) grads[p] = Array.from(out[`${p}.grad`]?.data as Float32Array);
-    for (const [alias, source] of tiedAliases(m.config)) if (grads[source]) grads[alias] = grads[source];
-    result['grads'] = grads;
+    for (const p of spec.trainable) grads.set(p, out[`${p}.grad`]?.data as Float32Array);
+    for (const [alias, source] of tiedAliases(m.config)) {
+      const g = grads.get(source);
+      if (g) grads.set(alias, g);
+    }
   }
-  writeFileAtomic(outFile, JSON.stringify(result));
+  const loss = labels ? Number(out['loss']?.data[0]) : undefined;
+  writeFileAtomic(outFile, forwardJson(logits, loss, grads));
 }
 
 export function cmdExportOnnx(opts: Opts): void {

@@ -5,7 +5,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSyn
 import path from 'node:path';
 
 /** Write `data` to `file` atomically (parent folders are created). */
-export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): void {
   mkdirSync(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
