@@ -112,4 +112,18 @@ describe('distill flow', () => {
     flow.studentKind = 'preset';
     expect(flow.studentPhi).toBe('no-phi');
   });
+
+  it('never swaps a removed teacher for another one behind the user’s back', () => {
+    let models = [model('clean', 'no-phi'), model('chosen', 'no-phi'), model('phi', 'trained-on-phi')];
+    const flow = new DistillFlow({ models: () => models });
+    flow.teacherId = 'chosen';
+    flow.go(3);
+    expect(flow.step).toBe(3);
+    models = models.filter((m) => m.id !== 'chosen');
+    expect(flow.teacher).toBeNull();
+    expect(flow.blockerAt(3)).toBe('The teacher you chose is no longer in the library; choose another one.');
+    flow.teacherId = 'phi';
+    expect(flow.blockerAt(3)).toBeNull();
+    expect(flow.studentPhi).toBe('distilled-from-phi-teacher');
+  });
 });

@@ -53,11 +53,11 @@ export class DistillFlow {
   #sources: Sources;
 
   teachers = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
+  /** The chosen teacher; once chosen (or pinned) it is never swapped for another one silently. */
   teacher = $derived(
-    this.teachers.find((m) => m.id === this.teacherId) ??
-      this.teachers.find((m) => !hasGenericLabels(m)) ??
-      this.teachers[0] ??
-      null,
+    this.teacherId !== ''
+      ? (this.teachers.find((m) => m.id === this.teacherId) ?? null)
+      : (this.teachers.find((m) => !hasGenericLabels(m)) ?? this.teachers[0] ?? null),
   );
   task = $derived<'ner' | 're'>(this.teacher?.task === 'sequence-classification' ? 're' : 'ner');
   students = $derived(this.#allModels().filter((m) => m.id !== this.teacher?.id));
@@ -71,7 +71,9 @@ export class DistillFlow {
   studentPhi = $derived<PhiStatus>(this.#studentPhi());
   blockers = $derived([
     this.teacher === null
-      ? 'Train a model on your documents first; it becomes the teacher.'
+      ? this.teacherId !== '' && this.teachers.length > 0
+        ? 'The teacher you chose is no longer in the library; choose another one.'
+        : 'Train a model on your documents first; it becomes the teacher.'
       : hasGenericLabels(this.teacher)
         ? `“${this.teacher.name}” has no named labels (only ${this.teacher.labels.slice(0, 2).join(', ')}…), so it cannot teach. Choose a model trained on the Train screen.`
         : null,
