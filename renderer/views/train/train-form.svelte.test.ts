@@ -106,6 +106,19 @@ describe('train form', () => {
     expect(form.blocker).toBeNull();
   });
 
+  it('does not swap a chosen starting model that was removed for another one', async () => {
+    models = [model('mine', 'token-classification', 'trained-on-phi'), model('other', 'masked-lm')];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    form.base = 'model:mine';
+    expect(form.selectedBase).toBe('model:mine');
+    models = models.filter((m) => m.id !== 'mine');
+    expect(form.selectedBase).toBe('');
+    expect(form.blocker).toBe('The starting model you chose is no longer in the library; choose another one.');
+    form.base = 'model:other';
+    expect(form.blocker).toBeNull();
+  });
+
   it('says before starting that no chosen document is finished yet', async () => {
     datasets = [dataset(1, false, 0), dataset(2, false, 0)];
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });

@@ -55,9 +55,16 @@ export class TrainFormState {
   chosenDevIds = $derived(
     this.#chosen(this.devDatasetIds, false).filter((id) => !this.chosenDatasetIds.includes(id)),
   );
-  /** The starting point that will be used: the user's pick, else the recommended one. */
+  /**
+   * The starting point that will be used: the user's pick, else the recommended one. A pick
+   * removed from the library meanwhile is not swapped for another model silently ('').
+   */
   selectedBase = $derived(
-    this.choices.some((c) => c.value === this.base) ? this.base : this.#defaultBase(),
+    this.base === ''
+      ? this.#defaultBase()
+      : this.choices.some((c) => c.value === this.base)
+        ? this.base
+        : '',
   );
   usesPhi = $derived(
     this.#allDatasets().some(
@@ -178,6 +185,8 @@ export class TrainFormState {
     const chosen = this.#allDatasets().filter((d) => this.chosenDatasetIds.includes(d.id));
     if (chosen.every((d) => d.finishedCount === 0))
       return 'None of the chosen datasets has documents marked Annotated or Reviewed yet: mark the ones you have finished (the status menu above the text in the editor), or import annotated files.';
+    if (this.selectedBase === '' && this.base !== '')
+      return 'The starting model you chose is no longer in the library; choose another one.';
     if (this.selectedBase === '')
       return 'Choose a starting model. If the list is empty, import a model on the Models screen.';
     if (!(this.holdOutPercent >= 1 && this.holdOutPercent <= 50))
