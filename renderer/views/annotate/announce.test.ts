@@ -22,6 +22,21 @@ function say(ed: AnnotationEditor, act: (() => void) | string | KeyInput): strin
 }
 
 describe('editor announcements', () => {
+  it('reads a suggested relation with what Enter and Delete do, and its acceptance', () => {
+    const d = detail();
+    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const ed = new AnnotationEditor(d, SCHEMA, {
+      debounceMs: 1_000_000,
+      save: () => Promise.resolve(d.summary),
+      reload: () => Promise.resolve(d),
+    });
+    ed.select('T1');
+    expect(say(ed, () => ed.selectRelation('R1'))).toBe(
+      'treats: “olaparib” → “breast cancer” (suggestion: Enter accepts it, Delete rejects it)',
+    );
+    expect(say(ed, 'Enter')).toBe('Accepted treats: “olaparib” → “breast cancer”');
+  });
+
   it('names the entity the arrows move to, with its place in reading order', () => {
     const ed = make();
     expect(say(ed, 'ArrowRight')).toBe('Disease: “breast cancer”, entity 1 of 2');

@@ -17,6 +17,7 @@ interface RelationView {
   type: string;
   from: string;
   to: string;
+  isSuggested: boolean;
 }
 
 export interface EditorSnapshot {
@@ -68,6 +69,7 @@ export function snapshot(ed: AnnotationEditor): EditorSnapshot {
           type: rel.type,
           from: ed.entity(rel.arg1)?.text ?? rel.arg1,
           to: ed.entity(rel.arg2)?.text ?? rel.arg2,
+          isSuggested: rel.status === 'suggested',
         }
       : null,
     entityKeys: new Set(ed.visible.map((e) => e.key)),
@@ -118,8 +120,12 @@ export function describeChange(prev: EditorSnapshot, next: EditorSnapshot): stri
     if (prev.selected.isSuggested && !sel.isSuggested) return `Accepted ${named(sel)}`;
     if (prev.selected.text !== sel.text) return `${sel.type}: ${q(sel.text)}`;
   }
+  if (next.relation && prev.relation?.key === next.relation.key && prev.relation.isSuggested && !next.relation.isSuggested)
+    return `Accepted ${arrow(next.relation)}`;
   if (next.relation && prev.relation?.key !== next.relation.key)
-    return `${arrow(next.relation)} (press Delete to remove it)`;
+    return next.relation.isSuggested
+      ? `${arrow(next.relation)} (suggestion: Enter accepts it, Delete rejects it)`
+      : `${arrow(next.relation)} (press Delete to remove it)`;
   if (sel && prev.selected?.key !== sel.key)
     return `${sel.type}: ${q(sel.text)}${sel.isSuggested ? ' (suggestion)' : ''}, entity ${sel.index} of ${sel.count}`;
   if (next.pending !== null && next.pending !== prev.pending)
