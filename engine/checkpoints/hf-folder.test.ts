@@ -468,6 +468,13 @@ describe('loadHfFolder reads regular files only, and a vocabulary the tokenizer 
       symlinkSync(path.join('..', '..', 'blobs', `blob-${f}`), path.join(snapshot, f));
     }
     expect(loadHfFolder(snapshot).vocab).toHaveLength(1000);
+    // Blobs removed (a cleaned cache): say the link dangles rather than "no weights file".
+    rmSync(path.join(blobs, 'blob-model.safetensors'));
+    rmSync(path.join(blobs, 'blob-pytorch_model.bin'));
+    expect(loadError(snapshot).message).toBe(
+      `${path.join(snapshot, 'model.safetensors')}: is a link to ../../blobs/blob-model.safetensors, which does not exist ` +
+        '(a Hugging Face cache whose blobs/ were removed?); download or copy the weights again',
+    );
   });
 
   it('refuses a vocab.txt without [UNK] when the table has no row for it, and loads every golden', () => {

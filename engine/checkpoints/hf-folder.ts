@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -222,6 +223,16 @@ function pickWeightsFile(dir: string, options: LoadHfOptions): string {
   }
   if (existsSync(st)) return st;
   if (existsSync(pt)) return pt;
+  for (const file of [st, pt]) {
+    // existsSync follows links: a dangling one would read as "no weights file".
+    let target: string | undefined;
+    try {
+      target = readlinkSync(file);
+    } catch {
+      continue;
+    }
+    throw new CheckpointError(file, `is a link to ${target}, which does not exist (a Hugging Face cache whose blobs/ were removed?); download or copy the weights again`);
+  }
   const files = readdirSync(dir);
   let hint = 'save the model with save_pretrained';
   if (files.some((f) => f.endsWith('.index.json')))
