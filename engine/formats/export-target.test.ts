@@ -100,15 +100,26 @@ describe.runIf(canMount)('brat export on a disk that fills part-way', () => {
       "const docs = Array.from({ length: 60 }, (_, i) => ({ id: 'n' + i, text, entities: [], relations: [] }));",
       `await exportDocuments(docs, 'brat', '${mnt}/out').catch((e) => console.log('error', e.code, e.path));`,
       `await exportDocuments(docs, 'jsonl', '${mnt}/out.jsonl').catch((e) => console.log(e.message));`,
+      // A link to a folder on the other file system (the tmpfs): staging must not cross it.
+      `const r = await exportDocuments(docs.slice(0, 1), 'brat', '${tmp}/link');`,
+      'console.log(r.written.length);',
     ].join('\n');
+    symlinkSync(join(mnt, 'target'), join(tmp, 'link'));
     const r = spawnSync(
       'unshare',
-      ['-rm', 'sh', '-c', `mount -t tmpfs -o size=256k tmpfs '${mnt}' && '${process.execPath}' --import tsx --input-type=module -e "$0"; ls -A '${mnt}'`, script],
+      ['-rm', 'sh', '-c', `mount -t tmpfs -o size=256k tmpfs '${mnt}' && mkdir '${mnt}/target' && '${process.execPath}' --import tsx --input-type=module -e "$0"; ls -A '${mnt}' '${mnt}/target'`, script],
       { cwd: ROOT, encoding: 'utf8' },
     );
     expect(r.stdout.trim().split('\n')).toEqual([
       `error ENOSPC ${mnt}/out`,
       `${mnt}/out.jsonl: the disk is full; nothing was written (free some space and run again)`,
-    ]); // and nothing listed in the mount
+      '2',
+      `${mnt}:`,
+      'target',
+      '',
+      `${mnt}/target:`,
+      'n0.ann',
+      'n0.txt',
+    ]); // nothing else in the mount: no half-written pairs, no staging folder
   }, 60_000);
 });

@@ -140,20 +140,21 @@ async function refuseIrregular(target: string): Promise<void> {
 
 /**
  * Writes files into the folder `dir` all or nothing (brat's .txt/.ann pairs): they go to a hidden
- * staging folder beside it first and are moved in only once all are written, so a full disk
- * part-way leaves none of them (a crash leaves only the hidden folder, which imports skip).
- * A file-system error names `dir`, not the staging folder. Returns the paths written.
+ * staging folder inside it (the same file system, even when `dir` is a link or a mount point)
+ * and are moved in only once all are written, so a full disk part-way leaves none of them, nor a
+ * folder it created (a crash leaves only the hidden folder, which imports skip). A file-system
+ * error names `dir`, not the staging folder. Returns the paths written.
  */
 export async function writeFilesAtomic(dir: string, files: readonly { name: string; content: string }[]): Promise<string[]> {
-  await mkdir(dirname(dir), { recursive: true });
-  const staging = join(dirname(dir), `.${basename(dir)}.tmp-${process.pid}-${Date.now().toString(36)}`);
+  const existed = existsSync(dir);
+  const staging = join(dir, `.benchtop-partial-${process.pid}-${Date.now().toString(36)}`);
   try {
-    await mkdir(staging);
+    await mkdir(staging, { recursive: true });
     for (const f of files) await writeFile(join(staging, f.name), f.content, 'utf8');
-    await mkdir(dir, { recursive: true });
     for (const f of files) await refuseIrregular(join(dir, f.name));
     for (const f of files) await rename(join(staging, f.name), join(dir, f.name));
   } catch (err) {
+    if (!existed) await rm(dir, { recursive: true, force: true });
     throw nameOutput(err, dir);
   } finally {
     await rm(staging, { recursive: true, force: true });
