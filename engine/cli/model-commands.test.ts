@@ -182,6 +182,11 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(r.err).not.toContain('PATIENT');
     expect(existsSync(outFile)).toBe(false);
 
+    writeFileSync(path.join(tmp, 'in7.json'), JSON.stringify({ input_ids: [[2, 5, 3]], token_type_ids: [[0, 0, 0]] }));
+    r = await run(['forward', '--model', path.join(GOLDEN, '..', 'distilbert-token-classification'), '--inputs', path.join(tmp, 'in7.json'), '--out', outFile]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/in7\.json: a distilbert model has no token type embeddings, so it takes no "token_type_ids"; leave them out/);
+
     // --out naming a folder: refused before any work, naming what the user typed (not a temp file).
     writeFileSync(path.join(tmp, 'in6.json'), JSON.stringify({ input_ids: [[2, 5, 3]] }));
     const folder = mkdtempSync(path.join(tmp, 'outdir-'));

@@ -205,6 +205,9 @@ function checkForwardInputs(raw: Record<string, unknown>, ids: { dims: number[] 
     if (bad !== undefined) throw new UsageError(`${inFile}: "${key}" holds ${bad}; ${what}`);
   };
   check('attention_mask', [batch, seq], 0, 1, 'an attention mask holds 0 (padding) or 1');
+  if (config.typeVocabSize === 0 && raw['token_type_ids'] !== undefined) {
+    throw new UsageError(`${inFile}: a ${config.architecture} model has no token type embeddings, so it takes no "token_type_ids"; leave them out`);
+  }
   check('token_type_ids', [batch, seq], 0, config.typeVocabSize - 1, `token type ids run from 0 to ${config.typeVocabSize - 1}`);
   if (raw['labels'] === undefined) return;
   const classes = `class ids run from 0 to ${config.numLabels - 1} (${config.numLabels} labels)`;
