@@ -113,6 +113,8 @@ describe('safetensors', () => {
     expectError(good.subarray(0, 5), /truncated: 5 bytes/);
     expectError(good.subarray(0, 200), /header length \d+ exceeds the file size 200/);
     expectError(good.subarray(0, good.byteLength - 10), /out of range .*truncated/);
+    const zip = readFileSync(path.join(GOLDENS, 'bert-token-classification/pytorch_model.bin'));
+    expectError(zip, /this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model\.bin/);
   });
 
   it('rejects malformed headers', () => {

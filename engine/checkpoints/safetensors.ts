@@ -7,6 +7,7 @@ import type { DType, HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { readModelFile } from './model-file.ts';
+import { looksLikeZip } from './zip-reader.ts';
 import { DTYPE_BYTES, tensorBytes, typedArrayFromBytes } from './tensor-bytes.ts';
 
 /** safetensors dtype codes and the engine dtypes they map to. */
@@ -56,6 +57,7 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen64 = view.getBigUint64(0, true);
   if (headerLen64 > BigInt(bytes.byteLength - 8)) {
+    if (looksLikeZip(bytes)) fail('this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model.bin');
     fail(
       `header length ${headerLen64} exceeds the file size ${bytes.byteLength} (truncated or not a safetensors file)`,
     );

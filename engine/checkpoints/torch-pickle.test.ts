@@ -362,6 +362,11 @@ describe('torch zip checkpoints: crafted', () => {
     expect(
       thrown(() => parseTorchCheckpoint(new TextEncoder().encode('hello'), 'h.bin')).message,
     ).toMatch(/not a PyTorch checkpoint/);
+    // Weights saved under the other format's name: say which file it is.
+    const st = readFileSync(path.join(GOLDENS, 'bert-token-classification/model.safetensors'));
+    expect(thrown(() => parseTorchCheckpoint(st, 'w.bin')).message).toBe(
+      'w.bin: is a safetensors file, not a PyTorch checkpoint: rename it to model.safetensors',
+    );
     const noPkl = zipSync({ 'a/b.txt': new Uint8Array(1) });
     expect(thrown(() => parseTorchCheckpoint(noPkl, 'z.bin')).message).toMatch(
       /no <archive>\/data\.pkl/,

@@ -78,6 +78,10 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
           '(torch.save(torch.load(f), f)) or convert it to model.safetensors',
       );
     }
+    // A safetensors file starts with its header length (u64 LE) and then '{"'.
+    if (bytes.byteLength > 10 && bytes[8] === 0x7b && bytes[9] === 0x22) {
+      fail('is a safetensors file, not a PyTorch checkpoint: rename it to model.safetensors');
+    }
     fail('not a PyTorch checkpoint (expected a zip archive written by torch.save)');
   }
   const entries = readZip(bytes, file);
