@@ -54,6 +54,17 @@ describe('AnnotationEditor', () => {
     expect(saved.flat().map((e) => e.op)).toEqual(['add-entity', 'delete-entity', 'add-entity']);
   });
 
+  it('matches label keys case-blind, so an upper-case shortcut from the API still works', () => {
+    const ed = new AnnotationEditor(detail(), { ...SCHEMA, entityTypes: [{ name: 'Gene', color: '#1c7ed6', shortcut: 'G' }] }, {
+      debounceMs: 1_000_000,
+      save: () => Promise.resolve(detail().summary),
+      reload: () => Promise.resolve(detail()),
+    });
+    ed.selectRange(at('BRCA1'), at('BRCA1') + 5);
+    expect(ed.handleKey({ key: 'g' })).toBe(true);
+    expect(ed.entities.at(-1)).toMatchObject({ type: 'Gene', text: 'BRCA1' });
+  });
+
   it('lays out nested and overlapping spans in separate lanes', () => {
     const { ed } = make();
     ed.selectRange(at('BRCA1'), at('cancer') + 6); // "BRCA1-associated breast cancer" contains T1

@@ -43,7 +43,8 @@ export function handleEditorKey(ed: AnnotationEditor, k: KeyInput): boolean {
   if (key === 'Enter') return run(() => ed.acceptSelected());
   if (k.alt || key.length !== 1) return false;
   if (key === 'r' && ed.pending === null) return run(() => ed.startRelation());
-  const type = ed.schema.entityTypes.find((t) => t.shortcut === key);
+  // Case-blind: a schema saved through the API (not the Projects screen) may hold "D".
+  const type = ed.schema.entityTypes.find((t) => t.shortcut?.toLowerCase() === key);
   if (type && (ed.pending !== null || ed.selectedKey !== null))
     return run(() => ed.label(type.name));
   return false;
