@@ -69,6 +69,25 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     expect(cid.fn).toBe(re.pairErrors.filter((p) => p.gold === 'CID').length);
   }, 30_000);
 
+  it('RE evaluation warns about gold labels the model does not predict, as NER does', async () => {
+    const tsv = path.join(dir, 're-eval.tsv');
+    writeFileSync(
+      tsv,
+      'sentence\tlabel\n@CHEMICAL$ induced @DISEASE$.\tCID\n@CHEMICAL$ and @DISEASE$ were seen.\tfalse\n' +
+        '@CHEMICAL$ binds @DISEASE$.\tCPR:99\n@CHEMICAL$ inhibits @DISEASE$.\tCPR:99\n',
+    );
+    const r = await evaluate({ task: 're', model: reModel, data: tsv });
+    expect(r.items).toBe(4);
+    expect(r.issues).toEqual([
+      {
+        severity: 'warning',
+        file: tsv,
+        message: 'relation labels the model does not predict (all count as missed): CPR:99',
+      },
+    ]);
+    expect(r.re!.evaluation.per_type['CPR:99']).toMatchObject({ tp: 0, fn: 2 });
+  }, 30_000);
+
   it('predicting a folder with withDocuments returns texts and files, and names unread files', async () => {
     const input = path.join(dir, 'in');
     mkdirSync(path.join(input, 'sub'), { recursive: true });

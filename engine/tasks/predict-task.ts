@@ -397,8 +397,17 @@ export async function evaluate(
       ? await loadReInput(src.path, fmt)
       : { kind: 'documents', ...givenDocuments(src.documents) };
   const { model, view } = reView(args.model, input.kind === 'documents');
-  emitAll(input.issues, ctx);
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
+  const issues = [...input.issues];
+  const knownLabels = new Set(view.labels);
+  const unknownLabels = [...new Set(examples.map((e) => e.label ?? view.negativeLabel))].filter((l) => !knownLabels.has(l));
+  if (unknownLabels.length > 0)
+    issues.push({
+      severity: 'warning',
+      file: name,
+      message: `relation labels the model does not predict (all count as missed): ${unknownLabels.join(', ')}`,
+    });
+  emitAll(issues, ctx);
   requireReGold(examples.length, name);
   const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
   try {
@@ -408,7 +417,7 @@ export async function evaluate(
       metrics: toMetricsJson(ev),
       text: formatReport(ev, `RE (negative label "${view.negativeLabel}" excluded)`),
       items: examples.length,
-      issues: input.issues,
+      issues,
       re: {
         negativeLabel: view.negativeLabel,
         evaluation: ev,
