@@ -289,6 +289,12 @@ describe('loadHfFolder errors name the file and the problem', () => {
     const dir = copyGolden('bert-token-classification');
     writeFileSync(path.join(dir, 'config.json'), '{"model_type": "bert",');
     expect(loadError(dir).message).toMatch(/config\.json: is not valid JSON/);
+    // A byte-order mark (as Windows editors save) is read past, as in vocab.txt.
+    const bom = copyGolden('bert-token-classification');
+    for (const f of ['config.json', 'tokenizer_config.json']) {
+      writeFileSync(path.join(bom, f), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(path.join(bom, f))]));
+    }
+    expect(loadHfFolder(bom).config.numLabels).toBe(5);
   });
 
   it('a folder without vocab.txt: refused for text work, loaded for token-id work', () => {

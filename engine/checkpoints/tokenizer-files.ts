@@ -45,7 +45,9 @@ const DEFAULT_SPECIALS: SpecialTokens = {
 
 /** Read a JSON file, throwing a CheckpointError naming it on failure. */
 export function readJsonFile(path: string): unknown {
-  const text = readModelFile(path, 'text', 'cannot read file').toString('utf8');
+  let text = readModelFile(path, 'text', 'cannot read file').toString('utf8');
+  // A byte-order mark (Windows editors add one) is invisible: "Unexpected token" would puzzle.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
