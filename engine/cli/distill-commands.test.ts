@@ -21,12 +21,19 @@ describe('distill / pretrain / distill-general CLI', () => {
         const privateOnly = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student-preset', 'small-2L-128', '--private-data', 'p.tsv', '--out', path.join(out, 's')];
         expect(await main(privateOnly)).toBe(1);
         expect(readdirSync(out)).toEqual([]);
+        // onnxruntime starts every thread asked for (100000 took 16 GB): refused before any work.
+        const distill = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', path.join(out, 's')];
+        expect(await main([...distill, '--threads', '100000'])).toBe(1);
+        expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', 'x', '--out', path.join(out, 'p'), '--threads', '0'])).toBe(1);
+        expect(readdirSync(out)).toEqual([]);
       } finally {
         rmSync(out, { recursive: true, force: true });
       }
       const messages = err.mock.calls.map((c) => String(c[0])).join('\n');
       expect(messages).toMatch(/--private-data needs --alpha A \(0 < A < 1: the share of steps on the private set\)/);
       expect(messages).toMatch(/--task must be ner or re/);
+      expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 100000/);
+      expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 0/);
       expect(messages).toMatch(/missing required option --teacher/);
       expect(messages).toMatch(/give --model DIR \(continual pretraining\) or --preset NAME/);
       expect(messages).toMatch(/--recipe must be one of distilbiobert, tinybert, compactbiobert/);

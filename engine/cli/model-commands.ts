@@ -12,7 +12,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
-import { Session } from '../runtime/session.ts';
+import { MAX_THREADS, Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, type GraphSpec } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
@@ -99,9 +99,6 @@ export function cmdInitModel(opts: Opts): void {
   });
   console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
 }
-
-/** More onnxruntime threads than any laptop has cores only cost memory. */
-const MAX_THREADS = 256;
 
 /** Throws unless an output file can be written at `out` (checked before any work is done). */
 function checkOutFile(out: string): void {

@@ -36,7 +36,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 import { withOutLock } from '../io/out-folder.ts';
-import type { Device } from '../runtime/session.ts';
+import { type Device, checkThreads } from '../runtime/session.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -115,7 +115,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const batchSize = num('batch-size', args.batchSize, 32, 1);
   const T = num('temperature', args.temperature, 2, 0.05);
   const alpha = num('alpha', args.alpha, 0, 0, 1);
-  const threads = args.threads ?? 2;
+  const threads = checkThreads(args.threads ?? 2);
   if (args.privateData !== undefined && args.privateDocuments !== undefined) throw new Error('give either privateData (a file or folder) or privateDocuments, not both');
   const privateDocs = args.privateDocuments !== undefined ? checkDocuments(args.privateDocuments, 'privateDocuments') : undefined;
   const privateName = args.privateData ?? (args.dataLabel !== undefined ? `private documents (${args.dataLabel})` : 'private documents');

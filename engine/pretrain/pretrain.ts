@@ -16,7 +16,7 @@ import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
-import { Session } from '../runtime/session.ts';
+import { Session, checkThreads } from '../runtime/session.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
@@ -127,12 +127,13 @@ export interface PretrainResult {
 }
 
 /** Shared settings of the MLM runs (pretrain and distill-general). */
-export function mlmSettings(args: { steps?: number; batchSize?: number; maxLength?: number; seed?: number; checkpointEvery?: number; evalBlocks?: number }): { steps: number; batchSize: number; maxLength: number; seed: number; checkpointEvery: number; evalBlocks: number } {
+export function mlmSettings(args: { steps?: number; batchSize?: number; maxLength?: number; seed?: number; checkpointEvery?: number; evalBlocks?: number; threads?: number }): { steps: number; batchSize: number; maxLength: number; seed: number; checkpointEvery: number; evalBlocks: number } {
   const int = (name: string, v: number | undefined, def: number, min: number): number => {
     const x = v ?? def;
     if (!Number.isInteger(x) || x < min) throw new Error(`--${name} must be an integer >= ${min}, got ${x}`);
     return x;
   };
+  if (args.threads !== undefined) checkThreads(args.threads);
   return {
     steps: int('steps', args.steps, 10000, 1), batchSize: int('batch-size', args.batchSize, 32, 1), maxLength: int('max-length', args.maxLength, 128, 16),
     seed: int('seed', args.seed, 42, 0), checkpointEvery: int('checkpoint-every', args.checkpointEvery, 200, 0), evalBlocks: int('eval-blocks', args.evalBlocks, 64, 0),

@@ -32,6 +32,11 @@ describe('Session', () => {
     await s.release();
   });
 
+  it.each([0, -1, 1.5, 257, 100_000, Number.NaN])('refuses %s threads before onnxruntime starts any', async (threads) => {
+    await expect(Session.create(tinyModel(), { threads })).rejects.toThrow(/--threads must be a whole number from 1 to 256/);
+    await expect(Session.create(tinyModel(), { threads, inPlace: true })).rejects.toThrow(/--threads must be a whole number from 1 to 256/);
+  });
+
   it.each([true, false])('rejects a bad feed with ORT’s message (inPlace %s)', async (inPlace) => {
     const s = await Session.create(tinyModel(), { inPlace });
     await expect(s.run({ x: float32Tensor([3], [1, 2, 3]) })).rejects.toThrow(/invalid dimensions for input: x/);

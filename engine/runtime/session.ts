@@ -11,6 +11,17 @@ import { CapiSession, capiAvailable } from './ort-capi.ts';
 
 export type Device = 'cpu' | 'webgpu';
 
+/** More onnxruntime threads than any laptop has cores only cost memory: ORT starts every thread asked for. */
+export const MAX_THREADS = 256;
+
+/** Throws unless `threads` is a whole number from 1 to MAX_THREADS (100000 took 16 GB before a step). */
+export function checkThreads(threads: number, name = 'threads'): number {
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw new Error(`--${name} must be a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
+  }
+  return threads;
+}
+
 export interface SessionOptions {
   /** Intra-op threads (default 2: these machines and most laptops have few cores). */
   threads?: number;
@@ -143,7 +154,7 @@ export class Session {
 
   /** Create a session from ONNX bytes; WebGPU falls back to CPU with a reason. */
   static async create(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
-    const threads = options.threads ?? 2;
+    const threads = checkThreads(options.threads ?? 2);
     const base: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,

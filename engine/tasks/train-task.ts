@@ -26,7 +26,7 @@ import {
   type ReInput,
 } from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
-import type { Device } from '../runtime/session.ts';
+import { type Device, MAX_THREADS } from '../runtime/session.ts';
 import { createPredictor } from './inference.ts';
 import { entityTypes, iob2Labels, typesOfLabels } from './ner-data.ts';
 import { encodeNerTraining, evaluateEntities, predictEntities } from './ner-task.ts';
@@ -146,7 +146,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   // [CLS] and [SEP] take two positions: at least one is left for a word piece.
   const maxLength = positive('max-length', args.maxLength, 128, true, { min: 3 });
   const batchSize = positive('batch-size', args.batchSize, 32, true, { min: 1 });
-  const threads = positive('threads', args.threads, 2, true, { min: 1 });
+  const threads = positive('threads', args.threads, 2, true, { min: 1, max: MAX_THREADS });
   // Every number is checked before the data or the model is read: a typo fails at once.
   const hp = {
     epochs: positive('epochs', args.epochs, 3, true, { min: 1 }),
