@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
 import { startServer } from '../../engine/serve/server.ts';
+import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
 import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
 
 const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
@@ -123,6 +124,32 @@ describe('Models', () => {
     expect(await page.getByTestId('model-name-error').count()).toBe(0);
     expect(await page.getByTestId('start-model-import').isDisabled()).toBe(false);
     await page.getByTestId('model-name').fill('');
+  });
+});
+
+describe('Distill', () => {
+  it('says what it checks in the user\'s own transfer text: not nothing, and not the text itself', async () => {
+    const folder = join(app.tmp, 'disease-teacher');
+    randomTaskModel(folder, { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease'], 11);
+    await apiCall(app.server, 'models:import-folder', { path: folder, phiStatus: 'trained-on-phi', name: 'Ward teacher' });
+    const { page } = app;
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-view').waitFor();
+    await page.getByTestId('distill-teacher').first().waitFor();
+    await page.getByText('Ward teacher').click();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('transfer-folder').check();
+    const confirm = page.locator('label', { has: page.getByTestId('transfer-clean') });
+    expect((await confirm.textContent())!.replace(/\s+/g, ' ')).toContain(
+      'Benchtop only refuses its own data folder and exact copies of documents marked as holding patient data; it does not read the text for names or identifiers',
+    );
+    await page.getByTestId('transfer-folder').uncheck();
+    await page.getByTestId('distill-next').click();
+    expect((await page.getByTestId('transfer-check-note').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
+      'Benchtop does not read your own transfer text for names or identifiers; it only refuses its data folder and exact copies of documents marked as holding patient data.',
+    );
   });
 });
 
