@@ -189,4 +189,41 @@ describe('annotation editor under hard input', () => {
     expect(await page.getByTestId('status-error').count()).toBe(0);
     expect(await select.inputValue()).toBe('annotated');
   });
+
+  it('changes a relation\'s type and reverses it from the side panel; the store keeps the same key', async () => {
+    const { page } = app;
+    await apiCall(app.server, 'schema:save-relation-type', {
+      projectId,
+      relationType: { name: 'mentions', arg1Types: [], arg2Types: [], color: '#888888', symmetric: false },
+    });
+    const d0 = await detail();
+    const at = (w: string): { start: number; end: number } => ({ start: TEXT.indexOf(w), end: TEXT.indexOf(w) + w.length });
+    await apiCall(app.server, 'annotations:apply-edits', {
+      documentId: docId,
+      baseRevision: d0.summary.revision,
+      edits: [
+        { op: 'add-entity', entity: { key: 'T80', type: 'Chemical', spans: [at('Hx')], text: 'Hx', origin: 'annotator', status: 'final' } },
+        { op: 'add-entity', entity: { key: 'T81', type: 'Disease', spans: [at('family')], text: 'family', origin: 'annotator', status: 'final' } },
+        { op: 'add-relation', relation: { key: 'R80', type: 'treats', arg1: 'T80', arg2: 'T81', origin: 'annotator', status: 'final' } },
+      ],
+    });
+    await openDocument();
+    await page.locator('[data-keys~="T81"]').first().click();
+    await page.getByTestId('relation-item').click();
+    const r80 = async (): Promise<string> => {
+      const r = (await detail()).relations.find((x) => x.key === 'R80')!;
+      return `${r.type} ${r.arg1}→${r.arg2}`;
+    };
+    await page.getByTestId('reverse-relation').click(); // treats does not go Disease → Chemical
+    await expect.poll(() => page.getByTestId('editor-hint').textContent()).toBe('Relation type treats does not allow Disease → Chemical.');
+    await page.getByTestId('relation-type').selectOption('mentions');
+    await expect.poll(r80).toBe('mentions T80→T81');
+    await page.getByTestId('reverse-relation').click();
+    await expect.poll(r80).toBe('mentions T81→T80');
+    await expect.poll(() => page.getByTestId('annotate-announcer').textContent()).toContain('Changed to mentions: “family” → “Hx”');
+    await page.getByTestId('text-pane').focus();
+    await page.keyboard.press('Control+z');
+    await expect.poll(r80).toBe('mentions T80→T81');
+    expect(await page.getByTestId('save-error').count()).toBe(0);
+  });
 });

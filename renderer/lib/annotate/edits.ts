@@ -1,7 +1,8 @@
 // Local application and inversion of editor edits. Mirrors what the store does with the same
 // edits (annotations:apply-edits), so the editor can update at once, save in the background and
 // undo any batch exactly. Deleting an entity is expanded to delete its relations first.
-import type { AnnotationEdit, EntityRecord, RelationRecord } from '../../../engine/api/contract.ts';
+import type { AnnotationEdit, EntityRecord, LabelSchema, RelationRecord } from '../../../engine/api/contract.ts';
+import { allowedRelationTypes } from './schema.ts';
 
 export interface Annotations {
   entities: readonly EntityRecord[];
@@ -129,15 +130,18 @@ export function maxKeyNumber(keys: Iterable<string>, prefix: string): number {
   return max;
 }
 
+/** Accepts the suggested ones among a kept relation's arguments (what the store does). */
+export function acceptArgumentEdits(state: Annotations, keys: readonly string[]): AnnotationEdit[] {
+  return state.entities
+    .filter((e) => e.status === 'suggested' && keys.includes(e.key))
+    .map((e): AnnotationEdit => ({ op: 'update-entity', key: e.key, status: 'accepted' }));
+}
+
 /** Accepting a suggested relation: its suggested arguments first (as the store does), then it. */
 export function acceptRelationEdits(state: Annotations, key: string): AnnotationEdit[] {
   const r = state.relations.find((x) => x.key === key && x.status === 'suggested');
   if (!r) return [];
-  const args = state.entities.filter((e) => e.status === 'suggested' && (e.key === r.arg1 || e.key === r.arg2));
-  return [
-    ...args.map((e): AnnotationEdit => ({ op: 'update-entity', key: e.key, status: 'accepted' })),
-    { op: 'update-relation', key, status: 'accepted' },
-  ];
+  return [...acceptArgumentEdits(state, [r.arg1, r.arg2]), { op: 'update-relation', key, status: 'accepted' }];
 }
 
 /**
@@ -152,4 +156,30 @@ export function reviewAllEdits(state: Annotations, status: 'accepted' | 'rejecte
     .filter((r) => r.status === 'suggested')
     .map((r): AnnotationEdit => ({ op: 'update-relation', key: r.key, status }));
   return status === 'accepted' ? [...entities, ...relations] : [...relations, ...entities];
+}
+
+/**
+ * The edits that give relation `key` another type, or reverse it (the same key, its arguments
+ * swapped), and a hint instead when the schema's rule does not allow the result.
+ */
+export function relationChange(
+  schema: LabelSchema,
+  state: Annotations,
+  key: string | null,
+  change: { type: string } | 'reverse',
+): { edits: AnnotationEdit[]; hint: string | null } {
+  const r = state.relations.find((x) => x.key === key && x.byConcept !== true);
+  if (!r) return { edits: [], hint: null };
+  const [arg1, arg2] = change === 'reverse' ? [r.arg2, r.arg1] : [r.arg1, r.arg2];
+  const type = change === 'reverse' ? r.type : change.type;
+  const typeOf = (k: string): string | undefined => state.entities.find((e) => e.key === k)?.type;
+  const [t1, t2] = [typeOf(arg1), typeOf(arg2)];
+  if (!allowedRelationTypes(schema, t1, t2).some((t) => t.name === type))
+    return { edits: [], hint: `Relation type ${type} does not allow ${t1 ?? '?'} → ${t2 ?? '?'}.` };
+  if (change !== 'reverse')
+    return { edits: r.type === type ? [] : [{ op: 'update-relation', key: r.key, type }], hint: null };
+  return {
+    edits: [{ op: 'delete-relation', key: r.key }, { op: 'add-relation', relation: { ...r, arg1, arg2 } }],
+    hint: null,
+  };
 }

@@ -35,6 +35,9 @@ describe('editor announcements', () => {
       'treats: “olaparib” → “breast cancer” (suggestion: Enter accepts it, Delete rejects it)',
     );
     expect(say(ed, 'Enter')).toBe('Accepted treats: “olaparib” → “breast cancer”');
+    ed.schema = { ...SCHEMA, relationTypes: [...SCHEMA.relationTypes, { name: 'mentions', arg1Types: [], arg2Types: [], color: '#888888', symmetric: false }] };
+    expect(say(ed, () => ed.changeRelation({ type: 'mentions' }))).toBe('Changed to mentions: “olaparib” → “breast cancer”');
+    expect(say(ed, () => ed.changeRelation('reverse'))).toBe('Changed to mentions: “breast cancer” → “olaparib”');
   });
 
   it('names the entity the arrows move to, with its place in reading order', () => {

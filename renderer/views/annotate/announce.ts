@@ -122,6 +122,9 @@ export function describeChange(prev: EditorSnapshot, next: EditorSnapshot): stri
   }
   if (next.relation && prev.relation?.key === next.relation.key && prev.relation.isSuggested && !next.relation.isSuggested)
     return `Accepted ${arrow(next.relation)}`;
+  const [was, now] = [prev.relation, next.relation];
+  if (now && was?.key === now.key && (was.type !== now.type || was.from !== now.from))
+    return `Changed to ${arrow(now)}`;
   if (next.relation && prev.relation?.key !== next.relation.key)
     return next.relation.isSuggested
       ? `${arrow(next.relation)} (suggestion: Enter accepts it, Delete rejects it)`

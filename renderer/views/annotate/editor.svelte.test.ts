@@ -113,6 +113,16 @@ describe('AnnotationEditor', () => {
     expect(ed.mode).toBe('idle');
   });
 
+  it('accepts a suggested entity when a relation is made from it, as the store does', () => {
+    const { ed } = make();
+    ed.dragRelation('T4', 'T1'); // T4 is a model suggestion
+    ed.chooseType(0);
+    expect(ed.entity('T4')?.status).toBe('accepted');
+    ed.undo(); // one step: the relation goes and T4 is a suggestion again
+    expect(ed.relations).toEqual([]);
+    expect(ed.entity('T4')?.status).toBe('suggested');
+  });
+
   it('deletes an entity with its relations and restores both on undo', () => {
     const { ed } = make();
     ed.dragRelation('T4', 'T1');
@@ -137,12 +147,40 @@ describe('AnnotationEditor', () => {
     );
     expect(ed.entity('T1')?.type).toBe('Disease');
     await ed.flush();
-    expect(saved.flat().map((e) => e.op)).toEqual(['add-relation']);
+    expect(saved.flat().map((e) => e.op)).toEqual(['update-entity', 'add-relation']); // its suggested source accepted too
     expect(ed.canUndo).toBe(true);
     ed.select('T4');
     ed.handleKey({ key: 'c' }); // the same type: accepts the suggestion, no hint
     expect(ed.hint).toBeNull();
     expect(ed.entity('T4')?.status).toBe('accepted');
+  });
+
+  it('changes a relation\'s type and reverses it where the schema allows, undoably', async () => {
+    const schema = { ...SCHEMA, relationTypes: [...SCHEMA.relationTypes, { name: 'mentions', arg1Types: [], arg2Types: [], color: '#888888', symmetric: false }] };
+    const saved: AnnotationEdit[][] = [];
+    const ed = new AnnotationEditor(detail(), schema, {
+      debounceMs: 1_000_000,
+      save: (edits) => (saved.push(edits), Promise.resolve(detail().summary)),
+      reload: () => Promise.resolve(detail()),
+    });
+    ed.dragRelation('T4', 'T1');
+    ed.chooseType(0); // treats: olaparib → breast cancer, highlighted
+    expect(ed.selectedRelationKey).toBe('R1');
+    ed.changeRelation('reverse'); // treats does not go Disease → Chemical
+    expect(ed.hint).toBe('Relation type treats does not allow Disease → Chemical.');
+    expect(ed.relations[0]).toMatchObject({ arg1: 'T4', arg2: 'T1', type: 'treats' });
+    ed.changeRelation({ type: 'mentions' });
+    expect(ed.hint).toBeNull();
+    ed.changeRelation('reverse');
+    expect(ed.relations).toMatchObject([{ key: 'R1', type: 'mentions', arg1: 'T1', arg2: 'T4', status: 'final' }]);
+    expect(ed.selectedRelationKey).toBe('R1');
+    ed.undo();
+    ed.undo();
+    expect(ed.relations).toMatchObject([{ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1' }]);
+    await ed.flush();
+    expect(saved.flat().map((e) => e.op)).toEqual([
+      'update-entity', 'add-relation', 'update-relation', 'delete-relation', 'add-relation', 'delete-relation', 'add-relation', 'update-relation',
+    ]);
   });
 
   it('accepts and rejects model suggestions instead of deleting them', () => {

@@ -259,6 +259,13 @@ export class AnnotationEditor {
       this.#commit('Accept suggestion', [{ op: 'update-entity', key: e.key, status: 'accepted' }]);
   }
 
+  /** Gives the highlighted relation another type, or reverses it (a hint where its rule forbids that). */
+  changeRelation(change: { type: string } | 'reverse'): void {
+    const { edits, hint } = Edits.relationChange(this.schema, this, this.selectedRelationKey, change);
+    this.hint = hint;
+    this.#commit(change === 'reverse' ? 'Reverse relation' : 'Change relation type', edits);
+  }
+
   /** Accepts or rejects every pending model suggestion in one undoable step, and says how many. */
   reviewAll(status: 'accepted' | 'rejected'): void {
     const edits = Edits.reviewAllEdits(this, status);
@@ -361,16 +368,10 @@ export class AnnotationEditor {
       return;
     const key = `R${++this.#relationNo}`;
     this.#commit(`Add ${type.name}`, [
+      ...Edits.acceptArgumentEdits(this, [this.relationSource, this.relationTarget]),
       {
         op: 'add-relation',
-        relation: {
-          key,
-          type: type.name,
-          arg1: this.relationSource,
-          arg2: this.relationTarget,
-          origin: 'annotator',
-          status: 'final',
-        },
+        relation: { key, type: type.name, arg1: this.relationSource, arg2: this.relationTarget, origin: 'annotator', status: 'final' },
       },
     ]);
     const source = this.relationSource;
@@ -442,8 +443,7 @@ export class AnnotationEditor {
     this.entities = [...next.entities];
     this.relations = [...next.relations];
     if (this.selectedKey !== null && !this.byKey.has(this.selectedKey)) this.selectedKey = null;
-    const keys = new Set(this.relations.map((r) => r.key));
-    if (this.selectedRelationKey !== null && !keys.has(this.selectedRelationKey)) this.selectedRelationKey = null;
+    if (!this.relations.some((r) => r.key === this.selectedRelationKey)) this.selectedRelationKey = null;
     this.canUndo = this.history.canUndo;
     this.canRedo = this.history.canRedo;
     this.#autosave.push(edits);
