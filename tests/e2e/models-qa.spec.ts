@@ -110,6 +110,15 @@ describe('Models', () => {
     expect(badge.x + badge.width).toBeLessThanOrEqual(card.x + card.width);
   });
 
+  it('shows where a library model\'s files are in full, since it can only be shared by copying them', async () => {
+    const model = (await apiCall(app.server, 'models:list', {})).find((m) => !m.isShipped)!;
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('model-table').getByRole('button', { name: model.name }).click();
+    expect(await page.getByTestId('model-location').textContent()).toBe(join(app.dataDir, model.path));
+  });
+
   it('says a name is too long before importing, instead of a request error', async () => {
     const { page } = app;
     await page.getByTestId('open-model-import').click();

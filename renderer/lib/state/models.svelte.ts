@@ -13,6 +13,8 @@ class Models {
   lineage = $state.raw<ModelLineageInfo | null>(null);
   isLoading = $state(true);
   error = $state<string | null>(null);
+  /** The data folder, to show where a library model's files are (its path is relative to it). */
+  dataDir = $state<string | null>(null);
   importPath = $state('');
   importName = $state('');
   importPhi = $state<DeclaredPhi | null>(null);
@@ -42,12 +44,18 @@ class Models {
   async refresh(): Promise<void> {
     try {
       this.list = await call('models:list', {});
+      this.dataDir ??= (await call('app:get-info', {})).dataDir;
       this.error = null;
     } catch (err) {
       this.error = messageOf(err);
     } finally {
       this.isLoading = false;
     }
+  }
+
+  /** Where a model's files are: shipped ones carry their full path, library ones one under the data folder. */
+  location(m: ModelInfo): string {
+    return m.isShipped || this.dataDir === null ? m.path : `${this.dataDir.replace(/[\\/]+$/, '')}/${m.path}`;
   }
 
   async select(id: string | null): Promise<void> {
