@@ -17,6 +17,7 @@ import type {
   ImportFormat,
   ImportProgress,
   ImportReport,
+  InterruptedImportInfo,
   LabelSchema,
   ModelInfo,
   ModelLineageInfo,
@@ -98,6 +99,10 @@ export interface EngineRequests {
   }) => ImportReport;
   /** Imports into the project still running (e.g. started before the page was reloaded). */
   'documents:list-imports': (args: { projectId: number }) => ImportProgress[];
+  /** Imports killed part-way whose partial datasets were removed when Benchtop restarted. */
+  'documents:interrupted-imports': (args: { projectId: number }) => InterruptedImportInfo[];
+  /** Forgets those notices once read; returns how many. */
+  'documents:dismiss-interrupted-imports': (args: { projectId: number }) => number;
   'documents:list': (args: {
     projectId: number;
     search?: string;
@@ -262,6 +267,8 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'datasets:list': true,
   'documents:import': true,
   'documents:list-imports': true,
+  'documents:interrupted-imports': true,
+  'documents:dismiss-interrupted-imports': true,
   'documents:list': true,
   'documents:get': true,
   'documents:set-status': true,

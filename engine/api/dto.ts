@@ -43,6 +43,17 @@ export interface DatasetInfo {
   createdAt: string;
 }
 
+/** An import killed part-way (Benchtop was closed or crashed): its dataset was removed on restart. */
+export interface InterruptedImportInfo {
+  id: number;
+  /** The dataset name the import was saving into. */
+  datasetName: string;
+  /** Documents it had saved before it stopped; all were removed with the dataset. */
+  documentsSaved: number;
+  startedAt: string;
+  removedAt: string;
+}
+
 export interface DocumentSummary {
   id: number;
   projectId: number;

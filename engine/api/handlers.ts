@@ -4,7 +4,7 @@
 // (engine/serve, electron/engine-host) call invoke and forward the events they subscribe to.
 import { fileURLToPath } from 'node:url';
 import { listEntities, listRelations } from '../store/annotations.ts';
-import { listDatasets } from '../store/datasets.ts';
+import { dismissInterruptedImports, listDatasets, listInterruptedImports } from '../store/datasets.ts';
 import { type ReadDb, openWorkspace } from '../store/db.ts';
 import {
   countDocuments,
@@ -196,6 +196,14 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'documents:import': (a) => importDocuments(ctx, a),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
+    'documents:interrupted-imports': (a) => {
+      mustProject(read, a.projectId);
+      return listInterruptedImports(read, a.projectId);
+    },
+    'documents:dismiss-interrupted-imports': (a) => {
+      mustProject(read, a.projectId);
+      return dismissInterruptedImports(write, a.projectId);
+    },
     'documents:list': (a) => {
       mustProject(read, a.projectId);
       const q = {

@@ -136,7 +136,39 @@ export function finishImport(db: WriteDb, id: number): boolean {
   return db.run(sql`UPDATE datasets SET is_importing = 0 WHERE id = ${id}`).changes > 0;
 }
 
-/** Removes the datasets of imports killed part-way (run when the workspace opens); returns how many. */
+/**
+ * Removes the datasets of imports killed part-way (run when the workspace opens), recording each
+ * in interrupted_imports so the Documents screen can say so; returns how many.
+ */
 export function removeUnfinishedImports(db: WriteDb): number {
-  return db.run(sql`DELETE FROM datasets WHERE is_importing = 1`).changes;
+  return db.transaction(() => {
+    db.run(sql`
+      INSERT INTO interrupted_imports (project_id, dataset_name, documents_saved, started_at, removed_at)
+      SELECT d.project_id, d.name, (SELECT count(*) FROM documents WHERE dataset_id = d.id), d.created_at, ${nowIso()}
+      FROM datasets d WHERE d.is_importing = 1 ORDER BY d.id`);
+    return db.run(sql`DELETE FROM datasets WHERE is_importing = 1`).changes;
+  });
+}
+
+/** An import the workspace removed because it was killed part-way (see removeUnfinishedImports). */
+export interface InterruptedImport {
+  id: number;
+  datasetName: string;
+  /** Documents it had saved before it stopped (all removed). */
+  documentsSaved: number;
+  startedAt: string;
+  removedAt: string;
+}
+
+/** The project's interrupted imports not yet dismissed, oldest first. */
+export function listInterruptedImports(db: ReadDb, projectId: number): InterruptedImport[] {
+  return db.all<InterruptedImport>(sql`
+    SELECT id, dataset_name AS datasetName, documents_saved AS documentsSaved,
+      started_at AS startedAt, removed_at AS removedAt
+    FROM interrupted_imports WHERE project_id = ${projectId} ORDER BY id`);
+}
+
+/** Forgets the project's interrupted imports (the user has read the notice); returns how many. */
+export function dismissInterruptedImports(db: WriteDb, projectId: number): number {
+  return db.run(sql`DELETE FROM interrupted_imports WHERE project_id = ${projectId}`).changes;
 }

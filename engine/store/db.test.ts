@@ -12,7 +12,7 @@ import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
-import { createDataset, finishImport, listDatasets } from './datasets.ts';
+import { createDataset, dismissInterruptedImports, finishImport, listDatasets, listInterruptedImports } from './datasets.ts';
 import { countDocuments, insertDocuments } from './documents.ts';
 import { getRun, updateRunStatus } from './runs.ts';
 import { joinSql, sql } from './sql.ts';
@@ -63,7 +63,7 @@ describe('openMemory', () => {
       .all<{ name: string; strict: number }>(sql`SELECT name, strict FROM pragma_table_list WHERE schema = 'main'`)
       .filter((t) => !t.name.startsWith('sqlite_') && !t.name.startsWith('documents_fts'));
     expect(tables.map((t) => t.name).sort()).toEqual(
-      ['datasets', 'documents', 'entities', 'entity_types', 'files', 'model_lineage', 'models', 'projects',
+      ['datasets', 'documents', 'entities', 'entity_types', 'files', 'interrupted_imports', 'model_lineage', 'models', 'projects',
         'relation_types', 'relations', 'run_metrics', 'training_runs'].sort(),
     );
     expect(tables.every((t) => t.strict === 1)).toBe(true);
@@ -112,6 +112,15 @@ describe('openWorkspace on disk', () => {
     const again = track(openWorkspace(dir));
     expect(listDatasets(again.read, projectId).map((d) => [d.name, d.documentCount])).toEqual([['done', 1]]);
     expect(again.read.get<{ n: number }>(sql`SELECT count(*) AS n FROM documents`)?.n).toBe(1);
+    // The removal is recorded for the Documents screen until dismissed, and not repeated.
+    const notices = listInterruptedImports(again.read, projectId);
+    expect(notices.map((n) => [n.datasetName, n.documentsSaved])).toEqual([['killed', 2]]);
+    expect(notices[0]?.startedAt).toBe(killed.createdAt);
+    again.close();
+    const third = track(openWorkspace(dir));
+    expect(listInterruptedImports(third.read, projectId)).toHaveLength(1);
+    expect(dismissInterruptedImports(third.write, projectId)).toBe(1);
+    expect(listInterruptedImports(third.read, projectId)).toEqual([]);
   });
 
   it('is refused while another live process has the folder open, and taken over once it is gone', async () => {
