@@ -22,6 +22,14 @@ function say(ed: AnnotationEditor, act: (() => void) | string | KeyInput): strin
 }
 
 describe('editor announcements', () => {
+  it('says that deleting an entity took its relations with it', () => {
+    const ed = make();
+    ed.dragRelation('T4', 'T1');
+    ed.chooseType(0);
+    ed.select('T1');
+    expect(say(ed, 'Delete')).toBe('Deleted Disease “breast cancer” and its relation');
+  });
+
   it('reads a suggested relation with what Enter and Delete do, and its acceptance', () => {
     const d = detail();
     d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });

@@ -107,10 +107,14 @@ export function describeChange(prev: EditorSnapshot, next: EditorSnapshot): stri
   if (next.relation && !prev.relationKeys.has(next.relation.key)) return arrow(next.relation);
   if (prev.relation && !next.relationKeys.has(prev.relation.key))
     return `Deleted relation ${arrow(prev.relation)}`;
-  if (prev.selected && !next.entityKeys.has(prev.selected.key))
+  if (prev.selected && !next.entityKeys.has(prev.selected.key)) {
+    // Its relations go with it (Ctrl+Z brings all back): say so, they vanish from elsewhere too.
+    const gone = [...prev.relationKeys].filter((k) => !next.relationKeys.has(k)).length;
+    const also = gone === 0 ? '' : ` and its ${gone === 1 ? 'relation' : `${gone} relations`}`;
     return prev.selected.isSuggested
-      ? `Rejected the suggestion ${named(prev.selected)}`
-      : `Deleted ${named(prev.selected)}`;
+      ? `Rejected the suggestion ${named(prev.selected)}${also}`
+      : `Deleted ${named(prev.selected)}${also}`;
+  }
   const sel = next.selected;
   if (sel && !prev.entityKeys.has(sel.key)) return `Labelled ${q(sel.text)} as ${sel.type}`;
   if (next.mode !== 'idle') return relationFlow(prev, next);
