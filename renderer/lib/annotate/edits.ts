@@ -120,6 +120,20 @@ export function deleteEntityEdits(state: Annotations, key: string): AnnotationEd
   ];
 }
 
+/**
+ * Rejecting a suggested entity: the relations that use it are rejected first (as the store's
+ * rejectSuggestions does), else they would stay drawn to a hidden entity and could be accepted.
+ */
+export function rejectEntityEdits(state: Annotations, key: string): AnnotationEdit[] {
+  const rels = state.relations.filter(
+    (r) => r.byConcept !== true && r.status !== 'rejected' && (r.arg1 === key || r.arg2 === key),
+  );
+  return [
+    ...rels.map((r): AnnotationEdit => ({ op: 'update-relation', key: r.key, status: 'rejected' })),
+    { op: 'update-entity', key, status: 'rejected' },
+  ];
+}
+
 /** The highest number N among keys `${prefix}N` (0 when none): new keys continue after it. */
 export function maxKeyNumber(keys: Iterable<string>, prefix: string): number {
   let max = 0;

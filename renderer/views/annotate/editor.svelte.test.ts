@@ -235,6 +235,23 @@ describe('AnnotationEditor', () => {
     ]);
   });
 
+  it('rejecting a suggested entity rejects the relations that use it, in one undoable step', () => {
+    const d = detail();
+    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const ed = new AnnotationEditor(d, SCHEMA, {
+      debounceMs: 1_000_000,
+      save: () => Promise.resolve(d.summary),
+      reload: () => Promise.resolve(d),
+    });
+    ed.select('T4');
+    ed.handleKey({ key: 'Delete' });
+    expect(ed.entity('T4')?.status).toBe('rejected');
+    expect(ed.relations[0]?.status).toBe('rejected'); // not left drawn to a hidden entity
+    expect(ed.shownRelations).toEqual([]);
+    ed.undo();
+    expect([ed.entity('T4')?.status, ed.relations[0]?.status]).toEqual(['suggested', 'suggested']);
+  });
+
   it('adjusts span edges by whole tokens with Shift(+Alt)+arrows', () => {
     const { ed } = make();
     ed.select('T1');

@@ -242,10 +242,7 @@ export class AnnotationEditor {
     }
     const e = this.entity(this.selectedKey);
     if (!e) return;
-    const edits: AnnotationEdit[] =
-      e.status === 'suggested'
-        ? [{ op: 'update-entity', key: e.key, status: 'rejected' }]
-        : Edits.deleteEntityEdits(this, e.key);
+    const edits = e.status === 'suggested' ? Edits.rejectEntityEdits(this, e.key) : Edits.deleteEntityEdits(this, e.key);
     this.#commit(e.status === 'suggested' ? 'Reject suggestion' : 'Delete entity', edits);
     this.selectedKey = null;
   }
