@@ -75,6 +75,34 @@ describe('Settings', () => {
     await page.getByTestId('theme-select').selectOption('system');
   });
 
+  it('keeps a theme chosen while the saved one is still being read', async () => {
+    const file = join(app.dataDir, 'settings.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), theme: 'dark' }));
+    const context = await app.browser.newContext();
+    try {
+      const page = await context.newPage();
+      let release = (): void => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // The answer (the saved "dark") is read at once and arrives only after the user's choice.
+      await page.route((url) => decodeURIComponent(url.pathname) === '/api/invoke/settings:get', async (route) => {
+        const response = await route.fetch();
+        await held;
+        await route.fulfill({ response });
+      });
+      await page.goto(app.server.url);
+      await page.getByTestId('theme-select').selectOption('light');
+      release();
+      await expect.poll(() => JSON.parse(readFileSync(file, 'utf8')) as { theme?: unknown }).toMatchObject({ theme: 'light' });
+      await page.waitForTimeout(300);
+      expect(await page.locator('html').getAttribute('data-theme')).toBe('light');
+      expect(await page.getByTestId('theme-select').inputValue()).toBe('light');
+    } finally {
+      await context.close();
+    }
+    await app.page.reload();
+    await app.page.getByTestId('theme-select').selectOption('system');
+  });
+
   it('shows the CPU in use when the saved device (WebGPU) is unavailable here', async () => {
     const devices = await apiCall(app.server, 'devices:list', {});
     const gpu = devices.find((d) => d.id === 'webgpu')!;

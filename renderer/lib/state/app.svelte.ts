@@ -51,10 +51,12 @@ class AppState {
     this.#fromHash();
     window.addEventListener('hashchange', () => this.#fromHash());
     // NOTE: browser mode gets a new address (port) each launch, whose localStorage starts empty.
+    const cached = this.theme;
     void call('settings:get', {})
       .then((s) => {
         const saved = s.theme as Theme | undefined; // an engine from before themes were saved: none
-        if (saved !== undefined && saved !== this.theme) this.#showTheme(saved);
+        // A choice made while this answer was on its way wins over it.
+        if (saved !== undefined && saved !== this.theme && this.theme === cached) this.#showTheme(saved);
       })
       .catch(() => {}); // offline or not signed in: the cached choice stays
   }
