@@ -119,6 +119,29 @@ describe('train form', () => {
     expect(form.blocker).toBeNull();
   });
 
+  it('says the PHI status the new model gets from its starting model, as the engine will mark it', async () => {
+    models = [
+      model('distilled', 'token-classification', 'distilled-from-phi-teacher'),
+      model('unknown', 'token-classification', 'unknown'),
+      model('phi', 'token-classification', 'trained-on-phi'),
+    ];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    const expected: [string, string, boolean][] = [
+      ['model:distilled', 'distilled-from-phi-teacher', false],
+      ['model:unknown', 'unknown', false],
+      ['model:phi', 'trained-on-phi', true],
+      ['preset:small-2L-128', 'no-phi', false],
+    ];
+    for (const [base, status, isWarned] of expected) {
+      form.base = base;
+      expect([form.resultPhi, form.usesPhi], base).toEqual([status, isWarned]);
+    }
+    datasets = [dataset(1, true)];
+    form.base = 'model:distilled';
+    expect([form.resultPhi, form.usesPhi]).toEqual(['trained-on-phi', true]);
+  });
+
   it('says before starting that no chosen document is finished yet', async () => {
     datasets = [dataset(1, false, 0), dataset(2, false, 0)];
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });

@@ -3,6 +3,7 @@
 import type {
   DatasetInfo,
   ModelInfo,
+  PhiStatus,
   TaskKind,
   TrainOptions,
   TrainStartArgs,
@@ -21,7 +22,8 @@ export interface BaseChoice {
   value: string;
   label: string;
   group: 'Shipped with Benchtop' | 'Your models' | 'New model from random weights';
-  isPhi: boolean;
+  /** The PHI status this starting point passes on to the model trained from it. */
+  phiStatus: PhiStatus;
 }
 
 /** Reads an optional number field ('' = automatic). */
@@ -66,12 +68,15 @@ export class TrainFormState {
         ? this.base
         : '',
   );
-  usesPhi = $derived(
+  /** The PHI status the new model will get: trained on PHI data, else what its start passes on. */
+  resultPhi = $derived<PhiStatus>(
     this.#allDatasets().some(
       (d) => d.containsPhi && [...this.chosenDatasetIds, ...this.chosenDevIds].includes(d.id),
-    ) ||
-      (this.choices.find((c) => c.value === this.selectedBase)?.isPhi ?? false),
+    )
+      ? 'trained-on-phi'
+      : (this.choices.find((c) => c.value === this.selectedBase)?.phiStatus ?? 'no-phi'),
   );
+  usesPhi = $derived(this.resultPhi === 'trained-on-phi');
   blocker = $derived(this.#blocker());
   /** A line under the starting point: why the recommended one, or that it is not installed. */
   baseHint = $derived(this.#baseHint());
@@ -126,7 +131,8 @@ export class TrainFormState {
         value: s.id,
         label: s.name,
         group: 'Shipped with Benchtop',
-        isPhi: s.phiStatus !== 'no-phi',
+        // A shipped model without a clean record counts as PHI-bearing (engine: resolveModel).
+        phiStatus: s.phiStatus === 'no-phi' ? 'no-phi' : 'trained-on-phi',
       });
     // The library lists shipped models too; they are offered once, in their own group.
     for (const m of this.#allModels().filter((x) => !x.isShipped))
@@ -134,7 +140,7 @@ export class TrainFormState {
         value: `model:${m.id}`,
         label: m.name,
         group: 'Your models',
-        isPhi: m.phiStatus === 'trained-on-phi' || m.phiStatus === 'distilled-from-phi-teacher',
+        phiStatus: m.phiStatus,
       });
     if (this.options?.hasPresetVocabulary)
       for (const p of this.options.presets)
@@ -142,7 +148,7 @@ export class TrainFormState {
           value: `preset:${p.name}`,
           label: `${p.name}: ${p.note}`,
           group: 'New model from random weights',
-          isPhi: false,
+          phiStatus: 'no-phi',
         });
     return out;
   }
