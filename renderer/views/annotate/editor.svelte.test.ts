@@ -65,6 +65,23 @@ describe('AnnotationEditor', () => {
     expect(ed.entities.at(-1)).toMatchObject({ type: 'Gene', text: 'BRCA1' });
   });
 
+  it('does not add the same span with the same type twice: it selects the existing entity', () => {
+    const { ed } = make();
+    const count = ed.entities.length;
+    ed.selectRange(at('breast'), at('cancer') + 6); // T1, Disease
+    ed.handleKey({ key: 'd' });
+    expect(ed.entities.length).toBe(count);
+    expect(ed.selectedKey).toBe('T1');
+    expect(ed.hint).toBe('This text is already labelled Disease; it is selected now.');
+    ed.selectRange(at('breast'), at('cancer') + 6);
+    ed.handleKey({ key: 'g' }); // another type on the same text is a new entity
+    expect(ed.entities.length).toBe(count + 1);
+    ed.selectRange(at('olaparib'), at('olaparib') + 8); // the model's suggestion T4, Chemical
+    ed.handleKey({ key: 'c' });
+    expect(ed.entities.length).toBe(count + 1);
+    expect(ed.entity('T4')?.status).toBe('accepted');
+  });
+
   it('lays out nested and overlapping spans in separate lanes', () => {
     const { ed } = make();
     ed.selectRange(at('BRCA1'), at('cancer') + 6); // "BRCA1-associated breast cancer" contains T1
@@ -329,7 +346,7 @@ describe('AnnotationEditor', () => {
     expect(ed.entity('T1')?.type).toBe('Chemical');
     expect(ed.canUndo).toBe(true);
     // A later edit must not be saved without the first one (nor say "All changes saved" over it).
-    ed.selectRange(at('olaparib'), at('olaparib') + 8);
+    ed.selectRange(at('daily'), at('daily') + 5);
     ed.handleKey({ key: 'c' });
     await new Promise((r) => setTimeout(r, 30));
     expect(ed.saveState).toBe('error');

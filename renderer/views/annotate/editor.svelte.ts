@@ -200,9 +200,17 @@ export class AnnotationEditor {
 
   /** Applies an entity type: to the pending span (new entity) or to the selected entity. */
   label(type: string): void {
-    if (this.pending) {
+    const span = this.pending;
+    // The same span labelled the same type again would be a duplicate (twice in every export).
+    const same = span && this.visible.find((e) => e.type === type && e.spans.length === 1 && e.spans[0]!.start === span.start && e.spans[0]!.end === span.end);
+    if (same) {
+      this.select(same.key);
+      if (same.status === 'suggested') return this.acceptSelected(); // the model's suggestion, confirmed
+      this.hint = `This text is already labelled ${type}; it is selected now.`;
+      return;
+    }
+    if (span) {
       const key = `T${++this.#entityNo}`;
-      const span = this.pending;
       this.#commit(`Add ${type}`, [
         {
           op: 'add-entity',
