@@ -188,6 +188,25 @@ describe('Distill', () => {
       'Benchtop does not read your own transfer text for names or identifiers; it only refuses its data folder and exact copies of documents marked as holding patient data.',
     );
   });
+
+  it('keeps the choices made so far when the user looks at another screen mid-flow', async () => {
+    const { page } = app;
+    await page.getByTestId('distill-step-0').click();
+    await page.getByText('Ward teacher').click();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('transfer-random').check();
+    await page.getByTestId('transfer-general').uncheck();
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('model-table').waitFor();
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-view').waitFor();
+    expect(await page.getByTestId('distill-step-2').getAttribute('aria-current')).toBe('step');
+    expect(await page.getByTestId('transfer-random').isChecked()).toBe(true);
+    expect(await page.getByTestId('transfer-general').isChecked()).toBe(false);
+    await page.getByTestId('distill-step-0').click();
+    expect(await page.locator('label', { hasText: 'Ward teacher' }).getByTestId('distill-teacher').isChecked()).toBe(true);
+  });
 });
 
 describe('Train and Distill', () => {
