@@ -2,7 +2,7 @@
 // in development, the Vite dev server on loopback), no permissions, no new windows, no
 // navigation away from the app, no webviews.
 import { join } from 'node:path';
-import { BrowserWindow, app, session } from 'electron';
+import { BrowserWindow, app, dialog, session } from 'electron';
 import { resourcesDir } from './paths.ts';
 import { APP_ORIGIN } from './protocol.ts';
 
@@ -65,6 +65,19 @@ export function createMainWindow(): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
+  // The editor's beforeunload handler asks to stay while edits are not saved yet (Benchtop
+  // could not be reached); Electron would otherwise keep the window open without a word.
+  win.webContents.on('will-prevent-unload', (event) => {
+    const choice = dialog.showMessageBoxSync(win, {
+      type: 'warning',
+      buttons: ['Keep the window open', 'Close without saving'],
+      defaultId: 0,
+      cancelId: 0,
+      message: 'Some annotation edits are not saved yet.',
+      detail: 'Benchtop is still trying to save them. Closing now loses them.',
+    });
+    if (choice === 1) event.preventDefault(); // unload anyway
+  });
   void win.loadURL(devServerUrl() ?? `${APP_ORIGIN}/index.html`);
   return win;
 }

@@ -226,4 +226,28 @@ describe('annotation editor under hard input', () => {
     await expect.poll(r80).toBe('mentions T80→T81');
     expect(await page.getByTestId('save-error').count()).toBe(0);
   });
+  it('asks before a window with edits not yet saved is closed, and not once they are saved', async () => {
+    const { context } = app;
+    const page = await context.newPage();
+    await openDocument(page);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.type());
+      void d.dismiss(); // "stay on this page"
+    });
+    await context.route('**/api/invoke/**', (route) => route.abort('connectionrefused'));
+    const plan = TEXT.indexOf('Plan');
+    await selectText(page, plan, plan + 4);
+    await page.keyboard.press('d');
+    await expect.poll(() => page.getByTestId('save-state').textContent()).toBe('Not saved');
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => dialogs).toEqual(['beforeunload']);
+    expect(page.isClosed()).toBe(false); // stayed: the edit is still there to be saved
+    await context.unroute('**/api/invoke/**');
+    await expect.poll(() => page.getByTestId('save-state').textContent(), { timeout: 30_000 }).toBe('All changes saved');
+    expect(spanOf(await detail(), 'Disease')).toContain('Plan');
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => page.isClosed()).toBe(true);
+    expect(dialogs).toEqual(['beforeunload']);
+  });
 });
