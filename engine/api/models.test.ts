@@ -1,7 +1,7 @@
 // Library models that runs depend on: a model a run in progress starts from cannot be removed
 // under it, and a stopped run whose starting model was removed says so instead of failing on a
 // missing folder.
-import { existsSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reply } from './contract.ts';
@@ -88,4 +88,23 @@ describe('train:start from an entity model with other types', () => {
     );
     expect(await t.call('train:list-runs', { projectId: project!.id })).toEqual([]);
   });
+});
+
+describe('a model trained from a library model', () => {
+  it('names its starting model by its library name in the card it carries, not by its id folder', async () => {
+    const [project] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: project!.id });
+    const base = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Golden BERT' });
+    const { runId } = await t.call('train:start', {
+      projectId: project!.id, task: 'ner', datasetIds: [dataset!.id], baseModelId: base.id,
+      epochs: 1, maxSteps: 2, batchSize: 2, maxLength: 32,
+    });
+    await expect.poll(() => runStatus(project!.id, runId), { timeout: 60_000 }).toBe('completed');
+    const run = (await t.call('train:list-runs', { projectId: project!.id })).find((r) => r.id === runId);
+    const model = (await t.call('models:list', {})).find((m) => m.id === run?.modelId);
+    expect(model?.card).toContain('Started from: “Golden BERT” (bert ');
+    expect(model?.card).not.toContain(base.id);
+    const card = readFileSync(join(t.dir, 'data', model!.path, 'training_card.md'), 'utf8');
+    expect(card).toContain('Started from: “Golden BERT”');
+  }, 90_000);
 });

@@ -68,7 +68,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
   if (a.baseModelId !== undefined && a.preset !== undefined)
     throw new ApiError('invalid', 'Choose either a starting model or a model size, not both.');
   const lineage: LineageInput[] = [];
-  let source: { model: string } | { preset: string; vocab: string };
+  let source: { model: string; modelLabel: string } | { preset: string; vocab: string };
   let baseName: string;
   let baseRef: ModelRef | undefined;
   const baseId =
@@ -90,7 +90,8 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
     });
   } else if (baseId !== null && baseId !== undefined) {
     baseRef = resolveModel(ctx, baseId, 'base-model');
-    source = { model: baseRef.dir };
+    // The card travels with the model: name the base as the library does, not by its id folder.
+    source = { model: baseRef.dir, modelLabel: `“${baseRef.name}”` };
     baseName = baseRef.name;
     lineage.push(baseRef.lineage);
   } else {

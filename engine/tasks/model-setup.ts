@@ -22,6 +22,8 @@ export function shareName(p: string): string {
 
 export interface ModelSource {
   model?: string;
+  /** What to call `model` in the card and metrics (e.g. its library name); default its folder name. */
+  modelLabel?: string;
   preset?: string;
   vocab?: string;
   arch?: Architecture;
@@ -116,7 +118,7 @@ export function prepareModel(
       `${src.model}: the tokenizer needs ${tokenizer.size} ids but the model has ${m.config.vocabSize} embedding rows (special tokens missing from vocab.txt)`,
     );
   }
-  const base = { vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer, origin: shareName(src.model) };
+  const base = { vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer, origin: src.modelLabel ?? shareName(src.model) };
   if (m.config.task === task && !isGeneric(m.config.labels)) {
     const unknown = labels.filter((l) => !m.config.labels.includes(l));
     if (unknown.length > 0) {

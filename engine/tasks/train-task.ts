@@ -60,6 +60,8 @@ export interface TrainArgs {
   dataLabel?: string;
   test?: string;
   model?: string;
+  /** What to call the starting model in the card and metrics (the workbench: its library name, not its id folder). */
+  modelLabel?: string;
   preset?: string;
   vocab?: string;
   arch?: Architecture;
@@ -214,6 +216,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   }
   const src = {
     ...(args.model ? { model: args.model } : {}),
+    ...(args.model && args.modelLabel ? { modelLabel: args.modelLabel } : {}),
     ...(args.preset ? { preset: args.preset } : {}),
     ...(args.vocab ? { vocab: args.vocab } : {}),
     ...(args.arch ? { arch: args.arch } : {}),
