@@ -30,7 +30,7 @@ import { type Device, MAX_THREADS } from '../runtime/session.ts';
 import { createPredictor } from './inference.ts';
 import { entityTypes, iob2Labels, typesOfLabels } from './ner-data.ts';
 import { encodeNerTraining, evaluateEntities, predictEntities } from './ner-task.ts';
-import { prepareModel, withTaskMeta, type TaskMeta } from './model-setup.ts';
+import { prepareModel, shareName, withTaskMeta, type TaskMeta } from './model-setup.ts';
 import {
   classifyExamples,
   encodeReExamples,
@@ -299,7 +299,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     .update(
       JSON.stringify({
         settings,
-        origin: pm.origin,
+        // The folder, not the display label: a run resumes even if its base's library name changed.
+        origin: args.model !== undefined ? shareName(args.model) : pm.origin,
         files: [files.train, files.dev].map((l) => l.map((f) => f.sha256)),
         ...(args.trainDocuments || args.devDocuments
           ? { documents: [data.train, data.dev].map((p) => (p && 'hash' in p ? p.hash : null)) }
