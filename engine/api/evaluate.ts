@@ -247,6 +247,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       ? runJob<PredictResult>(
           ctx,
           { kind: 'evaluate', projectId: a.projectId },
+          [a.modelId],
           (onEvent) =>
             startPredict(
               {
@@ -264,6 +265,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       : runJob<EvaluateResult>(
           ctx,
           { kind: 'evaluate', projectId: a.projectId },
+          [a.modelId],
           (onEvent) =>
             startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8, device }, onEvent),
           (r) => ({ report: reReport(gold, r, base, names) }),

@@ -11,6 +11,8 @@ import type { JobInfo, TrainProgressInfo } from './dto-tasks.ts';
 export interface HeldJob {
   id: string;
   kind: 'train' | 'predict' | 'evaluate';
+  /** Library models the job reads (predict and evaluate); removing one is refused meanwhile. */
+  modelIds?: readonly string[];
   /** Settles when the worker has finished (either way). */
   result: Promise<unknown>;
   cancel(): void;
@@ -64,6 +66,11 @@ export class JobRegistry {
   /** The project's running imports. */
   imports(projectId: number): ImportProgress[] {
     return [...this.#imports.values()].filter((p) => p.projectId === projectId);
+  }
+
+  /** The kind of a running job that reads library model `modelId`, if any. */
+  kindUsing(modelId: string): HeldJob['kind'] | undefined {
+    return [...this.#active.values()].find((j) => j.modelIds?.includes(modelId))?.kind;
   }
 
   /** Ids of the running jobs of `kind`. */

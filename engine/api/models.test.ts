@@ -108,3 +108,19 @@ describe('a model trained from a library model', () => {
     expect(card).toContain('Started from: “Golden BERT”');
   }, 90_000);
 });
+
+describe('models:delete and prediction or evaluation jobs', () => {
+  it('refuses to remove a model a prediction in progress reads, and removes it once the job ends', async () => {
+    const folder = join(t.dir, 'disease-model');
+    randomTaskModel(folder, { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease'], 7);
+    const model = await t.call('models:import-folder', { path: folder, phiStatus: 'no-phi', name: 'Disease finder' });
+    const [project] = await t.call('projects:list', {});
+    const { jobId } = await t.call('run:predict', { projectId: project!.id, modelId: model.id });
+    expect(errorOf(await t.invoke('models:delete', { modelId: model.id }))).toBe(
+      'conflict: “Disease finder” is in use by a prediction in progress (Run screen); stop it or wait for it to finish, then remove the model.',
+    );
+    const status = async (): Promise<string | undefined> => (await t.call('run:list-jobs', {})).find((j) => j.jobId === jobId)?.status;
+    await expect.poll(status, { timeout: 60_000 }).toBe('completed');
+    expect(await t.call('models:delete', { modelId: model.id })).toEqual({ isDeleted: true });
+  }, 90_000);
+});

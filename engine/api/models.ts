@@ -191,7 +191,8 @@ function runUsing(ctx: ApiContext, modelId: string): string | undefined {
 
 /**
  * Deletes a model record and its copied files under models/. Refused while a run in progress
- * reads the model (its base or teacher): the run would fail when it registers its result.
+ * reads the model (its base or teacher: the run would fail when it registers its result), and
+ * while a prediction or evaluation reads it (it may still be loading the files).
  */
 export async function removeModel(
   ctx: ApiContext,
@@ -210,6 +211,12 @@ export async function removeModel(
     throw new ApiError(
       'conflict',
       `“${model.name}” is in use by the run “${run}” in progress (Train screen); stop it or wait for it to finish, then remove the model.`,
+    );
+  const job = ctx.jobs.kindUsing(model.id);
+  if (job !== undefined)
+    throw new ApiError(
+      'conflict',
+      `“${model.name}” is in use by ${job === 'predict' ? 'a prediction in progress (Run screen)' : 'an evaluation in progress (Evaluate screen)'}; stop it or wait for it to finish, then remove the model.`,
     );
   const folder = resolve(ctx.dataDir, model.path);
   const modelsRoot = resolve(ctx.dataDir, 'models') + sep;

@@ -34,6 +34,8 @@ const PROGRESS_MS = 200;
 export function runJob<R>(
   ctx: ApiContext,
   base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'modelName'>,
+  /** Library models the job reads: they cannot be removed until it ends. */
+  modelIds: readonly string[],
   start: (onEvent: (e: TaskEvent) => void) => {
     result: Promise<R>;
     cancel(): void;
@@ -61,7 +63,7 @@ export function runJob<R>(
     if (e.type === 'infer-progress')
       progress.push({ jobId, kind: base.kind, phase: e.phase, done: e.done, total: e.total });
   });
-  ctx.jobs.add({ id: jobId, kind: base.kind, ...handle });
+  ctx.jobs.add({ id: jobId, kind: base.kind, modelIds, ...handle });
   const end = (patch: Partial<JobInfo>): void => {
     progress.flush();
     ctx.jobs.remove(jobId);
@@ -217,6 +219,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   const jobId = runJob<PredictResult>(
     ctx,
     { kind: 'predict', projectId: a.projectId, modelName: m.ner.name },
+    [a.modelId, ...(a.reModelId !== undefined ? [a.reModelId] : [])],
     (onEvent) => startPredict({ ...predictArgs(ctx, m), documents }, onEvent),
     (r) => {
       const rows: PredictedRow[] = [];
@@ -271,6 +274,7 @@ export function startFilePrediction(
   const jobId = runJob<PredictResult>(
     ctx,
     { kind: 'predict', projectId: null, input: a.inputPath, modelName: m.ner.name },
+    [a.modelId, ...(a.reModelId !== undefined ? [a.reModelId] : [])],
     (onEvent) =>
       startPredict(
         {
