@@ -10,7 +10,6 @@ function argValue(flag: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-
 const port = process.parentPort;
 const post = (m: HostMessage): void => port.postMessage(m);
 const dataDir = argValue('--data-dir');
@@ -47,14 +46,36 @@ try {
 
 engine.subscribe((name, payload) => post({ type: 'event', name, payload }));
 
+let closing: Promise<void> | null = null;
+/** Stops jobs at a step boundary (training keeps its checkpoint), closes, then exits. */
+const closeAndExit = (): void => {
+  closing ??= engine.close().finally(() => process.exit(0));
+};
+
 port.on('message', (e: { data: MainMessage }) => {
   const m = e.data;
+  if (m.type === 'shutdown') return closeAndExit();
   if (m.type !== 'request') return;
-  void engine.invoke(m.name, m.args).then((reply) => post({ type: 'reply', id: m.id, reply }));
+  void engine.invoke(m.name, m.args).then((reply) => {
+    try {
+      post({ type: 'reply', id: m.id, reply });
+    } catch {
+      // A value that cannot be cloned must not take the engine down (an unhandled rejection
+      // would end this process): answer with an error instead.
+      post({
+        type: 'reply',
+        id: m.id,
+        reply: {
+          ok: false,
+          error: { code: 'internal', message: `Benchtop could not send the answer to ${m.name}; try again, and report it if it keeps happening.` },
+        },
+      });
+    }
+  });
 });
 
 // NOTE: close() asks running jobs to checkpoint; at 'exit' only its synchronous part (closing
-// the database) can still run, so SIGTERM from main closes first and then exits.
+// the database) can still run. Main sends 'shutdown' when quitting (Windows has no SIGTERM).
 process.on('exit', () => void engine.close());
-process.once('SIGTERM', () => void engine.close().finally(() => process.exit(0)));
+process.once('SIGTERM', closeAndExit);
 post({ type: 'ready' });

@@ -1,7 +1,10 @@
 // Messages between electron/main (engine-supervisor) and the engine host over parentPort.
 import type { EventName, Reply } from '../../engine/api/contract.ts';
 
-export type MainMessage = { type: 'request'; id: number; name: string; args: unknown };
+/** `shutdown`: stop jobs at a step boundary (checkpoints kept), close the workspace, exit. */
+export type MainMessage =
+  | { type: 'request'; id: number; name: string; args: unknown }
+  | { type: 'shutdown' };
 
 export type HostMessage =
   | { type: 'ready' }

@@ -1,5 +1,6 @@
 // Runs the engine host in a utilityProcess, correlates requests with replies, forwards events
-// to the windows, and restarts the host when it dies (raising engine:crashed / engine:ready).
+// to the windows, restarts the host when it dies (raising engine:crashed / engine:ready) and
+// shuts it down gracefully when Benchtop quits.
 import { type UtilityProcess, utilityProcess } from 'electron';
 import { engineProcessEnv } from '../../engine/runtime/process-env.ts';
 import type { EventName, Events, Reply } from '../../engine/api/contract.ts';
@@ -16,14 +17,41 @@ export interface SupervisorOptions {
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
+/** How long quitting waits for the host to stop its jobs (the engine itself allows 15 s). */
+export const SHUTDOWN_GRACE_MS = 20_000;
+
+/** Requests wait at a closed gate while the host starts or restarts. */
+interface Gate {
+  promise: Promise<void>;
+  isOpen: boolean;
+  open(): void;
+}
+
+function closedGate(): Gate {
+  const gate: Gate = { promise: Promise.resolve(), isOpen: false, open: () => {} };
+  gate.promise = new Promise((resolve) => {
+    gate.open = () => {
+      gate.isOpen = true;
+      resolve();
+    };
+  });
+  return gate;
+}
+
+const unavailable = (message: string): Reply<never> => ({
+  ok: false,
+  error: { code: 'engine-unavailable', message },
+});
 
 export class EngineSupervisor {
   #child: UtilityProcess | null = null;
   #pending = new Map<number, (reply: Reply<unknown>) => void>();
   #nextId = 1;
-  #ready: Promise<void> = Promise.resolve();
+  #gate = closedGate();
   #restarts: number[] = [];
+  #restartTimer: ReturnType<typeof setTimeout> | undefined;
   #isStopping = false;
+  #stopped: Promise<void> | null = null;
   #fatal: string | null = null;
   readonly #opts: SupervisorOptions;
 
@@ -32,6 +60,7 @@ export class EngineSupervisor {
   }
 
   start(): void {
+    if (this.#isStopping) return;
     const { entry, dataDir, resourcesDir, version } = this.#opts;
     const child = utilityProcess.fork(
       entry,
@@ -45,15 +74,15 @@ export class EngineSupervisor {
     );
     this.#child = child;
     this.#fatal = null;
-    let markReady: () => void = () => {};
-    this.#ready = new Promise((resolve) => (markReady = resolve));
+    if (this.#gate.isOpen) this.#gate = closedGate();
     child.on('message', (m: HostMessage) => {
+      if (this.#child !== child) return;
       if (m.type === 'ready') {
-        markReady();
+        this.#gate.open();
         this.#opts.broadcast('engine:ready', {});
       } else if (m.type === 'fatal') {
         this.#fatal = m.message;
-        markReady();
+        this.#gate.open();
       } else if (m.type === 'reply') {
         this.#pending.get(m.id)?.(m.reply);
         this.#pending.delete(m.id);
@@ -66,17 +95,13 @@ export class EngineSupervisor {
 
   /** Sends one request; resolves with the reply envelope (never rejects). */
   async request(name: string, args: unknown): Promise<Reply<unknown>> {
-    await this.#ready;
+    // NOTE: a loop, not one await: a host that dies before it is ready leaves the gate closed
+    // for its replacement, and a host that gives up opens it with #fatal set.
+    while (!this.#gate.isOpen) await this.#gate.promise;
     const child = this.#child;
-    if (child === null || this.#fatal !== null) {
-      return {
-        ok: false,
-        error: {
-          code: 'engine-unavailable',
-          message: this.#fatal ?? 'The engine is not running; restart Benchtop.',
-        },
-      };
-    }
+    if (this.#fatal !== null) return unavailable(this.#fatal);
+    if (this.#isStopping || child === null)
+      return unavailable('Benchtop is quitting; the request was not sent.');
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#pending.set(id, resolve);
@@ -85,10 +110,31 @@ export class EngineSupervisor {
     });
   }
 
-  stop(): void {
+  /**
+   * Asks the host to stop its jobs at a step boundary (training keeps its checkpoint) and to
+   * close the workspace, then waits for it to exit; kills it after SHUTDOWN_GRACE_MS. Works the
+   * same on every OS (a message, not a signal: Windows has no SIGTERM).
+   */
+  shutdown(): Promise<void> {
+    if (this.#stopped) return this.#stopped;
     this.#isStopping = true;
-    this.#child?.kill();
-    this.#child = null;
+    clearTimeout(this.#restartTimer);
+    this.#gate.open();
+    const child = this.#child;
+    if (child === null) return (this.#stopped = Promise.resolve());
+    this.#stopped = new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill(), SHUTDOWN_GRACE_MS);
+      // 'exit' follows kill(); the second timer only guards against a host that never reports.
+      const giveUp = setTimeout(resolve, SHUTDOWN_GRACE_MS + 5_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        clearTimeout(giveUp);
+        resolve();
+      });
+    });
+    const message: MainMessage = { type: 'shutdown' };
+    child.postMessage(message);
+    return this.#stopped;
   }
 
   #onExit(child: UtilityProcess, code: number): void {
@@ -97,18 +143,23 @@ export class EngineSupervisor {
     const lost = [...this.#pending.values()];
     this.#pending.clear();
     const message = `The engine stopped (exit code ${code}) while handling a request; that request was not completed.`;
-    for (const resolve of lost)
-      resolve({ ok: false, error: { code: 'engine-unavailable', message } });
-    if (this.#isStopping || this.#fatal !== null) return;
-    const now = Date.now();
-    this.#restarts = this.#restarts.filter((t) => now - t < RESTART_WINDOW_MS);
-    this.#opts.broadcast('engine:crashed', { message: `exit code ${code}` });
-    if (this.#restarts.length >= MAX_RESTARTS) {
-      this.#fatal =
-        'The engine keeps stopping; restart Benchtop. If it happens again, the workspace may be damaged.';
+    for (const resolve of lost) resolve(unavailable(message));
+    if (this.#isStopping || this.#fatal !== null) {
+      this.#gate.open();
       return;
     }
+    const now = Date.now();
+    this.#restarts = this.#restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.#restarts.length >= MAX_RESTARTS) {
+      this.#fatal = `The engine stopped ${MAX_RESTARTS + 1} times within a minute, so Benchtop no longer restarts it. Quit Benchtop and start it again; if it keeps happening, the workspace may be damaged.`;
+      this.#gate.open();
+      this.#opts.broadcast('engine:crashed', { message: this.#fatal });
+      return;
+    }
+    this.#opts.broadcast('engine:crashed', { message: `exit code ${code}` });
+    // Requests wait for the restarted host instead of failing during the pause.
+    if (this.#gate.isOpen) this.#gate = closedGate();
     this.#restarts.push(now);
-    setTimeout(() => this.start(), 500 * this.#restarts.length);
+    this.#restartTimer = setTimeout(() => this.start(), 500 * this.#restarts.length);
   }
 }

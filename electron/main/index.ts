@@ -47,5 +47,16 @@ if (!app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('before-quit', () => engine.stop());
+  // NOTE: 'will-quit', not 'before-quit': it comes once every window has closed, so a window
+  // kept open over unsaved edits (window.ts) still has its engine. Quitting then waits while
+  // the engine stops its jobs at a step boundary and keeps their checkpoints.
+  let isEngineStopped = false;
+  app.on('will-quit', (event) => {
+    if (isEngineStopped) return;
+    event.preventDefault();
+    void engine.shutdown().then(() => {
+      isEngineStopped = true;
+      app.quit();
+    });
+  });
 }

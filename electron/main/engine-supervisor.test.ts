@@ -1,0 +1,147 @@
+// The engine supervisor without an Electron binary: utilityProcess.fork is mocked with fake
+// hosts, the real supervisor runs. Requests never hang on a host that dies, the crash loop
+// stops, and quitting asks the host to stop its jobs instead of killing it.
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+class FakeHost extends EventEmitter {
+  posted: unknown[] = [];
+  killed = false;
+  postMessage(m: unknown): void {
+    this.posted.push(m);
+  }
+  kill(): boolean {
+    this.killed = true;
+    this.emit('exit', 15);
+    return true;
+  }
+  say(m: unknown): void {
+    this.emit('message', m);
+  }
+}
+
+const hosts: FakeHost[] = [];
+vi.mock('electron', () => ({
+  utilityProcess: {
+    fork: () => {
+      const host = new FakeHost();
+      hosts.push(host);
+      return host;
+    },
+  },
+}));
+
+const { EngineSupervisor, SHUTDOWN_GRACE_MS } = await import('./engine-supervisor.ts');
+
+let events: [string, unknown][];
+function supervisor(): InstanceType<typeof EngineSupervisor> {
+  const s = new EngineSupervisor({
+    entry: 'host.js',
+    dataDir: '/data',
+    resourcesDir: '/res',
+    version: '1',
+    broadcast: (name, payload) => void events.push([name, payload]),
+  });
+  s.start();
+  return s;
+}
+const last = (): FakeHost => hosts[hosts.length - 1]!;
+
+beforeEach(() => {
+  hosts.length = 0;
+  events = [];
+  vi.useFakeTimers();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('engine supervisor', () => {
+  it('answers a request sent before a crash at start-up from the restarted host', async () => {
+    const s = supervisor();
+    const reply = s.request('projects:list', {});
+    last().emit('exit', 1); // e.g. a native module that does not load: no 'ready', no 'fatal'
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hosts).toHaveLength(2);
+    last().say({ type: 'ready' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(last().posted).toEqual([{ type: 'request', id: 1, name: 'projects:list', args: {} }]);
+    last().say({ type: 'reply', id: 1, reply: { ok: true, value: [] } });
+    expect(await reply).toEqual({ ok: true, value: [] });
+  });
+
+  it('stops restarting a host that keeps dying and then answers every request', async () => {
+    const s = supervisor();
+    const waiting = s.request('projects:list', {});
+    for (let i = 0; i < 6; i++) {
+      last().emit('exit', 1);
+      await vi.advanceTimersByTimeAsync(5_000);
+    }
+    expect(hosts).toHaveLength(6);
+    const first = await waiting;
+    const later = await s.request('projects:list', {});
+    for (const reply of [first, later]) {
+      expect(reply).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
+      expect(!reply.ok && reply.error.message).toMatch(/no longer restarts it/);
+    }
+    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/Quit Benchtop/) as unknown }]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(hosts).toHaveLength(6);
+  });
+
+  it('fails the requests a crashing host was handling, then works again after the restart', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    const lost = s.request('train:start', {});
+    await vi.advanceTimersByTimeAsync(0);
+    last().emit('exit', 134);
+    expect(await lost).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
+    expect(events).toContainEqual(['engine:crashed', { message: 'exit code 134' }]);
+    const during = s.request('projects:list', {}); // waits for the restart, no error
+    await vi.advanceTimersByTimeAsync(500);
+    last().say({ type: 'ready' });
+    await vi.advanceTimersByTimeAsync(0);
+    last().say({ type: 'reply', id: 2, reply: { ok: true, value: 'again' } });
+    expect(await during).toEqual({ ok: true, value: 'again' });
+    expect(events.at(-1)).toEqual(['engine:ready', {}]);
+  });
+
+  it('reports a fatal start-up message instead of waiting', async () => {
+    const s = supervisor();
+    const reply = s.request('projects:list', {});
+    last().say({ type: 'fatal', message: 'The workspace was made by a newer Benchtop.' });
+    last().emit('exit', 3);
+    expect(await reply).toEqual({
+      ok: false,
+      error: { code: 'engine-unavailable', message: 'The workspace was made by a newer Benchtop.' },
+    });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(hosts).toHaveLength(1);
+  });
+
+  it('quits by asking the host to stop its jobs, and waits for it to exit', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    let isDone = false;
+    void s.shutdown().then(() => (isDone = true));
+    expect(last().posted).toEqual([{ type: 'shutdown' }]);
+    expect(last().killed).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_000); // a training step finishing, the checkpoint written
+    expect(isDone).toBe(false);
+    expect(await s.request('projects:list', {})).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
+    last().emit('exit', 0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(isDone).toBe(true);
+    expect(last().killed).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(hosts).toHaveLength(1); // not restarted
+  });
+
+  it('kills a host that does not stop within the grace period', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    const done = s.shutdown();
+    await vi.advanceTimersByTimeAsync(SHUTDOWN_GRACE_MS);
+    expect(last().killed).toBe(true);
+    await done;
+    expect(hosts).toHaveLength(1);
+  });
+});
