@@ -229,11 +229,43 @@ describe('query plans', () => {
     const entityPlan = plans(() => listEntities(ws.read, ids[0] ?? 0));
     expect(entityPlan.join('\n')).toMatch(/SEARCH entities USING INDEX entities_by_document \(document_id=\?\)/);
     const docPlan = plans(() => listDocuments(ws.read, { projectId, status: 'annotated' }));
-    expect(docPlan.join('\n')).toMatch(/SEARCH d USING INDEX documents_by_project_status \(project_id=\? AND status=\?\)/);
+    expect(docPlan.join('\n')).toMatch(/SEARCH d USING (COVERING )?INDEX documents_by_project_status \(project_id=\? AND status=\?\)/);
     expect(docPlan.join('\n')).not.toMatch(/SCAN d|TEMP B-TREE/);
     const getPlan = plans(() => getDocument(ws.read, ids[0] ?? 0));
     expect(getPlan.join('\n')).toMatch(/entities_by_document/);
     expect(getPlan.join('\n')).toMatch(/relations_by_document/);
     expect(getPlan.join('\n')).not.toMatch(/SCAN|TEMP B-TREE/);
+  });
+
+  it('a page of a large project counts annotations for that page only, never sorting the project', () => {
+    const plan = (fn: () => void): string => traceQueries(ws.read, fn).flatMap((q) => queryPlan(ws.read, q)).join('\n');
+    // The page's ids come first (from an index in id order); the summary reads those rows only.
+    const page = /^SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)\nLIST SUBQUERY/;
+    const counted = /SEARCH e USING COVERING INDEX entities_by_document_status \(document_id=\? AND status=\?\)/;
+    for (const filter of [{}, { annotated: true }, { annotated: false }, { predicted: true }]) {
+      const all = plan(() => listDocuments(ws.read, { projectId, ...filter, offset: 50, limit: 50 }));
+      expect(all).toMatch(page);
+      expect(all).toMatch(/SEARCH d USING COVERING INDEX documents_by_project \(project_id=\?\)/);
+      expect(all).toMatch(counted);
+      expect(all).not.toMatch(/SCAN (d|e)\b|TEMP B-TREE/);
+    }
+    const searched = plan(() => listDocuments(ws.read, { projectId, search: 'disease', offset: 50, limit: 50 }));
+    expect(searched).toMatch(page);
+    expect(searched).toMatch(/SEARCH d USING COVERING INDEX documents_by_project \(project_id=\? AND rowid=\?\)/);
+    expect(searched).not.toMatch(/SCAN d\b|SCAN documents\b|TEMP B-TREE/);
+    const inDataset = plan(() => listDocuments(ws.read, { projectId, datasetId, offset: 50, limit: 50 }));
+    expect(inDataset).toMatch(page);
+    expect(inDataset).toMatch(/SEARCH d USING COVERING INDEX documents_by_dataset_status \(dataset_id=\?\)/);
+    for (const q of [{ search: 'disease' }, { annotated: true }, { datasetId }, { datasetId, status: 'annotated' as const }]) {
+      expect(plan(() => countDocuments(ws.read, { projectId, ...q }))).not.toMatch(/SCAN (d|e|documents)\b|USING INDEX|TEMP B-TREE/);
+    }
+    const datasets = plan(() => listDatasets(ws.read, projectId));
+    expect(datasets).toMatch(/COVERING INDEX documents_by_dataset_status \(dataset_id=\? AND status=\?\)/);
+    // Same pages as before: the page query still honours every filter, the offset and the order.
+    const ids = (q: Partial<Parameters<typeof listDocuments>[1]>): number[] =>
+      listDocuments(ws.read, { projectId, ...q }).map((d) => d.id);
+    expect(ids({ offset: 5, limit: 3 })).toEqual(ids({ limit: 100 }).slice(5, 8));
+    expect(ids({ datasetId: datasetId + 1000 })).toEqual([]);
+    expect(ids({ datasetId, status: 'annotated', limit: 1000 })).toEqual(ids({ status: 'annotated', limit: 1000 }));
   });
 });

@@ -192,11 +192,16 @@ const SUMMARY = sql`
       WHERE e.document_id = d.id AND e.status = 'suggested') AS suggestion_count
   FROM documents d`;
 
-/** A page of documents matching the query, by id. */
+/**
+ * A page of documents matching the query, by id. The page's ids are chosen first, so the
+ * annotation counts and text lengths are worked out for that page only, not for every match.
+ */
 export function listDocuments(db: ReadDb, q: DocumentQuery): DocumentSummary[] {
   return db
     .all<DocumentSummaryRow>(sql`
-      ${SUMMARY} WHERE ${whereOf(q)} ORDER BY d.id LIMIT ${q.limit ?? 100} OFFSET ${q.offset ?? 0}`)
+      ${SUMMARY} WHERE d.id IN (SELECT d.id FROM documents d WHERE ${whereOf(q)}
+        ORDER BY d.id LIMIT ${q.limit ?? 100} OFFSET ${q.offset ?? 0})
+      ORDER BY d.id`)
     .map(fromRow);
 }
 
@@ -301,8 +306,15 @@ export function replaceAnnotations(
 }
 
 function whereOf(q: DocumentQuery): SqlQuery {
-  const c: SqlQuery[] = [sql`d.project_id = ${q.projectId}`];
-  if (q.datasetId !== undefined) c.push(sql`d.dataset_id = ${q.datasetId}`);
+  // With a dataset, its index (dataset_id, status) finds the rows without reading them; the
+  // project is checked once on the dataset (a dataset's documents are all in its project).
+  const c: SqlQuery[] =
+    q.datasetId === undefined
+      ? [sql`d.project_id = ${q.projectId}`]
+      : [
+          sql`d.dataset_id = ${q.datasetId}`,
+          sql`EXISTS (SELECT 1 FROM datasets WHERE id = ${q.datasetId} AND project_id = ${q.projectId})`,
+        ];
   if (q.status !== undefined) c.push(sql`d.status = ${q.status}`);
   const annotated = sql`SELECT 1 FROM entities e WHERE e.document_id = d.id AND e.status IN ('accepted', 'final')`;
   const predicted = sql`SELECT 1 FROM entities e WHERE e.document_id = d.id AND e.status = 'suggested'`;
@@ -313,8 +325,11 @@ function whereOf(q: DocumentQuery): SqlQuery {
   if (words.length > 0) {
     // The index holds ß and ẞ as "ss" (migration 6), so the words are folded the same way.
     const match = words.map((w) => `"${w.replace(/[ßẞ]/g, 'ss')}"*`).join(' ');
-    c.push(sql`(d.external_id = ${search}
-      OR d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}))`);
+    // Matches first (then the project's among them): the planner otherwise walks every
+    // document of the project, testing each against the matches.
+    c.push(sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}
+      UNION ALL SELECT id FROM documents WHERE external_id = ${search}
+        AND dataset_id IN (SELECT id FROM datasets WHERE project_id = ${q.projectId}))`);
   } else if (search !== '') {
     // Only punctuation (e.g. "%" or "_"): FTS has no words to match, so only an exact id can.
     c.push(sql`d.external_id = ${search}`);

@@ -7,6 +7,7 @@ import { up as datasetImporting } from './0004-dataset-importing.ts';
 import { up as lineageParentStatus } from './0005-lineage-parent-status.ts';
 import { up as searchFolding } from './0006-search-folding.ts';
 import { up as interruptedImports } from './0007-interrupted-imports.ts';
+import { up as documentListIndexes } from './0008-document-list-indexes.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'lineage-parent-status', up: lineageParentStatus },
   { version: 6, name: 'search-folding', up: searchFolding },
   { version: 7, name: 'interrupted-imports', up: interruptedImports },
+  { version: 8, name: 'document-list-indexes', up: documentListIndexes },
 ];
