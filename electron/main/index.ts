@@ -5,7 +5,7 @@ import { BrowserWindow, app } from 'electron';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { broadcast, registerIpc } from './ipc.ts';
-import { resourcesDir } from './paths.ts';
+import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { createMainWindow, lockDownSession } from './window.ts';
 
@@ -16,7 +16,7 @@ registerAppScheme();
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  const dataDir = process.env['BENCHTOP_DATA_DIR'] ?? join(app.getPath('userData'), 'workspace');
+  const dataDir = workspaceDir(process.env['BENCHTOP_DATA_DIR'], app.getPath('userData'));
   const engine = new EngineSupervisor({
     entry: engineHostEntry,
     dataDir,
@@ -25,11 +25,14 @@ if (!app.requestSingleInstanceLock()) {
     broadcast,
   });
 
+  let isQuitting = false;
   app.on('second-instance', () => {
     const win = BrowserWindow.getAllWindows()[0];
     if (win) {
       if (win.isMinimized()) win.restore();
       win.focus();
+    } else if (app.isReady() && !isQuitting) {
+      createMainWindow(); // macOS keeps running without windows
     }
   });
 
@@ -53,6 +56,7 @@ if (!app.requestSingleInstanceLock()) {
   let isEngineStopped = false;
   app.on('will-quit', (event) => {
     if (isEngineStopped) return;
+    isQuitting = true;
     event.preventDefault();
     void engine.shutdown().then(() => {
       isEngineStopped = true;

@@ -1,12 +1,21 @@
-// Where the shipped resources/ folder (models, demo, icons, vocabulary) is. Unpackaged it is the
+// Where the data folder is, and where the shipped resources/ folder (models, demo, icons, vocabulary) is. Unpackaged it is the
 // repository's resources/; packaged, electron-builder copies it beside app.asar as
 // <process.resourcesPath>/resources (build/electron-builder.yml extraResources), because
 // app.getAppPath() is then app.asar, which does not contain it.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { app } from 'electron';
 
 export function resourcesDir(): string {
   return app.isPackaged
     ? join(process.resourcesPath, 'resources')
     : join(app.getAppPath(), 'resources');
+}
+
+/**
+ * The data folder: BENCHTOP_DATA_DIR when set (resolved against the working folder), else
+ * <userData>/workspace. Empty means unset, as in browser mode (engine/serve/command.ts), so
+ * both modes open the same folder for the same setting.
+ */
+export function workspaceDir(fromEnv: string | undefined, userData: string): string {
+  return fromEnv ? resolve(fromEnv) : join(userData, 'workspace');
 }

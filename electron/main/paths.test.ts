@@ -1,0 +1,27 @@
+// Where the desktop app keeps its workspace: the same folder as browser mode for the same
+// BENCHTOP_DATA_DIR (electron is mocked; paths.ts is pure apart from app.isPackaged).
+import { join, resolve } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { defaultDataDir } from '../../engine/serve/command.ts';
+
+vi.mock('electron', () => ({ app: { isPackaged: false, getAppPath: () => '/app' } }));
+const { workspaceDir } = await import('./paths.ts');
+
+describe('workspaceDir', () => {
+  it('uses <userData>/workspace unless BENCHTOP_DATA_DIR is set', () => {
+    const userData = join('/home', 'ann', '.config', 'Benchtop');
+    expect(workspaceDir(undefined, userData)).toBe(join(userData, 'workspace'));
+    expect(workspaceDir('', userData)).toBe(join(userData, 'workspace'));
+    expect(workspaceDir('/data/bench', userData)).toBe(resolve('/data/bench'));
+  });
+
+  it('opens the same folder as browser mode for a relative BENCHTOP_DATA_DIR', () => {
+    vi.stubEnv('BENCHTOP_DATA_DIR', 'my-workspace');
+    try {
+      expect(workspaceDir('my-workspace', '/unused')).toBe(defaultDataDir());
+      expect(workspaceDir('my-workspace', '/unused')).toBe(resolve('my-workspace'));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
