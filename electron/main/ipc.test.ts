@@ -12,7 +12,8 @@ const ourContents = { mainFrame: { url: 'app://benchtop/index.html' } };
 vi.mock('electron', () => ({
   app: { isPackaged: true, on: vi.fn(), getAppPath: () => '/app' },
   BrowserWindow: {
-    fromWebContents: (wc: unknown) => (wc === ourContents ? { id: 1 } : null),
+    fromWebContents: (wc: unknown) =>
+      wc === ourContents || (wc as { isOurs?: boolean }).isOurs ? { id: 1 } : null,
     getAllWindows: () => [],
   },
   ipcMain: {
@@ -26,7 +27,7 @@ vi.mock('electron', () => ({
 }));
 
 const { registerIpc } = await import('./ipc.ts');
-const { isAppUrl } = await import('./window.ts');
+const { isAppPage, isAppUrl } = await import('./window.ts');
 const { resolveAppPath } = await import('./protocol.ts');
 
 const requests: [string, unknown][] = [];
@@ -53,6 +54,19 @@ describe('main-process IPC', () => {
       ok: false,
       error: { code: 'unauthorized' },
     });
+    // A page that is not the app (even in our own window) gets no API: not a data: or
+    // devtools: page, nor an app:// lookalike host.
+    for (const url of [
+      'data:text/html,<script>1</script>',
+      'devtools://devtools/bundled/inspector.html',
+      'app://benchtop.evil/index.html',
+    ]) {
+      const contents = { mainFrame: { url }, isOurs: true };
+      expect(await invoke(event(contents, contents.mainFrame), 'projects:list', {}), url).toMatchObject({
+        ok: false,
+        error: { code: 'unauthorized' },
+      });
+    }
     const otherUrl = { mainFrame: { url: 'file:///etc/passwd' } };
     expect(await invoke(event(otherUrl, otherUrl.mainFrame), 'projects:list', {})).toMatchObject({
       ok: false,
@@ -78,6 +92,9 @@ describe('main-process IPC', () => {
     expect(isAppUrl('https://example.com/')).toBe(false);
     expect(isAppUrl('http://127.0.0.1:5173/')).toBe(false); // no dev server when packaged
     expect(isAppUrl('app://other/index.html')).toBe(false);
+    expect(isAppUrl('data:image/png;base64,AA==')).toBe(true); // img-src data:
+    expect(isAppPage('data:text/html,hi')).toBe(false); // but never a page
+    expect(isAppPage('app://benchtop/index.html')).toBe(true);
   });
 });
 

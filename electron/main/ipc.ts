@@ -5,14 +5,14 @@ import { BrowserWindow, type IpcMainInvokeEvent, ipcMain } from 'electron';
 import { type Reply, isEngineRequestName, isRequestName } from '../../engine/api/contract.ts';
 import { openPath, savePath } from './dialogs.ts';
 import type { EngineSupervisor } from './engine-supervisor.ts';
-import { isAppUrl } from './window.ts';
+import { isAppPage } from './window.ts';
 
 /** True when the message comes from the top frame of one of our windows showing the app. */
 export function isTrustedSender(event: IpcMainInvokeEvent): boolean {
   const frame = event.senderFrame;
   if (frame === null || frame !== event.sender.mainFrame) return false;
   if (BrowserWindow.fromWebContents(event.sender) === null) return false;
-  return isAppUrl(frame.url);
+  return isAppPage(frame.url);
 }
 
 const refuse = (

@@ -14,14 +14,18 @@ export function devServerUrl(): string | null {
   return host === 'localhost' || host === '127.0.0.1' ? url : null;
 }
 
-/** True for URLs the renderer may load or fetch. */
-export function isAppUrl(url: string): boolean {
+/** True for pages of the app itself: what a window may show and who may use the API. */
+export function isAppPage(url: string): boolean {
+  if (url.startsWith(`${APP_ORIGIN}/`)) return true;
   const dev = devServerUrl();
-  if (url.startsWith(`${APP_ORIGIN}/`) || url.startsWith('data:') || url.startsWith('devtools://'))
-    return true;
-  if (dev === null) return false;
-  const origin = new URL(dev).origin;
-  return url.startsWith(`${origin}/`) || url.startsWith(origin.replace(/^http/, 'ws'));
+  return dev !== null && url.startsWith(`${new URL(dev).origin}/`);
+}
+
+/** True for URLs the renderer may load or fetch (pages, data: images, dev-server HMR). */
+export function isAppUrl(url: string): boolean {
+  if (isAppPage(url) || url.startsWith('data:') || url.startsWith('devtools://')) return true;
+  const dev = devServerUrl();
+  return dev !== null && url.startsWith(`${new URL(dev).origin.replace(/^http/, 'ws')}/`);
 }
 
 /** Blocks every request that is not the app itself, and every permission. */
@@ -35,10 +39,10 @@ export function lockDownSession(): void {
   app.on('web-contents-created', (_e, contents) => {
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
     contents.on('will-navigate', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
+      if (!isAppPage(url) && !url.startsWith('devtools://')) event.preventDefault();
     });
     contents.on('will-redirect', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
+      if (!isAppPage(url)) event.preventDefault();
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());
   });
