@@ -221,6 +221,8 @@ export interface PredictSummary {
   rows: PredictedRow[];
   /** Rows left out of `rows` to keep the reply small. */
   rowsOmitted: number;
+  /** The models ran with int8 encoder layers (Settings); results can differ slightly from float32. */
+  int8?: true;
 }
 
 /** Progress of a prediction or evaluation job. */
@@ -318,6 +320,8 @@ export interface EvaluationReport {
   errorsOmitted: number;
   accuracy?: number;
   auroc?: number;
+  /** The model ran with int8 encoder layers (Settings); scores can differ slightly from float32. */
+  int8?: true;
 }
 
 export interface EvaluateFinishedInfo {

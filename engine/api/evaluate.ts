@@ -97,6 +97,7 @@ function nerReport(
     confusion: { labels: [...ev.confusion.labels], counts: ev.confusion.counts.map((r) => [...r]) },
     errors,
     errorsOmitted: total - errors.length,
+    ...(r.int8 === true && { int8: true }),
   };
 }
 
@@ -141,6 +142,7 @@ export function reReport(
       errorsOmitted: 0,
       ...(m.accuracy !== undefined && { accuracy: m.accuracy }),
       ...(m.auroc !== undefined && { auroc: m.auroc }),
+      ...(r.int8 === true && { int8: true }),
     };
   }
   const ev = re.evaluation;
@@ -205,6 +207,7 @@ export function reReport(
     errorsOmitted: total - errors.length,
     accuracy: ev.accuracy,
     ...(ev.auroc !== undefined && Number.isFinite(ev.auroc) && { auroc: ev.auroc }),
+    ...(r.int8 === true && { int8: true }),
   };
 }
 

@@ -201,6 +201,7 @@ function summary(
     })),
     rows: rows.slice(0, MAX_ROWS),
     rowsOmitted: Math.max(0, rows.length - MAX_ROWS),
+    ...(r.int8 === true && { int8: true }),
   };
 }
 

@@ -76,6 +76,8 @@ export interface PredictResult {
   predictions?: DocumentPrediction[];
   /** With `input`: every file looked at, named as issues and `source` name it. */
   files?: string[];
+  /** Present when the models ran with int8 encoder layers (results may differ from float32). */
+  int8?: true;
 }
 
 /** Predicted annotations of one document (offsets index its text). */
@@ -113,6 +115,8 @@ export interface EvaluateResult {
   issues: FormatIssue[];
   /** RE: the full evaluation (counts per class, the confusion between labels) and its errors. */
   re?: RelationEvaluation;
+  /** Present when the model ran with int8 encoder layers (scores may differ from float32). */
+  int8?: true;
 }
 
 /** RE details for the app: counts, the confusion (negative label first) and misclassified pairs. */
@@ -216,6 +220,10 @@ function predictorOptions(args: { int8?: boolean; device?: Device }): PredictorO
   return { int8: args.int8 === true, ...(args.device !== undefined && { device: args.device }) };
 }
 
+/** Report titles say when the scores come from int8 inference (float32 is the default). */
+const INT8_NOTE = (args: { int8?: boolean }): string => (args.int8 === true ? ', int8 inference' : '');
+const int8Flag = (args: { int8?: boolean }): { int8?: true } => (args.int8 === true ? { int8: true } : {});
+
 /** Says (as a log line) why a predictor does not run where it was asked to. */
 function noteDevice(p: Predictor, ctx: TaskContext): Predictor {
   if (p.deviceNote !== undefined) ctx.emit({ type: 'log', message: p.deviceNote });
@@ -308,6 +316,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     wordsPerSec: words / seconds,
     written: written.written,
     issues: [...issues, ...written.issues],
+    ...(args.int8 === true && { int8: true as const }),
     ...('documents' in src
       ? {
           predictions: out.map((d) => ({ id: d.id, entities: d.entities, relations: d.relations })),
@@ -384,10 +393,10 @@ export async function evaluate(
       );
       const ev = evaluateEntities(loaded.documents, pred.entities);
       const text =
-        formatReport(ev.strict, 'NER, strict (exact span and type)') +
+        formatReport(ev.strict, `NER, strict (exact span and type)${INT8_NOTE(args)}`) +
         '\n' +
-        formatReport(ev.lenient, 'NER, lenient (overlapping span, same type)');
-      return { metrics: toMetricsJson(ev), text, items: loaded.documents.length, issues };
+        formatReport(ev.lenient, `NER, lenient (overlapping span, same type)${INT8_NOTE(args)}`);
+      return { metrics: toMetricsJson(ev), text, items: loaded.documents.length, issues, ...int8Flag(args) };
     } finally {
       await predictor.release();
     }
@@ -415,9 +424,10 @@ export async function evaluate(
     const ev = scoreExamples(examples, c.labels, c.probs, view);
     return {
       metrics: toMetricsJson(ev),
-      text: formatReport(ev, `RE (negative label "${view.negativeLabel}" excluded)`),
+      text: formatReport(ev, `RE (negative label "${view.negativeLabel}" excluded)${INT8_NOTE(args)}`),
       items: examples.length,
       issues,
+      ...int8Flag(args),
       re: {
         negativeLabel: view.negativeLabel,
         evaluation: ev,

@@ -1,0 +1,126 @@
+// The workbench and the command line agree on the same model and data: Evaluate's scores equal
+// `benchtop eval`'s (the same BC5CDR abstracts, marked Annotated), its confusion matrix and error
+// list add up to the per-type counts, and a run with int8 inference (Settings) says so in its
+// report, as `benchtop eval --int8` does in its titles. Seeded random-weight models (the plumbing,
+// not the skill).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluate } from '../tasks/predict-task.ts';
+import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
+import type { EvaluationReport, PredictSummary } from './dto-tasks.ts';
+import { openTestEngine, type TestEngine } from './test-engine.ts';
+
+const CDR = resolve(
+  import.meta.dirname,
+  '../../../shared/data/documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt',
+);
+
+let dir: string;
+let t: TestEngine;
+const events: { name: string; payload: { jobId?: string } }[] = [];
+
+async function finished<T>(name: 'evaluate:finished' | 'run:finished', jobId: string): Promise<T> {
+  for (const t0 = Date.now(); Date.now() - t0 < 30_000; ) {
+    const hit = events.find((e) => e.name === name && e.payload.jobId === jobId);
+    if (hit) return hit.payload as T;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${name}`);
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-eval-consistency-'));
+  randomTaskModel(join(dir, 'ner'), { task: 'ner', maxLength: 64 }, [
+    'O',
+    'B-Chemical',
+    'I-Chemical',
+    'B-Disease',
+    'I-Disease',
+  ]);
+  pubtatorSubset(CDR, 4, dir, 'cdr4.txt');
+  t = openTestEngine('benchtop-eval-consistency-data-');
+  t.engine.subscribe((name, payload) => events.push({ name, payload: payload as { jobId?: string } }));
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function projectOfAnnotated(): Promise<{ projectId: number; datasetId: number; modelId: string }> {
+  const project = await t.call('projects:create', { name: `CDR ${events.length}` });
+  const imported = await t.call('documents:import', {
+    projectId: project.id,
+    path: join(dir, 'cdr4.txt'),
+    containsPhi: false,
+  });
+  const page = await t.call('documents:list', { projectId: project.id, limit: 100 });
+  for (const d of page.items) await t.call('documents:set-status', { documentId: d.id, status: 'annotated' });
+  const model = await t.call('models:import-folder', { path: join(dir, 'ner'), phiStatus: 'no-phi', name: 'Random NER' });
+  return { projectId: project.id, datasetId: imported.datasetId!, modelId: model.id };
+}
+
+async function evaluateInApp(): Promise<EvaluationReport> {
+  const p = await projectOfAnnotated();
+  const { jobId } = await t.call('evaluate:start', { projectId: p.projectId, modelId: p.modelId, datasetIds: [p.datasetId] });
+  const done = await finished<{ status: string; report?: EvaluationReport }>('evaluate:finished', jobId);
+  expect(done.status).toBe('completed');
+  return done.report!;
+}
+
+describe('Evaluate and `benchtop eval` on the same model and documents', () => {
+  it('give the same scores; the confusion matrix and the error list add up to the counts', async () => {
+    const cli = await evaluate({ task: 'ner', model: join(dir, 'ner'), data: join(dir, 'cdr4.txt') });
+    const r = await evaluateInApp();
+    expect(r.documents).toBe(4);
+    expect(r.int8).toBeUndefined();
+    expect(cli.int8).toBeUndefined();
+    expect(cli.text).not.toMatch(/int8/);
+    const prf = (x: { precision: number; recall: number; f1: number }): number[] => [x.precision, x.recall, x.f1];
+    expect(prf(r.micro)).toEqual(prf(cli.metrics.micro));
+    expect(prf(r.macro)).toEqual(prf(cli.metrics.macro));
+    expect(prf(r.lenientMicro!)).toEqual(prf(cli.metrics.lenient!.micro));
+    expect(Object.fromEntries(r.perType.map((row) => [row.name, prf(row)]))).toEqual(
+      Object.fromEntries(Object.entries(cli.metrics.per_type).map(([k, v]) => [k, prf(v)])),
+    );
+    const { labels, counts } = r.confusion!;
+    expect(labels).toEqual(['Chemical', 'Disease', 'O']);
+    expect(r.micro.support).toBeGreaterThan(0);
+    r.perType.forEach((row, i) => {
+      const goldRow = counts[i]!.reduce((a, b) => a + b, 0);
+      const predCol = counts.reduce((a, c) => a + c[i]!, 0);
+      expect(goldRow).toBe(row.support);
+      expect(predCol).toBe(row.tp! + row.fp!);
+      expect(counts[i]![i]).toBe(row.tp);
+      const errs = r.errors.filter((e) => e.type === row.name);
+      expect(errs.filter((e) => e.kind === 'false-positive')).toHaveLength(row.fp!);
+      expect(errs.filter((e) => e.kind === 'false-negative')).toHaveLength(row.fn!);
+    });
+    expect(r.errorsOmitted).toBe(0);
+  }, 60_000);
+
+  it('say when the scores come from int8 inference', async () => {
+    await t.call('settings:update', { int8Inference: true });
+    try {
+      const r = await evaluateInApp();
+      expect(r.int8).toBe(true);
+      const cli = await evaluate({ task: 'ner', model: join(dir, 'ner'), data: join(dir, 'cdr4.txt'), int8: true });
+      expect(cli.int8).toBe(true);
+      expect(cli.text).toMatch(/strict \(exact span and type\), int8 inference/);
+      expect(r.micro.f1).toBe(cli.metrics.micro.f1);
+      const model = (await t.call('models:list', {})).find((m) => m.name === 'Random NER')!;
+      const { jobId } = await t.call('run:predict-files', {
+        modelId: model.id,
+        inputPath: join(dir, 'cdr4.txt'),
+        outPath: join(dir, 'out.jsonl'),
+        format: 'jsonl',
+      });
+      const run = await finished<{ status: string; result?: PredictSummary }>('run:finished', jobId);
+      expect(run.status).toBe('completed');
+      expect(run.result!.int8).toBe(true);
+    } finally {
+      await t.call('settings:update', { int8Inference: false });
+    }
+  }, 60_000);
+});
