@@ -1,28 +1,36 @@
 // Native open/save dialogs for the shell requests of the contract (dialog:open-path,
-// dialog:save-path), with their own argument checks (main does not import the engine).
+// dialog:save-path). Arguments are checked with the engine's request guards, as engine
+// requests are (engine/api/validate.ts): unknown fields, wrong kinds and folders in a
+// suggested file name are refused with a message naming the field.
 import { type BrowserWindow, dialog } from 'electron';
 import type { Args, Result } from '../../engine/api/contract.ts';
+import { type Guard, matching, obj, oneOf, str } from '../../engine/api/guards.ts';
 
-function kindOf(args: unknown): 'file' | 'folder' | null {
-  const kind = (args as { kind?: unknown } | null)?.kind;
-  return kind === 'file' || kind === 'folder' ? kind : null;
-}
+export type ShellRequestName = 'dialog:open-path' | 'dialog:save-path';
 
-function textOf(args: unknown, key: string): string | undefined {
-  const v = (args as Record<string, unknown> | null)?.[key];
-  return typeof v === 'string' && v.length <= 500 ? v : undefined;
+const kind = oneOf('file', 'folder');
+const title = str({ max: 200 });
+/** Only a name: where the dialog opens is the user's choice, not the page's. */
+const fileName = matching(/^(?!\.\.?$)[^/\\\0]{1,255}$/, 'a file name without folders');
+
+const validators: { [K in ShellRequestName]: Guard<Args<K>> } = {
+  'dialog:open-path': obj({ kind }, { title }),
+  'dialog:save-path': obj({ kind }, { title, defaultName: fileName }),
+};
+
+/** The checked arguments of a shell request; throws a ValidationError naming the field. */
+export function shellArgs<K extends ShellRequestName>(name: K, args: unknown): Args<K> {
+  return validators[name](args ?? {}, 'args');
 }
 
 /** dialog:open-path */
 export async function openPath(
   win: BrowserWindow,
-  args: unknown,
-): Promise<Result<'dialog:open-path'> | null> {
-  const kind = kindOf(args);
-  if (kind === null) return null;
+  args: Args<'dialog:open-path'>,
+): Promise<Result<'dialog:open-path'>> {
   const res = await dialog.showOpenDialog(win, {
-    title: textOf(args, 'title') ?? (kind === 'folder' ? 'Choose a folder' : 'Choose a file'),
-    properties: kind === 'folder' ? ['openDirectory'] : ['openFile'],
+    title: args.title ?? (args.kind === 'folder' ? 'Choose a folder' : 'Choose a file'),
+    properties: args.kind === 'folder' ? ['openDirectory'] : ['openFile'],
   });
   return { path: res.canceled ? null : (res.filePaths[0] ?? null) };
 }
@@ -30,24 +38,19 @@ export async function openPath(
 /** dialog:save-path (a folder to write into, or a file name to create) */
 export async function savePath(
   win: BrowserWindow,
-  args: unknown,
-): Promise<Result<'dialog:save-path'> | null> {
-  const kind = kindOf(args);
-  if (kind === null) return null;
-  const title = textOf(args, 'title') ?? 'Export to';
-  if (kind === 'folder') {
+  args: Args<'dialog:save-path'>,
+): Promise<Result<'dialog:save-path'>> {
+  const title = args.title ?? 'Export to';
+  if (args.kind === 'folder') {
     const res = await dialog.showOpenDialog(win, {
       title,
       properties: ['openDirectory', 'createDirectory'],
     });
     return { path: res.canceled ? null : (res.filePaths[0] ?? null) };
   }
-  const defaultName = textOf(args, 'defaultName');
   const res = await dialog.showSaveDialog(win, {
     title,
-    ...(defaultName !== undefined && { defaultPath: defaultName }),
+    ...(args.defaultName !== undefined && { defaultPath: args.defaultName }),
   });
   return { path: res.canceled ? null : (res.filePath ?? null) };
 }
-
-export type ShellArgs = Args<'dialog:open-path'> | Args<'dialog:save-path'>;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const handlers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
 const ourContents = { mainFrame: { url: 'app://benchtop/index.html' } };
+const dialog = vi.hoisted(() => ({ showOpenDialog: vi.fn(), showSaveDialog: vi.fn() }));
 
 vi.mock('electron', () => ({
   app: { isPackaged: true, on: vi.fn(), getAppPath: () => '/app' },
@@ -20,7 +21,7 @@ vi.mock('electron', () => ({
     handle: (channel: string, fn: (...args: unknown[]) => Promise<unknown>) =>
       handlers.set(channel, fn),
   },
-  dialog: { showOpenDialog: vi.fn(), showSaveDialog: vi.fn() },
+  dialog,
   protocol: { handle: vi.fn(), registerSchemesAsPrivileged: vi.fn() },
   session: { defaultSession: {} },
   utilityProcess: { fork: vi.fn() },
@@ -84,6 +85,39 @@ describe('main-process IPC', () => {
         kind: 'anything',
       }),
     ).toMatchObject({ ok: false, error: { code: 'invalid-request' } });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('checks dialog arguments like engine requests and always answers with an envelope', async () => {
+    const ask = (name: string, args: unknown) => invoke(event(ourContents, ourContents.mainFrame), name, args);
+    const refused = async (name: string, args: unknown, field: RegExp) => {
+      const reply = (await ask(name, args)) as { ok: boolean; error: { code: string; message: string } };
+      expect(reply).toMatchObject({ ok: false, error: { code: 'invalid-request' } });
+      expect(reply.error.message).toMatch(field);
+    };
+    await refused('dialog:save-path', { kind: 'file', defaultName: '../../.bashrc' }, /args\.defaultName must be a file name/);
+    await refused('dialog:save-path', { kind: 'file', defaultName: '/etc/cron.d/job' }, /args\.defaultName/);
+    await refused('dialog:save-path', { kind: 'file', defaultName: '..' }, /args\.defaultName/);
+    await refused('dialog:open-path', { kind: 'file', defaultPath: '/etc' }, /unknown field "defaultPath"/);
+    await refused('dialog:open-path', { kind: 'file', title: 7 }, /args\.title must be a string/);
+    await refused('dialog:open-path', null, /args\.kind is required/);
+    expect(dialog.showOpenDialog).not.toHaveBeenCalled();
+    expect(dialog.showSaveDialog).not.toHaveBeenCalled();
+
+    dialog.showSaveDialog.mockResolvedValueOnce({ canceled: false, filePath: '/home/ann/out.csv' });
+    expect(await ask('dialog:save-path', { kind: 'file', defaultName: 'out.csv' })).toEqual({
+      ok: true,
+      value: { path: '/home/ann/out.csv' },
+    });
+    expect(dialog.showSaveDialog.mock.calls[0]?.[1]).toMatchObject({ defaultPath: 'out.csv' });
+
+    dialog.showOpenDialog.mockRejectedValueOnce(new Error('no display'));
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await ask('dialog:open-path', { kind: 'folder' })).toMatchObject({
+      ok: false,
+      error: { code: 'internal' },
+    });
+    errors.mockRestore();
     expect(requests).toHaveLength(1);
   });
 

@@ -3,7 +3,8 @@
 // the rest to the engine host. Always answers with a Reply envelope.
 import { BrowserWindow, type IpcMainInvokeEvent, ipcMain } from 'electron';
 import { type Reply, isEngineRequestName, isRequestName } from '../../engine/api/contract.ts';
-import { openPath, savePath } from './dialogs.ts';
+import { ValidationError } from '../../engine/api/guards.ts';
+import { openPath, savePath, shellArgs } from './dialogs.ts';
 import type { EngineSupervisor } from './engine-supervisor.ts';
 import { isAppPage } from './window.ts';
 
@@ -16,7 +17,7 @@ export function isTrustedSender(event: IpcMainInvokeEvent): boolean {
 }
 
 const refuse = (
-  code: 'unauthorized' | 'unknown-request' | 'invalid-request',
+  code: 'unauthorized' | 'unknown-request' | 'invalid-request' | 'internal',
   message: string,
 ): Reply<never> => ({ ok: false, error: { code, message } });
 
@@ -29,11 +30,19 @@ export function registerIpc(engine: EngineSupervisor): void {
       if (!isRequestName(name)) return refuse('unknown-request', 'Unknown request.');
       if (isEngineRequestName(name)) return engine.request(name, args);
       const win = BrowserWindow.fromWebContents(event.sender)!;
-      const value =
-        name === 'dialog:open-path' ? await openPath(win, args) : await savePath(win, args);
-      return value === null
-        ? refuse('invalid-request', 'Invalid request: kind must be "file" or "folder".')
-        : { ok: true, value };
+      try {
+        const value =
+          name === 'dialog:open-path'
+            ? await openPath(win, shellArgs(name, args))
+            : await savePath(win, shellArgs(name, args));
+        return { ok: true, value };
+      } catch (err) {
+        if (err instanceof ValidationError)
+          return refuse('invalid-request', `Invalid request: ${err.message}.`);
+        // NOTE: a thrown error would reach the page as a rejected invoke, not an envelope.
+        console.error(`[benchtop] ${name} failed with ${err instanceof Error ? err.name : typeof err}`);
+        return refuse('internal', 'The file dialog could not be opened; try again, or type the path.');
+      }
     },
   );
 }
