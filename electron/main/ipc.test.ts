@@ -29,7 +29,7 @@ vi.mock('electron', () => ({
 
 const { registerIpc } = await import('./ipc.ts');
 const { isAppPage, isAppUrl } = await import('./window.ts');
-const { resolveAppPath } = await import('./protocol.ts');
+const { appResponse, resolveAppPath } = await import('./protocol.ts');
 
 const requests: [string, unknown][] = [];
 const engine = {
@@ -154,8 +154,30 @@ describe('app:// protocol paths', () => {
       '/..%5csecret.txt',
       '/%00',
       '/missing.js',
+      '/assets',
+      '/assets/',
     ]) {
       expect(await resolveAppPath(web, p), p).toBeNull();
     }
+  });
+
+  it('answers every app:// request with a response: the file with its headers, or 404', async () => {
+    const web = join(root, 'renderer');
+    const get = (url: string, method = 'GET') => appResponse(web, new Request(url, { method }));
+    const js = await get('app://benchtop/assets/a.js');
+    expect(js.status).toBe(200);
+    expect(js.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('Content-Security-Policy')).toContain("default-src 'self'");
+    expect(await (await get('app://benchtop/')).text()).toBe('<!doctype html>');
+    for (const url of [
+      'app://benchtop/assets', // a folder: EISDIR used to reject the handler's promise
+      'app://benchtop/assets/',
+      'app://benchtop/missing.js',
+      'app://other/index.html',
+      'app://benchtop/%2e%2e/secret.txt',
+    ]) {
+      expect((await get(url)).status, url).toBe(404);
+    }
+    expect((await get('app://benchtop/index.html', 'POST')).status).toBe(405);
   });
 });

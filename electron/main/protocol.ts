@@ -1,6 +1,6 @@
 // The app:// protocol: serves the built renderer from out/renderer with path-traversal checks
 // and the Content-Security-Policy header (Actual's app:// handler idea).
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { protocol } from 'electron';
 
@@ -20,15 +20,24 @@ export const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// The same types as browser mode (engine/serve/static.ts).
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
-  '.json': 'application/json',
+  '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
 };
+
+/** The Content-Type for a served file (unknown types are not sniffed: nosniff). */
+export function contentType(file: string): string {
+  return TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
 
 /** Must run before app 'ready'. */
 export function registerAppScheme(): void {
@@ -37,7 +46,7 @@ export function registerAppScheme(): void {
   ]);
 }
 
-/** The file for a URL path inside `root`, or null when it escapes or does not exist. */
+/** The file for a URL path inside `root`, or null when it escapes, is a folder or does not exist. */
 export async function resolveAppPath(root: string, pathname: string): Promise<string | null> {
   let rel: string;
   try {
@@ -51,24 +60,39 @@ export async function resolveAppPath(root: string, pathname: string): Promise<st
   if (!full.startsWith(base + sep)) return null;
   try {
     const real = await realpath(full);
-    return real.startsWith((await realpath(base)) + sep) ? real : null;
+    if (!real.startsWith((await realpath(base)) + sep)) return null;
+    return (await stat(real)).isFile() ? real : null;
   } catch {
     return null;
   }
 }
 
+const notFound = (): Response =>
+  new Response('Not found', { status: 404, headers: { 'Content-Type': TYPES['.txt']! } });
+
+/** The response for one app:// request: the file, or 404 (never a rejected promise). */
+export async function appResponse(rendererDir: string, request: Request): Promise<Response> {
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    return new Response('Method not allowed', { status: 405 });
+  const url = new URL(request.url);
+  const file = url.host === 'benchtop' ? await resolveAppPath(rendererDir, url.pathname) : null;
+  if (file === null) return notFound();
+  let body: Buffer;
+  try {
+    body = await readFile(file);
+  } catch {
+    return notFound(); // removed or unreadable since it was resolved (a rebuild under way)
+  }
+  return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
+    headers: {
+      'Content-Type': contentType(file),
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+    },
+  });
+}
+
 /** Serves `rendererDir` at app://benchtop/. */
 export function handleAppProtocol(rendererDir: string): void {
-  protocol.handle('app', async (request) => {
-    const url = new URL(request.url);
-    const file = url.host === 'benchtop' ? await resolveAppPath(rendererDir, url.pathname) : null;
-    if (file === null) return new Response('Not found', { status: 404 });
-    return new Response(await readFile(file), {
-      headers: {
-        'Content-Type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-        'Content-Security-Policy': CSP,
-        'X-Content-Type-Options': 'nosniff',
-      },
-    });
-  });
+  protocol.handle('app', (request) => appResponse(rendererDir, request));
 }
