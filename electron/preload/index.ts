@@ -12,6 +12,15 @@ import type {
 } from '../../engine/api/contract.ts';
 import { isEventName, isRequestName } from '../../engine/api/contract.ts';
 
+type AnyListener = (payload: unknown) => void;
+// NOTE: one ipcRenderer listener for all subscriptions: the renderer's state classes subscribe
+// more than ten times, and an EventEmitter warns of a leak past ten listeners.
+const listeners = new Map<EventName, Set<AnyListener>>();
+ipcRenderer.on('api:event', (_e: IpcRendererEvent, event: unknown, payload: unknown) => {
+  if (!isEventName(event)) return;
+  for (const listener of listeners.get(event) ?? []) listener(payload);
+});
+
 const api: Api = {
   invoke<K extends RequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
     if (!isRequestName(name)) {
@@ -24,11 +33,11 @@ const api: Api = {
   },
   on<K extends EventName>(name: K, listener: (payload: Events[K]) => void): () => void {
     if (!isEventName(name)) return () => {};
-    const handler = (_e: IpcRendererEvent, event: unknown, payload: unknown): void => {
-      if (event === name) listener(payload as Events[K]);
-    };
-    ipcRenderer.on('api:event', handler);
-    return () => ipcRenderer.removeListener('api:event', handler);
+    // A wrapper per subscription: subscribing the same function twice needs two unsubscribes.
+    const handler: AnyListener = (payload) => listener(payload as Events[K]);
+    const set = listeners.get(name) ?? new Set<AnyListener>();
+    listeners.set(name, set.add(handler));
+    return () => void set.delete(handler);
   },
 };
 

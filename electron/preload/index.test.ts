@@ -1,0 +1,62 @@
+// The preload without an Electron binary: contextBridge and ipcRenderer are mocked, the real
+// preload runs. Every subscription shares one ipcRenderer listener, and unsubscribing works.
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import type { Api } from '../../engine/api/contract.ts';
+
+const exposed = new Map<string, unknown>();
+const ipcRenderer = Object.assign(new EventEmitter(), {
+  invoke: vi.fn(() => Promise.resolve({ ok: true, value: 1 })),
+});
+vi.mock('electron', () => ({
+  contextBridge: { exposeInMainWorld: (key: string, value: unknown) => exposed.set(key, value) },
+  ipcRenderer,
+}));
+await import('./index.ts');
+const api = exposed.get('api') as Api;
+const send = (name: string, payload: unknown): boolean =>
+  ipcRenderer.emit('api:event', {}, name, payload);
+
+describe('preload window.api', () => {
+  it('delivers events to their subscribers over one listener, with no leak warning', () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): number => warnings.push(w);
+    process.on('warning', onWarning);
+    const got: string[] = [];
+    const offs = Array.from({ length: 16 }, (_, i) =>
+      api.on(i % 2 ? 'workspace:changed' : 'engine:ready', () => got.push(`${i}`)),
+    );
+    expect(ipcRenderer.listenerCount('api:event')).toBe(1);
+    send('engine:ready', {});
+    expect(got).toEqual(['0', '2', '4', '6', '8', '10', '12', '14']);
+    for (const off of offs) off();
+    got.length = 0;
+    send('engine:ready', {});
+    send('workspace:changed', { projectId: 1, what: 'projects' });
+    send('toString', {}); // not an event of the contract
+    expect(got).toEqual([]);
+    process.off('warning', onWarning);
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
+  it('keeps two subscriptions of the same function apart', () => {
+    const seen: unknown[] = [];
+    const listener = (p: unknown): number => seen.push(p);
+    const off1 = api.on('engine:crashed', listener);
+    const off2 = api.on('engine:crashed', listener);
+    send('engine:crashed', { message: 'a' });
+    off1();
+    send('engine:crashed', { message: 'b' });
+    off2();
+    send('engine:crashed', { message: 'c' });
+    expect(seen).toEqual([{ message: 'a' }, { message: 'a' }, { message: 'b' }]);
+  });
+
+  it('refuses names outside the contract without calling main', async () => {
+    expect(await api.invoke('fs:read' as never, {} as never)).toMatchObject({
+      ok: false,
+      error: { code: 'unknown-request' },
+    });
+    expect(ipcRenderer.invoke).not.toHaveBeenCalled();
+  });
+});
