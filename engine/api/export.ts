@@ -1,10 +1,11 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters.
 import { isAbsolute } from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, exportDocuments } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
-import { getDocument, getDocumentSummary, listDocuments } from '../store/documents.ts';
+import { getDocumentText, listDocumentIds } from '../store/documents.ts';
 import type { ReadDb } from '../store/db.ts';
 import { getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
@@ -12,16 +13,8 @@ import type { ApiContext } from './context.ts';
 import type { ExportReport } from './dto.ts';
 import { ApiError } from './errors.ts';
 
-const PAGE = 500;
-
-function projectDocumentIds(db: ReadDb, projectId: number): number[] {
-  const ids: number[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = listDocuments(db, { projectId, limit: PAGE, offset });
-    ids.push(...page.map((d) => d.id));
-    if (page.length < PAGE) return ids;
-  }
-}
+/** Documents read between two turns of the event loop (other requests are answered meanwhile). */
+const READ_BATCH = 200;
 
 /** The document as it should be exported: reviewed annotations, optionally suggestions. */
 function exportable(
@@ -30,9 +23,8 @@ function exportable(
   documentId: number,
   includeSuggestions: boolean,
 ): Document {
-  const summary = getDocumentSummary(db, documentId);
-  const doc = summary?.projectId === projectId ? getDocument(db, documentId) : undefined;
-  if (doc === undefined)
+  const doc = getDocumentText(db, documentId);
+  if (doc?.projectId !== projectId)
     throw new ApiError('not-found', `Document ${documentId} is not in this project.`);
   const keep = (status: string): boolean =>
     status === 'accepted' || status === 'final' || (includeSuggestions && status === 'suggested');
@@ -42,10 +34,34 @@ function exportable(
     (r) => keep(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
   );
   return {
-    ...doc,
+    id: doc.externalId,
+    text: doc.text,
     entities: entities.map(({ origin: _o, originDetail: _d, status: _s, ...e }) => e),
     relations: relations.map(({ origin: _o, originDetail: _d, status: _s, ...r }) => r),
+    ...(doc.passages !== undefined && { passages: doc.passages }),
+    ...(doc.metadata !== undefined && { metadata: doc.metadata }),
   };
+}
+
+/** Reads the documents in batches, letting other requests through between them. */
+async function readExportable(
+  db: ReadDb,
+  projectId: number,
+  ids: readonly number[],
+  includeSuggestions: boolean,
+): Promise<Document[]> {
+  const docs: Document[] = [];
+  for (let i = 0; i < ids.length; i += READ_BATCH) {
+    if (i > 0) await tick();
+    if (!getProject(db, projectId))
+      throw new ApiError(
+        'not-found',
+        'The project was deleted during the export; nothing was written.',
+      );
+    for (const id of ids.slice(i, i + READ_BATCH))
+      docs.push(exportable(db, projectId, id, includeSuggestions));
+  }
+  return docs;
 }
 
 /** Runs one export; see the contract for the arguments. */
@@ -68,12 +84,10 @@ export async function exportProjectDocuments(
   if (args.documentIds?.length === 0)
     throw new ApiError('invalid', 'No documents were chosen; select at least one to export.');
   // A document chosen twice is written once (brat would otherwise write its files twice).
-  const ids = [...new Set(args.documentIds ?? projectDocumentIds(db, args.projectId))];
+  const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
-  const docs = ids.map((id) =>
-    exportable(db, args.projectId, id, args.includeSuggestions === true),
-  );
+  const docs = await readExportable(db, args.projectId, ids, args.includeSuggestions === true);
   const res = await exportDocuments(docs, args.format, args.outPath, target);
   return {
     documents: docs.length,

@@ -222,6 +222,30 @@ export function findDocumentId(db: ReadDb, datasetId: number, externalId: string
     SELECT id FROM documents WHERE dataset_id = ${datasetId} AND external_id = ${externalId}`)?.id;
 }
 
+/** The ids of a project's documents, in order. */
+export function listDocumentIds(db: ReadDb, projectId: number): number[] {
+  return db.all<{ id: number }>(sql`SELECT id FROM documents WHERE project_id = ${projectId} ORDER BY id`).map((r) => r.id);
+}
+
+/** A document's text, passages and metadata, without its annotations. */
+export function getDocumentText(
+  db: ReadDb,
+  id: number,
+): (Pick<Document, 'text' | 'passages' | 'metadata'> & { projectId: number; externalId: string }) | undefined {
+  const row = db.get<DocumentRow & { project_id: number }>(sql`
+    SELECT id, project_id, external_id, text, passages, metadata FROM documents WHERE id = ${id}`);
+  if (row === undefined) return undefined;
+  const passages = parseJsonOr<NonNullable<Document['passages']>>(row.passages);
+  const metadata = parseJsonOr<Record<string, string>>(row.metadata);
+  return {
+    projectId: row.project_id,
+    externalId: row.external_id,
+    text: row.text,
+    ...(passages !== undefined && { passages }),
+    ...(metadata !== undefined && { metadata }),
+  };
+}
+
 /** The document as a Document (rejected suggestions left out unless asked for). */
 export function getDocument(db: ReadDb, id: number, opts: { includeRejected?: boolean } = {}): Document | undefined {
   const row = db.get<DocumentRow>(sql`
