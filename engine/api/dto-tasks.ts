@@ -322,6 +322,11 @@ export interface EvaluationReport {
   auroc?: number;
   /** The model ran with int8 encoder layers (Settings); scores can differ slightly from float32. */
   int8?: true;
+  /**
+   * NER: how annotations the model cannot find are counted (types it lacks, discontinuous and
+   * overlapping entities), as `benchtop eval` warns; absent when there are none.
+   */
+  notes?: string[];
 }
 
 export interface EvaluateFinishedInfo {

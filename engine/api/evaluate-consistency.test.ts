@@ -3,7 +3,7 @@
 // list add up to the per-type counts, and a run with int8 inference (Settings) says so in its
 // report, as `benchtop eval --int8` does in its titles. Seeded random-weight models (the plumbing,
 // not the skill).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +122,45 @@ describe('Evaluate and `benchtop eval` on the same model and documents', () => {
     } finally {
       await t.call('settings:update', { int8Inference: false });
     }
+  }, 60_000);
+});
+
+describe('annotations a word tagger cannot reproduce', () => {
+  it('are counted and stated the same way by Evaluate and `benchtop eval`', async () => {
+    // A BC5CDR sentence as a brat document with a discontinuous and a nested annotation.
+    const text = 'Lithium carbonate toxicity and tricuspid valve regurgitation in a newborn infant.\n';
+    const at = (w: string): string => `${text.indexOf(w)} ${text.indexOf(w) + w.length}`;
+    const folder = join(dir, 'brat');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'doc.txt'), text);
+    writeFileSync(
+      join(folder, 'doc.ann'),
+      [
+        `T1\tChemical ${at('Lithium carbonate')}\tLithium carbonate`,
+        `T2\tChemical ${at('Lithium')}\tLithium`,
+        `T3\tDisease ${at('Lithium carbonate toxicity')}\tLithium carbonate toxicity`,
+        `T4\tDisease ${at('tricuspid')};${at('regurgitation')}\ttricuspid regurgitation`,
+        `T5\tDisease ${at('infant')}\tinfant`,
+        '',
+      ].join('\n'),
+    );
+    const cli = await evaluate({ task: 'ner', model: join(dir, 'ner'), data: folder });
+    const warned = cli.issues.map((i) => i.message);
+    expect(warned).toEqual([
+      expect.stringMatching(/^1 annotated entity is discontinuous: each is scored as the one span from its first to its last piece/),
+      expect.stringMatching(/^3 annotated entities overlap another \(nested or duplicated\)/),
+    ]);
+    const project = await t.call('projects:create', { name: 'Nested' });
+    const imported = await t.call('documents:import', { projectId: project.id, path: folder, containsPhi: false });
+    expect(imported.entitiesAdded).toBe(5);
+    const [doc] = (await t.call('documents:list', { projectId: project.id, limit: 10 })).items;
+    await t.call('documents:set-status', { documentId: doc!.id, status: 'annotated' });
+    const model = (await t.call('models:list', {})).find((m) => m.name === 'Random NER')!;
+    const { jobId } = await t.call('evaluate:start', { projectId: project.id, modelId: model.id, datasetIds: [imported.datasetId!] });
+    const done = await finished<{ status: string; report?: EvaluationReport }>('evaluate:finished', jobId);
+    expect(done.status).toBe('completed');
+    expect(done.report!.notes).toEqual(warned);
+    expect(done.report!.micro.support).toBe(5);
+    expect(done.report!.micro.f1).toBe(cli.metrics.micro.f1);
   }, 60_000);
 });

@@ -6,6 +6,7 @@
 // (the negative "no relation" label included), and every misclassified pair with its two
 // mentions and sentence.
 import type { Document, Entity } from '../formats/types.ts';
+import { goldNotes } from '../metrics/gold-notes.ts';
 import { evaluateNer, type SpanError } from '../metrics/ner.ts';
 import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
@@ -51,12 +52,20 @@ function scoreRow(name: string, r: PRF | TypePRF | PrfJson): ScoreRow {
   return { name, precision: r.precision, recall: r.recall, f1: r.f1, ...counts };
 }
 
+/** The entity types of IOB2 labels (B-X, I-X). */
+const entityTypes = (labels: readonly string[]): string[] => [
+  ...new Set(labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2))),
+];
+
 function nerReport(
   gold: readonly Document[],
   r: PredictResult,
   base: Pick<EvaluationReport, 'modelId' | 'modelName' | 'task'>,
   names: (documentId: number) => string,
+  /** The entity types the model predicts. */
+  types: readonly string[],
 ): EvaluationReport {
+  const notes = goldNotes(gold.map((d) => d.entities), types);
   const byId = new Map((r.predictions ?? []).map((p) => [p.id, p]));
   const pred = gold.map((d) => spansOf(byId.get(d.id) ?? { entities: [] }));
   const ev = evaluateNer(gold.map(spansOf), pred);
@@ -98,6 +107,7 @@ function nerReport(
     errors,
     errorsOmitted: total - errors.length,
     ...(r.int8 === true && { int8: true }),
+    ...(notes.length > 0 && { notes }),
   };
 }
 
@@ -262,7 +272,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
               },
               onEvent,
             ),
-          (r) => ({ report: nerReport(gold, r, base, names) }),
+          (r) => ({ report: nerReport(gold, r, base, names, entityTypes(ref.model?.labels ?? [])) }),
           finished,
         )
       : runJob<EvaluateResult>(

@@ -9,6 +9,7 @@ import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
 import type { ReEvaluation } from '../metrics/re.ts';
+import { goldNotes } from '../metrics/gold-notes.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import {
   checkDocuments,
@@ -370,16 +371,8 @@ export async function evaluate(
     const loaded =
       'path' in src ? await loadDocuments(src.path, fmt) : givenDocuments(src.documents);
     const issues = [...loaded.issues];
-    const known = new Set(typesOfLabels(view.labels));
-    const unknown = [
-      ...new Set(loaded.documents.flatMap((d) => d.entities.map((e) => e.type))),
-    ].filter((t) => !known.has(t));
-    if (unknown.length > 0)
-      issues.push({
-        severity: 'warning',
-        file: name,
-        message: `entity types the model does not predict (all count as missed): ${unknown.join(', ')}`,
-      });
+    const notes = goldNotes(loaded.documents.map((d) => d.entities), typesOfLabels(view.labels));
+    for (const message of notes) issues.push({ severity: 'warning', file: name, message });
     emitAll(issues, ctx);
     requireNerGold(loaded.documents, name);
     const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);

@@ -1,0 +1,56 @@
+// What an entity evaluation should say about gold annotations a token tagger cannot reproduce:
+// types the model has no labels for, discontinuous entities (scored by the span from their first
+// to their last piece) and entities overlapping another one (nested; a word gets one tag, so at
+// most one of them can be found). `benchtop eval` prints these as warnings and the Evaluate
+// screen shows them with the scores, in the same words. Counts and type names only, never text.
+
+/** A gold entity as evaluation sees it: a type and one or more character spans. */
+export interface GoldEntity {
+  type: string;
+  spans: readonly { start: number; end: number }[];
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** Entities whose covering span overlaps another entity's covering span in the same document. */
+function overlapping(entities: readonly GoldEntity[]): number {
+  const spans = entities
+    .filter((e) => e.spans.length > 0)
+    .map((e) => ({ start: e.spans[0]!.start, end: e.spans.at(-1)!.end }))
+    .sort((a, b) => a.start - b.start || a.end - b.end);
+  const hit = spans.map(() => false);
+  let open = -1; // the span reaching furthest right so far
+  spans.forEach((s, i) => {
+    const o = spans[open];
+    if (o && s.start < o.end) {
+      hit[i] = true;
+      hit[open] = true;
+    }
+    if (!o || s.end > o.end) open = i;
+  });
+  return hit.filter(Boolean).length;
+}
+
+/**
+ * Notes on gold entities the model cannot find (documents' entities; `types`: the entity types
+ * the model predicts). Empty when every annotated entity is a plain, non-overlapping one of a
+ * known type.
+ */
+export function goldNotes(docs: readonly (readonly GoldEntity[])[], types: readonly string[]): string[] {
+  const known = new Set(types);
+  const unknown = [...new Set(docs.flat().map((e) => e.type))].filter((t) => !known.has(t));
+  const notes: string[] = [];
+  if (unknown.length > 0)
+    notes.push(`entity types the model does not predict (all count as missed): ${unknown.join(', ')}`);
+  const gaps = docs.reduce((n, es) => n + es.filter((e) => e.spans.length > 1).length, 0);
+  if (gaps > 0)
+    notes.push(
+      `${plural(gaps, 'annotated entity is', 'annotated entities are')} discontinuous: each is scored as the one span from its first to its last piece, which a word tagger rarely predicts (usually counted as missed)`,
+    );
+  const nested = docs.reduce((n, es) => n + overlapping(es), 0);
+  if (nested > 0)
+    notes.push(
+      `${plural(nested, 'annotated entity overlaps', 'annotated entities overlap')} another (nested or duplicated): the model tags each word once, so at most one entity of each overlapping group can be found and the others count as missed`,
+    );
+  return notes;
+}
