@@ -209,6 +209,23 @@ describe('Distill', () => {
   });
 });
 
+describe('Distill teacher of unknown origin', () => {
+  it('says at the Teacher step that its student will be of unknown PHI status too', async () => {
+    const folder = join(app.tmp, 'found-teacher');
+    randomTaskModel(folder, { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease'], 12);
+    await apiCall(app.server, 'models:import-folder', { path: folder, phiStatus: 'unknown', name: 'Found teacher' });
+    const { page } = app;
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-step-0').click();
+    await page.getByText('Found teacher').click();
+    const note = page.getByTestId('teacher-unknown-note');
+    expect((await note.textContent())!.replace(/\s+/g, ' ')).toContain('Its student will be marked “PHI unknown” too');
+    await page.getByText('Ward teacher').click();
+    expect(await note.count()).toBe(0);
+  });
+});
+
 describe('Train and Distill', () => {
   it('shows a refusal on the screen that asked, not on the other screen or on coming back', async () => {
     const [project] = await apiCall(app.server, 'projects:list', {});
