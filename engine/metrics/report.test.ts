@@ -64,5 +64,10 @@ describe('toMetricsJson', () => {
     const bin = toMetricsJson(evaluateRe(['1', '0'], ['1', '1'], { negativeLabel: '0', scores: [0.6, 0.4] }));
     expect(bin).toMatchObject({ accuracy: 0.5, auroc: 1 });
     expect(JSON.parse(JSON.stringify(bin))).toEqual(bin);
+    // Gold of one class only (no relation anywhere): AUROC is undefined, left out as the screen does.
+    const one = evaluateRe(['0', '0'], ['1', '0'], { negativeLabel: '0', scores: [0.6, 0.4] });
+    expect(one.auroc).toBeNaN();
+    expect(toMetricsJson(one)).not.toHaveProperty('auroc');
+    expect(formatReport(one, 'GAD').split('\n').at(-2)).toBe('auroc           n/a  (the data has one class only)');
   });
 });

@@ -46,7 +46,10 @@ export function formatReport(report: Report, title: string): string {
   lines.push(row('micro avg', report.micro, support), row('macro avg', report.macro, support));
   const extra = report as Partial<ReEvaluation>;
   if (typeof extra.accuracy === 'number') lines.push('', `${'accuracy'.padEnd(width)}${num(extra.accuracy)}`);
-  if (typeof extra.auroc === 'number') lines.push(`${'auroc'.padEnd(width)}${num(extra.auroc)}`);
+  if (typeof extra.auroc === 'number')
+    lines.push(
+      `${'auroc'.padEnd(width)}${Number.isFinite(extra.auroc) ? num(extra.auroc) : `${'n/a'.padStart(COL)}  (the data has one class only)`}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -64,12 +67,13 @@ function compact(report: Report): ReportJson {
 
 /**
  * metrics.json object: a Report as is; a NER evaluation as its strict report plus "lenient";
- * an RE evaluation plus "accuracy" and, when computed, "auroc".
+ * an RE evaluation plus "accuracy" and, when computed and defined, "auroc".
  */
 export function toMetricsJson(report: Report | NerEvaluation | ReEvaluation): MetricsJson {
   if ('strict' in report) return { ...compact(report.strict), lenient: compact(report.lenient) };
   const out: MetricsJson = compact(report);
   if ('accuracy' in report) out.accuracy = report.accuracy;
-  if ('auroc' in report && report.auroc !== undefined) out.auroc = report.auroc;
+  // Undefined with one class only: left out (JSON would turn NaN into null), as on the Evaluate screen.
+  if ('auroc' in report && report.auroc !== undefined && Number.isFinite(report.auroc)) out.auroc = report.auroc;
   return out;
 }
