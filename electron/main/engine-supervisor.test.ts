@@ -135,6 +135,21 @@ describe('engine supervisor', () => {
     expect(hosts).toHaveLength(1); // not restarted
   });
 
+  it('counts the training runs in progress, for the question before quitting', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    const started = s.request('train:start', {});
+    await vi.advanceTimersByTimeAsync(0);
+    last().say({ type: 'reply', id: 1, reply: { ok: true, value: { runId: 'r1' } } });
+    await started;
+    last().say({ type: 'event', name: 'train:progress', payload: { runId: 'r2', step: 1 } });
+    expect(s.runningTrainingCount).toBe(2);
+    last().say({ type: 'event', name: 'train:finished', payload: { runId: 'r1', status: 'cancelled' } });
+    expect(s.runningTrainingCount).toBe(1);
+    last().emit('exit', 1); // a crash ends them all
+    expect(s.runningTrainingCount).toBe(0);
+  });
+
   it('kills a host that does not stop within the grace period', async () => {
     const s = supervisor();
     last().say({ type: 'ready' });

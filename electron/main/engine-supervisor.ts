@@ -38,6 +38,8 @@ function closedGate(): Gate {
   return gate;
 }
 
+const STARTS_RUN = new Set(['train:start', 'train:resume', 'distill:start']);
+
 const unavailable = (message: string): Reply<never> => ({
   ok: false,
   error: { code: 'engine-unavailable', message },
@@ -45,7 +47,9 @@ const unavailable = (message: string): Reply<never> => ({
 
 export class EngineSupervisor {
   #child: UtilityProcess | null = null;
-  #pending = new Map<number, (reply: Reply<unknown>) => void>();
+  #pending = new Map<number, { name: string; resolve: (reply: Reply<unknown>) => void }>();
+  /** Training runs in progress: from their start replies and progress events until finished. */
+  #runs = new Set<string>();
   #nextId = 1;
   #gate = closedGate();
   #restarts: number[] = [];
@@ -84,9 +88,14 @@ export class EngineSupervisor {
         this.#fatal = m.message;
         this.#gate.open();
       } else if (m.type === 'reply') {
-        this.#pending.get(m.id)?.(m.reply);
+        const pending = this.#pending.get(m.id);
         this.#pending.delete(m.id);
+        if (pending && STARTS_RUN.has(pending.name) && m.reply.ok)
+          this.#runs.add((m.reply.value as { runId: string }).runId);
+        pending?.resolve(m.reply);
       } else if (m.type === 'event') {
+        if (m.name === 'train:progress') this.#runs.add((m.payload as { runId: string }).runId);
+        if (m.name === 'train:finished') this.#runs.delete((m.payload as { runId: string }).runId);
         this.#opts.broadcast(m.name, m.payload as Events[typeof m.name]);
       }
     });
@@ -104,10 +113,15 @@ export class EngineSupervisor {
       return unavailable('Benchtop is quitting; the request was not sent.');
     const id = this.#nextId++;
     return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
+      this.#pending.set(id, { name, resolve });
       const message: MainMessage = { type: 'request', id, name, args };
       child.postMessage(message);
     });
+  }
+
+  /** How many training runs are in progress (quitting stops them at a step boundary). */
+  get runningTrainingCount(): number {
+    return this.#runs.size;
   }
 
   /**
@@ -140,8 +154,9 @@ export class EngineSupervisor {
   #onExit(child: UtilityProcess, code: number): void {
     if (this.#child !== child) return;
     this.#child = null;
-    const lost = [...this.#pending.values()];
+    const lost = [...this.#pending.values()].map((p) => p.resolve);
     this.#pending.clear();
+    this.#runs.clear();
     const message = `The engine stopped (exit code ${code}) while handling a request; that request was not completed.`;
     for (const resolve of lost) resolve(unavailable(message));
     if (this.#isStopping || this.#fatal !== null) {

@@ -7,7 +7,7 @@ import { EngineSupervisor } from './engine-supervisor.ts';
 import { broadcast, registerIpc } from './ipc.ts';
 import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
-import { createMainWindow, lockDownSession } from './window.ts';
+import { confirmStopTraining, createMainWindow, lockDownSession } from './window.ts';
 
 // One userData folder named like the product, shared with browser mode (engine/serve/command.ts).
 app.setPath('userData', join(app.getPath('appData'), 'Benchtop'));
@@ -25,6 +25,7 @@ if (!app.requestSingleInstanceLock()) {
     broadcast,
   });
 
+  const runningTraining = (): number => engine.runningTrainingCount;
   let isQuitting = false;
   app.on('second-instance', () => {
     const win = BrowserWindow.getAllWindows()[0];
@@ -32,7 +33,7 @@ if (!app.requestSingleInstanceLock()) {
       if (win.isMinimized()) win.restore();
       win.focus();
     } else if (app.isReady() && !isQuitting) {
-      createMainWindow(); // macOS keeps running without windows
+      createMainWindow(runningTraining); // macOS keeps running without windows
     }
   });
 
@@ -41,14 +42,19 @@ if (!app.requestSingleInstanceLock()) {
     handleAppProtocol(join(import.meta.dirname, '../renderer'));
     engine.start();
     registerIpc(engine);
-    createMainWindow();
+    createMainWindow(runningTraining);
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createMainWindow();
+      if (BrowserWindow.getAllWindows().length === 0) createMainWindow(runningTraining);
     });
   });
 
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
+  });
+  // Cmd+Q on macOS, where closing the window does not quit (window.ts asks elsewhere).
+  app.on('before-quit', (event) => {
+    const win = BrowserWindow.getAllWindows()[0] ?? null;
+    if (!confirmStopTraining(win, runningTraining())) event.preventDefault();
   });
   // NOTE: 'will-quit', not 'before-quit': it comes once every window has closed, so a window
   // kept open over unsaved edits (window.ts) still has its engine. Quitting then waits while

@@ -48,7 +48,30 @@ export function lockDownSession(): void {
   });
 }
 
-export function createMainWindow(): BrowserWindow {
+let isStopConfirmed = false;
+
+/**
+ * Before quitting with training in progress: asks whether to stop it (at the next step, keeping
+ * its checkpoint). True to go on; asks once per quit the user confirmed.
+ */
+export function confirmStopTraining(win: BrowserWindow | null, runs: number): boolean {
+  if (runs === 0 || isStopConfirmed) return true;
+  const options = {
+    type: 'warning' as const,
+    buttons: ['Keep training', 'Stop training and quit'],
+    defaultId: 0,
+    cancelId: 0,
+    message: runs === 1 ? 'A training run is in progress.' : `${runs} training runs are in progress.`,
+    detail:
+      'Quitting stops training at the next step and keeps its checkpoint: resume it later on the Train screen. Benchtop may take a few seconds to close while it saves.',
+  };
+  const choice = win ? dialog.showMessageBoxSync(win, options) : dialog.showMessageBoxSync(options);
+  isStopConfirmed = choice === 1;
+  return isStopConfirmed;
+}
+
+/** `runningTraining` counts the training runs in progress (asked about before closing). */
+export function createMainWindow(runningTraining: () => number): BrowserWindow {
   const win = new BrowserWindow({
     width: 1360,
     height: 900,
@@ -69,6 +92,11 @@ export function createMainWindow(): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
+  // Closing the window quits, except on macOS (where Cmd+Q asks in index.ts's before-quit).
+  win.on('close', (event) => {
+    if (process.platform !== 'darwin' && !confirmStopTraining(win, runningTraining()))
+      event.preventDefault();
+  });
   // The editor's beforeunload handler asks to stay while edits are not saved yet (Benchtop
   // could not be reached); Electron would otherwise keep the window open without a word.
   win.webContents.on('will-prevent-unload', (event) => {
@@ -81,6 +109,7 @@ export function createMainWindow(): BrowserWindow {
       detail: 'Benchtop is still trying to save them. Closing now loses them.',
     });
     if (choice === 1) event.preventDefault(); // unload anyway
+    else isStopConfirmed = false; // the quit is off: ask again next time
   });
   void win.loadURL(devServerUrl() ?? `${APP_ORIGIN}/index.html`);
   return win;
