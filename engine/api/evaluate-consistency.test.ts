@@ -164,3 +164,20 @@ describe('annotations a word tagger cannot reproduce', () => {
     expect(done.report!.micro.f1).toBe(cli.metrics.micro.f1);
   }, 60_000);
 });
+
+describe('a relation model over documents without its entity pairs', () => {
+  it('is refused at once, naming the pairs it scores', async () => {
+    randomTaskModel(
+      join(dir, 're-chemprot'),
+      { task: 're', maxLength: 64, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'GENE']] },
+      ['false', 'CPR:3', 'CPR:4'],
+    );
+    const p = await projectOfAnnotated(); // BC5CDR: chemicals and diseases, no genes
+    const model = await t.call('models:import-folder', { path: join(dir, 're-chemprot'), phiStatus: 'no-phi', name: 'ChemProt' });
+    const reply = await t.invoke('evaluate:start', { projectId: p.projectId, modelId: model.id, datasetIds: [p.datasetId] });
+    expect(reply.ok).toBe(false);
+    if (reply.ok) return;
+    expect(reply.error.code).toBe('invalid');
+    expect(reply.error.message).toMatch(/^“ChemProt” scores pairs of entities \(CHEMICAL–GENE\) found in the same sentence, but the documents marked Annotated or Reviewed have none\./);
+  }, 60_000);
+});

@@ -5,12 +5,15 @@
 // over the candidate pairs of the gold entities: per-label scores, the confusion between labels
 // (the negative "no relation" label included), and every misclassified pair with its two
 // mentions and sentence.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Document, Entity } from '../formats/types.ts';
 import { goldNotes } from '../metrics/gold-notes.ts';
 import { evaluateNer, type SpanError } from '../metrics/ner.ts';
 import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
+import { documentCandidates } from '../tasks/re-data.ts';
 import { rangeAt, sentenceRanges } from '../tasks/segments.ts';
 import {
   type EvaluateResult,
@@ -221,6 +224,35 @@ export function reReport(
   };
 }
 
+/** The entity-type pairs a relation model relates (config.json "benchtop.entity_pairs"). */
+function entityPairsOf(dir: string): [string, string][] {
+  let raw: unknown;
+  try {
+    raw = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { benchtop?: { entity_pairs?: unknown } })
+      .benchtop?.entity_pairs;
+  } catch {
+    return []; // the job reports an unreadable model in its own words
+  }
+  return Array.isArray(raw)
+    ? raw.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string'))
+    : [];
+}
+
+/**
+ * RE: refuses, before loading the model, documents without one pair of entities of the types it
+ * relates in a sentence (nothing would be scored; the job would fail with a file-oriented error).
+ */
+function requireCandidatePairs(gold: readonly Document[], ref: { dir: string; name: string }): void {
+  const pairs = entityPairsOf(ref.dir);
+  if (pairs.length === 0 || documentCandidates(gold, pairs, '', { withGold: false }).length > 0) return;
+  const kinds = [...new Set(pairs.map(([a, b]) => `${a}–${b}`))].join(', ');
+  throw new ApiError(
+    'invalid',
+    `“${ref.name}” scores pairs of entities (${kinds}) found in the same sentence, but the documents marked Annotated or Reviewed have none. ` +
+      'Annotate those entities first, or choose a relation model for the types this project uses.',
+  );
+}
+
 /** Starts an evaluation; the report arrives as evaluate:finished. */
 export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { jobId: string } {
   const read = ctx.ws.read;
@@ -235,6 +267,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       'invalid',
       'The chosen datasets have no documents marked Annotated or Reviewed to compare with; finish and mark some first.',
     );
+  if (task === 're') requireCandidatePairs(gold, ref);
   const base = { modelId: a.modelId, modelName: ref.name, task };
   const { threads, int8Inference: int8, device } = getSettings(ctx);
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
