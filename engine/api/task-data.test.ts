@@ -1,10 +1,10 @@
 // Which documents training and evaluation use: only finished ones (Annotated or Reviewed).
 import { describe, expect, it } from 'vitest';
-import { openMemory } from '../store/db.ts';
+import { openMemory, traceQueries } from '../store/db.ts';
 import { createDataset } from '../store/datasets.ts';
 import { insertDocuments, updateDocumentStatus } from '../store/documents.ts';
 import { createProject } from '../store/projects.ts';
-import { annotatedDocuments, reviewedDocument } from './task-data.ts';
+import { annotatedDocuments, documentIdsOf, plainDocuments, reviewedDocument } from './task-data.ts';
 
 describe('annotated documents', () => {
   it('leaves out documents still in progress, whatever they hold, and keeps finished ones without entities', () => {
@@ -24,6 +24,27 @@ describe('annotated documents', () => {
     updateDocumentStatus(ws.write, empty, 'reviewed'); // checked: truly nothing to find
     const docs = annotatedDocuments(ws.read, [{ ...dataset, projectId }]);
     expect(docs.map((d) => [d.text, d.entities.length])).toEqual([[text, 1], ['No findings.', 0]]);
+    ws.close();
+  });
+
+  it('reads only the finished documents of a large dataset, each once, and no page of the list', () => {
+    const ws = openMemory();
+    const projectId = createProject(ws.write, { name: 'p' }).id;
+    const dataset = createDataset(ws.write, { projectId, name: 'd', containsPhi: false, isPrivate: false });
+    const docs = Array.from({ length: 120 }, (_, i) => ({
+      id: `n${i}`, text: `Note ${i}: aspirin given.`, passages: [], relations: [],
+      entities: i % 4 === 0 ? [{ id: 'T1', type: 'Chemical', spans: [{ start: 9 + String(i).length, end: 16 + String(i).length }], text: 'aspirin' }] : [],
+    }));
+    const ids = insertDocuments(ws.write, docs, { projectId, datasetId: dataset.id, format: 'text' }).ids;
+    expect(documentIdsOf(ws.read, projectId, dataset.id)).toEqual(ids);
+    let finished: ReturnType<typeof annotatedDocuments> = [];
+    const queries = traceQueries(ws.read, () => (finished = annotatedDocuments(ws.read, [dataset])));
+    expect(finished.map((d) => d.entities[0]?.text)).toEqual(Array<string>(30).fill('aspirin'));
+    // One query for the finished ids, then text, entities and relations of each finished one.
+    expect(queries.length).toBeLessThanOrEqual(1 + 3 * 30);
+    expect(queries.map((q) => q.query).join('\n')).not.toMatch(/OFFSET/);
+    const plainQueries = traceQueries(ws.read, () => plainDocuments(ws.read, projectId, ids.slice(0, 50)));
+    expect(plainQueries.length).toBe(50);
     ws.close();
   });
 });

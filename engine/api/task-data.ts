@@ -5,12 +5,10 @@ import type { Document } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
 import { type Dataset, listDatasets } from '../store/datasets.ts';
 import type { ReadDb } from '../store/db.ts';
-import { getDocument, getDocumentSummary, listDocuments } from '../store/documents.ts';
+import { getDocumentText, listDocumentIds } from '../store/documents.ts';
 import { getProject } from '../store/projects.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 import { ApiError } from './errors.ts';
-
-const PAGE = 500;
 
 /** The project's datasets with these ids (each must belong to the project). */
 export function projectDatasets(db: ReadDb, projectId: number, ids: readonly number[]): Dataset[] {
@@ -27,18 +25,11 @@ export function projectDatasets(db: ReadDb, projectId: number, ids: readonly num
 
 /** Ids of a project's documents, optionally of one dataset, in list order. */
 export function documentIdsOf(db: ReadDb, projectId: number, datasetId?: number): number[] {
-  const ids: number[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = listDocuments(db, {
-      projectId,
-      limit: PAGE,
-      offset,
-      ...(datasetId !== undefined && { datasetId }),
-    });
-    ids.push(...page.map((d) => d.id));
-    if (page.length < PAGE) return ids;
-  }
+  return listDocumentIds(db, projectId, datasetId !== undefined ? { datasetId } : {});
 }
+
+/** The statuses of finished documents, the ones tasks learn from and compare with. */
+const FINISHED = ['annotated', 'reviewed'] as const;
 
 const isReviewed = (status: string): boolean => status === 'accepted' || status === 'final';
 
@@ -48,10 +39,8 @@ const isReviewed = (status: string): boolean => status === 'accepted' || status 
  * teach the model, and count in evaluation, as "not an entity".
  */
 export function reviewedDocument(db: ReadDb, documentId: number): Document | undefined {
-  const doc = getDocument(db, documentId);
-  const summary = getDocumentSummary(db, documentId);
-  if (!doc || !summary) return undefined;
-  if (summary.status !== 'annotated' && summary.status !== 'reviewed') return undefined;
+  const doc = getDocumentText(db, documentId);
+  if (!doc || !(FINISHED as readonly string[]).includes(doc.status)) return undefined;
   const entities = listEntities(db, documentId).filter((e) => isReviewed(e.status));
   const kept = new Set(entities.map((e) => e.id));
   const relations = listRelations(db, documentId).filter(
@@ -78,11 +67,11 @@ export function reviewedDocument(db: ReadDb, documentId: number): Document | und
   };
 }
 
-/** The finished documents of datasets (see reviewedDocument). */
+/** The finished documents of datasets (see reviewedDocument); the others are not read. */
 export function annotatedDocuments(db: ReadDb, datasets: readonly Dataset[]): Document[] {
   const docs: Document[] = [];
   for (const d of datasets) {
-    for (const id of documentIdsOf(db, d.projectId, d.id)) {
+    for (const id of listDocumentIds(db, d.projectId, { datasetId: d.id, statuses: FINISHED })) {
       const doc = reviewedDocument(db, id);
       if (doc) docs.push(doc);
     }
@@ -93,9 +82,9 @@ export function annotatedDocuments(db: ReadDb, datasets: readonly Dataset[]): Do
 /** Texts only (for prediction), ids as strings. */
 export function plainDocuments(db: ReadDb, projectId: number, ids: readonly number[]): Document[] {
   return ids.map((id) => {
-    const summary = getDocumentSummary(db, id);
-    const doc = summary?.projectId === projectId ? getDocument(db, id) : undefined;
-    if (!doc) throw new ApiError('not-found', 'A chosen document is no longer in this project.');
+    const doc = getDocumentText(db, id);
+    if (doc?.projectId !== projectId)
+      throw new ApiError('not-found', 'A chosen document is no longer in this project.');
     return {
       id: String(id),
       text: doc.text,

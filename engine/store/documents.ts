@@ -222,24 +222,33 @@ export function findDocumentId(db: ReadDb, datasetId: number, externalId: string
     SELECT id FROM documents WHERE dataset_id = ${datasetId} AND external_id = ${externalId}`)?.id;
 }
 
-/** The ids of a project's documents, in order. */
-export function listDocumentIds(db: ReadDb, projectId: number): number[] {
-  return db.all<{ id: number }>(sql`SELECT id FROM documents WHERE project_id = ${projectId} ORDER BY id`).map((r) => r.id);
+/** The ids of a project's documents (or of one of its datasets, or with these statuses), in order. */
+export function listDocumentIds(
+  db: ReadDb,
+  projectId: number,
+  opts: { datasetId?: number; statuses?: readonly DocumentStatus[] } = {},
+): number[] {
+  const where = whereOf({ projectId, ...(opts.datasetId !== undefined && { datasetId: opts.datasetId }) });
+  const statuses = opts.statuses === undefined ? sql`1` : sql`d.status IN (SELECT value FROM json_each(${JSON.stringify(opts.statuses)}))`;
+  return db.all<{ id: number }>(sql`SELECT d.id FROM documents d WHERE ${where} AND ${statuses} ORDER BY d.id`).map((r) => r.id);
 }
 
 /** A document's text, passages and metadata, without its annotations. */
 export function getDocumentText(
   db: ReadDb,
   id: number,
-): (Pick<Document, 'text' | 'passages' | 'metadata'> & { projectId: number; externalId: string }) | undefined {
-  const row = db.get<DocumentRow & { project_id: number }>(sql`
-    SELECT id, project_id, external_id, text, passages, metadata FROM documents WHERE id = ${id}`);
+):
+  | (Pick<Document, 'text' | 'passages' | 'metadata'> & { projectId: number; externalId: string; status: DocumentStatus })
+  | undefined {
+  const row = db.get<DocumentRow & { project_id: number; status: DocumentStatus }>(sql`
+    SELECT id, project_id, external_id, status, text, passages, metadata FROM documents WHERE id = ${id}`);
   if (row === undefined) return undefined;
   const passages = parseJsonOr<NonNullable<Document['passages']>>(row.passages);
   const metadata = parseJsonOr<Record<string, string>>(row.metadata);
   return {
     projectId: row.project_id,
     externalId: row.external_id,
+    status: row.status,
     text: row.text,
     ...(passages !== undefined && { passages }),
     ...(metadata !== undefined && { metadata }),
