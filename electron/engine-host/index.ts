@@ -2,7 +2,7 @@
 // {type:'request'} messages through engine/api/handlers.ts, forwarding engine events. No UI
 // logic; validation happens in the handlers.
 import { join } from 'node:path';
-import { createEngine } from '../../engine/api/handlers.ts';
+import { type Engine, createEngine } from '../../engine/api/handlers.ts';
 import type { HostMessage, MainMessage } from './messages.ts';
 
 function argValue(flag: string): string | undefined {
@@ -23,59 +23,66 @@ if (bundleDir !== undefined) {
   process.env['BENCHTOP_TASK_WORKER'] ??= join(bundleDir, 'task-worker.js');
 }
 
+/** Reports why the engine cannot start; main stops this process once the message is in. */
+function fail(message: string, code: number): void {
+  post({ type: 'fatal', message });
+  // NOTE: exiting at once could drop the message (main would see a plain crash, retry, and
+  // give up with a vaguer one); this timer only ends a host whose main is gone.
+  setTimeout(() => process.exit(code), 10_000);
+}
+
+function serve(engine: Engine): void {
+  engine.subscribe((name, payload) => post({ type: 'event', name, payload }));
+
+  let closing: Promise<void> | null = null;
+  /** Stops jobs at a step boundary (training keeps its checkpoint), closes, then exits. */
+  const closeAndExit = (): void => {
+    closing ??= engine.close().finally(() => process.exit(0));
+  };
+
+  port.on('message', (e: { data: MainMessage }) => {
+    const m = e.data;
+    if (m.type === 'shutdown') return closeAndExit();
+    if (m.type !== 'request') return;
+    void engine.invoke(m.name, m.args).then((reply) => {
+      try {
+        post({ type: 'reply', id: m.id, reply });
+      } catch {
+        // A value that cannot be cloned must not take the engine down (an unhandled rejection
+        // would end this process): answer with an error instead.
+        post({
+          type: 'reply',
+          id: m.id,
+          reply: {
+            ok: false,
+            error: { code: 'internal', message: `Benchtop could not send the answer to ${m.name}; try again, and report it if it keeps happening.` },
+          },
+        });
+      }
+    });
+  });
+
+  // NOTE: close() asks running jobs to checkpoint; at 'exit' only its synchronous part (closing
+  // the database) can still run. Main sends 'shutdown' when quitting (Windows has no SIGTERM).
+  process.on('exit', () => void engine.close());
+  process.once('SIGTERM', closeAndExit);
+  post({ type: 'ready' });
+}
+
 if (dataDir === undefined) {
-  post({ type: 'fatal', message: 'The engine was started without a data folder.' });
-  process.exit(2);
+  fail('The engine was started without a data folder.', 2);
+} else {
+  let engine: Engine | undefined;
+  try {
+    engine = createEngine({
+      dataDir,
+      ...(resourcesDir !== undefined && { resourcesDir }),
+      ...(version !== undefined && { version }),
+    });
+  } catch (err) {
+    // Store errors (corrupt or newer workspace, open in another Benchtop) carry a message
+    // meant for the user.
+    fail(err instanceof Error ? err.message : 'The workspace could not be opened.', 3);
+  }
+  if (engine) serve(engine);
 }
-
-let engine: ReturnType<typeof createEngine>;
-try {
-  engine = createEngine({
-    dataDir,
-    ...(resourcesDir !== undefined && { resourcesDir }),
-    ...(version !== undefined && { version }),
-  });
-} catch (err) {
-  // Store errors (corrupt or newer workspace) carry a message meant for the user.
-  post({
-    type: 'fatal',
-    message: err instanceof Error ? err.message : 'The workspace could not be opened.',
-  });
-  process.exit(3);
-}
-
-engine.subscribe((name, payload) => post({ type: 'event', name, payload }));
-
-let closing: Promise<void> | null = null;
-/** Stops jobs at a step boundary (training keeps its checkpoint), closes, then exits. */
-const closeAndExit = (): void => {
-  closing ??= engine.close().finally(() => process.exit(0));
-};
-
-port.on('message', (e: { data: MainMessage }) => {
-  const m = e.data;
-  if (m.type === 'shutdown') return closeAndExit();
-  if (m.type !== 'request') return;
-  void engine.invoke(m.name, m.args).then((reply) => {
-    try {
-      post({ type: 'reply', id: m.id, reply });
-    } catch {
-      // A value that cannot be cloned must not take the engine down (an unhandled rejection
-      // would end this process): answer with an error instead.
-      post({
-        type: 'reply',
-        id: m.id,
-        reply: {
-          ok: false,
-          error: { code: 'internal', message: `Benchtop could not send the answer to ${m.name}; try again, and report it if it keeps happening.` },
-        },
-      });
-    }
-  });
-});
-
-// NOTE: close() asks running jobs to checkpoint; at 'exit' only its synchronous part (closing
-// the database) can still run. Main sends 'shutdown' when quitting (Windows has no SIGTERM).
-process.on('exit', () => void engine.close());
-process.once('SIGTERM', closeAndExit);
-post({ type: 'ready' });

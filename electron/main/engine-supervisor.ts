@@ -85,8 +85,10 @@ export class EngineSupervisor {
         this.#gate.open();
         this.#opts.broadcast('engine:ready', {});
       } else if (m.type === 'fatal') {
+        // The host waits for this kill: exiting itself could have lost the message.
         this.#fatal = m.message;
         this.#gate.open();
+        child.kill();
       } else if (m.type === 'reply') {
         const pending = this.#pending.get(m.id);
         this.#pending.delete(m.id);

@@ -1,0 +1,62 @@
+// The engine host under plain Node: process.parentPort is faked, the real host and engine run
+// on a temporary workspace. A workspace that cannot be opened is reported and the host waits
+// for main to end it; 'shutdown' closes the engine (releasing the workspace) before exiting.
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { HostMessage } from './messages.ts';
+
+class FakePort extends EventEmitter {
+  posted: HostMessage[] = [];
+  postMessage(m: HostMessage): void {
+    this.posted.push(m);
+  }
+  send(data: unknown): void {
+    this.emit('message', { data });
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'benchtop-host-'));
+const argv = process.argv;
+const exits: unknown[] = [];
+vi.spyOn(process, 'exit').mockImplementation(((code?: number) => void exits.push(code)) as never);
+afterAll(() => {
+  process.argv = argv;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startHost(dataDir: string): Promise<FakePort> {
+  const port = new FakePort();
+  (process as unknown as { parentPort: FakePort }).parentPort = port;
+  process.argv = [...argv.slice(0, 2), '--data-dir', dataDir];
+  vi.resetModules();
+  await import('./index.ts');
+  return port;
+}
+const until = (check: () => boolean): Promise<void> => vi.waitFor(() => expect(check()).toBe(true));
+
+describe('engine host', () => {
+  it('answers requests, reports a workspace it cannot open, and closes on shutdown', async () => {
+    const host = await startHost(dir);
+    expect(host.posted).toEqual([{ type: 'ready' }]);
+    host.send({ type: 'request', id: 7, name: 'projects:list', args: {} });
+    await until(() => host.posted.length === 2);
+    expect(host.posted[1]).toMatchObject({ type: 'reply', id: 7, reply: { ok: true } });
+
+    // A workspace file that is not a database: refused with a message for the user.
+    const damaged = join(dir, 'damaged');
+    mkdirSync(damaged);
+    writeFileSync(join(damaged, 'workspace.sqlite'), 'not a database');
+    const second = await startHost(damaged);
+    expect(second.posted).toEqual([{ type: 'fatal', message: expect.stringMatching(/workspace/i) as unknown }]);
+    expect(exits).toEqual([]); // waits for main to end it: exiting could drop the message
+
+    expect(existsSync(join(dir, '.benchtop.lock'))).toBe(true);
+    host.send({ type: 'shutdown' });
+    await until(() => exits.length === 1);
+    expect(exits).toEqual([0]);
+    expect(existsSync(join(dir, '.benchtop.lock'))).toBe(false); // closed before exiting
+  });
+});
