@@ -13,6 +13,8 @@ class FakeWindow extends EventEmitter {
   }
   loadURL = vi.fn(() => Promise.resolve());
   show = vi.fn();
+  reload = vi.fn();
+  isDestroyed = (): boolean => false;
 }
 const showMessageBoxSync = vi.fn();
 vi.mock('electron', () => ({
@@ -51,6 +53,21 @@ describe('main window', () => {
     expect(emitPreventable(contents, 'will-prevent-unload')).toBe(false); // beforeunload wins
     showMessageBoxSync.mockReturnValueOnce(1); // Close without saving
     expect(emitPreventable(contents, 'will-prevent-unload')).toBe(true); // unload goes ahead
+  });
+
+  it('loads a crashed page again, and says so when it keeps crashing', () => {
+    createMainWindow(() => 0);
+    const win = windows.at(-1)!;
+    showMessageBoxSync.mockClear();
+    win.webContents.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    expect(win.reload).not.toHaveBeenCalled();
+    for (let i = 0; i < 3; i++)
+      win.webContents.emit('render-process-gone', {}, { reason: 'oom', exitCode: 1 });
+    expect(win.reload).toHaveBeenCalledTimes(3);
+    expect(showMessageBoxSync).not.toHaveBeenCalled();
+    win.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 1 });
+    expect(win.reload).toHaveBeenCalledTimes(3);
+    expect(showMessageBoxSync.mock.calls[0]?.[1]).toMatchObject({ message: 'The Benchtop window keeps stopping.' });
   });
 
   it.skipIf(process.platform === 'darwin')(

@@ -111,6 +111,24 @@ export function createMainWindow(runningTraining: () => number): BrowserWindow {
     if (choice === 1) event.preventDefault(); // unload anyway
     else isStopConfirmed = false; // the quit is off: ask again next time
   });
+  // A crashed page (out of memory on a huge document, a GPU fault) would stay blank: load it
+  // again, and only say so when it keeps crashing.
+  let reloads: number[] = [];
+  win.webContents.on('render-process-gone', (_event, details) => {
+    if (details.reason === 'clean-exit' || win.isDestroyed()) return;
+    const now = Date.now();
+    reloads = reloads.filter((t) => now - t < 60_000);
+    if (reloads.length < 3) {
+      reloads.push(now);
+      win.reload();
+      return;
+    }
+    dialog.showMessageBoxSync(win, {
+      type: 'error',
+      message: 'The Benchtop window keeps stopping.',
+      detail: `It stopped four times within a minute (${details.reason}). Everything saved is kept; quit Benchtop and start it again.`,
+    });
+  });
   void win.loadURL(devServerUrl() ?? `${APP_ORIGIN}/index.html`);
   return win;
 }
