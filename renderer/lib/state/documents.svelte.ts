@@ -48,6 +48,11 @@ class Documents {
         ...(this.status !== 'any' && { status: this.status }),
       });
       if (seq !== this.#seq) return;
+      if (page.items.length === 0 && this.offset > 0 && page.total > 0) {
+        // The page is past the end (documents left the filter or were removed): show the last one.
+        this.offset = this.#lastOffset(page.total);
+        return await this.load();
+      }
       this.items = page.items;
       this.total = page.total;
       this.error = null;
@@ -80,6 +85,16 @@ class Documents {
   page(dir: -1 | 1): void {
     this.offset = Math.max(0, Math.min(this.offset + dir * PAGE, Math.max(0, this.total - 1)));
     void this.load();
+  }
+
+  /** Goes to the first page, or the last (a large project has hundreds of pages). */
+  pageTo(end: 'first' | 'last'): void {
+    this.offset = end === 'first' ? 0 : this.#lastOffset(this.total);
+    void this.load();
+  }
+
+  #lastOffset(total: number): number {
+    return Math.max(0, Math.floor((total - 1) / PAGE) * PAGE);
   }
 
   /** The neighbour of a document in the loaded page (for previous/next in the editor). */

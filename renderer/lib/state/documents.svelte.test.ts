@@ -1,0 +1,51 @@
+// The document list's paging on a large project: the first and last pages in one step, and a
+// page left past the end (its documents left the filter) falls back to the new last page.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DocumentSummary } from '../../../engine/api/contract.ts';
+
+/** A project of `size` documents, served a page at a time like documents:list. */
+let size = 0;
+const requests: { offset: number; limit: number }[] = [];
+vi.mock('../api.ts', () => ({
+  call: vi.fn((name: string, args: { offset: number; limit: number }) => {
+    if (name !== 'documents:list') return Promise.resolve([]);
+    requests.push({ offset: args.offset, limit: args.limit });
+    const ids = Array.from({ length: Math.max(0, Math.min(args.limit, size - args.offset)) }, (_, i) => args.offset + i + 1);
+    return Promise.resolve({ total: size, offset: args.offset, items: ids.map((id) => ({ id }) as DocumentSummary) });
+  }),
+  messageOf: (e: unknown) => String(e),
+  on: () => () => {},
+}));
+vi.mock('./app.svelte.ts', () => ({ app: { projectId: 1 } }));
+const { documents } = await import('./documents.svelte.ts');
+
+beforeEach(() => {
+  requests.length = 0;
+});
+
+describe('documents paging', () => {
+  it('goes to the last and first page in one request each', async () => {
+    size = 35_000;
+    await documents.load();
+    documents.pageTo('last');
+    await vi.waitFor(() => expect(documents.items.at(-1)?.id).toBe(35_000));
+    expect(documents.offset).toBe(34_950);
+    expect(documents.items).toHaveLength(50);
+    documents.pageTo('first');
+    await vi.waitFor(() => expect(documents.items[0]?.id).toBe(1));
+    expect(requests.map((r) => r.offset)).toEqual([0, 34_950, 0]);
+  });
+
+  it('shows the new last page when the one shown has emptied', async () => {
+    size = 1_234;
+    await documents.load();
+    documents.pageTo('last');
+    await vi.waitFor(() => expect(documents.items).toHaveLength(34));
+    expect(documents.offset).toBe(1_200);
+    size = 1_190; // the last 44 were marked Annotated under a "New" filter
+    await documents.load();
+    expect(documents.offset).toBe(1_150);
+    expect(documents.items.map((d) => d.id)).toEqual(Array.from({ length: 40 }, (_, i) => 1_151 + i));
+    expect(documents.total).toBe(1_190);
+  });
+});
