@@ -3,13 +3,15 @@
 // list add up to the per-type counts, and a run with int8 inference (Settings) says so in its
 // report, as `benchtop eval --int8` does in its titles. Seeded random-weight models (the plumbing,
 // not the skill).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Document, Entity } from '../formats/types.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { EvaluationReport, PredictSummary } from './dto-tasks.ts';
+import { nerReport } from './evaluate.ts';
 import { openTestEngine, type TestEngine } from './test-engine.ts';
 
 const CDR = resolve(
@@ -180,4 +182,46 @@ describe('a relation model over documents without its entity pairs', () => {
     expect(reply.error.code).toBe('invalid');
     expect(reply.error.message).toMatch(/^“ChemProt” scores pairs of entities \(CHEMICAL–GENE\) found in the same sentence, but the documents marked Annotated or Reviewed have none\./);
   }, 60_000);
+});
+
+describe('a long list of entity mistakes', () => {
+  it('keeps misses as well as extras, in document order, when it is cut', () => {
+    // Many BC5CDR abstracts; the "model" marks every word as a Chemical: thousands of extras,
+    // and every annotated disease missed.
+    const blocks = readFileSync(CDR, 'utf8').split(/\n\s*\n/).filter((b) => b.trim() !== '').slice(0, 60);
+    const gold: Document[] = blocks.map((b, i) => {
+      const [t, a, ...rest] = b.split('\n');
+      const text = `${t!.split('|t|')[1]}\n${a!.split('|a|')[1]}`;
+      const entities: Entity[] = rest
+        .map((l) => l.split('\t'))
+        .filter((c) => c.length >= 5 && c[1] !== 'CID')
+        .map((c, k) => ({ id: `T${k}`, type: c[4]!, spans: [{ start: Number(c[1]), end: Number(c[2]) }], text: c[3]! }));
+      return { id: String(i + 1), text, entities, relations: [] };
+    });
+    const words = (d: Document): Entity[] =>
+      [...d.text.matchAll(/\S+/g)].map((m, k) => ({
+        id: `P${k}`,
+        type: 'Chemical',
+        spans: [{ start: m.index, end: m.index + m[0].length }],
+        text: m[0],
+      }));
+    const r = nerReport(
+      gold,
+      { documents: 60, words: 0, entities: 0, relations: 0, seconds: 1, documentsPerSec: 1, wordsPerSec: 1, written: [], issues: [],
+        predictions: gold.map((d) => ({ id: d.id, entities: words(d), relations: [] })) },
+      { modelId: 'm', modelName: 'Every word', task: 'ner' },
+      (id) => `doc ${id}`,
+      ['Chemical', 'Disease'],
+    );
+    const fp = r.micro.fp!;
+    const fn = r.micro.fn!;
+    expect(fp).toBeGreaterThan(2000);
+    expect(r.errors).toHaveLength(2000);
+    expect(r.errorsOmitted).toBe(fp + fn - 2000);
+    const misses = r.errors.filter((e) => e.kind === 'false-negative');
+    expect(misses.length).toBeGreaterThan(100);
+    expect(misses.some((e) => e.type === 'Disease')).toBe(true);
+    const order = r.errors.map((e) => [e.documentId, e.start]);
+    expect(order).toEqual([...order].sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!));
+  });
 });

@@ -60,7 +60,7 @@ const entityTypes = (labels: readonly string[]): string[] => [
   ...new Set(labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2))),
 ];
 
-function nerReport(
+export function nerReport(
   gold: readonly Document[],
   r: PredictResult,
   base: Pick<EvaluationReport, 'modelId' | 'modelName' | 'task'>,
@@ -72,10 +72,16 @@ function nerReport(
   const byId = new Map((r.predictions ?? []).map((p) => [p.id, p]));
   const pred = gold.map((d) => spansOf(byId.get(d.id) ?? { entities: [] }));
   const ev = evaluateNer(gold.map(spansOf), pred);
+  // Both kinds in document order, so that a capped list still holds misses as well as extras.
+  const all = [
+    ...ev.falsePositives.map((e) => ({ ...e, is: 'false-positive' as const })),
+    ...ev.falseNegatives.map((e) => ({ ...e, is: 'false-negative' as const })),
+  ].sort((x, y) => x.doc - y.doc || x.span.start - y.span.start || x.span.end - y.span.end);
   const errors: EvaluationError[] = [];
-  const add = (list: SpanError[], kind: EvaluationError['kind']): void => {
+  const add = (list: (SpanError & { is: EvaluationError['kind'] })[]): void => {
     for (const e of list) {
       if (errors.length >= MAX_ERRORS) return;
+      const kind = e.is;
       const doc = gold[e.doc]!;
       const documentId = Number(doc.id);
       errors.push({
@@ -90,9 +96,8 @@ function nerReport(
       });
     }
   };
-  add(ev.falsePositives, 'false-positive');
-  add(ev.falseNegatives, 'false-negative');
-  const total = ev.falsePositives.length + ev.falseNegatives.length;
+  add(all);
+  const total = all.length;
   return {
     ...base,
     documents: gold.length,
