@@ -8,6 +8,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const handlers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
 const ourContents = { mainFrame: { url: 'app://benchtop/index.html' } };
+const sent: unknown[][] = [];
+const fakeWindow = (isGone: boolean) => ({
+  isDestroyed: () => false,
+  webContents: {
+    isDestroyed: () => isGone,
+    send: (...a: unknown[]) => {
+      if (isGone) throw new TypeError('Object has been destroyed');
+      sent.push(a);
+    },
+  },
+});
+const windows = [fakeWindow(true), fakeWindow(false)];
 const dialog = vi.hoisted(() => ({ showOpenDialog: vi.fn(), showSaveDialog: vi.fn() }));
 
 vi.mock('electron', () => ({
@@ -15,7 +27,7 @@ vi.mock('electron', () => ({
   BrowserWindow: {
     fromWebContents: (wc: unknown) =>
       wc === ourContents || (wc as { isOurs?: boolean }).isOurs ? { id: 1 } : null,
-    getAllWindows: () => [],
+    getAllWindows: () => windows,
   },
   ipcMain: {
     handle: (channel: string, fn: (...args: unknown[]) => Promise<unknown>) =>
@@ -27,7 +39,7 @@ vi.mock('electron', () => ({
   utilityProcess: { fork: vi.fn() },
 }));
 
-const { registerIpc } = await import('./ipc.ts');
+const { broadcast, registerIpc } = await import('./ipc.ts');
 const { isAppPage, isAppUrl } = await import('./window.ts');
 const { appResponse, resolveAppPath } = await import('./protocol.ts');
 
@@ -119,6 +131,11 @@ describe('main-process IPC', () => {
     });
     errors.mockRestore();
     expect(requests).toHaveLength(1);
+  });
+
+  it('sends events to the live windows only', () => {
+    broadcast('engine:ready', {});
+    expect(sent).toEqual([['api:event', 'engine:ready', {}]]);
   });
 
   it('allows only the app itself on the network', () => {

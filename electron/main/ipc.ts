@@ -47,7 +47,10 @@ export function registerIpc(engine: EngineSupervisor): void {
   );
 }
 
-/** Sends an event to every window. */
+/** Sends an event to every window (not to one being torn down: send() would throw there). */
 export function broadcast(name: string, payload: unknown): void {
-  for (const win of BrowserWindow.getAllWindows()) win.webContents.send('api:event', name, payload);
+  for (const win of BrowserWindow.getAllWindows()) {
+    if (!win.isDestroyed() && !win.webContents.isDestroyed())
+      win.webContents.send('api:event', name, payload);
+  }
 }
