@@ -5,6 +5,7 @@ import { BrowserWindow, app } from 'electron';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { broadcast, registerIpc } from './ipc.ts';
+import { setAppMenu } from './menu.ts';
 import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { confirmStopTraining, createMainWindow, lockDownSession } from './window.ts';
@@ -39,6 +40,7 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(() => {
     lockDownSession();
+    setAppMenu(app.isPackaged);
     handleAppProtocol(join(import.meta.dirname, '../renderer'));
     engine.start();
     registerIpc(engine);

@@ -1,0 +1,37 @@
+// The application menu (electron mocked): nothing in it opens a web page, and a packaged app
+// has no reload or developer tools.
+import { describe, expect, it, vi } from 'vitest';
+import type { MenuItemConstructorOptions } from 'electron';
+
+const setApplicationMenu = vi.fn();
+vi.mock('electron', () => ({
+  Menu: { setApplicationMenu, buildFromTemplate: (t: unknown) => ({ template: t }) },
+}));
+const { menuTemplate, setAppMenu } = await import('./menu.ts');
+
+function flatten(items: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] {
+  return items.flatMap((i) => [i, ...(Array.isArray(i.submenu) ? flatten(i.submenu) : [])]);
+}
+
+describe('application menu', () => {
+  it('replaces the default menu, whose Help items open electronjs.org', () => {
+    setAppMenu(true);
+    expect(setApplicationMenu).toHaveBeenCalledTimes(1);
+    for (const platform of ['darwin', 'win32', 'linux'] as const) {
+      for (const isPackaged of [true, false]) {
+        const items = flatten(menuTemplate(platform, isPackaged));
+        expect(items.filter((i) => i.click !== undefined || i.role === 'help')).toEqual([]);
+        expect(items.map((i) => i.role)).toContain('editMenu'); // copy/paste shortcuts
+      }
+    }
+  });
+
+  it('offers reload and developer tools only unpackaged', () => {
+    const roles = (isPackaged: boolean): unknown[] =>
+      flatten(menuTemplate('linux', isPackaged)).map((i) => i.role);
+    expect(roles(true)).not.toContain('reload');
+    expect(roles(true)).not.toContain('toggleDevTools');
+    expect(roles(false)).toEqual(expect.arrayContaining(['reload', 'toggleDevTools']));
+    expect(menuTemplate('darwin', true)[0]).toEqual({ role: 'appMenu' });
+  });
+});
