@@ -8,7 +8,7 @@ import { dismissInterruptedImports, listDatasets, listInterruptedImports } from 
 import { type ReadDb, openWorkspace } from '../store/db.ts';
 import {
   countDocuments,
-  getDocument,
+  getDocumentText,
   getDocumentSummary,
   listDocuments,
   updateDocumentStatus,
@@ -220,8 +220,9 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return { total: countDocuments(read, q), offset, items };
     },
     'documents:get': (a) => {
+      // Text and passages only: the annotations are read once, with their provenance, below.
       const summary = getDocumentSummary(read, a.documentId);
-      const doc = getDocument(read, a.documentId, { includeRejected: true });
+      const doc = getDocumentText(read, a.documentId);
       if (!summary || !doc)
         throw new ApiError('not-found', 'That document no longer exists; go back to the list.');
       return {
