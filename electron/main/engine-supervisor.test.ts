@@ -21,9 +21,11 @@ class FakeHost extends EventEmitter {
 }
 
 const hosts: FakeHost[] = [];
+let forkError: Error | null = null;
 vi.mock('electron', () => ({
   utilityProcess: {
     fork: () => {
+      if (forkError) throw forkError;
       const host = new FakeHost();
       hosts.push(host);
       return host;
@@ -148,6 +150,20 @@ describe('engine supervisor', () => {
     expect(s.runningTrainingCount).toBe(1);
     last().emit('exit', 1); // a crash ends them all
     expect(s.runningTrainingCount).toBe(0);
+  });
+
+  it('answers with a message when the host cannot even be started', async () => {
+    forkError = new TypeError('entry not found');
+    try {
+      const s = supervisor();
+      expect(await s.request('projects:list', {})).toMatchObject({
+        ok: false,
+        error: { code: 'engine-unavailable', message: expect.stringMatching(/could not be started/) as unknown },
+      });
+      expect(events).toEqual([['engine:crashed', { message: expect.stringMatching(/could not be started/) as unknown }]]);
+    } finally {
+      forkError = null;
+    }
   });
 
   it('kills a host that does not stop within the grace period', async () => {

@@ -66,16 +66,27 @@ export class EngineSupervisor {
   start(): void {
     if (this.#isStopping) return;
     const { entry, dataDir, resourcesDir, version } = this.#opts;
-    const child = utilityProcess.fork(
-      entry,
-      ['--data-dir', dataDir, '--resources-dir', resourcesDir, '--version', version, '--bundle-dir', import.meta.dirname],
-      {
-        serviceName: 'Benchtop engine',
-        stdio: 'inherit',
-        // Allocator settings for training (glibc only; see engine/runtime/process-env.ts).
-        env: engineProcessEnv(process.env),
-      },
-    );
+    let child: UtilityProcess;
+    try {
+      child = utilityProcess.fork(
+        entry,
+        ['--data-dir', dataDir, '--resources-dir', resourcesDir, '--version', version, '--bundle-dir', import.meta.dirname],
+        {
+          serviceName: 'Benchtop engine',
+          stdio: 'inherit',
+          // Allocator settings for training (glibc only; see engine/runtime/process-env.ts).
+          env: engineProcessEnv(process.env),
+        },
+      );
+    } catch (err) {
+      // NOTE: a throw here would stop app start-up before the window (or, from the restart
+      // timer, raise an error dialog in main); requests get this message instead.
+      const kind = err instanceof Error ? err.name : typeof err;
+      this.#fatal = `The engine could not be started (${kind}); reinstall Benchtop if this keeps happening.`;
+      this.#gate.open();
+      this.#opts.broadcast('engine:crashed', { message: this.#fatal });
+      return;
+    }
     this.#child = child;
     this.#fatal = null;
     if (this.#gate.isOpen) this.#gate = closedGate();
