@@ -35,7 +35,8 @@ async function startHost(dataDir: string): Promise<FakePort> {
   await import('./index.ts');
   return port;
 }
-const until = (check: () => boolean): Promise<void> => vi.waitFor(() => expect(check()).toBe(true));
+const until = (check: () => boolean): Promise<void> =>
+  vi.waitFor(() => expect(check()).toBe(true), { timeout: 10_000 });
 
 describe('engine host', () => {
   it('answers requests, reports a workspace it cannot open, and closes on shutdown', async () => {
