@@ -323,8 +323,9 @@ export interface EvaluationReport {
   /** The model ran with int8 encoder layers (Settings); scores can differ slightly from float32. */
   int8?: true;
   /**
-   * NER: how annotations the model cannot find are counted (types it lacks, discontinuous and
-   * overlapping entities), as `benchtop eval` warns; absent when there are none.
+   * How annotations the model cannot find are counted, as `benchtop eval` warns (NER: types it
+   * lacks, discontinuous and overlapping entities; RE: labels it lacks, relations no candidate
+   * pair reaches); absent when there are none.
    */
   notes?: string[];
 }

@@ -167,6 +167,28 @@ describe('annotations a word tagger cannot reproduce', () => {
   }, 60_000);
 });
 
+describe('relations no candidate pair reaches', () => {
+  it('are stated the same way by Evaluate and `benchtop eval`', async () => {
+    randomTaskModel(
+      join(dir, 're-cdr'),
+      { task: 're', maxLength: 64, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] },
+      ['false', 'CID'],
+    );
+    // The first four BC5CDR abstracts: 8 CID relations, 3 of them only across sentences.
+    const cli = await evaluate({ task: 're', model: join(dir, 're-cdr'), data: join(dir, 'cdr4.txt') });
+    expect(cli.issues.map((i) => i.message)).toEqual([
+      '3 of 8 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)',
+    ]);
+    const p = await projectOfAnnotated();
+    const model = await t.call('models:import-folder', { path: join(dir, 're-cdr'), phiStatus: 'no-phi', name: 'CID' });
+    const { jobId } = await t.call('evaluate:start', { projectId: p.projectId, modelId: model.id, datasetIds: [p.datasetId] });
+    const done = await finished<{ status: string; report?: EvaluationReport }>('evaluate:finished', jobId);
+    expect(done.status).toBe('completed');
+    expect(done.report!.notes).toEqual(cli.issues.map((i) => i.message));
+    expect(done.report!.micro.f1).toBe(cli.metrics.micro.f1);
+  }, 60_000);
+});
+
 describe('a relation model over documents without its entity pairs', () => {
   it('is refused at once, naming the pairs it scores', async () => {
     randomTaskModel(

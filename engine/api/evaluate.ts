@@ -149,6 +149,9 @@ export function reReport(
 ): EvaluationReport {
   const m = r.metrics;
   const re = r.re;
+  // What `benchtop eval` warns about (labels the model lacks, relations no pair reaches).
+  const notes = r.issues.filter((i) => i.severity === 'warning').map((i) => i.message);
+  const noted = notes.length > 0 ? { notes } : {};
   if (!re) {
     return {
       ...base,
@@ -161,6 +164,7 @@ export function reReport(
       ...(m.accuracy !== undefined && { accuracy: m.accuracy }),
       ...(m.auroc !== undefined && { auroc: m.auroc }),
       ...(r.int8 === true && { int8: true }),
+      ...noted,
     };
   }
   const ev = re.evaluation;
@@ -226,6 +230,7 @@ export function reReport(
     accuracy: ev.accuracy,
     ...(ev.auroc !== undefined && Number.isFinite(ev.auroc) && { auroc: ev.auroc }),
     ...(r.int8 === true && { int8: true }),
+    ...noted,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goldNotes, type GoldEntity } from './gold-notes.ts';
+import { goldNotes, unscoredRelationsNote, type GoldEntity } from './gold-notes.ts';
 
 const e = (type: string, ...spans: [number, number][]): GoldEntity => ({
   type,
@@ -31,5 +31,33 @@ describe('goldNotes', () => {
   it('looks at the covering span of a discontinuous entity for overlaps', () => {
     const notes = goldNotes([[e('Disease', [0, 3], [10, 14]), e('Disease', [5, 8])]], ['Disease']);
     expect(notes[1]).toMatch(/^2 annotated entities overlap another/);
+  });
+});
+
+describe('unscoredRelationsNote', () => {
+  const doc = {
+    entities: [
+      { id: 'T1', normIds: ['D1'] },
+      { id: 'T2', normIds: ['C1'] },
+      { id: 'T3', normIds: ['D1'] },
+      { id: 'T4', normIds: ['C2'] },
+    ],
+    relations: [
+      { arg1: 'T1', arg2: 'T2' }, // reached (either order)
+      { arg1: 'T3', arg2: 'T4' }, // no pair
+      { arg1: 'D1', arg2: 'C1', byConcept: true }, // reached through T1–T2's concepts
+      { arg1: 'D1', arg2: 'C2', byConcept: true }, // no pair of those concepts
+    ],
+  };
+  it('counts the relations no candidate pair reaches, by entity or by concept', () => {
+    const note = unscoredRelationsNote([doc], [{ doc: 0, arg1: 'T2', arg2: 'T1' }], [['CHEMICAL', 'DISEASE']]);
+    expect(note).toBe(
+      '2 of 4 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)',
+    );
+    const all = [
+      { doc: 0, arg1: 'T2', arg2: 'T1' },
+      { doc: 0, arg1: 'T4', arg2: 'T3' },
+    ];
+    expect(unscoredRelationsNote([doc], all, [['CHEMICAL', 'DISEASE']])).toBeUndefined();
   });
 });

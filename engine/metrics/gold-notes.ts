@@ -54,3 +54,42 @@ export function goldNotes(docs: readonly (readonly GoldEntity[])[], types: reado
     );
   return notes;
 }
+
+/** A gold document as relation scoring sees it. */
+export interface GoldRelationDoc {
+  entities: readonly { id: string; normIds?: readonly string[] }[];
+  relations: readonly { arg1: string; arg2: string; byConcept?: boolean }[];
+}
+
+/**
+ * A note on annotated relations that no candidate pair reaches (their entities are in different
+ * sentences, or of types the model does not relate), so they are not scored at all; `pairs`:
+ * the candidate entity pairs (document index and entity ids), `kinds`: the model's type pairs.
+ */
+export function unscoredRelationsNote(
+  docs: readonly GoldRelationDoc[],
+  pairs: readonly { doc: number; arg1: string; arg2: string }[],
+  kinds: readonly (readonly [string, string])[],
+): string | undefined {
+  const byDoc = new Map<number, { ids: Set<string>; concepts: Set<string> }>();
+  for (const p of pairs) {
+    let seen = byDoc.get(p.doc);
+    if (!seen) byDoc.set(p.doc, (seen = { ids: new Set(), concepts: new Set() }));
+    seen.ids.add(`${p.arg1}\t${p.arg2}`).add(`${p.arg2}\t${p.arg1}`);
+    const norm = (id: string): readonly string[] => docs[p.doc]?.entities.find((e) => e.id === id)?.normIds ?? [];
+    for (const x of norm(p.arg1)) for (const y of norm(p.arg2)) seen.concepts.add(`${x}\t${y}`).add(`${y}\t${x}`);
+  }
+  let total = 0;
+  let unscored = 0;
+  docs.forEach((d, i) => {
+    const seen = byDoc.get(i);
+    for (const r of d.relations) {
+      total++;
+      const key = `${r.arg1}\t${r.arg2}`;
+      if (!(r.byConcept ? seen?.concepts.has(key) : seen?.ids.has(key))) unscored++;
+    }
+  });
+  if (unscored === 0) return undefined;
+  const types = [...new Set(kinds.map(([a, b]) => `${a}–${b}`))].join(', ');
+  return `${unscored} of ${plural(total, 'annotated relation is', 'annotated relations are')} not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (${types})`;
+}

@@ -9,7 +9,7 @@ import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
 import type { ReEvaluation } from '../metrics/re.ts';
-import { goldNotes } from '../metrics/gold-notes.ts';
+import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import {
   checkDocuments,
@@ -409,6 +409,11 @@ export async function evaluate(
       file: name,
       message: `relation labels the model does not predict (all count as missed): ${unknownLabels.join(', ')}`,
     });
+  if (input.kind === 'documents') {
+    const pairs = examples.flatMap((e) => (e.pair ? [e.pair] : []));
+    const note = unscoredRelationsNote(input.documents, pairs, view.entityPairs);
+    if (note !== undefined) issues.push({ severity: 'warning', file: name, message: note });
+  }
   emitAll(issues, ctx);
   requireReGold(examples.length, name);
   const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
