@@ -46,7 +46,8 @@ if (!app.requestSingleInstanceLock()) {
     registerIpc(engine);
     createMainWindow(runningTraining);
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createMainWindow(runningTraining);
+      if (BrowserWindow.getAllWindows().length === 0 && !isQuitting)
+        createMainWindow(runningTraining);
     });
   });
 

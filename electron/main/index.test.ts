@@ -1,0 +1,88 @@
+// App lifecycle (electron and the other main modules mocked, the real index.ts): quitting asks
+// about running training first, waits for every window to close, then for the engine to stop
+// its jobs, and only then quits; a second launch focuses or opens the window.
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+
+const app = Object.assign(new EventEmitter(), {
+  isPackaged: false,
+  getAppPath: () => '/app',
+  setPath: vi.fn(),
+  getPath: (name: string) => `/home/ann/.config${name === 'userData' ? '/Benchtop' : ''}`,
+  getVersion: () => '1.0.0',
+  requestSingleInstanceLock: () => true,
+  whenReady: () => Promise.resolve(),
+  isReady: () => true,
+  quit: vi.fn(),
+});
+const windows: { isMinimized: () => boolean; focus: () => void }[] = [];
+const engine = {
+  start: vi.fn(),
+  runningTrainingCount: 0,
+  shutdown: vi.fn(() => new Promise<void>((resolve) => (finishShutdown = resolve))),
+};
+let finishShutdown: () => void = () => {};
+const confirmStopTraining = vi.fn(() => true);
+const createMainWindow = vi.fn();
+
+vi.mock('electron', () => ({ app, BrowserWindow: { getAllWindows: () => windows } }));
+vi.mock('../engine-host/index.ts?modulePath', () => ({ default: 'engine-host.js' }));
+vi.mock('./engine-supervisor.ts', () => ({
+  EngineSupervisor: function EngineSupervisor() {
+    return engine;
+  },
+}));
+vi.mock('./ipc.ts', () => ({ broadcast: vi.fn(), registerIpc: vi.fn() }));
+vi.mock('./menu.ts', () => ({ setAppMenu: vi.fn() }));
+vi.mock('./protocol.ts', () => ({ handleAppProtocol: vi.fn(), registerAppScheme: vi.fn() }));
+vi.mock('./window.ts', () => ({ confirmStopTraining, createMainWindow, lockDownSession: vi.fn() }));
+await import('./index.ts');
+await Promise.resolve();
+
+/** Emits a cancellable app event; true when a handler prevented it. */
+function emitPreventable(name: string): boolean {
+  let isPrevented = false;
+  app.emit(name, { preventDefault: () => (isPrevented = true) });
+  return isPrevented;
+}
+
+describe('app lifecycle', () => {
+  it('starts the engine and opens the window once ready', () => {
+    expect(engine.start).toHaveBeenCalledTimes(1);
+    expect(createMainWindow).toHaveBeenCalledTimes(1);
+  });
+
+  it('opens a window for a second launch when none is open', () => {
+    app.emit('second-instance');
+    expect(createMainWindow).toHaveBeenCalledTimes(2);
+    const focus = vi.fn();
+    windows.push({ isMinimized: () => false, focus });
+    app.emit('second-instance');
+    expect(focus).toHaveBeenCalled();
+    expect(createMainWindow).toHaveBeenCalledTimes(2);
+    windows.length = 0;
+  });
+
+  it('keeps running when the user keeps training', () => {
+    engine.runningTrainingCount = 1;
+    confirmStopTraining.mockReturnValueOnce(false);
+    expect(emitPreventable('before-quit')).toBe(true);
+    expect(confirmStopTraining).toHaveBeenLastCalledWith(null, 1);
+    expect(engine.shutdown).not.toHaveBeenCalled();
+  });
+
+  it('stops the engine only after the windows closed, and quits once it has', async () => {
+    expect(emitPreventable('before-quit')).toBe(false); // the windows close next
+    expect(engine.shutdown).not.toHaveBeenCalled(); // still there for unsaved edits
+    expect(emitPreventable('will-quit')).toBe(true);
+    expect(engine.shutdown).toHaveBeenCalledTimes(1);
+    app.emit('second-instance'); // a launch while stopping opens nothing here
+    app.emit('activate'); // nor a click on the macOS dock icon
+    expect(createMainWindow).toHaveBeenCalledTimes(2);
+    await Promise.resolve();
+    expect(app.quit).not.toHaveBeenCalled(); // the run is still saving its checkpoint
+    finishShutdown();
+    await vi.waitFor(() => expect(app.quit).toHaveBeenCalledTimes(1));
+    expect(emitPreventable('will-quit')).toBe(false);
+  });
+});
