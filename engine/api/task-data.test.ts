@@ -1,10 +1,10 @@
 // Which documents training and evaluation use: only finished ones (Annotated or Reviewed).
 import { describe, expect, it } from 'vitest';
 import { openMemory, traceQueries } from '../store/db.ts';
-import { createDataset } from '../store/datasets.ts';
+import { createDataset, finishImport } from '../store/datasets.ts';
 import { insertDocuments, updateDocumentStatus } from '../store/documents.ts';
 import { createProject } from '../store/projects.ts';
-import { annotatedDocuments, documentIdsOf, plainDocuments, reviewedDocument } from './task-data.ts';
+import { annotatedDocuments, documentIdsOf, plainDocuments, projectDatasets, reviewedDocument } from './task-data.ts';
 
 describe('annotated documents', () => {
   it('leaves out documents still in progress, whatever they hold, and keeps finished ones without entities', () => {
@@ -45,6 +45,20 @@ describe('annotated documents', () => {
     expect(queries.map((q) => q.query).join('\n')).not.toMatch(/OFFSET/);
     const plainQueries = traceQueries(ws.read, () => plainDocuments(ws.read, projectId, ids.slice(0, 50)));
     expect(plainQueries.length).toBe(50);
+    ws.close();
+  });
+
+  it('refuses a dataset whose import is still saving, then takes it whole once finished', () => {
+    const ws = openMemory();
+    const projectId = createProject(ws.write, { name: 'p' }).id;
+    const dataset = createDataset(ws.write, { projectId, name: 'notes', containsPhi: false, isPrivate: false, isImporting: true });
+    const docs = Array.from({ length: 3 }, (_, i) => ({ id: `n${i}`, text: `Note ${i}.`, passages: [], entities: [], relations: [] }));
+    insertDocuments(ws.write, docs, { projectId, datasetId: dataset.id, format: 'text' });
+    expect(() => projectDatasets(ws.read, projectId, [dataset.id])).toThrow(
+      '“notes” is still being imported (3 documents saved so far); wait for the import to finish, then start again.',
+    );
+    expect(finishImport(ws.write, dataset.id)).toBe(true);
+    expect(projectDatasets(ws.read, projectId, [dataset.id]).map((d) => [d.name, d.documentCount])).toEqual([['notes', 3]]);
     ws.close();
   });
 });

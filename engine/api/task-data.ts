@@ -19,6 +19,12 @@ export function projectDatasets(db: ReadDb, projectId: number, ids: readonly num
     const d = all.get(id);
     if (!d)
       throw new ApiError('not-found', 'A chosen dataset is no longer in this project; reload.');
+    // Its documents are still being saved: a model would learn from (or be judged on) part of it.
+    if (d.isImporting)
+      throw new ApiError(
+        'conflict',
+        `“${d.name}” is still being imported (${d.documentCount.toLocaleString('en-US')} documents saved so far); wait for the import to finish, then start again.`,
+      );
     return d;
   });
 }

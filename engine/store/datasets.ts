@@ -21,6 +21,8 @@ export interface Dataset {
   finishedCount: number;
   createdAt: string;
   updatedAt: string;
+  /** Set while an import is still saving its documents (it holds only part of them). */
+  isImporting?: true;
 }
 
 export interface NewDataset {
@@ -48,6 +50,7 @@ export interface DatasetRow {
   updated_at: string;
   document_count: number;
   finished_count: number;
+  is_importing: number;
 }
 
 /** Converts a datasets row (with its document_count) to a Dataset. */
@@ -64,6 +67,7 @@ export function fromRow(row: DatasetRow): Dataset {
     finishedCount: row.finished_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.is_importing === 1 && { isImporting: true }),
   };
 }
 
