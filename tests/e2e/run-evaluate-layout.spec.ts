@@ -1,5 +1,6 @@
 // The Run and Evaluate screens at 1024 px on the demo project: a run over a file whose name has
-// no spaces keeps its counts in view, and Evaluate chooses all or none of many datasets.
+// no spaces keeps its counts in view, Evaluate chooses all or none of many datasets, and its
+// report says when the scores come from int8 inference and how nested annotations count.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,33 @@ describe('Run and Evaluate at 1024 px', () => {
     await page.getByTestId('eval-choose-all').click();
     for (let i = 0; i < sets.length; i++) expect(await boxes.nth(i).isChecked()).toBe(true);
     await screenshot(page, 'evaluate-datasets-1024');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('says when it scored with int8 inference, and how nested annotations count', async () => {
+    const { page } = app;
+    const text = 'Lithium carbonate toxicity was noted.\n';
+    const dir = folder('nested', [
+      ['nested.txt', text],
+      ['nested.ann', 'T1\tChemical 0 17\tLithium carbonate\nT2\tChemical 0 7\tLithium\n'],
+    ]);
+    const imported = await apiCall(app.server, 'documents:import', { projectId, path: dir, containsPhi: false });
+    const docs = await apiCall(app.server, 'documents:list', { projectId, datasetId: imported.datasetId!, limit: 10 });
+    await apiCall(app.server, 'documents:set-status', { documentId: docs.items[0]!.id, status: 'annotated' });
+    await apiCall(app.server, 'settings:update', { int8Inference: true });
+    try {
+      await page.getByTestId('nav-run').click();
+      await page.getByTestId('nav-evaluate').click();
+      await page.getByTestId('start-evaluate').click();
+      const summary = page.getByTestId('evaluate-summary');
+      await summary.waitFor({ timeout: 120_000 });
+      expect(await summary.textContent()).toMatch(/with int8 inference \(Settings\)/);
+      expect(await page.getByTestId('evaluate-notes').textContent()).toMatch(
+        /2 annotated entities overlap another \(nested or duplicated\)/,
+      );
+    } finally {
+      await apiCall(app.server, 'settings:update', { int8Inference: false });
+    }
     expect(app.problems).toEqual([]);
   });
 });
