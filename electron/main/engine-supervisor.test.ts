@@ -33,7 +33,7 @@ vi.mock('electron', () => ({
   },
 }));
 
-const { EngineSupervisor, SHUTDOWN_GRACE_MS } = await import('./engine-supervisor.ts');
+const { EngineSupervisor, RETRY_FATAL_MS, SHUTDOWN_GRACE_MS } = await import('./engine-supervisor.ts');
 
 let events: [string, unknown][];
 function supervisor(): InstanceType<typeof EngineSupervisor> {
@@ -117,6 +117,21 @@ describe('engine supervisor', () => {
     });
     await vi.advanceTimersByTimeAsync(5_000);
     expect(hosts).toHaveLength(1);
+  });
+
+  it('tries a refused workspace again on a later request, so closing the other Benchtop is enough', async () => {
+    const s = supervisor();
+    last().say({ type: 'fatal', message: '/data is open in another Benchtop (process 42); close that one first.' });
+    expect(await s.request('projects:list', {})).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
+    expect(hosts).toHaveLength(1); // not at once: no start-up loop
+    await vi.advanceTimersByTimeAsync(RETRY_FATAL_MS);
+    const retried = s.request('projects:list', {});
+    expect(hosts).toHaveLength(2);
+    last().say({ type: 'ready' });
+    await vi.advanceTimersByTimeAsync(0);
+    last().say({ type: 'reply', id: 1, reply: { ok: true, value: [] } });
+    expect(await retried).toEqual({ ok: true, value: [] });
+    expect(events).toEqual([['engine:ready', {}]]);
   });
 
   it('quits by asking the host to stop its jobs, and waits for it to exit', async () => {

@@ -16,6 +16,8 @@ export interface SupervisorOptions {
 }
 
 const MAX_RESTARTS = 5;
+/** After a start-up refusal, the next request tries again once this long has passed. */
+export const RETRY_FATAL_MS = 2_000;
 const RESTART_WINDOW_MS = 60_000;
 /** How long quitting waits for the host to stop its jobs (the engine itself allows 15 s). */
 export const SHUTDOWN_GRACE_MS = 20_000;
@@ -57,6 +59,8 @@ export class EngineSupervisor {
   #isStopping = false;
   #stopped: Promise<void> | null = null;
   #fatal: string | null = null;
+  /** When the host refused to start (the workspace); null for a give-up, which is final. */
+  #refusedAt: number | null = null;
   readonly #opts: SupervisorOptions;
 
   constructor(opts: SupervisorOptions) {
@@ -89,6 +93,7 @@ export class EngineSupervisor {
     }
     this.#child = child;
     this.#fatal = null;
+    this.#refusedAt = null;
     if (this.#gate.isOpen) this.#gate = closedGate();
     child.on('message', (m: HostMessage) => {
       if (this.#child !== child) return;
@@ -98,6 +103,7 @@ export class EngineSupervisor {
       } else if (m.type === 'fatal') {
         // The host waits for this kill: exiting itself could have lost the message.
         this.#fatal = m.message;
+        this.#refusedAt = Date.now();
         this.#gate.open();
         child.kill();
       } else if (m.type === 'reply') {
@@ -119,6 +125,11 @@ export class EngineSupervisor {
   async request(name: string, args: unknown): Promise<Reply<unknown>> {
     // NOTE: a loop, not one await: a host that dies before it is ready leaves the gate closed
     // for its replacement, and a host that gives up opens it with #fatal set.
+    // A workspace refused at start-up (open in browser mode, say) may be free now: try again,
+    // so that following the message ("close that one first") is enough.
+    const refusedAt = this.#refusedAt;
+    if (refusedAt !== null && this.#child === null && Date.now() - refusedAt >= RETRY_FATAL_MS)
+      this.start();
     while (!this.#gate.isOpen) await this.#gate.promise;
     const child = this.#child;
     if (this.#fatal !== null) return unavailable(this.#fatal);
