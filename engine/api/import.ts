@@ -23,6 +23,8 @@ const BATCH = 100;
  */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
 const PROGRESS_EVERY_MS = 100;
+/** Files of a folder read at the same time. */
+const READ_AHEAD = 8;
 
 interface FileEntry {
   absolute: string;
@@ -156,44 +158,57 @@ async function importInto(
   const formats = new Set<FormatName>();
   const seen = new Set<string>();
   let duplicates = 0;
-  for (const entry of files) {
-    const res = await importPath(
-      entry.absolute,
-      args.format !== undefined ? { format: args.format } : {},
-    );
-    const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
-    const relStem = entry.display.replace(/\.[^./]+$/, '');
-    for (const d of res.documents) {
-      // Single-document formats name a document after its file; keep folder paths unique.
-      const id = isFolder && d.id === stem ? relStem : d.id;
-      if (seen.has(id)) {
-        duplicates++;
-        issues.push({
-          severity: 'warning',
-          file: entry.display,
-          message: `duplicate document id ${id}; the first one was kept`,
-        });
-        continue;
+  const readFile = async (entry: FileEntry) => {
+    // Detected once here and handed on (importPath would read the file's head again). A file
+    // that cannot be read is left to importPath, which says why as an issue of that file.
+    const format = args.format ?? (await detectFileFormat(entry.absolute).catch(() => null));
+    return {
+      entry,
+      format,
+      res: await importPath(entry.absolute, format !== null ? { format } : {}),
+    };
+  };
+  // A few files are read at once (a folder of small notes waits on the disk, not the CPU); their
+  // documents are taken in file order.
+  for (let i = 0; i < files.length; i += READ_AHEAD) {
+    for (const { entry, format, res } of await Promise.all(
+      files.slice(i, i + READ_AHEAD).map(readFile),
+    )) {
+      const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
+      const relStem = entry.display.replace(/\.[^./]+$/, '');
+      for (const d of res.documents) {
+        // Single-document formats name a document after its file; keep folder paths unique.
+        const id = isFolder && d.id === stem ? relStem : d.id;
+        if (seen.has(id)) {
+          duplicates++;
+          issues.push({
+            severity: 'warning',
+            file: entry.display,
+            message: `duplicate document id ${id}; the first one was kept`,
+          });
+          continue;
+        }
+        if (d.text.length > MAX_DOCUMENT_CHARS) {
+          issues.push({
+            severity: 'error',
+            file: entry.display,
+            message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
+          });
+          continue;
+        }
+        seen.add(id);
+        docs.push({ ...d, id, sourcePath: entry.display });
       }
-      if (d.text.length > MAX_DOCUMENT_CHARS) {
-        issues.push({
-          severity: 'error',
-          file: entry.display,
-          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
-        });
-        continue;
+      for (const issue of res.issues) {
+        // Duplicate ids are reported above, once, with what was done about them.
+        if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id '))
+          continue;
+        issues.push(relativeIssue(issue, args.path, entry));
       }
-      seen.add(id);
-      docs.push({ ...d, id, sourcePath: entry.display });
+      if (res.documents.length > 0) formats.add(format ?? 'text');
+      progress.filesDone++;
+      report();
     }
-    for (const issue of res.issues) {
-      // Duplicate ids are reported above, once, with what was done about them.
-      if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id ')) continue;
-      issues.push(relativeIssue(issue, args.path, entry));
-    }
-    if (res.documents.length > 0) formats.add(args.format ?? (await detectFileFormat(entry.absolute)) ?? 'text');
-    progress.filesDone++;
-    report();
   }
 
   // Importing the same files again is allowed (a second copy to annotate apart), but said.
