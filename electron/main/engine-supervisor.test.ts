@@ -84,7 +84,7 @@ describe('engine supervisor', () => {
       expect(reply).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
       expect(!reply.ok && reply.error.message).toMatch(/no longer restarts it/);
     }
-    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/Quit Benchtop/) as unknown }]);
+    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/Quit Benchtop/) as unknown, willRestart: false }]);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(hosts).toHaveLength(6);
   });
@@ -96,7 +96,7 @@ describe('engine supervisor', () => {
     await vi.advanceTimersByTimeAsync(0);
     last().emit('exit', 134);
     expect(await lost).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
-    expect(events).toContainEqual(['engine:crashed', { message: 'exit code 134' }]);
+    expect(events).toContainEqual(['engine:crashed', { message: 'exit code 134', willRestart: true }]);
     const during = s.request('projects:list', {}); // waits for the restart, no error
     await vi.advanceTimersByTimeAsync(500);
     last().say({ type: 'ready' });
@@ -175,7 +175,7 @@ describe('engine supervisor', () => {
         ok: false,
         error: { code: 'engine-unavailable', message: expect.stringMatching(/could not be started/) as unknown },
       });
-      expect(events).toEqual([['engine:crashed', { message: expect.stringMatching(/could not be started/) as unknown }]]);
+      expect(events).toEqual([['engine:crashed', { message: expect.stringMatching(/could not be started/) as unknown, willRestart: false }]]);
     } finally {
       forkError = null;
     }

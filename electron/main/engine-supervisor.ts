@@ -88,7 +88,7 @@ export class EngineSupervisor {
       const kind = err instanceof Error ? err.name : typeof err;
       this.#fatal = `The engine could not be started (${kind}); reinstall Benchtop if this keeps happening.`;
       this.#gate.open();
-      this.#opts.broadcast('engine:crashed', { message: this.#fatal });
+      this.#opts.broadcast('engine:crashed', { message: this.#fatal, willRestart: false });
       return;
     }
     this.#child = child;
@@ -192,10 +192,10 @@ export class EngineSupervisor {
     if (this.#restarts.length >= MAX_RESTARTS) {
       this.#fatal = `The engine stopped ${MAX_RESTARTS + 1} times within a minute, so Benchtop no longer restarts it. Quit Benchtop and start it again; if it keeps happening, the workspace may be damaged.`;
       this.#gate.open();
-      this.#opts.broadcast('engine:crashed', { message: this.#fatal });
+      this.#opts.broadcast('engine:crashed', { message: this.#fatal, willRestart: false });
       return;
     }
-    this.#opts.broadcast('engine:crashed', { message: `exit code ${code}` });
+    this.#opts.broadcast('engine:crashed', { message: `exit code ${code}`, willRestart: true });
     // Requests wait for the restarted host instead of failing during the pause.
     if (this.#gate.isOpen) this.#gate = closedGate();
     this.#restarts.push(now);

@@ -44,12 +44,12 @@ describe('preload window.api', () => {
     const listener = (p: unknown): number => seen.push(p);
     const off1 = api.on('engine:crashed', listener);
     const off2 = api.on('engine:crashed', listener);
-    send('engine:crashed', { message: 'a' });
+    send('engine:crashed', { message: 'a', willRestart: true });
     off1();
-    send('engine:crashed', { message: 'b' });
+    send('engine:crashed', { message: 'b', willRestart: true });
     off2();
-    send('engine:crashed', { message: 'c' });
-    expect(seen).toEqual([{ message: 'a' }, { message: 'a' }, { message: 'b' }]);
+    send('engine:crashed', { message: 'c', willRestart: true });
+    expect(seen.map((p) => (p as { message: string }).message)).toEqual(['a', 'a', 'b']);
   });
 
   it('refuses names outside the contract without calling main', async () => {

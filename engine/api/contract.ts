@@ -208,7 +208,8 @@ export interface Events {
   'run:finished': PredictFinishedInfo;
   'evaluate:finished': EvaluateFinishedInfo;
   /** Electron: the engine process died; main is restarting it. */
-  'engine:crashed': { message: string };
+  /** `willRestart` false: Benchtop gave up restarting it (the message says what to do). */
+  'engine:crashed': { message: string; willRestart: boolean };
   /** Electron: the engine process is (again) ready. */
   'engine:ready': NoArgs;
 }

@@ -4,12 +4,13 @@ import { type ConnectionState, on, onConnection } from '../api.ts';
 
 class Connection {
   state = $state<ConnectionState>('connecting');
-  crashMessage = $state<string | null>(null);
+  /** The engine stopped: why, and whether Benchtop restarts it (false: it gave up). */
+  crash = $state<{ message: string; willRestart: boolean } | null>(null);
 
   constructor() {
     onConnection((s) => (this.state = s));
-    on('engine:crashed', (p) => (this.crashMessage = p.message));
-    on('engine:ready', () => (this.crashMessage = null));
+    on('engine:crashed', (p) => (this.crash = { message: p.message, willRestart: p.willRestart !== false }));
+    on('engine:ready', () => (this.crash = null));
   }
 }
 

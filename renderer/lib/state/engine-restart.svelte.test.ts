@@ -30,12 +30,14 @@ vi.mock('../api.ts', () => ({
     listeners.set(name, [...(listeners.get(name) ?? []), l]);
     return () => {};
   },
+  onConnection: () => () => {},
 }));
 vi.mock('./app.svelte.ts', () => ({ app: { projectId: 1 } }));
 vi.mock('./toasts.svelte.ts', () => ({ toasts: { show: vi.fn() } }));
 const { call } = await import('../api.ts');
 const { importer } = await import('./importer.svelte.ts');
 const { runs } = await import('./runs.svelte.ts');
+const { connection } = await import('./connection.svelte.ts');
 
 beforeEach(() => {
   vi.mocked(call).mockClear();
@@ -46,7 +48,7 @@ describe('when the engine restarts', () => {
     const ended = vi.fn();
     expect(await importer.adopt(1, ended)).toBe(true);
     expect(importer.isRunning).toBe(true);
-    emit('engine:crashed', { message: 'exit code 9' });
+    emit('engine:crashed', { message: 'exit code 9', willRestart: true });
     expect(importer.isRunning).toBe(false);
     expect(importer.isAdopted).toBe(false);
     expect(importer.error).toMatch(/engine stopped during this import.*Import the files again/);
@@ -67,5 +69,14 @@ describe('when the engine restarts', () => {
     await vi.waitFor(() => expect(runs.selected?.status).toBe('interrupted'));
     expect(call).toHaveBeenCalledWith('train:list-runs', { projectId: 1 });
     expect(runs.stoppingId).toBeNull();
+  });
+
+  it('keeps whether Benchtop restarts the engine, so the banner does not promise a restart after it gave up', () => {
+    emit('engine:crashed', { message: 'exit code 9', willRestart: true });
+    expect(connection.crash).toEqual({ message: 'exit code 9', willRestart: true });
+    emit('engine:crashed', { message: 'Quit Benchtop and start it again', willRestart: false });
+    expect(connection.crash?.willRestart).toBe(false);
+    emit('engine:ready', {});
+    expect(connection.crash).toBeNull();
   });
 });
