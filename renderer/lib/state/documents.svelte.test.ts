@@ -1,5 +1,6 @@
-// The document list's paging on a large project: the first and last pages in one step, and a
-// page left past the end (its documents left the filter) falls back to the new last page.
+// The document list's paging on a large project: the first and last pages in one step, a page
+// left past the end (its documents left the filter) falls back to the new last page, and the
+// editor's previous/next go on across page ends.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DocumentSummary } from '../../../engine/api/contract.ts';
 
@@ -47,5 +48,22 @@ describe('documents paging', () => {
     expect(documents.offset).toBe(1_150);
     expect(documents.items.map((d) => d.id)).toEqual(Array.from({ length: 40 }, (_, i) => 1_151 + i));
     expect(documents.total).toBe(1_190);
+  });
+
+  it('steps from the last document of a page to the first of the next, and back', async () => {
+    size = 120;
+    documents.pageTo('first');
+    await vi.waitFor(() => expect(documents.items[0]?.id).toBe(1));
+    expect(documents.hasNeighbour(50, 1)).toBe(true);
+    expect(documents.hasNeighbour(1, -1)).toBe(false);
+    expect((await documents.step(50, 1))?.id).toBe(51);
+    expect(documents.offset).toBe(50);
+    expect((await documents.step(51, -1))?.id).toBe(50);
+    expect(documents.offset).toBe(0);
+    documents.pageTo('last');
+    await vi.waitFor(() => expect(documents.items.at(-1)?.id).toBe(120));
+    expect(documents.hasNeighbour(120, 1)).toBe(false);
+    expect(await documents.step(120, 1)).toBeUndefined();
+    expect((await documents.step(110, 1))?.id).toBe(111);
   });
 });

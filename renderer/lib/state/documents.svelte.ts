@@ -102,6 +102,27 @@ class Documents {
     const i = this.items.findIndex((d) => d.id === documentId);
     return i < 0 ? undefined : this.items[i + dir];
   }
+
+  /** Whether the list has a document before (after) this one, on this page or the one beside it. */
+  hasNeighbour(documentId: number, dir: -1 | 1): boolean {
+    const i = this.items.findIndex((d) => d.id === documentId);
+    if (i < 0) return false;
+    if (this.items[i + dir] !== undefined) return true;
+    return dir < 0 ? this.offset > 0 : this.offset + this.items.length < this.total;
+  }
+
+  /**
+   * The document before (after) this one in the list; at either end of the page the page beside
+   * it is loaded, so the editor goes on through a large project without returning to the list.
+   */
+  async step(documentId: number, dir: -1 | 1): Promise<DocumentSummary | undefined> {
+    const near = this.neighbour(documentId, dir);
+    if (near !== undefined || !this.hasNeighbour(documentId, dir)) return near;
+    this.offset = Math.max(0, this.offset + dir * PAGE);
+    await this.load();
+    if (this.error !== null) return undefined;
+    return dir > 0 ? this.items[0] : this.items.at(-1);
+  }
 }
 
 export const documents = new Documents();
