@@ -82,6 +82,16 @@ describe('CSV parsing', () => {
     ]);
   });
 
+  it('says that a masked relation set (GAD) imports as documents whose labels are only metadata', () => {
+    const gad = readFileSync(join(DATA_DIR, 're', 'gad-fold1', 'train.tsv'), 'utf8');
+    const res = importCsv(gad, 'train.tsv', { delimiter: '\t' });
+    expect(res.documents.length).toBeGreaterThan(1000);
+    const masks = res.issues.filter((i) => i.message.includes('entity masks'));
+    expect(masks.map((i) => [i.severity, i.file])).toEqual([['warning', 'train.tsv']]);
+    expect(masks[0]?.message).toContain('`benchtop train re`');
+    expect(importCsv('id,note\na,Chest pain.\nb,No fever.\n', 'n.csv').issues).toEqual([]);
+  });
+
   it('reads TSV with a header and errors on an unknown column name', () => {
     const tsv = 'index\tsentence\tlabel\n1\tAlpha @GENE$ beta.\t1\n2\tGamma.\t0\n';
     const res = importCsv(tsv, 't.tsv', { delimiter: '\t' });

@@ -189,8 +189,27 @@ export function importCsv(content: string, file: string, opts: CsvImportOptions 
     else finishDocument(doc, [], sink, row.line);
     result.documents.push(doc);
   });
+  warnIfMaskedRelationSet(result.documents, sink);
   sortIssues(result.issues);
   return result;
+}
+
+/** GAD/ChemProt-style masks standing for the two entities of a candidate pair. */
+const ENTITY_MASK = /@[A-Z][A-Z_-]*\$/;
+
+/**
+ * A masked relation-classification set (one sentence per row with @GENE$/@DISEASE$ masks and a
+ * label column) imports as plain documents: its labels are not relations. Said once per file,
+ * so nobody takes the documents for labelled relation data.
+ */
+function warnIfMaskedRelationSet(docs: readonly Document[], sink: IssueSink): void {
+  const sample = docs.slice(0, 200);
+  if (sample.length === 0 || sample.filter((d) => ENTITY_MASK.test(d.text)).length * 2 < sample.length) return;
+  addWarning(
+    sink,
+    'rows hold entity masks such as @GENE$: a relation-classification set for `benchtop train re`/`eval re`; ' +
+      'here each row is a document to annotate, and its label column is kept as metadata, not as relations',
+  );
 }
 
 function guessTextColumn(names: string[], data: Row[], width: number): number {
