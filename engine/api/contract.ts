@@ -99,6 +99,8 @@ export interface EngineRequests {
   }) => ImportReport;
   /** Imports into the project still running (e.g. started before the page was reloaded). */
   'documents:list-imports': (args: { projectId: number }) => ImportProgress[];
+  /** Stops a running import at its next file or batch; nothing of it is kept (it answers 'cancelled'). */
+  'documents:cancel-import': (args: { importId: string }) => { isCancelling: boolean };
   /** Imports killed part-way whose partial datasets were removed when Benchtop restarted. */
   'documents:interrupted-imports': (args: { projectId: number }) => InterruptedImportInfo[];
   /** Forgets those notices once read; returns how many. */
@@ -233,6 +235,8 @@ export type ErrorCode =
   | 'unsupported'
   | 'unauthorized'
   | 'engine-unavailable'
+  /** The user stopped it (an import); nothing of it was kept. */
+  | 'cancelled'
   | 'internal';
 
 export interface ApiErrorInfo {
@@ -268,6 +272,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'datasets:list': true,
   'documents:import': true,
   'documents:list-imports': true,
+  'documents:cancel-import': true,
   'documents:interrupted-imports': true,
   'documents:dismiss-interrupted-imports': true,
   'documents:list': true,

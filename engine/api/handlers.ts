@@ -196,6 +196,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'documents:import': (a) => importDocuments(ctx, a),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
+    'documents:cancel-import': (a) => ({ isCancelling: ctx.jobs.cancelImport(a.importId) }),
     'documents:interrupted-imports': (a) => {
       mustProject(read, a.projectId);
       return listInterruptedImports(read, a.projectId);

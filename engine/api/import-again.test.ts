@@ -39,3 +39,29 @@ describe('importing documents that are already in the project', () => {
     expect((await call('documents:import', { projectId: other, path: notes, containsPhi: true })).issues).toEqual([]);
   });
 });
+
+describe('cancelling an import', () => {
+  it('stops at the next file or batch, keeps nothing, and lets the next import run', async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Cancel me' });
+    const notes = join(dir, 'many-notes');
+    mkdirSync(notes);
+    for (let i = 0; i < 400; i++) writeFileSync(join(notes, `note-${i}.txt`), `Note ${i}: no acute distress.\n`);
+    const importId = 'cancel-test';
+    let asked: Promise<{ isCancelling: boolean }> | undefined;
+    t.engine.subscribe((name, payload) => {
+      const p = payload as { importId?: string; phase?: string };
+      if (name === 'documents:import-progress' && p.importId === importId && p.phase === 'reading' && !asked)
+        asked = call('documents:cancel-import', { importId });
+    });
+    const reply = await t.invoke('documents:import', { projectId, path: notes, containsPhi: true, importId });
+    expect(await asked).toEqual({ isCancelling: true });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'cancelled', message: 'The import was cancelled; none of it was kept.' } });
+    expect(await call('datasets:list', { projectId })).toEqual([]);
+    expect((await call('documents:list', { projectId })).total).toBe(0);
+    expect(await call('documents:list-imports', { projectId })).toEqual([]);
+    // Nothing running: nothing to cancel; and the next import is not taken for a cancelled one.
+    expect(await call('documents:cancel-import', { importId })).toEqual({ isCancelling: false });
+    const again = await call('documents:import', { projectId, path: notes, containsPhi: true, importId });
+    expect(again.documentsAdded).toBe(400);
+  });
+});

@@ -168,9 +168,14 @@ async function importInto(
       res: await importPath(entry.absolute, format !== null ? { format } : {}),
     };
   };
+  const stopIfCancelled = (): void => {
+    if (ctx.jobs.isImportCancelled(importId))
+      throw new ApiError('cancelled', 'The import was cancelled; none of it was kept.');
+  };
   // A few files are read at once (a folder of small notes waits on the disk, not the CPU); their
   // documents are taken in file order.
   for (let i = 0; i < files.length; i += READ_AHEAD) {
+    stopIfCancelled();
     for (const { entry, format, res } of await Promise.all(
       files.slice(i, i + READ_AHEAD).map(readFile),
     )) {
@@ -250,6 +255,7 @@ async function importInto(
   let relations = 0;
   try {
     for (let i = 0; i < docs.length; i += BATCH) {
+      stopIfCancelled();
       if (!getDataset(ctx.ws.read, dataset.id))
         throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
       const batch = docs.slice(i, i + BATCH);

@@ -33,6 +33,7 @@ export class JobRegistry {
   #infos = new Map<string, JobInfo>();
   #documents = new Map<string, { docs: DocumentPrediction[]; chars: number }>();
   #imports = new Map<string, ImportProgress>();
+  #cancelledImports = new Set<string>();
   #keepText: number;
 
   constructor(opts: { keepText?: number } = {}) {
@@ -61,6 +62,18 @@ export class JobRegistry {
 
   endImport(importId: string): void {
     this.#imports.delete(importId);
+    this.#cancelledImports.delete(importId);
+  }
+
+  /** Asks a running import to stop at its next file or batch; false when none runs with that id. */
+  cancelImport(importId: string): boolean {
+    if (!this.#imports.has(importId)) return false;
+    this.#cancelledImports.add(importId);
+    return true;
+  }
+
+  isImportCancelled(importId: string): boolean {
+    return this.#cancelledImports.has(importId);
   }
 
   /** The project's running imports. */

@@ -119,6 +119,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
   'datasets:list': obj({ projectId: id }),
   'documents:list-imports': obj({ projectId: id }),
+  'documents:cancel-import': obj({ importId: key }),
   'documents:interrupted-imports': obj({ projectId: id }),
   'documents:dismiss-interrupted-imports': obj({ projectId: id }),
   'documents:import': obj(

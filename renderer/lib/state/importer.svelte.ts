@@ -2,7 +2,7 @@
 // events, and the final report with its per-file problems. An import still running after a
 // reload (or started in another window) is picked up again from the engine (`adopt`).
 import type { ImportProgress, ImportReport } from '../../../engine/api/contract.ts';
-import { call, messageOf, on } from '../api.ts';
+import { ApiError, call, messageOf, on } from '../api.ts';
 import { app } from './app.svelte.ts';
 
 class Importer {
@@ -14,6 +14,10 @@ class Importer {
   progress = $state.raw<ImportProgress | null>(null);
   report = $state.raw<ImportReport | null>(null);
   error = $state<string | null>(null);
+  /** Cancel was pressed; the engine stops at its next file or batch. */
+  isCancelling = $state(false);
+  /** The last import was cancelled (nothing of it was kept). */
+  wasCancelled = $state(false);
   /** An import this window did not start (its report goes to the window that did). */
   isAdopted = $state(false);
   #importId = '';
@@ -32,6 +36,7 @@ class Importer {
       this.progress = p;
       if (this.isAdopted && (p.phase === 'done' || p.phase === 'failed')) {
         this.isRunning = false;
+        this.isCancelling = false;
         this.isAdopted = false;
         this.#onAdoptedEnd?.(p);
       }
@@ -70,6 +75,8 @@ class Importer {
     if (!this.canStart || app.projectId === null || this.containsPhi === null) return null;
     this.#importId = crypto.randomUUID();
     this.isRunning = true;
+    this.isCancelling = false;
+    this.wasCancelled = false;
     this.report = null;
     this.error = null;
     this.progress = null;
@@ -83,10 +90,25 @@ class Importer {
       });
       return this.report;
     } catch (err) {
-      this.error = messageOf(err);
+      if (err instanceof ApiError && err.code === 'cancelled') this.wasCancelled = true;
+      else this.error = messageOf(err);
       return null;
     } finally {
       this.isRunning = false;
+      this.isCancelling = false;
+    }
+  }
+
+  /** Stops the running import (also one this window adopted); none of it is kept. */
+  async cancel(): Promise<void> {
+    if (!this.isRunning || this.isCancelling) return;
+    this.isCancelling = true;
+    try {
+      const { isCancelling } = await call('documents:cancel-import', { importId: this.#importId });
+      if (!isCancelling) this.isCancelling = false; // it had ended meanwhile
+    } catch (err) {
+      this.isCancelling = false;
+      this.error = messageOf(err);
     }
   }
 
@@ -96,6 +118,7 @@ class Importer {
     this.containsPhi = null;
     this.report = null;
     this.error = null;
+    this.wasCancelled = false;
     this.progress = null;
   }
 }
