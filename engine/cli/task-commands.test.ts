@@ -99,6 +99,10 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     expect(Object.keys(m['micro'] ?? {})).toEqual(['precision', 'recall', 'f1']);
     expect(Object.keys(m['macro'] ?? {})).toEqual(['precision', 'recall', 'f1']);
     expect(Object.keys(m['per_type'] ?? {})).toEqual(['Disease']);
+    expect(m['int8']).toBeUndefined();
+    stdout = [];
+    expect(await main(['eval', 'ner', '--model', model, '--data', dev, '--json', '--int8'])).toBe(0);
+    expect((JSON.parse(stdout.join('\n')) as { int8?: unknown }).int8).toBe(true);
 
     const input = path.join(dir, 'mixed');
     mkdirSync(input);

@@ -267,7 +267,8 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
     ),
     STOP_WITHOUT_WRITING,
   );
-  if (opts['json']) console.log(JSON.stringify(r.metrics, null, 2));
+  // int8 scores may differ from float32 ones: a JSON reader is told, as the text report's title says.
+  if (opts['json']) console.log(JSON.stringify(r.int8 ? { ...r.metrics, int8: true } : r.metrics, null, 2));
   else console.log(r.text);
 }
 
