@@ -84,7 +84,7 @@ export async function exportProjectDocuments(
   if (args.documentIds?.length === 0)
     throw new ApiError('invalid', 'No documents were chosen; select at least one to export.');
   // A document chosen twice is written once (brat would otherwise write its files twice).
-  const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId))];
+  const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
   const docs = await readExportable(db, args.projectId, ids, args.includeSuggestions === true);

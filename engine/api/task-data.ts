@@ -29,9 +29,9 @@ export function projectDatasets(db: ReadDb, projectId: number, ids: readonly num
   });
 }
 
-/** Ids of a project's documents, optionally of one dataset, in list order. */
+/** Ids of a project's documents (not those of an import still saving), optionally of one dataset, in list order. */
 export function documentIdsOf(db: ReadDb, projectId: number, datasetId?: number): number[] {
-  return listDocumentIds(db, projectId, datasetId !== undefined ? { datasetId } : {});
+  return listDocumentIds(db, projectId, { completeOnly: true, ...(datasetId !== undefined && { datasetId }) });
 }
 
 /** The statuses of finished documents, the ones tasks learn from and compare with. */

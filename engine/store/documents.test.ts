@@ -13,6 +13,7 @@ import {
   getDocument,
   getDocumentSummary,
   insertDocuments,
+  listDocumentIds,
   listDocuments,
   replaceAnnotations,
   textSha256,
@@ -194,6 +195,18 @@ describe('search folding', () => {
     ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
     for (const id of [a, b]) deleteDocument(ws.write, id ?? 0);
     expect(found('strasse')).toEqual([]);
+  });
+});
+
+describe('listDocumentIds', () => {
+  it('leaves out, when asked, the documents of an import still saving', () => {
+    const saving = createDataset(ws.write, { projectId, name: 'still importing', containsPhi: false, isImporting: true });
+    const [partial] = insertDocuments(ws.write, [{ id: 'partial-1', text: 'Half a set.', entities: [], relations: [] }], { projectId, datasetId: saving.id, format: 'text' }).ids;
+    expect(listDocumentIds(ws.read, projectId)).toContain(partial);
+    const complete = listDocumentIds(ws.read, projectId, { completeOnly: true });
+    expect(complete).not.toContain(partial);
+    expect(complete).toEqual(listDocumentIds(ws.read, projectId).filter((id) => id !== partial));
+    expect(listDocumentIds(ws.read, projectId, { datasetId: saving.id, completeOnly: true })).toEqual([]);
   });
 });
 

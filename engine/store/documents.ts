@@ -226,11 +226,13 @@ export function findDocumentId(db: ReadDb, datasetId: number, externalId: string
 export function listDocumentIds(
   db: ReadDb,
   projectId: number,
-  opts: { datasetId?: number; statuses?: readonly DocumentStatus[] } = {},
+  /** `completeOnly`: leave out datasets whose import is still saving (a part of a set is not the set). */
+  opts: { datasetId?: number; statuses?: readonly DocumentStatus[]; completeOnly?: boolean } = {},
 ): number[] {
   const where = whereOf({ projectId, ...(opts.datasetId !== undefined && { datasetId: opts.datasetId }) });
   const statuses = opts.statuses === undefined ? sql`1` : sql`d.status IN (SELECT value FROM json_each(${JSON.stringify(opts.statuses)}))`;
-  return db.all<{ id: number }>(sql`SELECT d.id FROM documents d WHERE ${where} AND ${statuses} ORDER BY d.id`).map((r) => r.id);
+  const complete = opts.completeOnly ? sql`d.dataset_id NOT IN (SELECT id FROM datasets WHERE is_importing = 1)` : sql`1`;
+  return db.all<{ id: number }>(sql`SELECT d.id FROM documents d WHERE ${where} AND ${statuses} AND ${complete} ORDER BY d.id`).map((r) => r.id);
 }
 
 /** A document's text, passages and metadata, without its annotations. */
