@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentDetail } from '../../engine/api/contract.ts';
+import type { AnnotationEdit, DocumentDetail } from '../../engine/api/contract.ts';
 import { apiCall } from './api-client.ts';
 import { type App, launchApp, selectText } from './fixtures.ts';
 
@@ -24,6 +24,15 @@ let docId: number;
 const detail = (): Promise<DocumentDetail> => apiCall(app.server, 'documents:get', { documentId: docId });
 const spanOf = (d: DocumentDetail, type: string): string[] =>
   d.entities.filter((e) => e.type === type).map((e) => d.text.slice(e.spans[0]!.start, e.spans.at(-1)!.end));
+
+/** The offsets of the first `w` in TEXT. */
+const at = (w: string): { start: number; end: number } => ({ start: TEXT.indexOf(w), end: TEXT.indexOf(w) + w.length });
+
+/** Saves edits through the API on the document's current revision (as another window would). */
+async function applyEdits(edits: AnnotationEdit[]): Promise<void> {
+  const d = await detail();
+  await apiCall(app.server, 'annotations:apply-edits', { documentId: docId, baseRevision: d.summary.revision, edits });
+}
 
 async function openDocument(page = app.page): Promise<void> {
   await page.goto(`${app.server.url}#/annotate/${docId}`);
@@ -131,17 +140,11 @@ describe('annotation editor under hard input', () => {
 
   it('accepts a suggested relation by keyboard, then rejects and accepts all suggestions, undoably', async () => {
     const { page } = app;
-    const d0 = await detail();
-    const at = (w: string): { start: number; end: number } => ({ start: TEXT.indexOf(w), end: TEXT.indexOf(w) + w.length });
-    await apiCall(app.server, 'annotations:apply-edits', {
-      documentId: docId,
-      baseRevision: d0.summary.revision,
-      edits: [
-        { op: 'add-entity', entity: { key: 'T90', type: 'Chemical', spans: [at('lait')], text: 'lait', origin: 'model', status: 'suggested' } },
-        { op: 'add-entity', entity: { key: 'T91', type: 'Disease', spans: [at('raised')], text: 'raised', origin: 'model', status: 'suggested' } },
-        { op: 'add-relation', relation: { key: 'R90', type: 'causes', arg1: 'T90', arg2: 'T91', origin: 'model', status: 'suggested' } },
-      ],
-    });
+    await applyEdits([
+      { op: 'add-entity', entity: { key: 'T90', type: 'Chemical', spans: [at('lait')], text: 'lait', origin: 'model', status: 'suggested' } },
+      { op: 'add-entity', entity: { key: 'T91', type: 'Disease', spans: [at('raised')], text: 'raised', origin: 'model', status: 'suggested' } },
+      { op: 'add-relation', relation: { key: 'R90', type: 'causes', arg1: 'T90', arg2: 'T91', origin: 'model', status: 'suggested' } },
+    ]);
     await openDocument();
     await expect.poll(() => page.getByTestId('suggestions').textContent()).toContain('3 suggestions to review');
     // Keyboard only: arrows step to the suggestion; its relation is a button in the side panel.
@@ -196,17 +199,11 @@ describe('annotation editor under hard input', () => {
       projectId,
       relationType: { name: 'mentions', arg1Types: [], arg2Types: [], color: '#888888', symmetric: false },
     });
-    const d0 = await detail();
-    const at = (w: string): { start: number; end: number } => ({ start: TEXT.indexOf(w), end: TEXT.indexOf(w) + w.length });
-    await apiCall(app.server, 'annotations:apply-edits', {
-      documentId: docId,
-      baseRevision: d0.summary.revision,
-      edits: [
-        { op: 'add-entity', entity: { key: 'T80', type: 'Chemical', spans: [at('Hx')], text: 'Hx', origin: 'annotator', status: 'final' } },
-        { op: 'add-entity', entity: { key: 'T81', type: 'Disease', spans: [at('family')], text: 'family', origin: 'annotator', status: 'final' } },
-        { op: 'add-relation', relation: { key: 'R80', type: 'treats', arg1: 'T80', arg2: 'T81', origin: 'annotator', status: 'final' } },
-      ],
-    });
+    await applyEdits([
+      { op: 'add-entity', entity: { key: 'T80', type: 'Chemical', spans: [at('Hx')], text: 'Hx', origin: 'annotator', status: 'final' } },
+      { op: 'add-entity', entity: { key: 'T81', type: 'Disease', spans: [at('family')], text: 'family', origin: 'annotator', status: 'final' } },
+      { op: 'add-relation', relation: { key: 'R80', type: 'treats', arg1: 'T80', arg2: 'T81', origin: 'annotator', status: 'final' } },
+    ]);
     await openDocument();
     await page.locator('[data-keys~="T81"]').first().click();
     await page.getByTestId('relation-item').click();
