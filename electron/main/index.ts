@@ -2,6 +2,7 @@
 // protocol.ts, IPC in ipc.ts and the engine process in engine-supervisor.ts.
 import { join } from 'node:path';
 import { BrowserWindow, app } from 'electron';
+import { userDataDir } from '../../engine/serve/data-dir.ts';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { broadcast, registerIpc } from './ipc.ts';
@@ -10,8 +11,9 @@ import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { confirmStopTraining, createMainWindow, lockDownSession } from './window.ts';
 
-// One userData folder named like the product, shared with browser mode (engine/serve/command.ts).
-app.setPath('userData', join(app.getPath('appData'), 'Benchtop'));
+// One userData folder named like the product, shared with browser mode (engine/serve/command.ts);
+// on Windows in local, not roaming, AppData.
+app.setPath('userData', userDataDir());
 registerAppScheme();
 
 if (!app.requestSingleInstanceLock()) {

@@ -2,7 +2,7 @@
 // BENCHTOP_DATA_DIR (electron is mocked; paths.ts is pure apart from app.isPackaged).
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { defaultDataDir } from '../../engine/serve/command.ts';
+import { defaultDataDir } from '../../engine/serve/data-dir.ts';
 
 vi.mock('electron', () => ({ app: { isPackaged: false, getAppPath: () => '/app' } }));
 const { workspaceDir } = await import('./paths.ts');

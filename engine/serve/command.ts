@@ -4,29 +4,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultDataDir } from './data-dir.ts';
 import { startServer } from './server.ts';
 
 export interface ServeOptions {
   port?: string | number;
   host?: string;
   dataDir?: string;
-}
-
-/** Electron's userData folder for "Benchtop" plus /workspace, so both modes share one workspace. */
-export function defaultDataDir(): string {
-  const env = process.env['BENCHTOP_DATA_DIR'];
-  if (env) return resolve(env);
-  const home = homedir();
-  const base =
-    platform() === 'darwin'
-      ? join(home, 'Library', 'Application Support')
-      : platform() === 'win32'
-        ? (process.env['APPDATA'] ?? join(home, 'AppData', 'Roaming'))
-        : (process.env['XDG_CONFIG_HOME'] ?? join(home, '.config'));
-  return join(base, 'Benchtop', 'workspace');
 }
 
 function parsePort(value: string | number | undefined): number {

@@ -1,0 +1,30 @@
+// The default data folder per platform: patient data stays in machine-local folders.
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { defaultDataDir, userDataDir } from './data-dir.ts';
+
+describe('userDataDir', () => {
+  it('is local, not roaming, AppData on Windows', () => {
+    const env = { APPDATA: 'C:\\Users\\ann\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\ann\\AppData\\Local' };
+    expect(userDataDir('win32', env, 'C:\\Users\\ann')).toBe(join(env.LOCALAPPDATA, 'Benchtop'));
+    expect(userDataDir('win32', { APPDATA: env.APPDATA }, '/home/ann')).toBe(join('/home/ann', 'AppData', 'Local', 'Benchtop'));
+  });
+
+  it('is Application Support on macOS and the XDG config folder elsewhere', () => {
+    expect(userDataDir('darwin', {}, '/Users/ann')).toBe(join('/Users/ann', 'Library', 'Application Support', 'Benchtop'));
+    expect(userDataDir('linux', {}, '/home/ann')).toBe(join('/home/ann', '.config', 'Benchtop'));
+    expect(userDataDir('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/ann')).toBe(join('/cfg', 'Benchtop'));
+    expect(userDataDir('linux', { XDG_CONFIG_HOME: '' }, '/home/ann')).toBe(join('/home/ann', '.config', 'Benchtop'));
+  });
+
+  it('holds the workspace unless BENCHTOP_DATA_DIR names another folder', () => {
+    vi.stubEnv('BENCHTOP_DATA_DIR', '');
+    try {
+      expect(defaultDataDir()).toBe(join(userDataDir(), 'workspace'));
+      vi.stubEnv('BENCHTOP_DATA_DIR', '/data/bench');
+      expect(defaultDataDir()).toBe('/data/bench');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+// Where Benchtop keeps its data when no folder is given: one rule for the desktop app (Electron's
+// userData, set from userDataDir) and browser mode, so both open the same workspace. Pure: the
+// Electron main process imports it without the server.
+import { homedir, platform } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * Benchtop's own folder (Electron's userData): Application Support on macOS, the XDG config
+ * folder on Linux, and on Windows the machine's local AppData, not the roaming one Electron
+ * defaults to, which a domain login copies to a server (patient data must not leave the machine).
+ */
+export function userDataDir(
+  plat: NodeJS.Platform = platform(),
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): string {
+  const base =
+    plat === 'darwin'
+      ? join(home, 'Library', 'Application Support')
+      : plat === 'win32'
+        ? env['LOCALAPPDATA'] || join(home, 'AppData', 'Local')
+        : env['XDG_CONFIG_HOME'] || join(home, '.config');
+  return join(base, 'Benchtop');
+}
+
+/** <userData>/workspace, or BENCHTOP_DATA_DIR, so both modes share one workspace. */
+export function defaultDataDir(): string {
+  const env = process.env['BENCHTOP_DATA_DIR'];
+  if (env) return resolve(env);
+  return join(userDataDir(), 'workspace');
+}
