@@ -200,6 +200,38 @@ describe('renderBlock', () => {
     const unrelated = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), { ...st, related: new Set(['T9']) });
     expect(unrelated.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
   });
+  it('writes each chip in black or white, whichever meets WCAG AA on its type colour', async () => {
+    const { renderBlock, chipTextColor } = await import('./render.ts');
+    const lum = (hex: string): number => {
+      const [r, g, b] = [1, 3, 5].map((i) => {
+        const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+        return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const ratio = (a: string, b: string): number => {
+      const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    const hex = (n: number): string => n.toString(16).padStart(2, '0');
+    for (let r = 0; r < 256; r += 17)
+      for (let g = 0; g < 256; g += 17)
+        for (let b = 0; b < 256; b += 17) {
+          const bg = `#${hex(r)}${hex(g)}${hex(b)}`;
+          expect(ratio(bg, chipTextColor(bg)), bg).toBeGreaterThanOrEqual(4.5);
+        }
+    // The demo schema's green took white text at 4.36:1; dark colours keep white.
+    const text = 'aspirin and heparin';
+    const mark = (key: string, type: string, start: number, end: number) => ({ key, type, start, end, lane: 0, isHead: true, isSuggestion: false });
+    const html = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T1', 'Chemical', 0, 7), mark('T2', 'Gene', 12, 19)]), {
+      selected: null,
+      source: null,
+      target: null,
+      colors: new Map([['Chemical', '#2b8a3e'], ['Gene', '#1f3a93']]),
+    });
+    expect(html).toContain('background:#2b8a3e;color:#000000;');
+    expect(html).toContain('background:#1f3a93;color:#ffffff;');
+  });
 });
 
 describe('placeLabels', () => {

@@ -39,6 +39,24 @@ function colorOf(colors: ReadonlyMap<string, string>, type: string): string {
   return c !== undefined && HEX.test(c) ? c : '#888888';
 }
 
+/** WCAG relative luminance of a #rrggbb colour. */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/**
+ * Black or white, whichever reads better on `hex` (a label chip's type colour): the better of
+ * the two always has a contrast of at least 4.58:1, so any colour a user picks passes WCAG AA.
+ */
+export function chipTextColor(hex: string): '#000000' | '#ffffff' {
+  const l = luminance(hex);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
+}
+
 /** The block's HTML: segments carry data-o (their offset); label chips are aria-hidden. */
 export function renderBlock(text: string, segments: readonly Segment[], st: RenderState): string {
   let html = '';
@@ -74,8 +92,9 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) + (arcs ? 2 * ARC_ROOM : 0) : 0;
     for (const h of seg.heads) {
       if (h.key === PENDING_KEY) continue;
+      const color = colorOf(st.colors, h.type);
       chips +=
-        `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${colorOf(st.colors, h.type)};bottom:calc(100% + ${h.lane * CHIP_STEP}px)" ` +
+        `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${color};color:${chipTextColor(color)};bottom:calc(100% + ${h.lane * CHIP_STEP}px)" ` +
         `aria-hidden="true" title="Drag to another entity to relate them">${escapeHtml(h.type)}</span>`;
     }
     html +=
