@@ -13,7 +13,7 @@ import { serializeModel } from '../onnx/serialize.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { MAX_THREADS, Session } from '../runtime/session.ts';
-import { buildGradientGraph, buildInferenceGraph, type GraphSpec } from '../train/graphs.ts';
+import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
@@ -104,20 +104,6 @@ export function cmdInitModel(opts: Opts): void {
 function checkOutFile(out: string): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
   checkWritable(out);
-}
-
-/**
- * Drops the parameters no node reads from the graph (inputs and initializers) and returns those
- * it reads. A base encoder declares HF's pooler but never applies it, and its checkpoint may lack
- * it (a BERT body saved without the pooling layer): fed, it was undefined; exported, a graph input.
- */
-function usedParams(spec: GraphSpec): string[] {
-  const g = spec.model.graph;
-  const read = new Set(g.nodes.flatMap((n) => n.inputs));
-  const unused = new Set(spec.params.filter((p) => !read.has(p)));
-  g.inputs = g.inputs.filter((i) => !unused.has(i.name));
-  for (const name of unused) g.initializers.delete(name);
-  return spec.params.filter((p) => !unused.has(p));
 }
 
 function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
@@ -288,8 +274,7 @@ export function cmdExportOnnx(opts: Opts): void {
   const out = requireString(opts, 'out');
   checkOutFile(out);
   const m = loadHfFolder(dir, { requireVocab: false });
-  const spec = buildInferenceGraph(m.config, { weights: m.weights });
-  usedParams(spec);
-  writeFileAtomic(out, serializeModel(spec.model));
-  console.log(`wrote ${out} (inputs: ${spec.model.graph.inputs.map((i) => i.name).join(', ')}; output: logits)`);
+  const onnx = standaloneOnnx(m.config, m.weights);
+  writeFileAtomic(out, onnx.bytes);
+  console.log(`wrote ${out} (inputs: ${onnx.inputs.join(', ')}; output: logits)`);
 }

@@ -7,6 +7,7 @@ import type { EncoderConfig } from '../model/config.ts';
 import { buildForward, buildLoss, paddingRows } from '../model/bert.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
 import type { HostTensor, Model } from '../onnx/ir.ts';
+import { serializeModel } from '../onnx/serialize.ts';
 import { buildAdamW, type AdamWOptions, type PackedGroup } from '../optim/adamw.ts';
 import type { DropoutMaskSpec } from './dropout-masks.ts';
 import { int8Linear } from './quantize.ts';
@@ -67,6 +68,31 @@ export function buildInferenceGraph(config: EncoderConfig, opts: InferenceGraphO
     });
   }
   return { model, params: f.params, trainable: [], hasTokenTypes: f.tokenTypeIds !== undefined };
+}
+
+/**
+ * Drops the parameters no node reads from the graph (inputs and initializers) and returns those
+ * it reads. A base encoder declares HF's pooler but never applies it, and its checkpoint may lack
+ * it (a BERT body saved without the pooling layer): fed, it was undefined; exported, a graph input.
+ */
+export function usedParams(spec: GraphSpec): string[] {
+  const g = spec.model.graph;
+  const read = new Set(g.nodes.flatMap((n) => n.inputs));
+  const unused = new Set(spec.params.filter((p) => !read.has(p)));
+  g.inputs = g.inputs.filter((i) => !unused.has(i.name));
+  for (const name of unused) g.initializers.delete(name);
+  return spec.params.filter((p) => !unused.has(p));
+}
+
+/**
+ * The standalone inference model (weights baked in; inputs input_ids, attention_mask and, for
+ * models with token types, token_type_ids; output logits) as ONNX bytes: `benchtop export-onnx`
+ * and the Models screen's export write this.
+ */
+export function standaloneOnnx(config: EncoderConfig, weights: ReadonlyMap<string, HostTensor>): { bytes: Uint8Array; inputs: string[] } {
+  const spec = buildInferenceGraph(config, { weights });
+  usedParams(spec);
+  return { bytes: serializeModel(spec.model), inputs: spec.model.graph.inputs.map((i) => i.name) };
 }
 
 /** Forward + loss + gradients of every parameter (`<name>.grad`), dropout off. */
