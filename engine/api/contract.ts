@@ -20,6 +20,7 @@ import type {
   InterruptedImportInfo,
   LabelSchema,
   ModelInfo,
+  ModelExportReport,
   ModelLineageInfo,
   NoArgs,
   PhiStatus,
@@ -146,6 +147,19 @@ export interface EngineRequests {
   }) => ModelInfo;
   /** Removes a library model and its files; a shipped model answers `invalid`. */
   'models:delete': (args: { modelId: string }) => { isDeleted: boolean };
+  /**
+   * Gives a library model another display name (trimmed; unique in the library ignoring case,
+   * at most 200 characters). Its folder, id and lineage stay, so runs from it still resume and
+   * models trained from it keep naming it. A shipped model answers `invalid`.
+   */
+  'models:rename': (args: { modelId: string; name: string }) => ModelInfo;
+  /**
+   * Copies a model out as a Hugging Face folder (weights, config, vocabulary, tokenizer files,
+   * model card, and a lineage.json with its PHI status) into `outPath`, a new or empty folder
+   * outside the data folder; `includeOnnx` adds the standalone inference model.onnx. All or
+   * nothing: a failure part-way leaves no file there.
+   */
+  'models:export': (args: { modelId: string; outPath: string; includeOnnx?: boolean }) => ModelExportReport;
 
   /** Starting points for training: shipped models, presets, and whether presets can be used. */
   'train:get-options': (args: NoArgs) => TrainOptions;
@@ -284,6 +298,8 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'models:get-lineage': true,
   'models:import-folder': true,
   'models:delete': true,
+  'models:rename': true,
+  'models:export': true,
   'train:get-options': true,
   'train:start': true,
   'train:cancel': true,

@@ -196,6 +196,16 @@ export interface ModelInfo {
   isShipped: boolean;
 }
 
+/** What models:export wrote. */
+export interface ModelExportReport {
+  /** The folder written (absolute). */
+  path: string;
+  /** File names in it, sorted. */
+  files: string[];
+  /** The status its lineage.json records (the library's, never lower than the folder's own record). */
+  phiStatus: PhiStatus;
+}
+
 export interface LineageItem {
   modelName: string;
   depth: number;

@@ -44,7 +44,8 @@ import {
 import { startEvaluation } from './evaluate.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
-import { importModelFolder, removeModel } from './models.ts';
+import { exportModel } from './model-export.ts';
+import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { cancelRun, deleteProjectAndRuns, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
@@ -258,6 +259,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'models:import-folder': (a) => importModelFolder(ctx, a),
     'models:delete': (a) => removeModel(ctx, a),
+    'models:rename': (a) => renameModel(ctx, a),
+    'models:export': (a) => exportModel(ctx, a),
 
     'train:get-options': () => trainOptions(ctx),
     'train:start': (a) => startTraining(ctx, a),

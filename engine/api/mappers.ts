@@ -99,7 +99,11 @@ export function toLineageInfo(l: ModelLineage): ModelLineageInfo {
       depth: e.depth,
       path: e.path,
       kind: e.kind,
-      source: e.source,
+      // The record names a parent model as it was called then; a rename since is said beside it.
+      source:
+        e.parentModelName !== null && !e.source.includes(`"${e.parentModelName}"`)
+          ? `${e.source}, now named “${e.parentModelName}”`
+          : e.source,
       datasetName: e.datasetName,
       containsPhi: e.containsPhi,
     })),

@@ -221,22 +221,28 @@ export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Pr
 function writeLineageFile(ctx: ApiContext, model: Model, folder: string): void {
   const file = join(folder, 'lineage.json');
   if (existsSync(file)) return;
+  writeFileAtomic(file, `${JSON.stringify(lineageRecordOf(ctx, model), null, 2)}\n`);
+}
+
+/** A library model's lineage.json record: its status and its own (depth 0) lineage entries. */
+export function lineageRecordOf(ctx: ApiContext, model: Model): LineageRecord {
   const own = (getModelLineage(ctx.ws.read, model.id)?.entries ?? []).filter((e) => e.depth === 0);
-  const record: LineageRecord = {
+  return {
     phi_status: model.phiStatus,
     statement: phiStatement(model.phiStatus),
     entries: own.map((e) => {
       const parent = e.parentModelId === null ? undefined : getModel(ctx.ws.read, e.parentModelId);
+      // A parent removed since keeps the status it had when this model was made.
+      const parentStatus = parent?.phiStatus ?? e.parentPhiStatus;
       return {
         kind: e.kind,
         source: e.source,
         containsPhi: e.containsPhi,
         gradients: e.kind !== 'teacher',
-        ...(parent && { phiStatus: parent.phiStatus }),
+        ...(parentStatus !== null && { phiStatus: parentStatus }),
       };
     }),
   };
-  writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /**

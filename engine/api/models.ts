@@ -1,10 +1,10 @@
-// models:import-folder and models:delete. An imported Hugging Face folder is validated by the
-// checkpoint loader (clear errors for missing or mismatched files, devices and pipes refused),
+// models:import-folder, models:delete and models:rename. An imported Hugging Face folder is
+// validated by the checkpoint loader (clear errors for missing or mismatched files, devices and pipes refused),
 // copied into the data folder's models/<id>/ and registered with its hash, size, parameter
 // count and PHI status: the one the user declares, raised to what the folder's own lineage.json
 // records (a model trained on PHI, or distilled from a PHI-trained teacher, keeps saying so
 // wherever it is copied).
-// Shipped models (resources/models) are read-only: they cannot be removed.
+// Shipped models (resources/models) are read-only: they cannot be removed or renamed.
 import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
@@ -21,14 +21,16 @@ import {
   type PhiStatus,
   deleteModel,
   getModel,
+  listModels,
   registerModel,
+  updateModel,
 } from '../store/models.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
-import { shippedFolder } from './shipped-models.ts';
+import { shippedFolder, shippedFolders } from './shipped-models.ts';
 
 /** Files copied besides the weights file (when present). */
 const COMPANIONS = [
@@ -41,6 +43,8 @@ const COMPANIONS = [
   'lineage.json',
 ];
 const MAX_CARD_CHARS = 64_000;
+/** The longest model name, in characters (the Models table and run pickers show it whole). */
+const MAX_NAME = 200;
 /** Folders under models/ that an import is still filling: `.import-<pid>-<id>`. */
 const STAGING = /^\.import-(\d+)-/;
 
@@ -228,4 +232,58 @@ export async function removeModel(
   }
   ctx.emit('workspace:changed', { projectId: null, what: 'models' });
   return { isDeleted };
+}
+
+/**
+ * A model's new display name, checked: trimmed, runs of spaces, tabs or line breaks made one
+ * space; not empty, not too long, no control characters, and no other model (library or
+ * shipped) called the same ignoring case.
+ */
+function newModelName(ctx: ApiContext, modelId: string, typed: string): string {
+  const name = typed.trim().replace(/\s+/g, ' ');
+  if (name === '') throw new ApiError('invalid', 'A model name cannot be empty; type a name.');
+  const length = [...name].length;
+  if (length > MAX_NAME)
+    throw new ApiError(
+      'invalid',
+      `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
+    );
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name))
+    throw new ApiError('invalid', 'A model name cannot contain control characters; type plain text.');
+  const folded = name.toLowerCase();
+  const taken = [
+    ...shippedFolders(ctx).map((f) => f.name),
+    ...listModels(ctx.ws.read)
+      .filter((m) => m.id !== modelId)
+      .map((m) => m.name),
+  ].find((n) => n.toLowerCase() === folded);
+  if (taken !== undefined)
+    throw new ApiError(
+      'conflict',
+      `Another model is already called “${taken}”; choose a name no other model has.`,
+    );
+  return name;
+}
+
+/**
+ * Renames a library model: only its display name changes. Its id, folder and lineage stay, so
+ * runs started from it resume (their fingerprint names the folder), and models trained from it
+ * keep their lineage, which shows its new name beside the one it had when they were made.
+ */
+export function renameModel(ctx: ApiContext, args: Args<'models:rename'>): ModelInfo {
+  const shipped = shippedFolder(ctx, args.modelId);
+  if (shipped)
+    throw new ApiError(
+      'invalid',
+      `“${shipped.name}” ships with Benchtop and cannot be renamed: it is read-only, installed with the app. Models trained from it can be renamed.`,
+    );
+  const model = getModel(ctx.ws.read, args.modelId);
+  if (!model)
+    throw new ApiError('not-found', 'That model is no longer in the library; it may have been removed.');
+  const name = newModelName(ctx, model.id, args.name);
+  if (name === model.name) return toModelInfo(model);
+  const renamed = updateModel(ctx.ws.write, model.id, { name });
+  ctx.emit('workspace:changed', { projectId: null, what: 'models' });
+  return toModelInfo(renamed);
 }

@@ -166,6 +166,9 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { name },
   ),
   'models:delete': obj({ modelId }),
+  // The name's limits are the handler's, with messages that say what to do.
+  'models:rename': obj({ modelId, name: str({ max: 10_000 }) }),
+  'models:export': obj({ modelId, outPath: path }, { includeOnnx: bool }),
   'train:get-options': empty,
   'train:start': obj(
     { projectId: id, task, datasetIds: ids },

@@ -19,6 +19,9 @@ export interface LineageEntry {
   datasetId: number | null;
   datasetName: string | null;
   parentModelId: string | null;
+  /** The parent model's name now (null when it was removed, or for data sources). */
+  parentModelName: string | null;
+  /** As recorded when the model was made: a parent model's name then, not now. */
   source: string;
   weight: number | null;
   containsPhi: boolean;
@@ -51,6 +54,7 @@ interface EntryRow {
   dataset_id: number | null;
   dataset_name: string | null;
   parent_model_id: string | null;
+  parent_name: string | null;
   source: string;
   weight: number | null;
   contains_phi: number;
@@ -85,10 +89,12 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
   for (const r of db.all<EntryRow>(sql`
     ${ancestry(modelId)}
     SELECT l.id AS lineage_id, a.model_id, m.name AS model_name, a.depth, a.path, l.kind, l.dataset_id,
-      d.name AS dataset_name, l.parent_model_id, l.source, l.weight, l.contains_phi, l.parent_phi_status
+      d.name AS dataset_name, l.parent_model_id, p.name AS parent_name, l.source, l.weight, l.contains_phi,
+      l.parent_phi_status
     FROM ancestry a JOIN models m ON m.id = a.model_id
     JOIN model_lineage l ON l.model_id = a.model_id
     LEFT JOIN datasets d ON d.id = l.dataset_id
+    LEFT JOIN models p ON p.id = l.parent_model_id
     ORDER BY a.depth, l.id`)) {
     const sig = `${r.lineage_id}/${r.path}`;
     if (seen.has(sig)) continue;
@@ -102,6 +108,7 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
       datasetId: r.dataset_id,
       datasetName: r.dataset_name,
       parentModelId: r.parent_model_id,
+      parentModelName: r.parent_name,
       source: r.source,
       weight: r.weight,
       containsPhi: fromFlag(r.contains_phi),

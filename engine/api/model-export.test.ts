@@ -1,0 +1,198 @@
+// models:export: a library or shipped model copied out as a Hugging Face folder that loads back
+// with the same weights (and the same logits from its model.onnx), carrying a lineage.json that
+// says whether it learned from patient data; refused targets and failures leave nothing behind.
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { readSafetensors } from '../checkpoints/safetensors.ts';
+import type { HostTensor } from '../onnx/ir.ts';
+import { Session } from '../runtime/session.ts';
+import type { Reply } from './contract.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
+const ROOT = resolve(import.meta.dirname, '../..');
+
+let t: TestEngine;
+beforeEach(() => {
+  t = openTestEngine('benchtop-model-export-', { inSubfolder: true });
+});
+afterEach(async () => {
+  await t.close();
+});
+
+function errorOf(reply: Reply<unknown>): string {
+  return reply.ok ? 'ok' : `${reply.error.code}: ${reply.error.message}`;
+}
+
+/** A copy of the golden BERT whose lineage.json (if `status`) records that PHI status. */
+function goldenCopy(name: string, status?: string): string {
+  const folder = join(t.dir, name);
+  mkdirSync(folder);
+  for (const f of readdirSync(GOLDEN).filter((f) => !f.startsWith('goldens.') && f !== 'pytorch_model.bin'))
+    writeFileSync(join(folder, f), readFileSync(join(GOLDEN, f)));
+  if (status !== undefined)
+    writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: status, statement: '', entries: [] }));
+  return folder;
+}
+
+/** Logits of a standalone model.onnx on the goldens' inputs. */
+async function onnxLogits(file: string): Promise<HostTensor> {
+  const meta = JSON.parse(readFileSync(join(GOLDEN, 'goldens.json'), 'utf8')) as {
+    inputs: Record<'input_ids' | 'attention_mask' | 'token_type_ids', number[][]>;
+  };
+  const tensor = (rows: number[][]): HostTensor => ({
+    dtype: 'int64',
+    dims: [rows.length, rows[0]!.length],
+    data: BigInt64Array.from(rows.flat().map(BigInt)),
+  });
+  const session = await Session.create(readFileSync(file));
+  const out = await session.run({
+    input_ids: tensor(meta.inputs.input_ids),
+    attention_mask: tensor(meta.inputs.attention_mask),
+    token_type_ids: tensor(meta.inputs.token_type_ids),
+  });
+  await session.release();
+  return out['logits']!;
+}
+
+describe('models:export', () => {
+  it('writes a folder that loads back with the same weights, and a model.onnx with the goldens’ logits', async () => {
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi', name: 'Golden BERT' });
+    const out = join(t.dir, 'exports', 'golden-export'); // its parent does not exist yet
+    const report = await t.call('models:export', { modelId: model.id, outPath: out, includeOnnx: true });
+    expect(report).toEqual({
+      path: out,
+      files: ['README.md', 'config.json', 'lineage.json', 'model.onnx', 'model.safetensors', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
+      phiStatus: 'no-phi',
+    });
+    expect(readdirSync(out).sort()).toEqual(report.files); // no staging folder left
+
+    const source = loadHfFolder(join(t.dir, 'data', model.path));
+    const exported = loadHfFolder(out);
+    expect([...exported.weights.keys()].sort()).toEqual([...source.weights.keys()].sort());
+    for (const [k, w] of source.weights) expect(exported.weights.get(k)!.data).toEqual(w.data);
+    expect(exported.config.labels).toEqual(source.config.labels);
+
+    const want = readSafetensors(join(GOLDEN, 'goldens.safetensors')).tensors.get('output/logits')!;
+    const got = await onnxLogits(join(out, 'model.onnx'));
+    expect(got.dims).toEqual(want.dims);
+    const diff = Math.max(...Array.from(got.data as Float32Array, (x, i) => Math.abs(x - (want.data[i] as number))));
+    expect(diff).toBeLessThan(1e-5);
+
+    const lineage = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as Record<string, unknown>;
+    expect(lineage).toMatchObject({ phi_status: 'no-phi', model_name: 'Golden BERT' });
+
+    // Imported back, it is the same model with the same record.
+    const again = await t.call('models:import-folder', { path: out, phiStatus: 'no-phi' });
+    expect(again.sha256).toBe(model.sha256);
+    expect(again.phiStatus).toBe('no-phi');
+  });
+
+  it('says trained-on-phi when the library knows more than the folder’s own record, and never less', async () => {
+    // The folder's lineage.json says no PHI, but the user declared PHI on import: the library's
+    // status is what the export must carry.
+    const model = await t.call('models:import-folder', { path: goldenCopy('said-phi', 'no-phi'), phiStatus: 'trained-on-phi' });
+    expect(model.phiStatus).toBe('trained-on-phi');
+    const out = join(t.dir, 'phi-export');
+    expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus).toBe('trained-on-phi');
+    const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string };
+    expect(record.phi_status).toBe('trained-on-phi');
+    expect(record.statement).toMatch(/^trained on PHI/);
+    expect(existsSync(join(out, 'model.onnx'))).toBe(false);
+
+    // A folder with no record at all gets one: an unknown model says unknown.
+    const unknown = await t.call('models:import-folder', { path: goldenCopy('unrecorded'), phiStatus: 'unknown' });
+    const out2 = join(t.dir, 'unknown-export');
+    await t.call('models:export', { modelId: unknown.id, outPath: out2 });
+    expect(JSON.parse(readFileSync(join(out2, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'unknown' });
+  });
+
+  it('exports the shipped student with its own lineage record', async () => {
+    const out = join(t.dir, 'student');
+    mkdirSync(out); // an existing empty folder is fine
+    writeFileSync(join(out, '.DS_Store'), ''); // so are hidden files (and they stay)
+    const report = await t.call('models:export', { modelId: 'shipped:default-student', outPath: out });
+    expect(report.files).toContain('model.safetensors');
+    const shipped = JSON.parse(readFileSync(join(ROOT, 'resources/models/default-student/lineage.json'), 'utf8')) as { phi_status: string };
+    expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: shipped.phi_status });
+    expect(readdirSync(out).sort()).toEqual(['.DS_Store', ...report.files].sort());
+  });
+
+  it('refuses targets it must not write, naming them, and writes nothing', async () => {
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi', name: 'Golden BERT' });
+    const data = join(t.dir, 'data');
+    const busy = join(t.dir, 'busy');
+    mkdirSync(busy);
+    writeFileSync(join(busy, 'notes.txt'), 'mine');
+    const file = join(t.dir, 'a-file');
+    writeFileSync(file, 'x');
+    symlinkSync(data, join(t.dir, 'link-to-data'));
+    const refused = async (outPath: string, modelId = model.id): Promise<string> =>
+      errorOf(await t.invoke('models:export', { modelId, outPath }));
+
+    expect(await refused('exports/golden')).toBe('invalid: Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
+    expect(await refused(join(data, 'exported'))).toBe(
+      `invalid: ${join(data, 'exported')}: is inside Benchtop's data folder (${data}), which holds the workspace and its models; choose a folder outside it.`,
+    );
+    expect(await refused(join(t.dir, 'link-to-data', 'x'))).toMatch(/is inside Benchtop's data folder/);
+    expect(await refused(busy)).toBe(`invalid: ${busy}: folder is not empty (notes.txt); an export never replaces files. Choose a new or empty folder.`);
+    expect(await refused(file)).toBe(`invalid: ${file}: exists and is not a folder; choose a new or empty folder to export to.`);
+    expect(await refused(join(file, 'sub'))).toMatch(/^invalid: .*a-file\/sub: part of the path \(.*a-file\) is a file, not a folder/);
+    const student = join(ROOT, 'resources/models/default-student/copy');
+    expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside the folder of “Default student \(shipped\)” itself/);
+    expect(await refused(join(t.dir, 'x'), 'no-such-model')).toMatch(/^not-found: That model is no longer in the library/);
+    expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: '' }))).toMatch(/^invalid-request: /);
+
+    expect(readdirSync(busy)).toEqual(['notes.txt']);
+    expect(readdirSync(t.dir).sort()).toEqual(['a-file', 'busy', 'data', 'golden', 'link-to-data']);
+    expect(existsSync(student)).toBe(false);
+  });
+});
+
+// A real full disk and a read-only place: a small tmpfs mounted in a user namespace (as
+// engine/formats/export-target.test.ts). The export runs in that namespace over this engine's data.
+const canMount = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0;
+
+describe.runIf(canMount)('models:export onto a full or read-only disk', () => {
+  it('names the problem and leaves nothing behind', async () => {
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi' });
+    await t.engine.close();
+    const mnt = join(t.dir, 'mnt');
+    mkdirSync(mnt);
+    const script = [
+      "import { createEngine } from './engine/api/handlers.ts';",
+      `const e = createEngine({ dataDir: '${join(t.dir, 'data')}' });`,
+      `const full = await e.invoke('models:export', { modelId: '${model.id}', outPath: '${mnt}/full/model' });`,
+      'console.log(full.error.code, full.error.message);',
+      `const ro = await e.invoke('models:export', { modelId: '${model.id}', outPath: '${mnt}/ro/model' });`,
+      'console.log(ro.error.code, ro.error.message);',
+      'await e.close();',
+    ].join('\n');
+    // 256 KiB holds the small files but not the golden's weights (~260 KiB).
+    const sh =
+      `mount -t tmpfs -o size=256k tmpfs '${mnt}' && mkdir '${mnt}/full' '${mnt}/ro' && ` +
+      `mount -t tmpfs -o ro,size=64k tmpfs '${mnt}/ro' && ` +
+      `'${process.execPath}' --import tsx --input-type=module -e "$0"; ls -A '${mnt}' '${mnt}/full'`;
+    const r = spawnSync('unshare', ['-rm', 'sh', '-c', sh, script], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `invalid ${mnt}/full/model: the disk is full; nothing was exported (free some space, or choose another place, and export again).`,
+      `invalid ${mnt}/ro/model: cannot write there (the location is read-only); choose another location`,
+      `${mnt}:`,
+      'full',
+      'ro',
+      '',
+      `${mnt}/full:`,
+    ]); // no model folder, no staging folder
+  }, 60_000);
+});

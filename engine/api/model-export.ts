@@ -1,0 +1,198 @@
+// models:export: copies a library or shipped model out of Benchtop as a Hugging Face folder
+// (weights, config, vocabulary, tokenizer files, model card, metrics) with a lineage.json that
+// says whether it learned from patient data, and optionally the standalone inference
+// model.onnx (the graph `benchtop export-onnx` writes). The files are staged in a hidden folder
+// inside the target and moved in only once all are written: a failure leaves none behind.
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { checkModelFile } from '../checkpoints/model-file.ts';
+import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
+import { checkWritable } from '../io/out-folder.ts';
+import { isAlive } from '../io/pid-lock.ts';
+import { worsePhiStatus } from '../store/lineage.ts';
+import type { PhiStatus } from '../store/models.ts';
+import { standaloneOnnx } from '../train/graphs.ts';
+import type { Args } from './contract.ts';
+import type { ApiContext } from './context.ts';
+import type { ModelExportReport } from './dto.ts';
+import { ApiError } from './errors.ts';
+import { lineageRecordOf, resolveModel } from './model-sources.ts';
+import { readShippedLineage, shippedFolder } from './shipped-models.ts';
+
+/** What a model folder holds besides its weights, copied when present (lineage.json is rewritten). */
+const COMPANIONS = [
+  'config.json',
+  'vocab.txt',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'README.md',
+  'training_card.md',
+  'metrics.json',
+];
+const WEIGHTS = ['model.safetensors', 'pytorch_model.bin'];
+const STAGING = /^\.benchtop-export-(\d+)-/;
+
+/** Why writing the export failed, in words, for the file-system codes a user can act on. */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'the disk is full; nothing was exported (free some space, or choose another place, and export again)',
+  EDQUOT: 'the disk quota is used up; nothing was exported (free some space and export again)',
+  EROFS: 'the location is read-only; nothing was exported (choose a folder you can write to)',
+  EACCES: 'permission denied; nothing was exported (choose a folder you can write to)',
+  EPERM: 'permission denied; nothing was exported (choose a folder you can write to)',
+};
+
+interface Source {
+  dir: string;
+  name: string;
+  /** The record the export's lineage.json starts from, and the status it must at least say. */
+  record: LineageRecord;
+}
+
+/** `p` with symbolic links resolved as far as it exists (the rest appended as given). */
+function realPathOf(p: string): string {
+  let cur = p;
+  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
+  return join(realpathSync(cur), relative(cur, p));
+}
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/** The model's folder, name and lineage record (the library's own, or a shipped model's file). */
+function exportSource(ctx: ApiContext, modelId: string): Source {
+  const shipped = shippedFolder(ctx, modelId);
+  if (shipped) {
+    const { phiStatus, entries } = readShippedLineage(shipped.dir);
+    return { dir: shipped.dir, name: shipped.name, record: { phi_status: phiStatus, statement: phiStatement(phiStatus), entries } };
+  }
+  const ref = resolveModel(ctx, modelId, 'use');
+  const model = ref.model!;
+  return { dir: ref.dir, name: ref.name, record: lineageRecordOf(ctx, model) };
+}
+
+/**
+ * Refuses a target that is not a full path, lies inside the data folder or the model's own
+ * folder, is a file, holds anything but hidden entries, or cannot be written.
+ */
+function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
+  if (!isAbsolute(outPath))
+    throw new ApiError('invalid', 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
+  const out = resolve(outPath);
+  const real = realPathOf(out);
+  if (isInside(real, realPathOf(resolve(ctx.dataDir))))
+    throw new ApiError('invalid', `${outPath}: is inside Benchtop's data folder (${ctx.dataDir}), which holds the workspace and its models; choose a folder outside it.`);
+  if (isInside(real, realPathOf(source.dir)))
+    throw new ApiError('invalid', `${outPath}: is inside the folder of “${source.name}” itself; choose a folder outside it.`);
+  if (existsSync(out)) {
+    if (!statSync(out).isDirectory())
+      throw new ApiError('invalid', `${outPath}: exists and is not a folder; choose a new or empty folder to export to.`);
+    const entries = readdirSync(out).filter((f) => !f.startsWith('.'));
+    if (entries.length > 0) {
+      const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? `, … (${entries.length} entries)` : '');
+      throw new ApiError('invalid', `${outPath}: folder is not empty (${shown}); an export never replaces files. Choose a new or empty folder.`);
+    }
+  }
+  checkWritable(out, outPath);
+  return out;
+}
+
+/** The record written beside the weights: the library's status, never lower than the folder's. */
+function exportRecord(source: Source, own: LineageRecord | undefined): LineageRecord & { model_name: string } {
+  const recorded = own?.phi_status;
+  const status: PhiStatus = recorded === undefined ? source.record.phi_status : worsePhiStatus(source.record.phi_status, recorded);
+  // A run's own record (distillation) is more detailed than the library's; keep its entries.
+  const entries = own && Array.isArray(own.entries) && own.entries.length > 0 ? own.entries : source.record.entries;
+  return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries };
+}
+
+/** The folder's own lineage.json, if it has a readable one. */
+async function ownRecord(dir: string): Promise<LineageRecord | undefined> {
+  const file = join(dir, 'lineage.json');
+  if (!existsSync(file)) return undefined;
+  checkModelFile(file, 'text'); // a pipe or a device is refused, not read forever
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<LineageRecord>;
+    if (typeof parsed.phi_status !== 'string') return { phi_status: 'unknown', statement: '', entries: [] };
+    return parsed as LineageRecord;
+  } catch {
+    // An unreadable record vouches for nothing: the export says unknown at least.
+    return { phi_status: 'unknown', statement: '', entries: [] };
+  }
+}
+
+/** Writes every file of the export into `staging`; returns their names and the status recorded. */
+async function stageFiles(source: Source, staging: string, includeOnnx: boolean): Promise<{ files: string[]; phiStatus: PhiStatus }> {
+  const present = new Set(await readdir(source.dir));
+  const weights = WEIGHTS.find((w) => present.has(w));
+  if (weights === undefined)
+    throw new ApiError('not-found', `The weights of “${source.name}” are missing from its folder (${source.dir}); it cannot be exported.`);
+  const names = [weights, ...COMPANIONS.filter((f) => present.has(f))];
+  for (const f of names) {
+    checkModelFile(join(source.dir, f), f === weights ? 'weights' : 'text');
+    await copyFile(join(source.dir, f), join(staging, f)).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      throw new ApiError('not-found', `${f} of “${source.name}” disappeared from its folder while exporting (was the model removed?); nothing was exported.`);
+    });
+  }
+  const record = exportRecord(source, await ownRecord(source.dir));
+  await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
+  names.push('lineage.json');
+  if (includeOnnx) {
+    // Built from the copy: the .onnx holds exactly the weights exported beside it.
+    const m = loadHfFolder(staging, { requireVocab: false });
+    await writeFile(join(staging, 'model.onnx'), standaloneOnnx(m.config, m.weights).bytes);
+    m.weights.clear();
+    names.push('model.onnx');
+  }
+  return { files: names.sort(), phiStatus: record.phi_status };
+}
+
+/** Removes staging folders in `out` left by an export whose process died. */
+async function removeStaleStaging(out: string): Promise<void> {
+  for (const name of await readdir(out).catch(() => [] as string[])) {
+    const pid = Number(STAGING.exec(name)?.[1] ?? NaN);
+    if (Number.isInteger(pid) && !isAlive(pid)) await rm(join(out, name), { recursive: true, force: true });
+  }
+}
+
+/** A file-system error while writing, restated about the folder the user chose. */
+function namedFailure(err: unknown, outPath: string): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const why = typeof code === 'string' ? WRITE_FAILURES[code] : undefined;
+  return why === undefined ? err : new ApiError('invalid', `${outPath}: ${why}.`);
+}
+
+/** models:export; see the contract. */
+export async function exportModel(ctx: ApiContext, args: Args<'models:export'>): Promise<ModelExportReport> {
+  const source = exportSource(ctx, args.modelId);
+  const out = checkTarget(ctx, args.outPath, source);
+  const created = await mkdir(out, { recursive: true }).catch((err: unknown) => {
+    throw namedFailure(err, args.outPath);
+  });
+  await removeStaleStaging(out);
+  const staging = join(out, `.benchtop-export-${process.pid}-${crypto.randomUUID()}`);
+  const moved: string[] = [];
+  try {
+    await mkdir(staging);
+    const { files, phiStatus } = await stageFiles(source, staging, args.includeOnnx === true);
+    // Something may have appeared since the check (another export to the same place).
+    const clash = files.find((f) => existsSync(join(out, f)));
+    if (clash !== undefined)
+      throw new ApiError('conflict', `${args.outPath}: ${clash} appeared there while exporting; nothing was exported. Choose a new or empty folder.`);
+    for (const f of files) {
+      await rename(join(staging, f), join(out, f));
+      moved.push(f);
+    }
+    return { path: out, files, phiStatus };
+  } catch (err) {
+    for (const f of moved) await rm(join(out, f), { force: true });
+    if (created !== undefined) await rm(created, { recursive: true, force: true });
+    throw namedFailure(err, args.outPath);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
