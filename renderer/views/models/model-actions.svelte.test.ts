@@ -1,0 +1,131 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ModelExportReport, ModelInfo } from '../../../engine/api/contract.ts';
+
+class FakeApiError extends Error {}
+/** Answers the test releases by hand: [name, args, resolve, reject]. */
+const calls: [string, unknown, (v: unknown) => void, (e: unknown) => void][] = [];
+vi.mock('../../lib/api.ts', () => ({
+  call: vi.fn(
+    (name: string, args: unknown) =>
+      new Promise((resolve, reject) => calls.push([name, args, resolve, reject])),
+  ),
+  messageOf: (e: unknown) => (e instanceof FakeApiError ? e.message : 'unexpected'),
+}));
+const { EXPORT_PHI_WARNING, ModelActions } = await import('./model-actions.svelte.ts');
+
+function model(id: string, name = id): ModelInfo {
+  return {
+    id,
+    name,
+    architecture: 'bert',
+    task: 'token-classification',
+    parameters: 1,
+    sizeBytes: 1,
+    sha256: 'ab',
+    labels: [],
+    metrics: {},
+    createdAt: '2026-01-01T00:00:00Z',
+    phiStatus: 'no-phi',
+    card: '',
+    path: `models/${id}`,
+    isShipped: false,
+  };
+}
+
+const report: ModelExportReport = { path: '/out/a', files: ['config.json'], phiStatus: 'no-phi' };
+
+beforeEach(() => {
+  calls.length = 0;
+});
+
+describe('model rename', () => {
+  it('refuses an empty or too long name before sending, as the engine would', async () => {
+    const act = new ModelActions();
+    const m = model('a', 'Golden');
+    act.startRename(m);
+    expect(act.nameDraft).toBe('Golden');
+    expect(act.nameProblem).toBeNull();
+    act.nameDraft = ' \t ';
+    expect(await act.rename(m)).toBeNull();
+    expect(act.renameError).toBe('A model name cannot be empty; type a name.');
+    act.nameDraft = `  ${'é'.repeat(200)}  `; // 200 characters once trimmed: fine
+    expect(act.nameProblem).toBeNull();
+    act.nameDraft = '😀'.repeat(201);
+    expect(act.nameProblem).toBe('A model name can have at most 200 characters; this one has 201. Shorten it.');
+    expect(calls).toEqual([]);
+  });
+
+  it('shows the engine’s refusal and keeps the form open; closes it once renamed', async () => {
+    const act = new ModelActions();
+    const m = model('a', 'Golden');
+    act.startRename(m);
+    act.nameDraft = 'Taken';
+    const first = act.rename(m);
+    expect(act.isSaving).toBe(true);
+    calls[0]![3](new FakeApiError('Another model is already called “Taken”; choose a name no other model has.'));
+    expect(await first).toBeNull();
+    expect(act.renameError).toMatch(/already called “Taken”/);
+    expect(act.isRenamingModel('a')).toBe(true);
+    act.nameDraft = 'Fresh';
+    const second = act.rename(m);
+    expect(calls[1]!.slice(0, 2)).toEqual(['models:rename', { modelId: 'a', name: 'Fresh' }]);
+    calls[1]![2]({ ...m, name: 'Fresh' });
+    expect((await second)?.name).toBe('Fresh');
+    expect(act.isRenamingModel('a')).toBe(false);
+    expect(act.renameError).toBeNull();
+  });
+
+  it('opening another model closes the forms of the one before', () => {
+    const act = new ModelActions();
+    act.startRename(model('a'));
+    act.toggleExport(model('b'));
+    expect(act.isRenamingModel('a')).toBe(false);
+    expect(act.isExportingModel('b')).toBe(true);
+    expect(act.isExportingModel('a')).toBe(false);
+  });
+});
+
+describe('model export', () => {
+  it('sends the folder and the ONNX choice, and shows what was written', async () => {
+    const act = new ModelActions();
+    const m = model('a');
+    act.toggleExport(m);
+    expect(act.canExport).toBe(false);
+    act.exportPath = '  /out/a ';
+    act.includeOnnx = true;
+    const done = act.export(m);
+    expect(act.canExport).toBe(false); // busy
+    expect(calls[0]!.slice(0, 2)).toEqual(['models:export', { modelId: 'a', outPath: '/out/a', includeOnnx: true }]);
+    calls[0]![2](report);
+    expect(await done).toEqual(report);
+    expect(act.lastExport).toEqual(report);
+    expect(act.exportPath).toBe('');
+  });
+
+  it('keeps the path and shows the reason when refused; a late answer does not show under another model', async () => {
+    const act = new ModelActions();
+    const a = model('a');
+    act.toggleExport(a);
+    act.exportPath = '/home/me/busy';
+    const refused = act.export(a);
+    calls[0]![3](new FakeApiError('/home/me/busy: folder is not empty (notes.txt)'));
+    await refused;
+    expect(act.exportError).toMatch(/not empty/);
+    expect(act.exportPath).toBe('/home/me/busy');
+
+    act.exportPath = '/out/a';
+    const late = act.export(a);
+    act.toggleExport(model('b'));
+    calls[1]![2](report);
+    await late;
+    expect(act.lastExport).toBeNull();
+    expect(act.exportError).toBeNull();
+  });
+
+  it('warns before exporting anything but a model that learned from no patient data', () => {
+    expect(EXPORT_PHI_WARNING['no-phi']).toBeNull();
+    expect(EXPORT_PHI_WARNING['trained-on-phi']).toMatch(/trained on patient data/);
+    expect(EXPORT_PHI_WARNING['distilled-from-phi-teacher']).toMatch(/trained on patient data/);
+    expect(EXPORT_PHI_WARNING.unknown).toMatch(/Nobody recorded/);
+  });
+});

@@ -1,0 +1,131 @@
+// Renaming and exporting the selected model on the Models screen: the typed name (checked as
+// the engine does, so most mistakes show before sending), the export folder and its options,
+// and what the last export wrote. One model at a time: opening another model starts afresh.
+import type { ModelExportReport, ModelInfo, PhiStatus } from '../../../engine/api/contract.ts';
+import { call, messageOf } from '../../lib/api.ts';
+
+/** The engine's limit on model names (engine/api/models.ts). */
+export const MAX_MODEL_NAME = 200;
+
+/** Why exporting a model of this status needs care, or null when it learned from no patient data. */
+export const EXPORT_PHI_WARNING: Record<PhiStatus, string | null> = {
+  'no-phi': null,
+  'trained-on-phi':
+    'This model was trained on patient data (PHI). Its weights can reveal parts of the records it learned from: put the exported folder only where that patient data may go.',
+  'distilled-from-phi-teacher':
+    'This model learned from the outputs of a model trained on patient data (PHI). It saw no records itself, but treat the exported folder with the care your rules ask for such models.',
+  unknown:
+    'Nobody recorded whether this model learned from patient data (PHI). Unless you know it did not, treat the exported folder as if it did.',
+};
+
+export class ModelActions {
+  modelId = $state<string | null>(null);
+  isRenaming = $state(false);
+  nameDraft = $state('');
+  renameError = $state<string | null>(null);
+  isSaving = $state(false);
+  isExportOpen = $state(false);
+  exportPath = $state('');
+  includeOnnx = $state(false);
+  isExporting = $state(false);
+  exportError = $state<string | null>(null);
+  lastExport = $state.raw<ModelExportReport | null>(null);
+
+  /** Why the typed name cannot be sent (as the engine would answer), else null. */
+  nameProblem = $derived.by(() => {
+    const name = this.nameDraft.trim().replace(/\s+/g, ' ');
+    if (name === '') return 'A model name cannot be empty; type a name.';
+    const length = [...name].length;
+    if (length > MAX_MODEL_NAME)
+      return `A model name can have at most ${MAX_MODEL_NAME} characters; this one has ${length}. Shorten it.`;
+    return null;
+  });
+  canExport = $derived(this.exportPath.trim() !== '' && !this.isExporting);
+
+  /** Whether the rename form is open for this model. */
+  isRenamingModel(modelId: string): boolean {
+    return this.modelId === modelId && this.isRenaming;
+  }
+
+  /** Whether the export panel is open for this model. */
+  isExportingModel(modelId: string): boolean {
+    return this.modelId === modelId && this.isExportOpen;
+  }
+
+  /** Starts afresh for another model (closing the forms of the one shown before). */
+  #show(modelId: string): void {
+    if (this.modelId === modelId) return;
+    this.modelId = modelId;
+    this.isRenaming = false;
+    this.renameError = null;
+    this.isExportOpen = false;
+    this.exportError = null;
+    this.lastExport = null;
+  }
+
+  startRename(model: ModelInfo): void {
+    this.#show(model.id);
+    this.nameDraft = model.name;
+    this.renameError = null;
+    this.isRenaming = true;
+  }
+
+  cancelRename(): void {
+    this.isRenaming = false;
+    this.renameError = null;
+  }
+
+  /** Sends the new name; returns the renamed model, or null with `renameError` set. */
+  async rename(model: ModelInfo): Promise<ModelInfo | null> {
+    if (this.nameProblem !== null) {
+      this.renameError = this.nameProblem;
+      return null;
+    }
+    this.isSaving = true;
+    this.renameError = null;
+    try {
+      const renamed = await call('models:rename', { modelId: model.id, name: this.nameDraft });
+      this.isRenaming = false;
+      return renamed;
+    } catch (err) {
+      this.renameError = messageOf(err);
+      return null;
+    } finally {
+      this.isSaving = false;
+    }
+  }
+
+  toggleExport(model: ModelInfo): void {
+    this.#show(model.id);
+    this.isExportOpen = !this.isExportOpen;
+    this.exportError = null;
+  }
+
+  /** Exports to the typed folder; returns what was written, or null with `exportError` set. */
+  async export(model: ModelInfo): Promise<ModelExportReport | null> {
+    if (!this.canExport) return null;
+    this.isExporting = true;
+    this.exportError = null;
+    this.lastExport = null;
+    try {
+      const report = await call('models:export', {
+        modelId: model.id,
+        outPath: this.exportPath.trim(),
+        ...(this.includeOnnx && { includeOnnx: true }),
+      });
+      // The answer may come after another model was opened: it is shown only for its own.
+      if (this.modelId === model.id) {
+        this.lastExport = report;
+        this.exportPath = '';
+      }
+      return report;
+    } catch (err) {
+      if (this.modelId === model.id) this.exportError = messageOf(err);
+      return null;
+    } finally {
+      this.isExporting = false;
+    }
+  }
+}
+
+export const modelActions = new ModelActions();
