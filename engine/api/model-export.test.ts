@@ -147,6 +147,14 @@ describe('models:export', () => {
     expect(await refused(join(t.dir, 'link-to-data', 'x'))).toMatch(/is inside Benchtop's data folder/);
     expect(await refused(busy)).toBe(`invalid: ${busy}: folder is not empty (notes.txt); an export never replaces files. Choose a new or empty folder.`);
     expect(await refused(file)).toBe(`invalid: ${file}: exists and is not a folder; choose a new or empty folder to export to.`);
+    symlinkSync(join(t.dir, 'nowhere'), join(t.dir, 'dangling'));
+    expect(await refused(join(t.dir, 'dangling'))).toBe(
+      `invalid: ${join(t.dir, 'dangling')}: is a link to ${join(t.dir, 'nowhere')}, which does not exist; choose a folder, or a new folder name.`,
+    );
+    const long = join(t.dir, 'x'.repeat(300), 'model');
+    expect(await refused(long)).toBe(
+      `invalid: ${long}: the name “${'x'.repeat(40)}…” is longer than a folder name may be (255 bytes); choose a shorter one.`,
+    );
     expect(await refused(join(file, 'sub'))).toMatch(/^invalid: .*a-file\/sub: part of the path \(.*a-file\) is a file, not a folder/);
     const student = join(ROOT, 'resources/models/default-student/copy');
     expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside the folder of “Default student \(shipped\)” itself/);
@@ -154,7 +162,7 @@ describe('models:export', () => {
     expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: '' }))).toMatch(/^invalid-request: /);
 
     expect(readdirSync(busy)).toEqual(['notes.txt']);
-    expect(readdirSync(t.dir).sort()).toEqual(['a-file', 'busy', 'data', 'golden', 'link-to-data']);
+    expect(readdirSync(t.dir).sort()).toEqual(['a-file', 'busy', 'dangling', 'data', 'golden', 'link-to-data']);
     expect(existsSync(student)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@
 // says whether it learned from patient data, and optionally the standalone inference
 // model.onnx (the graph `benchtop export-onnx` writes). The files are staged in a hidden folder
 // inside the target and moved in only once all are written: a failure leaves none behind.
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -62,6 +62,15 @@ function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
+/** Where `p` points if it is a symbolic link (checkWritable reports other problems). */
+function danglingLinkTarget(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The model's folder, name and lineage record (the library's own, or a shipped model's file). */
 function exportSource(ctx: ApiContext, modelId: string): Source {
   const shipped = shippedFolder(ctx, modelId);
@@ -82,6 +91,13 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
   if (!isAbsolute(outPath))
     throw new ApiError('invalid', 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
   const out = resolve(outPath);
+  const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > 255);
+  if (tooLong !== undefined)
+    throw new ApiError('invalid', `${outPath}: the name “${tooLong.slice(0, 40)}…” is longer than a folder name may be (255 bytes); choose a shorter one.`);
+  // A link to nothing: mkdir would fail with a bare ENOENT, or create a folder where it points.
+  const dangling = existsSync(out) ? undefined : danglingLinkTarget(out);
+  if (dangling !== undefined)
+    throw new ApiError('invalid', `${outPath}: is a link to ${dangling}, which does not exist; choose a folder, or a new folder name.`);
   const real = realPathOf(out);
   if (isInside(real, realPathOf(resolve(ctx.dataDir))))
     throw new ApiError('invalid', `${outPath}: is inside Benchtop's data folder (${ctx.dataDir}), which holds the workspace and its models; choose a folder outside it.`);
