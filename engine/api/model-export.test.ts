@@ -167,6 +167,24 @@ describe('models:export', () => {
   });
 });
 
+describe('models:export while another export or a removal runs', () => {
+  it('refuses a second export into the same folder, and removing the model until the export is done', async () => {
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi', name: 'Golden BERT' });
+    const out = join(t.dir, 'same');
+    const first = t.invoke('models:export', { modelId: model.id, outPath: out });
+    const second = t.invoke('models:export', { modelId: 'shipped:default-student', outPath: out });
+    const removal = t.invoke('models:delete', { modelId: model.id });
+    expect(errorOf(await second)).toBe(`conflict: ${out}: another export is writing to this folder; wait for it to finish, or choose another folder.`);
+    expect(errorOf(await removal)).toBe(
+      'conflict: “Golden BERT” is being exported (Models screen); wait for the export to finish, then remove the model.',
+    );
+    expect(errorOf(await first)).toBe('ok');
+    // Only the first export's files: the student's metrics.json never got in.
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'config.json', 'lineage.json', 'model.safetensors', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt']);
+    expect(await t.call('models:delete', { modelId: model.id })).toEqual({ isDeleted: true });
+  });
+});
+
 // A real full disk and a read-only place: a small tmpfs mounted in a user namespace (as
 // engine/formats/export-target.test.ts). The export runs in that namespace over this engine's data.
 const canMount = process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0;

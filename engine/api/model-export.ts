@@ -44,6 +44,15 @@ const WRITE_FAILURES: Record<string, string> = {
   EPERM: 'permission denied; nothing was exported (choose a folder you can write to)',
 };
 
+/** Exports running in this process: the folders they write (real paths) and their models' ids. */
+const busyTargets = new Set<string>();
+const busyModels: string[] = [];
+
+/** Whether an export of the model is running (removing it would pull its files away mid-copy). */
+export function isBeingExported(modelId: string): boolean {
+  return busyModels.includes(modelId);
+}
+
 interface Source {
   dir: string;
   name: string;
@@ -186,6 +195,22 @@ function namedFailure(err: unknown, outPath: string): unknown {
 export async function exportModel(ctx: ApiContext, args: Args<'models:export'>): Promise<ModelExportReport> {
   const source = exportSource(ctx, args.modelId);
   const out = checkTarget(ctx, args.outPath, source);
+  // Two exports into one folder would pass the emptiness check together and mix their files.
+  const key = realPathOf(out);
+  if (busyTargets.has(key))
+    throw new ApiError('conflict', `${args.outPath}: another export is writing to this folder; wait for it to finish, or choose another folder.`);
+  busyTargets.add(key);
+  busyModels.push(args.modelId);
+  try {
+    return await exportInto(out, source, args);
+  } finally {
+    busyTargets.delete(key);
+    busyModels.splice(busyModels.indexOf(args.modelId), 1);
+  }
+}
+
+/** Stages the files in a hidden folder inside `out`, then moves them in; undoes all on failure. */
+async function exportInto(out: string, source: Source, args: Args<'models:export'>): Promise<ModelExportReport> {
   const created = await mkdir(out, { recursive: true }).catch((err: unknown) => {
     throw namedFailure(err, args.outPath);
   });

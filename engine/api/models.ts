@@ -30,6 +30,7 @@ import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
+import { isBeingExported } from './model-export.ts';
 import { shippedFolder, shippedFolders } from './shipped-models.ts';
 
 /** Files copied besides the weights file (when present). */
@@ -215,6 +216,11 @@ export async function removeModel(
     throw new ApiError(
       'conflict',
       `“${model.name}” is in use by the run “${run}” in progress (Train screen); stop it or wait for it to finish, then remove the model.`,
+    );
+  if (isBeingExported(model.id))
+    throw new ApiError(
+      'conflict',
+      `“${model.name}” is being exported (Models screen); wait for the export to finish, then remove the model.`,
     );
   const job = ctx.jobs.kindUsing(model.id);
   if (job !== undefined)
