@@ -45,14 +45,19 @@ describe('models:rename', () => {
     const refused = async (name: string): Promise<string> => errorOf(await t.invoke('models:rename', { modelId: model.id, name }));
     expect(await refused('   ')).toBe('invalid: A model name cannot be empty; type a name.');
     expect(await refused('é'.repeat(201))).toBe('invalid: A model name can have at most 200 characters; this one has 201. Shorten it.');
-    expect(await refused('Golden\u0000BERT')).toBe('invalid: A model name cannot contain control characters; type plain text.');
+    const plainText = 'invalid: A model name cannot contain control, invisible or text-direction characters; type plain text.';
+    for (const odd of ['Golden\u0000BERT', 'Golden\u200bBERT', 'Golden \u202eTREB', 'Gol\u2067den'])
+      expect(await refused(odd), JSON.stringify(odd)).toBe(plainText);
     expect(await refused(' chemical TAGGER ')).toBe('conflict: Another model is already called “Chemical tagger”; choose a name no other model has.');
     expect(await refused('default student (SHIPPED)')).toBe(
       'conflict: Another model is already called “Default student (shipped)”; choose a name no other model has.',
     );
+    // The same letters composed differently are the same name.
+    await t.call('models:rename', { modelId: other.id, name: 'Caf\u00e9 tagger' });
+    expect(await refused('CAFE\u0301 TAGGER')).toBe('conflict: Another model is already called “Café tagger”; choose a name no other model has.');
     expect(errorOf(await t.invoke('models:rename', { modelId: model.id } as never))).toMatch(/^invalid-request: Invalid request: args\.name /);
     expect(await nameOf(model.id)).toBe('Golden BERT');
-    expect(await nameOf(other.id)).toBe('Chemical tagger');
+    expect(await nameOf(other.id)).toBe('Café tagger');
     // 200 characters (not code units: é is one) is allowed.
     expect((await t.call('models:rename', { modelId: model.id, name: '😀'.repeat(200) })).name).toBe('😀'.repeat(200));
   });

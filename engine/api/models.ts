@@ -246,7 +246,8 @@ export async function removeModel(
  * shipped) called the same ignoring case.
  */
 function newModelName(ctx: ApiContext, modelId: string, typed: string): string {
-  const name = typed.trim().replace(/\s+/g, ' ');
+  // NFC: "é" typed as e + accent is the same name as "é", shown and compared alike.
+  const name = typed.normalize('NFC').trim().replace(/\s+/g, ' ');
   if (name === '') throw new ApiError('invalid', 'A model name cannot be empty; type a name.');
   const length = [...name].length;
   if (length > MAX_NAME)
@@ -254,9 +255,14 @@ function newModelName(ctx: ApiContext, modelId: string, typed: string): string {
       'invalid',
       `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
     );
+  // Invisible characters (zero-width space, byte-order mark) and direction overrides would
+  // let two names look the same, or one read differently from what it is.
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name))
-    throw new ApiError('invalid', 'A model name cannot contain control characters; type plain text.');
+  if (/[\u0000-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
+    throw new ApiError(
+      'invalid',
+      'A model name cannot contain control, invisible or text-direction characters; type plain text.',
+    );
   const folded = name.toLowerCase();
   const taken = [
     ...shippedFolders(ctx).map((f) => f.name),
