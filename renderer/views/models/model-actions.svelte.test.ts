@@ -50,6 +50,8 @@ describe('model rename', () => {
     expect(act.renameError).toBe('A model name cannot be empty; type a name.');
     act.nameDraft = `  ${'é'.repeat(200)}  `; // 200 characters once trimmed: fine
     expect(act.nameProblem).toBeNull();
+    act.nameDraft = 'e\u0301'.repeat(200); // 200 characters as the engine counts them (NFC)
+    expect(act.nameProblem).toBeNull();
     act.nameDraft = '😀'.repeat(201);
     expect(act.nameProblem).toBe('A model name can have at most 200 characters; this one has 201. Shorten it.');
     expect(calls).toEqual([]);

@@ -33,7 +33,7 @@ export class ModelActions {
 
   /** Why the typed name cannot be sent (as the engine would answer), else null. */
   nameProblem = $derived.by(() => {
-    const name = this.nameDraft.trim().replace(/\s+/g, ' ');
+    const name = this.nameDraft.normalize('NFC').trim().replace(/\s+/g, ' ');
     if (name === '') return 'A model name cannot be empty; type a name.';
     const length = [...name].length;
     if (length > MAX_MODEL_NAME)
