@@ -15,9 +15,12 @@ export interface DecodedText {
   issues: FormatIssue[];
 }
 
-/** Guesses UTF-16 without a BOM from NUL bytes in alternate positions (ASCII-heavy text). */
-function sniffUtf16(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
-  if (bytes.length < 4 || bytes.length % 2 !== 0) return null;
+/**
+ * Guesses UTF-16 without a BOM from NUL bytes in alternate positions (ASCII-heavy text).
+ * `totalBytes`: the whole file's length when `bytes` is only its head (an odd length is no UTF-16).
+ */
+export function sniffUtf16(bytes: Uint8Array, totalBytes = bytes.length): 'utf-16le' | 'utf-16be' | null {
+  if (totalBytes < 4 || totalBytes % 2 !== 0 || bytes.length < 4) return null;
   const n = Math.min(bytes.length, 4096);
   let evenZero = 0;
   let oddZero = 0;
@@ -40,7 +43,7 @@ const C1 =
  * Windows-1252 via TextDecoder, fixing bytes 0x80–0x9F: some Node 20/22 releases decode this
  * label as ISO-8859-1 (nodejs/node#56542). Idempotent on a correct decoder.
  */
-function decodeWindows1252(bytes: Uint8Array): string {
+export function decodeWindows1252(bytes: Uint8Array): string {
   return new TextDecoder('windows-1252').decode(bytes).replace(/[\u0080-\u009F]/g, (c) => C1[c.charCodeAt(0) - 0x80] ?? c);
 }
 
@@ -48,7 +51,7 @@ function decodeWindows1252(bytes: Uint8Array): string {
 const MAX_CHARS = bufferConstants.MAX_STRING_LENGTH;
 
 /** True for TextDecoder's "not valid in this encoding" error (and only that one). */
-function isInvalidData(err: unknown): boolean {
+export function isInvalidData(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
 }
 
@@ -63,11 +66,21 @@ function decodeAs(encoding: 'utf-8' | 'utf-16le' | 'utf-16be', bytes: Uint8Array
     if (!isInvalidData(err)) throw err;
   }
   const text = new TextDecoder(encoding).decode(bytes);
+  return { text, encoding, issues: [...issues, replacedIssue(encoding, countReplaced(text), file)] };
+}
+
+/** How many U+FFFD characters `text` holds. */
+export function countReplaced(text: string): number {
   let replaced = 0;
   for (let i = text.indexOf('\uFFFD'); i >= 0; i = text.indexOf('\uFFFD', i + 1)) replaced++;
+  return replaced;
+}
+
+/** The warning for bytes not valid in a known encoding, replaced by U+FFFD. */
+export function replacedIssue(encoding: TextEncodingName, replaced: number, file: string): FormatIssue {
   const what = replaced === 1 ? 'sequence was' : 'sequences were';
   const message = `not valid ${encoding.toUpperCase()} throughout: ${replaced} invalid byte ${what} replaced by U+FFFD; check the file's encoding (a truncated or mixed-encoding file?)`;
-  return { text, encoding, issues: [...issues, makeIssue('warning', file, message)] };
+  return makeIssue('warning', file, message);
 }
 
 /**

@@ -5,6 +5,7 @@
 
 import type { Document } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
+import type { LineParser } from './stream.ts';
 import { addEntity, addError, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
 
 type Obj = Record<string, unknown>;
@@ -142,14 +143,8 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
     else if (Array.isArray(whole.value)) whole.value.forEach((value) => records.push({ value, line: 1 }));
     else records.push({ value: whole.value, line: 1 });
   } else {
-    splitLines(content).forEach((raw, i) => {
-      if (raw.trim() === '') return;
-      try {
-        records.push({ value: JSON.parse(raw) as unknown, line: i + 1 });
-      } catch {
-        addError(sink, 'malformed JSON; line skipped', i + 1);
-      }
-    });
+    const parser = jsonlParser(sink, result.documents, stem);
+    splitLines(content).forEach((raw, i) => parser.line(raw, i + 1));
   }
   records.forEach(({ value, line }, i) => {
     const doc = documentFromRecord(value, `${stem}-${i + 1}`, sink, line);
@@ -157,6 +152,44 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
   });
   sortIssues(result.issues);
   return result;
+}
+
+/**
+ * A JSON Lines parser fed line by line (a large file is read a chunk at a time): one document
+ * per record, appended to `documents`; issues go to the sink (in the order found; sort them).
+ * Not for a file that is one JSON value (an array, a pretty-printed object): see wholeJson.
+ */
+export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'): LineParser {
+  let records = 0;
+  const line = (raw: string, lineNo: number): void => {
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      addError(sink, 'malformed JSON; line skipped', lineNo);
+      return;
+    }
+    const doc = documentFromRecord(value, `${stem}-${++records}`, sink, lineNo);
+    if (doc) documents.push(doc);
+  };
+  return { line, end: () => undefined };
+}
+
+/**
+ * Whether a file whose first line is `first` (complete, without its line end) is read as JSON
+ * Lines by importJsonl: false when it may be one JSON value instead (see wholeJson).
+ */
+export function isJsonLinesStart(first: string): boolean {
+  const start = first.trimStart();
+  if (start === '' || start.startsWith('[')) return false;
+  if (!start.startsWith('{')) return true;
+  try {
+    JSON.parse(start);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** JSON forms of a document's entities and relations (code-point offsets). */

@@ -3,6 +3,7 @@
 // lines `PMID<TAB>CID<TAB>id1<TAB>id2`. Text = title + '\n' + abstract (offsets as PubTator).
 
 import type { Document, Entity } from './types.ts';
+import type { LineParser } from './stream.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
 import {
   addEntity,
@@ -33,20 +34,29 @@ const INT_RE = /^-?\d+$/;
 /** Parses PubTator text into documents; malformed lines become issues and are skipped. */
 export function importPubtator(content: string, file: string): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const sink: IssueSink = { file, issues: result.issues };
+  const parser = pubtatorParser({ file, issues: result.issues }, result.documents);
   const lines = splitLines(content);
+  for (let i = 0; i < lines.length; i++) parser.line(lines[i] ?? '', i + 1);
+  parser.end();
+  sortIssues(result.issues);
+  return result;
+}
+
+/**
+ * A PubTator parser fed line by line (a large file is read a chunk at a time): completed
+ * documents are appended to `documents`, issues to the sink (in the order found; sort them).
+ */
+export function pubtatorParser(sink: IssueSink, documents: Document[]): LineParser {
   let cur: Pending | null = null;
   let extraRelationCols = 0;
   const flush = (): void => {
-    if (cur) result.documents.push(buildDocument(cur, sink));
+    if (cur) documents.push(buildDocument(cur, sink));
     cur = null;
   };
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] ?? '';
-    const lineNo = i + 1;
+  const line = (raw: string, lineNo: number): void => {
     if (raw.trim() === '') {
       flush();
-      continue;
+      return;
     }
     const m = TITLE_RE.exec(raw);
     if (m) {
@@ -59,7 +69,7 @@ export function importPubtator(content: string, file: string): ImportResult {
       } else {
         addError(sink, 'abstract line without a matching title line; skipped', lineNo);
       }
-      continue;
+      return;
     }
     const cols = raw.split('\t');
     if (cur === null) {
@@ -74,11 +84,12 @@ export function importPubtator(content: string, file: string): ImportResult {
     } else {
       addError(sink, 'malformed annotation line; skipped', lineNo);
     }
-  }
-  flush();
-  if (extraRelationCols > 0) addWarning(sink, `${extraRelationCols} relation lines had extra columns; dropped`);
-  sortIssues(result.issues);
-  return result;
+  };
+  const end = (): void => {
+    flush();
+    if (extraRelationCols > 0) addWarning(sink, `${extraRelationCols} relation lines had extra columns; dropped`);
+  };
+  return { line, end };
 }
 
 function buildDocument(p: Pending, sink: IssueSink): Document {

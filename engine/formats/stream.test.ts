@@ -1,0 +1,141 @@
+// Streaming large PubTator and JSON Lines files: the documents and issues are exactly those of
+// reading the file whole (real BC5CDR abstracts, with bad lines, CRLF, BOMs, UTF-16 and
+// Windows-1252 bytes), they come a chunk at a time, and files that cannot be streamed say so.
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPubtator } from './pubtator.ts';
+import { importPath } from './registry.ts';
+import { MAX_LINE_CHARS, STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document, FormatIssue } from './types.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'benchtop-stream-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cdr = (): string => readFileSync(join(DATA_DIR, 'documents/pubtator-bc5cdr/CDR_TrainingSet.PubTator.txt'), 'utf8');
+
+/** `copies` of BC5CDR training, PMIDs made unique per copy (about 1.1 MB each). */
+function bigPubtator(copies: number): string {
+  const src = cdr();
+  let out = '';
+  for (let c = 0; c < copies; c++) out += src.replace(/^(\d+)([|\t])/gm, (_, id: string, sep: string) => `${id}c${c}${sep}`) + '\n';
+  return out;
+}
+
+async function streamAll(path: string, format: 'pubtator' | 'jsonl', stem = 'doc') {
+  const reader = streamDocuments(path, format, path, stem);
+  const documents: Document[] = [];
+  let pieces = 0;
+  for (;;) {
+    const next = await reader.next();
+    if (next.done) return { documents, issues: next.value, pieces };
+    pieces++;
+    documents.push(...next.value);
+  }
+}
+
+async function expectSameAsWhole(name: string, bytes: Uint8Array | string, format: 'pubtator' | 'jsonl'): Promise<{ documents: Document[]; issues: FormatIssue[] | null; pieces: number }> {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  const streamed = await streamAll(path, format, name.replace(/\.[^.]+$/, ''));
+  const whole = await importPath(path, { format });
+  expect(streamed.issues).toEqual(whole.issues);
+  expect(streamed.documents.length).toBe(whole.documents.length);
+  expect(streamed.documents).toEqual(whole.documents);
+  return streamed;
+}
+
+describe.skipIf(!HAS_DATA)('streaming a large PubTator file', () => {
+  it('gives what reading it whole gives, a chunk at a time', async () => {
+    const text = bigPubtator(2);
+    expect(text.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const streamed = await expectSameAsWhole('cdr.pubtator', text, 'pubtator');
+    expect(streamed.documents).toHaveLength(1000);
+    expect(streamed.pieces).toBeGreaterThan(4);
+    expect(streamed.issues).toEqual([]);
+  });
+
+  it('reports bad lines with their numbers, and CRLF, BOM, and Windows-1252 text as whole reading does', async () => {
+    const lines = bigPubtator(2).split('\n');
+    // An annotation line out of place, a malformed one, and an abstract without its title.
+    lines.splice(5000, 0, '123\tnot a number\tx', '999|a|orphan abstract');
+    lines.splice(20000, 0, 'junk line without tabs');
+    const withErrors = lines.join('\n');
+    const streamed = await expectSameAsWhole('errors.pubtator', withErrors, 'pubtator');
+    expect(streamed.issues?.map((i) => i.line)).toEqual([5001, 5002, 20001]);
+    await expectSameAsWhole('crlf.pubtator', withErrors.replace(/\n/g, '\r\n'), 'pubtator');
+    const utf8 = Buffer.from(withErrors.replace('Naloxone', 'Nal\u00f6xone\u2013'), 'utf8');
+    await expectSameAsWhole('bom.pubtator', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8]), 'pubtator');
+    const latin = Buffer.from(withErrors, 'latin1');
+    latin[300] = 0xe9; // é in Windows-1252; not valid UTF-8 alone
+    const w1252 = await expectSameAsWhole('latin.pubtator', latin, 'pubtator');
+    expect(w1252.issues?.[0]?.message).toBe('not valid UTF-8; decoded as Windows-1252 (Latin-1)');
+  });
+
+  it('decodes UTF-16 with and without a byte-order mark, and counts bad sequences as whole reading does', async () => {
+    const text = bigPubtator(1);
+    const le = Buffer.from(text, 'utf16le');
+    await expectSameAsWhole('le-bom.pubtator', Buffer.concat([Buffer.from([0xff, 0xfe]), le]), 'pubtator');
+    const sniffed = await expectSameAsWhole('le.pubtator', le, 'pubtator');
+    expect(sniffed.issues?.[0]?.message).toBe('no byte-order mark; decoded as UTF-16LE');
+    const damaged = Buffer.concat([Buffer.from([0xff, 0xfe]), le]);
+    // A lone low surrogate in a title, far into the file (past the first chunk).
+    const at = damaged.indexOf(Buffer.from('Lidocaine', 'utf16le'), 600_000);
+    damaged.writeUInt16LE(0xdc00, at);
+    const d = await expectSameAsWhole('damaged.pubtator', damaged, 'pubtator');
+    expect(d.issues?.[0]?.message).toMatch(/^not valid UTF-16LE throughout: 1 invalid byte sequence was replaced/);
+  });
+
+  it('leaves files without line breaks, and binary data, to whole reading or refuses them', async () => {
+    const oneLine = join(dir, 'mac.pubtator');
+    writeFileSync(oneLine, bigPubtator(1).replace(/\n/g, '\r'));
+    expect(await streamAll(oneLine, 'pubtator')).toMatchObject({ issues: null, pieces: 0 });
+    const binary = join(dir, 'binary.pubtator');
+    const bytes = Buffer.alloc(2 * 1024 * 1024, 7);
+    bytes.write('1|t|x\n', 0);
+    writeFileSync(binary, bytes);
+    expect((await streamAll(binary, 'pubtator')).issues?.map((i) => [i.severity, i.message])).toEqual([
+      ['error', 'looks like binary data (an image, archive or program), not text; skipped'],
+    ]);
+  });
+
+  it('skips a line too long to be a record, with its number, and reads on', async () => {
+    const path = join(dir, 'long-line.pubtator');
+    const doc = '1|t|A title\n1|a|An abstract.\n\n';
+    writeFileSync(path, doc + 'x'.repeat(MAX_LINE_CHARS + 10) + '\n' + doc.replace(/1\|/g, '2|'));
+    const { documents, issues } = await streamAll(path, 'pubtator');
+    expect(documents.map((d) => d.id)).toEqual(['1', '2']);
+    expect(issues?.map((i) => [i.line, i.message])).toEqual([[4, `line longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters (no record is); skipped`]]);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('streaming a large JSON Lines file', () => {
+  const records = (): string[] =>
+    importPubtator(bigPubtator(2), 'x').documents.map((d) =>
+      JSON.stringify({ id: d.id, text: d.text, entities: d.entities.map((e) => ({ start: e.spans[0]?.start, end: e.spans[0]?.end, type: e.type })) }),
+    );
+
+  it('gives what reading it whole gives, with bad records and their line numbers', async () => {
+    const lines = records();
+    lines.splice(10, 0, '', '{"id": "broken", "text": ', JSON.stringify({ id: 'no-text' }), JSON.stringify({ text: 'no id' }));
+    const streamed = await expectSameAsWhole('cdr.jsonl', lines.join('\n') + '\n', 'jsonl');
+    expect(streamed.pieces).toBeGreaterThan(4);
+    expect(streamed.issues?.map((i) => [i.line, i.message])).toEqual([
+      [12, 'malformed JSON; line skipped'],
+      [13, 'record is not an object with a "text" string; skipped'],
+    ]);
+    expect(streamed.documents.find((d) => d.text === 'no id')?.id).toBe('cdr-12'); // the 12th record
+  });
+
+  it('leaves a JSON array or a pretty-printed object to whole reading', async () => {
+    const array = join(dir, 'array.jsonl');
+    writeFileSync(array, '[\n' + records().join(',\n') + '\n]\n');
+    expect(await streamAll(array, 'jsonl')).toMatchObject({ issues: null, pieces: 0 });
+    const pretty = join(dir, 'pretty.jsonl');
+    writeFileSync(pretty, JSON.stringify({ id: 'a', text: 'x'.repeat(2 * 1024 * 1024) }, null, 2));
+    expect(await streamAll(pretty, 'jsonl')).toMatchObject({ issues: null, pieces: 0 });
+  });
+});

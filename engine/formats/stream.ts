@@ -1,0 +1,191 @@
+// Large line-oriented corpus files (PubTator, JSON Lines) read a chunk at a time, so a file of
+// hundreds of MB never becomes one string (V8's end at 512 M characters) nor one array of
+// documents: documents come out a chunk's worth at a time, and the event loop turns between
+// chunks (the file is read asynchronously). Decoding and line splitting give what decodeBytes
+// and splitLines give for the whole file. Not for: formats that need the whole text at once
+// (BioC, CoNLL, CSV…) nor small files: registry.ts reads those whole.
+
+import type { FileHandle } from 'node:fs/promises';
+import { openInputFile } from '../io/input-file.ts';
+import { makeIssue, sortIssues } from './common.ts';
+import {
+  type TextEncodingName,
+  countReplaced,
+  decodeWindows1252,
+  isInvalidData,
+  looksBinary,
+  replacedIssue,
+  sniffUtf16,
+} from './encoding.ts';
+import { isJsonLinesStart, jsonlParser } from './jsonl.ts';
+import { pubtatorParser } from './pubtator.ts';
+import type { Document, FormatIssue, FormatName } from './types.ts';
+
+/** Reads a line-oriented format a line at a time (lines without their line end, numbered from 1). */
+export interface LineParser {
+  line(raw: string, lineNo: number): void;
+  /** After the last line: completes the last document. */
+  end(): void;
+}
+
+/**
+ * Files at least this big are streamed when their format allows it; smaller ones are read whole
+ * (parsing 1 MB of PubTator takes about a tenth of a second).
+ */
+export const STREAM_FROM_BYTES = 1024 * 1024;
+/** Bytes read (and decoded, and parsed) at a time. Decoded, at least 64 K characters (looksBinary). */
+const CHUNK_BYTES = 256 * 1024;
+/** The first line (a JSON Lines file's first record) must end within this many characters. */
+const MAX_FIRST_LINE_CHARS = 4 * 1024 * 1024;
+/** A longer line is no PubTator or JSON Lines record a document could come from (1 M characters at most). */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+/** Whether files of this format can be streamed. */
+export function isStreamable(format: FormatName): format is 'pubtator' | 'jsonl' {
+  return format === 'pubtator' || format === 'jsonl';
+}
+
+interface Decoding {
+  encoding: TextEncodingName;
+  /** Byte-order mark bytes to skip. */
+  skip: number;
+  /** Issues known before the text is read (a guessed encoding). */
+  issues: FormatIssue[];
+  /** The bytes are not all valid in `encoding`: replacements are counted and said at the end. */
+  isDamaged: boolean;
+}
+
+async function* chunks(handle: FileHandle, size: number, from: number): AsyncGenerator<Uint8Array> {
+  for (let pos = from; pos < size; ) {
+    const buf = new Uint8Array(Math.min(CHUNK_BYTES, size - pos));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) return; // the file shrank meanwhile
+    pos += bytesRead;
+    yield buf.subarray(0, bytesRead);
+  }
+}
+
+/** Whether the bytes from `from` on are all valid in `encoding` (one pass over the file). */
+async function isValid(handle: FileHandle, size: number, from: number, encoding: TextEncodingName): Promise<boolean> {
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  try {
+    for await (const bytes of chunks(handle, size, from)) decoder.decode(bytes, { stream: true });
+    decoder.decode();
+    return true;
+  } catch (err) {
+    if (!isInvalidData(err)) throw err;
+    return false;
+  }
+}
+
+/** The choices decodeBytes makes, from the file's head and a validating pass over all of it. */
+async function chooseDecoding(handle: FileHandle, size: number, file: string): Promise<Decoding> {
+  const head = new Uint8Array(Math.min(4096, size));
+  await handle.read(head, 0, head.length, 0);
+  const [b0, b1, b2] = head;
+  const known = (encoding: 'utf-8' | 'utf-16le' | 'utf-16be', skip: number, issues: FormatIssue[] = []) =>
+    isValid(handle, size, skip, encoding).then((ok) => ({ encoding, skip, issues, isDamaged: !ok }));
+  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return known('utf-8', 3);
+  if (b0 === 0xff && b1 === 0xfe) return known('utf-16le', 2);
+  if (b0 === 0xfe && b1 === 0xff) return known('utf-16be', 2);
+  const utf16 = sniffUtf16(head, size);
+  if (utf16) return known(utf16, 0, [makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`)]);
+  if (await isValid(handle, size, 0, 'utf-8')) return { encoding: 'utf-8', skip: 0, issues: [], isDamaged: false };
+  const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
+  return { encoding: 'windows-1252', skip: 0, issues: [issue], isDamaged: false };
+}
+
+/** The file's text a chunk at a time; `replaced` counts U+FFFD characters when damaged. */
+async function* texts(handle: FileHandle, size: number, d: Decoding, replaced: { n: number }): AsyncGenerator<string> {
+  if (d.encoding === 'windows-1252') {
+    // One byte, one character: chunks decode alone.
+    for await (const bytes of chunks(handle, size, d.skip)) yield decodeWindows1252(bytes);
+    return;
+  }
+  const decoder = new TextDecoder(d.encoding);
+  const counted = (text: string): string => {
+    if (d.isDamaged) replaced.n += countReplaced(text);
+    return text;
+  };
+  for await (const bytes of chunks(handle, size, d.skip)) yield counted(decoder.decode(bytes, { stream: true }));
+  const rest = counted(decoder.decode());
+  if (rest !== '') yield rest;
+}
+
+const tooLong = (file: string, line: number): FormatIssue =>
+  makeIssue('error', file, `line longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters (no record is); skipped`, line);
+
+const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
+
+/**
+ * The documents of a PubTator or JSON Lines file, yielded a chunk's worth at a time (arrays,
+ * possibly empty); returns the file's issues as importPath would give them (encoding first, then
+ * by line). Returns null before yielding anything when the file must be read whole instead: no
+ * line break in its first 4 M characters (classic Mac line ends, one huge line) or, for JSON
+ * Lines, it may be one JSON value. `file` names the file in issues; `stem` names records without an id.
+ */
+export async function* streamDocuments(
+  path: string,
+  format: 'pubtator' | 'jsonl',
+  file: string,
+  stem: string,
+): AsyncGenerator<Document[], FormatIssue[] | null> {
+  const { handle, size } = await openInputFile(path, Number.MAX_SAFE_INTEGER);
+  try {
+    const decoding = await chooseDecoding(handle, size, file);
+    const issues: FormatIssue[] = [];
+    const sink = { file, issues };
+    const out: Document[] = [];
+    const parser = format === 'pubtator' ? pubtatorParser(sink, out) : jsonlParser(sink, out, stem);
+    const replaced = { n: 0 };
+    let lineNo = 0;
+    let carry = '';
+    let isFirst = true;
+    let isSkippingLine = false;
+    let found = 0;
+    let head = '';
+    for await (const chunk of texts(handle, size, decoding, replaced)) {
+      let text = chunk;
+      if (isFirst) {
+        // Whether to stream at all is decided on the text up to the first line break.
+        if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
+        head += text;
+        const nl = head.indexOf('\n');
+        if (nl < 0 && head.length < MAX_FIRST_LINE_CHARS) continue;
+        if (nl < 0 || (format === 'jsonl' && !isJsonLinesStart(withoutCr(head.slice(0, nl))))) return null;
+        isFirst = false;
+        text = head;
+        head = '';
+      }
+      if (text.includes('\n')) {
+        const lines = (carry + text).split('\n');
+        carry = lines.pop() ?? '';
+        for (const raw of lines) {
+          lineNo++;
+          if (isSkippingLine) isSkippingLine = false;
+          else if (raw.length > MAX_LINE_CHARS) issues.push(tooLong(file, lineNo));
+          else parser.line(withoutCr(raw), lineNo);
+        }
+      } else carry += text;
+      if (carry.length > MAX_LINE_CHARS) {
+        // Kept whole, it would grow towards the largest string V8 can hold: the rest is skipped.
+        if (!isSkippingLine) issues.push(tooLong(file, lineNo + 1));
+        isSkippingLine = true;
+        carry = '';
+      }
+      found += out.length;
+      if (out.length > 0) yield out.splice(0); // the parser goes on appending to `out`
+    }
+    if (isFirst) return null; // no line break at all
+    if (carry !== '' && !isSkippingLine) parser.line(withoutCr(carry), ++lineNo);
+    parser.end();
+    found += out.length;
+    if (out.length > 0) yield out.splice(0);
+    sortIssues(issues);
+    if (found === 0 && issues.length === 0) issues.push(makeIssue('warning', file, 'no documents found (empty file?)'));
+    const damaged = decoding.isDamaged ? [replacedIssue(decoding.encoding, replaced.n, file)] : [];
+    return [...decoding.issues, ...damaged, ...issues];
+  } finally {
+    await handle.close();
+  }
+}
