@@ -1,21 +1,34 @@
 // documents:import — reads a file or a folder (recursively, mixed formats) through the format
-// registry one file at a time so progress can be reported, then saves the documents into a
-// new dataset in batches. A bad file or document becomes an issue and the import goes on.
-import { readdir, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, sep } from 'node:path';
+// registry and saves the documents into a new dataset in batches as they are read, so memory
+// holds a few files' (or one large file's chunk of) documents, never the whole import. The
+// dataset is marked importing until the end (a crash leaves it to be removed and reported; a
+// cancel or an error removes it), and other requests are answered between batches. A bad file
+// or document becomes an issue and the import goes on.
+import { stat } from 'node:fs/promises';
+import { basename, isAbsolute } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
+import { safeErrorMessage } from '../formats/common.ts';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
-import type { FormatIssue, FormatName } from '../formats/types.ts';
-import { NOT_REGULAR } from '../io/input-file.ts';
+import { STREAM_FROM_BYTES, isStreamable, streamDocuments } from '../formats/stream.ts';
+import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
-import { type ImportedDocument, insertDocuments, projectTextHashes, textSha256 } from '../store/documents.ts';
+import {
+  type ImportedDocument,
+  insertDocuments,
+  projectTextHashes,
+  setDatasetFormat,
+  textSha256,
+} from '../store/documents.ts';
 import { getLabelSchema, getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
 import { ApiError } from './errors.ts';
+import { type FileEntry, listFiles, relativeIssue } from './import-files.ts';
 
-const BATCH = 100;
+/** Documents saved at a time (one transaction), and at most this many characters of them. */
+const BATCH = 50;
+const BATCH_CHARS = 4_000_000;
 /**
  * The longest document the workbench keeps (~400 pages). The annotation editor lays out every
  * character; a 40 MB one-line file held the window for a minute. Longer text is refused with a
@@ -23,74 +36,15 @@ const BATCH = 100;
  */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
 const PROGRESS_EVERY_MS = 100;
-/** Files of a folder read at the same time. */
+/** Files of a folder read at the same time, and at most this many bytes of them together. */
 const READ_AHEAD = 8;
-
-interface FileEntry {
-  absolute: string;
-  /** Relative to the imported folder, with '/' separators (or the file path itself). */
-  display: string;
-}
-
-async function listFiles(
-  root: string,
-  issues: FileIssue[],
-): Promise<{ files: FileEntry[]; isFolder: boolean }> {
-  // The chosen path is followed if it is a link; links inside a folder are skipped.
-  const info = await stat(root);
-  if (!info.isDirectory())
-    return { files: [{ absolute: root, display: basename(root) }], isFolder: false };
-  const files: FileEntry[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-      a.name.localeCompare(b.name),
-    );
-    for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
-      const p = join(dir, e.name);
-      const display = relative(root, p).split(sep).join('/');
-      if (e.isDirectory()) await walk(p);
-      else if (e.isSymbolicLink())
-        issues.push({ severity: 'warning', file: display, message: 'symbolic link skipped' });
-      else if (e.isFile()) files.push({ absolute: p, display });
-      else issues.push({ severity: 'warning', file: display, message: `${NOT_REGULAR}; skipped` });
-    }
-  };
-  await walk(root);
-  const names = new Set(files.map((f) => f.absolute));
-  const kept = files.filter((f) => {
-    if (!f.absolute.toLowerCase().endsWith('.ann')) return true;
-    if (!names.has(f.absolute.slice(0, -4) + '.txt')) {
-      issues.push({
-        severity: 'warning',
-        file: f.display,
-        message: 'annotation file without its .txt; skipped',
-      });
-    }
-    return false; // read together with its .txt
-  });
-  return { files: kept, isFolder: true };
-}
+const READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 function uniqueDatasetName(ctx: ApiContext, projectId: number, wanted: string): string {
   const taken = new Set(listDatasets(ctx.ws.read, projectId).map((d) => d.name.toLowerCase()));
   let name = wanted;
   for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${wanted} (${n})`;
   return name;
-}
-
-function relativeIssue(issue: FormatIssue, root: string, entry: FileEntry): FileIssue {
-  const file = isAbsolute(issue.file)
-    ? issue.file === entry.absolute
-      ? entry.display
-      : relative(root, issue.file).split(sep).join('/')
-    : issue.file;
-  return {
-    severity: issue.severity,
-    file: file || entry.display,
-    ...(issue.line !== undefined && { line: issue.line }),
-    message: issue.message,
-  };
 }
 
 /** Runs one import; see the contract for the arguments. */
@@ -114,6 +68,24 @@ export async function importDocuments(
   } finally {
     ctx.jobs.endImport(importId);
   }
+}
+
+/** The next files to read together: up to READ_AHEAD small ones within READ_AHEAD_BYTES, or one large one. */
+async function nextGroup(files: readonly FileEntry[], from: number): Promise<{ entry: FileEntry; size: number }[]> {
+  const ahead = files.slice(from, from + READ_AHEAD);
+  // A file that cannot be stat'ed is read (and its problem said) by importPath.
+  const sizes = await Promise.all(ahead.map((f) => stat(f.absolute).then((s) => s.size, () => 0)));
+  const group: { entry: FileEntry; size: number }[] = [];
+  let bytes = 0;
+  for (const [k, entry] of ahead.entries()) {
+    const size = sizes[k] ?? 0;
+    const isLarge = size >= STREAM_FROM_BYTES;
+    if (group.length > 0 && (isLarge || bytes + size > READ_AHEAD_BYTES)) break;
+    group.push({ entry, size });
+    bytes += size;
+    if (isLarge) break; // read alone (streamed when its format allows)
+  }
+  return group;
 }
 
 async function importInto(
@@ -154,83 +126,8 @@ async function importInto(
   progress.phase = 'reading';
   progress.filesTotal = files.length;
   report(true);
-  const docs: ImportedDocument[] = [];
-  const formats = new Set<FormatName>();
-  const seen = new Set<string>();
-  let duplicates = 0;
-  const readFile = async (entry: FileEntry) => {
-    // Detected once here and handed on (importPath would read the file's head again). A file
-    // that cannot be read is left to importPath, which says why as an issue of that file.
-    const format = args.format ?? (await detectFileFormat(entry.absolute).catch(() => null));
-    return {
-      entry,
-      format,
-      res: await importPath(entry.absolute, format !== null ? { format } : {}),
-    };
-  };
-  const stopIfCancelled = (): void => {
-    if (ctx.jobs.isImportCancelled(importId))
-      throw new ApiError('cancelled', 'The import was cancelled; none of it was kept.');
-  };
-  // A few files are read at once (a folder of small notes waits on the disk, not the CPU); their
-  // documents are taken in file order.
-  for (let i = 0; i < files.length; i += READ_AHEAD) {
-    stopIfCancelled();
-    for (const { entry, format, res } of await Promise.all(
-      files.slice(i, i + READ_AHEAD).map(readFile),
-    )) {
-      const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
-      const relStem = entry.display.replace(/\.[^./]+$/, '');
-      for (const d of res.documents) {
-        // Single-document formats name a document after its file; keep folder paths unique.
-        const id = isFolder && d.id === stem ? relStem : d.id;
-        if (seen.has(id)) {
-          duplicates++;
-          issues.push({
-            severity: 'warning',
-            file: entry.display,
-            message: `duplicate document id ${id}; the first one was kept`,
-          });
-          continue;
-        }
-        if (d.text.length > MAX_DOCUMENT_CHARS) {
-          issues.push({
-            severity: 'error',
-            file: entry.display,
-            message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
-          });
-          continue;
-        }
-        seen.add(id);
-        docs.push({ ...d, id, sourcePath: entry.display });
-      }
-      for (const issue of res.issues) {
-        // Duplicate ids are reported above, once, with what was done about them.
-        if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id '))
-          continue;
-        issues.push(relativeIssue(issue, args.path, entry));
-      }
-      if (res.documents.length > 0) formats.add(format ?? 'text');
-      progress.filesDone++;
-      report();
-    }
-  }
-
-  // Importing the same files again is allowed (a second copy to annotate apart), but said.
+  // Texts already in the project, taken before any of this import's documents is saved.
   const known = projectTextHashes(ctx.ws.read, args.projectId);
-  const again = docs.filter((d) => known.has(textSha256(d.text))).length;
-  if (again > 0) {
-    const n = (k: number): string => k.toLocaleString('en-US');
-    const which =
-      docs.length === 1
-        ? 'this document is'
-        : `${again === docs.length ? `all ${n(again)}` : n(again)} of these ${n(docs.length)} documents ${again === 1 ? 'is' : 'are'}`;
-    issues.push({
-      severity: 'warning',
-      file: basename(args.path),
-      message: `${which} already in this project (the same text); imported again as ${docs.length === 1 ? 'a separate document' : 'separate documents'}`,
-    });
-  }
   const datasetName = uniqueDatasetName(
     ctx,
     args.projectId,
@@ -244,55 +141,198 @@ async function importInto(
     isPrivate: true,
     isImporting: true,
   });
-  progress.phase = 'saving';
-  progress.documentsTotal = docs.length;
-  report(true);
   const schemaBefore = getLabelSchema(ctx.ws.read, args.projectId);
-  const format: FormatName = formats.size === 1 ? [...formats][0]! : 'text';
-  const opts = { projectId: args.projectId, datasetId: dataset.id, format };
-  let added = 0;
-  let entities = 0;
-  let relations = 0;
-  try {
-    for (let i = 0; i < docs.length; i += BATCH) {
-      stopIfCancelled();
-      if (!getDataset(ctx.ws.read, dataset.id))
-        throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
-      const batch = docs.slice(i, i + BATCH);
-      const save = (group: ImportedDocument[]): void => {
-        const r = insertDocuments(ctx.ws.write, group, opts);
-        added += r.ids.length;
-        for (const d of group) {
-          entities += d.entities.length;
-          relations += d.relations.length;
-        }
-      };
-      try {
-        save(batch);
-      } catch {
-        // One bad document rolls back its batch: retry one by one to isolate it.
-        for (const d of batch) {
-          try {
-            save([d]);
-          } catch (err) {
-            const why =
-              err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
-            issues.push({
-              severity: 'error',
-              file: d.sourcePath ?? datasetName,
-              message: `document ${d.id}: ${why}; skipped`,
-            });
-          }
+  const formats = new Set<FormatName>();
+  const seen = new Set<string>();
+  /** Documents that could not be saved; said after the read issues, as when all were read first. */
+  const saveIssues: FileIssue[] = [];
+  const count = { duplicates: 0, again: 0, added: 0, entities: 0, relations: 0 };
+  const pending: ImportedDocument[] = [];
+  let pendingChars = 0;
+  let pendingFormat: FormatName = 'text';
+  const stopIfCancelled = (): void => {
+    if (ctx.jobs.isImportCancelled(importId))
+      throw new ApiError('cancelled', 'The import was cancelled; none of it was kept.');
+  };
+
+  /** Saves the pending documents (one transaction; a failing one is isolated and skipped). */
+  const flush = async (): Promise<void> => {
+    stopIfCancelled();
+    if (pending.length === 0) return;
+    if (!getDataset(ctx.ws.read, dataset.id))
+      throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
+    const batch = pending.splice(0);
+    pendingChars = 0;
+    const opts = { projectId: args.projectId, datasetId: dataset.id, format: pendingFormat };
+    const save = (group: ImportedDocument[]): void => {
+      const r = insertDocuments(ctx.ws.write, group, opts);
+      count.added += r.ids.length;
+      for (const d of group) {
+        count.entities += d.entities.length;
+        count.relations += d.relations.length;
+      }
+    };
+    try {
+      save(batch);
+    } catch {
+      // One bad document rolls back its batch: retry one by one to isolate it.
+      for (const d of batch) {
+        try {
+          save([d]);
+        } catch (err) {
+          const why =
+            err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
+          saveIssues.push({
+            severity: 'error',
+            file: d.sourcePath ?? datasetName,
+            message: `document ${d.id}: ${why}; skipped`,
+          });
         }
       }
-      progress.documentsSaved = Math.min(docs.length, i + batch.length);
-      report();
-      await tick(); // let other requests and events through between batches
     }
+    progress.documentsSaved += batch.length;
+    report();
+    await tick(); // let other requests and events through between batches
+  };
+
+  /** Takes a file's documents (duplicate ids and overlong texts left out with an issue). */
+  const take = async (entry: FileEntry, format: FormatName, docs: readonly Document[], out: FileIssue[]): Promise<void> => {
+    const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
+    const relStem = entry.display.replace(/\.[^./]+$/, '');
+    for (const d of docs) {
+      // Single-document formats name a document after its file; keep folder paths unique.
+      const id = isFolder && d.id === stem ? relStem : d.id;
+      if (seen.has(id)) {
+        count.duplicates++;
+        out.push({
+          severity: 'warning',
+          file: entry.display,
+          message: `duplicate document id ${id}; the first one was kept`,
+        });
+        continue;
+      }
+      if (d.text.length > MAX_DOCUMENT_CHARS) {
+        out.push({
+          severity: 'error',
+          file: entry.display,
+          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
+        });
+        continue;
+      }
+      seen.add(id);
+      if (known.has(textSha256(d.text))) count.again++;
+      if (pending.length > 0 && format !== pendingFormat) await flush();
+      pendingFormat = format;
+      pending.push({ ...d, id, sourcePath: entry.display });
+      pendingChars += d.text.length;
+      progress.documentsTotal++;
+      if (pending.length >= BATCH || pendingChars >= BATCH_CHARS) await flush();
+    }
+  };
+
+  /** The issues a file's reader gave, after those about its documents. */
+  const fileDone = (entry: FileEntry, docIssues: FileIssue[], readIssues: readonly FormatIssue[]): void => {
+    issues.push(...docIssues);
+    for (const issue of readIssues) {
+      // Duplicate ids are reported above, once, with what was done about them.
+      if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id '))
+        continue;
+      issues.push(relativeIssue(issue, args.path, entry));
+    }
+    progress.filesDone++;
+    report();
+  };
+
+  /** Reads a large PubTator or JSON Lines file a chunk at a time; false when it must be read whole. */
+  const stream = async (entry: FileEntry, format: 'pubtator' | 'jsonl'): Promise<boolean> => {
+    const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
+    const reader = streamDocuments(entry.absolute, format, entry.display, stem);
+    const docIssues: FileIssue[] = [];
+    let found = 0;
+    let readIssues: FormatIssue[];
+    try {
+      for (;;) {
+        stopIfCancelled();
+        let next: IteratorResult<Document[], FormatIssue[] | null>;
+        try {
+          next = await reader.next();
+        } catch (err) {
+          // Cut short (a disk error): what was read is kept, and the issue says so.
+          const kept = found === 0 ? '' : `; its first ${found.toLocaleString('en-US')} documents were read, the rest were not`;
+          readIssues = [{ severity: 'error', file: entry.absolute, message: `${safeErrorMessage(err)}${kept}` }];
+          break;
+        }
+        if (next.done) {
+          if (next.value === null) return false;
+          readIssues = next.value;
+          break;
+        }
+        found += next.value.length;
+        if (found > 0) formats.add(format);
+        await take(entry, format, next.value, docIssues);
+      }
+    } finally {
+      await reader.return(null);
+    }
+    fileDone(entry, docIssues, readIssues);
+    return true;
+  };
+
+  /** Reads a file whole (the format detected once here: importPath would read its head again). */
+  const readWhole = async (entry: FileEntry) => {
+    // A file that cannot be read is left to importPath, which says why as an issue of that file.
+    const format = args.format ?? (await detectFileFormat(entry.absolute).catch(() => null));
+    return {
+      entry,
+      format,
+      res: await importPath(entry.absolute, format !== null ? { format } : {}),
+    };
+  };
+
+  try {
+    // A few small files are read at once (a folder of notes waits on the disk, not the CPU);
+    // their documents are taken in file order. A large one is read alone.
+    for (let i = 0; i < files.length; ) {
+      stopIfCancelled();
+      const group = await nextGroup(files, i);
+      i += group.length;
+      const [only] = group;
+      if (group.length === 1 && only && only.size >= STREAM_FROM_BYTES) {
+        const format = args.format ?? (await detectFileFormat(only.entry.absolute).catch(() => null));
+        if (format !== null && isStreamable(format) && (await stream(only.entry, format))) continue;
+      }
+      for (const { entry, format, res } of await Promise.all(group.map((g) => readWhole(g.entry)))) {
+        const docIssues: FileIssue[] = [];
+        if (res.documents.length > 0) formats.add(format ?? 'text');
+        await take(entry, format ?? 'text', res.documents, docIssues);
+        fileDone(entry, docIssues, res.issues);
+      }
+    }
+    progress.phase = 'saving';
+    report(true);
+    await flush();
   } catch (err) {
     deleteDataset(ctx.ws.write, dataset.id); // all or nothing: no partial dataset
     throw err;
   }
+
+  // Importing the same files again is allowed (a second copy to annotate apart), but said.
+  const total = progress.documentsTotal;
+  if (count.again > 0) {
+    const n = (k: number): string => k.toLocaleString('en-US');
+    const which =
+      total === 1
+        ? 'this document is'
+        : `${count.again === total ? `all ${n(count.again)}` : n(count.again)} of these ${n(total)} documents ${count.again === 1 ? 'is' : 'are'}`;
+    issues.push({
+      severity: 'warning',
+      file: basename(args.path),
+      message: `${which} already in this project (the same text); imported again as ${total === 1 ? 'a separate document' : 'separate documents'}`,
+    });
+  }
+  issues.push(...saveIssues);
+  // Documents were saved with their file's format; a mixed import is plain 'text', as before.
+  if (formats.size > 1) setDatasetFormat(ctx.ws.write, dataset.id, 'text');
   const schemaAfter = getLabelSchema(ctx.ws.read, args.projectId);
   const newNames = (before: { name: string }[], after: { name: string }[]): string[] => {
     const had = new Set(before.map((t) => t.name));
@@ -304,7 +344,7 @@ async function importInto(
   };
   // An import that kept nothing leaves no empty dataset behind to pick for training. One killed
   // before this point is removed when the workspace next opens (it is still marked importing).
-  if (added === 0) deleteDataset(ctx.ws.write, dataset.id);
+  if (count.added === 0) deleteDataset(ctx.ws.write, dataset.id);
   else if (!finishImport(ctx.ws.write, dataset.id))
     throw new ApiError('not-found', 'The project was deleted during the import; nothing was kept.');
   progress.phase = 'done';
@@ -312,12 +352,12 @@ async function importInto(
   ctx.emit('workspace:changed', { projectId: args.projectId, what: 'documents' });
   return {
     importId,
-    datasetId: added === 0 ? null : dataset.id,
+    datasetId: count.added === 0 ? null : dataset.id,
     filesRead: files.length,
-    documentsAdded: added,
-    documentsSkipped: duplicates,
-    entitiesAdded: entities,
-    relationsAdded: relations,
+    documentsAdded: count.added,
+    documentsSkipped: count.duplicates,
+    entitiesAdded: count.entities,
+    relationsAdded: count.relations,
     typesAdded,
     issues,
     durationMs: Date.now() - started,

@@ -183,6 +183,11 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
   });
 }
 
+/** Sets the format recorded for every document of a dataset (an import of mixed formats is 'text'). */
+export function setDatasetFormat(db: WriteDb, datasetId: number, format: FormatName): void {
+  db.run(sql`UPDATE documents SET format = ${format} WHERE dataset_id = ${datasetId}`);
+}
+
 const SUMMARY = sql`
   SELECT d.id, d.project_id, d.dataset_id, d.external_id, d.status, d.format, d.source_path,
     d.text_sha256, length(d.text) AS text_length, d.created_at, d.updated_at, d.revision,

@@ -1,0 +1,69 @@
+// The files of a documents:import: a file, or a folder walked recursively in name order (hidden
+// files, links and devices left out with a warning; brat .ann files go with their .txt), and
+// issues named relative to the imported folder.
+import { readdir, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import type { FormatIssue } from '../formats/types.ts';
+import { NOT_REGULAR } from '../io/input-file.ts';
+import type { FileIssue } from './dto.ts';
+
+export interface FileEntry {
+  absolute: string;
+  /** Relative to the imported folder, with '/' separators (or the file path itself). */
+  display: string;
+}
+
+export async function listFiles(
+  root: string,
+  issues: FileIssue[],
+): Promise<{ files: FileEntry[]; isFolder: boolean }> {
+  // The chosen path is followed if it is a link; links inside a folder are skipped.
+  const info = await stat(root);
+  if (!info.isDirectory())
+    return { files: [{ absolute: root, display: basename(root) }], isFolder: false };
+  const files: FileEntry[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const p = join(dir, e.name);
+      const display = relative(root, p).split(sep).join('/');
+      if (e.isDirectory()) await walk(p);
+      else if (e.isSymbolicLink())
+        issues.push({ severity: 'warning', file: display, message: 'symbolic link skipped' });
+      else if (e.isFile()) files.push({ absolute: p, display });
+      else issues.push({ severity: 'warning', file: display, message: `${NOT_REGULAR}; skipped` });
+    }
+  };
+  await walk(root);
+  const names = new Set(files.map((f) => f.absolute));
+  const kept = files.filter((f) => {
+    if (!f.absolute.toLowerCase().endsWith('.ann')) return true;
+    if (!names.has(f.absolute.slice(0, -4) + '.txt')) {
+      issues.push({
+        severity: 'warning',
+        file: f.display,
+        message: 'annotation file without its .txt; skipped',
+      });
+    }
+    return false; // read together with its .txt
+  });
+  return { files: kept, isFolder: true };
+}
+
+export function relativeIssue(issue: FormatIssue, root: string, entry: FileEntry): FileIssue {
+  const file = isAbsolute(issue.file)
+    ? issue.file === entry.absolute
+      ? entry.display
+      : relative(root, issue.file).split(sep).join('/')
+    : issue.file;
+  return {
+    severity: issue.severity,
+    file: file || entry.display,
+    ...(issue.line !== undefined && { line: issue.line }),
+    message: issue.message,
+  };
+}
+
