@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as Stream from '../formats/stream.ts';
 import { DATA_DIR, HAS_DATA } from '../formats/test-fixtures.ts';
+import type { Args, EngineRequestName } from './contract.ts';
 import type { ImportProgress } from './dto.ts';
+import { createEngine } from './handlers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 /** What happened, in order (the file reader says when it has read a file to its end). */
@@ -106,6 +108,34 @@ describe.skipIf(!HAS_DATA)('importing a large PubTator file', () => {
     expect(await t.call('datasets:list', { projectId })).toEqual([]);
     expect((await t.call('documents:list', { projectId })).total).toBe(0);
     expect(await t.call('documents:list-imports', { projectId })).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('closing Benchtop during an import', () => {
+  it('stops it, and the next start removes what it had saved and says so', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Closed' });
+    const path = writeBigPubtator(2);
+    let closing: Promise<void> | undefined;
+    watch('closed', (p) => {
+      if (!closing && p.documentsSaved > 0) closing = t.engine.close();
+    });
+    const reply = await t.invoke('documents:import', { projectId, path, containsPhi: false, importId: 'closed' });
+    await closing;
+    expect(reply).toMatchObject({ ok: false, error: { code: 'cancelled', message: 'Benchtop closed during the import; none of it was kept.' } });
+    const again = createEngine({ dataDir: join(t.dir, 'data') });
+    try {
+      const call = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<unknown> => {
+        const r = await again.invoke(name, args);
+        return r.ok ? r.value : r.error;
+      };
+      expect(await call('datasets:list', { projectId })).toEqual([]);
+      const [notice] = (await call('documents:interrupted-imports', { projectId })) as { datasetName: string; documentsSaved: number }[];
+      expect(notice?.datasetName).toBe('cdr-big.pubtator');
+      expect(notice?.documentsSaved).toBeGreaterThan(0);
+      expect(notice?.documentsSaved).toBeLessThan(1000);
+    } finally {
+      await again.close();
+    }
   });
 });
 

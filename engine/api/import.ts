@@ -153,6 +153,9 @@ async function importInto(
   const stopIfCancelled = (): void => {
     if (ctx.jobs.isImportCancelled(importId))
       throw new ApiError('cancelled', 'The import was cancelled; none of it was kept.');
+    // The workspace is closing: what was saved stays marked importing, for the next start to remove and report.
+    if (ctx.jobs.isClosing)
+      throw new ApiError('cancelled', 'Benchtop closed during the import; none of it was kept.');
   };
 
   /** Saves the pending documents (one transaction; a failing one is isolated and skipped). */
@@ -311,8 +314,9 @@ async function importInto(
     progress.phase = 'saving';
     report(true);
     await flush();
+    stopIfCancelled();
   } catch (err) {
-    deleteDataset(ctx.ws.write, dataset.id); // all or nothing: no partial dataset
+    if (!ctx.jobs.isClosing) deleteDataset(ctx.ws.write, dataset.id); // all or nothing: no partial dataset
     throw err;
   }
 
