@@ -1,7 +1,8 @@
 // documents:export of a whole project with real PubTator abstracts (NCBI disease train: 592
 // documents, its one repeated PMID left out on import): the file holds every document with its annotations, and the engine keeps answering
-// other requests while the documents are read (a project deleted meanwhile writes nothing).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// other requests while the documents are read (a project deleted meanwhile writes nothing). The
+// export streams: what it has read is written (to a hidden temp file) before it reads on.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -50,5 +51,19 @@ describe('documents:export of a whole project', () => {
       error: { code: 'not-found', message: 'The project was deleted during the export; nothing was written.' },
     });
     expect(existsSync(target)).toBe(false);
+  });
+
+  it('writes as it reads: the first documents are on disk before the last are read', async () => {
+    const target = join(out, 'all.bioc.json');
+    const exporting = t.invoke('documents:export', { projectId, format: 'bioc-json', outPath: target });
+    // The hidden temp file beside the target fills while the export still reads documents...
+    const tempWithText = (): boolean =>
+      readdirSync(out).some((f) => f.startsWith('.all.bioc.json.') && statSync(join(out, f)).size > 0);
+    for (let i = 0; i < 10_000 && !tempWithText(); i++) await tick();
+    expect(tempWithText()).toBe(true);
+    // ...so a project deleted now stops it, and the temp file goes too.
+    expect(await t.call('projects:delete', { projectId })).toEqual({ isDeleted: true });
+    expect(await exporting).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(readdirSync(out)).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
-// final annotations (model suggestions only when asked) through the format exporters.
+// final annotations (model suggestions only when asked) through the format exporters, streamed:
+// read from the store a batch at a time and written as they go (see formats/export-stream.ts).
 import { isAbsolute } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { checkExportTarget, exportDocuments } from '../formats/registry.ts';
+import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
 import { getDocumentText, listDocumentIds } from '../store/documents.ts';
@@ -43,25 +44,34 @@ function exportable(
   };
 }
 
-/** Reads the documents in batches, letting other requests through between them. */
-async function readExportable(
+const PROJECT_GONE = 'The project was deleted during the export; nothing was written.';
+
+/**
+ * Reads the documents in batches, letting other requests through between them; the export
+ * writes each batch before the next is read, so it never holds more than one.
+ */
+async function* readExportable(
   db: ReadDb,
   projectId: number,
   ids: readonly number[],
   includeSuggestions: boolean,
-): Promise<Document[]> {
-  const docs: Document[] = [];
+): AsyncGenerator<Document[]> {
   for (let i = 0; i < ids.length; i += READ_BATCH) {
     if (i > 0) await tick();
-    if (!getProject(db, projectId))
-      throw new ApiError(
-        'not-found',
-        'The project was deleted during the export; nothing was written.',
-      );
-    for (const id of ids.slice(i, i + READ_BATCH))
-      docs.push(exportable(db, projectId, id, includeSuggestions));
+    if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
+    yield ids.slice(i, i + READ_BATCH).map((id) => exportable(db, projectId, id, includeSuggestions));
   }
-  return docs;
+}
+
+/** CSV's metadata columns: the keys of all the documents' metadata, read ahead in batches. */
+async function metadataKeys(db: ReadDb, projectId: number, ids: readonly number[]): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < ids.length; i += READ_BATCH) {
+    if (i > 0) await tick();
+    if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
+    metadataKeysOf(ids.slice(i, i + READ_BATCH).map((id) => getDocumentText(db, id)?.metadata), keys);
+  }
+  return keys;
 }
 
 /** Runs one export; see the contract for the arguments. */
@@ -87,10 +97,14 @@ export async function exportProjectDocuments(
   const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
-  const docs = await readExportable(db, args.projectId, ids, args.includeSuggestions === true);
-  const res = await exportDocuments(docs, args.format, args.outPath, target);
+  const batches = readExportable(db, args.projectId, ids, args.includeSuggestions === true);
+  const res = await writeExport(batches, args.format, args.outPath, {
+    ...target,
+    documentCount: ids.length,
+    ...(args.format === 'csv' && { metadataKeys: await metadataKeys(db, args.projectId, ids) }),
+  });
   return {
-    documents: docs.length,
+    documents: ids.length,
     written: res.written,
     issues: res.issues.map((i) => ({
       severity: i.severity,

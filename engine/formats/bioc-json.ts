@@ -2,11 +2,11 @@
 // [{offset, infons, text, sentences, annotations, relations}], relations}]}). Also accepts a bare
 // array of documents and PubTator3's {"PubTator3": [...]} wrapper.
 
-import type { Document } from './types.ts';
-import type { ExportResult, ImportResult, LossCounts } from './common.ts';
-import { jsonErrorLine, lossIssues, makeIssue } from './common.ts';
+import type { Document, FormatIssue } from './types.ts';
+import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
+import { exportAll, jsonErrorLine, lossIssues, makeIssue } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
-import { biocToDocuments, documentsToBioc } from './bioc-model.ts';
+import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -90,8 +90,26 @@ export function importBiocJson(json: string, file: string): ImportResult {
 
 /** Exports documents as one BioC JSON file. */
 export function exportBiocJson(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  return exportAll(biocJsonExporter(opts), docs);
+}
+
+/** Indents each line of a JSON text by `pad` (JSON strings hold no raw line breaks). */
+const indent = (json: string, pad: string): string => pad + json.replace(/\n/g, `\n${pad}`);
+
+/**
+ * The BioC JSON exporter, one document at a time. The file is exactly JSON.stringify(collection,
+ * null, 1) of the whole collection: each document is that at the depth of the documents array.
+ */
+export function biocJsonExporter(opts: { name?: string } = {}): StreamExporter {
   const name = opts.name ?? 'documents.bioc.json';
   const losses: LossCounts = new Map();
-  const col = documentsToBioc(docs, losses);
-  return { files: [{ name, content: JSON.stringify(col, null, 1) + '\n' }], issues: lossIssues(losses, name) };
+  let count = 0;
+  // The collection with no documents, cut after `"documents": [` (the array is left open).
+  const start = (): string => JSON.stringify({ ...biocCollectionHead(), documents: [] }, null, 1).slice(0, -']\n}'.length);
+  const add = (doc: Document): string => `${count++ === 0 ? '\n' : ',\n'}${indent(JSON.stringify(documentToBioc(doc, losses), null, 1), '  ')}`;
+  const finish = (): { tail: string; issues: FormatIssue[] } => ({
+    tail: count === 0 ? ']\n}\n' : '\n ]\n}\n',
+    issues: lossIssues(losses, name),
+  });
+  return { name, start, add, finish };
 }

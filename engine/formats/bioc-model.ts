@@ -184,34 +184,36 @@ function passagesFor(doc: Document): { type: string; start: number; end: number 
 
 const str = (n: number): string => String(n);
 
-/** Converts documents to a BioC collection; `losses` collects what BioC could not hold. */
-export function documentsToBioc(docs: readonly Document[], losses: LossCounts): BiocCollection {
-  const documents = docs.map((doc): BiocDocument => {
-    const om = offsetMap(doc.text);
-    const layout = passagesFor(doc);
-    const passages: BiocPassage[] = layout.map((p) => ({
-      offset: om.toCodePoint(p.start),
-      infons: { type: p.type },
-      text: doc.text.slice(p.start, p.end),
-      sentences: [],
-      annotations: [],
-      relations: [],
-    }));
-    const starts = layout.map((p) => p.start);
-    for (const e of doc.entities) {
-      let k = 0;
-      while (k + 1 < starts.length && (starts[k + 1] ?? Infinity) <= (e.spans[0]?.start ?? 0)) k++;
-      passages[k]?.annotations.push(annotationFor(e, om.toCodePoint, losses));
-    }
-    const relations = doc.relations.map((r): BiocRelation => {
-      const infons: BiocInfons = { type: r.type };
-      if (r.score !== undefined) infons.score = str(r.score);
-      if (r.byConcept === true) return { id: r.id, infons: { ...infons, arg1: r.arg1, arg2: r.arg2 }, nodes: [] };
-      return { id: r.id, infons, nodes: [{ refid: r.arg1, role: 'Arg1' }, { refid: r.arg2, role: 'Arg2' }] };
-    });
-    return { id: doc.id, infons: { ...(doc.metadata ?? {}) }, passages, relations };
+/** The collection's fields but its documents (dated today). */
+export function biocCollectionHead(): Omit<BiocCollection, 'documents'> {
+  return { source: 'Benchtop', date: new Date().toISOString().slice(0, 10).replace(/-/g, ''), key: 'benchtop.key', infons: {} };
+}
+
+/** Converts one document to BioC; `losses` collects what BioC could not hold. */
+export function documentToBioc(doc: Document, losses: LossCounts): BiocDocument {
+  const om = offsetMap(doc.text);
+  const layout = passagesFor(doc);
+  const passages: BiocPassage[] = layout.map((p) => ({
+    offset: om.toCodePoint(p.start),
+    infons: { type: p.type },
+    text: doc.text.slice(p.start, p.end),
+    sentences: [],
+    annotations: [],
+    relations: [],
+  }));
+  const starts = layout.map((p) => p.start);
+  for (const e of doc.entities) {
+    let k = 0;
+    while (k + 1 < starts.length && (starts[k + 1] ?? Infinity) <= (e.spans[0]?.start ?? 0)) k++;
+    passages[k]?.annotations.push(annotationFor(e, om.toCodePoint, losses));
+  }
+  const relations = doc.relations.map((r): BiocRelation => {
+    const infons: BiocInfons = { type: r.type };
+    if (r.score !== undefined) infons.score = str(r.score);
+    if (r.byConcept === true) return { id: r.id, infons: { ...infons, arg1: r.arg1, arg2: r.arg2 }, nodes: [] };
+    return { id: r.id, infons, nodes: [{ refid: r.arg1, role: 'Arg1' }, { refid: r.arg2, role: 'Arg2' }] };
   });
-  return { source: 'Benchtop', date: new Date().toISOString().slice(0, 10).replace(/-/g, ''), key: 'benchtop.key', infons: {}, documents };
+  return { id: doc.id, infons: { ...(doc.metadata ?? {}) }, passages, relations };
 }
 
 function annotationFor(e: Entity, toCp: (n: number) => number, losses: LossCounts): BiocAnnotation {

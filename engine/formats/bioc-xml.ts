@@ -3,11 +3,11 @@
 // because XML parsers normalise raw CRLF, which would shift offsets.
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { Document } from './types.ts';
-import type { ExportResult, ImportResult, LossCounts } from './common.ts';
-import { countLoss, lossIssues, makeIssue } from './common.ts';
+import type { Document, FormatIssue } from './types.ts';
+import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
+import { countLoss, exportAll, lossIssues, makeIssue } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
-import { biocToDocuments, documentsToBioc } from './bioc-model.ts';
+import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
 type XmlNode = Record<string, unknown>;
 
@@ -131,21 +131,31 @@ function escaper(losses: LossCounts): (s: string) => string {
 
 /** Exports documents as one BioC XML file. */
 export function exportBiocXml(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  return exportAll(biocXmlExporter(opts), docs);
+}
+
+/** The BioC XML exporter, one document at a time. */
+export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
   const name = opts.name ?? 'documents.bioc.xml';
   const losses: LossCounts = new Map();
-  const col = documentsToBioc(docs, losses);
-  const esc = escaper(losses);
+  // Characters XML cannot hold are counted apart and reported last (as when built whole).
+  const escapeLosses: LossCounts = new Map();
+  const esc = escaper(escapeLosses);
   const el = (tag: string, v: string): string => `<${tag}>${esc(v)}</${tag}>`;
   const inf = (i: BiocInfons): string =>
     Object.entries(i).map(([k, v]) => `<infon key="${esc(k)}">${esc(v)}</infon>`).join('');
   const rel = (r: BiocRelation): string =>
     `<relation id="${esc(r.id)}">${inf(r.infons)}${r.nodes.map((n) => `<node refid="${esc(n.refid)}" role="${esc(n.role)}"/>`).join('')}</relation>\n`;
-  const out: string[] = [
-    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE collection SYSTEM "BioC.dtd">\n<collection>',
-    `${el('source', col.source)}${el('date', col.date)}${el('key', col.key)}${inf(col.infons)}\n`,
-  ];
-  for (const d of col.documents) {
-    out.push(`<document>${el('id', d.id)}${inf(d.infons)}\n`);
+  const start = (): string => {
+    const col = biocCollectionHead();
+    return (
+      '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE collection SYSTEM "BioC.dtd">\n<collection>' +
+      `${el('source', col.source)}${el('date', col.date)}${el('key', col.key)}${inf(col.infons)}\n`
+    );
+  };
+  const add = (doc: Document): string => {
+    const d = documentToBioc(doc, losses);
+    const out = [`<document>${el('id', d.id)}${inf(d.infons)}\n`];
     for (const p of d.passages) {
       out.push(`<passage>${inf(p.infons)}${el('offset', String(p.offset))}${el('text', p.text ?? '')}\n`);
       for (const a of p.annotations) {
@@ -156,7 +166,11 @@ export function exportBiocXml(docs: readonly Document[], opts: { name?: string }
     }
     for (const r of d.relations) out.push(rel(r));
     out.push('</document>\n');
-  }
-  out.push('</collection>\n');
-  return { files: [{ name, content: out.join('') }], issues: lossIssues(losses, name) };
+    return out.join('');
+  };
+  const finish = (): { tail: string; issues: FormatIssue[] } => {
+    for (const [reason, n] of escapeLosses) countLoss(losses, reason, n);
+    return { tail: '</collection>\n', issues: lossIssues(losses, name) };
+  };
+  return { name, start, add, finish };
 }

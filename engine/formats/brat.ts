@@ -2,7 +2,7 @@
 // R, `*` equivalences, A/M attributes and N normalisations are read; E events and # notes are
 // dropped with a warning. Offsets in .ann are code points into the .txt, CRLF kept as is.
 
-import type { Document, Entity, Span } from './types.ts';
+import type { Document, Entity, FormatIssue, Span } from './types.ts';
 import type { ExportFile, ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
 import {
   addEntity,
@@ -162,15 +162,24 @@ const token = (s: string): string => s.replace(/\s+/g, '_');
 
 /** Exports each document as `<id>.txt` + `<id>.ann`; issues say what brat could not hold. */
 export function exportBrat(docs: readonly Document[]): ExportResult {
+  const exporter = bratExporter();
+  const files = docs.flatMap((doc) => exporter.add(doc));
+  return { files, issues: exporter.finish() };
+}
+
+/** The brat exporter, one document (one .txt/.ann pair) at a time; file names stay unique. */
+export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): FormatIssue[] } {
   const losses: LossCounts = new Map();
-  const files: ExportFile[] = [];
   const taken = new Set<string>();
-  for (const doc of docs) {
-    const stem = safeFileName(doc.id, taken);
-    files.push({ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) });
-    if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
-  }
-  return { files, issues: lossIssues(losses, 'brat export') };
+  return {
+    add(doc) {
+      const stem = safeFileName(doc.id, taken);
+      const files = [{ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) }];
+      if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
+      return files;
+    },
+    finish: () => lossIssues(losses, 'brat export'),
+  };
 }
 
 /** Keeps brat-shaped ids (`T3`, `R2`) and renumbers the others without collisions. */

@@ -23,6 +23,28 @@ export interface ExportResult {
   issues: FormatIssue[];
 }
 
+/**
+ * A single-file exporter fed one document at a time, so an export streams to disk instead of
+ * being built whole in memory: the file is `start()`, then `add(doc)` for each document in
+ * order, then the `tail` of `finish()` (which also gives the issues of the whole export).
+ */
+export interface StreamExporter {
+  /** The output file's name (issues name it). */
+  readonly name: string;
+  start(): string;
+  add(doc: Document): string;
+  finish(): { tail: string; issues: FormatIssue[] };
+}
+
+/** The files of one exporter run over documents held in memory (`docs`). */
+export function exportAll(exporter: StreamExporter, docs: Iterable<Document>): ExportResult {
+  const parts = [exporter.start()];
+  for (const doc of docs) parts.push(exporter.add(doc));
+  const { tail, issues } = exporter.finish();
+  parts.push(tail);
+  return { files: [{ name: exporter.name, content: parts.join('') }], issues };
+}
+
 /** Where issues go while one file is read. */
 export interface IssueSink {
   file: string;

@@ -3,8 +3,8 @@
 // starts a document. Text = tokens joined by ' ', sentences by '\n' (one 'sentence' passage each).
 
 import type { Document, Entity, Span } from './types.ts';
-import type { ExportResult, ImportResult, IssueSink, LossCounts } from './common.ts';
-import { addError, addWarning, countLoss, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
+import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter } from './common.ts';
+import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
 
 const TAG_RE = /^([BIESLU])-(.+)$/;
 
@@ -158,12 +158,21 @@ function flatEntities(doc: Document, losses: LossCounts): Entity[] {
 
 /** Exports documents as one CoNLL file (IOB2 by default); issues say what CoNLL could not hold. */
 export function exportConll(docs: readonly Document[], opts: ConllExportOptions = {}): ExportResult {
+  return exportAll(conllExporter({ ...opts, documentCount: docs.length }), docs);
+}
+
+/**
+ * The CoNLL exporter, one document at a time; `documentCount` (how many will be added) decides
+ * whether each starts with a -DOCSTART- line, as it does when there are several.
+ */
+export function conllExporter(opts: ConllExportOptions & { documentCount: number }): StreamExporter {
   const name = opts.name ?? 'documents.conll';
   const sep = opts.separator ?? '\t';
+  const hasManyDocuments = opts.documentCount > 1;
   const losses: LossCounts = new Map();
-  const out: string[] = [];
-  for (const doc of docs) {
-    if (docs.length > 1) out.push(`-DOCSTART- (${doc.id})`, '');
+  const add = (doc: Document): string => {
+    const out: string[] = [];
+    if (hasManyDocuments) out.push(`-DOCSTART- (${doc.id})`, '');
     countLoss(losses, 'relations dropped', doc.relations.length);
     const ents = flatEntities(doc, losses);
     if (doc.entities.some((e) => e.normIds || e.attributes || e.score !== undefined)) {
@@ -196,8 +205,9 @@ export function exportConll(docs: readonly Document[], opts: ConllExportOptions 
     countLoss(losses, crossing, ents.length - ei);
     if (rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
     if (k === 0 && doc.text.trim() !== '') countLoss(losses, 'documents without tokens skipped');
-  }
-  return { files: [{ name, content: out.length > 0 ? out.join('\n') + '\n' : '' }], issues: lossIssues(losses, name) };
+    return out.map((line) => `${line}\n`).join('');
+  };
+  return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
 }
 
 function tokenize(text: string, sent: Span, cuts: Set<number>, punct: boolean): Span[] {

@@ -2,7 +2,8 @@
 // (header optional, auto-detected), the rest become metadata. Exports add `entities`/`relations`
 // JSON columns so annotations survive a round trip. RFC 4180 quoting, CR/LF kept inside quotes.
 
-import type { Document } from './types.ts';
+import { exportAll, type StreamExporter } from './common.ts';
+import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink } from './common.ts';
 import { addError, addWarning, fileStem, finishDocument, makeIssue, sortIssues } from './common.ts';
 import { addJsonAnnotations, annotationsToJson } from './jsonl.ts';
@@ -240,33 +241,49 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** Exports documents as one CSV file: id, text, metadata columns and annotation JSON columns. */
 export function exportCsv(docs: readonly Document[], opts: CsvExportOptions = {}): ExportResult {
+  return exportAll(csvExporter({ ...opts, metadataKeys: metadataKeysOf(docs.map((doc) => doc.metadata)) }), docs);
+}
+
+/** The metadata keys of documents in the order first met (the CSV's metadata columns). */
+export function metadataKeysOf(metadata: Iterable<Record<string, string> | undefined>, keys: string[] = []): string[] {
+  for (const m of metadata) for (const k of Object.keys(m ?? {})) if (!keys.includes(k)) keys.push(k);
+  return keys;
+}
+
+/**
+ * The CSV exporter, one document (one row) at a time. The header comes first, so the metadata
+ * columns are given up front: `metadataKeys` of all documents to be added (metadataKeysOf).
+ */
+export function csvExporter(opts: CsvExportOptions & { metadataKeys: readonly string[] }): StreamExporter {
   const name = opts.name ?? 'documents.csv';
   const d = opts.delimiter ?? ',';
   const withAnn = opts.annotations !== false;
-  const metaKeys: string[] = [];
-  for (const doc of docs) for (const k of Object.keys(doc.metadata ?? {})) if (!metaKeys.includes(k)) metaKeys.push(k);
   const reserved = new Set(['id', 'text', 'entities', 'relations']);
-  const clashes = metaKeys.filter((k) => reserved.has(k.toLowerCase()));
-  const keys = metaKeys.filter((k) => !reserved.has(k.toLowerCase()));
+  const clashes = opts.metadataKeys.filter((k) => reserved.has(k.toLowerCase()));
+  const keys = opts.metadataKeys.filter((k) => !reserved.has(k.toLowerCase()));
   const header = ['id', 'text', ...keys, ...(withAnn ? ['entities', 'relations'] : [])];
-  const lines = [header.map((h) => quote(h, d)).join(d)];
   let dropped = 0;
   let formulaLike = 0;
-  for (const doc of docs) {
+  let hasPassages = false;
+  const add = (doc: Document): string => {
     const cells = [doc.id, doc.text, ...keys.map((k) => doc.metadata?.[k] ?? '')];
     formulaLike += cells.filter((c) => FORMULA_START.test(c)).length;
     if (withAnn) {
       const { entities, relations } = annotationsToJson(doc);
       cells.push(JSON.stringify(entities), JSON.stringify(relations));
     } else dropped += doc.entities.length + doc.relations.length;
-    lines.push(cells.map((c) => quote(c, d)).join(d));
-  }
-  const issues: ExportResult['issues'] = [];
-  // Written as they are (the file is data); a spreadsheet opening it would evaluate them.
-  if (formulaLike > 0)
-    issues.push(makeIssue('warning', name, `${formulaLike} cell${formulaLike === 1 ? ' begins' : 's begin'} with =, +, - or @, which a spreadsheet may run as a formula (a note starting "- Patient…" shows as #NAME?): import the file into the spreadsheet as text rather than opening it`));
-  if (dropped > 0) issues.push(makeIssue('warning', name, `${dropped} entities and relations dropped (annotations: false)`));
-  if (clashes.length > 0) issues.push(makeIssue('warning', name, `metadata columns named like reserved columns dropped: ${clashes.join(', ')}`));
-  if (docs.some((doc) => doc.passages && doc.passages.length > 0)) issues.push(makeIssue('warning', name, 'passage boundaries dropped'));
-  return { files: [{ name, content: lines.join('\n') + '\n' }], issues };
+    if (doc.passages && doc.passages.length > 0) hasPassages = true;
+    return `${cells.map((c) => quote(c, d)).join(d)}\n`;
+  };
+  const finish = (): { tail: string; issues: FormatIssue[] } => {
+    const issues: FormatIssue[] = [];
+    // Written as they are (the file is data); a spreadsheet opening it would evaluate them.
+    if (formulaLike > 0)
+      issues.push(makeIssue('warning', name, `${formulaLike} cell${formulaLike === 1 ? ' begins' : 's begin'} with =, +, - or @, which a spreadsheet may run as a formula (a note starting "- Patient…" shows as #NAME?): import the file into the spreadsheet as text rather than opening it`));
+    if (dropped > 0) issues.push(makeIssue('warning', name, `${dropped} entities and relations dropped (annotations: false)`));
+    if (clashes.length > 0) issues.push(makeIssue('warning', name, `metadata columns named like reserved columns dropped: ${clashes.join(', ')}`));
+    if (hasPassages) issues.push(makeIssue('warning', name, 'passage boundaries dropped'));
+    return { tail: '', issues };
+  };
+  return { name, start: () => `${header.map((h) => quote(h, d)).join(d)}\n`, add, finish };
 }

@@ -3,8 +3,9 @@
 // targets are never written, even with it: the input itself, anything but a regular file (a
 // device such as /dev/null, a pipe; for brat, anything but a folder), and Benchtop's data folder.
 
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { checkWritable } from '../io/out-folder.ts';
 
@@ -100,13 +101,60 @@ export function checkExportTarget(outPath: string, format: string, opts: ExportT
  * that is not a regular file (a device, a pipe or a folder put there since the check) is refused.
  */
 export async function writeAtomic(target: string, content: string): Promise<void> {
+  await writeStreamAtomic(target, (write) => write(content));
+}
+
+/** Tells apart the temp files of exports started in the same millisecond (to one target). */
+const uniqueSuffix = (): string => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+/** Text appended to a file being written; resolves once it may take more. */
+export type WriteText = (text: string) => Promise<void>;
+
+/** Text is handed to the file system in chunks of about this many characters. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Writes the text `produce` hands to `write`, as it comes, to a temp file beside `target`, and
+ * renames it into place only once `produce` is done and `beforeCommit` (a last check of the
+ * target) has not thrown; on any failure the temp file, and a parent folder this made, go again.
+ * An existing target that is not a regular file is refused (see writeAtomic).
+ */
+export async function writeStreamAtomic(
+  target: string,
+  produce: (write: WriteText) => Promise<void>,
+  beforeCommit: () => void = () => undefined,
+): Promise<void> {
   await refuseIrregular(target);
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${uniqueSuffix()}.tmp`);
+  let made: string | undefined;
+  let file: FileHandle | undefined;
   try {
-    await writeFile(tmp, content, 'utf8');
+    made = await mkdir(dirname(target), { recursive: true });
+    file = await open(tmp, 'wx');
+    const out = file;
+    let pending: string[] = [];
+    let size = 0;
+    const flush = async (): Promise<void> => {
+      const bytes = Buffer.from(pending.join(''), 'utf8');
+      pending = [];
+      size = 0;
+      for (let at = 0; at < bytes.length; ) at += (await out.write(bytes, at, bytes.length - at)).bytesWritten;
+    };
+    await produce(async (text) => {
+      pending.push(text);
+      size += text.length;
+      if (size >= CHUNK_CHARS) await flush();
+    });
+    await flush();
+    await file.close();
+    file = undefined;
+    beforeCommit();
+    await refuseIrregular(target);
     await rename(tmp, target);
   } catch (err) {
+    await file?.close().catch(() => undefined);
     await rm(tmp, { force: true });
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
     throw nameOutput(err, target);
   }
 }
@@ -123,7 +171,7 @@ const WRITE_FAILURES: Record<string, string> = {
 /** A file-system error about a temp file, restated about the output the user chose. */
 function nameOutput(err: unknown, output: string): unknown {
   const e = err as NodeJS.ErrnoException;
-  if (typeof e.code !== 'string') return err;
+  if (typeof e.code !== 'string' || !/^E[A-Z]+$/.test(e.code)) return err;
   e.path = output;
   const why = WRITE_FAILURES[e.code];
   if (why !== undefined) e.message = `${output}: ${why}`;
@@ -146,18 +194,38 @@ async function refuseIrregular(target: string): Promise<void> {
  * error names `dir`, not the staging folder. Returns the paths written.
  */
 export async function writeFilesAtomic(dir: string, files: readonly { name: string; content: string }[]): Promise<string[]> {
-  const existed = existsSync(dir);
-  const staging = join(dir, `.benchtop-partial-${process.pid}-${Date.now().toString(36)}`);
+  return writeFilesStreamAtomic(dir, async (put) => {
+    for (const f of files) await put(f.name, f.content);
+  });
+}
+
+/**
+ * writeFilesAtomic for files made as they are written: `produce` hands each to `put`, and they
+ * are moved in once it is done and `beforeCommit` (a last check of `dir`) has not thrown.
+ */
+export async function writeFilesStreamAtomic(
+  dir: string,
+  produce: (put: (name: string, content: string) => Promise<void>) => Promise<void>,
+  beforeCommit: () => void = () => undefined,
+): Promise<string[]> {
+  const staging = join(dir, `.benchtop-partial-${process.pid}-${uniqueSuffix()}`);
+  const names: string[] = [];
+  let made: string | undefined;
   try {
-    await mkdir(staging, { recursive: true });
-    for (const f of files) await writeFile(join(staging, f.name), f.content, 'utf8');
-    for (const f of files) await refuseIrregular(join(dir, f.name));
-    for (const f of files) await rename(join(staging, f.name), join(dir, f.name));
+    made = await mkdir(dir, { recursive: true });
+    await mkdir(staging);
+    await produce(async (name, content) => {
+      await writeFile(join(staging, name), content, 'utf8');
+      names.push(name);
+    });
+    beforeCommit();
+    for (const name of names) await refuseIrregular(join(dir, name));
+    for (const name of names) await rename(join(staging, name), join(dir, name));
   } catch (err) {
-    if (!existed) await rm(dir, { recursive: true, force: true });
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
     throw nameOutput(err, dir);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return files.map((f) => join(dir, f.name));
+  return names.map((name) => join(dir, name));
 }

@@ -3,6 +3,7 @@
 // "label": [[s,e,"TYPE"]]. Offsets (entities and passages) are code points. The helpers also
 // serve CSV annotation cells.
 
+import { exportAll, type StreamExporter } from './common.ts';
 import type { Document } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
 import type { LineParser } from './stream.ts';
@@ -217,15 +218,19 @@ export function annotationsToJson(doc: Document): { entities: Obj[]; relations: 
 
 /** Exports documents as JSON Lines; lossless for the document model. */
 export function exportJsonl(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
-  const name = opts.name ?? 'documents.jsonl';
-  const lines = docs.map((doc) => {
+  return exportAll(jsonlExporter(opts), docs);
+}
+
+/** The JSON Lines exporter, one document (one line) at a time. */
+export function jsonlExporter(opts: { name?: string } = {}): StreamExporter {
+  const add = (doc: Document): string => {
     const rec: Obj = { id: doc.id, text: doc.text, ...annotationsToJson(doc) };
     if (doc.passages) {
       const om = offsetMap(doc.text);
       rec.passages = doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) }));
     }
     if (doc.metadata) rec.metadata = doc.metadata;
-    return JSON.stringify(rec);
-  });
-  return { files: [{ name, content: lines.map((l) => l + '\n').join('') }], issues: [] };
+    return `${JSON.stringify(rec)}\n`;
+  };
+  return { name: opts.name ?? 'documents.jsonl', start: () => '', add, finish: () => ({ tail: '', issues: [] }) };
 }

@@ -4,12 +4,13 @@
 
 import type { Document, Entity } from './types.ts';
 import type { LineParser } from './stream.ts';
-import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
+import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft, StreamExporter } from './common.ts';
 import {
   addEntity,
   addError,
   addWarning,
   countLoss,
+  exportAll,
   finishDocument,
   lossIssues,
   offsetMap,
@@ -130,10 +131,15 @@ function splitTitle(doc: Document): number {
 
 /** Exports documents as one PubTator file; issues say what the format could not hold. */
 export function exportPubtator(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
+  return exportAll(pubtatorExporter(opts), docs);
+}
+
+/** The PubTator exporter, one document at a time (blocks separated by a blank line). */
+export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
   const name = opts.name ?? 'documents.pubtator.txt';
   const losses: LossCounts = new Map();
-  const blocks: string[] = [];
-  for (const doc of docs) {
+  let isFirst = true;
+  const add = (doc: Document): string => {
     const id = doc.id.replace(/[|\t\r\n]/g, '_');
     if (id !== doc.id) countLoss(losses, 'document ids with |, tab or line breaks changed');
     const cut = splitTitle(doc);
@@ -150,9 +156,11 @@ export function exportPubtator(docs: readonly Document[], opts: { name?: string 
       if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
     }
     if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
-    blocks.push(lines.join('\n') + '\n');
-  }
-  return { files: [{ name, content: blocks.join('\n') }], issues: lossIssues(losses, name) };
+    const separator = isFirst ? '' : '\n';
+    isFirst = false;
+    return `${separator}${lines.join('\n')}\n`;
+  };
+  return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
 }
 
 function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: LossCounts): string[] {

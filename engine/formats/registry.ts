@@ -1,13 +1,13 @@
 // Format registry: detection by extension and content sniffing, importPath for a file or a
 // whole folder (recursive, mixed formats; a bad file becomes an error issue and the batch goes
 // on; only regular files within a size limit are read), and exportDocuments writing atomically
-// (temp file, then rename) where export-target.ts allows it.
+// (streamed to a temp file, then renamed; see export-stream.ts) where export-target.ts allows it.
 
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, relative, sep } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, extname, join, relative, sep } from 'node:path';
 import { NOT_REGULAR, readInputFileAsync, readInputHead } from '../io/input-file.ts';
-import { checkExportTarget, writeAtomic, writeFilesAtomic } from './export-target.ts';
+import { writeExport } from './export-stream.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
@@ -21,11 +21,14 @@ import type { ConllExportOptions } from './conll.ts';
 import { exportConll, importConll } from './conll.ts';
 import { exportJsonl, importJsonl } from './jsonl.ts';
 import type { CsvExportOptions, CsvImportOptions } from './csv.ts';
-import { exportCsv, importCsv } from './csv.ts';
+import { exportCsv, importCsv, metadataKeysOf } from './csv.ts';
 import { DEFAULT_MAX_BYTES, importPdf, sizeLimitIssue } from './pdf.ts';
 import { importDocx } from './docx.ts';
 
 export { checkExportTarget, ExportTargetError } from './export-target.ts';
+export { writeExport } from './export-stream.ts';
+export type { DocumentBatches, StreamExportOptions } from './export-stream.ts';
+export { metadataKeysOf } from './csv.ts';
 export type { ExportTargetOptions } from './export-target.ts';
 
 /** Formats that can be written. */
@@ -254,7 +257,7 @@ export function renderDocuments(docs: readonly Document[], format: ExportFormat,
 
 /**
  * Writes documents: single-file formats to `outPath` (a file), brat to `outPath` (a folder of
- * .txt/.ann pairs). Each file is written to a temp file and renamed into place.
+ * .txt/.ann pairs), all or nothing (see writeExport, which takes documents in batches).
  */
 export async function exportDocuments(
   docs: readonly Document[],
@@ -262,18 +265,6 @@ export async function exportDocuments(
   outPath: string,
   opts: ExportOptions = {},
 ): Promise<{ written: string[]; issues: FormatIssue[] }> {
-  checkExportTarget(outPath, format, {
-    ...(opts.overwrite !== undefined && { overwrite: opts.overwrite }),
-    ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
-  });
-  const res = renderDocuments(docs, format, basename(outPath), opts);
-  // brat's many files go in all together or not at all (a full disk part-way leaves none).
-  if (format === 'brat') return { written: await writeFilesAtomic(outPath, res.files), issues: res.issues };
-  await mkdir(dirname(outPath), { recursive: true });
-  const written: string[] = [];
-  for (const f of res.files) {
-    await writeAtomic(outPath, f.content);
-    written.push(outPath);
-  }
-  return { written, issues: res.issues };
+  const metadataKeys = format === 'csv' ? metadataKeysOf(docs.map((doc) => doc.metadata)) : [];
+  return writeExport([docs], format, outPath, { ...opts, documentCount: docs.length, metadataKeys });
 }
