@@ -80,12 +80,14 @@ describe('Models: rename and export', () => {
       .poll(() => detail.getByTestId('model-rename-error').textContent())
       .toBe('Another model is already called “Other BERT”; choose a name no other model has.');
     expect((await apiCall(app.server, 'models:list', {})).find((m) => m.id === model.id)?.name).toBe('Golden BERT');
-    // Escape leaves the name as it was.
+    // Escape leaves the name as it was, and the keyboard goes back to Rename….
     await input.press('Escape');
     expect(await detail.getByTestId('model-detail-name').textContent()).toBe('Golden BERT');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('model-rename');
 
-    await detail.getByTestId('model-rename').click();
-    await input.fill('Disease tagger v2');
+    await page.keyboard.press('Enter'); // opens the form again, the name selected to type over
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('model-rename-input');
+    await page.keyboard.type('Disease tagger v2');
     await input.press('Enter');
     await detail.getByTestId('model-detail-name').waitFor();
     expect(await detail.getByTestId('model-detail-name').textContent()).toBe('Disease tagger v2');
@@ -110,6 +112,11 @@ describe('Models: rename and export', () => {
     await detail.getByTestId('open-model-export').click();
     const panel = detail.getByTestId('model-export');
     expect(await panel.getByTestId('model-export-phi').count()).toBe(0); // no patient data: no warning
+    // Escape in the panel closes it and gives the keyboard back to Export….
+    await panel.getByTestId('model-export-path').press('Escape');
+    await expect.poll(() => panel.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('open-model-export');
+    await page.keyboard.press('Enter');
 
     const busy = join(app.tmp, 'busy');
     mkdirSync(busy);
