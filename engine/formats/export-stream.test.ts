@@ -125,4 +125,16 @@ describe('writeExport', () => {
     expect(readFileSync(out, 'utf8')).toMatch(/^a\|t\|Aspirin helps\.\n/);
   });
 
+  it.each<ExportFormat>(['csv', 'brat'])('%s: a file put meanwhile into the folder the export made outlives its failure', async (format) => {
+    const made = join(fresh(), 'new');
+    const out = format === 'brat' ? made : join(made, 'notes.csv');
+    const cancel = new AbortController();
+    const userFileThenCancel = (): void => {
+      writeFileSync(join(made, 'mine.txt'), 'mine');
+      cancel.abort();
+    };
+    const run = writeExport(batches(small.slice(0, 1), userFileThenCancel, small.slice(1)), format, out, { ...opts(2), signal: cancel.signal });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(entries(made)).toEqual([{ name: 'mine.txt', size: 4 }]);
+  });
 });

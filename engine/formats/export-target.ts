@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { checkWritable } from '../io/out-folder.ts';
 
@@ -154,7 +154,7 @@ export async function writeStreamAtomic(
   } catch (err) {
     await file?.close().catch(() => undefined);
     await rm(tmp, { force: true });
-    if (made !== undefined) await rm(made, { recursive: true, force: true });
+    if (made !== undefined) await removeMade(dirname(target), made, []);
     throw nameOutput(err, target);
   }
 }
@@ -199,6 +199,15 @@ export async function writeFilesAtomic(dir: string, files: readonly { name: stri
   });
 }
 
+/** Undoes a failed export into the folder `dir`, which it created (up from `made`): the files it moved in, then the folders if empty. */
+async function removeMade(dir: string, made: string, moved: readonly string[]): Promise<void> {
+  for (const name of moved) await rm(join(dir, name), { force: true });
+  for (let d = dir; isInside(d, made); d = dirname(d)) {
+    const isGone = await rmdir(d).then(() => true, () => false);
+    if (!isGone || d === made) break;
+  }
+}
+
 /**
  * writeFilesAtomic for files made as they are written: `produce` hands each to `put`, and they
  * are moved in once it is done and `beforeCommit` (a last check of `dir`) has not thrown.
@@ -210,6 +219,7 @@ export async function writeFilesStreamAtomic(
 ): Promise<string[]> {
   const staging = join(dir, `.benchtop-partial-${process.pid}-${uniqueSuffix()}`);
   const names: string[] = [];
+  const moved: string[] = [];
   let made: string | undefined;
   try {
     made = await mkdir(dir, { recursive: true });
@@ -220,9 +230,14 @@ export async function writeFilesStreamAtomic(
     });
     beforeCommit();
     for (const name of names) await refuseIrregular(join(dir, name));
-    for (const name of names) await rename(join(staging, name), join(dir, name));
+    for (const name of names) {
+      await rename(join(staging, name), join(dir, name));
+      moved.push(name);
+    }
   } catch (err) {
-    if (made !== undefined) await rm(made, { recursive: true, force: true });
+    await rm(staging, { recursive: true, force: true });
+    // NOTE: only what this export put there goes: others may have written into the folder meanwhile.
+    if (made !== undefined) await removeMade(dir, made, moved);
     throw nameOutput(err, dir);
   } finally {
     await rm(staging, { recursive: true, force: true });
