@@ -3,10 +3,12 @@
 // says whether it learned from patient data; refused targets and failures leave nothing behind.
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   readFileSync,
   readdirSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -103,8 +105,11 @@ describe('models:export', () => {
     // status is what the export must carry.
     const model = await t.call('models:import-folder', { path: goldenCopy('said-phi', 'no-phi'), phiStatus: 'trained-on-phi' });
     expect(model.phiStatus).toBe('trained-on-phi');
+    // The library's copy is read-only (imported from a read-only place): the export is not.
+    for (const f of readdirSync(join(t.dir, 'data', model.path))) chmodSync(join(t.dir, 'data', model.path, f), 0o444);
     const out = join(t.dir, 'phi-export');
     expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus).toBe('trained-on-phi');
+    for (const f of readdirSync(out)) expect(statSync(join(out, f)).mode & 0o777, f).toBe(0o644);
     const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string };
     expect(record.phi_status).toBe('trained-on-phi');
     expect(record.statement).toMatch(/^trained on PHI/);

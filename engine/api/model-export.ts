@@ -4,7 +4,7 @@
 // model.onnx (the graph `benchtop export-onnx` writes). The files are staged in a hidden folder
 // inside the target and moved in only once all are written: a failure leaves none behind.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
@@ -162,6 +162,8 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       throw new ApiError('not-found', `${f} of “${source.name}” disappeared from its folder while exporting (was the model removed?); nothing was exported.`);
     });
+    // copyFile keeps the mode: a model imported from a read-only place would export read-only files.
+    await chmod(join(staging, f), 0o644);
   }
   const record = exportRecord(source, await ownRecord(source.dir));
   await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
