@@ -37,13 +37,13 @@ function errorOf(reply: Reply<unknown>): string {
 }
 
 /** A copy of the golden BERT whose lineage.json (if `status`) records that PHI status. */
-function goldenCopy(name: string, status?: string): string {
+function goldenCopy(name: string, status?: string, entries: unknown[] = []): string {
   const folder = join(t.dir, name);
   mkdirSync(folder);
   for (const f of readdirSync(GOLDEN).filter((f) => !f.startsWith('goldens.') && f !== 'pytorch_model.bin'))
     writeFileSync(join(folder, f), readFileSync(join(GOLDEN, f)));
   if (status !== undefined)
-    writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: status, statement: '', entries: [] }));
+    writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: status, statement: '', entries }));
   return folder;
 }
 
@@ -69,7 +69,8 @@ async function onnxLogits(file: string): Promise<HostTensor> {
 
 describe('models:export', () => {
   it('writes a folder that loads back with the same weights, and a model.onnx with the goldens’ logits', async () => {
-    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi', name: 'Golden BERT' });
+    const publicText = { kind: 'pretrain', source: 'public text', containsPhi: false, gradients: true };
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden', 'no-phi', [publicText]), phiStatus: 'no-phi', name: 'Golden BERT' });
     const out = join(t.dir, 'exports', 'golden-export'); // its parent does not exist yet
     const report = await t.call('models:export', { modelId: model.id, outPath: out, includeOnnx: true });
     expect(report).toEqual({
@@ -93,6 +94,7 @@ describe('models:export', () => {
 
     const lineage = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as Record<string, unknown>;
     expect(lineage).toMatchObject({ phi_status: 'no-phi', model_name: 'Golden BERT' });
+    expect(lineage['entries']).toEqual([{ kind: 'pretrain', source: 'public text', containsPhi: false, gradients: true }]);
 
     // Imported back, it is the same model with the same record.
     const again = await t.call('models:import-folder', { path: out, phiStatus: 'no-phi' });
@@ -103,16 +105,19 @@ describe('models:export', () => {
   it('says trained-on-phi when the library knows more than the folder’s own record, and never less', async () => {
     // The folder's lineage.json says no PHI, but the user declared PHI on import: the library's
     // status is what the export must carry.
-    const model = await t.call('models:import-folder', { path: goldenCopy('said-phi', 'no-phi'), phiStatus: 'trained-on-phi' });
+    const publicText = { kind: 'pretrain', source: 'public text', containsPhi: false, gradients: true };
+    const model = await t.call('models:import-folder', { path: goldenCopy('said-phi', 'no-phi', [publicText]), phiStatus: 'trained-on-phi' });
     expect(model.phiStatus).toBe('trained-on-phi');
     // The library's copy is read-only (imported from a read-only place): the export is not.
     for (const f of readdirSync(join(t.dir, 'data', model.path))) chmodSync(join(t.dir, 'data', model.path, f), 0o444);
     const out = join(t.dir, 'phi-export');
     expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus).toBe('trained-on-phi');
     for (const f of readdirSync(out)) expect(statSync(join(out, f)).mode & 0o777, f).toBe(0o644);
-    const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string };
+    const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string; entries: unknown[] };
     expect(record.phi_status).toBe('trained-on-phi');
     expect(record.statement).toMatch(/^trained on PHI/);
+    // Its entries say why (the folder's own said only "public text, no PHI").
+    expect(record.entries).toEqual([{ kind: 'pretrain', source: 'imported folder "said-phi"', containsPhi: true, gradients: true }]);
     expect(existsSync(join(out, 'model.onnx'))).toBe(false);
 
     // A folder with no record at all gets one: an unknown model says unknown.

@@ -129,8 +129,12 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
 function exportRecord(source: Source, own: LineageRecord | undefined): LineageRecord & { model_name: string } {
   const recorded = own?.phi_status;
   const status: PhiStatus = recorded === undefined ? source.record.phi_status : worsePhiStatus(source.record.phi_status, recorded);
-  // A run's own record (distillation) is more detailed than the library's; keep its entries.
-  const entries = own && Array.isArray(own.entries) && own.entries.length > 0 ? own.entries : source.record.entries;
+  // A run's own record (distillation) is more detailed than the library's; keep its entries,
+  // unless the library knows of more exposure (a dataset flagged as PHI since, a status the
+  // user declared on import): then the library's entries, which say where it came from.
+  const isRaised = recorded !== undefined && status !== recorded;
+  const hasOwnEntries = own !== undefined && Array.isArray(own.entries) && own.entries.length > 0;
+  const entries = hasOwnEntries && !isRaised ? own.entries : source.record.entries;
   return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries };
 }
 
