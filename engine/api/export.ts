@@ -74,6 +74,16 @@ async function metadataKeys(db: ReadDb, projectId: number, ids: readonly number[
   return keys;
 }
 
+/**
+ * A write that failed for a reason the writer words about the output (a full disk, a read-only
+ * place, no permission: "<outPath>: the disk is full; nothing was written …"), kept in those words.
+ */
+function namedWriteFailure(err: unknown, outPath: string): unknown {
+  const e = err as NodeJS.ErrnoException | null;
+  const isNamed = typeof e?.code === 'string' && typeof e.message === 'string' && e.message.startsWith(`${outPath}: `);
+  return isNamed ? new ApiError('invalid', e.message) : err;
+}
+
 /** Runs one export; see the contract for the arguments. */
 export async function exportProjectDocuments(
   ctx: ApiContext,
@@ -102,6 +112,8 @@ export async function exportProjectDocuments(
     ...target,
     documentCount: ids.length,
     ...(args.format === 'csv' && { metadataKeys: await metadataKeys(db, args.projectId, ids) }),
+  }).catch((err: unknown) => {
+    throw namedWriteFailure(err, args.outPath);
   });
   return {
     documents: ids.length,
