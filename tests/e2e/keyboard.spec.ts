@@ -58,6 +58,39 @@ describe('keyboard and screen reader', () => {
     await page.keyboard.press('Escape');
     expect(await page.getByTestId('import-panel').count()).toBe(1);
     await press('open-import'); // toggles it shut
+  });
+
+  it('says in a live region that Run and Evaluate finished, and what they found', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+    await page.getByText('Advanced settings').click();
+    await page.getByTestId('train-batch').fill('2');
+    await page.getByTestId('train-max-steps').fill('10');
+    await page.getByTestId('start-training').click();
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
+      .toBe('Finished');
+
+    await page.getByTestId('nav-run').click();
+    const run = page.getByTestId('run-announcer');
+    expect(await run.getAttribute('role')).toBe('status');
+    expect(await run.textContent()).toBe('');
+    await press('start-run');
+    await page.getByTestId('run-results').waitFor({ timeout: 120_000 });
+    await expect
+      .poll(() => run.textContent())
+      .toMatch(/^The run finished: .+ found \d+ entit(y|ies) in 5 documents\.$/);
+
+    await page.getByTestId('nav-evaluate').click();
+    const evaluate = page.getByTestId('evaluate-announcer');
+    expect(await evaluate.getAttribute('role')).toBe('status');
+    expect(await evaluate.textContent()).toBe('');
+    await press('start-evaluate');
+    await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
+    await expect
+      .poll(() => evaluate.textContent())
+      .toMatch(/^The evaluation finished: F1 \d+\.\d % on \d+ annotated documents\.$/);
     expect(app.problems).toEqual([]);
   });
 });

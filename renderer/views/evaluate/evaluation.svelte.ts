@@ -7,6 +7,7 @@ import type {
   ModelInfo,
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
+import { formatNumber, formatScore } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
@@ -53,6 +54,16 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     ),
   );
   blocker = $derived(this.#blocker());
+
+  /** What the screen's live region says about the shown job, so a screen reader hears it end. */
+  get announcement(): string {
+    const r = this.report;
+    if (this.state === 'running') return 'Evaluating…';
+    if (this.state === 'cancelled') return 'The evaluation was stopped.';
+    if (this.state === 'failed') return 'The evaluation did not finish.';
+    if (this.state !== 'completed' || !r) return '';
+    return `The evaluation finished: F1 ${formatScore(r.micro.f1)} on ${formatNumber(r.documents)} annotated documents.`;
+  }
 
   constructor(sources: Sources) {
     super();

@@ -12,6 +12,7 @@ import type {
   PredictedRow,
 } from '../../../engine/api/contract.ts';
 import { call, on } from '../../lib/api.ts';
+import { countOf } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
@@ -50,6 +51,17 @@ export class PredictionState extends ShowsJob<'predict'> {
       : (this.nerModels[0]?.id ?? ''),
   );
   blocker = $derived(this.#blocker());
+
+  /** What the screen's live region says about the shown job, so a screen reader hears it end. */
+  get announcement(): string {
+    const r = this.result;
+    if (this.state === 'running') return 'Running the model…';
+    if (this.state === 'cancelled') return 'The run was stopped; nothing was saved.';
+    if (this.state === 'failed') return 'The run did not finish.';
+    if (this.state !== 'completed' || !r) return '';
+    const found = `${countOf(r.entities, 'entity')}${r.relations > 0 ? ` and ${countOf(r.relations, 'relation')}` : ''}`;
+    return `The run finished: ${r.modelName} found ${found} in ${countOf(r.documents, 'document')}.`;
+  }
 
   constructor(sources: Sources) {
     super();
