@@ -91,6 +91,24 @@ describe('keyboard and screen reader', () => {
     await expect
       .poll(() => evaluate.textContent())
       .toMatch(/^The evaluation finished: F1 \d+\.\d % on \d+ annotated documents\.$/);
+  });
+
+  it('takes the keyboard to each Distill step heading on Next and Back, never to <body>', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-teacher').first().waitFor();
+    for (const step of ['Student', 'Transfer text', 'Review and run']) {
+      await press('distill-next');
+      await expect.poll(focused).toBe('distill-step-title');
+      expect(await page.getByTestId('distill-step-title').textContent()).toBe(step);
+    }
+    expect(await page.getByTestId('distill-next').count()).toBe(0); // Start took its place
+    for (const step of ['Transfer text', 'Student', 'Teacher']) {
+      await page.getByRole('button', { name: 'Back', exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(focused).toBe('distill-step-title');
+      expect(await page.getByTestId('distill-step-title').textContent()).toBe(step);
+    }
     expect(app.problems).toEqual([]);
   });
 });
