@@ -2,10 +2,14 @@
 // close on Escape and give the keyboard back to their button; the document pager keeps focus on
 // its first and last page and reads the new range; Run and Evaluate say in a live region that
 // they finished; Distill's Back and Next take the keyboard to the new step's heading.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, launchDemoApp } from './fixtures.ts';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchDemoApp } from './fixtures.ts';
 
+const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
 let app: App;
+let projectId: number;
 
 /** The focused element: its data-testid, else its tag and text ("H2 Student"); BODY when lost. */
 function focused(): Promise<string> {
@@ -22,7 +26,7 @@ async function press(testid: string, key = 'Enter'): Promise<void> {
 }
 
 beforeAll(async () => {
-  ({ app } = await launchDemoApp());
+  ({ app, projectId } = await launchDemoApp());
 });
 afterAll(async () => {
   await app?.close();
@@ -109,6 +113,24 @@ describe('keyboard and screen reader', () => {
       await expect.poll(focused).toBe('distill-step-title');
       expect(await page.getByTestId('distill-step-title').textContent()).toBe(step);
     }
+  });
+  it('keeps focus on First and Last when they reach the end, and reads out the new range', async () => {
+    const { page, server } = app;
+    await apiCall(server, 'documents:import', { projectId, path: NCBI_DEV, containsPhi: false });
+    await page.reload();
+    await page.getByTestId('nav-documents').click();
+    const range = page.getByTestId('page-range');
+    await expect.poll(() => range.textContent()).toBe('1–50 of 105');
+    expect(await range.getAttribute('aria-live')).toBe('polite');
+    await press('page-last');
+    await expect.poll(() => range.textContent()).toBe('101–105 of 105');
+    expect(await focused()).toBe('page-last');
+    expect(await page.getByTestId('page-last').getAttribute('aria-disabled')).toBe('true');
+    await page.keyboard.press('Enter'); // nothing further: still the last page, focus stays
+    expect(await range.textContent()).toBe('101–105 of 105');
+    await press('page-first');
+    await expect.poll(() => range.textContent()).toBe('1–50 of 105');
+    expect(await focused()).toBe('page-first');
     expect(app.problems).toEqual([]);
   });
 });
