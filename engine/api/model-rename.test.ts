@@ -1,9 +1,10 @@
 // models:rename: only the display name changes. Bad names are refused with a message that says
 // what to do, shipped models stay as installed, and what depends on the model keeps working: a
 // run started from it resumes, and a model trained from it names it in its lineage.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import type { Reply } from './contract.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
@@ -120,5 +121,14 @@ describe('renaming the starting model of a run', () => {
     const later = await t.call('models:get-lineage', { modelId: child.id });
     expect(source(later)).toBe(`model "Renamed BERT" (${base.id}, no-phi), now named “Golden BERT v3”`);
     expect(later.ancestors).toMatchObject([{ modelId: base.id, name: 'Golden BERT v3' }]);
+
+    // Exported, the trained model carries its card, metrics and lineage, and loads back.
+    const out = join(t.dir, 'trained-export');
+    const report = await t.call('models:export', { modelId: child.id, outPath: out, includeOnnx: true });
+    expect(report.files).toEqual(expect.arrayContaining(['training_card.md', 'metrics.json', 'lineage.json', 'model.onnx']));
+    expect(report.phiStatus).toBe(child.phiStatus);
+    const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { entries: { kind: string; source: string }[] };
+    expect(record.entries.find((e) => e.kind === 'base-model')?.source).toBe(`model "Renamed BERT" (${base.id}, no-phi)`);
+    expect(loadHfFolder(out).config.labels).toEqual(child.labels);
   }, 180_000);
 });
