@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -174,6 +175,24 @@ describe('models:export', () => {
     expect(readdirSync(busy)).toEqual(['notes.txt']);
     expect(readdirSync(t.dir).sort()).toEqual(['a-file', 'busy', 'dangling', 'data', 'golden', 'link-to-data']);
     expect(existsSync(student)).toBe(false);
+  });
+});
+
+describe('models:export of a damaged library copy', () => {
+  it('refuses, naming the library file and what is wrong, and writes nothing', async () => {
+    const model = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi', name: 'Golden BERT' });
+    const folder = join(t.dir, 'data', model.path);
+    rmSync(join(folder, 'vocab.txt'));
+    const out = join(t.dir, 'out');
+    const reply = await t.invoke('models:export', { modelId: model.id, outPath: out });
+    expect(errorOf(reply)).toMatch(new RegExp(`^unreadable-model: ${folder}/vocab\\.txt: .*; this model cannot be exported \\(import it again, or remove it\\)$`));
+    expect(errorOf(reply)).not.toMatch(/benchtop-export/);
+    writeFileSync(join(folder, 'vocab.txt'), readFileSync(join(GOLDEN, 'vocab.txt')));
+    writeFileSync(join(folder, 'config.json'), '{"model_type": "bert",');
+    expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: out, includeOnnx: true }))).toMatch(
+      new RegExp(`^unreadable-model: ${folder}/config\\.json: `),
+    );
+    expect(existsSync(out)).toBe(false);
   });
 });
 

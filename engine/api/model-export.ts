@@ -6,7 +6,8 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { CheckpointError } from '../checkpoints/errors.ts';
+import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
 import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
 import { checkWritable } from '../io/out-folder.ts';
@@ -172,14 +173,26 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
   const record = exportRecord(source, await ownRecord(source.dir));
   await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
   names.push('lineage.json');
+  // The copy must load as a model (a damaged library folder is not exported as if whole), and
+  // the .onnx is built from it: it holds exactly the weights exported beside it.
+  const m = loadCopy(staging, source.dir);
   if (includeOnnx) {
-    // Built from the copy: the .onnx holds exactly the weights exported beside it.
-    const m = loadHfFolder(staging, { requireVocab: false });
     await writeFile(join(staging, 'model.onnx'), standaloneOnnx(m.config, m.weights).bytes);
-    m.weights.clear();
     names.push('model.onnx');
   }
+  m.weights.clear();
   return { files: names.sort(), phiStatus: record.phi_status };
+}
+
+/** Loads the staged copy; a problem is reported about the library's file it was copied from. */
+function loadCopy(staging: string, from: string): HfFolder {
+  try {
+    return loadHfFolder(staging);
+  } catch (err) {
+    if (!(err instanceof CheckpointError)) throw err;
+    const file = join(from, relative(staging, err.file));
+    throw new CheckpointError(file, `${err.reason.replaceAll(staging, from)}; this model cannot be exported (import it again, or remove it)`);
+  }
 }
 
 /** Removes staging folders in `out` left by an export whose process died. */
