@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { exportBrat } from './brat.ts';
 import { exportCsv } from './csv.ts';
 import { ExportTargetError } from './export-target.ts';
@@ -136,5 +136,18 @@ describe('writeExport', () => {
     const run = writeExport(batches(small.slice(0, 1), userFileThenCancel, small.slice(1)), format, out, { ...opts(2), signal: cancel.signal });
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
     expect(entries(made)).toEqual([{ name: 'mine.txt', size: 4 }]);
+  });
+
+  it('two exports to one file in the same millisecond both finish, and the file is one of them whole', async () => {
+    const out = join(fresh(), 'notes.jsonl');
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
+    try {
+      const both = [small, [big]].map((docs) => writeExport([docs], 'jsonl', out, opts(docs.length, { overwrite: true })));
+      await expect(Promise.all(both)).resolves.toHaveLength(2);
+    } finally {
+      now.mockRestore();
+    }
+    expect([exportJsonl(small), exportJsonl([big])].map((r) => r.files[0]?.content)).toContain(readFileSync(out, 'utf8'));
+    expect(entries(join(out, '..')).map((e) => e.name)).toEqual(['notes.jsonl']);
   });
 });
