@@ -174,3 +174,20 @@ describe.skipIf(!HAS_DATA)('importing a folder of mixed formats', () => {
     expect(one.items.map((d) => d.format)).toEqual(['pubtator']);
   });
 });
+
+describe('importing a file of many documents with the same id', () => {
+  it('lists the first 10,000 left out and counts the rest', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Same ids' });
+    const path = join(t.dir, 'same-id.pubtator');
+    writeFileSync(path, '42|t|A title\n42|a|An abstract.\n\n'.repeat(10_050));
+    const report = await t.call('documents:import', { projectId, path, containsPhi: false });
+    expect(report).toMatchObject({ documentsAdded: 1, documentsSkipped: 10_049 });
+    expect(report.issues).toHaveLength(10_001);
+    expect(report.issues[0]).toEqual({ severity: 'warning', file: 'same-id.pubtator', message: 'duplicate document id 42; the first one was kept' });
+    expect(report.issues.at(-1)).toEqual({
+      severity: 'warning',
+      file: 'same-id.pubtator',
+      message: '49 more documents skipped as above (duplicate ids or too long), not listed one by one',
+    });
+  });
+});

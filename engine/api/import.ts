@@ -9,7 +9,7 @@ import { basename, isAbsolute } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { safeErrorMessage } from '../formats/common.ts';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
-import { STREAM_FROM_BYTES, isStreamable, streamDocuments } from '../formats/stream.ts';
+import { MAX_FILE_ISSUES, STREAM_FROM_BYTES, isStreamable, streamDocuments } from '../formats/stream.ts';
 import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
 import {
@@ -68,6 +68,17 @@ export async function importDocuments(
   } finally {
     ctx.jobs.endImport(importId);
   }
+}
+
+/** What was left out of a file's documents: listed up to MAX_FILE_ISSUES, then counted. */
+interface DocIssues {
+  list: FileIssue[];
+  unlisted: number;
+}
+
+function note(out: DocIssues, issue: FileIssue): void {
+  if (out.list.length < MAX_FILE_ISSUES) out.list.push(issue);
+  else out.unlisted++;
 }
 
 /** The next files to read together: up to READ_AHEAD small ones within READ_AHEAD_BYTES, or one large one. */
@@ -199,7 +210,7 @@ async function importInto(
   };
 
   /** Takes a file's documents (duplicate ids and overlong texts left out with an issue). */
-  const take = async (entry: FileEntry, format: FormatName, docs: readonly Document[], out: FileIssue[]): Promise<void> => {
+  const take = async (entry: FileEntry, format: FormatName, docs: readonly Document[], out: DocIssues): Promise<void> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
     const relStem = entry.display.replace(/\.[^./]+$/, '');
     for (const d of docs) {
@@ -207,7 +218,7 @@ async function importInto(
       const id = isFolder && d.id === stem ? relStem : d.id;
       if (seen.has(id)) {
         count.duplicates++;
-        out.push({
+        note(out, {
           severity: 'warning',
           file: entry.display,
           message: `duplicate document id ${id}; the first one was kept`,
@@ -215,7 +226,7 @@ async function importInto(
         continue;
       }
       if (d.text.length > MAX_DOCUMENT_CHARS) {
-        out.push({
+        note(out, {
           severity: 'error',
           file: entry.display,
           message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
@@ -234,8 +245,14 @@ async function importInto(
   };
 
   /** The issues a file's reader gave, after those about its documents. */
-  const fileDone = (entry: FileEntry, docIssues: FileIssue[], readIssues: readonly FormatIssue[]): void => {
-    issues.push(...docIssues);
+  const fileDone = (entry: FileEntry, docIssues: DocIssues, readIssues: readonly FormatIssue[]): void => {
+    issues.push(...docIssues.list);
+    if (docIssues.unlisted > 0)
+      issues.push({
+        severity: 'warning',
+        file: entry.display,
+        message: `${docIssues.unlisted.toLocaleString('en-US')} more documents skipped as above (duplicate ids or too long), not listed one by one`,
+      });
     for (const issue of readIssues) {
       // Duplicate ids are reported above, once, with what was done about them.
       if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id '))
@@ -250,7 +267,7 @@ async function importInto(
   const stream = async (entry: FileEntry, format: 'pubtator' | 'jsonl'): Promise<boolean> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
     const reader = streamDocuments(entry.absolute, format, entry.display, stem);
-    const docIssues: FileIssue[] = [];
+    const docIssues: DocIssues = { list: [], unlisted: 0 };
     let found = 0;
     let readIssues: FormatIssue[];
     try {
@@ -305,7 +322,7 @@ async function importInto(
         if (format !== null && isStreamable(format) && (await stream(only.entry, format))) continue;
       }
       for (const { entry, format, res } of await Promise.all(group.map((g) => readWhole(g.entry)))) {
-        const docIssues: FileIssue[] = [];
+        const docIssues: DocIssues = { list: [], unlisted: 0 };
         if (res.documents.length > 0) formats.add(format ?? 'text');
         await take(entry, format ?? 'text', res.documents, docIssues);
         fileDone(entry, docIssues, res.issues);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from './pubtator.ts';
 import { importPath } from './registry.ts';
-import { MAX_LINE_CHARS, STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
+import { MAX_FILE_ISSUES, MAX_LINE_CHARS, STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
 import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 import type { Document, FormatIssue } from './types.ts';
 
@@ -109,6 +109,22 @@ describe.skipIf(!HAS_DATA)('streaming a large PubTator file', () => {
     const { documents, issues } = await streamAll(path, 'pubtator');
     expect(documents.map((d) => d.id)).toEqual(['1', '2']);
     expect(issues?.map((i) => [i.line, i.message])).toEqual([[4, `line longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters (no record is); skipped`]]);
+  });
+});
+
+describe('streaming a large file that is mostly not what its first line says', () => {
+  it('lists the first 10,000 problems and counts the rest', async () => {
+    const path = join(dir, 'junk.pubtator');
+    writeFileSync(path, '1|t|A title\n1|a|An abstract.\n' + 'junk\n'.repeat(300_000));
+    const { documents, issues } = await streamAll(path, 'pubtator');
+    expect(documents.map((d) => d.id)).toEqual(['1']);
+    expect(issues).toHaveLength(MAX_FILE_ISSUES + 1);
+    expect(issues?.[0]).toEqual({ severity: 'error', file: path, line: 3, message: 'annotation line with a different PMID than its document; skipped' });
+    expect(issues?.at(-1)).toEqual({
+      severity: 'error',
+      file: path,
+      message: `290,000 more problems after line ${MAX_FILE_ISSUES + 2}, not listed one by one; is this really a PubTator file?`,
+    });
   });
 });
 

@@ -37,6 +37,11 @@ export const STREAM_FROM_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 /** The first line (a JSON Lines file's first record) must end within this many characters. */
 const MAX_FIRST_LINE_CHARS = 4 * 1024 * 1024;
+/**
+ * Issues listed per file; past that they are counted (a large file that is not what its first
+ * line says could otherwise fill memory with millions of them).
+ */
+export const MAX_FILE_ISSUES = 10_000;
 /** A longer line is no PubTator or JSON Lines record a document could come from (1 M characters at most). */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
@@ -143,6 +148,7 @@ export async function* streamDocuments(
     let isFirst = true;
     let isSkippingLine = false;
     let found = 0;
+    let unlisted = 0;
     let head = '';
     for await (const chunk of texts(handle, size, decoding, replaced)) {
       let text = chunk;
@@ -173,6 +179,10 @@ export async function* streamDocuments(
         isSkippingLine = true;
         carry = '';
       }
+      if (issues.length > MAX_FILE_ISSUES) {
+        unlisted += issues.length - MAX_FILE_ISSUES;
+        issues.length = MAX_FILE_ISSUES;
+      }
       found += out.length;
       if (out.length > 0) yield out.splice(0); // the parser goes on appending to `out`
     }
@@ -182,6 +192,11 @@ export async function* streamDocuments(
     found += out.length;
     if (out.length > 0) yield out.splice(0);
     sortIssues(issues);
+    if (unlisted > 0) {
+      const last = issues.reduce((n, i) => Math.max(n, i.line ?? 0), 0);
+      const more = `${unlisted.toLocaleString('en-US')} more problems after line ${last}, not listed one by one; is this really a ${format === 'jsonl' ? 'JSON Lines' : 'PubTator'} file?`;
+      issues.push(makeIssue('error', file, more));
+    }
     if (found === 0 && issues.length === 0) issues.push(makeIssue('warning', file, 'no documents found (empty file?)'));
     const damaged = decoding.isDamaged ? [replacedIssue(decoding.encoding, replaced.n, file)] : [];
     return [...decoding.issues, ...damaged, ...issues];
