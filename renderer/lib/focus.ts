@@ -62,3 +62,26 @@ export function closablePanel(close: () => void): Attachment<HTMLElement> {
     };
   };
 }
+
+/**
+ * handOverFocus for an asynchronous `action` (a removal answered later): if focus was inside one
+ * of `going` when it started and is lost once it has ended, the first usable of `next()` gets it.
+ */
+export async function keepFocusThrough<T>(
+  going: Target[],
+  action: () => Promise<T>,
+  next: () => Target[],
+): Promise<T> {
+  const active = document.activeElement;
+  const hadFocus =
+    active !== null && active !== document.body && going.some((el) => el?.contains(active));
+  try {
+    return await action();
+  } finally {
+    if (hadFocus) {
+      await tick();
+      const now = document.activeElement;
+      if (now === null || now === document.body || !usable(now)) next().find(usable)?.focus();
+    }
+  }
+}

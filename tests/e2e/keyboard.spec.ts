@@ -1,7 +1,8 @@
 // Keyboard and screen-reader use beyond the basics of a11y.spec: the Import and Export panels
 // close on Escape and give the keyboard back to their button; the document pager keeps focus on
 // its first and last page and reads the new range; Run and Evaluate say in a live region that
-// they finished; Distill's Back and Next take the keyboard to the new step's heading.
+// they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
+// schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -131,6 +132,47 @@ describe('keyboard and screen reader', () => {
     await press('page-first');
     await expect.poll(() => range.textContent()).toBe('1–50 of 105');
     expect(await focused()).toBe('page-first');
+  });
+
+  it('keeps the keyboard in the label schema through Save, Remove…, Cancel and a removal', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    const row = (name: string) =>
+      page.getByTestId('entity-type-row').filter({ has: page.getByText(name, { exact: true }) });
+    const chemical = row('Chemical');
+    await chemical.getByRole('textbox', { name: 'Description of Chemical' }).fill('Drugs and other substances');
+    await chemical.getByTestId('entity-type-save').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => chemical.getByTestId('entity-type-save').getAttribute('aria-disabled')).toBe('true');
+    expect(await focused()).toBe('entity-type-save');
+    await page.keyboard.press('Enter'); // saved already: nothing happens, focus stays
+    expect(await focused()).toBe('entity-type-save');
+
+    await chemical.getByTestId('entity-type-remove').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('entity-type-remove-confirm');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // Cancel
+    await expect.poll(focused).toBe('entity-type-remove');
+
+    // A type in use: the refusal offers to remove its annotations too, and that button has focus.
+    const disease = row('Disease');
+    await disease.getByTestId('entity-type-remove').focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('entity-type-remove-all');
+
+    await page.getByTestId('entity-type-name').fill('Symptom');
+    await page.getByTestId('entity-type-new').getByTestId('entity-type-save').focus();
+    await page.keyboard.press('Enter');
+    const symptom = row('Symptom');
+    await symptom.waitFor();
+    expect(await focused()).toBe('entity-type-save');
+    await symptom.getByTestId('entity-type-remove').focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => symptom.count()).toBe(0);
+    await expect.poll(focused).toBe('entity-type-name');
     expect(app.problems).toEqual([]);
   });
 });
