@@ -21,6 +21,11 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** The data-testid of the focused element (a string expression: the spec has no DOM types). */
+function focused(): Promise<string | null> {
+  return app.page.evaluate(`document.activeElement?.getAttribute('data-testid') ?? null`);
+}
+
 /** Runs the CLI; returns its stdout, failing the test with its stderr. */
 function cli(...args: string[]): string {
   const r = spawnSync(process.execPath, ['bin/benchtop.js', ...args], { cwd: ROOT, encoding: 'utf8' });
@@ -83,12 +88,13 @@ describe('Models: rename and export', () => {
     // Escape leaves the name as it was, and the keyboard goes back to Rename….
     await input.press('Escape');
     expect(await detail.getByTestId('model-detail-name').textContent()).toBe('Golden BERT');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('model-rename');
+    await expect.poll(() => focused()).toBe('model-rename');
 
     await page.keyboard.press('Enter'); // opens the form again, the name selected to type over
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('model-rename-input');
+    await expect.poll(() => focused()).toBe('model-rename-input');
     await page.keyboard.type('Disease tagger v2');
     await input.press('Enter');
+    // The form closes on the new name (the old one does not show again in between).
     await detail.getByTestId('model-detail-name').waitFor();
     expect(await detail.getByTestId('model-detail-name').textContent()).toBe('Disease tagger v2');
     await page.getByTestId('model-table').getByRole('button', { name: 'Disease tagger v2' }).waitFor();
@@ -115,7 +121,7 @@ describe('Models: rename and export', () => {
     // Escape in the panel closes it and gives the keyboard back to Export….
     await panel.getByTestId('model-export-path').press('Escape');
     await expect.poll(() => panel.count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('open-model-export');
+    expect(await focused()).toBe('open-model-export');
     await page.keyboard.press('Enter');
 
     const busy = join(app.tmp, 'busy');
@@ -164,6 +170,7 @@ describe('Models: rename and export', () => {
     await detail.getByTestId('model-export-path').fill(out);
     await detail.getByTestId('start-model-export').click(); // a warning, not a block
     await detail.getByTestId('model-export-report').waitFor();
+    expect(await detail.getByTestId('model-export-report').textContent()).toContain('Its lineage.json records “Trained on patient data”.');
     expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'trained-on-phi' });
     expect(phi.phiStatus).toBe('trained-on-phi');
     expect(app.problems).toEqual([]);

@@ -46,7 +46,7 @@ describe('model rename', () => {
     expect(act.nameDraft).toBe('Golden');
     expect(act.nameProblem).toBeNull();
     act.nameDraft = ' \t ';
-    expect(await act.rename(m)).toBeNull();
+    expect(await act.rename(m, () => Promise.resolve())).toBeNull();
     expect(act.renameError).toBe('A model name cannot be empty; type a name.');
     act.nameDraft = `  ${'é'.repeat(200)}  `; // 200 characters once trimmed: fine
     expect(act.nameProblem).toBeNull();
@@ -62,16 +62,29 @@ describe('model rename', () => {
     const m = model('a', 'Golden');
     act.startRename(m);
     act.nameDraft = 'Taken';
-    const first = act.rename(m);
+    let refreshed = 0;
+    const refresh = (): Promise<void> => {
+      refreshed++;
+      return Promise.resolve();
+    };
+    const first = act.rename(m, refresh);
     expect(act.isSaving).toBe(true);
     calls[0]![3](new FakeApiError('Another model is already called “Taken”; choose a name no other model has.'));
     expect(await first).toBeNull();
     expect(act.renameError).toMatch(/already called “Taken”/);
     expect(act.isRenamingModel('a')).toBe(true);
     act.nameDraft = 'Fresh';
-    const second = act.rename(m);
+    let release = (): void => {};
+    const second = act.rename(m, () => {
+      refreshed++;
+      return new Promise<void>((resolve) => (release = resolve));
+    });
     expect(calls[1]!.slice(0, 2)).toEqual(['models:rename', { modelId: 'a', name: 'Fresh' }]);
     calls[1]![2]({ ...m, name: 'Fresh' });
+    await vi.waitFor(() => expect(refreshed).toBe(1));
+    // Open until the list shows the new name: the old one never flashes back in between.
+    expect(act.isRenamingModel('a')).toBe(true);
+    release();
     expect((await second)?.name).toBe('Fresh');
     expect(act.isRenamingModel('a')).toBe(false);
     expect(act.renameError).toBeNull();

@@ -75,8 +75,12 @@ export class ModelActions {
     this.renameError = null;
   }
 
-  /** Sends the new name; returns the renamed model, or null with `renameError` set. */
-  async rename(model: ModelInfo): Promise<ModelInfo | null> {
+  /**
+   * Sends the new name and waits for `refresh` (the list the name is shown from) before closing
+   * the form, so the old name never shows again in between; returns the renamed model, or null
+   * with `renameError` set.
+   */
+  async rename(model: ModelInfo, refresh: () => Promise<void>): Promise<ModelInfo | null> {
     if (this.nameProblem !== null) {
       this.renameError = this.nameProblem;
       return null;
@@ -85,6 +89,7 @@ export class ModelActions {
     this.renameError = null;
     try {
       const renamed = await call('models:rename', { modelId: model.id, name: this.nameDraft });
+      await refresh();
       this.isRenaming = false;
       return renamed;
     } catch (err) {
