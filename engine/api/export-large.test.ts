@@ -2,9 +2,9 @@
 // documents, its one repeated PMID left out on import): the file holds every document with its annotations, and the engine keeps answering
 // other requests while the documents are read (a project deleted meanwhile writes nothing). The
 // export streams: what it has read is written (to a hidden temp file) before it reads on.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
@@ -57,13 +57,34 @@ describe('documents:export of a whole project', () => {
     const target = join(out, 'all.bioc.json');
     const exporting = t.invoke('documents:export', { projectId, format: 'bioc-json', outPath: target });
     // The hidden temp file beside the target fills while the export still reads documents...
-    const tempWithText = (): boolean =>
-      readdirSync(out).some((f) => f.startsWith('.all.bioc.json.') && statSync(join(out, f)).size > 0);
-    for (let i = 0; i < 10_000 && !tempWithText(); i++) await tick();
-    expect(tempWithText()).toBe(true);
+    expect(await tempFillsBefore(exporting, '.all.bioc.json.')).toBe(true);
     // ...so a project deleted now stops it, and the temp file goes too.
     expect(await t.call('projects:delete', { projectId })).toEqual({ isDeleted: true });
     expect(await exporting).toMatchObject({ ok: false, error: { code: 'not-found' } });
     expect(readdirSync(out)).toEqual([]);
   });
+
+  it('reads long notes a few at a time (about 4 M characters), not 200 of them', async () => {
+    // Six notes of 960,000 characters: the first batch stops at five.
+    const input = join(mkdtempSync(join(tmpdir(), 'benchtop-export-notes-')), 'notes.jsonl');
+    const note = (i: number): string => `Note ${i}. ${'Fever and cough improved after aspirin. '.repeat(24_000)}`;
+    writeFileSync(input, [0, 1, 2, 3, 4, 5].map((i) => JSON.stringify({ id: `note-${i}`, text: note(i), entities: [] }) + '\n').join(''));
+    const notes = (await t.call('projects:create', { name: 'Long notes' })).id;
+    expect((await t.call('documents:import', { projectId: notes, path: input, containsPhi: false })).documentsAdded).toBe(6);
+    rmSync(dirname(input), { recursive: true, force: true });
+    const exporting = t.invoke('documents:export', { projectId: notes, format: 'jsonl', outPath: join(out, 'notes.jsonl') });
+    expect(await tempFillsBefore(exporting, '.notes.jsonl.')).toBe(true);
+    expect(await t.call('projects:delete', { projectId: notes })).toEqual({ isDeleted: true });
+    expect(await exporting).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(readdirSync(out)).toEqual([]);
+  });
 });
+
+/** Whether a hidden temp file named `prefix`… in the output folder holds text before `exporting` ends. */
+async function tempFillsBefore(exporting: Promise<unknown>, prefix: string): Promise<boolean> {
+  let isDone = false;
+  void exporting.then(() => (isDone = true));
+  const hasText = (): boolean => readdirSync(out).some((f) => f.startsWith(prefix) && statSync(join(out, f)).size > 0);
+  while (!isDone && !hasText()) await tick();
+  return hasText();
+}

@@ -16,6 +16,8 @@ import { ApiError } from './errors.ts';
 
 /** Documents read between two turns of the event loop (other requests are answered meanwhile). */
 const READ_BATCH = 200;
+/** ...or fewer, once they hold this many characters of text (a document may hold 1,000,000). */
+const READ_BATCH_CHARS = 4_000_000;
 
 /** The document as it should be exported: reviewed annotations, optionally suggestions. */
 function exportable(
@@ -56,10 +58,17 @@ async function* readExportable(
   ids: readonly number[],
   includeSuggestions: boolean,
 ): AsyncGenerator<Document[]> {
-  for (let i = 0; i < ids.length; i += READ_BATCH) {
+  for (let i = 0; i < ids.length; ) {
     if (i > 0) await tick();
     if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
-    yield ids.slice(i, i + READ_BATCH).map((id) => exportable(db, projectId, id, includeSuggestions));
+    const batch: Document[] = [];
+    // Long notes make short batches: a batch holds READ_BATCH documents or READ_BATCH_CHARS of text.
+    for (let chars = 0; i < ids.length && batch.length < READ_BATCH && chars < READ_BATCH_CHARS; i++) {
+      const doc = exportable(db, projectId, ids[i] as number, includeSuggestions);
+      batch.push(doc);
+      chars += doc.text.length;
+    }
+    yield batch;
   }
 }
 
