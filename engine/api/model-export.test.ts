@@ -20,6 +20,7 @@ import { readSafetensors } from '../checkpoints/safetensors.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { Session } from '../runtime/session.ts';
 import type { Reply } from './contract.ts';
+import { folderNameFor } from './model-export.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
@@ -156,7 +157,9 @@ describe('models:export', () => {
       `invalid: ${join(data, 'exported')}: is inside Benchtop's data folder (${data}), which holds the workspace and its models; choose a folder outside it.`,
     );
     expect(await refused(join(t.dir, 'link-to-data', 'x'))).toMatch(/is inside Benchtop's data folder/);
-    expect(await refused(busy)).toBe(`invalid: ${busy}: folder is not empty (notes.txt); an export never replaces files. Choose a new or empty folder.`);
+    expect(await refused(busy)).toBe(
+      `invalid: ${busy}: folder is not empty (notes.txt); an export never replaces files. Choose a new or empty folder, for example ${busy}/golden-bert.`,
+    );
     expect(await refused(file)).toBe(`invalid: ${file}: exists and is not a folder; choose a new or empty folder to export to.`);
     symlinkSync(join(t.dir, 'nowhere'), join(t.dir, 'dangling'));
     expect(await refused(join(t.dir, 'dangling'))).toBe(
@@ -211,6 +214,17 @@ describe('models:export while another export or a removal runs', () => {
     // Only the first export's files: the student's metrics.json never got in.
     expect(readdirSync(out).sort()).toEqual(['README.md', 'config.json', 'lineage.json', 'model.safetensors', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt']);
     expect(await t.call('models:delete', { modelId: model.id })).toEqual({ isDeleted: true });
+  });
+});
+
+describe('folderNameFor', () => {
+  it('makes a folder name from a model name in any script, never empty or a path', () => {
+    expect(folderNameFor('Disease tagger v2')).toBe('disease-tagger-v2');
+    expect(folderNameFor('  ../../etc/Café (NER)!  ')).toBe('etc-cafe-ner');
+    expect(folderNameFor('Naïve Bayes-ish')).toBe('naive-bayes-ish');
+    expect(folderNameFor('临床 模型')).toBe('临床-模型');
+    expect(folderNameFor('😀 / \\ …')).toBe('model');
+    expect(folderNameFor('x'.repeat(59) + ' tail')).toBe('x'.repeat(59));
   });
 });
 

@@ -93,6 +93,12 @@ function exportSource(ctx: ApiContext, modelId: string): Source {
   return { dir: ref.dir, name: ref.name, record: lineageRecordOf(ctx, model) };
 }
 
+/** A folder name for a model's export: its name in lower case, words joined by hyphens. */
+export function folderNameFor(name: string): string {
+  const slug = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  return slug === '' ? 'model' : slug;
+}
+
 /**
  * Refuses a target that is not a full path, lies inside the data folder or the model's own
  * folder, is a file, holds anything but hidden entries, or cannot be written.
@@ -119,7 +125,10 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
     const entries = readdirSync(out).filter((f) => !f.startsWith('.'));
     if (entries.length > 0) {
       const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? `, … (${entries.length} entries)` : '');
-      throw new ApiError('invalid', `${outPath}: folder is not empty (${shown}); an export never replaces files. Choose a new or empty folder.`);
+      throw new ApiError(
+        'invalid',
+        `${outPath}: folder is not empty (${shown}); an export never replaces files. Choose a new or empty folder, for example ${join(out, folderNameFor(source.name))}.`,
+      );
     }
   }
   checkWritable(out, outPath);
