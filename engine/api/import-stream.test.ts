@@ -111,6 +111,35 @@ describe.skipIf(!HAS_DATA)('importing a large PubTator file', () => {
   });
 });
 
+describe.skipIf(!HAS_DATA)('cancelling a large import late', () => {
+  it('removes what it saved a part at a time, answering other requests meanwhile', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Late cancel' });
+    const path = writeBigPubtator(2);
+    const importId = 'late';
+    let cancelled: Promise<unknown> | undefined;
+    watch(importId, (p) => {
+      if (!cancelled && p.documentsSaved >= 600) cancelled = t.call('documents:cancel-import', { importId });
+    });
+    let hasReplied = false;
+    const replied = t.invoke('documents:import', { projectId, path, containsPhi: false, importId }).then((r) => {
+      hasReplied = true;
+      return r;
+    });
+    // What the project's datasets hold while the cancelled import is removed.
+    const counts: number[] = [];
+    while (!hasReplied) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (cancelled) counts.push(...(await t.call('datasets:list', { projectId })).map((d) => d.documentCount));
+    }
+    expect(await replied).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    const most = Math.max(...counts);
+    expect(most).toBeGreaterThanOrEqual(600);
+    expect(counts.some((n) => n > 0 && n < most)).toBe(true);
+    expect(await t.call('datasets:list', { projectId })).toEqual([]);
+    expect((await t.call('documents:list', { projectId })).total).toBe(0);
+  });
+});
+
 describe.skipIf(!HAS_DATA)('closing Benchtop during an import', () => {
   it('stops it, and the next start removes what it had saved and says so', async () => {
     const { id: projectId } = await t.call('projects:create', { name: 'Closed' });

@@ -14,6 +14,7 @@ import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
 import {
   type ImportedDocument,
+  deleteDatasetDocuments,
   insertDocuments,
   projectTextHashes,
   setDatasetFormat,
@@ -333,7 +334,10 @@ async function importInto(
     await flush();
     stopIfCancelled();
   } catch (err) {
-    if (!ctx.jobs.isClosing) deleteDataset(ctx.ws.write, dataset.id); // all or nothing: no partial dataset
+    // All or nothing: no partial dataset. Removed a batch at a time, still marked importing (a
+    // crash meanwhile leaves it to the next start); other requests are answered between batches.
+    while (!ctx.jobs.isClosing && deleteDatasetDocuments(ctx.ws.write, dataset.id, BATCH * 2) > 0) await tick();
+    if (!ctx.jobs.isClosing) deleteDataset(ctx.ws.write, dataset.id);
     throw err;
   }
 

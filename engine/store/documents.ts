@@ -183,6 +183,15 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
   });
 }
 
+/**
+ * Deletes up to `limit` of a dataset's documents with their annotations; returns how many. A
+ * large set is removed a part at a time (deleting 10,000 documents at once takes seconds).
+ */
+export function deleteDatasetDocuments(db: WriteDb, datasetId: number, limit: number): number {
+  return db.run(sql`
+    DELETE FROM documents WHERE id IN (SELECT id FROM documents WHERE dataset_id = ${datasetId} LIMIT ${limit})`).changes;
+}
+
 /** Sets the format recorded for every document of a dataset (an import of mixed formats is 'text'). */
 export function setDatasetFormat(db: WriteDb, datasetId: number, format: FormatName): void {
   db.run(sql`UPDATE documents SET format = ${format} WHERE dataset_id = ${datasetId}`);
