@@ -169,6 +169,7 @@ describe('models:export', () => {
     expect(await refused(long)).toBe(
       `invalid: ${long}: the name “${'x'.repeat(40)}…” is longer than a folder name may be (255 bytes); choose a shorter one.`,
     );
+    expect(await refused(join(t.dir, 'a\0b'))).toBe('invalid: The folder path contains a NUL character, which no path can; type the path again.');
     expect(await refused(join(file, 'sub'))).toMatch(/^invalid: .*a-file\/sub: part of the path \(.*a-file\) is a file, not a folder/);
     const student = join(ROOT, 'resources/models/default-student/copy');
     expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside the folder of “Default student \(shipped\)” itself/);

@@ -46,6 +46,7 @@ describe('models:rename', () => {
     const refused = async (name: string): Promise<string> => errorOf(await t.invoke('models:rename', { modelId: model.id, name }));
     expect(await refused('   ')).toBe('invalid: A model name cannot be empty; type a name.');
     expect(await refused('é'.repeat(201))).toBe('invalid: A model name can have at most 200 characters; this one has 201. Shorten it.');
+    expect(await refused('x'.repeat(20_000))).toBe('invalid: A model name can have at most 200 characters; this one has 20000. Shorten it.');
     const plainText = 'invalid: A model name cannot contain control, invisible or text-direction characters; type plain text.';
     for (const odd of ['Golden\u0000BERT', 'Golden\u200bBERT', 'Golden \u202eTREB', 'Gol\u2067den'])
       expect(await refused(odd), JSON.stringify(odd)).toBe(plainText);
