@@ -97,6 +97,10 @@ describe('models:export', () => {
     const lineage = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as Record<string, unknown>;
     expect(lineage).toMatchObject({ phi_status: 'no-phi', model_name: 'Golden BERT' });
     expect(lineage['entries']).toEqual([{ kind: 'pretrain', source: 'public text', containsPhi: false, gradients: true }]);
+    // The card a reader opens first says it too (appended to the model's own card).
+    const card = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(card.startsWith(readFileSync(join(GOLDEN, 'README.md'), 'utf8').trimEnd())).toBe(true);
+    expect(card).toContain('## Privacy and lineage\n\n**Status: no PHI in training data (only the text sources listed).**');
 
     // Imported back, it is the same model with the same record.
     const again = await t.call('models:import-folder', { path: out, phiStatus: 'no-phi' });
@@ -120,6 +124,7 @@ describe('models:export', () => {
     expect(record.statement).toMatch(/^trained on PHI/);
     // Its entries say why (the folder's own said only "public text, no PHI").
     expect(record.entries).toEqual([{ kind: 'pretrain', source: 'imported folder "said-phi"', containsPhi: true, gradients: true }]);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('**Status: trained on PHI: private (possibly PHI-bearing) records contributed gradients.**');
     expect(existsSync(join(out, 'model.onnx'))).toBe(false);
 
     // A folder with no record at all gets one: an unknown model says unknown.

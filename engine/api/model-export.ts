@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
-import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
+import { type LineageRecord, phiStatement, privacySection } from '../distill/lineage.ts';
 import { checkWritable } from '../io/out-folder.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
@@ -185,6 +185,7 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
   const record = exportRecord(source, await ownRecord(source.dir));
   await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
   names.push('lineage.json');
+  if (await addPrivacySection(join(staging, 'README.md'), source, record)) names.push('README.md');
   // The copy must load as a model (a damaged library folder is not exported as if whole), and
   // the .onnx is built from it: it holds exactly the weights exported beside it.
   const m = loadCopy(staging, source.dir);
@@ -194,6 +195,22 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
   }
   m.weights.clear();
   return { files: names.sort(), phiStatus: record.phi_status };
+}
+
+/**
+ * Makes the model card (README.md, what a reader of the folder opens first) state the PHI
+ * status and lineage, unless it already states this status: a card of its own gets the section
+ * appended, a model without one a short card. Returns true when it created README.md.
+ */
+async function addPrivacySection(card: string, source: Source, record: LineageRecord): Promise<boolean> {
+  const existing = existsSync(card) ? await readFile(card, 'utf8') : undefined;
+  if (existing?.includes(`**Status: ${record.statement}.**`) === true) return false;
+  const intro =
+    existing === undefined
+      ? `# ${source.name}\n\nExported from Benchtop${existsSync(join(dirname(card), 'training_card.md')) ? '; training_card.md says how it was trained' : ''}.\n`
+      : `${existing.trimEnd()}\n`;
+  await writeFile(card, `${intro}\n${privacySection(record)}`);
+  return existing === undefined;
 }
 
 /** Loads the staged copy; a problem is reported about the library's file it was copied from. */

@@ -126,7 +126,10 @@ describe('renaming the starting model of a run', () => {
     // Exported, the trained model carries its card, metrics and lineage, and loads back.
     const out = join(t.dir, 'trained-export');
     const report = await t.call('models:export', { modelId: child.id, outPath: out, includeOnnx: true });
-    expect(report.files).toEqual(expect.arrayContaining(['training_card.md', 'metrics.json', 'lineage.json', 'model.onnx']));
+    expect(report.files).toEqual(expect.arrayContaining(['README.md', 'training_card.md', 'metrics.json', 'lineage.json', 'model.onnx']));
+    const card = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(card).toMatch(/^# From golden\n\nExported from Benchtop; training_card\.md says how it was trained\.\n\n## Privacy and lineage\n/);
+    expect(card).toContain(`| base-model | model "Renamed BERT" (${base.id}, no-phi) |`);
     expect(report.phiStatus).toBe(child.phiStatus);
     const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { entries: { kind: string; source: string }[] };
     expect(record.entries.find((e) => e.kind === 'base-model')?.source).toBe(`model "Renamed BERT" (${base.id}, no-phi)`);
