@@ -1,6 +1,7 @@
 // writeExport streams: each batch of documents is on disk (in a temp file, or brat's hidden
 // staging folder) before the next is read, and the output appears only when complete. A source
 // that fails, a cancel, or a target that appears meanwhile leaves nothing behind.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,5 +150,27 @@ describe('writeExport', () => {
     }
     expect([exportJsonl(small), exportJsonl([big])].map((r) => r.files[0]?.content)).toContain(readFileSync(out, 'utf8'));
     expect(entries(join(out, '..')).map((e) => e.name)).toEqual(['notes.jsonl']);
+  });
+
+  it.each<ExportFormat>(['jsonl', 'brat'])('%s: clears what an export killed part-way left (its process gone), not what a running one writes', async (format) => {
+    const dir = fresh();
+    mkdirSync(dir);
+    const out = format === 'brat' ? dir : join(dir, 'notes.jsonl');
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+    try {
+      const leftBy = (pid: number | undefined): string =>
+        format === 'brat' ? `.benchtop-partial-${pid}-mfz1k2ab-0a1b2c3d` : `.notes.jsonl.${pid}.mfz1k2ab-0a1b2c3d.tmp`;
+      for (const pid of [gone, running.pid]) {
+        if (format === 'brat') mkdirSync(join(dir, leftBy(pid)));
+        writeFileSync(format === 'brat' ? join(dir, leftBy(pid), 'a.txt') : join(dir, leftBy(pid)), 'partial');
+      }
+      await writeExport([small], format, out, opts(2, { overwrite: true }));
+      const names = entries(dir).map((e) => e.name);
+      expect(names).not.toContain(leftBy(gone));
+      expect(names).toContain(leftBy(running.pid));
+    } finally {
+      running.kill();
+    }
   });
 });

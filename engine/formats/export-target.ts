@@ -5,9 +5,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { checkWritable } from '../io/out-folder.ts';
+import { isAlive } from '../io/pid-lock.ts';
 
 /**
  * 'exists': in the way, replaceable with `overwrite`; 'input': the target is the input itself;
@@ -107,6 +108,19 @@ export async function writeAtomic(target: string, content: string): Promise<void
 /** Tells apart the temp files of exports started in the same millisecond (to one target). */
 const uniqueSuffix = (): string => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Removes, from `dir`, the temp files or staging folders (named by `pattern`, whose first group
+ * is the pid) of exports whose process is gone: killed part-way, they would stay there unseen.
+ */
+async function removeStale(dir: string, pattern: RegExp): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const pid = Number(pattern.exec(name)?.[1] ?? NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) await rm(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /** Text appended to a file being written; resolves once it may take more. */
 export type WriteText = (text: string) => Promise<void>;
 
@@ -130,6 +144,7 @@ export async function writeStreamAtomic(
   let file: FileHandle | undefined;
   try {
     made = await mkdir(dirname(target), { recursive: true });
+    await removeStale(dirname(target), new RegExp(`^\\.${escapeRegExp(basename(target))}\\.(\\d+)\\.[-0-9a-z]+\\.tmp$`));
     file = await open(tmp, 'wx');
     const out = file;
     let pending: string[] = [];
@@ -223,6 +238,7 @@ export async function writeFilesStreamAtomic(
   let made: string | undefined;
   try {
     made = await mkdir(dir, { recursive: true });
+    await removeStale(dir, /^\.benchtop-partial-(\d+)-[-0-9a-z]+$/);
     await mkdir(staging);
     await produce(async (name, content) => {
       await writeFile(join(staging, name), content, 'utf8');
