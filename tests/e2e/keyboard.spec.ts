@@ -2,7 +2,8 @@
 // close on Escape and give the keyboard back to their button; the document pager keeps focus on
 // its first and last page and reads the new range; Run and Evaluate say in a live region that
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
-// schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>.
+// schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
+// anywhere in a document can be selected and labelled with the keyboard alone.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -173,6 +174,38 @@ describe('keyboard and screen reader', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => symptom.count()).toBe(0);
     await expect.poll(focused).toBe('entity-type-name');
+  });
+
+  it('labels any word of a document with the keyboard alone: Ctrl+arrows select word by word', async () => {
+    const { page, server } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-search').fill('');
+    await page.getByTestId('document-row').first().getByRole('link').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('text-pane');
+    const title = await page.getByTestId('document-title').textContent();
+    const id = (await apiCall(server, 'documents:list', { projectId, search: title! })).items[0]!.id;
+    const { text } = await apiCall(server, 'documents:get', { documentId: id });
+    const said = page.getByTestId('annotate-announcer');
+    const quoted = async (): Promise<string> => (await said.textContent())!.match(/“(.*)”/)?.[1] ?? '';
+
+    await page.keyboard.press('Control+ArrowRight');
+    await expect.poll(() => said.textContent()).toMatch(/^Selected “.+” \(press a label key\)$/);
+    const first = await quoted();
+    expect(text.trimStart().startsWith(first)).toBe(true);
+    await page.keyboard.press('Control+ArrowRight');
+    await expect.poll(quoted).not.toBe(first);
+    const second = await quoted();
+    expect(text.indexOf(second, text.indexOf(first) + first.length)).toBeGreaterThan(0);
+    await page.keyboard.press('Control+ArrowLeft');
+    await expect.poll(quoted).toBe(first);
+    await page.keyboard.press('Shift+ArrowRight');
+    await expect.poll(quoted).toMatch(new RegExp(`^${first}.+${second}$`));
+    const mention = await quoted();
+    await page.keyboard.press('d');
+    await expect.poll(() => said.textContent()).toBe(`Labelled “${mention}” as Disease`);
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => said.textContent()).toMatch(/^Undone/);
     expect(app.problems).toEqual([]);
   });
 });

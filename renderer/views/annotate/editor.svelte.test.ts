@@ -282,6 +282,34 @@ describe('AnnotationEditor', () => {
     expect(ed.pending).toEqual({ start: at('daily'), end: at('daily') + 5 });
   });
 
+  it('selects word by word with Ctrl+arrows from the caret, a selection or an entity, then labels it', () => {
+    const { ed } = make();
+    ed.caret = 0;
+    expect(ed.handleKey({ key: 'ArrowRight', ctrl: true })).toBe(true);
+    expect(ed.pending).toEqual({ start: 0, end: at('Patients') + 8 });
+    ed.handleKey({ key: 'ArrowRight', ctrl: true });
+    expect(ed.pending).toEqual({ start: at('with'), end: at('with') + 4 });
+    ed.handleKey({ key: 'ArrowLeft', ctrl: true });
+    expect(ed.pending).toEqual({ start: 0, end: 8 });
+    ed.handleKey({ key: 'ArrowLeft', ctrl: true }); // nothing before the first word: unchanged
+    expect(ed.pending).toEqual({ start: 0, end: 8 });
+    // From an entity ("breast cancer"), the word after it; then grown and labelled.
+    ed.select('T1');
+    ed.handleKey({ key: 'ArrowRight', ctrl: true });
+    expect(ed.selectedKey).toBeNull();
+    expect(ed.pending).toEqual({ start: at('received'), end: at('received') + 8 });
+    ed.handleKey({ key: 'ArrowRight', ctrl: true });
+    ed.handleKey({ key: 'ArrowRight', shift: true });
+    expect(ed.text.slice(ed.pending!.start, ed.pending!.end)).toBe('olaparib daily');
+    ed.handleKey({ key: 'c' });
+    expect(ed.entity(ed.selectedKey)?.text).toBe('olaparib daily');
+    // While picking a relation target, Ctrl+arrows do nothing (the arrows pick).
+    ed.select('T1');
+    ed.startRelation();
+    expect(ed.handleKey({ key: 'ArrowRight', ctrl: true })).toBe(false);
+    expect(ed.mode).toBe('pick-target');
+  });
+
   it('reloads the saved state when a save fails', async () => {
     const { ed } = make({ failSave: true });
     ed.select('T1');

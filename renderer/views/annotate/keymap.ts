@@ -14,11 +14,27 @@ function run(fn: () => void): true {
   return true;
 }
 
+/**
+ * Selects the word after (dir 1) or before (-1) the selection, the selected entity or the caret:
+ * with the keyboard alone, any word can be reached, then grown with Shift and labelled.
+ */
+function selectWord(ed: AnnotationEditor, dir: -1 | 1): void {
+  const e = ed.entity(ed.selectedKey);
+  const from = ed.pending ?? (e ? { start: e.spans[0]!.start, end: e.spans.at(-1)!.end } : null);
+  const t = ed.tokens;
+  const i =
+    dir > 0 ? t.firstEndingAfter(from?.end ?? ed.caret) : t.lastStartingBefore(from?.start ?? ed.caret);
+  if (i >= 0 && i < t.count) ed.selectRange(t.starts[i]!, t.ends[i]!);
+}
+
 /** Applies the key to the editor; returns true when it was handled (the caller prevents default). */
 export function handleEditorKey(ed: AnnotationEditor, k: KeyInput): boolean {
   const key = k.key.length === 1 ? k.key.toLowerCase() : k.key;
   if (k.ctrl && key === 'z') return run(() => (k.shift ? ed.redo() : ed.undo()));
   if (k.ctrl && key === 'y') return run(() => ed.redo());
+  const isSideways = key === 'ArrowLeft' || key === 'ArrowRight';
+  if (k.ctrl && isSideways && !k.shift && !k.alt && ed.mode === 'idle')
+    return run(() => selectWord(ed, key === 'ArrowLeft' ? -1 : 1));
   if (k.ctrl) return false;
   if (key === 'Escape') return run(() => ed.cancel());
   if (ed.mode === 'pick-target') {
