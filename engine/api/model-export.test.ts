@@ -174,7 +174,12 @@ describe('models:export', () => {
     expect(await refused(long)).toBe(
       `invalid: ${long}: the name “${'x'.repeat(40)}…” is longer than a folder name may be (255 bytes); choose a shorter one.`,
     );
-    expect(await refused(join(t.dir, 'a\0b'))).toBe('invalid: The folder path contains a NUL character, which no path can; type the path again.');
+    expect(await refused(join(t.dir, 'a\0b'))).toBe('invalid-request: Invalid request: args.outPath must not contain a NUL character.');
+    // The same guard covers every path argument (a document export answered an internal error).
+    const [project] = await t.call('projects:list', {});
+    expect(errorOf(await t.invoke('documents:export', { projectId: project!.id, format: 'jsonl', outPath: join(t.dir, 'a\0b.jsonl') }))).toBe(
+      'invalid-request: Invalid request: args.outPath must not contain a NUL character.',
+    );
     expect(await refused(join(file, 'sub'))).toMatch(/^invalid: .*a-file\/sub: part of the path \(.*a-file\) is a file, not a folder/);
     const student = join(ROOT, 'resources/models/default-student/copy');
     expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside the folder of “Default student \(shipped\)” itself/);

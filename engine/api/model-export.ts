@@ -106,9 +106,6 @@ export function folderNameFor(name: string): string {
 function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
   if (!isAbsolute(outPath))
     throw new ApiError('invalid', 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
-  // Node refuses such a path with a TypeError; no file system allows one.
-  if (outPath.includes('\0'))
-    throw new ApiError('invalid', 'The folder path contains a NUL character, which no path can; type the path again.');
   const out = resolve(outPath);
   const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > 255);
   if (tooLong !== undefined)

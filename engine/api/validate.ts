@@ -23,7 +23,13 @@ const name = str({ min: 1, max: 200 });
 /** Project names are shown in the sidebar and selectors: short enough to read at a glance. */
 const projectName = str({ min: 1, max: 80 });
 const key = str({ min: 1, max: 64 });
-const path = str({ min: 1, max: 4096 });
+const pathText = str({ min: 1, max: 4096 });
+/** A file-system path: no NUL (no file system has one; Node would throw a bare TypeError). */
+const path: Guard<string> = (v, p) => {
+  const s = pathText(v, p);
+  if (s.includes('\0')) throw new ValidationError(`${p} must not contain a NUL character`);
+  return s;
+};
 const color = matching(/^#[0-9a-fA-F]{6}$/, 'a colour like #1f77b4');
 const shortcut = matching(/^[a-z0-9]$/, 'a single lowercase letter or digit');
 const docStatus = oneOf('new', 'in-progress', 'annotated', 'reviewed');
