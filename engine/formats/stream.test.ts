@@ -144,6 +144,7 @@ describe.skipIf(!HAS_DATA)('streaming a large JSON Lines file', () => {
       [13, 'record is not an object with a "text" string; skipped'],
     ]);
     expect(streamed.documents.find((d) => d.text === 'no id')?.id).toBe('cdr-12'); // the 12th record
+    await expectSameAsWhole('crlf-bom.jsonl', '\ufeff' + lines.join('\r\n'), 'jsonl');
   });
 
   it('leaves a JSON array or a pretty-printed object to whole reading', async () => {
