@@ -98,6 +98,9 @@ describe('Models: rename and export', () => {
     await detail.getByTestId('model-detail-name').waitFor();
     expect(await detail.getByTestId('model-detail-name').textContent()).toBe('Disease tagger v2');
     await page.getByTestId('model-table').getByRole('button', { name: 'Disease tagger v2' }).waitFor();
+    // Its lineage names it by its new name too.
+    await expect.poll(() => detail.getByTestId('model-lineage').textContent()).toContain('Disease tagger v2');
+    expect(await detail.getByTestId('model-lineage').textContent()).not.toContain('Golden BERT');
     // Kept: a reload shows it too.
     await page.reload();
     await page.getByTestId('nav-models').click();

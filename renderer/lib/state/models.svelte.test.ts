@@ -7,7 +7,7 @@ vi.mock('../api.ts', () => ({
   call: vi.fn((name: string, args: { modelId?: string }) =>
     name === 'models:get-lineage'
       ? new Promise((resolve) => pending.set(args.modelId!, resolve))
-      : Promise.resolve([]),
+      : Promise.resolve(name === 'app:get-info' ? { dataDir: '/data' } : []),
   ),
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
@@ -28,5 +28,18 @@ describe('models state', () => {
     await first;
     expect(models.selectedId).toBe('clean-model');
     expect(models.lineage?.modelId).toBe('clean-model');
+  });
+
+  it('refetches the selected model’s lineage when the library changes (a rename shows in it)', async () => {
+    const selecting = models.select('renamed');
+    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'Old name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, containsPhi: false }] });
+    await selecting;
+    pending.clear();
+    const refreshing = models.refresh();
+    await vi.waitFor(() => expect(pending.has('renamed')).toBe(true));
+    expect(models.lineage?.entries[0]?.modelName).toBe('Old name'); // kept until the answer
+    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'New name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, containsPhi: false }] });
+    await refreshing;
+    expect(models.lineage?.entries[0]?.modelName).toBe('New name');
   });
 });

@@ -51,6 +51,18 @@ class Models {
     } finally {
       this.isLoading = false;
     }
+    // The lineage names models (the selected one, its ancestors): a rename changes it too.
+    if (this.selectedId !== null && this.lineage !== null) await this.#reloadLineage(this.selectedId);
+  }
+
+  /** Fetches the selected model's lineage again, keeping the one shown until the answer. */
+  async #reloadLineage(id: string): Promise<void> {
+    try {
+      const lineage = await call('models:get-lineage', { modelId: id });
+      if (this.selectedId === id) this.lineage = lineage;
+    } catch {
+      // Removed meanwhile: the list no longer has it, and select(null) follows.
+    }
   }
 
   /** Where a model's files are: shipped ones carry their full path, library ones one under the data folder. */
