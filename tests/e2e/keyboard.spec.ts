@@ -3,7 +3,8 @@
 // its first and last page and reads the new range; Run and Evaluate say in a live region that
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
 // schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
-// anywhere in a document can be selected and labelled with the keyboard alone.
+// anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
+// are one radio group driven by arrows.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -174,6 +175,32 @@ describe('keyboard and screen reader', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => symptom.count()).toBe(0);
     await expect.poll(focused).toBe('entity-type-name');
+  });
+
+  it('moves through the Show filters with arrows as one radio group, a single Tab stop', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-search').fill('');
+    await page.getByTestId('document-search').focus();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('filter-all');
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe('filter-annotated');
+    expect(await page.getByTestId('filter-annotated').getAttribute('aria-checked')).toBe('true');
+    const annotated = (await apiCall(app.server, 'documents:list', { projectId, filter: 'annotated' })).total;
+    await expect.poll(() => page.getByTestId('page-range').textContent()).toBe(`1–${Math.min(annotated, 50)} of ${annotated}`);
+    await page.keyboard.press('End');
+    expect(await focused()).toBe('filter-predicted');
+    await page.keyboard.press('ArrowRight'); // wraps round
+    expect(await focused()).toBe('filter-all');
+    await page.keyboard.press('ArrowLeft');
+    expect(await focused()).toBe('filter-predicted');
+    await page.keyboard.press('Home');
+    expect(await focused()).toBe('filter-all');
+    await page.keyboard.press('Tab'); // out of the group, past the other three
+    expect(await focused()).toBe('status-filter');
+    await page.keyboard.press('Shift+Tab'); // back to the chosen one
+    expect(await focused()).toBe('filter-all');
   });
 
   it('labels any word of a document with the keyboard alone: Ctrl+arrows select word by word', async () => {
