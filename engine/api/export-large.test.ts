@@ -78,6 +78,21 @@ describe('documents:export of a whole project', () => {
     expect(await exporting).toMatchObject({ ok: false, error: { code: 'not-found' } });
     expect(readdirSync(out)).toEqual([]);
   });
+
+  it('refuses a second export to the same output while the first writes, and not after', async () => {
+    const target = join(out, 'twice.jsonl');
+    const first = t.invoke('documents:export', { projectId, format: 'jsonl', outPath: target });
+    for (const overwrite of [false, true]) {
+      expect(await t.invoke('documents:export', { projectId, format: 'brat', outPath: target, overwrite })).toEqual({
+        ok: false,
+        error: { code: 'conflict', message: `${target}: another export is writing there; wait for it to finish, or choose another output.` },
+      });
+    }
+    expect(await first).toMatchObject({ ok: true, value: { documents: 592, written: [target] } });
+    expect((await t.invoke('documents:export', { projectId, format: 'jsonl', outPath: target })).ok).toBe(false); // 'exists', as ever
+    expect(await t.call('documents:export', { projectId, format: 'jsonl', outPath: target, overwrite: true })).toMatchObject({ documents: 592 });
+    expect(readdirSync(out)).toEqual(['twice.jsonl']);
+  });
 });
 
 /** Whether a hidden temp file named `prefix`… in the output folder holds text before `exporting` ends. */

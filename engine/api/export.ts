@@ -1,7 +1,7 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
@@ -93,6 +93,12 @@ function namedWriteFailure(err: unknown, outPath: string): unknown {
   return isNamed ? new ApiError('invalid', e.message) : err;
 }
 
+/**
+ * Outputs (resolved paths) that an export is writing: a second export there at the same time is
+ * refused, so two exports never mix their files in one folder or both pass the check for a file.
+ */
+const exportsInFlight = new Set<string>();
+
 /** Runs one export; see the contract for the arguments. */
 export async function exportProjectDocuments(
   ctx: ApiContext,
@@ -110,6 +116,28 @@ export async function exportProjectDocuments(
   // The target is checked before any document is read (a bad path answers at once).
   const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
   checkExportTarget(args.outPath, args.format, target);
+  const busy = resolve(args.outPath);
+  if (exportsInFlight.has(busy)) {
+    throw new ApiError(
+      'conflict',
+      `${args.outPath}: another export is writing there; wait for it to finish, or choose another output.`,
+    );
+  }
+  exportsInFlight.add(busy);
+  try {
+    return await exportTo(ctx, args, target);
+  } finally {
+    exportsInFlight.delete(busy);
+  }
+}
+
+/** The rest of exportProjectDocuments, once the target is checked and held. */
+async function exportTo(
+  ctx: ApiContext,
+  args: Args<'documents:export'>,
+  target: { dataDir: string; overwrite?: boolean },
+): Promise<ExportReport> {
+  const db = ctx.ws.read;
   if (args.documentIds?.length === 0)
     throw new ApiError('invalid', 'No documents were chosen; select at least one to export.');
   // A document chosen twice is written once (brat would otherwise write its files twice).
