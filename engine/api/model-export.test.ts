@@ -182,7 +182,11 @@ describe('models:export', () => {
     );
     expect(await refused(join(file, 'sub'))).toMatch(/^invalid: .*a-file\/sub: part of the path \(.*a-file\) is a file, not a folder/);
     const student = join(ROOT, 'resources/models/default-student/copy');
-    expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside the folder of “Default student \(shipped\)” itself/);
+    expect(await refused(student, 'shipped:default-student')).toMatch(/^invalid: .*: is inside Benchtop's own installation folder/);
+    // There, a model folder would be listed as shipped with Benchtop.
+    const asShipped = join(ROOT, 'resources/models/my-export');
+    expect(await refused(asShipped)).toBe(`invalid: ${asShipped}: is inside Benchtop's own installation folder (${join(ROOT, 'resources')}/); choose a folder outside it.`);
+    expect(existsSync(asShipped)).toBe(false);
     expect(await refused(join(t.dir, 'x'), 'no-such-model')).toMatch(/^not-found: That model is no longer in the library/);
     expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: '' }))).toMatch(/^invalid-request: /);
 

@@ -117,6 +117,9 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
   const real = realPathOf(out);
   if (isInside(real, realPathOf(resolve(ctx.dataDir))))
     throw new ApiError('invalid', `${outPath}: is inside Benchtop's data folder (${ctx.dataDir}), which holds the workspace and its models; choose a folder outside it.`);
+  // A model folder written there would be listed as a model shipped with Benchtop.
+  if (isInside(real, realPathOf(resolve(ctx.resourcesDir))))
+    throw new ApiError('invalid', `${outPath}: is inside Benchtop's own installation folder (${ctx.resourcesDir}); choose a folder outside it.`);
   if (isInside(real, realPathOf(source.dir)))
     throw new ApiError('invalid', `${outPath}: is inside the folder of “${source.name}” itself; choose a folder outside it.`);
   if (existsSync(out)) {
