@@ -140,6 +140,21 @@ describe.skipIf(!HAS_DATA)('cancelling a large import late', () => {
   });
 });
 
+describe.skipIf(!HAS_DATA)('deleting the project during a large import', () => {
+  it('stops the import, which says so and leaves nothing behind', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Deleted' });
+    const path = writeBigPubtator(2);
+    let deleted: Promise<unknown> | undefined;
+    watch('deleted', (p) => {
+      if (!deleted && p.documentsSaved > 0) deleted = t.invoke('projects:delete', { projectId });
+    });
+    const reply = await t.invoke('documents:import', { projectId, path, containsPhi: false, importId: 'deleted' });
+    expect(await deleted).toMatchObject({ ok: true });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'not-found', message: 'The project was deleted during the import; nothing was kept.' } });
+    expect((await t.call('projects:list', {})).some((p) => p.id === projectId)).toBe(false);
+  });
+});
+
 describe.skipIf(!HAS_DATA)('closing Benchtop during an import', () => {
   it('stops it, and the next start removes what it had saved and says so', async () => {
     const { id: projectId } = await t.call('projects:create', { name: 'Closed' });
