@@ -173,4 +173,19 @@ describe('writeExport', () => {
       running.kill();
     }
   });
+
+  it('writes to a file whose name takes nearly all of the 255 bytes allowed', async () => {
+    const dir = fresh();
+    const out = join(dir, `${'é'.repeat(120)}.jsonl`); // 246 bytes
+    await writeExport([small], 'jsonl', out, opts(2));
+    expect(readFileSync(out, 'utf8')).toBe(exportJsonl(small).files[0]?.content);
+    expect(entries(dir).map((e) => e.name)).toEqual([`${'é'.repeat(120)}.jsonl`]);
+    // One byte more than a name may have is refused up front, naming the path.
+    const tooLong = join(dir, `${'é'.repeat(125)}.jsonl`);
+    await expect(writeExport([small], 'jsonl', tooLong, opts(2))).rejects.toMatchObject({
+      reason: 'unusable',
+      message: `${tooLong}: the name ${'é'.repeat(40)}… is too long (256 bytes; at most 255); choose a shorter one`,
+    });
+    expect(entries(dir)).toHaveLength(1);
+  });
 });

@@ -37,6 +37,9 @@ export interface ExportTargetOptions {
   dataDir?: string;
 }
 
+/** The longest file or folder name Linux, macOS and Windows file systems take (bytes). */
+const MAX_NAME_BYTES = 255;
+
 const NOT_REGULAR_OUT = 'not a regular file (a device, pipe or socket); choose another output file';
 
 /** `p` with symbolic links resolved, as far as it exists (the rest appended as given). */
@@ -90,6 +93,9 @@ function checkExisting(out: string, outPath: string, format: string, overwrite: 
  */
 export function checkExportTarget(outPath: string, format: string, opts: ExportTargetOptions = {}): void {
   const out = resolve(outPath);
+  const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > MAX_NAME_BYTES);
+  if (tooLong !== undefined)
+    throw new ExportTargetError(`${outPath}: the name ${tooLong.length > 40 ? `${tooLong.slice(0, 40)}…` : tooLong} is too long (${Buffer.byteLength(tooLong)} bytes; at most ${MAX_NAME_BYTES}); choose a shorter one`, 'unusable');
   if (opts.input !== undefined) checkNotInput(out, outPath, format, opts.input);
   if (opts.dataDir !== undefined && isInside(realPathOf(out), realPathOf(opts.dataDir)))
     throw new ExportTargetError(`${outPath}: is inside Benchtop's data folder (${opts.dataDir}), which holds the workspace and its models; choose a place outside it`, 'unusable');
@@ -107,6 +113,12 @@ export async function writeAtomic(target: string, content: string): Promise<void
 
 /** Tells apart the temp files of exports started in the same millisecond (to one target). */
 const uniqueSuffix = (): string => `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * The target's name as its temp file starts: cut to 50 characters, so that with the rest (about
+ * 35 more) it stays within the 255 bytes a file name may have, as the target's own name does.
+ */
+const tempStem = (target: string): string => Array.from(basename(target)).slice(0, 50).join('');
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -139,12 +151,13 @@ export async function writeStreamAtomic(
   beforeCommit: () => void = () => undefined,
 ): Promise<void> {
   await refuseIrregular(target);
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${uniqueSuffix()}.tmp`);
+  const stem = tempStem(target);
+  const tmp = join(dirname(target), `.${stem}.${process.pid}.${uniqueSuffix()}.tmp`);
   let made: string | undefined;
   let file: FileHandle | undefined;
   try {
     made = await mkdir(dirname(target), { recursive: true });
-    await removeStale(dirname(target), new RegExp(`^\\.${escapeRegExp(basename(target))}\\.(\\d+)\\.[-0-9a-z]+\\.tmp$`));
+    await removeStale(dirname(target), new RegExp(`^\\.${escapeRegExp(stem)}\\.(\\d+)\\.[-0-9a-z]+\\.tmp$`));
     file = await open(tmp, 'wx');
     const out = file;
     let pending: string[] = [];
