@@ -4,7 +4,7 @@
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
 // schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
 // anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
-// are one radio group driven by arrows.
+// are one radio group driven by arrows; Settings fields are named by their label alone.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -201,6 +201,36 @@ describe('keyboard and screen reader', () => {
     expect(await focused()).toBe('status-filter');
     await page.keyboard.press('Shift+Tab'); // back to the chosen one
     expect(await focused()).toBe('filter-all');
+  });
+
+  it('names Settings fields by their label, describes them by their help, and says when saved', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-settings').click();
+    const threads = page.getByRole('spinbutton', { name: 'Threads for training and prediction', exact: true });
+    await threads.waitFor();
+    /** The texts the field's aria-describedby points to, in order. */
+    const description = (): Promise<string> =>
+      page.evaluate<string>(`(() => {
+        const el = document.querySelector('[data-testid="threads-input"]');
+        return (el.getAttribute('aria-describedby') ?? '').split(' ')
+          .map((id) => document.getElementById(id)?.textContent.trim()).join(' | ');
+      })()`);
+    expect(await description()).toMatch(/^This computer has \d+ cores\. More threads/);
+    const status = page.getByTestId('settings-status');
+    expect(await status.getAttribute('role')).toBe('status');
+    await threads.fill('0');
+    await threads.press('Enter');
+    await page.getByTestId('threads-error').waitFor();
+    expect(await description()).toMatch(/^Threads must be a whole number from 1 to \d+ .* \| This computer has/);
+    expect(await threads.getAttribute('aria-invalid')).toBe('true');
+    await threads.fill('1');
+    await threads.press('Enter');
+    await expect.poll(() => status.textContent()).toBe('Saved.');
+    await page.getByTestId('int8-input').press('Space');
+    await expect.poll(() => status.textContent()).toBe('Saved.\u00a0'); // said again
+    await page.getByTestId('int8-input').press('Space');
+    const devices = page.getByRole('radiogroup', { name: 'Devices' });
+    expect(await devices.getByRole('radio', { name: /CPU/ }).isChecked()).toBe(true);
   });
 
   it('labels any word of a document with the keyboard alone: Ctrl+arrows select word by word', async () => {

@@ -10,6 +10,8 @@ class SettingsState {
   /** Why the thread count typed last was not saved. */
   threadsError = $state<string | null>(null);
   isSaving = $state(false);
+  /** "Saved." after each change that was saved (for a live region; a repeat differs by a space). */
+  savedNotice = $state('');
   /** The device work runs on: the saved choice, or the CPU where that one is unavailable. */
   activeDevice = $derived(this.#activeDevice());
 
@@ -50,6 +52,7 @@ class SettingsState {
     try {
       this.settings = await call('settings:update', patch);
       this.error = null;
+      this.savedNotice = this.savedNotice === 'Saved.' ? 'Saved.\u00a0' : 'Saved.';
     } catch (err) {
       this.error = messageOf(err);
     } finally {
