@@ -12,6 +12,7 @@ import { apiCall } from './api-client.ts';
 import { type App, ROOT, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
 
 const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
+const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 let app: App;
 
 beforeAll(async () => {
@@ -177,5 +178,30 @@ describe('Models: rename and export', () => {
     expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'trained-on-phi' });
     expect(phi.phiStatus).toBe('trained-on-phi');
     expect(app.problems).toEqual([]);
+  });
+
+  it('passes axe (WCAG rules) with the rename form and the export panel open, in both themes', async () => {
+    const { page } = app;
+    const detail = page.getByTestId('model-detail');
+    await detail.getByTestId('model-rename').click();
+    await detail.getByTestId('model-rename-input').fill(' ');
+    await detail.getByTestId('model-rename-input').press('Enter');
+    await detail.getByTestId('model-rename-error').waitFor();
+    await detail.getByTestId('model-export-path').fill('relative/path');
+    await detail.getByTestId('start-model-export').click();
+    await detail.getByTestId('model-export-error').waitFor(); // warning, error and the last report on screen
+    await screenshot(page, 'model-rename-export-axe');
+    if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE);
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      await page.getByTestId('theme-select').selectOption(theme);
+      await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe(theme);
+      const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
+        `axe.run(document.querySelector('[data-testid="model-detail"]'), { resultTypes: ['violations'] }).then((r) => r.violations)`,
+      );
+      found.push(...violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${v.id}: ${v.help} at ${n.target.join(' ')}`)));
+    }
+    await page.getByTestId('theme-select').selectOption('system');
+    expect(found).toEqual([]);
   });
 });
