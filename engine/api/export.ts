@@ -6,7 +6,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
-import { getDocumentText, listDocumentIds } from '../store/documents.ts';
+import { getDocumentMetadata, getDocumentText, listDocumentIds } from '../store/documents.ts';
 import type { ReadDb } from '../store/db.ts';
 import { getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
@@ -78,7 +78,7 @@ async function metadataKeys(db: ReadDb, projectId: number, ids: readonly number[
   for (let i = 0; i < ids.length; i += READ_BATCH) {
     if (i > 0) await tick();
     if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
-    metadataKeysOf(ids.slice(i, i + READ_BATCH).map((id) => getDocumentText(db, id)?.metadata), keys);
+    metadataKeysOf(ids.slice(i, i + READ_BATCH).map((id) => getDocumentMetadata(db, id)), keys);
   }
   return keys;
 }

@@ -11,6 +11,7 @@ import {
   deleteDocument,
   findDocumentId,
   getDocument,
+  getDocumentMetadata,
   getDocumentSummary,
   insertDocuments,
   listDocumentIds,
@@ -195,6 +196,18 @@ describe('search folding', () => {
     ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
     for (const id of [a, b]) deleteDocument(ws.write, id ?? 0);
     expect(found('strasse')).toEqual([]);
+  });
+});
+
+describe('getDocumentMetadata', () => {
+  it("reads a document's metadata and not its text (a CSV export reads every document's first)", () => {
+    const [bare] = insertDocuments(ws.write, [{ id: 'bare', text: 'No metadata.', entities: [], relations: [] }], { projectId, datasetId, format: 'text' }).ids;
+    const queries = traceQueries(ws.read, () => {
+      expect(ids.map((id) => getDocumentMetadata(ws.read, id))).toEqual(DOCS.map((d) => d.metadata));
+      expect(getDocumentMetadata(ws.read, bare ?? 0)).toBeUndefined();
+      expect(getDocumentMetadata(ws.read, 999_999)).toBeUndefined();
+    });
+    expect(new Set(queries.map((q) => q.query))).toEqual(new Set(['SELECT metadata FROM documents WHERE id = ?']));
   });
 });
 

@@ -271,6 +271,12 @@ export function getDocumentText(
   };
 }
 
+/** A document's metadata alone (what a CSV export's header needs of every document first). */
+export function getDocumentMetadata(db: ReadDb, id: number): Record<string, string> | undefined {
+  const row = db.get<{ metadata: string | null }>(sql`SELECT metadata FROM documents WHERE id = ${id}`);
+  return row === undefined ? undefined : parseJsonOr<Record<string, string>>(row.metadata);
+}
+
 /** The document as a Document (rejected suggestions left out unless asked for). */
 export function getDocument(db: ReadDb, id: number, opts: { includeRejected?: boolean } = {}): Document | undefined {
   const row = db.get<DocumentRow>(sql`
