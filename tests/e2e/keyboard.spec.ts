@@ -4,7 +4,9 @@
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
 // schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
 // anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
-// are one radio group driven by arrows; Settings fields are named by their label alone.
+// are one radio group driven by arrows; Settings fields are named by their label alone; Import
+// and Export keep the keyboard while they run.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -21,6 +23,24 @@ function focused(): Promise<string> {
     if (!a || a === document.body) return 'BODY';
     return a.dataset?.testid ?? (a.tagName + ' ' + (a.textContent ?? '').trim()).trim();
   })()`);
+}
+
+/** Starts recording the focused element every few milliseconds (see focusLog). */
+async function recordFocus(): Promise<void> {
+  await app.page.evaluate(`(() => {
+    clearInterval(globalThis.__focusTimer);
+    globalThis.__focusLog = [];
+    globalThis.__focusTimer = setInterval(() => {
+      const a = document.activeElement;
+      const name = !a || a === document.body ? 'BODY' : (a.dataset?.testid ?? a.tagName);
+      if (globalThis.__focusLog.at(-1) !== name) globalThis.__focusLog.push(name);
+    }, 5);
+  })()`);
+}
+
+/** The focused elements recorded since recordFocus, in order, repeats collapsed. */
+function focusLog(): Promise<string[]> {
+  return app.page.evaluate(`(() => { clearInterval(globalThis.__focusTimer); return globalThis.__focusLog; })()`);
 }
 
 async function press(testid: string, key = 'Enter'): Promise<void> {
@@ -263,6 +283,41 @@ describe('keyboard and screen reader', () => {
     await expect.poll(() => said.textContent()).toBe(`Labelled “${mention}” as Disease`);
     await page.keyboard.press('Control+z');
     await expect.poll(() => said.textContent()).toMatch(/^Undone/);
+  });
+
+  it('keeps the keyboard on Import and Export while they run, and reads out the export outcome', async () => {
+    const { page } = app;
+    const folder = join(app.tmp, 'notes');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'Fever and cough for three days.\n');
+    writeFileSync(join(folder, 'b.txt'), 'No known drug allergies.\n');
+    await page.getByTestId('nav-documents').click();
+    await press('open-import');
+    await page.getByTestId('import-path').fill(folder);
+    await page.getByTestId('import-phi-no').check();
+    await recordFocus();
+    await press('start-import');
+    await page.getByTestId('import-report').waitFor({ timeout: 60_000 });
+    await expect.poll(focused).toBe('start-import');
+    expect(await focusLog()).not.toContain('BODY');
+    await press('open-import'); // closes it
+
+    const out = join(app.tmp, 'export');
+    await press('open-export');
+    await page.getByTestId('export-path').fill(out);
+    await recordFocus();
+    await press('start-export');
+    await page.getByTestId('export-report').waitFor();
+    await expect.poll(focused).toBe('start-export');
+    // The report appears inside a live region that was there before it.
+    expect(await page.locator('[aria-live="polite"]:has([data-testid="export-report"])').count()).toBe(1);
+    await page.keyboard.press('Enter'); // again: the folder is there now
+    await page.getByTestId('export-replace').waitFor();
+    await page.getByTestId('export-replace').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('export-report').waitFor();
+    await expect.poll(focused).toBe('start-export');
+    expect(await focusLog()).not.toContain('BODY');
     expect(app.problems).toEqual([]);
   });
 });
