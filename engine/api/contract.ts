@@ -154,10 +154,12 @@ export interface EngineRequests {
    */
   'models:rename': (args: { modelId: string; name: string }) => ModelInfo;
   /**
-   * Copies a model out as a Hugging Face folder (weights, config, vocabulary, tokenizer files,
-   * model card, and a lineage.json with its PHI status) into `outPath`, a new or empty folder
-   * outside the data folder; `includeOnnx` adds the standalone inference model.onnx. All or
-   * nothing: a failure part-way leaves no file there.
+   * Copies a library or shipped model out as a Hugging Face folder (weights, config, vocabulary,
+   * tokenizer files, model card, metrics, and a lineage.json with its PHI status, which the card
+   * states too) into `outPath`: a new or empty folder (hidden entries allowed) outside the data
+   * and installation folders, else `invalid`; `conflict` while another export writes there.
+   * `includeOnnx` adds the standalone inference model.onnx (as `benchtop export-onnx`). All or
+   * nothing: a failure part-way (a full disk) leaves no file there.
    */
   'models:export': (args: { modelId: string; outPath: string; includeOnnx?: boolean }) => ModelExportReport;
 
