@@ -64,6 +64,22 @@ describe('documents:export of a whole project', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('stops when Benchtop closes part-way, leaving nothing, and later requests are told it closed', async () => {
+    const target = join(out, 'closed.bioc.json');
+    const exporting = t.invoke('documents:export', { projectId, format: 'bioc-json', outPath: target });
+    expect(await tempFillsBefore(exporting, '.closed.bioc.json.')).toBe(true);
+    await t.engine.close();
+    expect(await exporting).toEqual({
+      ok: false,
+      error: { code: 'cancelled', message: 'Benchtop closed during the export; nothing was written.' },
+    });
+    expect(readdirSync(out)).toEqual([]);
+    expect(await t.invoke('documents:list', { projectId, limit: 1 })).toEqual({
+      ok: false,
+      error: { code: 'cancelled', message: 'Benchtop closed before this request finished; do it again once Benchtop has started again.' },
+    });
+  });
+
   it('reads long notes a few at a time (about 4 M characters), not 200 of them', async () => {
     // Six notes of 960,000 characters: the first batch stops at five.
     const input = join(mkdtempSync(join(tmpdir(), 'benchtop-export-notes-')), 'notes.jsonl');

@@ -53,13 +53,16 @@ const PROJECT_GONE = 'The project was deleted during the export; nothing was wri
  * writes each batch before the next is read, so it never holds more than one.
  */
 async function* readExportable(
-  db: ReadDb,
+  ctx: ApiContext,
   projectId: number,
   ids: readonly number[],
   includeSuggestions: boolean,
 ): AsyncGenerator<Document[]> {
+  const db = ctx.ws.read;
   for (let i = 0; i < ids.length; ) {
     if (i > 0) await tick();
+    // The workspace is closing (Benchtop quits): the writer removes what it had staged.
+    if (ctx.jobs.isClosing) throw new ApiError('cancelled', 'Benchtop closed during the export; nothing was written.');
     if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
     const batch: Document[] = [];
     // Long notes make short batches: a batch holds READ_BATCH documents or READ_BATCH_CHARS of text.
@@ -144,7 +147,7 @@ async function exportTo(
   const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
-  const batches = readExportable(db, args.projectId, ids, args.includeSuggestions === true);
+  const batches = readExportable(ctx, args.projectId, ids, args.includeSuggestions === true);
   const res = await writeExport(batches, args.format, args.outPath, {
     ...target,
     documentCount: ids.length,

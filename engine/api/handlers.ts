@@ -285,6 +285,11 @@ function makeHandlers(ctx: ApiContext): Handlers {
   };
 }
 
+const CLOSED = {
+  code: 'cancelled' as const,
+  message: 'Benchtop closed before this request finished; do it again once Benchtop has started again.',
+};
+
 /** Opens the workspace in `dataDir` and returns the API over it. */
 export function createEngine(opts: EngineOptions): Engine {
   const listeners = new Set<EventListener>();
@@ -316,11 +321,15 @@ export function createEngine(opts: EngineOptions): Engine {
           : { code: 'unknown-request' as const, message: 'Unknown request.' };
         return { ok: false, error: what };
       }
+      if (ctx.jobs.isClosing) return { ok: false, error: CLOSED };
       try {
         const valid = (validators[name] as (v: unknown, p: string) => unknown)(args ?? {}, 'args');
         const value: unknown = await (handlers[name] as (a: unknown) => unknown)(valid);
         return { ok: true, value };
       } catch (err) {
+        // A request cut off by the workspace closing under it (it was reading when Benchtop
+        // quit) is no unexpected problem: answered as stopped, without a stack trace in the log.
+        if (ctx.jobs.isClosing && !(err instanceof ApiError)) return { ok: false, error: CLOSED };
         return { ok: false, error: toErrorInfo(err, name) };
       }
     },
