@@ -2,7 +2,8 @@
 // theme, with real content on screen: the demo project, the NCBI PubTator file imported (with a
 // report and its problems), a document open in the editor (an entity selected, a selection, the
 // relation flow), a model trained, run and evaluated, and the four Distill steps. Any violation
-// fails, listed by rule, element and what to fix. The Models screen belongs to another suite.
+// fails, listed by rule, element and what to fix. Also: every control Tab reaches shows a focus
+// ring of at least 3:1 in both themes. The Models screen belongs to another suite.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,45 @@ async function scanBothThemes(): Promise<string[]> {
   return out;
 }
 
+/**
+ * Tabs through the screen from its heading (at most `steps` times) and returns each focused
+ * control that shows no focus ring, or one under 3:1 against what is behind it (WCAG 1.4.11).
+ */
+async function missingFocusRings(steps: number): Promise<string[]> {
+  const { page } = app;
+  await page.getByTestId('skip-link').focus();
+  await page.keyboard.press('Enter');
+  const bad: string[] = [];
+  for (let i = 0; i < steps; i++) {
+    await page.keyboard.press('Tab');
+    const problem = await page.evaluate<string>(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return '';
+      const name = el.dataset.testid ?? el.tagName + ' ' + (el.getAttribute('aria-label') ?? el.textContent.trim().slice(0, 30));
+      const cs = getComputedStyle(el);
+      if (cs.outlineStyle === 'none' || parseFloat(cs.outlineWidth) < 2) return name + ': no focus ring';
+      const rgb = (c) => {
+        const n = (c.match(/[\\d.]+/g) ?? []).map(Number);
+        return c.startsWith('color(') ? [...n.slice(0, 3).map((v) => v * 255), ...n.slice(3)] : n;
+      };
+      const lum = ([r, g, b]) => {
+        const f = (v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      // What the ring is drawn on: the nearest opaque background outside the element (or inside
+      // it, for a ring drawn inside its box).
+      let at = parseFloat(cs.outlineOffset) < 0 ? el : el.parentElement;
+      while (at && (rgb(getComputedStyle(at).backgroundColor)[3] ?? 1) === 0) at = at.parentElement;
+      const behind = at ? getComputedStyle(at).backgroundColor : getComputedStyle(document.body).backgroundColor;
+      const [a, b] = [lum(rgb(cs.outlineColor)), lum(rgb(behind))].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      return ratio < 3 ? name + ': focus ring ' + ratio.toFixed(2) + ':1 on ' + behind : '';
+    })()`);
+    if (problem !== '' && !bad.includes(problem)) bad.push(problem);
+  }
+  return bad;
+}
+
 async function open(view: string): Promise<void> {
   await app.page.getByTestId(`nav-${view}`).click();
   await app.page.getByTestId(`${view}-view`).waitFor();
@@ -67,6 +107,22 @@ describe('axe-core finds no violation on any screen, in either theme', () => {
     await page.getByTestId('theme-select').selectOption('dark');
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     expect(background).toBe('rgb(20, 23, 28)');
+    await page.getByTestId('theme-select').selectOption('light');
+  });
+
+  it('shows a focus ring of at least 3:1 on every control Tab reaches, light and dark', async () => {
+    const { page } = app;
+    for (const theme of ['light', 'dark'] as const) {
+      await page.getByTestId('theme-select').selectOption(theme);
+      for (const view of ['projects', 'documents', 'train', 'settings']) {
+        await open(view);
+        expect(await missingFocusRings(30), `${theme} ${view}`).toEqual([]);
+      }
+      await open('documents');
+      await page.getByTestId('document-row').first().getByRole('link').click();
+      await page.getByTestId('text-pane').waitFor();
+      expect(await missingFocusRings(12), `${theme} annotate`).toEqual([]);
+    }
     await page.getByTestId('theme-select').selectOption('light');
   });
 
