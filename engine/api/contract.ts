@@ -13,6 +13,7 @@ import type {
   DocumentSummary,
   EntityType,
   ExportFormat,
+  ExportProgress,
   ExportReport,
   ImportFormat,
   ImportProgress,
@@ -126,7 +127,11 @@ export interface EngineRequests {
     includeSuggestions?: boolean;
     /** Replace an existing file (brat: same-named files in a non-empty folder); else 'exists'. */
     overwrite?: boolean;
+    /** Chosen by the caller: progress arrives as `documents:export-progress`, and it can be cancelled. */
+    exportId?: string;
   }) => ExportReport;
+  /** Stops a running export at its next batch; nothing of it is written (it answers 'cancelled'). */
+  'documents:cancel-export': (args: { exportId: string }) => { isCancelling: boolean };
 
   /** Applies editor edits in one transaction (all or nothing). */
   'annotations:apply-edits': (args: {
@@ -214,6 +219,7 @@ export type Requests = EngineRequests & ShellRequests;
 /** Pushed to every window / browser tab. */
 export interface Events {
   'documents:import-progress': ImportProgress;
+  'documents:export-progress': ExportProgress;
   /** Something changed in the workspace; listeners refetch what they show. */
   'workspace:changed': {
     projectId: number | null;
@@ -295,6 +301,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'documents:get': true,
   'documents:set-status': true,
   'documents:export': true,
+  'documents:cancel-export': true,
   'annotations:apply-edits': true,
   'models:list': true,
   'models:get-lineage': true,
@@ -327,6 +334,7 @@ export const requestNames: Record<RequestName, true> = {
 /** Runtime allow-list of events. */
 export const eventNames: Record<EventName, true> = {
   'documents:import-progress': true,
+  'documents:export-progress': true,
   'workspace:changed': true,
   'train:progress': true,
   'train:eval': true,

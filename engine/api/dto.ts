@@ -168,6 +168,14 @@ export interface ImportReport {
   durationMs: number;
 }
 
+/** How far a running export is (`documents:export` with an `exportId`). */
+export interface ExportProgress {
+  exportId: string;
+  projectId: number;
+  documentsDone: number;
+  documentsTotal: number;
+}
+
 export interface ExportReport {
   documents: number;
   /** Paths written (one file, or a .txt/.ann pair per document for brat). */

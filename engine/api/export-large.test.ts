@@ -80,6 +80,27 @@ describe('documents:export of a whole project', () => {
     });
   });
 
+  it('reports its progress by batch and can be cancelled part-way, leaving nothing', async () => {
+    const seen: { exportId: string; documentsDone: number; documentsTotal: number }[] = [];
+    t.engine.subscribe((name, p) => name === 'documents:export-progress' && seen.push(p as (typeof seen)[number]));
+    const done = join(out, 'done.jsonl');
+    await t.call('documents:export', { projectId, format: 'jsonl', outPath: done, exportId: 'whole' });
+    expect(seen.map((p) => p.documentsDone)).toEqual([0, 200, 400, 592]);
+    expect(seen.every((p) => p.exportId === 'whole' && p.documentsTotal === 592)).toBe(true);
+    expect(await t.call('documents:cancel-export', { exportId: 'whole' })).toEqual({ isCancelling: false }); // over
+    rmSync(done);
+
+    const target = join(out, 'cancelled.jsonl');
+    const exporting = t.invoke('documents:export', { projectId, format: 'jsonl', outPath: target, exportId: 'part' });
+    expect(await tempFillsBefore(exporting, '.cancelled.jsonl.')).toBe(true);
+    expect(await t.call('documents:cancel-export', { exportId: 'part' })).toEqual({ isCancelling: true });
+    expect(await exporting).toEqual({
+      ok: false,
+      error: { code: 'cancelled', message: 'The export was cancelled; nothing was written.' },
+    });
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it('reads long notes a few at a time (about 4 M characters), not 200 of them', async () => {
     // Six notes of 960,000 characters: the first batch stops at five.
     const input = join(mkdtempSync(join(tmpdir(), 'benchtop-export-notes-')), 'notes.jsonl');

@@ -54,15 +54,23 @@ const PROJECT_GONE = 'The project was deleted during the export; nothing was wri
  */
 async function* readExportable(
   ctx: ApiContext,
-  projectId: number,
+  args: Args<'documents:export'>,
   ids: readonly number[],
-  includeSuggestions: boolean,
 ): AsyncGenerator<Document[]> {
   const db = ctx.ws.read;
-  for (let i = 0; i < ids.length; ) {
+  const { projectId, exportId } = args;
+  const includeSuggestions = args.includeSuggestions === true;
+  for (let i = 0; ; ) {
+    // The batches before `i` are written (the writer asks for the next one only then).
+    if (exportId !== undefined)
+      ctx.emit('documents:export-progress', { exportId, projectId, documentsDone: i, documentsTotal: ids.length });
     if (i > 0) await tick();
-    // The workspace is closing (Benchtop quits): the writer removes what it had staged.
+    // The workspace is closing (Benchtop quits), or the user cancelled (even after the last
+    // batch: the output is not in place yet): the writer removes what it had staged.
     if (ctx.jobs.isClosing) throw new ApiError('cancelled', 'Benchtop closed during the export; nothing was written.');
+    if (exportId !== undefined && ctx.jobs.isExportCancelled(exportId))
+      throw new ApiError('cancelled', 'The export was cancelled; nothing was written.');
+    if (i === ids.length) return;
     if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
     const batch: Document[] = [];
     // Long notes make short batches: a batch holds READ_BATCH documents or READ_BATCH_CHARS of text.
@@ -126,11 +134,15 @@ export async function exportProjectDocuments(
       `${args.outPath}: another export is writing there; wait for it to finish, or choose another output.`,
     );
   }
+  if (args.exportId !== undefined && ctx.jobs.isExportRunning(args.exportId))
+    throw new ApiError('conflict', 'An export with that id is already running.');
   exportsInFlight.add(busy);
+  if (args.exportId !== undefined) ctx.jobs.trackExport(args.exportId);
   try {
     return await exportTo(ctx, args, target);
   } finally {
     exportsInFlight.delete(busy);
+    if (args.exportId !== undefined) ctx.jobs.endExport(args.exportId);
   }
 }
 
@@ -147,7 +159,7 @@ async function exportTo(
   const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to export; import some first.');
-  const batches = readExportable(ctx, args.projectId, ids, args.includeSuggestions === true);
+  const batches = readExportable(ctx, args, ids);
   const res = await writeExport(batches, args.format, args.outPath, {
     ...target,
     documentCount: ids.length,

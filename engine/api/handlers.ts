@@ -198,6 +198,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'documents:import': (a) => importDocuments(ctx, a),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
     'documents:cancel-import': (a) => ({ isCancelling: ctx.jobs.cancelImport(a.importId) }),
+    'documents:cancel-export': (a) => ({ isCancelling: ctx.jobs.cancelExport(a.exportId) }),
     'documents:interrupted-imports': (a) => {
       mustProject(read, a.projectId);
       return listInterruptedImports(read, a.projectId);

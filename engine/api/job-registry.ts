@@ -34,6 +34,8 @@ export class JobRegistry {
   #documents = new Map<string, { docs: DocumentPrediction[]; chars: number }>();
   #imports = new Map<string, ImportProgress>();
   #cancelledImports = new Set<string>();
+  /** Running exports by id: whether each was asked to stop. */
+  #exports = new Map<string, boolean>();
   #keepText: number;
 
   constructor(opts: { keepText?: number } = {}) {
@@ -74,6 +76,30 @@ export class JobRegistry {
 
   isImportCancelled(importId: string): boolean {
     return this.#cancelledImports.has(importId);
+  }
+
+  /** Records a running export (until endExport), so that it can be cancelled. */
+  trackExport(exportId: string): void {
+    this.#exports.set(exportId, false);
+  }
+
+  endExport(exportId: string): void {
+    this.#exports.delete(exportId);
+  }
+
+  /** Asks a running export to stop at its next batch; false when none runs with that id. */
+  cancelExport(exportId: string): boolean {
+    if (!this.#exports.has(exportId)) return false;
+    this.#exports.set(exportId, true);
+    return true;
+  }
+
+  isExportRunning(exportId: string): boolean {
+    return this.#exports.has(exportId);
+  }
+
+  isExportCancelled(exportId: string): boolean {
+    return this.#exports.get(exportId) === true;
   }
 
   /** The project's running imports. */

@@ -162,8 +162,9 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'documents:set-status': obj({ documentId: id, status: docStatus }),
   'documents:export': obj(
     { projectId: id, format: exportFormat, outPath: path },
-    { documentIds: arr(id, 1_000_000), includeSuggestions: bool, overwrite: bool },
+    { documentIds: arr(id, 1_000_000), includeSuggestions: bool, overwrite: bool, exportId: key },
   ),
+  'documents:cancel-export': obj({ exportId: key }),
   'annotations:apply-edits': obj({ documentId: id, edits: arr(edit, 10_000) }, { baseRevision: int(0, Number.MAX_SAFE_INTEGER) }),
   'models:list': empty,
   'models:get-lineage': obj({ modelId }),
