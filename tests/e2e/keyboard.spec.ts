@@ -5,7 +5,7 @@
 // schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
 // anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
 // are one radio group driven by arrows; Settings fields are named by their label alone; Import
-// and Export keep the keyboard while they run.
+// and Export keep the keyboard while they run; an unavailable Start is described by the reason.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,57 @@ describe('keyboard and screen reader', () => {
       expect(await page.getByTestId('distill-step-title').textContent()).toBe(step);
     }
   });
+  it('describes each unavailable Start button by the reason shown beside it', async () => {
+    const { page } = app;
+    /** The texts a control's aria-describedby points to. */
+    const describedBy = (testid: string): Promise<string> =>
+      page.evaluate<string>(`(() => {
+        const el = document.querySelector('[data-testid="${testid}"]');
+        return (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean)
+          .map((id) => document.getElementById(id)?.textContent.trim()).join(' | ');
+      })()`);
+
+    await page.getByTestId('nav-train').click();
+    expect(await describedBy('start-training')).toBe('');
+    await page.evaluate(`document.querySelector('details:has([data-testid="train-lr"])').open = true`);
+    await page.getByTestId('train-lr').fill('5');
+    await expect.poll(() => page.getByTestId('start-training').isDisabled()).toBe(true);
+    expect(await describedBy('start-training')).toMatch(/^The learning rate must be between /);
+    await page.getByTestId('train-lr').fill('');
+    await expect.poll(() => describedBy('start-training')).toBe('');
+
+    await page.getByTestId('nav-evaluate').click();
+    const demo = page.getByTestId('evaluate-view').getByRole('checkbox', { name: /^Demo notes/ });
+    await demo.uncheck();
+    await expect.poll(() => page.getByTestId('start-evaluate').isDisabled()).toBe(true);
+    expect(await describedBy('start-evaluate')).toMatch(/^Choose at least one dataset/);
+    await demo.check();
+    await expect.poll(() => describedBy('start-evaluate')).toBe('');
+
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-source-folder').check();
+    await expect.poll(() => page.getByTestId('start-run').isDisabled()).toBe(true);
+    expect(await describedBy('start-run')).not.toBe('');
+    await page.getByTestId('run-source-project').check();
+    await expect.poll(() => describedBy('start-run')).toBe('');
+
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-step-3').click();
+    await page.getByTestId('distill-steps').fill('0');
+    await expect.poll(() => page.getByTestId('start-distill').isDisabled()).toBe(true);
+    expect(await describedBy('start-distill')).toMatch(/step/i);
+    await page.getByTestId('distill-steps').fill('4');
+    await expect.poll(() => describedBy('start-distill')).toBe('');
+
+    await page.getByTestId('nav-documents').click();
+    await press('open-import');
+    await page.getByTestId('import-path').fill(NCBI_DEV);
+    expect(await describedBy('start-import')).toBe('Answer the patient-information question to continue.');
+    await page.getByTestId('import-phi-no').check();
+    expect(await describedBy('start-import')).toBe('');
+    await press('open-import');
+  });
+
   it('keeps focus on First and Last when they reach the end, and reads out the new range', async () => {
     const { page, server } = app;
     await apiCall(server, 'documents:import', { projectId, path: NCBI_DEV, containsPhi: false });
