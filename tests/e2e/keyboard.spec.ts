@@ -369,6 +369,24 @@ describe('keyboard and screen reader', () => {
     await page.getByTestId('export-report').waitFor();
     await expect.poll(focused).toBe('start-export');
     expect(await focusLog()).not.toContain('BODY');
+  });
+
+  it('creates a project by keyboard: a missing name is explained on the field, focus never lost', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('new-project-name').fill('');
+    await press('create-project');
+    await expect.poll(focused).toBe('new-project-name');
+    const name = page.getByTestId('new-project-name');
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = await name.getAttribute('aria-describedby');
+    expect(await page.locator(`#${describedBy}`).textContent()).toBe('Give the project a name.');
+    await name.fill('Keyboard notes');
+    await recordFocus();
+    await press('create-project');
+    await page.getByTestId('current-project').getByText('Keyboard notes').waitFor();
+    expect(await focusLog()).not.toContain('BODY');
+    expect(await name.getAttribute('aria-invalid')).toBe('false');
     expect(app.problems).toEqual([]);
   });
 });
