@@ -3,7 +3,8 @@
 // report and its problems), a document open in the editor (an entity selected, a selection, the
 // relation flow), a model trained, run and evaluated, and the four Distill steps. Any violation
 // fails, listed by rule, element and what to fix. Also: every control Tab reaches shows a focus
-// ring of at least 3:1 in both themes. The Models screen belongs to another suite.
+// ring of at least 3:1 in both themes, and entities stay visible in forced colours. The Models
+// screen belongs to another suite.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +125,24 @@ describe('axe-core finds no violation on any screen, in either theme', () => {
       expect(await missingFocusRings(12), `${theme} annotate`).toEqual([]);
     }
     await page.getByTestId('theme-select').selectOption('light');
+  });
+
+  it('underlines entities in forced colours (Windows high contrast), where fills are dropped', async () => {
+    const { page } = app;
+    await open('documents');
+    await page.getByTestId('document-row').first().getByRole('link').click();
+    await page.getByTestId('text-pane').locator('.seg').first().waitFor();
+    const underline = (): Promise<string> =>
+      page.evaluate<string>(
+        `getComputedStyle(document.querySelector('[data-testid="text-pane"] .seg')).textDecorationLine`,
+      );
+    expect(await underline()).toBe('none');
+    await page.emulateMedia({ forcedColors: 'active' });
+    try {
+      await expect.poll(underline).toBe('underline');
+    } finally {
+      await page.emulateMedia({ forcedColors: 'none' });
+    }
   });
 
   it('Train while running and finished, Run with results and a document, Evaluate with a mistake open', async () => {
