@@ -59,7 +59,10 @@ async function projectOfAnnotated(): Promise<{ projectId: number; datasetId: num
   });
   const page = await t.call('documents:list', { projectId: project.id, limit: 100 });
   for (const d of page.items) await t.call('documents:set-status', { documentId: d.id, status: 'annotated' });
-  const model = await t.call('models:import-folder', { path: join(dir, 'ner'), phiStatus: 'no-phi', name: 'Random NER' });
+  // One library model for all the projects (model names are unique).
+  const model =
+    (await t.call('models:list', {})).find((m) => m.name === 'Random NER') ??
+    (await t.call('models:import-folder', { path: join(dir, 'ner'), phiStatus: 'no-phi', name: 'Random NER' }));
   return { projectId: project.id, datasetId: imported.datasetId!, modelId: model.id };
 }
 

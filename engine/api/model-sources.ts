@@ -20,6 +20,7 @@ import {
 import type { ApiContext } from './context.ts';
 import type { PresetInfo, ShippedModelInfo, TaskKind, TrainOptions } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
+import { uniqueModelName } from './model-names.ts';
 import {
   DEFAULT_STUDENT,
   DEFAULT_STUDENT_ID,
@@ -193,7 +194,7 @@ export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Pr
     registerFile(ctx.ws.write, { path: `${relDir}/${weights}`, sizeBytes, sha256, kind: 'model' });
     const registered = registerModel(ctx.ws.write, {
       id,
-      name: t.name,
+      name: uniqueModelName(ctx, t.name),
       path: relDir,
       architecture: config.architectures?.[0] ?? 'bert',
       task: MODEL_TASK[t.task],

@@ -109,6 +109,37 @@ describe('a model trained from a library model', () => {
   }, 90_000);
 });
 
+describe('model names', () => {
+  it('are one per model: a folder imported again, or a run named like a model, gets " (2)"; a typed duplicate is refused', async () => {
+    const name = (await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi' })).name;
+    expect(name).toBe('bert-token-classification');
+    expect((await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi' })).name).toBe(`${name} (2)`);
+    expect((await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi' })).name).toBe(`${name} (3)`);
+    // What the user types is checked as Rename checks it: case and composition do not make it new.
+    expect(errorOf(await t.invoke('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'BERT-Token-Classification (2)' }))).toBe(
+      `conflict: Another model is already called “${name} (2)”; choose a name no other model has.`,
+    );
+    expect(errorOf(await t.invoke('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Golden\u200bBERT' }))).toMatch(/^invalid: A model name cannot contain control, invisible/);
+    const library = (await t.call('models:list', {})).filter((m) => !m.isShipped);
+    expect(library.map((m) => m.name).sort()).toEqual([name, `${name} (2)`, `${name} (3)`]);
+
+    const [project] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: project!.id });
+    const run = async (): Promise<string | undefined> => {
+      const { runId } = await t.call('train:start', {
+        projectId: project!.id, task: 'ner', datasetIds: [dataset!.id], baseModelId: library[0]!.id,
+        epochs: 1, maxSteps: 1, batchSize: 2, maxLength: 32,
+      });
+      await expect.poll(() => runStatus(project!.id, runId), { timeout: 60_000 }).toBe('completed');
+      const modelId = (await t.call('train:list-runs', { projectId: project!.id })).find((r) => r.id === runId)?.modelId;
+      return (await t.call('models:list', {})).find((m) => m.id === modelId)?.name;
+    };
+    const first = await run();
+    expect(first).toBeDefined();
+    expect(await run()).toBe(`${first} (2)`);
+  }, 120_000);
+});
+
 describe('models:delete and prediction or evaluation jobs', () => {
   it('refuses to remove a model a prediction in progress reads, and removes it once the job ends', async () => {
     const folder = join(t.dir, 'disease-model');

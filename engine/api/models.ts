@@ -21,7 +21,6 @@ import {
   type PhiStatus,
   deleteModel,
   getModel,
-  listModels,
   registerModel,
   updateModel,
 } from '../store/models.ts';
@@ -31,7 +30,8 @@ import type { ModelInfo } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
-import { shippedFolder, shippedFolders } from './shipped-models.ts';
+import { newModelName, uniqueModelName } from './model-names.ts';
+import { shippedFolder } from './shipped-models.ts';
 
 /** Files copied besides the weights file (when present). */
 const COMPANIONS = [
@@ -44,8 +44,6 @@ const COMPANIONS = [
   'lineage.json',
 ];
 const MAX_CARD_CHARS = 64_000;
-/** The longest model name, in characters (the Models table and run pickers show it whole). */
-const MAX_NAME = 200;
 /** Folders under models/ that an import is still filling: `.import-<pid>-<id>`. */
 const STAGING = /^\.import-(\d+)-/;
 
@@ -112,7 +110,7 @@ async function register(
     registerFile(ctx.ws.write, { path: `${relDir}/${weightsName}`, sizeBytes, sha256, kind: 'model' });
     return registerModel(ctx.ws.write, {
       id,
-      name: args.name ?? basename(args.path),
+      name: args.name === undefined ? uniqueModelName(ctx, basename(args.path)) : newModelName(ctx, '', args.name),
       path: relDir,
       architecture: hfClass ?? loaded.config.architecture,
       task: loaded.config.task,
@@ -238,44 +236,6 @@ export async function removeModel(
   }
   ctx.emit('workspace:changed', { projectId: null, what: 'models' });
   return { isDeleted };
-}
-
-/**
- * A model's new display name, checked: trimmed, runs of spaces, tabs or line breaks made one
- * space; not empty, not too long, no control characters, and no other model (library or
- * shipped) called the same ignoring case.
- */
-function newModelName(ctx: ApiContext, modelId: string, typed: string): string {
-  // NFC: "é" typed as e + accent is the same name as "é", shown and compared alike.
-  const name = typed.normalize('NFC').trim().replace(/\s+/g, ' ');
-  if (name === '') throw new ApiError('invalid', 'A model name cannot be empty; type a name.');
-  const length = [...name].length;
-  if (length > MAX_NAME)
-    throw new ApiError(
-      'invalid',
-      `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
-    );
-  // Invisible characters (zero-width space, byte-order mark) and direction overrides would
-  // let two names look the same, or one read differently from what it is.
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
-    throw new ApiError(
-      'invalid',
-      'A model name cannot contain control, invisible or text-direction characters; type plain text.',
-    );
-  const folded = name.toLowerCase();
-  const taken = [
-    ...shippedFolders(ctx).map((f) => f.name),
-    ...listModels(ctx.ws.read)
-      .filter((m) => m.id !== modelId)
-      .map((m) => m.name),
-  ].find((n) => n.toLowerCase() === folded);
-  if (taken !== undefined)
-    throw new ApiError(
-      'conflict',
-      `Another model is already called “${taken}”; choose a name no other model has.`,
-    );
-  return name;
 }
 
 /**

@@ -1,0 +1,64 @@
+// Model display names: one per model, ignoring case and Unicode composition, across the library
+// and the shipped models. A name the user types is checked (newModelName: refused with the
+// reason); a name Benchtop makes (a folder's name, a training run's) gets " (2)", " (3)"… instead.
+import { listModels } from '../store/models.ts';
+import type { ApiContext } from './context.ts';
+import { ApiError } from './errors.ts';
+import { shippedFolders } from './shipped-models.ts';
+
+/** The longest model name, in characters (the Models table and run pickers show it whole). */
+const MAX_NAME = 200;
+
+/**
+ * A model's new display name, checked: trimmed, runs of spaces, tabs or line breaks made one
+ * space; not empty, not too long, no control characters, and no other model (library or
+ * shipped) called the same ignoring case.
+ */
+export function newModelName(ctx: ApiContext, modelId: string, typed: string): string {
+  // NFC: "é" typed as e + accent is the same name as "é", shown and compared alike.
+  const name = typed.normalize('NFC').trim().replace(/\s+/g, ' ');
+  if (name === '') throw new ApiError('invalid', 'A model name cannot be empty; type a name.');
+  const length = [...name].length;
+  if (length > MAX_NAME)
+    throw new ApiError(
+      'invalid',
+      `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
+    );
+  // Invisible characters (zero-width space, byte-order mark) and direction overrides would
+  // let two names look the same, or one read differently from what it is.
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
+    throw new ApiError(
+      'invalid',
+      'A model name cannot contain control, invisible or text-direction characters; type plain text.',
+    );
+  const taken = takenNames(ctx, modelId).get(fold(name));
+  if (taken !== undefined)
+    throw new ApiError(
+      'conflict',
+      `Another model is already called “${taken}”; choose a name no other model has.`,
+    );
+  return name;
+}
+
+/** Every model's name by its folded form (library and shipped), but model `exceptId`'s. */
+function takenNames(ctx: ApiContext, exceptId = ''): Map<string, string> {
+  const names = [
+    ...shippedFolders(ctx).map((f) => f.name),
+    ...listModels(ctx.ws.read)
+      .filter((m) => m.id !== exceptId)
+      .map((m) => m.name),
+  ];
+  return new Map(names.map((n) => [fold(n), n]));
+}
+
+function fold(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/** `base`, or `base (2)`, `base (3)`… : the first no model has yet. */
+export function uniqueModelName(ctx: ApiContext, base: string): string {
+  const taken = takenNames(ctx);
+  if (!taken.has(fold(base))) return base;
+  for (let n = 2; ; n++) if (!taken.has(fold(`${base} (${n})`))) return `${base} (${n})`;
+}
