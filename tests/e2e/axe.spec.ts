@@ -167,6 +167,10 @@ describe('axe-core finds no violation on any screen, in either theme', () => {
     await page.getByTestId('run-results').waitFor({ timeout: 120_000 });
     await page.getByTestId('result-row').first().click();
     await page.getByTestId('document-viewer').getByTestId('viewer-title').waitFor();
+    // The viewer spells out each entity's type for a screen reader, just before its mention.
+    const spoken = await page.getByTestId('document-viewer').locator('.seg .visually-hidden').allTextContents();
+    expect(spoken.length).toBeGreaterThan(0);
+    for (const t of spoken) expect(t).toMatch(/^\((Chemical|Disease|Gene)\) $/);
     await page.getByTestId('open-run-export').click();
     expect(await scanBothThemes()).toEqual([]);
 

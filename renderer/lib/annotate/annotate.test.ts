@@ -200,6 +200,19 @@ describe('renderBlock', () => {
     const unrelated = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), { ...st, related: new Set(['T9']) });
     expect(unrelated.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
   });
+  it('spells out each entity type as hidden text for screen readers only when asked (read-only views)', async () => {
+    const { renderBlock } = await import('./render.ts');
+    const text = 'BRCA1 and <tumour>';
+    const mark = (key: string, type: string, start: number, end: number) => ({ key, type, start, end, lane: 0, isHead: true, isSuggestion: false });
+    const marks = [mark('T1', 'Gene', 0, 5), mark('T2', '<Disease>', 10, 18)];
+    const st = { selected: null, source: null, target: null, colors: new Map<string, string>() };
+    const spoken = renderBlock(text, segmentBlock({ start: 0, end: text.length }, marks), { ...st, isSpoken: true });
+    expect(spoken).toContain('<span class="visually-hidden">(Gene) </span>BRCA1</span>');
+    expect(spoken).toContain('<span class="visually-hidden">(&lt;Disease&gt;) </span>&lt;tumour&gt;</span>');
+    // The editor (selection offsets come from its text nodes) gets no extra text.
+    expect(renderBlock(text, segmentBlock({ start: 0, end: text.length }, marks), st)).not.toContain('visually-hidden');
+  });
+
   it('writes each chip in black or white, whichever meets WCAG AA on its type colour', async () => {
     const { renderBlock, chipTextColor } = await import('./render.ts');
     const lum = (hex: string): number => {

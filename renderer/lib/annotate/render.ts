@@ -10,6 +10,8 @@ export interface RenderState {
   colors: ReadonlyMap<string, string>;
   /** Entities that are a shown relation's argument: their lines get room above for the arcs. */
   related?: ReadonlySet<string>;
+  /** Read-only views: each entity's type is also spelt out, hidden, for screen readers. */
+  isSpoken?: boolean;
 }
 
 const LANE_GAP = 3;
@@ -57,7 +59,10 @@ export function chipTextColor(hex: string): '#000000' | '#ffffff' {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }
 
-/** The block's HTML: segments carry data-o (their offset); label chips are aria-hidden. */
+/**
+ * The block's HTML: segments carry data-o (their offset); label chips are aria-hidden (the
+ * editor announces types itself; `isSpoken` spells them out as hidden text in read-only views).
+ */
 export function renderBlock(text: string, segments: readonly Segment[], st: RenderState): string {
   let html = '';
   for (const seg of segments) {
@@ -90,8 +95,10 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     // line above (half of the extra height lands above the text).
     const arcs = st.related !== undefined && heads.some((h) => st.related!.has(h.key));
     const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) + (arcs ? 2 * ARC_ROOM : 0) : 0;
+    let spoken = '';
     for (const h of seg.heads) {
       if (h.key === PENDING_KEY) continue;
+      if (st.isSpoken) spoken += `<span class="visually-hidden">(${escapeHtml(h.type)}) </span>`;
       const color = colorOf(st.colors, h.type);
       chips +=
         `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${color};color:${chipTextColor(color)};bottom:calc(100% + ${h.lane * CHIP_STEP}px)" ` +
@@ -99,7 +106,7 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     }
     html +=
       `<span class="${cls.join(' ')}" data-o="${seg.start}" data-keys="${escapeHtml(keys.join(' '))}" ` +
-      `style="box-shadow:${shadows.join(',')};background-color:${bg}${lineHeight > 0 ? `;line-height:${lineHeight}px` : ''}">${chips}${body}</span>`;
+      `style="box-shadow:${shadows.join(',')};background-color:${bg}${lineHeight > 0 ? `;line-height:${lineHeight}px` : ''}">${chips}${spoken}${body}</span>`;
   }
   return html;
 }
