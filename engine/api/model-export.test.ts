@@ -143,6 +143,13 @@ describe('models:export', () => {
     const shipped = JSON.parse(readFileSync(join(ROOT, 'resources/models/default-student/lineage.json'), 'utf8')) as { phi_status: string };
     expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: shipped.phi_status });
     expect(readdirSync(out).sort()).toEqual(['.DS_Store', ...report.files].sort());
+    // Imported elsewhere, the export keeps its card, metrics and record (PHI status included).
+    rmSync(join(out, '.DS_Store'));
+    const imported = await t.call('models:import-folder', { path: out, phiStatus: 'no-phi' });
+    const copy = join(t.dir, 'data', imported.path);
+    for (const f of ['README.md', 'metrics.json', 'lineage.json'])
+      expect(existsSync(join(copy, f)), f).toBe(true);
+    expect(readFileSync(join(copy, 'metrics.json'), 'utf8')).toBe(readFileSync(join(out, 'metrics.json'), 'utf8'));
   });
 
   it('refuses targets it must not write, naming them, and writes nothing', async () => {

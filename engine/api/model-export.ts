@@ -19,20 +19,12 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
 import { ApiError } from './errors.ts';
+import { MODEL_COMPANIONS } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
 
-/** What a model folder holds besides its weights, copied when present (lineage.json is rewritten). */
-const COMPANIONS = [
-  'config.json',
-  'vocab.txt',
-  'tokenizer.json',
-  'tokenizer_config.json',
-  'special_tokens_map.json',
-  'README.md',
-  'training_card.md',
-  'metrics.json',
-];
+/** Copied when present; lineage.json is written anew. */
+const COMPANIONS = MODEL_COMPANIONS.filter((f) => f !== 'lineage.json');
 const WEIGHTS = ['model.safetensors', 'pytorch_model.bin'];
 const STAGING = /^\.benchtop-export-(\d+)-/;
 

@@ -30,19 +30,10 @@ import type { ModelInfo } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
+import { MODEL_COMPANIONS } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
 
-/** Files copied besides the weights file (when present). */
-const COMPANIONS = [
-  'config.json',
-  'vocab.txt',
-  'tokenizer.json',
-  'tokenizer_config.json',
-  'special_tokens_map.json',
-  'README.md',
-  'lineage.json',
-];
 const MAX_CARD_CHARS = 64_000;
 /** Folders under models/ that an import is still filling: `.import-<pid>-<id>`. */
 const STAGING = /^\.import-(\d+)-/;
@@ -59,7 +50,7 @@ async function removeStaleImports(modelsDir: string): Promise<void> {
 /** Copies the weights and companion files, each checked to be a regular file of sane size first. */
 async function copyModelFiles(source: string, weightsName: string, into: string): Promise<void> {
   const present = new Set(await readdir(source));
-  const companions = COMPANIONS.filter((f) => f !== weightsName && present.has(f));
+  const companions = MODEL_COMPANIONS.filter((f) => f !== weightsName && present.has(f));
   for (const f of [weightsName, ...companions]) {
     checkModelFile(join(source, f), f === weightsName ? 'weights' : 'text');
     await copyFile(join(source, f), join(into, f));
