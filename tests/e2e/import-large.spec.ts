@@ -21,7 +21,8 @@ describe('importing a large file', () => {
     const src = readFileSync(join(SHARED_DATA, 'documents/pubtator-bc5cdr/CDR_TrainingSet.PubTator.txt'), 'utf8');
     const file = join(app.tmp, 'cdr-large.pubtator.txt');
     let out = '';
-    for (let c = 0; c < 8; c++) out += src.replace(/^(\d+)([|\t])/gm, (_, id: string, sep: string) => `${id}c${c}${sep}`) + '\n';
+    // 16 copies (8,000 abstracts): long enough to import that Cancel comes well before the end.
+    for (let c = 0; c < 16; c++) out += src.replace(/^(\d+)([|\t])/gm, (_, id: string, sep: string) => `${id}c${c}${sep}`) + '\n';
     writeFileSync(file, out);
     await page.goto(`${server.url}#/documents`);
     await page.getByTestId('open-import').click();
