@@ -150,6 +150,12 @@ export interface ImportProgress {
   filesTotal: number;
   documentsSaved: number;
   documentsTotal: number;
+  /**
+   * Bytes of the large file being read a chunk at a time (streamed PubTator or JSON Lines), out
+   * of `bytesTotal`, its size; both 0 while no file is streamed (small files are read whole).
+   */
+  bytesRead: number;
+  bytesTotal: number;
 }
 
 export interface ImportReport {

@@ -123,6 +123,8 @@ async function importInto(
     filesTotal: 0,
     documentsSaved: 0,
     documentsTotal: 0,
+    bytesRead: 0,
+    bytesTotal: 0,
   };
   let lastEmit = 0;
   const report = (force = false): void => {
@@ -267,7 +269,11 @@ async function importInto(
   /** Reads a large PubTator or JSON Lines file a chunk at a time; false when it must be read whole. */
   const stream = async (entry: FileEntry, format: 'pubtator' | 'jsonl'): Promise<boolean> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
-    const reader = streamDocuments(entry.absolute, format, entry.display, stem);
+    const reader = streamDocuments(entry.absolute, format, entry.display, stem, (bytesRead, bytesTotal) => {
+      progress.bytesRead = bytesRead;
+      progress.bytesTotal = bytesTotal;
+      report();
+    });
     const docIssues: DocIssues = { list: [], unlisted: 0 };
     let found = 0;
     let readIssues: FormatIssue[];
@@ -317,10 +323,12 @@ async function importInto(
       stopIfCancelled();
       const group = await nextGroup(files, i);
       i += group.length;
+      progress.bytesRead = progress.bytesTotal = 0; // streamed files only, one at a time
       const [only] = group;
       if (group.length === 1 && only && only.size >= STREAM_FROM_BYTES) {
         const format = args.format ?? (await detectFileFormat(only.entry.absolute).catch(() => null));
         if (format !== null && isStreamable(format) && (await stream(only.entry, format))) continue;
+        progress.bytesRead = progress.bytesTotal = 0; // read whole after all
       }
       for (const { entry, format, res } of await Promise.all(group.map((g) => readWhole(g.entry)))) {
         const docIssues: DocIssues = { list: [], unlisted: 0 };

@@ -100,11 +100,24 @@ async function chooseDecoding(handle: FileHandle, size: number, file: string): P
   return { encoding: 'windows-1252', skip: 0, issues: [issue], isDamaged: false };
 }
 
-/** The file's text a chunk at a time; `replaced` counts U+FFFD characters when damaged. */
-async function* texts(handle: FileHandle, size: number, d: Decoding, replaced: { n: number }): AsyncGenerator<string> {
+/**
+ * The file's text a chunk at a time; `replaced` counts U+FFFD characters when damaged, `read.bytes`
+ * the bytes read so far (byte-order mark included).
+ */
+async function* texts(
+  handle: FileHandle,
+  size: number,
+  d: Decoding,
+  replaced: { n: number },
+  read: { bytes: number },
+): AsyncGenerator<string> {
+  read.bytes = d.skip;
   if (d.encoding === 'windows-1252') {
     // One byte, one character: chunks decode alone.
-    for await (const bytes of chunks(handle, size, d.skip)) yield decodeWindows1252(bytes);
+    for await (const bytes of chunks(handle, size, d.skip)) {
+      read.bytes += bytes.length;
+      yield decodeWindows1252(bytes);
+    }
     return;
   }
   const decoder = new TextDecoder(d.encoding);
@@ -112,7 +125,10 @@ async function* texts(handle: FileHandle, size: number, d: Decoding, replaced: {
     if (d.isDamaged) replaced.n += countReplaced(text);
     return text;
   };
-  for await (const bytes of chunks(handle, size, d.skip)) yield counted(decoder.decode(bytes, { stream: true }));
+  for await (const bytes of chunks(handle, size, d.skip)) {
+    read.bytes += bytes.length;
+    yield counted(decoder.decode(bytes, { stream: true }));
+  }
   const rest = counted(decoder.decode());
   if (rest !== '') yield rest;
 }
@@ -127,13 +143,15 @@ const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0,
  * possibly empty); returns the file's issues as importPath would give them (encoding first, then
  * by line). Returns null before yielding anything when the file must be read whole instead: no
  * line break in its first 4 M characters (classic Mac line ends, one huge line) or, for JSON
- * Lines, it may be one JSON value. `file` names the file in issues; `stem` names records without an id.
+ * Lines, it may be one JSON value. `file` names the file in issues; `stem` names records without an id;
+ * `onRead` is told the bytes read so far after each chunk (up to the size the file had when opened).
  */
 export async function* streamDocuments(
   path: string,
   format: 'pubtator' | 'jsonl',
   file: string,
   stem: string,
+  onRead: (bytesRead: number, bytesTotal: number) => void = () => undefined,
 ): AsyncGenerator<Document[], FormatIssue[] | null> {
   const { handle, size } = await openInputFile(path, Number.MAX_SAFE_INTEGER);
   try {
@@ -150,7 +168,9 @@ export async function* streamDocuments(
     let found = 0;
     let unlisted = 0;
     let head = '';
-    for await (const chunk of texts(handle, size, decoding, replaced)) {
+    const read = { bytes: 0 };
+    for await (const chunk of texts(handle, size, decoding, replaced, read)) {
+      onRead(read.bytes, size);
       let text = chunk;
       if (isFirst) {
         // Whether to stream at all is decided on the text up to the first line break.

@@ -1,7 +1,8 @@
 // Importing one large PubTator file (BC5CDR abstracts repeated): the file is saved while it is
-// read, and the Documents screen says how many documents are saved so far (a single file has no
-// "n of m files" to show), then Cancel import keeps none of it.
-import { readFileSync, writeFileSync } from 'node:fs';
+// read, and the Documents screen shows how much of it is read (a bar with a percentage, from the
+// bytes read out of the file size) and how many documents are saved so far, then Cancel import
+// keeps none of it.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('importing a large file', () => {
-  it('shows the documents saved so far while it reads, and can be cancelled', async () => {
+  it('shows how much of the file is read and the documents saved so far, and can be cancelled', async () => {
     const { page, server } = app;
     const src = readFileSync(join(SHARED_DATA, 'documents/pubtator-bc5cdr/CDR_TrainingSet.PubTator.txt'), 'utf8');
     const file = join(app.tmp, 'cdr-large.pubtator.txt');
@@ -30,9 +31,16 @@ describe('importing a large file', () => {
     await page.getByTestId('import-phi-no').check();
     await page.getByTestId('start-import').click();
     const progress = page.getByTestId('import-progress');
-    await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toMatch(/Reading files \(0 of 1\), [\d,]+ documents saved/);
-    // One file: no "0%" that never moves, a busy bar instead.
-    expect(await progress.getByRole('progressbar').getAttribute('aria-busy')).toBe('true');
+    await expect
+      .poll(() => progress.textContent(), { timeout: 60_000 })
+      .toMatch(/Reading cdr-large\.pubtator\.txt \([\d.]+ [KM]B of 1\d MB\), [\d,]+ documents saved\s*\d+%/);
+    // One file: a determinate bar over its bytes, moving as it is read (not a busy bar).
+    const bar = progress.getByRole('progressbar');
+    expect(await bar.getAttribute('aria-busy')).toBeNull();
+    expect(await bar.getAttribute('aria-valuemax')).toBe(String(statSync(file).size));
+    const first = Number(await bar.getAttribute('aria-valuenow'));
+    expect(first).toBeGreaterThan(0);
+    await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(first);
     await screenshot(page, 'documents-import-large');
     await page.getByTestId('cancel-import').click();
     await page.getByTestId('import-cancelled').waitFor({ timeout: 60_000 });

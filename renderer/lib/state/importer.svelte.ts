@@ -3,7 +3,46 @@
 // reload (or started in another window) is picked up again from the engine (`adopt`).
 import type { ImportProgress, ImportReport } from '../../../engine/api/contract.ts';
 import { ApiError, call, messageOf, on } from '../api.ts';
+import { formatBytes, formatNumber } from '../format.ts';
 import { app } from './app.svelte.ts';
+
+/** What the import's progress bar shows: `max` 0 for a busy bar (no amount to show). */
+export interface ImportBar {
+  value: number;
+  max: number;
+  label: string;
+}
+
+/**
+ * The progress bar of an import: documents while the last are saved; while reading, the bytes of
+ * a single large file (streamed a chunk at a time), else files of a folder (a single small file,
+ * read whole in a moment, gets a busy bar).
+ */
+export function importBar(p: ImportProgress): ImportBar {
+  if (p.phase === 'scanning') return { value: 0, max: 0, label: 'Looking for files…' };
+  const saved = p.documentsSaved > 0 ? `, ${formatNumber(p.documentsSaved)} documents saved` : '';
+  if (p.phase === 'saving')
+    return {
+      value: p.documentsSaved,
+      max: p.documentsTotal,
+      label: `Saving documents (${formatNumber(p.documentsSaved)} of ${formatNumber(p.documentsTotal)})`,
+    };
+  const isStreamed = p.bytesTotal > 0;
+  if (p.filesTotal === 1)
+    return isStreamed
+      ? {
+          value: p.bytesRead,
+          max: p.bytesTotal,
+          label: `Reading ${p.source} (${formatBytes(p.bytesRead)} of ${formatBytes(p.bytesTotal)})${saved}`,
+        }
+      : { value: 0, max: 0, label: `Reading files (${p.filesDone} of 1)${saved}` };
+  const large = isStreamed ? `; a large file ${Math.floor((100 * p.bytesRead) / p.bytesTotal)}% read` : '';
+  return {
+    value: p.filesDone,
+    max: p.filesTotal,
+    label: `Reading files (${formatNumber(p.filesDone)} of ${formatNumber(p.filesTotal)})${saved}${large}`,
+  };
+}
 
 class Importer {
   path = $state('');
@@ -12,6 +51,8 @@ class Importer {
   containsPhi = $state<boolean | null>(null);
   isRunning = $state(false);
   progress = $state.raw<ImportProgress | null>(null);
+  /** The progress bar to show while it runs (see importBar). */
+  bar = $derived(this.progress ? importBar(this.progress) : null);
   report = $state.raw<ImportReport | null>(null);
   error = $state<string | null>(null);
   /** Cancel was pressed; the engine stops at its next file or batch. */
