@@ -2,7 +2,7 @@
 // reading the file whole (real BC5CDR abstracts, with bad lines, CRLF, BOMs, UTF-16 and
 // Windows-1252 bytes), they come a chunk at a time, and files that cannot be streamed say so.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,8 @@ function bigPubtator(copies: number): string {
   return out;
 }
 
-async function streamAll(path: string, format: 'pubtator' | 'jsonl', stem = 'doc') {
-  const reader = streamDocuments(path, format, path, stem);
+async function streamAll(path: string, format: 'pubtator' | 'jsonl', stem = 'doc', onRead?: (bytesRead: number, bytesTotal: number) => void) {
+  const reader = streamDocuments(path, format, path, stem, onRead);
   const documents: Document[] = [];
   let pieces = 0;
   for (;;) {
@@ -154,5 +154,46 @@ describe.skipIf(!HAS_DATA)('streaming a large JSON Lines file', () => {
     const pretty = join(dir, 'pretty.jsonl');
     writeFileSync(pretty, JSON.stringify({ id: 'a', text: 'x'.repeat(2 * 1024 * 1024) }, null, 2));
     expect(await streamAll(pretty, 'jsonl')).toMatchObject({ issues: null, pieces: 0 });
+  });
+});
+
+describe.skipIf(!HAS_DATA)('a large file changing while it is streamed', () => {
+  it('says so when it becomes shorter, instead of keeping part of it silently', async () => {
+    const path = join(dir, 'shrinking.pubtator');
+    writeFileSync(path, bigPubtator(2));
+    const size = statSync(path).size;
+    let isCut = false;
+    const { documents, issues } = await streamAll(path, 'pubtator', 'doc', () => {
+      if (!isCut) truncateSync(path, 1_000_000);
+      isCut = true;
+    });
+    expect(documents.length).toBeGreaterThan(0);
+    expect(documents.length).toBeLessThan(1000);
+    expect(issues).toEqual([
+      {
+        severity: 'error',
+        file: path,
+        message: `the file became shorter while it was read (${size.toLocaleString('en-US')} bytes, then 1,000,000): documents from that point on are missing, and the last one read may be cut short; import it again`,
+      },
+    ]);
+  });
+
+  it('says so when it grows, and reads what it held when the import began', async () => {
+    const path = join(dir, 'growing.pubtator');
+    writeFileSync(path, bigPubtator(2));
+    const size = statSync(path).size;
+    let isGrown = false;
+    const { documents, issues } = await streamAll(path, 'pubtator', 'doc', () => {
+      if (!isGrown) appendFileSync(path, '99|t|Added later\n99|a|While it was read.\n\n');
+      isGrown = true;
+    });
+    expect(documents).toHaveLength(1000);
+    expect(issues).toEqual([
+      {
+        severity: 'warning',
+        file: path,
+        message: `the file grew while it was read (${size.toLocaleString('en-US')} bytes, then ${(size + 42).toLocaleString('en-US')}): only what it held when the import began was read; once it is complete, import it again`,
+      },
+    ]);
   });
 });

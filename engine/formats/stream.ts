@@ -133,6 +133,20 @@ async function* texts(
   if (rest !== '') yield rest;
 }
 
+/**
+ * An issue when the file changed size while it was read (`size` when it was opened): shorter, its
+ * end is missing; longer (still being written or copied), only its first `size` bytes were read.
+ */
+async function changeIssue(handle: FileHandle, size: number, bytesRead: number, file: string): Promise<FormatIssue | null> {
+  const now = (await handle.stat()).size;
+  const sizes = `(${size.toLocaleString('en-US')} bytes, then ${now.toLocaleString('en-US')})`;
+  if (bytesRead < size)
+    return makeIssue('error', file, `the file became shorter while it was read ${sizes}: documents from that point on are missing, and the last one read may be cut short; import it again`);
+  if (now > size)
+    return makeIssue('warning', file, `the file grew while it was read ${sizes}: only what it held when the import began was read; once it is complete, import it again`);
+  return null;
+}
+
 const tooLong = (file: string, line: number): FormatIssue =>
   makeIssue('error', file, `line longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters (no record is); skipped`, line);
 
@@ -207,7 +221,9 @@ export async function* streamDocuments(
       if (out.length > 0) yield out.splice(0); // the parser goes on appending to `out`
     }
     if (isFirst) return null; // no line break at all
-    if (carry !== '' && !isSkippingLine) parser.line(withoutCr(carry), ++lineNo);
+    const changed = await changeIssue(handle, size, read.bytes, file);
+    // A file cut short ends mid-line: that line is no record.
+    if (carry !== '' && !isSkippingLine && changed?.severity !== 'error') parser.line(withoutCr(carry), ++lineNo);
     parser.end();
     found += out.length;
     if (out.length > 0) yield out.splice(0);
@@ -219,7 +235,7 @@ export async function* streamDocuments(
     }
     if (found === 0 && issues.length === 0) issues.push(makeIssue('warning', file, 'no documents found (empty file?)'));
     const damaged = decoding.isDamaged ? [replacedIssue(decoding.encoding, replaced.n, file)] : [];
-    return [...decoding.issues, ...damaged, ...issues];
+    return [...(changed ? [changed] : []), ...decoding.issues, ...damaged, ...issues];
   } finally {
     await handle.close();
   }
