@@ -236,6 +236,15 @@ async function importInto(
         });
         continue;
       }
+      // NOTE: SQLite's text functions end at U+0000 (length, search): such a text is damage.
+      if (d.text.includes('\0')) {
+        note(out, {
+          severity: 'error',
+          file: entry.display,
+          message: `document ${id} contains NUL characters (U+0000), which text does not have: the file may be damaged there (a copy cut short?); skipped`,
+        });
+        continue;
+      }
       seen.add(id);
       if (known.has(textSha256(d.text))) count.again++;
       if (pending.length > 0 && format !== pendingFormat) await flush();
