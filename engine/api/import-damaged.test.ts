@@ -47,3 +47,22 @@ describe.skipIf(!HAS_DATA)('a file with a NUL byte deep inside', () => {
     expect(list.total).toBe(text.split('|t|').length - 2); // all documents but that one
   });
 });
+
+describe.skipIf(!HAS_DATA)('a large file with a zero-filled end (a copy cut short)', () => {
+  it('says its last document is damaged, not too long', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Cut short' });
+    const text = pubtator(1).slice(0, 900_000);
+    const path = join(t.dir, 'cut.pubtator');
+    writeFileSync(path, Buffer.concat([Buffer.from(text), Buffer.alloc(3_000_000)]));
+    const report = await t.call('documents:import', { projectId, path, containsPhi: false });
+    const last = text.slice(text.lastIndexOf('\n\n') + 2, text.indexOf('|', text.lastIndexOf('\n\n') + 2));
+    expect(report.issues).toEqual([
+      {
+        severity: 'error',
+        file: 'cut.pubtator',
+        message: `document ${last} contains NUL characters (U+0000), which text does not have: the file may be damaged there (a copy cut short?); skipped`,
+      },
+    ]);
+    expect(report.documentsAdded).toBe(text.split('|t|').length - 2);
+  });
+});

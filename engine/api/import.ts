@@ -228,20 +228,20 @@ async function importInto(
         });
         continue;
       }
-      if (d.text.length > MAX_DOCUMENT_CHARS) {
-        note(out, {
-          severity: 'error',
-          file: entry.display,
-          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
-        });
-        continue;
-      }
       // NOTE: SQLite's text functions end at U+0000 (length, search): such a text is damage.
       if (d.text.includes('\0')) {
         note(out, {
           severity: 'error',
           file: entry.display,
           message: `document ${id} contains NUL characters (U+0000), which text does not have: the file may be damaged there (a copy cut short?); skipped`,
+        });
+        continue;
+      }
+      if (d.text.length > MAX_DOCUMENT_CHARS) {
+        note(out, {
+          severity: 'error',
+          file: entry.display,
+          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
         });
         continue;
       }
