@@ -29,6 +29,9 @@ describe('detectFormat', () => {
     ['a.json', '{"source": "x", "documents": []}', 'bioc-json'],
     ['a.json', '[{"text": "x"}]', 'jsonl'],
     ['a.jsonl', '{"text": "x"}', 'jsonl'],
+    // Records made from PubTator documents: no whitespace before "|t|" in the first line.
+    ['a.jsonl', '{"id":"r0","text":"227508|t|Naloxone reverses"}', 'jsonl'],
+    ['a.json', '[{"text":"227508|t|Naloxone"}]', 'jsonl'],
     ['a.tsv', 'Aspirin\tB-Chemical\ncauses\tO\n', 'conll'],
     ['a.tsv', 'Aspirin\tB-Chemical\rcauses\tO\rgastric\tB-Disease\rulcers\tI-Disease\rin\tO\rrats\tO\r.\tO\r', 'conll'],
     ['a.tsv', 'Aspirin\tB-Chemical\t\ncauses\tO\t\n', 'conll'],
