@@ -24,12 +24,14 @@ vi.mock('../../lib/api.ts', () => ({
   },
 }));
 const { ExportJob } = await import('./export-job.svelte.ts');
+const { toasts } = await import('../../lib/state/toasts.svelte.ts');
 
 const ARGS = { projectId: 1, format: 'jsonl' as const, outPath: '/home/me/out.jsonl' };
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
 beforeEach(() => {
   calls.length = 0;
+  toasts.items = [];
 });
 
 describe('ExportJob', () => {
@@ -91,4 +93,26 @@ describe('ExportJob', () => {
     await closed;
     expect(job).toMatchObject({ wasCancelled: false, error: 'Benchtop closed during the export; nothing was written.' });
   });
+
+  it('says how an export ended in a toast once its panel was closed, and only then', async () => {
+    const shown = new ExportJob();
+    const kept = shown.run(ARGS);
+    calls[0]![2]({ documents: 1, written: [ARGS.outPath], issues: [] });
+    await kept;
+    expect(toasts.items).toEqual([]); // the panel shows it
+
+    const job = new ExportJob();
+    const done = job.run(ARGS);
+    job.detach(); // the panel closes mid-export
+    calls[1]![2]({ documents: 592, written: [ARGS.outPath], issues: [] });
+    await done;
+    const failed = job.run(ARGS);
+    calls[2]![3](new FakeApiError('invalid', `${ARGS.outPath}: the disk is full; nothing was written.`));
+    await failed;
+    expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
+      ['success', `Exported 592 documents to ${ARGS.outPath}.`],
+      ['error', `Nothing was exported to ${ARGS.outPath}: ${ARGS.outPath}: the disk is full; nothing was written.`],
+    ]);
+  });
 });
+

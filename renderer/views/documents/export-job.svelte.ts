@@ -3,6 +3,7 @@
 // not as a failure), or an error, with "replace" offered when the target exists.
 import type { ExportProgress, ExportReport, Args } from '../../../engine/api/contract.ts';
 import { ApiError, call, messageOf, on } from '../../lib/api.ts';
+import { toasts } from '../../lib/state/toasts.svelte.ts';
 
 export type ExportArgs = Omit<Args<'documents:export'>, 'exportId'>;
 
@@ -16,6 +17,8 @@ export class ExportJob {
   report = $state.raw<ExportReport | null>(null);
   progress = $state.raw<ExportProgress | null>(null);
   #exportId = '';
+  /** The panel showing this job was closed: the outcome of a running export is said in a toast. */
+  #isDetached = false;
 
   /** Follows progress events; returns the unsubscribe function (for an $effect). */
   listen(): () => void {
@@ -45,6 +48,23 @@ export class ExportJob {
       this.isBusy = false;
       this.isCancelling = false;
     }
+    if (this.#isDetached) this.#toastOutcome(args.outPath);
+  }
+
+  /**
+   * The panel closes (Close, Escape, another screen): an export still running goes on in the
+   * engine, and its outcome, which the panel can no longer show, comes as a toast.
+   */
+  detach(): void {
+    this.#isDetached = true;
+  }
+
+  #toastOutcome(outPath: string): void {
+    if (this.report) {
+      const n = this.report.documents;
+      toasts.show('success', `Exported ${n} document${n === 1 ? '' : 's'} to ${outPath}.`);
+    } else if (this.wasCancelled) toasts.show('info', 'The export was cancelled; nothing was written.');
+    else if (this.error !== null) toasts.show('error', `Nothing was exported to ${outPath}: ${this.error}`);
   }
 
   /** Asks the engine to stop the running export at its next batch (it answers 'cancelled'). */
