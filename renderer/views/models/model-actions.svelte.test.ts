@@ -12,6 +12,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => (e instanceof FakeApiError ? e.message : 'unexpected'),
 }));
 const { EXPORT_PHI_WARNING, ModelActions } = await import('./model-actions.svelte.ts');
+const { toasts } = await import('../../lib/state/toasts.svelte.ts');
 
 function model(id: string, name = id): ModelInfo {
   return {
@@ -135,6 +136,19 @@ describe('model export', () => {
     await late;
     expect(act.lastExport).toBeNull();
     expect(act.exportError).toBeNull();
+
+    // A late refusal is not dropped: the panel that would show it is gone, so it is a toast.
+    toasts.items = [];
+    act.toggleExport(a);
+    act.exportPath = '/media/usb/a';
+    const failed = act.export(a);
+    act.toggleExport(model('b'));
+    calls[2]![3](new FakeApiError('/media/usb/a: the disk is full; nothing was exported.'));
+    await failed;
+    expect(act.exportError).toBeNull();
+    expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
+      ['error', 'Nothing of “a” was exported: /media/usb/a: the disk is full; nothing was exported.'],
+    ]);
   });
 
   it('warns before exporting anything but a model that learned from no patient data', () => {

@@ -3,6 +3,7 @@
 // and what the last export wrote. One model at a time: opening another model starts afresh.
 import type { ModelExportReport, ModelInfo, PhiStatus } from '../../../engine/api/contract.ts';
 import { call, messageOf } from '../../lib/api.ts';
+import { toasts } from '../../lib/state/toasts.svelte.ts';
 
 /** The engine's limit on model names (engine/api/models.ts). */
 export const MAX_MODEL_NAME = 200;
@@ -125,7 +126,9 @@ export class ModelActions {
       }
       return report;
     } catch (err) {
+      // Under another model the panel is gone: the failure is said in a toast, not dropped.
       if (this.modelId === model.id) this.exportError = messageOf(err);
+      else toasts.show('error', `Nothing of “${model.name}” was exported: ${messageOf(err)}`);
       return null;
     } finally {
       this.isExporting = false;
