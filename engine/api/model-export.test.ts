@@ -134,6 +134,21 @@ describe('models:export', () => {
     expect(JSON.parse(readFileSync(join(out2, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'unknown' });
   });
 
+  it('says unknown, not a status it copied, when the folder’s record names none Benchtop knows', async () => {
+    // The import read these as unknown; the export copied them as they were ("none" reads as
+    // no PHI to a person, and the report's status was one the Models screen cannot show).
+    for (const [i, bogus] of ['none', 'TRAINED-ON-PHI', 'toString'].entries()) {
+      const model = await t.call('models:import-folder', { path: goldenCopy(`bogus-${i}`, bogus), phiStatus: 'no-phi' });
+      expect(model.phiStatus).toBe('unknown');
+      const out = join(t.dir, `bogus-export-${i}`);
+      expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus, bogus).toBe('unknown');
+      const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string };
+      expect(record.phi_status, bogus).toBe('unknown');
+      expect(record.statement, bogus).toMatch(/\S/);
+      expect(readFileSync(join(out, 'README.md'), 'utf8'), bogus).toContain(`**Status: ${record.statement}.**`);
+    }
+  });
+
   it('exports the shipped student with its own lineage record', async () => {
     const out = join(t.dir, 'student');
     mkdirSync(out); // an existing empty folder is fine

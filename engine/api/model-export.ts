@@ -27,6 +27,8 @@ import { readShippedLineage, shippedFolder } from './shipped-models.ts';
 const COMPANIONS = MODEL_COMPANIONS.filter((f) => f !== 'lineage.json');
 const WEIGHTS = ['model.safetensors', 'pytorch_model.bin'];
 const STAGING = /^\.benchtop-export-(\d+)-/;
+/** The statuses a lineage.json may record (a Record: the compiler keeps it complete). */
+const PHI_STATUSES: Record<PhiStatus, true> = { 'no-phi': true, 'distilled-from-phi-teacher': true, unknown: true, 'trained-on-phi': true };
 
 /** Why writing the export failed, in words, for the file-system codes a user can act on. */
 const WRITE_FAILURES: Record<string, string> = {
@@ -143,18 +145,23 @@ function exportRecord(source: Source, own: LineageRecord | undefined): LineageRe
   return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries };
 }
 
-/** The folder's own lineage.json, if it has a readable one. */
+/**
+ * The folder's own lineage.json, if it has one. A record that cannot be read, or whose status is
+ * none Benchtop knows ("none", "TRAINED-ON-PHI"), vouches for nothing: it counts as unknown
+ * (never copied into the export as a status no reader or import understands).
+ */
 async function ownRecord(dir: string): Promise<LineageRecord | undefined> {
   const file = join(dir, 'lineage.json');
   if (!existsSync(file)) return undefined;
   checkModelFile(file, 'text'); // a pipe or a device is refused, not read forever
+  const vouchesForNothing: LineageRecord = { phi_status: 'unknown', statement: '', entries: [] };
   try {
-    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<LineageRecord>;
-    if (typeof parsed.phi_status !== 'string') return { phi_status: 'unknown', statement: '', entries: [] };
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<LineageRecord> | null;
+    const status = parsed?.phi_status;
+    if (typeof status !== 'string' || !Object.hasOwn(PHI_STATUSES, status)) return vouchesForNothing;
     return parsed as LineageRecord;
   } catch {
-    // An unreadable record vouches for nothing: the export says unknown at least.
-    return { phi_status: 'unknown', statement: '', entries: [] };
+    return vouchesForNothing;
   }
 }
 
