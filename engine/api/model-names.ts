@@ -24,10 +24,11 @@ export function newModelName(ctx: ApiContext, modelId: string, typed: string): s
       'invalid',
       `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
     );
-  // Invisible characters (zero-width space, byte-order mark) and direction overrides would
-  // let two names look the same, or one read differently from what it is.
+  // Invisible characters (zero-width space, word joiner, byte-order mark) and direction marks and
+  // overrides would let two names look the same, or one read differently from what it is. (The
+  // zero-width joiners of emoji sequences and Persian or Indic words are allowed.)
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
+  if (/[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2060\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
     throw new ApiError(
       'invalid',
       'A model name cannot contain control, invisible or text-direction characters; type plain text.',

@@ -48,7 +48,9 @@ describe('models:rename', () => {
     expect(await refused('é'.repeat(201))).toBe('invalid: A model name can have at most 200 characters; this one has 201. Shorten it.');
     expect(await refused('x'.repeat(20_000))).toBe('invalid: A model name can have at most 200 characters; this one has 20000. Shorten it.');
     const plainText = 'invalid: A model name cannot contain control, invisible or text-direction characters; type plain text.';
-    for (const odd of ['Golden\u0000BERT', 'Golden\u200bBERT', 'Golden \u202eTREB', 'Gol\u2067den'])
+    // Direction marks (LRM, RLM, Arabic letter mark) and the word joiner are invisible too:
+    // 'Chemical\u200ftagger' would look like another model's name.
+    for (const odd of ['Golden\u0000BERT', 'Golden\u200bBERT', 'Golden \u202eTREB', 'Gol\u2067den', 'Golden\u200fBERT', 'Golden\u200e BERT', 'نموذج\u061c', 'Gol\u2060den'])
       expect(await refused(odd), JSON.stringify(odd)).toBe(plainText);
     expect(await refused(' chemical TAGGER ')).toBe('conflict: Another model is already called “Chemical tagger”; choose a name no other model has.');
     expect(await refused('default student (SHIPPED)')).toBe(
@@ -62,6 +64,9 @@ describe('models:rename', () => {
     expect(await nameOf(other.id)).toBe('Café tagger');
     // 200 characters (not code units: é is one) is allowed.
     expect((await t.call('models:rename', { modelId: model.id, name: '😀'.repeat(200) })).name).toBe('😀'.repeat(200));
+    // Emoji sequences and Persian words need the zero-width joiner and non-joiner: kept.
+    for (const fine of ['👩\u200d⚕️ notes tagger', 'مدل\u200cها'])
+      expect((await t.call('models:rename', { modelId: model.id, name: fine })).name).toBe(fine);
   });
 
   it('refuses shipped and unknown models, saying why', async () => {
