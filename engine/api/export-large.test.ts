@@ -2,7 +2,7 @@
 // documents, its one repeated PMID left out on import): the file holds every document with its annotations, and the engine keeps answering
 // other requests while the documents are read (a project deleted meanwhile writes nothing). The
 // export streams: what it has read is written (to a hidden temp file) before it reads on.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -125,6 +125,14 @@ describe('documents:export of a whole project', () => {
         error: { code: 'conflict', message: `${target}: another export is writing there; wait for it to finish, or choose another output.` },
       });
     }
+    // The same file reached through a link to its folder is the same output.
+    const alias = join(mkdtempSync(join(tmpdir(), 'benchtop-export-alias-')), 'out');
+    symlinkSync(out, alias);
+    expect(await t.invoke('documents:export', { projectId, format: 'jsonl', outPath: join(alias, 'twice.jsonl'), overwrite: true })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict' },
+    });
+    rmSync(dirname(alias), { recursive: true, force: true });
     expect(await first).toMatchObject({ ok: true, value: { documents: 592, written: [target] } });
     expect((await t.invoke('documents:export', { projectId, format: 'jsonl', outPath: target })).ok).toBe(false); // 'exists', as ever
     expect(await t.call('documents:export', { projectId, format: 'jsonl', outPath: target, overwrite: true })).toMatchObject({ documents: 592 });

@@ -1,7 +1,8 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
@@ -104,8 +105,15 @@ function namedWriteFailure(err: unknown, outPath: string): unknown {
   return isNamed ? new ApiError('invalid', e.message) : err;
 }
 
+/** `p` with symbolic links resolved as far as it exists: one output reached by two paths is one. */
+function realPathOf(p: string): string {
+  let cur = p;
+  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
+  return join(realpathSync(cur), relative(cur, p));
+}
+
 /**
- * Outputs (resolved paths) that an export is writing: a second export there at the same time is
+ * Outputs (real paths) that an export is writing: a second export there at the same time is
  * refused, so two exports never mix their files in one folder or both pass the check for a file.
  */
 const exportsInFlight = new Set<string>();
@@ -127,7 +135,7 @@ export async function exportProjectDocuments(
   // The target is checked before any document is read (a bad path answers at once).
   const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
   checkExportTarget(args.outPath, args.format, target);
-  const busy = resolve(args.outPath);
+  const busy = realPathOf(resolve(args.outPath));
   if (exportsInFlight.has(busy)) {
     throw new ApiError(
       'conflict',
