@@ -47,6 +47,7 @@ import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
+import { purgeDeletedProjects } from './project-purge.ts';
 import { cancelRun, deleteProjectAndRuns, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
@@ -154,7 +155,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'projects:delete': (a) => {
       const isDeleted = deleteProjectAndRuns(ctx, a.projectId, () => projects.deleteProject(write, a.projectId));
-      changed(a.projectId, 'projects');
+      if (isDeleted) changed(a.projectId, 'projects'); // and again once its rows are all removed
       return { isDeleted };
     },
 
@@ -310,6 +311,8 @@ export function createEngine(opts: EngineOptions): Engine {
   } catch (err) {
     toErrorInfo(err, 'demo seeding'); // logged; the app works without the demo
   }
+  // A project deletion cut off by a crash or a close is finished now, in the background.
+  void purgeDeletedProjects(ctx);
   const handlers = makeHandlers(ctx);
   return {
     async invoke(name, args) {

@@ -27,6 +27,7 @@ import {
   startTrain,
 } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
+import { purgeDeletedProjects } from './project-purge.ts';
 import type { RunInfo, RunMetrics, TaskKind, TrainProgressInfo } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
@@ -154,7 +155,8 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
 
 /**
  * Deletes a project after checking that none of its work is running, and removes its runs'
- * folders: they hold the snapshot of its documents (kept for resuming) and checkpoints.
+ * folders: they hold the snapshot of its documents (kept for resuming) and checkpoints. `remove`
+ * only marks it deleting (gone for every reader); its rows are removed in the background.
  */
 export function deleteProjectAndRuns(ctx: ApiContext, projectId: number, remove: () => boolean): boolean {
   const runs = listRuns(ctx.ws.read, projectId);
@@ -168,6 +170,7 @@ export function deleteProjectAndRuns(ctx: ApiContext, projectId: number, remove:
     );
   const isDeleted = remove();
   for (const r of runs) rmSync(join(ctx.dataDir, configOf(r).dir), { recursive: true, force: true });
+  if (isDeleted) void purgeDeletedProjects(ctx); // its rows go in the background, a batch at a time
   return isDeleted;
 }
 

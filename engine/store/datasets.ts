@@ -91,10 +91,11 @@ const COUNTS = sql`
   (SELECT count(*) FROM documents WHERE dataset_id = d.id) AS document_count,
   (SELECT count(*) FROM documents WHERE dataset_id = d.id AND status IN ('annotated', 'reviewed')) AS finished_count`;
 
-/** One dataset with its document counts. */
+/** One dataset with its document counts; undefined when its project is being deleted. */
 export function getDataset(db: ReadDb, id: number): Dataset | undefined {
   const row = db.get<DatasetRow>(sql`
-    SELECT d.*, ${COUNTS} FROM datasets d WHERE d.id = ${id}`);
+    SELECT d.*, ${COUNTS} FROM datasets d JOIN projects p ON p.id = d.project_id
+    WHERE d.id = ${id} AND p.deleting = 0`);
   return row && fromRow(row);
 }
 
@@ -137,7 +138,11 @@ export function deleteDataset(db: WriteDb, id: number): boolean {
 
 /** Marks an import's dataset complete; false when it no longer exists (its project was deleted). */
 export function finishImport(db: WriteDb, id: number): boolean {
-  return db.run(sql`UPDATE datasets SET is_importing = 0 WHERE id = ${id}`).changes > 0;
+  return (
+    db.run(sql`
+      UPDATE datasets SET is_importing = 0
+      WHERE id = ${id} AND project_id IN (SELECT id FROM projects WHERE deleting = 0)`).changes > 0
+  );
 }
 
 /**

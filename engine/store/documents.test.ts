@@ -21,7 +21,7 @@ import {
   updateDocumentStatus,
 } from './documents.ts';
 import { StoreError } from './errors.ts';
-import { createProject, deleteProject, getLabelSchema } from './projects.ts';
+import { createProject, deleteProject, getLabelSchema, purgeProjectBatch } from './projects.ts';
 import { sql } from './sql.ts';
 
 const CORPUS = '/work/shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt';
@@ -240,6 +240,7 @@ describe('cascades', () => {
     ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
     expect(countDocuments(ws.read, { projectId, search: 'quuxif' })).toBe(0);
     expect(deleteProject(ws.write, projectId)).toBe(true);
+    while (!purgeProjectBatch(ws.write, projectId, 1));
     for (const t of ['documents', 'entities', 'datasets', 'entity_types'] as const) {
       const q = { documents: sql`SELECT count(*) AS n FROM documents`, entities: sql`SELECT count(*) AS n FROM entities`,
         datasets: sql`SELECT count(*) AS n FROM datasets`, entity_types: sql`SELECT count(*) AS n FROM entity_types` }[t];

@@ -197,6 +197,9 @@ export function setDatasetFormat(db: WriteDb, datasetId: number, format: FormatN
   db.run(sql`UPDATE documents SET format = ${format} WHERE dataset_id = ${datasetId}`);
 }
 
+/** The document `d` is not in a project being deleted (see deleteProject). */
+const LIVE = sql`d.project_id NOT IN (SELECT id FROM projects WHERE deleting = 1)`;
+
 const SUMMARY = sql`
   SELECT d.id, d.project_id, d.dataset_id, d.external_id, d.status, d.format, d.source_path,
     d.text_sha256, length(d.text) AS text_length, d.created_at, d.updated_at, d.revision,
@@ -226,7 +229,7 @@ export function countDocuments(db: ReadDb, q: DocumentQuery): number {
 
 /** One document's summary. */
 export function getDocumentSummary(db: ReadDb, id: number): DocumentSummary | undefined {
-  const row = db.get<DocumentSummaryRow>(sql`${SUMMARY} WHERE d.id = ${id}`);
+  const row = db.get<DocumentSummaryRow>(sql`${SUMMARY} WHERE d.id = ${id} AND ${LIVE}`);
   return row && fromRow(row);
 }
 
@@ -257,7 +260,8 @@ export function getDocumentText(
   | (Pick<Document, 'text' | 'passages' | 'metadata'> & { projectId: number; externalId: string; status: DocumentStatus })
   | undefined {
   const row = db.get<DocumentRow & { project_id: number; status: DocumentStatus }>(sql`
-    SELECT id, project_id, external_id, status, text, passages, metadata FROM documents WHERE id = ${id}`);
+    SELECT id, project_id, external_id, status, text, passages, metadata FROM documents d
+    WHERE id = ${id} AND ${LIVE}`);
   if (row === undefined) return undefined;
   const passages = parseJsonOr<NonNullable<Document['passages']>>(row.passages);
   const metadata = parseJsonOr<Record<string, string>>(row.metadata);

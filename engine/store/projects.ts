@@ -90,15 +90,15 @@ export function createProject(db: WriteDb, input: { name: string; description?: 
   return fromRow(must(row, 'Inserted project'));
 }
 
-/** One project, or undefined. */
+/** One project, or undefined (also while it is being deleted). */
 export function getProject(db: ReadDb, id: number): Project | undefined {
-  const row = db.get<ProjectRow>(sql`SELECT * FROM projects WHERE id = ${id}`);
+  const row = db.get<ProjectRow>(sql`SELECT * FROM projects WHERE id = ${id} AND deleting = 0`);
   return row && fromRow(row);
 }
 
-/** All projects by name. */
+/** All projects by name, less those being deleted. */
 export function listProjects(db: ReadDb): Project[] {
-  return db.all<ProjectRow>(sql`SELECT * FROM projects ORDER BY name`).map(fromRow);
+  return db.all<ProjectRow>(sql`SELECT * FROM projects WHERE deleting = 0 ORDER BY name`).map(fromRow);
 }
 
 /** Renames or re-describes a project. */
@@ -107,13 +107,62 @@ export function updateProject(db: WriteDb, id: number, patch: { name?: string; d
   db.run(sql`
     UPDATE projects SET name = ${patch.name ?? current.name},
       description = ${patch.description ?? current.description}, updated_at = ${nowIso()}
-    WHERE id = ${id}`);
+    WHERE id = ${id} AND deleting = 0`);
   return must(getProject(db, id), `Project ${id}`);
 }
 
-/** Deletes a project and everything in it (datasets, documents, runs, label schema). */
+/**
+ * Deletes a project at once for every reader: it is marked deleting, which hides it from every
+ * query that gets or lists projects, and renamed past the longest name a user may type (80), so
+ * its name is free at once. Its rows go later, by purgeProjectBatch. False if there was none.
+ */
 export function deleteProject(db: WriteDb, id: number): boolean {
-  return db.run(sql`DELETE FROM projects WHERE id = ${id}`).changes > 0;
+  return (
+    db.run(sql`
+      UPDATE projects SET deleting = 1, name = replace(hex(zeroblob(41)), '0', '-') || ${id}
+      WHERE id = ${id} AND deleting = 0`).changes > 0
+  );
+}
+
+/** The ids of projects marked deleting whose rows are not all removed yet. */
+export function listDeletingProjects(db: ReadDb): number[] {
+  return db.all<{ id: number }>(sql`SELECT id FROM projects WHERE deleting = 1 ORDER BY id`).map((r) => r.id);
+}
+
+/**
+ * Removes up to `limit` documents (with their annotations and search index entries) of a project
+ * marked deleting, or, once none is left, the project row itself (its datasets, runs and label
+ * schema cascade: a few rows). True when the project is gone.
+ */
+export function purgeProjectBatch(db: WriteDb, id: number, limit: number): boolean {
+  const removed = db.run(sql`
+    DELETE FROM documents WHERE id IN (
+      SELECT d.id FROM documents d JOIN projects p ON p.id = d.project_id
+      WHERE d.project_id = ${id} AND p.deleting = 1 LIMIT ${limit})`).changes;
+  if (removed > 0) return false;
+  db.run(sql`DELETE FROM projects WHERE id = ${id} AND deleting = 1`);
+  return true;
+}
+
+/**
+ * Whether the search index rewrites a segment once a tenth of its rows are deleted (FTS5's
+ * 'deletemerge', 10 by default). Off while a project's rows are purged: each rewrite of a
+ * large segment held the engine for up to a second, many times over; mergeSearchIndexStep
+ * then catches up a little at a time. Stored in the index, so it outlives a crash.
+ */
+export function setSearchIndexDeleteMerge(db: WriteDb, isOn: boolean): void {
+  // NOTE: FTS5 takes the value as an integer only, and a bound JS number is a double.
+  if (isOn) db.run(sql`INSERT INTO documents_fts (documents_fts, rank) VALUES ('deletemerge', 10)`);
+  else db.run(sql`INSERT INTO documents_fts (documents_fts, rank) VALUES ('deletemerge', 0)`);
+}
+
+/** Merges up to `pages` pages of the search index; false once there was nothing left to do. */
+export function mergeSearchIndexStep(db: WriteDb, pages: number): boolean {
+  const changes = (): number => db.get<{ n: number }>(sql`SELECT total_changes() AS n`)?.n ?? 0;
+  const before = changes();
+  db.run(sql`INSERT INTO documents_fts (documents_fts, rank) VALUES ('merge', ${pages})`);
+  // NOTE: FTS5's documented test: fewer than 2 changes means the merge had no work.
+  return changes() - before >= 2;
 }
 
 /** The project's entity and relation types, by name. */
