@@ -19,7 +19,7 @@ import {
   purgeProjectBatch,
   updateProject,
 } from './projects.ts';
-import { createRun } from './runs.ts';
+import { createRun, getRun } from './runs.ts';
 import { sql } from './sql.ts';
 
 /** `n` small documents, each with a Disease and a Chemical mention related by CID. */
@@ -55,12 +55,12 @@ function counts(ws: Workspace): Record<Table, number> {
 }
 
 /** A project with 25 documents (50 entities, 25 relations), a dataset and a run. */
-function seed(ws: Workspace, name: string): { projectId: number; datasetId: number; documentIds: number[] } {
+function seed(ws: Workspace, name: string): { projectId: number; datasetId: number; documentIds: number[]; runId: string } {
   const projectId = createProject(ws.write, { name }).id;
   const datasetId = createDataset(ws.write, { projectId, name: 'notes', containsPhi: true }).id;
   const documentIds = insertDocuments(ws.write, notes(25), { projectId, datasetId, format: 'brat' }).ids;
-  createRun(ws.write, { projectId, task: 'ner', config: { dir: 'runs/x' } });
-  return { projectId, datasetId, documentIds };
+  const runId = createRun(ws.write, { projectId, task: 'ner', config: { dir: 'runs/x' } }).id;
+  return { projectId, datasetId, documentIds, runId };
 }
 
 describe('deleteProject', () => {
@@ -82,6 +82,8 @@ describe('deleteProject', () => {
     expect(finishImport(ws.write, gone.datasetId)).toBe(false);
     expect(getDocumentSummary(ws.read, gone.documentIds[0] ?? 0)).toBeUndefined();
     expect(getDocumentText(ws.read, gone.documentIds[0] ?? 0)).toBeUndefined();
+    expect(getRun(ws.read, gone.runId)).toBeUndefined();
+    expect(getRun(ws.read, kept.runId)?.projectId).toBe(kept.projectId);
     expect(() => updateProject(ws.write, gone.projectId, { name: 'Back' })).toThrow(/Project/);
     expect(() =>
       insertDocuments(ws.write, notes(1), { projectId: gone.projectId, datasetId: gone.datasetId, format: 'brat' }),

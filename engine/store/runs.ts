@@ -102,7 +102,9 @@ export function createRun(db: WriteDb, input: NewRun): TrainingRun {
 
 /** One run. */
 export function getRun(db: ReadDb, id: string): TrainingRun | undefined {
-  const row = db.get<RunRow>(sql`SELECT * FROM training_runs WHERE id = ${id}`);
+  const row = db.get<RunRow>(sql`
+    SELECT * FROM training_runs
+    WHERE id = ${id} AND project_id NOT IN (SELECT id FROM projects WHERE deleting = 1)`);
   return row && fromRow(row);
 }
 
