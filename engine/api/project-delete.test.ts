@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDataset } from '../store/datasets.ts';
 import { openWorkspace } from '../store/db.ts';
 import { insertDocuments } from '../store/documents.ts';
-import { createProject, deleteProject, listDeletingProjects, purgeProjectBatch } from '../store/projects.ts';
+import {
+  createProject,
+  deleteProject,
+  listDeletingProjects,
+  purgeProjectBatch,
+  setSearchIndexDeleteMerge,
+} from '../store/projects.ts';
 import { sql } from '../store/sql.ts';
 import type { Engine } from './handlers.ts';
 import { createEngine } from './handlers.ts';
@@ -33,14 +39,17 @@ function purged(engine: Engine, projectId: number, nth: number): Promise<void> {
 }
 
 /** Row counts in the closed workspace at `dir` (opened, read, closed again). */
-function rowsLeft(dir: string): { documents: number; entities: number; deleting: number[] } {
+function rowsLeft(dir: string): { documents: number; entities: number; deleting: number[]; deleteMerge: number } {
   const ws = openWorkspace(dir);
   try {
     const n = (q: ReturnType<typeof sql>): number => ws.read.get<{ n: number }>(q)?.n ?? -1;
+    ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
     return {
       documents: n(sql`SELECT count(*) AS n FROM documents`),
       entities: n(sql`SELECT count(*) AS n FROM entities`),
       deleting: listDeletingProjects(ws.read),
+      // The search index merges deleted rows away again once the purge is over.
+      deleteMerge: n(sql`SELECT v AS n FROM documents_fts_config WHERE k = 'deletemerge'`),
     };
   } finally {
     ws.close();
@@ -93,8 +102,9 @@ describe('projects:delete', () => {
     expect(await t.invoke('documents:export', out)).toMatchObject(gone);
     expect(await t.invoke('documents:import', { projectId, path: NCBI_TRAIN, containsPhi: false })).toMatchObject(gone);
     expect(datasetId).toBeDefined();
+    await tick();
     await t.engine.close();
-    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5, deleting: [] }); // the demo's five notes
+    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5, deleting: [], deleteMerge: 10 }); // the demo's five notes
   }, 60_000);
 
   it('finishes a deletion cut off after its first batch when the workspace is opened again', async () => {
@@ -111,15 +121,17 @@ describe('projects:delete', () => {
     }));
     insertDocuments(ws.write, docs, { projectId, datasetId, format: 'brat' });
     deleteProject(ws.write, projectId);
+    setSearchIndexDeleteMerge(ws.write, false);
     expect(purgeProjectBatch(ws.write, projectId, PURGE_BATCH)).toBe(false); // then Benchtop is killed
     ws.close();
-    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5 + PURGE_BATCH + 7, deleting: [projectId] });
+    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5 + PURGE_BATCH + 7, deleting: [projectId], deleteMerge: 0 });
 
     const engine = createEngine({ dataDir: t.dir });
     const done = purged(engine, projectId, 1);
     expect((await engine.invoke('projects:list', {})) as unknown).toMatchObject({ ok: true, value: [{ name: expect.stringMatching(/Demo/) as unknown }] });
     await done;
+    await tick();
     await engine.close();
-    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5, deleting: [] }); // the demo's five notes
+    expect(rowsLeft(t.dir)).toMatchObject({ documents: 5, deleting: [], deleteMerge: 10 }); // the demo's five notes
   }, 60_000);
 });
