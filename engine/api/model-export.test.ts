@@ -149,6 +149,22 @@ describe('models:export', () => {
     }
   });
 
+  it('states one status in the card of a model exported again: the library’s, not the previous export’s', async () => {
+    // Exported as no PHI, imported elsewhere by someone who knows it saw patient notes, exported
+    // again: the card kept the first export's "no PHI" section above the new one.
+    const first = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi' });
+    await t.call('models:export', { modelId: first.id, outPath: join(t.dir, 'first') });
+    const again = await t.call('models:import-folder', { path: join(t.dir, 'first'), phiStatus: 'trained-on-phi' });
+    const out = join(t.dir, 'second');
+    await t.call('models:export', { modelId: again.id, outPath: out });
+    const card = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(card.match(/^## Privacy and lineage$/gm)).toHaveLength(1);
+    expect(card.match(/^\*\*Status: .*$/gm)).toEqual(['**Status: trained on PHI: private (possibly PHI-bearing) records contributed gradients.**']);
+    expect(card).not.toContain('no PHI in training data');
+    // The model's own card before the section is kept as it was.
+    expect(card.startsWith(readFileSync(join(GOLDEN, 'README.md'), 'utf8').trimEnd())).toBe(true);
+  });
+
   it('exports the shipped student with its own lineage record', async () => {
     const out = join(t.dir, 'student');
     mkdirSync(out); // an existing empty folder is fine

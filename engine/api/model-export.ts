@@ -196,18 +196,21 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
   return { files: names.sort(), phiStatus: record.phi_status };
 }
 
+/** A card's "## Privacy and lineage" sections (to the next heading of that level, or the end). */
+const PRIVACY_SECTION = /^## Privacy and lineage[ \t]*\r?\n[\s\S]*?(?=^#{1,2}[ \t]|(?![\s\S]))/gm;
+
 /**
  * Makes the model card (README.md, what a reader of the folder opens first) state the PHI
- * status and lineage, unless it already states this status: a card of its own gets the section
- * appended, a model without one a short card. Returns true when it created README.md.
+ * status and lineage: a card of its own gets the section appended, in place of one a previous
+ * export wrote (which may state another status: the library's can only have risen since), a
+ * model without one a short card. Returns true when it created README.md.
  */
 async function addPrivacySection(card: string, source: Source, record: LineageRecord): Promise<boolean> {
   const existing = existsSync(card) ? await readFile(card, 'utf8') : undefined;
-  if (existing?.includes(`**Status: ${record.statement}.**`) === true) return false;
   const intro =
     existing === undefined
       ? `# ${source.name}\n\nExported from Benchtop${existsSync(join(dirname(card), 'training_card.md')) ? '; training_card.md says how it was trained' : ''}.\n`
-      : `${existing.trimEnd()}\n`;
+      : `${existing.replace(PRIVACY_SECTION, '').trimEnd()}\n`;
   await writeFile(card, `${intro}\n${privacySection(record)}`);
   return existing === undefined;
 }
