@@ -155,6 +155,9 @@ describe('models:export', () => {
     const first = await t.call('models:import-folder', { path: goldenCopy('golden'), phiStatus: 'no-phi' });
     await t.call('models:export', { modelId: first.id, outPath: join(t.dir, 'first') });
     const again = await t.call('models:import-folder', { path: join(t.dir, 'first'), phiStatus: 'trained-on-phi' });
+    // The card the Models screen shows beside "trained on PHI" does not say "no PHI" either.
+    expect(again.card).not.toContain('Privacy and lineage');
+    expect(again.card).toBe(readFileSync(join(GOLDEN, 'README.md'), 'utf8').trimEnd());
     const out = join(t.dir, 'second');
     await t.call('models:export', { modelId: again.id, outPath: out });
     const card = readFileSync(join(out, 'README.md'), 'utf8');

@@ -19,7 +19,7 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
 import { ApiError } from './errors.ts';
-import { MODEL_COMPANIONS } from './model-files.ts';
+import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
 
@@ -195,9 +195,6 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
   m.weights.clear();
   return { files: names.sort(), phiStatus: record.phi_status };
 }
-
-/** A card's "## Privacy and lineage" sections (to the next heading of that level, or the end). */
-const PRIVACY_SECTION = /^## Privacy and lineage[ \t]*\r?\n[\s\S]*?(?=^#{1,2}[ \t]|(?![\s\S]))/gm;
 
 /**
  * Makes the model card (README.md, what a reader of the folder opens first) state the PHI

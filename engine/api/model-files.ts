@@ -16,3 +16,11 @@ export const MODEL_COMPANIONS = [
   'metrics.json',
   'lineage.json',
 ];
+
+/**
+ * A model card's "## Privacy and lineage" sections (to the next heading of that level, or the
+ * end), as an export writes them: they state the status of the library that exported it, which
+ * the model's status here may exceed, so an import keeps the card without them and an export
+ * writes its own.
+ */
+export const PRIVACY_SECTION = /^## Privacy and lineage[ \t]*\r?\n[\s\S]*?(?=^#{1,2}[ \t]|(?![\s\S]))/gm;

@@ -30,7 +30,7 @@ import type { ModelInfo } from './dto.ts';
 import { ApiError } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
-import { MODEL_COMPANIONS } from './model-files.ts';
+import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
 
@@ -90,7 +90,11 @@ async function register(
   const weightsName = basename(loaded.weightsFile);
   const { sizeBytes, sha256 } = await hashFile(join(dir, weightsName));
   const cardFile = join(dir, 'README.md');
-  const card = existsSync(cardFile) ? (await readFile(cardFile, 'utf8')).slice(0, MAX_CARD_CHARS) : '';
+  // The card's privacy section states the exporting library's status, not this one's (shown
+  // beside the card): it is left out rather than contradict it.
+  const card = existsSync(cardFile)
+    ? (await readFile(cardFile, 'utf8')).replace(PRIVACY_SECTION, '').trimEnd().slice(0, MAX_CARD_CHARS)
+    : '';
   const hfClass = (loaded.config.raw['architectures'] as string[] | undefined)?.[0];
   const hasLabels =
     loaded.config.task === 'token-classification' ||
