@@ -91,6 +91,8 @@ describe('deleteProject', () => {
     expect(deleteProject(ws.write, gone.projectId)).toBe(false); // deleted once only
     // The name is free at once, in any case.
     expect(createProject(ws.write, { name: 'LIVER NOTES' }).name).toBe('LIVER NOTES');
+    const hidden = ws.read.get<{ name: string }>(sql`SELECT name FROM projects WHERE id = ${gone.projectId}`);
+    expect(hidden?.name).toBe(`${'-'.repeat(82)}deleted ${gone.projectId}`); // longer than any typed name (80)
     // The other project is untouched.
     expect(getDataset(ws.read, kept.datasetId)?.documentCount).toBe(25);
     expect(getDocumentText(ws.read, kept.documentIds[0] ?? 0)?.text).toBe('Patient 0 developed hepatitis after isoniazid.');

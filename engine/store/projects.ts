@@ -119,7 +119,7 @@ export function updateProject(db: WriteDb, id: number, patch: { name?: string; d
 export function deleteProject(db: WriteDb, id: number): boolean {
   return (
     db.run(sql`
-      UPDATE projects SET deleting = 1, name = replace(hex(zeroblob(41)), '0', '-') || ${id}
+      UPDATE projects SET deleting = 1, name = replace(hex(zeroblob(41)), '0', '-') || 'deleted ' || id
       WHERE id = ${id} AND deleting = 0`).changes > 0
   );
 }
