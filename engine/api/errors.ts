@@ -1,6 +1,7 @@
 // Turns anything a handler throws into the contract's error envelope. Messages come only from
 // our own error types (which never quote document text); anything else becomes a generic
 // message, and the log line names the error type and request, never its text.
+import { isAbsolute } from 'node:path';
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { ExportTargetError } from '../formats/registry.ts';
 import { InputFileError } from '../io/input-file.ts';
@@ -18,6 +19,19 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.code = code;
   }
+}
+
+/**
+ * Refuses a path that is not absolute: `ask` says what to give. A path typed with "~" (as in a
+ * terminal) is named: nothing expands it here.
+ */
+export function requireFullPath(typed: readonly string[], ask: string): void {
+  const relative = typed.find((p) => !isAbsolute(p));
+  if (relative === undefined) return;
+  const tilde = /^~([/\\]|$)/.test(relative)
+    ? ' "~" is not expanded here: type your home folder out in full.'
+    : '';
+  throw new ApiError('invalid', `${ask}${tilde}`);
 }
 
 const STORE_CODES: Record<StoreError['code'], ErrorCode> = {

@@ -2,7 +2,7 @@
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
@@ -13,7 +13,7 @@ import { getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ExportReport } from './dto.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, requireFullPath } from './errors.ts';
 
 /** Documents read between two turns of the event loop (other requests are answered meanwhile). */
 const READ_BATCH = 200;
@@ -126,12 +126,7 @@ export async function exportProjectDocuments(
   const db = ctx.ws.read;
   if (!getProject(db, args.projectId))
     throw new ApiError('not-found', 'That project no longer exists.');
-  if (!isAbsolute(args.outPath)) {
-    throw new ApiError(
-      'invalid',
-      'Give the full path to export to, for example /home/me/exports/notes.',
-    );
-  }
+  requireFullPath([args.outPath], 'Give the full path to export to, for example /home/me/exports/notes.');
   // The target is checked before any document is read (a bad path answers at once).
   const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
   checkExportTarget(args.outPath, args.format, target);

@@ -195,3 +195,23 @@ describe('models:import-folder', () => {
     expect(modelsDirEntries()).toEqual([]);
   });
 });
+
+describe('a path typed with ~', () => {
+  it('is refused by every request that takes a path, saying ~ is not expanded', async () => {
+    const p = await projectId();
+    const home = ' "~" is not expanded here: type your home folder out in full.';
+    const refusals = [
+      await refusal('documents:import', { projectId: p, path: '~/notes', containsPhi: true }),
+      await refusal('documents:export', { projectId: p, format: 'jsonl', outPath: '~/out.jsonl' }),
+      await refusal('models:import-folder', { path: '~', phiStatus: 'unknown' }),
+      await refusal('models:export', { modelId: 'shipped:default-student', outPath: '~/student' }),
+      await refusal('run:predict-files', { modelId: 'shipped:default-student', inputPath: nerModel, outPath: '~/predictions', format: 'brat' }),
+    ];
+    expect(refusals).toEqual(Array(5).fill(expect.objectContaining({ code: 'invalid' })));
+    for (const r of refusals) expect(r.message.endsWith(home), r.message).toBe(true);
+    // Other relative paths get the request's own words only.
+    expect((await refusal('documents:export', { projectId: p, format: 'jsonl', outPath: 'out~.jsonl' })).message).toBe(
+      'Give the full path to export to, for example /home/me/exports/notes.',
+    );
+  });
+});

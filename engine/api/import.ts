@@ -5,7 +5,7 @@
 // cancel or an error removes it), and other requests are answered between batches. A bad file
 // or document becomes an issue and the import goes on.
 import { stat } from 'node:fs/promises';
-import { basename, isAbsolute } from 'node:path';
+import { basename } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { safeErrorMessage } from '../formats/common.ts';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
@@ -24,7 +24,7 @@ import { getLabelSchema, getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, requireFullPath } from './errors.ts';
 import { type FileEntry, listFiles, relativeIssue } from './import-files.ts';
 
 /** Documents saved at a time (one transaction), and at most this many characters of them. */
@@ -108,11 +108,7 @@ async function importInto(
   const started = Date.now();
   if (!getProject(ctx.ws.read, args.projectId))
     throw new ApiError('not-found', 'That project no longer exists.');
-  if (!isAbsolute(args.path))
-    throw new ApiError(
-      'invalid',
-      'Give the full path of the file or folder, for example /home/me/notes.',
-    );
+  requireFullPath([args.path], 'Give the full path of the file or folder, for example /home/me/notes.');
   const issues: FileIssue[] = [];
   const progress: ImportProgress = {
     importId,

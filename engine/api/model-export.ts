@@ -5,7 +5,7 @@
 // inside the target and moved in only once all are written: a failure leaves none behind.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
@@ -18,7 +18,7 @@ import { standaloneOnnx } from '../train/graphs.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, requireFullPath } from './errors.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
@@ -98,8 +98,7 @@ export function folderNameFor(name: string): string {
  * folder, is a file, holds anything but hidden entries, or cannot be written.
  */
 function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
-  if (!isAbsolute(outPath))
-    throw new ApiError('invalid', 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
+  requireFullPath([outPath], 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
   const out = resolve(outPath);
   const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > 255);
   if (tooLong !== undefined)

@@ -7,7 +7,7 @@
 // Shipped models (resources/models) are read-only: they cannot be removed or renamed.
 import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
 import { isAlive } from '../io/pid-lock.ts';
@@ -27,7 +27,7 @@ import {
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
@@ -144,11 +144,7 @@ export async function importModelFolder(
   ctx: ApiContext,
   args: Args<'models:import-folder'>,
 ): Promise<ModelInfo> {
-  if (!isAbsolute(args.path))
-    throw new ApiError(
-      'invalid',
-      'Give the full path of the model folder, for example /home/me/models/biobert.',
-    );
+  requireFullPath([args.path], 'Give the full path of the model folder, for example /home/me/models/biobert.');
   const source = resolve(args.path);
   refuseLibraryFolder(ctx, source);
   // NOTE: synchronous and CPU-bound for large weights; fine in the engine process, brief in browser mode.

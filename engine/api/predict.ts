@@ -4,7 +4,6 @@
 // the engine holds the predicted documents of the last few such runs for run:get-document.
 // Progress is throttled into run:progress; the result arrives as run:finished.
 import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import type { Document, FormatIssue } from '../formats/types.ts';
 import { getDocumentSummary, replaceAnnotations } from '../store/documents.ts';
 import type { TaskEvent } from '../tasks/events.ts';
@@ -19,7 +18,7 @@ import type {
   PredictedDocumentInfo,
   PredictedRow,
 } from './dto-tasks.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, requireFullPath } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { type ModelRef, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
 import { getSettings } from './system.ts';
@@ -259,11 +258,7 @@ export function startFilePrediction(
   ctx: ApiContext,
   a: Args<'run:predict-files'>,
 ): { jobId: string } {
-  if (!isAbsolute(a.inputPath) || !isAbsolute(a.outPath))
-    throw new ApiError(
-      'invalid',
-      'Give full paths for the input and the output, e.g. /home/me/notes.',
-    );
+  requireFullPath([a.inputPath, a.outPath], 'Give full paths for the input and the output, e.g. /home/me/notes.');
   const m = models(ctx, a.modelId, a.reModelId);
   // Refused now, not after the whole run: output in the way, the input itself, or unwritable.
   checkInput(a.inputPath);
