@@ -17,8 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { readSafetensors } from '../checkpoints/safetensors.ts';
-import type { HostTensor } from '../onnx/ir.ts';
-import { Session } from '../runtime/session.ts';
+import { goldenOnnxLogits } from '../runtime/test-helpers.ts';
 import type { Reply } from './contract.ts';
 import { folderNameFor } from './model-export.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
@@ -49,25 +48,6 @@ function goldenCopy(name: string, status?: string, entries: unknown[] = []): str
   return folder;
 }
 
-/** Logits of a standalone model.onnx on the goldens' inputs. */
-async function onnxLogits(file: string): Promise<HostTensor> {
-  const meta = JSON.parse(readFileSync(join(GOLDEN, 'goldens.json'), 'utf8')) as {
-    inputs: Record<'input_ids' | 'attention_mask' | 'token_type_ids', number[][]>;
-  };
-  const tensor = (rows: number[][]): HostTensor => ({
-    dtype: 'int64',
-    dims: [rows.length, rows[0]!.length],
-    data: BigInt64Array.from(rows.flat().map(BigInt)),
-  });
-  const session = await Session.create(readFileSync(file));
-  const out = await session.run({
-    input_ids: tensor(meta.inputs.input_ids),
-    attention_mask: tensor(meta.inputs.attention_mask),
-    token_type_ids: tensor(meta.inputs.token_type_ids),
-  });
-  await session.release();
-  return out['logits']!;
-}
 
 describe('models:export', () => {
   it('writes a folder that loads back with the same weights, and a model.onnx with the goldens’ logits', async () => {
@@ -89,7 +69,7 @@ describe('models:export', () => {
     expect(exported.config.labels).toEqual(source.config.labels);
 
     const want = readSafetensors(join(GOLDEN, 'goldens.safetensors')).tensors.get('output/logits')!;
-    const got = await onnxLogits(join(out, 'model.onnx'));
+    const got = await goldenOnnxLogits(GOLDEN, join(out, 'model.onnx'));
     expect(got.dims).toEqual(want.dims);
     const diff = Math.max(...Array.from(got.data as Float32Array, (x, i) => Math.abs(x - (want.data[i] as number))));
     expect(diff).toBeLessThan(1e-5);

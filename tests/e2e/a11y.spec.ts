@@ -3,7 +3,7 @@
 // keyboard focus kept (never dropped to <body>) while Train, Run and Evaluate start and finish.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchDemoApp, selectText } from './fixtures.ts';
+import { type App, focusLog, launchDemoApp, recordFocus, selectText } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
@@ -17,23 +17,6 @@ function focused(): Promise<string> {
   })()`);
 }
 
-/** Starts recording the focused element every few milliseconds (see focusLog). */
-async function recordFocus(): Promise<void> {
-  await app.page.evaluate(`(() => {
-    clearInterval(globalThis.__focusTimer);
-    globalThis.__focusLog = [];
-    globalThis.__focusTimer = setInterval(() => {
-      const a = document.activeElement;
-      const name = !a || a === document.body ? 'BODY' : (a.dataset?.testid ?? a.tagName);
-      if (globalThis.__focusLog.at(-1) !== name) globalThis.__focusLog.push(name);
-    }, 5);
-  })()`);
-}
-
-/** The focused elements recorded since recordFocus, in order, repeats collapsed. */
-function focusLog(): Promise<string[]> {
-  return app.page.evaluate(`(() => { clearInterval(globalThis.__focusTimer); return globalThis.__focusLog; })()`);
-}
 
 const announced = (): Promise<string> =>
   app.page.getByTestId('annotate-announcer').textContent().then((t) => (t ?? '').trim());
@@ -165,7 +148,7 @@ describe('accessibility basics in browser mode', () => {
     await page.getByTestId('train-lr').fill('0.005');
     await page.getByTestId('train-max-steps').fill('40');
     await page.getByTestId('start-training').focus();
-    await recordFocus();
+    await recordFocus(app.page);
     await page.keyboard.press('Enter');
     // Focus goes from the busy Start button to the new run's Stop (or, if the run has already
     // finished, stays on Start); when the run ends, Stop hands it to "Open model".
@@ -173,28 +156,28 @@ describe('accessibility basics in browser mode', () => {
       .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
       .toBe('Finished');
     await expect.poll(() => focused()).toMatch(/^(open-run-model|start-training)$/);
-    let log = await focusLog();
+    let log = await focusLog(app.page);
     expect(log).not.toContain('BODY');
     expect(log[0]).toBe('start-training');
 
     await page.getByTestId('nav-run').click();
     await page.getByTestId('run-form').waitFor();
     await page.getByTestId('start-run').focus();
-    await recordFocus();
+    await recordFocus(app.page);
     await page.keyboard.press('Enter');
     await page.getByTestId('run-results').waitFor({ timeout: 120_000 });
     await expect.poll(() => focused()).toBe('start-run');
-    log = await focusLog();
+    log = await focusLog(app.page);
     expect(log).not.toContain('BODY');
     expect(log).toContain('cancel-predict');
 
     await page.getByTestId('nav-evaluate').click();
     await page.getByTestId('start-evaluate').focus();
-    await recordFocus();
+    await recordFocus(app.page);
     await page.keyboard.press('Enter');
     await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
     await expect.poll(() => focused()).toBe('start-evaluate');
-    log = await focusLog();
+    log = await focusLog(app.page);
     expect(log).not.toContain('BODY');
     expect(log).toContain('cancel-evaluate');
     expect(app.problems).toEqual([]);

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { expect } from 'vitest';
 import { type RunningServer, startServer } from '../../engine/serve/server.ts';
 import { apiCall } from './api-client.ts';
 
@@ -144,4 +145,35 @@ export async function selectText(page: Page, start: number, end: number): Promis
     },
     [start, end],
   );
+}
+
+/** Starts recording the focused element every few milliseconds (see focusLog). */
+export async function recordFocus(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    clearInterval(globalThis.__focusTimer);
+    globalThis.__focusLog = [];
+    globalThis.__focusTimer = setInterval(() => {
+      const a = document.activeElement;
+      const name = !a || a === document.body ? 'BODY' : (a.dataset?.testid ?? a.tagName);
+      if (globalThis.__focusLog.at(-1) !== name) globalThis.__focusLog.push(name);
+    }, 5);
+  })()`);
+}
+
+/** The focused elements recorded since recordFocus, in order, repeats collapsed. */
+export function focusLog(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => { clearInterval(globalThis.__focusTimer); return globalThis.__focusLog; })()`);
+}
+
+/** Trains a tiny random-start model (small-2L-128, 10 steps of batch 2) on the Train screen. */
+export async function trainTinyModel(page: Page): Promise<void> {
+  await page.getByTestId('nav-train').click();
+  await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+  await page.getByText('Advanced settings').click();
+  await page.getByTestId('train-batch').fill('2');
+  await page.getByTestId('train-max-steps').fill('10');
+  await page.getByTestId('start-training').click();
+  await expect
+    .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
+    .toBe('Finished');
 }

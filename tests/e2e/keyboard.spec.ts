@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchDemoApp } from './fixtures.ts';
+import { type App, SHARED_DATA, focusLog, launchDemoApp, recordFocus, trainTinyModel } from './fixtures.ts';
 
 const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
 let app: App;
@@ -25,23 +25,6 @@ function focused(): Promise<string> {
   })()`);
 }
 
-/** Starts recording the focused element every few milliseconds (see focusLog). */
-async function recordFocus(): Promise<void> {
-  await app.page.evaluate(`(() => {
-    clearInterval(globalThis.__focusTimer);
-    globalThis.__focusLog = [];
-    globalThis.__focusTimer = setInterval(() => {
-      const a = document.activeElement;
-      const name = !a || a === document.body ? 'BODY' : (a.dataset?.testid ?? a.tagName);
-      if (globalThis.__focusLog.at(-1) !== name) globalThis.__focusLog.push(name);
-    }, 5);
-  })()`);
-}
-
-/** The focused elements recorded since recordFocus, in order, repeats collapsed. */
-function focusLog(): Promise<string[]> {
-  return app.page.evaluate(`(() => { clearInterval(globalThis.__focusTimer); return globalThis.__focusLog; })()`);
-}
 
 async function press(testid: string, key = 'Enter'): Promise<void> {
   await app.page.getByTestId(testid).focus();
@@ -89,15 +72,7 @@ describe('keyboard and screen reader', () => {
 
   it('says in a live region that Run and Evaluate finished, and what they found', async () => {
     const { page } = app;
-    await page.getByTestId('nav-train').click();
-    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
-    await page.getByText('Advanced settings').click();
-    await page.getByTestId('train-batch').fill('2');
-    await page.getByTestId('train-max-steps').fill('10');
-    await page.getByTestId('start-training').click();
-    await expect
-      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
-      .toBe('Finished');
+    await trainTinyModel(page);
 
     await page.getByTestId('nav-run').click();
     const run = page.getByTestId('run-announcer');
@@ -346,17 +321,17 @@ describe('keyboard and screen reader', () => {
     await press('open-import');
     await page.getByTestId('import-path').fill(folder);
     await page.getByTestId('import-phi-no').check();
-    await recordFocus();
+    await recordFocus(app.page);
     await press('start-import');
     await page.getByTestId('import-report').waitFor({ timeout: 60_000 });
     await expect.poll(focused).toBe('start-import');
-    expect(await focusLog()).not.toContain('BODY');
+    expect(await focusLog(app.page)).not.toContain('BODY');
     await press('open-import'); // closes it
 
     const out = join(app.tmp, 'export');
     await press('open-export');
     await page.getByTestId('export-path').fill(out);
-    await recordFocus();
+    await recordFocus(app.page);
     await press('start-export');
     await page.getByTestId('export-report').waitFor();
     await expect.poll(focused).toBe('start-export');
@@ -368,7 +343,7 @@ describe('keyboard and screen reader', () => {
     await page.keyboard.press('Enter');
     await page.getByTestId('export-report').waitFor();
     await expect.poll(focused).toBe('start-export');
-    expect(await focusLog()).not.toContain('BODY');
+    expect(await focusLog(app.page)).not.toContain('BODY');
   });
 
   it('creates a project by keyboard: a missing name is explained on the field, focus never lost', async () => {
@@ -382,10 +357,10 @@ describe('keyboard and screen reader', () => {
     const describedBy = await name.getAttribute('aria-describedby');
     expect(await page.locator(`#${describedBy}`).textContent()).toBe('Give the project a name.');
     await name.fill('Keyboard notes');
-    await recordFocus();
+    await recordFocus(app.page);
     await press('create-project');
     await page.getByTestId('current-project').getByText('Keyboard notes').waitFor();
-    expect(await focusLog()).not.toContain('BODY');
+    expect(await focusLog(app.page)).not.toContain('BODY');
     expect(await name.getAttribute('aria-invalid')).toBe('false');
     expect(app.problems).toEqual([]);
   });

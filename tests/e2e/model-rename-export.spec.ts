@@ -6,8 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostTensor } from '../../engine/onnx/ir.ts';
-import { Session } from '../../engine/runtime/session.ts';
+import { goldenOnnxLogits } from '../../engine/runtime/test-helpers.ts';
 import { apiCall } from './api-client.ts';
 import { type App, ROOT, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
 
@@ -46,24 +45,6 @@ function forwardLogits(dir: string, name: string): number[] {
   return (JSON.parse(readFileSync(outFile, 'utf8')) as { logits: number[][][] }).logits.flat(2);
 }
 
-async function onnxLogits(file: string): Promise<number[]> {
-  const meta = JSON.parse(readFileSync(join(GOLDEN, 'goldens.json'), 'utf8')) as {
-    inputs: Record<'input_ids' | 'attention_mask' | 'token_type_ids', number[][]>;
-  };
-  const tensor = (rows: number[][]): HostTensor => ({
-    dtype: 'int64',
-    dims: [rows.length, rows[0]!.length],
-    data: BigInt64Array.from(rows.flat().map(BigInt)),
-  });
-  const session = await Session.create(readFileSync(file));
-  const out = await session.run({
-    input_ids: tensor(meta.inputs.input_ids),
-    attention_mask: tensor(meta.inputs.attention_mask),
-    token_type_ids: tensor(meta.inputs.token_type_ids),
-  });
-  await session.release();
-  return Array.from(out['logits']!.data as Float32Array);
-}
 
 describe('Models: rename and export', () => {
   it('renames a model, refusing bad names on screen', async () => {
@@ -151,7 +132,7 @@ describe('Models: rename and export', () => {
     expect(inspected).toEqual(library);
     const want = forwardLogits(join(app.dataDir, model.path), 'library');
     expect(forwardLogits(out, 'exported')).toEqual(want);
-    const onnx = await onnxLogits(join(out, 'model.onnx'));
+    const onnx = Array.from((await goldenOnnxLogits(GOLDEN, join(out, 'model.onnx'))).data as Float32Array);
     expect(onnx.length).toBe(want.length);
     expect(Math.max(...onnx.map((x, i) => Math.abs(x - want[i]!)))).toBeLessThan(1e-4);
     expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchDemoApp, screenshot } from './fixtures.ts';
+import { type App, launchDemoApp, screenshot, trainTinyModel } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
@@ -30,15 +30,7 @@ afterAll(async () => {
 describe('Run and Evaluate at 1024 px', () => {
   it('trains a tiny model to run and evaluate', async () => {
     const { page } = app;
-    await page.getByTestId('nav-train').click();
-    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
-    await page.getByText('Advanced settings').click();
-    await page.getByTestId('train-batch').fill('2');
-    await page.getByTestId('train-max-steps').fill('10');
-    await page.getByTestId('start-training').click();
-    await expect
-      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
-      .toBe('Finished');
+    await trainTinyModel(page);
   });
 
   it('wraps a long document name in the results so every count stays in view', async () => {
