@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeChange, snapshot } from './announce.ts';
 import { AnnotationEditor } from './editor.svelte.ts';
 import type { KeyInput } from './keymap.ts';
-import { SCHEMA, at, detail } from './test-document.ts';
+import { SCHEMA, at, detail, detailWithSuggestedTreats } from './test-document.ts';
 
 function make(): AnnotationEditor {
   return new AnnotationEditor(detail(), SCHEMA, {
@@ -31,8 +31,7 @@ describe('editor announcements', () => {
   });
 
   it('reads a suggested relation with what Enter and Delete do, and its acceptance', () => {
-    const d = detail();
-    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const d = detailWithSuggestedTreats();
     const ed = new AnnotationEditor(d, SCHEMA, {
       debounceMs: 1_000_000,
       save: () => Promise.resolve(d.summary),

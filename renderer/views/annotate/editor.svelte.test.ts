@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
 import type { AnnotationEdit } from '../../../engine/api/contract.ts';
 import { AnnotationEditor, PENDING_KEY } from './editor.svelte.ts';
-import { SCHEMA, at, detail } from './test-document.ts';
+import { SCHEMA, at, detail, detailWithSuggestedTreats } from './test-document.ts';
 
 /** What lib/api.ts's call() rejects with (that module needs a window). */
 const apiError = (code: string, message: string): Error => Object.assign(new Error(message), { name: 'ApiError', code });
@@ -213,8 +213,7 @@ describe('AnnotationEditor', () => {
   });
 
   it('accepts a suggested relation with Enter (its suggested arguments too), and all suggestions at once, undoably', async () => {
-    const d = detail();
-    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const d = detailWithSuggestedTreats();
     const saved: AnnotationEdit[][] = [];
     const ed = new AnnotationEditor(d, SCHEMA, {
       debounceMs: 1_000_000,
@@ -253,8 +252,7 @@ describe('AnnotationEditor', () => {
   });
 
   it('rejecting a suggested entity rejects the relations that use it, in one undoable step', () => {
-    const d = detail();
-    d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+    const d = detailWithSuggestedTreats();
     const ed = new AnnotationEditor(d, SCHEMA, {
       debounceMs: 1_000_000,
       save: () => Promise.resolve(d.summary),

@@ -70,3 +70,10 @@ export function detail(): DocumentDetail {
     relations: [],
   };
 }
+
+/** The document with a model's suggestion R1: olaparib (T4) treats breast cancer (T1). */
+export function detailWithSuggestedTreats(): DocumentDetail {
+  const d = detail();
+  d.relations.push({ key: 'R1', type: 'treats', arg1: 'T4', arg2: 'T1', origin: 'model', status: 'suggested' });
+  return d;
+}
