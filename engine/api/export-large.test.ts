@@ -40,6 +40,20 @@ describe('documents:export of a whole project', () => {
     expect(entitiesAdded).toBeGreaterThan(5000);
   });
 
+  it('writes the project as it was when it started: edits made meanwhile are not in it', async () => {
+    const target = join(out, 'snapshot.pubtator');
+    const entityLines = (): number => readFileSync(target, 'utf8').split('\n').filter((l) => /^\d+\t\d+\t\d+\t/.test(l)).length;
+    const exporting = t.call('documents:export', { projectId, format: 'pubtator', outPath: target });
+    await tick(); // the export has read its first 200 documents, not the rest
+    await t.call('schema:delete-entity-type', { projectId, name: 'Modifier', removeAnnotations: true });
+    expect(await exporting).toMatchObject({ documents: 592, written: [target] });
+    expect(entityLines()).toBe(entitiesAdded);
+    // The next export sees the change: every Modifier mention is gone, in every batch.
+    await t.call('documents:export', { projectId, format: 'pubtator', outPath: target, overwrite: true });
+    expect(readFileSync(target, 'utf8')).not.toMatch(/\tModifier\t/);
+    expect(entityLines()).toBeLessThan(entitiesAdded - 1000);
+  });
+
   it('answers other requests while it reads, and a project deleted meanwhile writes nothing', async () => {
     const target = join(out, 'gone.jsonl');
     const exporting = t.invoke('documents:export', { projectId, format: 'jsonl', outPath: target });

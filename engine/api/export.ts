@@ -55,10 +55,10 @@ const PROJECT_GONE = 'The project was deleted during the export; nothing was wri
  */
 async function* readExportable(
   ctx: ApiContext,
+  db: ReadDb,
   args: Args<'documents:export'>,
   ids: readonly number[],
 ): AsyncGenerator<Document[]> {
-  const db = ctx.ws.read;
   const { projectId, exportId } = args;
   const includeSuggestions = args.includeSuggestions === true;
   for (let i = 0; ; ) {
@@ -72,7 +72,8 @@ async function* readExportable(
     if (exportId !== undefined && ctx.jobs.isExportCancelled(exportId))
       throw new ApiError('cancelled', 'The export was cancelled; nothing was written.');
     if (i === ids.length) return;
-    if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
+    // The snapshot still holds a project deleted since; the live database says it is gone.
+    if (!getProject(ctx.ws.read, projectId)) throw new ApiError('not-found', PROJECT_GONE);
     const batch: Document[] = [];
     // Long notes make short batches: a batch holds READ_BATCH documents or READ_BATCH_CHARS of text.
     for (let chars = 0; i < ids.length && batch.length < READ_BATCH && chars < READ_BATCH_CHARS; i++) {
@@ -85,11 +86,11 @@ async function* readExportable(
 }
 
 /** CSV's metadata columns: the keys of all the documents' metadata, read ahead in batches. */
-async function metadataKeys(db: ReadDb, projectId: number, ids: readonly number[]): Promise<string[]> {
+async function metadataKeys(ctx: ApiContext, db: ReadDb, projectId: number, ids: readonly number[]): Promise<string[]> {
   const keys: string[] = [];
   for (let i = 0; i < ids.length; i += READ_BATCH) {
     if (i > 0) await tick();
-    if (!getProject(db, projectId)) throw new ApiError('not-found', PROJECT_GONE);
+    if (!getProject(ctx.ws.read, projectId)) throw new ApiError('not-found', PROJECT_GONE);
     metadataKeysOf(ids.slice(i, i + READ_BATCH).map((id) => getDocumentMetadata(db, id)), keys);
   }
   return keys;
@@ -155,23 +156,34 @@ async function exportTo(
   args: Args<'documents:export'>,
   target: { dataDir: string; overwrite?: boolean },
 ): Promise<ExportReport> {
-  const db = ctx.ws.read;
   if (args.documentIds?.length === 0)
     throw new ApiError('invalid', 'No documents were chosen; select at least one to export.');
-  // A document chosen twice is written once (brat would otherwise write its files twice).
-  const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
-  if (ids.length === 0)
-    throw new ApiError('invalid', 'There are no documents to export; import some first.');
-  const batches = readExportable(ctx, args, ids);
-  const res = await writeExport(batches, args.format, args.outPath, {
-    ...target,
-    documentCount: ids.length,
-    ...(args.format === 'csv' && { metadataKeys: await metadataKeys(db, args.projectId, ids) }),
-  }).catch((err: unknown) => {
-    throw namedWriteFailure(err, args.outPath);
-  });
+  // Everything is read from one snapshot: edits made while a long export runs are not in it,
+  // so the output is the project as it was when the export started.
+  const snapshot = ctx.ws.snapshot();
+  const db = snapshot.read;
+  try {
+    // A document chosen twice is written once (brat would otherwise write its files twice).
+    const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
+    if (ids.length === 0)
+      throw new ApiError('invalid', 'There are no documents to export; import some first.');
+    const batches = readExportable(ctx, db, args, ids);
+    const res = await writeExport(batches, args.format, args.outPath, {
+      ...target,
+      documentCount: ids.length,
+      ...(args.format === 'csv' && { metadataKeys: await metadataKeys(ctx, db, args.projectId, ids) }),
+    }).catch((err: unknown) => {
+      throw namedWriteFailure(err, args.outPath);
+    });
+    return report(ids.length, res);
+  } finally {
+    snapshot.close();
+  }
+}
+
+function report(documents: number, res: Awaited<ReturnType<typeof writeExport>>): ExportReport {
   return {
-    documents: ids.length,
+    documents,
     written: res.written,
     issues: res.issues.map((i) => ({
       severity: i.severity,

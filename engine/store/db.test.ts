@@ -240,6 +240,33 @@ describe('openWorkspace on disk', () => {
   });
 });
 
+describe('Workspace.snapshot', () => {
+  it('keeps reading the data as it was while writes go on, until closed', () => {
+    const ws = track(openWorkspace(tempDir()));
+    const projectCount = (db: Workspace['read']): number => db.get<{ n: number }>(sql`SELECT count(*) AS n FROM projects`)?.n ?? -1;
+    createProject(ws.write, { name: 'Before' });
+    const snap = ws.snapshot();
+    createProject(ws.write, { name: 'After' });
+    expect(projectCount(snap.read)).toBe(1);
+    expect(projectCount(ws.read)).toBe(2);
+    expect(() => snap.read.get(sql`DELETE FROM projects`)).toThrow('A ReadDb cannot run a statement that writes');
+    snap.close();
+    snap.close(); // idempotent
+    expect(() => projectCount(snap.read)).toThrow();
+  });
+
+  it('is ended by closing the workspace, and an in-memory workspace has none', () => {
+    const dir = tempDir();
+    const ws = openWorkspace(dir);
+    const snap = ws.snapshot();
+    ws.close();
+    expect(() => snap.read.all(sql`SELECT 1`)).toThrow();
+    snap.close(); // after the workspace closed: nothing to do
+    track(openWorkspace(dir)).write.run(sql`DELETE FROM projects`); // the folder is free and writable
+    expect(catchError(() => track(openMemory()).snapshot()).message).toBe('An in-memory workspace has no snapshots');
+  });
+});
+
 describe('openWorkspace in a place it cannot write', () => {
   it('says, naming the folder, that a file is in the way', () => {
     const dir = tempDir();

@@ -40,12 +40,25 @@ export interface WriteDb extends ReadDb {
   transaction<T>(fn: () => T): T;
 }
 
+/** A read-only view of the database as it was when it was opened: later writes are not seen. */
+export interface Snapshot {
+  readonly read: ReadDb;
+  /** Ends the snapshot (idempotent); the workspace's close ends any still open. */
+  close(): void;
+}
+
 /** An open workspace: one SQLite file plus the folders for large binaries. */
 export interface Workspace {
   readonly dir: string;
   readonly dbPath: string;
   readonly read: ReadDb;
   readonly write: WriteDb;
+  /**
+   * Opens a snapshot for work that reads across many turns of the event loop (an export) and
+   * must see one state of the data. It holds a second, read-only connection in a read
+   * transaction (WAL lets writes go on meanwhile); file workspaces only.
+   */
+  snapshot(): Snapshot;
   close(): void;
 }
 
@@ -164,6 +177,7 @@ export function queryPlan(db: ReadDb, q: SqlQuery): string[] {
 
 function initialise(conn: Database.Database, dir: string, dbPath: string): Workspace {
   const handle: Handle = { conn, cache: new Map(), tracer: undefined };
+  const snapshots = new Set<Database.Database>();
   const read = makeRead(handle);
   const write = makeWrite(handle);
   try {
@@ -198,9 +212,40 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
     dbPath,
     read,
     write,
+    snapshot: () => openSnapshot(dbPath, snapshots),
     close() {
+      for (const snap of snapshots) snap.close();
+      snapshots.clear();
       if (!conn.open) return;
       conn.pragma('optimize');
+      conn.close();
+    },
+  };
+}
+
+function openSnapshot(dbPath: string, open: Set<Database.Database>): Snapshot {
+  if (dbPath === ':memory:') throw new StoreError('invalid', 'An in-memory workspace has no snapshots');
+  let conn: Database.Database;
+  try {
+    conn = new Database(dbPath, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw openError(dbPath, err);
+  }
+  try {
+    conn.pragma('busy_timeout = 5000');
+    conn.exec('BEGIN');
+    // A WAL read transaction takes its snapshot at its first read.
+    conn.prepare('SELECT count(*) FROM sqlite_schema').get();
+  } catch (err) {
+    conn.close();
+    throw openError(dbPath, err);
+  }
+  open.add(conn);
+  return {
+    read: makeRead({ conn, cache: new Map(), tracer: undefined }),
+    close() {
+      if (!open.delete(conn)) return;
+      conn.exec('COMMIT');
       conn.close();
     },
   };
