@@ -115,6 +115,30 @@ describe('documents:export of a whole project', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('answers a cancel that comes once the last batch is read, while the output is put in place, as too late', async () => {
+    // Turns of the event loop since the last batch was reported: at the first the export makes
+    // its last check for a cancel; from the second on it is putting the file in place.
+    let turnsSinceAllRead = -1;
+    t.engine.subscribe((name, p) => {
+      if (name === 'documents:export-progress' && (p as { documentsDone: number }).documentsDone === 592) turnsSinceAllRead = 0;
+    });
+    const target = join(out, 'late.bioc.json');
+    let outcome: Awaited<ReturnType<typeof t.invoke<'documents:export'>>> | undefined;
+    const exporting = t.invoke('documents:export', { projectId, format: 'bioc-json', outPath: target, exportId: 'late' });
+    void exporting.then((r) => (outcome = r));
+    const answers: boolean[] = [];
+    while (outcome === undefined) {
+      await tick();
+      if (turnsSinceAllRead >= 0) turnsSinceAllRead++;
+      if (turnsSinceAllRead >= 2 && outcome === undefined)
+        answers.push((await t.call('documents:cancel-export', { exportId: 'late' })).isCancelling);
+    }
+    // The file was written, and no cancel was answered 'cancelling'.
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.every((a) => !a)).toBe(true);
+    expect(outcome).toMatchObject({ ok: true, value: { written: [target] } });
+  });
+
   it('reads long notes a few at a time (about 4 M characters), not 200 of them', async () => {
     // Six notes of 960,000 characters: the first batch stops at five.
     const input = join(mkdtempSync(join(tmpdir(), 'benchtop-export-notes-')), 'notes.jsonl');

@@ -67,11 +67,15 @@ async function* readExportable(
       ctx.emit('documents:export-progress', { exportId, projectId, documentsDone: i, documentsTotal: ids.length });
     if (i > 0) await tick();
     // The workspace is closing (Benchtop quits), or the user cancelled (even after the last
-    // batch: the output is not in place yet): the writer removes what it had staged.
+    // batch was written: the output is not in place yet): the writer removes what it had staged.
     if (ctx.jobs.isClosing) throw new ApiError('cancelled', 'Benchtop closed during the export; nothing was written.');
     if (exportId !== undefined && ctx.jobs.isExportCancelled(exportId))
       throw new ApiError('cancelled', 'The export was cancelled; nothing was written.');
-    if (i === ids.length) return;
+    if (i === ids.length) {
+      // Past the last check: a cancel arriving now is answered false, not 'cancelling'.
+      if (exportId !== undefined) ctx.jobs.finishExport(exportId);
+      return;
+    }
     // The snapshot still holds a project deleted since; the live database says it is gone.
     if (!getProject(ctx.ws.read, projectId)) throw new ApiError('not-found', PROJECT_GONE);
     const batch: Document[] = [];

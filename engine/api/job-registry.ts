@@ -34,8 +34,8 @@ export class JobRegistry {
   #documents = new Map<string, { docs: DocumentPrediction[]; chars: number }>();
   #imports = new Map<string, ImportProgress>();
   #cancelledImports = new Set<string>();
-  /** Running exports by id: whether each was asked to stop. */
-  #exports = new Map<string, boolean>();
+  /** Running exports by id: still cancellable, asked to stop, or past the point of stopping. */
+  #exports = new Map<string, 'running' | 'cancelling' | 'finishing'>();
   #keepText: number;
 
   constructor(opts: { keepText?: number } = {}) {
@@ -80,17 +80,26 @@ export class JobRegistry {
 
   /** Records a running export (until endExport), so that it can be cancelled. */
   trackExport(exportId: string): void {
-    this.#exports.set(exportId, false);
+    this.#exports.set(exportId, 'running');
+  }
+
+  /** The export has read its last batch and is putting its output in place: too late to stop. */
+  finishExport(exportId: string): void {
+    if (this.#exports.get(exportId) === 'running') this.#exports.set(exportId, 'finishing');
   }
 
   endExport(exportId: string): void {
     this.#exports.delete(exportId);
   }
 
-  /** Asks a running export to stop at its next batch; false when none runs with that id. */
+  /**
+   * Asks a running export to stop at its next batch; false when none runs with that id, or it
+   * is finishing (its outcome, written or failed, stands).
+   */
   cancelExport(exportId: string): boolean {
-    if (!this.#exports.has(exportId)) return false;
-    this.#exports.set(exportId, true);
+    const state = this.#exports.get(exportId);
+    if (state === undefined || state === 'finishing') return false;
+    this.#exports.set(exportId, 'cancelling');
     return true;
   }
 
@@ -99,7 +108,7 @@ export class JobRegistry {
   }
 
   isExportCancelled(exportId: string): boolean {
-    return this.#exports.get(exportId) === true;
+    return this.#exports.get(exportId) === 'cancelling';
   }
 
   /** The project's running imports. */
