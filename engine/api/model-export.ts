@@ -22,6 +22,7 @@ import { ApiError, requireFullPath } from './errors.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
+import { makeDirs } from '../io/make-dirs.ts';
 
 /** Copied when present; lineage.json is written anew. */
 const COMPANIONS = MODEL_COMPANIONS.filter((f) => f !== 'lineage.json');
@@ -257,7 +258,7 @@ export async function exportModel(ctx: ApiContext, args: Args<'models:export'>):
 
 /** Stages the files in a hidden folder inside `out`, then moves them in; undoes all on failure. */
 async function exportInto(out: string, source: Source, args: Args<'models:export'>): Promise<ModelExportReport> {
-  const created = await mkdir(out, { recursive: true }).catch((err: unknown) => {
+  const created = await makeDirs(out).catch((err: unknown) => {
     throw namedFailure(err, args.outPath);
   });
   await removeStaleStaging(out);

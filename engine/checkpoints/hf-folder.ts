@@ -32,6 +32,7 @@ import {
   tokenizerConfigJson,
 } from './tokenizer-files.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
+import { makeDirsSync } from '../io/make-dirs.ts';
 
 export type { SpecialTokens, TokenizerSettings } from './tokenizer-files.ts';
 
@@ -309,7 +310,7 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
   for (const [name, t] of model.weights) if (!aliases.has(name)) tensors.set(name, t);
 
   const parent = path.dirname(target);
-  mkdirSync(parent, { recursive: true });
+  makeDirsSync(parent);
   const tag = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const tmp = path.join(parent, `.${path.basename(target)}.tmp-${tag}`);
   mkdirSync(tmp);

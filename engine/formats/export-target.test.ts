@@ -2,7 +2,7 @@
 // a file (brat: a file for a folder), Benchtop's data folder; and a file in the path is found
 // before any work. Each is a typed error whose message names the path.
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,10 @@ describe('checkExportTarget', () => {
 });
 
 describe('writeAtomic', () => {
+  it.runIf(existsSync('/proc/self'))('fails at once for a folder that cannot be made under /proc, instead of never returning', async () => {
+    await expect(writeAtomic('/proc/benchtop-no-such/out.jsonl', 'x')).rejects.toHaveProperty('code');
+  });
+
   it('refuses to rename over a pipe or a folder that appeared after the check', async () => {
     const fifo = makeFifo(join(tmp, 'late.jsonl'));
     await expect(writeAtomic(fifo, 'x')).rejects.toThrow(`${fifo}: not a regular file (a device, pipe or socket); choose another output file`);

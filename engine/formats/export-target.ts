@@ -9,6 +9,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, writeFi
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { checkWritable } from '../io/out-folder.ts';
 import { isAlive } from '../io/pid-lock.ts';
+import { makeDirs } from '../io/make-dirs.ts';
 
 /**
  * 'exists': in the way, replaceable with `overwrite`; 'input': the target is the input itself;
@@ -156,7 +157,7 @@ export async function writeStreamAtomic(
   let made: string | undefined;
   let file: FileHandle | undefined;
   try {
-    made = await mkdir(dirname(target), { recursive: true });
+    made = await makeDirs(dirname(target));
     await removeStale(dirname(target), new RegExp(`^\\.${escapeRegExp(stem)}\\.(\\d+)\\.[-0-9a-z]+\\.tmp$`));
     file = await open(tmp, 'wx');
     const out = file;
@@ -250,7 +251,7 @@ export async function writeFilesStreamAtomic(
   const moved: string[] = [];
   let made: string | undefined;
   try {
-    made = await mkdir(dir, { recursive: true });
+    made = await makeDirs(dir);
     await removeStale(dir, /^\.benchtop-partial-(\d+)-[-0-9a-z]+$/);
     await mkdir(staging);
     await produce(async (name, content) => {

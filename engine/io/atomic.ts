@@ -1,12 +1,13 @@
 // Atomic file output: write to a temp file beside the target, fsync, then rename, so a crash
 // or a full disk never leaves a half-written file where a complete one is expected.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { makeDirsSync } from './make-dirs.ts';
 
 /** Write `data` to `file` atomically (parent folders are created). */
 export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+  makeDirsSync(path.dirname(file));
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   try {

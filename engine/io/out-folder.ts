@@ -2,9 +2,10 @@
 // hold only this command's own resumable checkpoint; anything else the user put there is never
 // replaced unless they said so (--overwrite), because saving a model replaces the whole folder.
 
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { acquirePidLock } from './pid-lock.ts';
+import { makeDirsSync } from './make-dirs.ts';
 
 /** An output path that cannot be used as given; `message` names the path and what to do. */
 export class OutputPathError extends Error {
@@ -72,7 +73,7 @@ export async function withOutLock<T>(out: string, work: () => Promise<T>): Promi
   if (existsSync(out) && !statSync(out).isDirectory()) return work(); // work reports it
   checkWritable(out);
   const created = !existsSync(out);
-  mkdirSync(out, { recursive: true });
+  makeDirsSync(out);
   const release = acquirePidLock(
     path.join(out, LOCK),
     (pid) => new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`),

@@ -2,14 +2,15 @@
 // against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { acquirePidLock } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
 import { type SqlQuery, sql } from './sql.ts';
+import { makeDirsSync } from '../io/make-dirs.ts';
 
 declare const readBrand: unique symbol;
 declare const writeBrand: unique symbol;
@@ -126,16 +127,9 @@ const FOLDER_REASONS: Record<string, string> = {
 function makeWorkspaceFolders(dir: string): void {
   for (const p of [dir, ...WORKSPACE_FOLDERS.map((f) => join(dir, f))]) {
     try {
-      mkdirSync(p, { recursive: true });
+      makeDirsSync(p);
     } catch (err) {
-      let code = (err as NodeJS.ErrnoException).code;
-      // Node's recursive mkdir says ENOENT when the parent is read-only: ask once without it.
-      if (code === 'ENOENT' && existsSync(dirname(p)))
-        try {
-          mkdirSync(p);
-        } catch (again) {
-          code = (again as NodeJS.ErrnoException).code ?? code;
-        }
+      const code = (err as NodeJS.ErrnoException).code;
       const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
       throw new StoreError(
         'open-failed',
