@@ -7,6 +7,7 @@ import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink } from './common.ts';
 import { addError, addWarning, fileStem, finishDocument, makeIssue, sortIssues } from './common.ts';
 import { addJsonAnnotations, annotationsToJson } from './jsonl.ts';
+import { type CsvRow, type TextParser, csvRowReader } from './csv-rows.ts';
 
 /** Options for reading a CSV/TSV file. */
 export interface CsvImportOptions {
@@ -20,88 +21,24 @@ export interface CsvImportOptions {
   delimiter?: string;
 }
 
-interface Row {
-  cells: string[];
-  line: number;
-  /** Line of the last unclosed quote before this row: a row of the wrong width may be the rest of that field. */
-  afterUnclosed?: number;
-}
-
 /** Splits CSV text into rows with their 1-based start lines; an unclosed quote skips that line. */
-export function parseCsvRows(text: string, delimiter: string, sink: IssueSink): Row[] {
-  const rows: Row[] = [];
-  let pos = 0;
-  let line = 1;
-  let unclosedAt: number | undefined;
-  while (pos < text.length) {
-    const startLine = line;
-    const startPos = pos;
-    const cells: string[] = [];
-    let cell = '';
-    let quoted = false;
-    let failed = false;
-    let atStart = true;
-    for (;;) {
-      if (pos >= text.length) {
-        if (quoted) failed = true;
-        break;
-      }
-      const ch = text[pos] ?? '';
-      if (quoted) {
-        if (ch === '"' && text[pos + 1] === '"') {
-          cell += '"';
-          pos += 2;
-        } else if (ch === '"') {
-          quoted = false;
-          pos++;
-        } else {
-          if (ch === '\n') line++;
-          cell += ch;
-          pos++;
-        }
-        continue;
-      }
-      if (ch === '"' && atStart) {
-        quoted = true;
-        atStart = false;
-        pos++;
-      } else if (ch === delimiter) {
-        cells.push(cell);
-        cell = '';
-        atStart = true;
-        pos++;
-      } else if (ch === '\n' || ch === '\r') {
-        pos += ch === '\r' && text[pos + 1] === '\n' ? 2 : 1;
-        line++;
-        break;
-      } else {
-        cell += ch;
-        atStart = false;
-        pos++;
-      }
-    }
-    if (failed) {
-      addError(sink, 'unclosed quote; line skipped', startLine);
-      unclosedAt = startLine;
-      const nl = text.indexOf('\n', startPos);
-      pos = nl < 0 ? text.length : nl + 1;
-      line = startLine + 1;
-      continue;
-    }
-    cells.push(cell);
-    if (cells.length > 1 || cells[0] !== '') {
-      rows.push({ cells, line: startLine, ...(unclosedAt !== undefined && { afterUnclosed: unclosedAt }) });
-    }
-  }
+export function parseCsvRows(text: string, delimiter: string, sink: IssueSink): CsvRow[] {
+  const rows: CsvRow[] = [];
+  const reader = csvRowReader(delimiter, sink, (row) => rows.push(row));
+  reader.text(text);
+  reader.end();
   return rows;
 }
+
+/** Characters the delimiter is guessed from. */
+const SNIFF_CHARS = 65536;
 
 /**
  * ',' unless the file is plainly ';'- or tab-separated (European spreadsheets save "CSV" with ';'):
  * among the first 20 rows, most split on it into as many (several) cells as the first, and not on ','.
  */
 function sniffDelimiter(content: string, sink: IssueSink): string {
-  const head = content.slice(0, 65536);
+  const head = content.slice(0, SNIFF_CHARS);
   const isTable = (d: string): boolean => {
     const rows = parseCsvRows(head, d, { file: sink.file, issues: [] }).slice(0, 20);
     const width = rows[0]?.cells.length ?? 0;
@@ -127,57 +64,57 @@ function looksLikeHeader(cells: string[]): boolean {
 /** Imports a CSV/TSV file: one document per row. */
 export function importCsv(content: string, file: string, opts: CsvImportOptions = {}): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const sink: IssueSink = { file, issues: result.issues };
-  const rows = parseCsvRows(content, opts.delimiter ?? sniffDelimiter(content, sink), sink);
-  const first = rows[0];
-  if (!first) {
-    addWarning(sink, 'no rows');
-    return result;
-  }
-  const byName = typeof opts.textColumn === 'string' || typeof opts.idColumn === 'string';
-  const hasHeader = opts.header === 'auto' || opts.header === undefined ? byName || looksLikeHeader(first.cells) : opts.header;
-  const names = hasHeader ? first.cells.map((c) => c.trim()) : [];
-  const data = hasHeader ? rows.slice(1) : rows;
-  const width = Math.max(first.cells.length, ...data.slice(0, 50).map((r) => r.cells.length));
-  const resolve = (c: string | number | undefined, what: string): number | undefined => {
-    if (c === undefined) return undefined;
-    const idx = typeof c === 'number' ? c : names.findIndex((n) => n.toLowerCase() === c.toLowerCase());
-    if (idx < 0 || idx >= width) throw new Error(`${what} column not found`);
-    return idx;
-  };
-  let textCol: number;
-  let idCol: number | undefined;
-  try {
-    textCol = resolve(opts.textColumn, 'text') ?? guessTextColumn(names, data, width);
-    idCol = resolve(opts.idColumn, 'id') ?? (names.length > 0 ? resolve(names.find((n) => n.toLowerCase() === 'id'), 'id') : undefined);
-  } catch (err) {
-    result.issues.push(makeIssue('error', file, err instanceof Error ? err.message : 'column not found'));
-    return result;
-  }
-  const entCol = names.findIndex((n) => n === 'entities');
-  const relCol = names.findIndex((n) => n === 'relations');
+  const parser = csvParser({ file, issues: result.issues }, result.documents, opts);
+  parser.text(content);
+  parser.end();
+  sortIssues(result.issues);
+  return result;
+}
+
+/** Data rows the columns are chosen from (the widest, the longest text). */
+const SAMPLE_ROWS = 50;
+
+/**
+ * A CSV/TSV parser given the text a piece at a time (a large file is read a chunk at a time):
+ * one document per row, appended to `documents` (which the caller may empty meanwhile); issues
+ * go to the sink in the order found (sort them). The columns are chosen once the first rows
+ * are read, so those are held until then.
+ */
+export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImportOptions = {}): TextParser {
+  const { file } = sink;
   const stem = fileStem(file);
-  data.forEach((row, i) => {
-    if (row.cells.length !== width && row.afterUnclosed !== undefined) {
-      const why = `row has ${row.cells.length} columns, expected ${width}, after the unclosed quote on line ${row.afterUnclosed}`;
+  let head = '';
+  let reader: TextParser | null = null;
+  /** The first rows, until the columns are chosen. */
+  let sample: CsvRow[] | null = [];
+  let columns: Columns | null = null;
+  let isRefused = false;
+  let index = 0;
+  let masked = 0;
+  let sampled = 0;
+
+  const add = (row: CsvRow, c: Columns): void => {
+    const i = index++;
+    if (row.cells.length !== c.width && row.afterUnclosed !== undefined) {
+      const why = `row has ${row.cells.length} columns, expected ${c.width}, after the unclosed quote on line ${row.afterUnclosed}`;
       addError(sink, `${why}: probably the rest of that field; skipped (close the quote and import the file again)`, row.line);
       return;
     }
-    const text = row.cells[textCol];
+    const text = row.cells[c.text];
     if (text === undefined) {
-      addError(sink, `row has ${row.cells.length} columns, no text column ${textCol}; skipped`, row.line);
+      addError(sink, `row has ${row.cells.length} columns, no text column ${c.text}; skipped`, row.line);
       return;
     }
-    if (row.cells.length !== width) addWarning(sink, `row has ${row.cells.length} columns, expected ${width}`, row.line);
-    const id = (idCol !== undefined ? row.cells[idCol]?.trim() : undefined) || `${stem}-${i + 1}`;
+    if (row.cells.length !== c.width) addWarning(sink, `row has ${row.cells.length} columns, expected ${c.width}`, row.line);
+    const id = (c.id !== undefined ? row.cells[c.id]?.trim() : undefined) || `${stem}-${i + 1}`;
     const doc: Document = { id, text, entities: [], relations: [] };
     const meta: Record<string, string> = {};
-    row.cells.forEach((v, c) => {
-      if (c !== textCol && c !== idCol && c !== entCol && c !== relCol) meta[names[c] ?? String(c)] = v;
+    row.cells.forEach((v, k) => {
+      if (k !== c.text && k !== c.id && k !== c.entities && k !== c.relations) meta[c.names[k] ?? String(k)] = v;
     });
     if (Object.keys(meta).length > 0) doc.metadata = meta;
-    const cell = (c: number): unknown => {
-      const v = c >= 0 ? row.cells[c] : undefined;
+    const cell = (k: number): unknown => {
+      const v = k >= 0 ? row.cells[k] : undefined;
       if (!v) return undefined;
       try {
         return JSON.parse(v) as unknown;
@@ -186,26 +123,115 @@ export function importCsv(content: string, file: string, opts: CsvImportOptions 
         return undefined;
       }
     };
-    if (entCol >= 0 || relCol >= 0) addJsonAnnotations(doc, cell(entCol), cell(relCol), sink, row.line);
+    if (c.entities >= 0 || c.relations >= 0) addJsonAnnotations(doc, cell(c.entities), cell(c.relations), sink, row.line);
     else finishDocument(doc, [], sink, row.line);
-    result.documents.push(doc);
-  });
-  warnIfMaskedRelationSet(result.documents, sink);
-  sortIssues(result.issues);
-  return result;
+    if (sampled < MASK_SAMPLE) {
+      sampled++;
+      if (ENTITY_MASK.test(doc.text)) masked++;
+    }
+    documents.push(doc);
+  };
+
+  /** Chooses the columns from the first rows, then reads those rows. */
+  const start = (rows: CsvRow[]): void => {
+    sample = null;
+    const first = rows[0];
+    if (!first) return;
+    try {
+      columns = chooseColumns(first, rows, opts);
+    } catch (err) {
+      // Rows are still split to the end, for the issues of the whole file (unclosed quotes).
+      isRefused = true;
+      sink.issues.push(makeIssue('error', file, err instanceof Error ? err.message : 'column not found'));
+      return;
+    }
+    for (const row of columns.hasHeader ? rows.slice(1) : rows) add(row, columns);
+  };
+
+  const onRow = (row: CsvRow): void => {
+    if (isRefused) return;
+    if (columns) add(row, columns);
+    else if (sample) {
+      sample.push(row);
+      if (sample.length > SAMPLE_ROWS) start(sample);
+    }
+  };
+
+  const open = (text: string): TextParser => {
+    const r = csvRowReader(opts.delimiter ?? sniffDelimiter(text, sink), sink, onRow);
+    r.text(text);
+    return r;
+  };
+
+  return {
+    text(piece) {
+      if (reader) reader.text(piece);
+      else {
+        head += piece;
+        if (head.length >= SNIFF_CHARS) {
+          reader = open(head);
+          head = '';
+        }
+      }
+    },
+    end() {
+      reader ??= open(head);
+      reader.end();
+      if (sample) {
+        if (sample.length === 0) {
+          addWarning(sink, 'no rows');
+          return;
+        }
+        start(sample);
+      }
+      if (!isRefused && sampled > 0 && masked * 2 >= sampled) warnMaskedRelationSet(sink);
+    },
+  };
+}
+
+interface Columns {
+  hasHeader: boolean;
+  names: string[];
+  width: number;
+  text: number;
+  id: number | undefined;
+  entities: number;
+  relations: number;
+}
+
+/** The header and the columns, from the first row and the first SAMPLE_ROWS data rows; throws when a named column is missing. */
+function chooseColumns(first: CsvRow, rows: readonly CsvRow[], opts: CsvImportOptions): Columns {
+  const byName = typeof opts.textColumn === 'string' || typeof opts.idColumn === 'string';
+  const hasHeader = opts.header === 'auto' || opts.header === undefined ? byName || looksLikeHeader(first.cells) : opts.header;
+  const names = hasHeader ? first.cells.map((c) => c.trim()) : [];
+  const data = (hasHeader ? rows.slice(1) : rows).slice(0, SAMPLE_ROWS);
+  const width = Math.max(first.cells.length, ...data.map((r) => r.cells.length));
+  const resolve = (c: string | number | undefined, what: string): number | undefined => {
+    if (c === undefined) return undefined;
+    const idx = typeof c === 'number' ? c : names.findIndex((n) => n.toLowerCase() === c.toLowerCase());
+    if (idx < 0 || idx >= width) throw new Error(`${what} column not found`);
+    return idx;
+  };
+  const text = resolve(opts.textColumn, 'text') ?? guessTextColumn(names, data, width);
+  const id = resolve(opts.idColumn, 'id') ?? (names.length > 0 ? resolve(names.find((n) => n.toLowerCase() === 'id'), 'id') : undefined);
+  const entities = names.findIndex((n) => n === 'entities');
+  const relations = names.findIndex((n) => n === 'relations');
+  return { hasHeader, names, width, text, id, entities, relations };
 }
 
 /** GAD/ChemProt-style masks standing for the two entities of a candidate pair. */
 const ENTITY_MASK = /@[A-Z][A-Z_-]*\$/;
 
+/** Documents looked at for entity masks: the first this many of the file. */
+const MASK_SAMPLE = 200;
+
 /**
  * A masked relation-classification set (one sentence per row with @GENE$/@DISEASE$ masks and a
- * label column) imports as plain documents: its labels are not relations. Said once per file,
- * so nobody takes the documents for labelled relation data.
+ * label column) imports as plain documents: its labels are not relations. Said once per file
+ * (when at least half of its first MASK_SAMPLE documents hold masks), so nobody takes the
+ * documents for labelled relation data.
  */
-function warnIfMaskedRelationSet(docs: readonly Document[], sink: IssueSink): void {
-  const sample = docs.slice(0, 200);
-  if (sample.length === 0 || sample.filter((d) => ENTITY_MASK.test(d.text)).length * 2 < sample.length) return;
+function warnMaskedRelationSet(sink: IssueSink): void {
   addWarning(
     sink,
     'rows hold entity masks such as @GENE$: a relation-classification set for `benchtop train re`/`eval re`; ' +
@@ -213,13 +239,13 @@ function warnIfMaskedRelationSet(docs: readonly Document[], sink: IssueSink): vo
   );
 }
 
-function guessTextColumn(names: string[], data: Row[], width: number): number {
+function guessTextColumn(names: string[], data: readonly CsvRow[], width: number): number {
   const named = names.findIndex((n) => TEXT_NAMES.includes(n.toLowerCase()));
   if (named >= 0) return named;
   let best = 0;
   let bestLen = -1;
   for (let c = 0; c < width; c++) {
-    const len = data.slice(0, 50).reduce((sum, r) => sum + (r.cells[c]?.length ?? 0), 0);
+    const len = data.reduce((sum, r) => sum + (r.cells[c]?.length ?? 0), 0);
     if (len > bestLen) [best, bestLen] = [c, len];
   }
   return best;
