@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { safeErrorMessage } from '../formats/common.ts';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
-import { MAX_FILE_ISSUES, STREAM_FROM_BYTES, isStreamable, streamDocuments } from '../formats/stream.ts';
+import { MAX_FILE_ISSUES, STREAM_FROM_BYTES, type StreamFormat, isStreamable, streamDocuments } from '../formats/stream.ts';
 import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
 import {
@@ -271,8 +271,8 @@ async function importInto(
     report();
   };
 
-  /** Reads a large PubTator or JSON Lines file a chunk at a time; false when it must be read whole. */
-  const stream = async (entry: FileEntry, format: 'pubtator' | 'jsonl'): Promise<boolean> => {
+  /** Reads a large PubTator, JSON Lines, CoNLL or CSV file a chunk at a time; false when it must be read whole. */
+  const stream = async (entry: FileEntry, format: StreamFormat): Promise<boolean> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
     const reader = streamDocuments(entry.absolute, format, entry.display, stem, (bytesRead, bytesTotal) => {
       progress.bytesRead = bytesRead;

@@ -4,6 +4,7 @@
 
 import type { Document, Entity, Span } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter } from './common.ts';
+import type { LineParser } from './stream.ts';
 import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
 
 const TAG_RE = /^([BIESLU])-(.+)$/;
@@ -20,9 +21,23 @@ interface Builder {
 /** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
 export function importConll(content: string, file: string): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const sink: IssueSink = { file, issues: result.issues };
-  const stem = fileStem(file);
+  const parser = conllParser({ file, issues: result.issues }, result.documents);
+  const lines = splitLines(content);
+  for (let i = 0; i < lines.length; i++) parser.line(lines[i] ?? '', i + 1);
+  parser.end();
+  sortIssues(result.issues);
+  return result;
+}
+
+/**
+ * A CoNLL parser fed line by line (a large file is read a chunk at a time): completed documents
+ * are appended to `documents` (which the caller may empty meanwhile), issues to the sink (in the
+ * order found; sort them). Documents without a -DOCSTART- name are named after `sink.file`.
+ */
+export function conllParser(sink: IssueSink, documents: Document[]): LineParser {
+  const stem = fileStem(sink.file);
   let b: Builder | null = null;
+  let found = 0;
   let repaired = 0;
   let firstRepair = 0;
   const newDoc = (id: string): Builder => ({
@@ -53,17 +68,15 @@ export function importConll(content: string, file: string): ImportResult {
     for (const e of x.doc.entities) e.text = x.doc.text.slice(e.spans[0]?.start ?? 0, e.spans[0]?.end ?? 0);
     if (x.doc.entities.length > 0 || x.doc.text !== '') {
       finishDocument(x.doc, [], sink);
-      result.documents.push(x.doc);
+      documents.push(x.doc);
+      found++;
     }
   };
-  const lines = splitLines(content);
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] ?? '';
-    const line = i + 1;
+  const line = (raw: string, lineNo: number): void => {
     const trimmed = raw.trim();
     if (trimmed === '') {
       if (b) endSentence(b);
-      continue;
+      return;
     }
     const cols = raw.includes('\t') ? raw.split('\t') : trimmed.split(/\s+/);
     // Trailing tabs (spreadsheet exports) leave empty columns after the tag.
@@ -72,14 +85,14 @@ export function importConll(content: string, file: string): ImportResult {
       finish(b);
       const rest = trimmed.slice('-DOCSTART-'.length).trim();
       const named = /^\((.+)\)$/.exec(rest)?.[1];
-      b = newDoc(named ?? `${stem}${result.documents.length > 0 ? `-${result.documents.length + 1}` : ''}`);
-      continue;
+      b = newDoc(named ?? `${stem}${found > 0 ? `-${found + 1}` : ''}`);
+      return;
     }
     b ??= newDoc(stem);
     const token = cols[0] ?? '';
     let tag = cols.length > 1 ? (cols[cols.length - 1] ?? '').trim() : '';
     if (cols.length < 2 || (tag !== 'O' && !TAG_RE.test(tag))) {
-      addError(sink, cols.length < 2 ? 'line without a tag; token kept as O' : 'invalid tag; token kept as O', line);
+      addError(sink, cols.length < 2 ? 'line without a tag; token kept as O' : 'invalid tag; token kept as O', lineNo);
       tag = 'O';
     }
     if (b.tokensInSentence > 0) {
@@ -101,7 +114,7 @@ export function importConll(content: string, file: string): ImportResult {
     const type = m?.[2] ?? '';
     const continues = b.open !== null && b.open.type === type;
     if ((prefix === 'I' || prefix === 'E' || prefix === 'L') && !continues) {
-      if (repaired++ === 0) firstRepair = line;
+      if (repaired++ === 0) firstRepair = lineNo;
     }
     if (prefix === 'O' || prefix === 'B' || prefix === 'S' || prefix === 'U' || !continues) closeEntity(b);
     if (prefix !== 'O') {
@@ -109,13 +122,15 @@ export function importConll(content: string, file: string): ImportResult {
       else b.open = { type, start, end: b.length };
       if (prefix === 'E' || prefix === 'L' || prefix === 'S' || prefix === 'U') closeEntity(b);
     }
-  }
-  finish(b);
-  if (repaired > 0) {
-    addWarning(sink, `${repaired} I-/E- tags that did not continue an entity were repaired to B-/S-`, firstRepair);
-  }
-  sortIssues(result.issues);
-  return result;
+  };
+  const end = (): void => {
+    finish(b);
+    b = null;
+    if (repaired > 0) {
+      addWarning(sink, `${repaired} I-/E- tags that did not continue an entity were repaired to B-/S-`, firstRepair);
+    }
+  };
+  return { line, end };
 }
 
 /** Options for the CoNLL exporter. */

@@ -1,11 +1,13 @@
-// Large line-oriented corpus files (PubTator, JSON Lines) read a chunk at a time, so a file of
+// Large corpus files (PubTator, JSON Lines, CoNLL, CSV/TSV) read a chunk at a time, so a file of
 // hundreds of MB never becomes one string (V8's end at 512 M characters) nor one array of
 // documents: documents come out a chunk's worth at a time, and the event loop turns between
 // chunks (the file is read asynchronously). Decoding and line splitting give what decodeBytes
-// and splitLines give for the whole file. Not for: formats that need the whole text at once
-// (BioC, CoNLL, CSV…) nor small files: registry.ts reads those whole.
+// and splitLines give for the whole file; CSV rows are split by csv-rows.ts either way. Not
+// for: formats that need the whole text at once (BioC, brat…) nor small files: registry.ts
+// reads those whole.
 
 import type { FileHandle } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { openInputFile } from '../io/input-file.ts';
 import { makeIssue, sortIssues } from './common.ts';
 import {
@@ -17,6 +19,9 @@ import {
   replacedIssue,
   sniffUtf16,
 } from './encoding.ts';
+import { conllParser } from './conll.ts';
+import { csvParser } from './csv.ts';
+import type { TextParser } from './csv-rows.ts';
 import { isJsonLinesStart, jsonlParser } from './jsonl.ts';
 import { pubtatorParser } from './pubtator.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
@@ -45,9 +50,14 @@ export const MAX_FILE_ISSUES = 10_000;
 /** A longer line is no PubTator or JSON Lines record a document could come from (1 M characters at most). */
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
+/** The formats whose large files are streamed. */
+export type StreamFormat = 'pubtator' | 'jsonl' | 'conll' | 'csv';
+
+const FORMAT_NAMES: Record<StreamFormat, string> = { pubtator: 'PubTator', jsonl: 'JSON Lines', conll: 'CoNLL', csv: 'CSV' };
+
 /** Whether files of this format can be streamed. */
-export function isStreamable(format: FormatName): format is 'pubtator' | 'jsonl' {
-  return format === 'pubtator' || format === 'jsonl';
+export function isStreamable(format: FormatName): format is StreamFormat {
+  return format === 'pubtator' || format === 'jsonl' || format === 'conll' || format === 'csv';
 }
 
 interface Decoding {
@@ -152,51 +162,18 @@ const tooLong = (file: string, line: number): FormatIssue =>
 
 const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
 
-/**
- * The documents of a PubTator or JSON Lines file, yielded a chunk's worth at a time (arrays,
- * possibly empty); returns the file's issues as importPath would give them (encoding first, then
- * by line). Returns null before yielding anything when the file must be read whole instead: no
- * line break in its first 4 M characters (classic Mac line ends, one huge line) or, for JSON
- * Lines, it may be one JSON value. `file` names the file in issues; `stem` names records without an id;
- * `onRead` is told the bytes read so far after each chunk (up to the size the file had when opened).
- */
-export async function* streamDocuments(
-  path: string,
-  format: 'pubtator' | 'jsonl',
-  file: string,
-  stem: string,
-  onRead: (bytesRead: number, bytesTotal: number) => void = () => undefined,
-): AsyncGenerator<Document[], FormatIssue[] | null> {
-  const { handle, size } = await openInputFile(path, Number.MAX_SAFE_INTEGER);
-  try {
-    const decoding = await chooseDecoding(handle, size, file);
-    const issues: FormatIssue[] = [];
-    const sink = { file, issues };
-    const out: Document[] = [];
-    const parser = format === 'pubtator' ? pubtatorParser(sink, out) : jsonlParser(sink, out, stem);
-    const replaced = { n: 0 };
-    let lineNo = 0;
-    let carry = '';
-    let isFirst = true;
-    let isSkippingLine = false;
-    let found = 0;
-    let unlisted = 0;
-    let head = '';
-    const read = { bytes: 0 };
-    for await (const chunk of texts(handle, size, decoding, replaced, read)) {
-      onRead(read.bytes, size);
-      let text = chunk;
-      if (isFirst) {
-        // Whether to stream at all is decided on the text up to the first line break.
-        if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
-        head += text;
-        const nl = head.indexOf('\n');
-        if (nl < 0 && head.length < MAX_FIRST_LINE_CHARS) continue;
-        if (nl < 0 || (format === 'jsonl' && !isJsonLinesStart(withoutCr(head.slice(0, nl))))) return null;
-        isFirst = false;
-        text = head;
-        head = '';
-      }
+/** A text parser whose end may be told that the file was cut short. */
+interface PieceParser extends TextParser {
+  end(isCut?: boolean): void;
+}
+
+/** Splits text given a piece at a time into lines for `parser`; a line too long to be a record is skipped, with an issue. */
+function lineReader(parser: LineParser, issues: FormatIssue[], file: string): PieceParser {
+  let lineNo = 0;
+  let carry = '';
+  let isSkippingLine = false;
+  return {
+    text(text) {
       if (text.includes('\n')) {
         const lines = (carry + text).split('\n');
         carry = lines.pop() ?? '';
@@ -213,6 +190,76 @@ export async function* streamDocuments(
         isSkippingLine = true;
         carry = '';
       }
+    },
+    end(isCut = false) {
+      // A file cut short ends mid-line: that line is no record.
+      if (carry !== '' && !isSkippingLine && !isCut) parser.line(withoutCr(carry), ++lineNo);
+      parser.end();
+    },
+  };
+}
+
+/** The parser for a format; documents go to `out`. */
+function parserFor(format: StreamFormat, path: string, sink: { file: string; issues: FormatIssue[] }, out: Document[], stem: string): PieceParser {
+  switch (format) {
+    case 'pubtator':
+      return lineReader(pubtatorParser(sink, out), sink.issues, sink.file);
+    case 'jsonl':
+      return lineReader(jsonlParser(sink, out, stem), sink.issues, sink.file);
+    case 'conll':
+      return lineReader(conllParser(sink, out), sink.issues, sink.file);
+    case 'csv':
+      // As registry.ts reads it: a .tsv file is tab-separated, other delimiters are guessed.
+      return csvParser(sink, out, extname(path).toLowerCase() === '.tsv' ? { delimiter: '\t' } : {});
+  }
+}
+
+/**
+ * The documents of a PubTator, JSON Lines, CoNLL or CSV file, yielded a chunk's worth at a time
+ * (arrays, possibly empty); returns the file's issues as importPath would give them (encoding
+ * first, then by line). Returns null before yielding anything when the file must be read whole
+ * instead: for line formats, no line break in its first 4 M characters (classic Mac line ends,
+ * one huge line) or, for JSON Lines, it may be one JSON value. `file` names the file in issues
+ * (and CoNLL and CSV documents without an id); `stem` names JSON Lines records without an id;
+ * `onRead` is told the bytes read so far after each chunk (up to the size the file had when opened).
+ */
+export async function* streamDocuments(
+  path: string,
+  format: StreamFormat,
+  file: string,
+  stem: string,
+  onRead: (bytesRead: number, bytesTotal: number) => void = () => undefined,
+): AsyncGenerator<Document[], FormatIssue[] | null> {
+  const { handle, size } = await openInputFile(path, Number.MAX_SAFE_INTEGER);
+  try {
+    const decoding = await chooseDecoding(handle, size, file);
+    const issues: FormatIssue[] = [];
+    const sink = { file, issues };
+    const out: Document[] = [];
+    const parser = parserFor(format, path, sink, out, stem);
+    const replaced = { n: 0 };
+    let isFirst = true;
+    let found = 0;
+    let unlisted = 0;
+    let head = '';
+    const read = { bytes: 0 };
+    for await (const chunk of texts(handle, size, decoding, replaced, read)) {
+      onRead(read.bytes, size);
+      let text = chunk;
+      if (isFirst) {
+        if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
+        if (format !== 'csv') {
+          // Whether to stream a line format at all is decided on the text up to the first line break.
+          head += text;
+          const nl = head.indexOf('\n');
+          if (nl < 0 && head.length < MAX_FIRST_LINE_CHARS) continue;
+          if (nl < 0 || (format === 'jsonl' && !isJsonLinesStart(withoutCr(head.slice(0, nl))))) return null;
+          text = head;
+          head = '';
+        }
+        isFirst = false;
+      }
+      parser.text(text);
       if (issues.length > MAX_FILE_ISSUES) {
         unlisted += issues.length - MAX_FILE_ISSUES;
         issues.length = MAX_FILE_ISSUES;
@@ -222,15 +269,13 @@ export async function* streamDocuments(
     }
     if (isFirst) return null; // no line break at all
     const changed = await changeIssue(handle, size, read.bytes, file);
-    // A file cut short ends mid-line: that line is no record.
-    if (carry !== '' && !isSkippingLine && changed?.severity !== 'error') parser.line(withoutCr(carry), ++lineNo);
-    parser.end();
+    parser.end(changed?.severity === 'error');
     found += out.length;
     if (out.length > 0) yield out.splice(0);
     sortIssues(issues);
     if (unlisted > 0) {
       const last = issues.reduce((n, i) => Math.max(n, i.line ?? 0), 0);
-      const more = `${unlisted.toLocaleString('en-US')} more problems after line ${last}, not listed one by one; is this really a ${format === 'jsonl' ? 'JSON Lines' : 'PubTator'} file?`;
+      const more = `${unlisted.toLocaleString('en-US')} more problems after line ${last}, not listed one by one; is this really a ${FORMAT_NAMES[format]} file?`;
       issues.push(makeIssue('error', file, more));
     }
     if (found === 0 && issues.length === 0) issues.push(makeIssue('warning', file, 'no documents found (empty file?)'));

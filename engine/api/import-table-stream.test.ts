@@ -1,0 +1,50 @@
+// documents:import of large CoNLL and CSV/TSV files (real ChemProt and NCBI-disease splits): read
+// a chunk at a time, as PubTator and JSON Lines are (progress in bytes, batches saved while the
+// file is read), with the documents and issues of reading them whole.
+import { copyFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importPath } from '../formats/registry.ts';
+import { DATA_DIR, HAS_DATA } from '../formats/test-fixtures.ts';
+import type { ImportProgress } from './dto.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+let t: TestEngine;
+beforeEach(() => {
+  t = openTestEngine('benchtop-import-table-stream-', { inSubfolder: true });
+});
+afterEach(() => t.close());
+
+async function importStreamed(rel: string, name: string) {
+  const path = join(t.dir, name);
+  copyFileSync(join(DATA_DIR, rel), path);
+  const { id: projectId } = await t.call('projects:create', { name });
+  const events: ImportProgress[] = [];
+  t.engine.subscribe((event, payload) => {
+    if (event === 'documents:import-progress') events.push(payload as ImportProgress);
+  });
+  const report = await t.call('documents:import', { projectId, path, containsPhi: false, importId: name });
+  const size = statSync(path).size;
+  const reading = events.filter((p) => p.phase === 'reading' && p.bytesTotal === size);
+  return { path, projectId, report, reading, size };
+}
+
+describe.skipIf(!HAS_DATA)('importing a large TSV or CoNLL file', () => {
+  it('ChemProt training split (4 MB TSV): streamed, with the documents and warning of reading it whole', async () => {
+    const { path, projectId, report, reading, size } = await importStreamed('re/chemprot/train.tsv', 'chemprot.tsv');
+    expect(reading.filter((p) => p.bytesRead > 0 && p.bytesRead < size).length).toBeGreaterThan(2);
+    expect(new Set(reading.map((p) => p.documentsSaved)).size).toBeGreaterThan(2);
+    const whole = await importPath(path);
+    expect(report).toMatchObject({ filesRead: 1, documentsAdded: whole.documents.length });
+    expect(report.issues.map((i) => i.message)).toEqual(whole.issues.map((i) => i.message));
+    const [dataset] = await t.call('datasets:list', { projectId });
+    expect(dataset).toMatchObject({ name: 'chemprot', documentCount: 16_521 });
+  });
+
+  it('NCBI-disease training split (1.1 MB CoNLL): streamed, one document of 5,424 sentences', async () => {
+    const { report, reading } = await importStreamed('ner/ncbi-disease/train.tsv', 'ncbi-train.tsv');
+    expect(reading.length).toBeGreaterThan(0);
+    expect(report).toMatchObject({ filesRead: 1, documentsAdded: 1, issues: [] });
+    expect(report.entitiesAdded).toBe(5134);
+  });
+});
