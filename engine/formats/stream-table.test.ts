@@ -138,7 +138,7 @@ describe.skipIf(!HAS_DATA)('streaming a large CSV or TSV file', () => {
     expect(streamed.turns).toBeGreaterThan(10);
   });
 
-  it('reports an unclosed quote and the rows after it with their line numbers, semicolons and CRLF too', async () => {
+  it('reports an unclosed quote and the rows after it with their line numbers; semicolons, CRLF, CR and Windows-1252 too', async () => {
     // A quote opened and never closed, 2.5 MB before the end (the ChemProt development rows
     // after it hold no quotes): its line is skipped and the rows after it read from the next line.
     const train = data('re/chemprot/train.tsv');
@@ -153,6 +153,12 @@ describe.skipIf(!HAS_DATA)('streaming a large CSV or TSV file', () => {
     const semicolons = rows.map(([sentence = '', label = '']) => `"${sentence.replace(/"/g, '""')}";${label}\r\n`).join('');
     const semi = await expectSameAsWhole('semicolons.csv', semicolons, 'csv');
     expect(semi.documents).toHaveLength(rows.length - 1);
+    // Classic Mac line ends (Excel's "CSV (Macintosh)"), and Windows-1252 bytes.
+    await expectSameAsWhole('mac.csv', semicolons.replace(/\r\n/g, '\r'), 'csv');
+    const latin = Buffer.from(semicolons, 'latin1');
+    latin[300_000] = 0xe9; // é in Windows-1252; not valid UTF-8 alone
+    const w1252 = await expectSameAsWhole('latin.csv', latin, 'csv');
+    expect(w1252.issues?.[0]?.message).toBe('not valid UTF-8; decoded as Windows-1252 (Latin-1)');
     expect(semi.issues?.map((i) => i.message)).toContain('fields are not comma-separated; read as semicolon-separated');
   });
 });
