@@ -78,6 +78,30 @@ describe('Projects and Documents screens', () => {
     expect(overlaps).toBe(false);
   });
 
+  it('keeps every control of the editor bar in view at 1024 × 700, even with a long document id', async () => {
+    const { page } = app;
+    await page.setViewportSize({ width: 1024, height: 700 });
+    try {
+      await page.getByTestId('document-row').first().getByRole('link').click();
+      await page.getByTestId('text-pane').waitFor();
+      await screenshot(page, 'screens-annotate-1024');
+      expect(await pageWidth()).toBeLessThanOrEqual(1024);
+      const next = await page.getByRole('button', { name: 'Next document' }).boundingBox();
+      expect(next!.x + next!.width).toBeLessThanOrEqual(1024);
+      // The id is cut with an ellipsis (the whole id is its tooltip), not hidden under the buttons.
+      const title = page.getByTestId('document-title');
+      expect(await title.getAttribute('title')).toBe(LONG_ID);
+      const titleBox = (await title.boundingBox())!;
+      const undo = (await page.getByRole('button', { name: 'Undo (Ctrl+Z)' }).boundingBox())!;
+      expect(titleBox.width).toBeGreaterThan(40);
+      expect(titleBox.x + titleBox.width <= undo.x || titleBox.y + titleBox.height <= undo.y).toBe(true);
+      await page.getByRole('button', { name: '← Documents' }).click();
+      await page.getByTestId('document-row').first().waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1024, height: 768 });
+    }
+  });
+
   it('moves the keyboard through Delete…, Keep and Delete without dropping it', async () => {
     const { page } = app;
     await apiCall(app.server, 'projects:create', { name: 'To delete', template: 'empty' });
