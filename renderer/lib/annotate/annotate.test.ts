@@ -68,6 +68,27 @@ describe('layout', () => {
     expect(blockIndexOf(blocks, 3)).toBe(0);
   });
 
+  it('cuts a long paragraph of sentences between sentences, not inside one', () => {
+    // A transcribed note on one line (as mtsamples has them): each block starts a new line, so a
+    // cut at any space read "He did six months of not" / "drinking alcohol" on two lines.
+    const sentences = [
+      'He has been overweight for ten years since the age of 33, at his highest he was 358 pounds.',
+      'He did six months of not drinking alcohol and not taking in many calories.',
+      'He has difficulty climbing stairs, difficulty with airline seats, tying shoes, used to public seating (sic.)',
+      'She said "it does not appear to be working very well."',
+      'Is he a diabetic, on medication?',
+    ];
+    const text = Array.from({ length: 12 }, (_, i) => sentences[i % sentences.length]).join('  ');
+    const parts = buildBlocks(text, 700).map((b) => text.slice(b.start, b.end));
+    expect(parts.join('')).toBe(text);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const p of parts.slice(0, -1)) expect(p).toMatch(/[.?]["')]?\s+$/);
+    for (const p of parts.slice(1)) expect(p).toMatch(/^\S/);
+    // Without a sentence end in reach, a space still does.
+    const words = 'no full stop in this long line of words '.repeat(30);
+    expect(buildBlocks(words, 700).slice(0, -1).every((b) => words[b.end - 1] === ' ')).toBe(true);
+  });
+
   it('cuts a long paragraph without spaces after a CJK sentence mark, and never inside a character', () => {
     const cjk = '患者有肝癌病史，长期服用药物。'.repeat(60);
     const blocks = buildBlocks(cjk, 700);

@@ -34,12 +34,27 @@ export interface Segment {
 
 /** Where a long paragraph may be cut: after a space, or after a sentence or clause mark (CJK has no spaces). */
 const BREAK_AFTER = /[\s。．，、！？；：]/u;
+/** True when a cut after `i` ends a sentence: after the last space following its mark (and any
+ * closing quotes or brackets), or after a CJK full stop. */
+function endsSentence(text: string, i: number): boolean {
+  const c = text[i]!;
+  if ('。．！？'.includes(c)) return true;
+  if (!/\s/u.test(c) || /\s/u.test(text[i + 1] ?? '')) return false;
+  let j = i;
+  while (j > 0 && /\s/u.test(text[j]!)) j--;
+  while (j > 0 && '”’"\')]'.includes(text[j]!)) j--;
+  return '.!?'.includes(text[j]!);
+}
 
-/** The cut for a paragraph longer than `maxLength`: the last break in its second half, else the
- * longest piece that does not split a character (a surrogate pair, an emoji sequence, a base and
- * its combining marks), which would show as broken glyphs across two blocks. */
+/** The cut for a paragraph longer than `maxLength`: the last sentence end in its second half (a
+ * block starts a new line, so a cut elsewhere breaks a sentence across lines: "He did six months
+ * of not" / "drinking alcohol"), else its last break, else the longest piece that does not split
+ * a character (a surrogate pair, an emoji sequence, a base and its combining marks), which would
+ * show as broken glyphs across two blocks. */
 function cutAt(text: string, start: number, maxLength: number): number {
-  for (let i = start + maxLength - 1; i > start + maxLength / 2; i--)
+  const low = start + maxLength / 2;
+  for (let i = start + maxLength - 1; i > low; i--) if (endsSentence(text, i)) return i + 1;
+  for (let i = start + maxLength - 1; i > low; i--)
     if (BREAK_AFTER.test(text[i]!)) return i + 1;
   let end = start + maxLength;
   while (end > start + 1 && continuesCluster(text, end)) end--;
