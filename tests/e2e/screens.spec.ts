@@ -102,6 +102,31 @@ describe('Projects and Documents screens', () => {
     }
   });
 
+  it('keeps the relation types table, Remove included, inside its card with seven long entity types', async () => {
+    const { page } = app;
+    // The label schema after importing NCBI-disease PubTator into a biomedical project.
+    const p = await apiCall(app.server, 'projects:create', { name: 'NCBI schema', template: 'biomedical' });
+    for (const name of ['CompositeMention', 'DiseaseClass', 'Modifier', 'SpecificDisease'])
+      await apiCall(app.server, 'schema:save-entity-type', { projectId: p.id, entityType: { name, color: '#8a5cf6' } });
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project NCBI schema' }).click();
+    await page.getByText('NCBI schema · 0 in total').waitFor();
+    await openScreen('Projects');
+    const remove = page.getByTestId('relation-type-remove').first();
+    await remove.scrollIntoViewIfNeeded();
+    await screenshot(page, 'screens-schema-1024');
+    // Nothing scrolls sideways, neither the screen nor the table inside its card.
+    const widths = page.evaluate<number[]>(`(() => {
+      const main = document.querySelector('main');
+      const table = document.querySelector('[data-testid="relation-type-row"]').closest('table');
+      return [main.scrollWidth - main.clientWidth, table.parentElement.scrollWidth - table.parentElement.clientWidth];
+    })()`);
+    expect(await widths).toEqual([0, 0]);
+    const card = (await page.getByRole('heading', { name: 'Relation types' }).locator('..').boundingBox())!;
+    const box = (await remove.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+  });
+
   it('moves the keyboard through Delete…, Keep and Delete without dropping it', async () => {
     const { page } = app;
     await apiCall(app.server, 'projects:create', { name: 'To delete', template: 'empty' });
