@@ -367,6 +367,12 @@ describe('torch zip checkpoints: crafted', () => {
     expect(thrown(() => parseTorchCheckpoint(st, 'w.bin')).message).toBe(
       'w.bin: is a safetensors file, not a PyTorch checkpoint: rename it to model.safetensors',
     );
+    // Bytes flipped inside a tensor's storage (a damaged copy): torch.load takes them as numbers.
+    const damaged = Uint8Array.from(bytes);
+    for (let i = bytes.byteLength >> 1; i < (bytes.byteLength >> 1) + 64; i++) damaged[i] = (damaged[i] as number) ^ 0xff;
+    expect(thrown(() => parseTorchCheckpoint(damaged, 'd.bin')).message).toMatch(
+      /^d\.bin: invalid zip archive: "pytorch_model\/data\/\d+" is damaged \(its CRC-32 checksum does not match\): copy or download the file again$/,
+    );
     const noPkl = zipSync({ 'a/b.txt': new Uint8Array(1) });
     expect(thrown(() => parseTorchCheckpoint(noPkl, 'z.bin')).message).toMatch(
       /no <archive>\/data\.pkl/,

@@ -1,8 +1,10 @@
 // Minimal read-only zip archive reader over an in-memory buffer (central directory, ZIP64,
-// STORED entries returned as zero-copy views, DEFLATE via fflate). Built for torch checkpoints.
+// STORED entries returned as zero-copy views, DEFLATE via fflate, CRC-32 checked on read).
+// Built for torch checkpoints.
 // Not for: writing archives, encryption, multi-disk archives or streaming.
 
 import { inflateSync } from 'fflate';
+import { crc32 } from 'node:zlib';
 import { CheckpointError } from './errors.ts';
 
 /** One archive member; `read()` returns its bytes (a view for STORED entries). */
@@ -67,6 +69,7 @@ export function readZip(bytes: Uint8Array, file: string): Map<string, ZipEntry> 
       fail(`central directory entry ${n} is corrupt`);
     const flags = dv.getUint16(p + 8, true);
     const method = dv.getUint16(p + 10, true);
+    const crc = dv.getUint32(p + 16, true);
     let csize = dv.getUint32(p + 20, true);
     let usize = dv.getUint32(p + 24, true);
     const nameLen = dv.getUint16(p + 28, true);
@@ -110,15 +113,20 @@ export function readZip(bytes: Uint8Array, file: string): Map<string, ZipEntry> 
       size: finalSize,
       read: () => {
         const raw = bytes.subarray(start, start + csize);
-        if (method === 0) return raw;
-        let out: Uint8Array;
-        try {
-          out = inflateSync(raw, { out: new Uint8Array(finalSize) });
-        } catch (e) {
-          return fail(`cannot inflate "${name}" (${(e as Error).message})`);
+        let out = raw;
+        if (method !== 0) {
+          try {
+            out = inflateSync(raw, { out: new Uint8Array(finalSize) });
+          } catch (e) {
+            return fail(`cannot inflate "${name}" (${(e as Error).message})`);
+          }
+          if (out.byteLength !== finalSize)
+            fail(`"${name}" inflated to ${out.byteLength} bytes, expected ${finalSize}`);
         }
-        if (out.byteLength !== finalSize)
-          fail(`"${name}" inflated to ${out.byteLength} bytes, expected ${finalSize}`);
+        // torch.load does not check it: damaged weights (a bad copy or download) would load
+        // as numbers, with nothing to show for it but wrong predictions.
+        if (crc32(out) >>> 0 !== crc)
+          fail(`"${name}" is damaged (its CRC-32 checksum does not match): copy or download the file again`);
         return out;
       },
     });
