@@ -26,6 +26,17 @@ function make(opts: { failSave?: boolean } = {}): {
 }
 
 describe('AnnotationEditor', () => {
+  it('counts characters as the Documents list does: an emoji or a flag by code points, not UTF-16 halves', () => {
+    const text = 'Feeling 😀👍🏽 better in Straße, 患者 🇫🇷.';
+    const ed = new AnnotationEditor({ ...detail(), text, entities: [], relations: [] }, SCHEMA, {
+      debounceMs: 1_000_000,
+      save: () => Promise.resolve(detail().summary),
+      reload: () => Promise.resolve(detail()),
+    });
+    expect(ed.characters).toBe([...text].length);
+    expect(ed.characters).toBeLessThan(text.length);
+  });
+
   it('snaps a selection to whole tokens and ignores blank selections', () => {
     const { ed } = make();
     ed.selectRange(at('RCA1'), at('RCA1') + 2); // inside "BRCA1"

@@ -24,6 +24,7 @@ import { allowedRelationTypes, relabelConflict } from '../../lib/annotate/schema
 
 export { PENDING_KEY };
 import { type Span, TokenIndex } from '../../lib/annotate/tokens.ts';
+import { codePointCount } from '../../lib/format.ts';
 import { Autosave, type AutosaveOptions } from './autosave.svelte.ts';
 import { type KeyInput, handleEditorKey } from './keymap.ts';
 
@@ -46,6 +47,8 @@ const reviewed = (s: EntityRecord['status']): EntityRecord['status'] => (s === '
 export class AnnotationEditor {
   readonly documentId: number;
   readonly text: string;
+  /** Characters as the Documents list counts them (Unicode code points: an emoji is one, not two). */
+  readonly characters: number;
   readonly tokens: TokenIndex;
   readonly blocks: Block[];
 
@@ -107,6 +110,7 @@ export class AnnotationEditor {
   constructor(detail: DocumentDetail, schema: LabelSchema, deps: EditorDeps) {
     this.documentId = detail.summary.id;
     this.text = detail.text;
+    this.characters = codePointCount(detail.text);
     this.tokens = new TokenIndex(detail.text);
     this.blocks = buildBlocks(detail.text);
     this.schema = schema;
