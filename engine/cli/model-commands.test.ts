@@ -176,6 +176,32 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       expect(r.err).toMatch(message);
       expect(r.err).not.toMatch(/onnxruntime|\n\s+at /);
     }
+
+    // Inputs that used to be taken silently: rows ragged below the first level, a misspelt or
+    // unsupported input dropped (unmasked logits instead of masked ones).
+    const refused: [unknown, string][] = [
+      [{ input_ids: [[2, [5]], [3, 4]] }, '"input_ids" is ragged; pad every row to the same length'],
+      [{ input_ids: [[2, 5], [[3, 4]]] }, '"input_ids" is ragged; pad every row to the same length'],
+      [{ input_ids: [[2, 5], [3, 4]], attention_mask: [[1, [1]], [1, 1]] }, '"attention_mask" is ragged; pad every row to the same length'],
+      [{ input_ids: [[2, 5, 3]], attention_maks: [[1, 1, 0]] }, 'unknown input "attention_maks"; did you mean "attention_mask"?'],
+      [{ input_ids: [[2, 5, 3]], attentionMask: [[1, 1, 0]] }, 'unknown input "attentionMask"; did you mean "attention_mask"?'],
+      [{ input_ids: [[2, 5, 3]], label: [[1, 1, 0]] }, 'unknown input "label"; did you mean "labels"?'],
+      [{ input_ids: [[2, 5, 3]], position_ids: [[0, 1, 2]] }, '"position_ids" is not an input benchtop forward takes (it reads input_ids, attention_mask, token_type_ids, labels; positions always run 0..seq-1); leave it out'],
+    ];
+    for (const [inputs, message] of refused) {
+      writeFileSync(path.join(tmp, 'in8.json'), JSON.stringify(inputs));
+      r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in8.json'), '--out', outFile]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${path.join(tmp, 'in8.json')}: ${message}`);
+    }
+    expect(existsSync(outFile)).toBe(false);
+    // Notes beside the inputs are fine, and null is "not given" (Python's json.dump of None).
+    writeFileSync(path.join(tmp, 'in9.json'), JSON.stringify({ input_ids: [[2, 5, 3]], texts: ['a b'], labels: null, attention_mask: null }));
+    r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in9.json'), '--out', outFile]);
+    expect(r.err).toBe('');
+    expect(Object.keys(JSON.parse(readFileSync(outFile, 'utf8')) as object)).toEqual(['logits']);
+    rmSync(outFile);
+
     writeFileSync(path.join(tmp, 'in5.json'), '{"input_ids": PATIENT_NAME}');
     r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'in5.json'), '--out', outFile]);
     expect(r.err).toMatch(/in5\.json: cannot read inputs JSON \(Unexpected token/);

@@ -113,11 +113,51 @@ function flatten(x: unknown, what: string, file: string): { dims: number[]; valu
     dims.push(cur.length);
     cur = cur[0];
   }
-  const values = (Array.isArray(x) ? (x as unknown[]).flat(Infinity) : [x]);
+  // Every row must have the first row's shape all the way down: .flat() alone took
+  // [[2, [5]], [3, 4]] as four ids of a [2, 2] batch.
+  const values: unknown[] = [];
+  let ragged = false;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth === dims.length) {
+      if (Array.isArray(v)) ragged = true;
+      else values.push(v);
+    } else if (!Array.isArray(v) || v.length !== dims[depth]) ragged = true;
+    else for (const e of v) walk(e, depth + 1);
+  };
+  walk(x, 0);
   if (values.some((v) => typeof v !== 'number' || !Number.isInteger(v))) throw new UsageError(`${file}: "${what}" must hold integers`);
-  const expect = dims.reduce((a, b) => a * b, 1);
-  if (values.length !== expect) throw new UsageError(`${file}: "${what}" is ragged; pad every row to the same length`);
+  if (ragged) throw new UsageError(`${file}: "${what}" is ragged; pad every row to the same length`);
   return { dims, values: values as number[] };
+}
+
+const INPUT_KEYS = ['input_ids', 'attention_mask', 'token_type_ids', 'labels'];
+
+/** Edit distance of two short strings (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * Refuses keys that would otherwise be dropped without a word and change the result: a model
+ * input of Hugging Face's that forward does not take, or a misspelt input ("attention_maks"
+ * gave unmasked logits). Other keys (texts, tokens: notes beside the inputs) are left alone.
+ */
+function checkInputKeys(raw: Record<string, unknown>, inFile: string): void {
+  for (const key of Object.keys(raw)) {
+    if (INPUT_KEYS.includes(key)) continue;
+    if (['position_ids', 'head_mask', 'inputs_embeds'].includes(key)) {
+      throw new UsageError(`${inFile}: "${key}" is not an input benchtop forward takes (it reads ${INPUT_KEYS.join(', ')}; positions always run 0..seq-1); leave it out`);
+    }
+    const plain = (k: string): string => k.toLowerCase().replace(/[^a-z]/g, '');
+    const near = INPUT_KEYS.find((k) => editDistance(plain(key), plain(k)) <= 2);
+    if (near) throw new UsageError(`${inFile}: unknown input "${key}"; did you mean "${near}"?`);
+  }
 }
 
 /** Numbers per JSON.stringify call and characters per written piece. */
@@ -222,6 +262,9 @@ export async function cmdForward(opts: Opts): Promise<void> {
     throw new UsageError(`${inFile}: must be a JSON object with "input_ids" ([batch][seq] token ids) and optionally "attention_mask", "token_type_ids" and "labels"`);
   }
   const raw = parsed as Record<string, unknown>;
+  checkInputKeys(raw, inFile);
+  // null is "not given", as None is for a Hugging Face model (json.dump of labels=None).
+  for (const key of INPUT_KEYS.slice(1)) if (raw[key] === null) delete raw[key];
   const ids = flatten(raw['input_ids'], 'input_ids', inFile);
   if (ids.dims.length !== 2) throw new UsageError(`${inFile}: "input_ids" must be [batch][seq]`);
   if (ids.values.length === 0) throw new UsageError(`${inFile}: "input_ids" holds no tokens; give at least one sequence of at least one token`);

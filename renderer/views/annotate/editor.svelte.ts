@@ -48,7 +48,7 @@ export class AnnotationEditor {
   readonly documentId: number;
   readonly text: string;
   /** Characters as the Documents list counts them (Unicode code points: an emoji is one, not two). */
-  readonly characters: number;
+  readonly characters = $derived(codePointCount(this.text));
   readonly tokens: TokenIndex;
   readonly blocks: Block[];
 
@@ -110,7 +110,6 @@ export class AnnotationEditor {
   constructor(detail: DocumentDetail, schema: LabelSchema, deps: EditorDeps) {
     this.documentId = detail.summary.id;
     this.text = detail.text;
-    this.characters = codePointCount(detail.text);
     this.tokens = new TokenIndex(detail.text);
     this.blocks = buildBlocks(detail.text);
     this.schema = schema;
