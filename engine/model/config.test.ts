@@ -152,6 +152,23 @@ describe('parseHfConfig', () => {
     expect(() => parseHfConfig({ ...mlm, tie_word_embeddings: 'false' }, 'f')).toThrow(/"tie_word_embeddings" must be true or false/);
   });
 
+  it('refuses heads whose Hugging Face loss or attention differs from what is built (loaded silently before)', () => {
+    const seq = readConfig('distilbert-sequence-classification') as Record<string, unknown>;
+    for (const problem of ['multi_label_classification', 'regression']) {
+      expect(() => parseHfConfig({ ...seq, problem_type: problem }, 'f')).toThrow(
+        `f: problem_type "${problem}" is not supported: Benchtop builds single-label classifiers (softmax, cross-entropy) with at least 2 labels`,
+      );
+    }
+    expect(parseHfConfig({ ...seq, problem_type: 'single_label_classification' }, 'f').numLabels).toBe(3);
+    const { id2label: _i, label2id: _l, ...unlabelled } = seq;
+    expect(() => parseHfConfig({ ...unlabelled, num_labels: 1 }, 'f')).toThrow(/problem_type "regression" \(what Hugging Face makes of num_labels 1\) is not supported/);
+    // A token classifier's loss is always cross-entropy in HF, whatever problem_type says.
+    const tok = readConfig('bert-token-classification') as Record<string, unknown>;
+    expect(parseHfConfig({ ...tok, problem_type: 'multi_label_classification' }, 'f').task).toBe('token-classification');
+    expect(() => parseHfConfig({ ...tok, is_decoder: true }, 'f')).toThrow('f: "is_decoder": true (causal attention) is not supported: Benchtop builds bidirectional encoders');
+    expect(parseHfConfig({ ...tok, is_decoder: false }, 'f').task).toBe('token-classification');
+  });
+
   it('applies HF defaults for missing keys and keeps unknown keys', () => {
     const c = parseHfConfig({ model_type: 'bert', my_key: 7 }, 'f');
     expect(c).toMatchObject({ task: 'base', hiddenSize: 768, numLayers: 12, vocabSize: 30522 });

@@ -173,6 +173,16 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   };
 
   const { labels, numLabels } = parseLabels(raw, task, file);
+  // HF picks a sequence classifier's loss from problem_type; unset, one label means regression.
+  // Only single-label cross-entropy is built here: another loss would silently differ.
+  const problem = raw['problem_type'] ?? (numLabels === 1 ? 'regression' : null);
+  if (task === 'sequence-classification' && problem !== null && problem !== 'single_label_classification') {
+    throw new CheckpointError(file, `problem_type ${JSON.stringify(problem)}${raw['problem_type'] == null ? ' (what Hugging Face makes of num_labels 1)' : ''} is not supported: Benchtop builds single-label classifiers (softmax, cross-entropy) with at least 2 labels`);
+  }
+  // A decoder attends causally (each token sees only those before it) in HF; the graphs here do not.
+  if (architecture !== 'distilbert' && architecture !== 'albert' && bool('is_decoder', false)) {
+    throw new CheckpointError(file, '"is_decoder": true (causal attention) is not supported: Benchtop builds bidirectional encoders');
+  }
   if (task === 'masked-lm' && !bool('tie_word_embeddings', true)) {
     // The engine always ties the decoder to the word embeddings, as HF does by default; an untied
     // head would load its own decoder weights in HF and give other logits here.
