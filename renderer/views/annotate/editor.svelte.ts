@@ -48,7 +48,7 @@ export class AnnotationEditor {
   readonly documentId: number;
   readonly text: string;
   /** Characters as the Documents list counts them (Unicode code points: an emoji is one, not two). */
-  readonly characters = $derived(codePointCount(this.text));
+  readonly characters = $derived.by(() => codePointCount(this.text));
   readonly tokens: TokenIndex;
   readonly blocks: Block[];
 
