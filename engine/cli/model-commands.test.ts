@@ -242,6 +242,16 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       expect(r.code).toBe(2);
       expect(r.err).toBe(`benchtop: error: --seed must be a whole number from 0 to 4294967295, got ${seed}`);
     }
+    // An empty label used to be dropped (O,,B gave a 2-class model); one label is no classifier.
+    for (const [labels, message] of [
+      ['O,,B-X', '--labels "O,,B-X": label 2 is empty; list the names separated by single commas'],
+      ['O,B-X,', '--labels "O,B-X,": label 3 is empty; list the names separated by single commas'],
+      ['O', '--labels needs at least 2 labels, got only "O" (e.g. O,B-Disease,I-Disease for ner)'],
+    ]) {
+      r = await init('--labels', labels);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${message}`);
+    }
     r = await init('--task', 'mlm', '--labels', 'O,B-X');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--labels does not apply to --task mlm/);

@@ -68,7 +68,12 @@ export function cmdInitModel(opts: Opts): void {
   if (!PRESETS[preset]) throw new UsageError(`unknown --preset "${preset}" (known: ${Object.keys(PRESETS).join(', ')})`);
   const vocabFile = optionalString(opts, 'vocab') ?? defaultVocabFile();
   const out = requireString(opts, 'out');
-  const labels = (optionalString(opts, 'labels') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const labelList = optionalString(opts, 'labels') ?? '';
+  const named = labelList.split(',').map((s) => s.trim());
+  const labels = named.some(Boolean) ? named : [];
+  // "O,,B" used to lose its empty label: the model then had fewer classes than the user listed.
+  const blank = labels.indexOf('');
+  if (blank >= 0) throw new UsageError(`--labels "${labelList}": label ${blank + 1} is empty; list the names separated by single commas`);
   const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');
   const task = TASKS[taskName];
   if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
@@ -78,6 +83,8 @@ export function cmdInitModel(opts: Opts): void {
   // The generator takes 32 bits: 1.5 or 2^32 + 1 would silently give the weights of seed 1.
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be a whole number from 0 to 4294967295, got ${seed}`);
   if (new Set(labels).size !== labels.length) throw new UsageError('--labels contains duplicates');
+  // One class: a constant zero loss (token classification) or, in Hugging Face, regression (sequence).
+  if (labels.length === 1) throw new UsageError(`--labels needs at least 2 labels, got only "${labels[0]}" (e.g. O,B-Disease,I-Disease for ner)`);
   checkOutFolder(out, { overwrite: opts['overwrite'] === true });
   checkWritable(out);
   const vocab = readVocab(vocabFile);
