@@ -243,11 +243,12 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       expect(r.err).toBe(`benchtop: error: --seed must be a whole number from 0 to 4294967295, got ${seed}`);
     }
     // An empty label used to be dropped (O,,B gave a 2-class model); one label is no classifier.
-    for (const [labels, message] of [
+    const labelCases: [string, string][] = [
       ['O,,B-X', '--labels "O,,B-X": label 2 is empty; list the names separated by single commas'],
       ['O,B-X,', '--labels "O,B-X,": label 3 is empty; list the names separated by single commas'],
       ['O', '--labels needs at least 2 labels, got only "O" (e.g. O,B-Disease,I-Disease for ner)'],
-    ]) {
+    ];
+    for (const [labels, message] of labelCases) {
       r = await init('--labels', labels);
       expect(r.code).toBe(2);
       expect(r.err).toBe(`benchtop: error: ${message}`);
