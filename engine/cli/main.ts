@@ -38,6 +38,9 @@ export const OPTIONS = {
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
 } as const;
 
+/** Words a command takes after its name (the rest take only --options). */
+const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, train: 1, eval: 1 };
+
 const FS_REASONS: Record<string, string> = {
   ENOSPC: 'the disk is full; free some space and run again',
   EROFS: 'the location is read-only; choose another one',
@@ -98,6 +101,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     const refused = unknownFlags(spec, Object.keys(opts));
     if (refused) throw new UsageError(refused);
+    // A stray word (a value whose flag was mistyped away) used to be ignored without a word.
+    const extra = parsed.positionals.slice(spec.name.split(' ').length + (POSITIONAL_ARGS[spec.name] ?? 0));
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; usage: ${spec.usage}`);
     const serveOpts = {
       ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
       ...(typeof opts['host'] === 'string' && { host: opts['host'] }),

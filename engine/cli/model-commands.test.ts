@@ -134,6 +134,19 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     await s.release();
   });
 
+  it('refuses stray arguments instead of ignoring them', async () => {
+    const outFile = path.join(tmp, 'stray.json');
+    writeFileSync(path.join(tmp, 'stray.in.json'), JSON.stringify({ input_ids: [[2, 5, 3]] }));
+    let r = await run(['forward', 'OUT.json', '--model', GOLDEN, '--inputs', path.join(tmp, 'stray.in.json'), '--out', outFile]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('benchtop: error: unexpected argument "OUT.json"; usage: benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads]');
+    expect(existsSync(outFile)).toBe(false);
+    r = await run(['model', 'inspect', GOLDEN, 'other-model', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('benchtop: error: unexpected argument "other-model"; usage: benchtop model inspect DIR [--json]');
+    expect(r.out).toBe('');
+  });
+
   it('bad input: one clear line naming the file, no stack, no output written', async () => {
     const notModel = path.join(tmp, 'empty');
     cpSync(VOCAB, path.join(notModel, 'vocab.txt'));
