@@ -119,6 +119,15 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     expect(without.files).toHaveLength(3);
   }, 30_000);
 
+  it('a file that yields no document is refused with its own problem, not "listed above"', async () => {
+    // The workbench shows only this message when a run fails (the CLI prints the issues first).
+    const scan = path.join(dir, 'scan.txt');
+    writeFileSync(scan, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(600)]));
+    const run = predict({ model: nerModel, input: scan, out: path.join(dir, 'o3.jsonl'), format: 'jsonl' });
+    await expect(run).rejects.toThrow(/scan\.txt: no documents could be read: looks like binary data/);
+    await expect(run).rejects.not.toThrow(/listed above/);
+  }, 30_000);
+
   it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
     const f32 = await evaluate({ task: 'ner', model: nerModel, documents: docs });
     const i8 = await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true });

@@ -266,14 +266,16 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   });
   emitAll(issues, ctx);
   const docs = loaded.documents;
-  if (docs.length === 0)
-    throw new Error(
-      'path' in src
-        ? issues.length > 0
-          ? `${src.path}: no documents could be read (see the problems listed above)`
-          : `${src.path}: no documents found (an empty folder, or no files in a supported format)`
-        : 'no documents to predict',
-    );
+  if (docs.length === 0) {
+    if (!('path' in src)) throw new Error('no documents to predict');
+    // The first problem is named here: the workbench shows only this message when a run fails.
+    const first = issues.find((x) => x.severity === 'error') ?? issues[0];
+    if (!first)
+      throw new Error(`${src.path}: no documents found (an empty folder, or no files in a supported format)`);
+    const where = first.file === src.path ? '' : `${first.file}: `;
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';
+    throw new Error(`${src.path}: no documents could be read: ${where}${first.message}${more}`);
+  }
   // Throughput is timed from tokenization to decoded output (sessions are built first).
   const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args)), ctx);
   const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args)) : undefined;
