@@ -49,6 +49,7 @@ const FS_REASONS: Record<string, string> = {
   EDQUOT: 'the disk quota is used up; free some space and run again',
   ENOTDIR: 'part of the path is a file, not a folder',
   EISDIR: 'a folder is in the way where a file is needed',
+  ENOENT: 'no such file or folder (and none can be made there); check the path',
 };
 
 /** Whether `p` exists but may not be read: a permission error on it is then about reading it. */

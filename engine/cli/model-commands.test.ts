@@ -141,6 +141,12 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(r.code).toBe(2);
     expect(r.err).toBe('benchtop: error: unexpected argument "OUT.json"; usage: benchtop forward --model DIR --inputs IN.json --out OUT.json [--grads]');
     expect(existsSync(outFile)).toBe(false);
+    // A folder that cannot be made (under /proc): the path and what to do, not Node's "ENOENT: …, mkdir".
+    if (process.platform === 'linux') {
+      r = await run(['forward', '--model', GOLDEN, '--inputs', path.join(tmp, 'stray.in.json'), '--out', '/proc/benchtop-none/o.json']);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe('benchtop: error: /proc/benchtop-none: no such file or folder (and none can be made there); check the path');
+    }
     r = await run(['model', 'inspect', GOLDEN, 'other-model', '--json']);
     expect(r.code).toBe(2);
     expect(r.err).toBe('benchtop: error: unexpected argument "other-model"; usage: benchtop model inspect DIR [--json]');
