@@ -56,6 +56,8 @@ describe('Projects and Documents screens', () => {
     const p = await apiCall(app.server, 'projects:create', { name: LONG_NAME, template: 'empty' });
     const dir = textFolder('long-id', [[`${LONG_ID}.txt`, 'The patient has diabetes.']]);
     await apiCall(app.server, 'documents:import', { projectId: p.id, path: dir, containsPhi: false });
+    const { items } = await apiCall(app.server, 'documents:list', { projectId: p.id });
+    await apiCall(app.server, 'documents:set-status', { documentId: items[0]!.id, status: 'in-progress' });
 
     await openScreen('Projects');
     await page.getByTestId('project-item').nth(1).waitFor();
@@ -71,6 +73,9 @@ describe('Projects and Documents screens', () => {
     const table = await page.getByTestId('document-table').boundingBox();
     const updated = await page.getByRole('columnheader', { name: 'Updated' }).boundingBox();
     expect(updated!.x + updated!.width).toBeLessThanOrEqual(table!.x + table!.width + 1);
+    // The status badge reads on one line ("In progress", not "In" over "progress").
+    const badge = (await page.getByTestId('document-row').first().locator('.badge').boundingBox())!;
+    expect(badge.height).toBeLessThan(24);
     // The header's project name does not run under the Import button.
     const name = await page.getByTestId('documents-view').locator('header p').boundingBox();
     const importBox = await page.getByTestId('open-import').boundingBox();
