@@ -1,9 +1,11 @@
-// documents:import of large CoNLL and CSV/TSV files (real ChemProt and NCBI-disease splits): read
-// a chunk at a time, as PubTator and JSON Lines are (progress in bytes, batches saved while the
-// file is read), with the documents and issues of reading them whole.
-import { copyFileSync, statSync } from 'node:fs';
+// documents:import of large CoNLL, CSV/TSV and BioC XML files (real ChemProt, NCBI-disease and
+// BC5CDR data): read a chunk at a time, as PubTator and JSON Lines are (progress in bytes,
+// batches saved while the file is read), with the documents and issues of reading them whole.
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportBiocXml } from '../formats/bioc-xml.ts';
+import { importPubtator } from '../formats/pubtator.ts';
 import { importPath } from '../formats/registry.ts';
 import { DATA_DIR, HAS_DATA } from '../formats/test-fixtures.ts';
 import type { ImportProgress } from './dto.ts';
@@ -15,9 +17,10 @@ beforeEach(() => {
 });
 afterEach(() => t.close());
 
-async function importStreamed(rel: string, name: string) {
+async function importStreamed(rel: string | { text: string }, name: string) {
   const path = join(t.dir, name);
-  copyFileSync(join(DATA_DIR, rel), path);
+  if (typeof rel === 'string') copyFileSync(join(DATA_DIR, rel), path);
+  else writeFileSync(path, rel.text);
   const { id: projectId } = await t.call('projects:create', { name });
   const events: ImportProgress[] = [];
   t.engine.subscribe((event, payload) => {
@@ -46,5 +49,19 @@ describe.skipIf(!HAS_DATA)('importing a large TSV or CoNLL file', () => {
     expect(reading.length).toBeGreaterThan(0);
     expect(report).toMatchObject({ filesRead: 1, documentsAdded: 1, issues: [] });
     expect(report.entitiesAdded).toBe(5134);
+  });
+
+  it('BC5CDR abstracts as BioC XML (3.5 MB): streamed in two passes, bytes rising to the size once', async () => {
+    const docs = ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
+      (n) => importPubtator(readFileSync(join(DATA_DIR, `documents/pubtator-bc5cdr/${n}.PubTator.txt`), 'utf8'), n).documents,
+    );
+    const text = exportBiocXml(docs).files[0]?.content ?? '';
+    const { report, reading, size } = await importStreamed({ text }, 'cdr.xml');
+    const bytes = reading.map((p) => p.bytesRead);
+    expect(bytes.slice(1).every((b, k) => b >= (bytes[k] ?? 0))).toBe(true);
+    expect(bytes.filter((b) => b > 0 && b < size).length).toBeGreaterThan(2);
+    expect(new Set(reading.map((p) => p.documentsSaved)).size).toBeGreaterThan(2);
+    expect(report).toMatchObject({ filesRead: 1, documentsAdded: 1000, issues: [] });
+    expect(report.entitiesAdded).toBe(docs.reduce((n, d) => n + d.entities.length, 0));
   });
 });

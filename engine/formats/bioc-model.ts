@@ -95,8 +95,16 @@ function buildText(doc: BiocDocument, sink: IssueSink): string {
 /** Converts a BioC collection to documents, validating annotations against the text. */
 export function biocToDocuments(col: BiocCollection, file: string): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const sink: IssueSink = { file, issues: result.issues };
-  for (const bd of col.documents) {
+  biocDocumentsInto(col.documents, { file, issues: result.issues }, result.documents);
+  return result;
+}
+
+/**
+ * Converts BioC documents, appending them to `documents` and issues to the sink (a large file
+ * read a document at a time gives the same sink each time: some issues are said once per file).
+ */
+export function biocDocumentsInto(bioc: readonly BiocDocument[], sink: IssueSink, documents: Document[]): void {
+  for (const bd of bioc) {
     const text = buildText(bd, sink);
     const doc: Document = { id: bd.id, text, entities: [], relations: [] };
     const om = offsetMap(text);
@@ -124,9 +132,8 @@ export function biocToDocuments(col: BiocCollection, file: string): ImportResult
       if (relation) drafts.push({ relation });
     }
     finishDocument(doc, drafts, sink);
-    result.documents.push(doc);
+    documents.push(doc);
   }
-  return result;
 }
 
 /** 1 or 2 for an "Arg1"/"arg2"/"Argument 1"-style node role; undefined for others ("Chemical"). */

@@ -6,12 +6,14 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
 import { countLoss, exportAll, lossIssues, makeIssue } from './common.ts';
-import type { BiocAnnotation, BiocCollection, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
+import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
 import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
-type XmlNode = Record<string, unknown>;
+/** An element as fast-xml-parser gives it: attributes as '@_name', children by name, text as '#text' (or the element a string). */
+export type XmlNode = Record<string, unknown>;
 
-const ARRAYS = new Set(['document', 'passage', 'sentence', 'annotation', 'relation', 'infon', 'location', 'node']);
+/** Elements always given as arrays, however many there are. */
+export const ARRAYS = new Set(['document', 'passage', 'sentence', 'annotation', 'relation', 'infon', 'location', 'node']);
 
 const asObj = (v: unknown): XmlNode => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as XmlNode) : {});
 const asArr = (v: unknown): XmlNode[] => (Array.isArray(v) ? v.map(asObj) : v === undefined ? [] : [asObj(v)]);
@@ -60,13 +62,9 @@ function sentences(n: XmlNode): BiocSentence[] {
   }));
 }
 
-/** Parses BioC XML; syntax errors give one error issue with the line, and no documents. */
-export function importBiocXml(xml: string, file: string): ImportResult {
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    return { documents: [], issues: [makeIssue('error', file, `malformed XML (${valid.err.code}) at column ${valid.err.col}`, valid.err.line)] };
-  }
-  const parser = new XMLParser({
+/** The parser giving elements as XmlNode (bioc-xml-stream.ts parses documents alone with it). */
+export function biocXmlNodeParser(): XMLParser {
+  return new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@_',
     trimValues: false,
@@ -78,6 +76,15 @@ export function importBiocXml(xml: string, file: string): ImportResult {
     ignorePiTags: true,
     isArray: (name) => ARRAYS.has(name),
   });
+}
+
+/** Parses BioC XML; syntax errors give one error issue with the line, and no documents. */
+export function importBiocXml(xml: string, file: string): ImportResult {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    return { documents: [], issues: [makeIssue('error', file, `malformed XML (${valid.err.code}) at column ${valid.err.col}`, valid.err.line)] };
+  }
+  const parser = biocXmlNodeParser();
   const parsed = asObj(parser.parse(xml) as unknown);
   // An empty <collection></collection> parses as '': a collection without documents.
   const root = asObj(parsed.collection);
@@ -90,24 +97,32 @@ export function importBiocXml(xml: string, file: string): ImportResult {
     date: textOf(root.date),
     key: textOf(root.key),
     infons: infons(root),
-    documents: asArr(root.document).map((d, i) => ({
-      id: textOf(d.id).trim() || String(i + 1),
-      infons: infons(d),
-      relations: relations(d),
-      passages: asArr(d.passage).flatMap((p): BiocPassage[] => {
-        const offset = num(p.offset);
-        if (Number.isNaN(offset)) {
-          issues.push(makeIssue('error', file, `document ${i + 1}: passage without a valid offset; skipped`));
-          return [];
-        }
-        const passage: BiocPassage = { offset, infons: infons(p), sentences: sentences(p), annotations: annotations(p), relations: relations(p) };
-        if (p.text !== undefined) passage.text = textOf(p.text);
-        return [passage];
-      }),
-    })),
+    documents: asArr(root.document).map((d, i) => biocDocumentOf(d, i, file, issues)),
   };
   const res = biocToDocuments(col, file);
   return { documents: res.documents, issues: [...issues, ...res.issues] };
+}
+
+/**
+ * A <document> element as fast-xml-parser gives it (or bioc-xml-stream.ts builds it alike), the
+ * `i`-th of its file (from 0): a passage without a valid offset is skipped, with an issue.
+ */
+export function biocDocumentOf(d: XmlNode, i: number, file: string, issues: FormatIssue[]): BiocDocument {
+  return {
+    id: textOf(d.id).trim() || String(i + 1),
+    infons: infons(d),
+    relations: relations(d),
+    passages: asArr(d.passage).flatMap((p): BiocPassage[] => {
+      const offset = num(p.offset);
+      if (Number.isNaN(offset)) {
+        issues.push(makeIssue('error', file, `document ${i + 1}: passage without a valid offset; skipped`));
+        return [];
+      }
+      const passage: BiocPassage = { offset, infons: infons(p), sentences: sentences(p), annotations: annotations(p), relations: relations(p) };
+      if (p.text !== undefined) passage.text = textOf(p.text);
+      return [passage];
+    }),
+  };
 }
 
 /** XML 1.0 cannot hold C0 controls (except tab/LF/CR), U+FFFE/U+FFFF or lone surrogates. */

@@ -1,10 +1,11 @@
-// Large corpus files (PubTator, JSON Lines, CoNLL, CSV/TSV) read a chunk at a time, so a file of
-// hundreds of MB never becomes one string (V8's end at 512 M characters) nor one array of
-// documents: documents come out a chunk's worth at a time, and the event loop turns between
-// chunks (the file is read asynchronously). Decoding and line splitting give what decodeBytes
-// and splitLines give for the whole file; CSV rows are split by csv-rows.ts either way. Not
-// for: formats that need the whole text at once (BioC, brat…) nor small files: registry.ts
-// reads those whole.
+// Large corpus files (PubTator, JSON Lines, CoNLL, CSV/TSV, BioC XML) read a chunk at a time,
+// so a file of hundreds of MB never becomes one string (V8's end at 512 M characters) nor one
+// array of documents: documents come out a chunk's worth at a time, and the event loop turns
+// between chunks (the file is read asynchronously). Decoding and line splitting give what
+// decodeBytes and splitLines give for the whole file; CSV rows are split by csv-rows.ts either
+// way, and BioC XML documents are parsed one at a time (bioc-xml-stream.ts, after a first pass
+// that validates the file). Not for: formats that need the whole text at once (BioC JSON,
+// brat…) nor small files: registry.ts reads those whole.
 
 import type { FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
@@ -19,6 +20,7 @@ import {
   replacedIssue,
   sniffUtf16,
 } from './encoding.ts';
+import { biocXmlCheck, biocXmlParser } from './bioc-xml-stream.ts';
 import { conllParser } from './conll.ts';
 import { csvParser } from './csv.ts';
 import type { TextParser } from './csv-rows.ts';
@@ -51,13 +53,13 @@ export const MAX_FILE_ISSUES = 10_000;
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /** The formats whose large files are streamed. */
-export type StreamFormat = 'pubtator' | 'jsonl' | 'conll' | 'csv';
+export type StreamFormat = 'pubtator' | 'jsonl' | 'conll' | 'csv' | 'bioc-xml';
 
-const FORMAT_NAMES: Record<StreamFormat, string> = { pubtator: 'PubTator', jsonl: 'JSON Lines', conll: 'CoNLL', csv: 'CSV' };
+const FORMAT_NAMES: Record<StreamFormat, string> = { pubtator: 'PubTator', jsonl: 'JSON Lines', conll: 'CoNLL', csv: 'CSV', 'bioc-xml': 'BioC XML' };
 
 /** Whether files of this format can be streamed. */
 export function isStreamable(format: FormatName): format is StreamFormat {
-  return format === 'pubtator' || format === 'jsonl' || format === 'conll' || format === 'csv';
+  return format === 'pubtator' || format === 'jsonl' || format === 'conll' || format === 'csv' || format === 'bioc-xml';
 }
 
 interface Decoding {
@@ -162,6 +164,19 @@ const tooLong = (file: string, line: number): FormatIssue =>
 
 const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
 
+/** Whether a BioC XML file reads the same with sax as whole (see bioc-xml-stream.ts); `onRead` is told the bytes read. */
+async function isPlainBiocXml(handle: FileHandle, size: number, d: Decoding, onRead: (bytes: number) => void): Promise<boolean> {
+  const check = biocXmlCheck();
+  const read = { bytes: 0 };
+  for await (const text of texts(handle, size, d, { n: 0 }, read)) {
+    onRead(read.bytes);
+    check.text(text);
+    if (!check.isStreamable()) return false;
+  }
+  check.end();
+  return check.isStreamable();
+}
+
 /** A text parser whose end may be told that the file was cut short. */
 interface PieceParser extends TextParser {
   end(isCut?: boolean): void;
@@ -211,15 +226,18 @@ function parserFor(format: StreamFormat, path: string, sink: { file: string; iss
     case 'csv':
       // As registry.ts reads it: a .tsv file is tab-separated, other delimiters are guessed.
       return csvParser(sink, out, extname(path).toLowerCase() === '.tsv' ? { delimiter: '\t' } : {});
+    case 'bioc-xml':
+      return biocXmlParser(sink, out);
   }
 }
 
 /**
- * The documents of a PubTator, JSON Lines, CoNLL or CSV file, yielded a chunk's worth at a time
- * (arrays, possibly empty); returns the file's issues as importPath would give them (encoding
- * first, then by line). Returns null before yielding anything when the file must be read whole
- * instead: for line formats, no line break in its first 4 M characters (classic Mac line ends,
- * one huge line) or, for JSON Lines, it may be one JSON value. `file` names the file in issues
+ * The documents of a PubTator, JSON Lines, CoNLL, CSV or BioC XML file, yielded a chunk's worth
+ * at a time (arrays, possibly empty); returns the file's issues as importPath would give them
+ * (encoding first, then by line). Returns null before yielding anything when the file must be
+ * read whole instead: for line formats, no line break in its first 4 M characters (classic Mac
+ * line ends, one huge line); for JSON Lines, it may be one JSON value; for BioC XML, it is
+ * malformed or sax reads it otherwise (bioc-xml-stream.ts). `file` names the file in issues
  * (and CoNLL and CSV documents without an id); `stem` names JSON Lines records without an id;
  * `onRead` is told the bytes read so far after each chunk (up to the size the file had when opened).
  */
@@ -243,12 +261,16 @@ export async function* streamDocuments(
     let unlisted = 0;
     let head = '';
     const read = { bytes: 0 };
+    // BioC XML is read twice: first to see that it is plain BioC (else it is read whole), each
+    // pass counted as half of the bytes.
+    const isTwice = format === 'bioc-xml';
+    if (isTwice && !(await isPlainBiocXml(handle, size, decoding, (bytes) => onRead(Math.floor(bytes / 2), size)))) return null;
     for await (const chunk of texts(handle, size, decoding, replaced, read)) {
-      onRead(read.bytes, size);
+      onRead(isTwice ? Math.floor((size + read.bytes) / 2) : read.bytes, size);
       let text = chunk;
       if (isFirst) {
         if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
-        if (format !== 'csv') {
+        if (format !== 'csv' && format !== 'bioc-xml') {
           // Whether to stream a line format at all is decided on the text up to the first line break.
           head += text;
           const nl = head.indexOf('\n');

@@ -1,0 +1,99 @@
+// Streaming large BioC XML files: the documents and issues are exactly those of reading the file
+// whole with fast-xml-parser (real BC5CDR abstracts exported as BioC, with CRLF, comments, CDATA,
+// HTML entities, bad passages and annotations), a document at a time; malformed files, and files
+// sax would split differently, are left to whole reading (which says what is wrong).
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exportBiocXml } from './bioc-xml.ts';
+import { importPubtator } from './pubtator.ts';
+import { importPath } from './registry.ts';
+import { STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
+import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import type { Document } from './types.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'benchtop-bioc-stream-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** BC5CDR training and development abstracts as one BioC XML collection (about 3.5 MB). */
+function cdrBioc(): string {
+  const docs = ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
+    (name) => importPubtator(readFileSync(join(DATA_DIR, `documents/pubtator-bc5cdr/${name}.PubTator.txt`), 'utf8'), name).documents,
+  );
+  return exportBiocXml(docs).files[0]?.content ?? '';
+}
+
+async function streamAll(path: string) {
+  const reader = streamDocuments(path, 'bioc-xml', path, 'unused');
+  const documents: Document[] = [];
+  let pieces = 0;
+  for (;;) {
+    const next = await reader.next();
+    if (next.done) return { documents, issues: next.value, pieces };
+    pieces++;
+    documents.push(...next.value);
+  }
+}
+
+async function expectSameAsWhole(name: string, text: string) {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  const streamed = await streamAll(path);
+  const whole = await importPath(path);
+  expect(whole.documents.length).toBeGreaterThan(0);
+  expect(streamed.issues).toEqual(whole.issues);
+  expect(streamed.documents).toEqual(whole.documents);
+  return streamed;
+}
+
+describe.skipIf(!HAS_DATA)('streaming a large BioC XML file', () => {
+  it('gives what reading it whole gives, a chunk at a time', async () => {
+    const xml = cdrBioc();
+    expect(xml.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const streamed = await expectSameAsWhole('cdr.xml', xml);
+    expect(streamed.documents).toHaveLength(1000);
+    expect(streamed.documents.reduce((n, d) => n + d.entities.length, 0)).toBeGreaterThan(18_000);
+    expect(streamed.pieces).toBeGreaterThan(4);
+  });
+
+  it('reads CRLF, comments, CDATA and bad passages and annotations as whole reading does', async () => {
+    // Exports begin with <!DOCTYPE collection SYSTEM "BioC.dtd">, as BioC files do.
+    let xml = cdrBioc().replace('<collection>', '<!-- exported -->\n<collection>');
+    // The 400th document: a passage without an offset, an annotation beyond the text, CDATA in a text.
+    const at = xml.indexOf('<document>', xml.length / 3);
+    const n = xml.slice(0, at).split('<document>').length;
+    xml = `${xml.slice(0, at)}<document><id>bad</id><passage><text>no offset</text></passage><passage><offset>0</offset><text><![CDATA[A <b>]]> &amp; &#13;text</text><annotation id="x"><infon key="type">Disease</infon><location offset="500" length="3"/><text>far</text></annotation></passage></document>\n${xml.slice(at)}`;
+    const streamed = await expectSameAsWhole('bad.xml', xml.replace(/\n/g, '\r\n'));
+    expect(streamed.issues?.map((i) => i.message)).toEqual([
+      `document ${n}: passage without a valid offset; skipped`,
+      'entity x: offsets outside the text; dropped',
+    ]);
+    expect(streamed.documents.find((d) => d.id === 'bad')?.text).toBe('A <b> & \rtext');
+  });
+
+  it('reads HTML entities, markup and comments inside text, and entities in other case as whole reading does', async () => {
+    const xml = cdrBioc();
+    const odd = xml.replace('</text>', '&nbsp;&AMP;<i>x</i><!-- note --></text>').replace(/<infon key="type">Chemical<\/infon>/, '<infon key="type" note="a&amp;b">Chemical</infon>');
+    const streamed = await expectSameAsWhole('odd.xml', odd);
+    expect(streamed.documents[0]?.text).not.toBe((await expectSameAsWhole('plain.xml', xml)).documents[0]?.text);
+  });
+
+  it('leaves malformed files, and files sax cannot split alike, to whole reading', async () => {
+    const xml = cdrBioc();
+    const variants: [string, string][] = [
+      ['malformed-end.xml', `${xml.slice(0, -20)}</oops>`],
+      ['malformed-middle.xml', xml.replace('</passage>', '</pasage>')],
+      ['repeated-attribute.xml', xml.replace('<infon key="type">', '<infon key="type" key="x">')],
+      ['internal-subset.xml', xml.replace('<!DOCTYPE collection SYSTEM "BioC.dtd">', '<!DOCTYPE collection [<!ENTITY x "y">]>')],
+      ['declaration-in-text.xml', xml.replace('</text>', '<!ATA[x]]></text>')],
+      ['other-root.xml', xml.replace(/<collection>/, '<corpus><collection>').replace(/<\/collection>\s*$/, '</collection></corpus>')],
+    ];
+    for (const [name, text] of variants) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      expect(await streamAll(path), name).toMatchObject({ issues: null, pieces: 0 });
+    }
+  });
+});
