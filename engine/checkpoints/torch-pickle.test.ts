@@ -342,6 +342,28 @@ describe('torch zip checkpoints: crafted', () => {
     );
   });
 
+  it('refuses compressed storages that would unpack past 2 GB (a zip bomb) before inflating them', () => {
+    const numel = 2 ** 29; // 2 GB of float32, one byte more than the weights Benchtop reads
+    const pkl = new Pickle()
+      .global('collections', 'OrderedDict')
+      .op(0x29, 0x52, 0x28)
+      .str('w')
+      .tensor({ storage: 'FloatStorage', key: '0', numel, offset: 0, size: [numel], stride: [1] })
+      .op(0x75)
+      .bytes();
+    const zip = archive(pkl, { '0': new Uint8Array(4096) }, 'archive', 6);
+    // Declare the 4 KB of zeros as 2 GB in the central directory, as a bomb's would be.
+    const dv = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    for (let p = 0; p + 46 < zip.byteLength; p++) {
+      if (dv.getUint32(p, true) !== 0x02014b50) continue;
+      const name = new TextDecoder().decode(zip.subarray(p + 46, p + 46 + dv.getUint16(p + 28, true)));
+      if (name === 'archive/data/0') dv.setUint32(p + 24, numel * 4, true);
+    }
+    expect(thrown(() => parseTorchCheckpoint(zip, 'b.bin')).message).toBe(
+      'b.bin: its storages unpack to more than the 2147483647 bytes of weights Benchtop reads (storage "0" alone declares 2147483648); the archive is damaged or a zip bomb',
+    );
+  });
+
   it('rejects truncated archives, legacy and non-torch files with a clear message', () => {
     const file = path.join(GOLDENS, 'bert-token-classification/pytorch_model.bin');
     const bytes = readFileSync(file);

@@ -100,6 +100,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
     fail('big-endian checkpoints are not supported');
 
   const storages = new Map<string, { ref: StorageRef; arr: TypedArray }>();
+  let unpacked = 0; // bytes of storage entries read so far
   const loadStorage = (ref: StorageRef): TypedArray => {
     const seen = storages.get(ref.key);
     if (seen) {
@@ -118,6 +119,12 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
       fail(
         `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
       );
+    // torch.save stores entries uncompressed, so they cannot outgrow the file; a compressed one
+    // (a hand-made zip) could unpack a few MB into more memory than the machine has.
+    unpacked += entry.size;
+    if (unpacked > MAX_WEIGHTS_BYTES) {
+      fail(`its storages unpack to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads (storage "${ref.key}" alone declares ${entry.size}); the archive is damaged or a zip bomb`);
+    }
     const arr = typedArrayFromBytes(entry.read(), ref.dtype, ref.numel);
     storages.set(ref.key, { ref, arr });
     return arr;
