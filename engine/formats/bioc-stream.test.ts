@@ -3,7 +3,7 @@
 // HTML entities, bad passages and annotations), a document at a time; malformed files, and files
 // sax would split differently, are left to whole reading (which says what is wrong).
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,5 +95,29 @@ describe.skipIf(!HAS_DATA)('streaming a large BioC XML file', () => {
       writeFileSync(path, text);
       expect(await streamAll(path), name).toMatchObject({ issues: null, pieces: 0 });
     }
+  });
+
+  it('says so when the file is cut short during its second pass, keeping what was read', async () => {
+    const path = join(dir, 'cut.xml');
+    writeFileSync(path, cdrBioc());
+    const size = statSync(path).size;
+    let isCut = false;
+    const reader = streamDocuments(path, 'bioc-xml', path, 'unused', (bytesRead) => {
+      // Past half: the second pass has begun.
+      if (!isCut && bytesRead > size * 0.6) truncateSync(path, Math.floor(size * 0.8));
+      isCut ||= bytesRead > size * 0.6;
+    });
+    let documents = 0;
+    let next = await reader.next();
+    for (; !next.done; next = await reader.next()) documents += next.value.length;
+    expect(documents).toBeGreaterThan(100);
+    expect(documents).toBeLessThan(1000);
+    expect(next.value).toEqual([
+      {
+        severity: 'error',
+        file: path,
+        message: `the file became shorter while it was read (${size.toLocaleString('en-US')} bytes, then ${Math.floor(size * 0.8).toLocaleString('en-US')}): documents from that point on are missing, and the last one read may be cut short; import it again`,
+      },
+    ]);
   });
 });

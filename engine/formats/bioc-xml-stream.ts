@@ -136,7 +136,7 @@ export function biocXmlCheck(): TextParser & { isStreamable(): boolean } {
  * bioc-xml.ts does, is appended to `documents` (which the caller may empty meanwhile). Issues go
  * to the sink at the end, in the order reading the file whole gives them.
  */
-export function biocXmlParser(sink: IssueSink, documents: Document[]): TextParser {
+export function biocXmlParser(sink: IssueSink, documents: Document[]): TextParser & { end(isCut?: boolean): void } {
   const passageIssues: FormatIssue[] = [];
   const converted: IssueSink = { file: sink.file, issues: [] };
   const parser = biocXmlNodeParser();
@@ -156,9 +156,12 @@ export function biocXmlParser(sink: IssueSink, documents: Document[]): TextParse
       split.text(piece);
       if (!split.isSplit()) throw changed();
     },
-    end() {
-      split.end();
-      if (!split.isSplit()) throw changed();
+    /** `isCut`: the file became shorter while it was read (streamDocuments says so): its end is not looked for. */
+    end(isCut = false) {
+      if (!isCut) {
+        split.end();
+        if (!split.isSplit()) throw changed();
+      }
       sink.issues.push(...passageIssues, ...converted.issues);
     },
   };
