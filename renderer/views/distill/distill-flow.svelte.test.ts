@@ -6,7 +6,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
 }));
-const { DistillFlow } = await import('./distill-flow.svelte.ts');
+const { DistillFlow, presetLabel } = await import('./distill-flow.svelte.ts');
 
 function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
   return {
@@ -28,6 +28,13 @@ function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
 }
 
 describe('distill flow', () => {
+  it('offers a student size with its weights said to leave out the embeddings the Models screen counts', () => {
+    // small-2L-128 as train:get-options gives it: 2 × (4·128² + 2·128·512) weights in its layers;
+    // the model it makes shows 4.4 M on the Models screen (30,522 × 128 embeddings included).
+    const label = presetLabel({ name: 'small-2L-128', layers: 2, hidden: 128, approxParameters: 393_216, note: 'very small and fast' });
+    expect(label).toBe('small-2L-128: very small and fast (~393 K weights, not counting the word embeddings)');
+  });
+
   it('says what the student will be and pins the teacher once past the first step', () => {
     let models = [model('teacher', 'trained-on-phi')];
     const flow = new DistillFlow({ models: () => models });

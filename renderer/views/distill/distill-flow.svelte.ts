@@ -7,10 +7,16 @@ import type {
   PresetInfo,
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
-import { formatNumber } from '../../lib/format.ts';
+import { formatNumber, formatParameters } from '../../lib/format.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
+}
+
+/** A student size as offered: its weights are counted without the word embeddings (they depend on
+ * the vocabulary), which the Models screen counts, so it says so: small-2L-128's ~393 K is 4.4 M there. */
+export function presetLabel(p: PresetInfo): string {
+  return `${p.name}: ${p.note} (~${formatParameters(p.approxParameters)} weights, not counting the word embeddings)`;
 }
 
 export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
