@@ -359,8 +359,13 @@ describe('torch zip checkpoints: crafted', () => {
       const name = new TextDecoder().decode(zip.subarray(p + 46, p + 46 + dv.getUint16(p + 28, true)));
       if (name === 'archive/data/0') dv.setUint32(p + 24, numel * 4, true);
     }
+    // The pickle itself declared as 2 GB: refused as well, before it is inflated.
+    const bomb = archive(new Uint8Array(4096), {}, 'archive', 6);
+    const bv = new DataView(bomb.buffer, bomb.byteOffset, bomb.byteLength);
+    for (let p = 0; p + 46 < bomb.byteLength; p++) if (bv.getUint32(p, true) === 0x02014b50 && bv.getUint16(p + 28, true) === 16) bv.setUint32(p + 24, 2 ** 31, true);
+    expect(thrown(() => parseTorchCheckpoint(bomb, 'p.bin')).message).toMatch(/^p\.bin: its entries unpack to more than .*\("archive\/data\.pkl" alone declares 2147483648\)/);
     expect(thrown(() => parseTorchCheckpoint(zip, 'b.bin')).message).toBe(
-      'b.bin: its storages unpack to more than the 2147483647 bytes of weights Benchtop reads (storage "0" alone declares 2147483648); the archive is damaged or a zip bomb',
+      'b.bin: its entries unpack to more than the 2147483647 bytes of weights Benchtop reads ("archive/data/0" alone declares 2147483648); the archive is damaged or a zip bomb',
     );
   });
 

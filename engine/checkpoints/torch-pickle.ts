@@ -96,11 +96,20 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   }
   const prefix = pkl.name.slice(0, -'data.pkl'.length);
   const order = entries.get(`${prefix}byteorder`);
-  if (order && new TextDecoder().decode(order.read()).trim() !== 'little')
+  // torch.save stores entries uncompressed, so they cannot outgrow the file; a compressed one
+  // (a hand-made zip) could unpack a few MB into more memory than the machine has.
+  let unpacked = 0; // bytes of entries read so far
+  const unpack = (entry: ZipEntry): Uint8Array => {
+    unpacked += entry.size;
+    if (unpacked > MAX_WEIGHTS_BYTES) {
+      fail(`its entries unpack to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads ("${entry.name}" alone declares ${entry.size}); the archive is damaged or a zip bomb`);
+    }
+    return entry.read();
+  };
+  if (order && new TextDecoder().decode(unpack(order)).trim() !== 'little')
     fail('big-endian checkpoints are not supported');
 
   const storages = new Map<string, { ref: StorageRef; arr: TypedArray }>();
-  let unpacked = 0; // bytes of storage entries read so far
   const loadStorage = (ref: StorageRef): TypedArray => {
     const seen = storages.get(ref.key);
     if (seen) {
@@ -119,13 +128,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
       fail(
         `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
       );
-    // torch.save stores entries uncompressed, so they cannot outgrow the file; a compressed one
-    // (a hand-made zip) could unpack a few MB into more memory than the machine has.
-    unpacked += entry.size;
-    if (unpacked > MAX_WEIGHTS_BYTES) {
-      fail(`its storages unpack to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads (storage "${ref.key}" alone declares ${entry.size}); the archive is damaged or a zip bomb`);
-    }
-    const arr = typedArrayFromBytes(entry.read(), ref.dtype, ref.numel);
+    const arr = typedArrayFromBytes(unpack(entry), ref.dtype, ref.numel);
     storages.set(ref.key, { ref, arr });
     return arr;
   };
@@ -179,7 +182,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
     },
   };
 
-  const root = unpickle(pkl.read(), hooks, file);
+  const root = unpickle(unpack(pkl), hooks, file);
   let dict: Map<unknown, unknown> =
     root instanceof Map
       ? (root as Map<unknown, unknown>)
