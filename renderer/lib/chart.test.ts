@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extentOf, linePath, niceTicks, scale, tickLabel } from './chart.ts';
+import { extentOf, linePath, niceTicks, scale, seriesSummary, tickLabel } from './chart.ts';
 
 describe('chart geometry', () => {
   it('pads a flat extent and honours fixed ends', () => {
@@ -40,5 +40,16 @@ describe('chart geometry', () => {
     expect(d).toBe('M0.0,100.0L50.0,50.0M100.0,0.0');
     expect(tickLabel(0.123456)).toBe('0.123');
     expect(tickLabel(40)).toBe('40');
+  });
+
+  it('reads a series out with its count in words: one point, not "1 points"', () => {
+    // The dev F1 chart after a run's only evaluation (the Train screen's figure).
+    expect(seriesSummary('Dev F1 (held-out documents)', [{ x: 200, y: 0 }], 'Step')).toBe(
+      'Dev F1 (held-out documents): 1 point, latest 0 at step 200',
+    );
+    expect(seriesSummary('Training loss', [{ x: 1, y: 2.31 }, { x: 2, y: 0.1274 }], 'Step')).toBe(
+      'Training loss: 2 points, latest 0.127 at step 2',
+    );
+    expect(seriesSummary('Training loss', [], 'Step')).toBe('Training loss: no points yet');
   });
 });

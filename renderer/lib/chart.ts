@@ -72,3 +72,11 @@ export function tickLabel(v: number): string {
   if (Number.isInteger(v)) return String(v);
   return Number(v.toPrecision(3)).toString();
 }
+
+/** What a series shows, in words for screen readers: "Dev F1: 1 point, latest 0.42 at step 200". */
+export function seriesSummary(label: string, points: readonly Point[], xLabel: string): string {
+  const last = points.at(-1);
+  if (!last) return `${label}: no points yet`;
+  const count = `${points.length} point${points.length === 1 ? '' : 's'}`;
+  return `${label}: ${count}, latest ${tickLabel(last.y)} at ${xLabel.toLowerCase()} ${last.x}`;
+}
