@@ -104,13 +104,13 @@ describe('ExportJob', () => {
     const job = new ExportJob();
     const done = job.run(ARGS);
     job.detach(); // the panel closes mid-export
-    calls[1]![2]({ documents: 592, written: [ARGS.outPath], issues: [] });
+    calls[1]![2]({ documents: 35_292, written: [ARGS.outPath], issues: [] }); // as a whole large project
     await done;
     const failed = job.run(ARGS);
     calls[2]![3](new FakeApiError('invalid', `${ARGS.outPath}: the disk is full; nothing was written.`));
     await failed;
     expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
-      ['success', `Exported 592 documents to ${ARGS.outPath}.`],
+      ['success', `Exported 35,292 documents to ${ARGS.outPath}.`],
       ['error', `Nothing was exported to ${ARGS.outPath}: ${ARGS.outPath}: the disk is full; nothing was written.`],
     ]);
   });

@@ -3,6 +3,7 @@
 // not as a failure), or an error, with "replace" offered when the target exists.
 import type { ExportProgress, ExportReport, Args } from '../../../engine/api/contract.ts';
 import { ApiError, call, messageOf, on } from '../../lib/api.ts';
+import { countOf } from '../../lib/format.ts';
 import { toasts } from '../../lib/state/toasts.svelte.ts';
 
 export type ExportArgs = Omit<Args<'documents:export'>, 'exportId'>;
@@ -61,8 +62,7 @@ export class ExportJob {
 
   #toastOutcome(outPath: string): void {
     if (this.report) {
-      const n = this.report.documents;
-      toasts.show('success', `Exported ${n} document${n === 1 ? '' : 's'} to ${outPath}.`);
+      toasts.show('success', `Exported ${countOf(this.report.documents, 'document')} to ${outPath}.`);
     } else if (this.wasCancelled) toasts.show('info', 'The export was cancelled; nothing was written.');
     else if (this.error !== null) toasts.show('error', `Nothing was exported to ${outPath}: ${this.error}`);
   }
