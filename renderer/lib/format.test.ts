@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countOf, modelLabel, runOutcome } from './format.ts';
+import { countOf, finishedLabel, modelLabel, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -48,5 +48,12 @@ describe('modelLabel', () => {
     const twin = { ...b, id: 'dddddd44' };
     expect(modelLabel(b, [b, twin])).toMatch(/· bbbbbb$/);
     expect(modelLabel(twin, [b, twin])).toMatch(/· dddddd$/);
+  });
+});
+
+describe('finishedLabel', () => {
+  it('formats the count like every other count (BC5CDR train has 4,560 annotated documents)', () => {
+    expect(finishedLabel(4560)).toBe('4,560 annotated or reviewed');
+    expect(finishedLabel(0)).toBe('0 annotated or reviewed');
   });
 });

@@ -121,6 +121,11 @@ export function runOutcome(o: {
   return `Trained for ${formatNumber(o.steps)} steps${of}${why}.${best}`;
 }
 
+/** A dataset's documents that training and evaluation use: "4,560 annotated or reviewed". */
+export function finishedLabel(n: number): string {
+  return `${formatNumber(n)} annotated or reviewed`;
+}
+
 /** "1 document", "2,400 documents": a count with its noun (regular plurals and "entity"). */
 export function countOf(n: number, noun: string): string {
   const plural = n === 1 ? noun : noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`;
