@@ -147,6 +147,22 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       expect(r.code).toBe(1);
       expect(r.err).toBe('benchtop: error: /proc/benchtop-none: no such file or folder (and none can be made there); check the path');
     }
+    // --out naming the model's weights or the inputs file replaced them with the JSON output.
+    const own = path.join(tmp, 'own-model');
+    cpSync(GOLDEN, own, { recursive: true });
+    const inFile = path.join(tmp, 'stray.in.json');
+    const before = readFileSync(path.join(own, 'model.safetensors'));
+    for (const [args, target, what] of [
+      [['forward', '--model', own, '--inputs', inFile], path.join(own, 'model.safetensors'), 'a file of the --model folder'],
+      [['forward', '--model', own, '--inputs', inFile], inFile, 'the --inputs file'],
+      [['export-onnx', '--model', own], path.join(own, 'pytorch_model.bin'), 'a file of the --model folder'],
+    ] as [string[], string, string][]) {
+      r = await run([...args, '--out', target]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${target}: is ${what}, and writing there would destroy it; give --out another file name`);
+    }
+    expect(readFileSync(path.join(own, 'model.safetensors')).equals(before)).toBe(true);
+    expect(JSON.parse(readFileSync(inFile, 'utf8'))).toEqual({ input_ids: [[2, 5, 3]] });
     r = await run(['model', 'inspect', GOLDEN, 'other-model', '--json']);
     expect(r.code).toBe(2);
     expect(r.err).toBe('benchtop: error: unexpected argument "other-model"; usage: benchtop model inspect DIR [--json]');

@@ -1,7 +1,7 @@
 // CLI commands about model folders: `model inspect`, `init-model`, `forward` and `export-onnx`.
 // Each validates its inputs up front and writes outputs atomically.
 
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
@@ -107,9 +107,21 @@ export function cmdInitModel(opts: Opts): void {
   console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
 }
 
-/** Throws unless an output file can be written at `out` (checked before any work is done). */
-function checkOutFile(out: string): void {
+/** The files a model folder is read from, which an output must not replace. */
+const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json'];
+
+/**
+ * Throws unless an output file can be written at `out` (checked before any work is done) without
+ * replacing an input: `--out` naming the model's weights or the inputs file destroyed them.
+ */
+function checkOutFile(out: string, inputs: { model: string; file?: string }): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
+  if (existsSync(out)) {
+    const real = realpathSync(out);
+    const taken = [...MODEL_FILES.map((f) => path.join(inputs.model, f)), ...(inputs.file ? [inputs.file] : [])];
+    const input = taken.find((f) => existsSync(f) && realpathSync(f) === real);
+    if (input) throw new UsageError(`${out}: is ${input === inputs.file ? 'the --inputs file' : 'a file of the --model folder'}, and writing there would destroy it; give --out another file name`);
+  }
   checkWritable(out);
 }
 
@@ -257,7 +269,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
     throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
   }
-  checkOutFile(outFile);
+  checkOutFile(outFile, { model: dir, file: inFile });
   const m = loadHfFolder(dir, { requireVocab: false });
   let parsed: unknown;
   try {
@@ -322,7 +334,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
 export function cmdExportOnnx(opts: Opts): void {
   const dir = requireString(opts, 'model');
   const out = requireString(opts, 'out');
-  checkOutFile(out);
+  checkOutFile(out, { model: dir });
   const m = loadHfFolder(dir, { requireVocab: false });
   const onnx = standaloneOnnx(m.config, m.weights);
   writeFileAtomic(out, onnx.bytes);
