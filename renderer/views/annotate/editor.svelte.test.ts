@@ -65,6 +65,18 @@ describe('AnnotationEditor', () => {
     expect(saved.flat().map((e) => e.op)).toEqual(['add-entity', 'delete-entity', 'add-entity']);
   });
 
+  it('says what a label key needs when nothing is selected, and adds nothing', () => {
+    const { ed } = make();
+    const before = ed.entities.length;
+    expect(ed.handleKey({ key: 'd' })).toBe(true);
+    expect(ed.entities).toHaveLength(before);
+    expect(ed.hint).toBe('Select text first (drag over it, or Ctrl+→ word by word), then press d to label it Disease.');
+    ed.selectRange(at('olaparib'), at('olaparib') + 8);
+    ed.handleKey({ key: 'c' });
+    expect(ed.hint).toBeNull();
+    expect(ed.entities.map((e) => [e.type, e.text])).toContainEqual(['Chemical', 'olaparib']);
+  });
+
   it('matches label keys case-blind, so an upper-case shortcut from the API still works', () => {
     const ed = new AnnotationEditor(detail(), { ...SCHEMA, entityTypes: [{ name: 'Gene', color: '#1c7ed6', shortcut: 'G' }] }, {
       debounceMs: 1_000_000,

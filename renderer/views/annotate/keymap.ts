@@ -63,5 +63,10 @@ export function handleEditorKey(ed: AnnotationEditor, k: KeyInput): boolean {
   const type = ed.schema.entityTypes.find((t) => t.shortcut?.toLowerCase() === key);
   if (type && (ed.pending !== null || ed.selectedKey !== null))
     return run(() => ed.label(type.name));
+  // A label key with nothing selected did nothing at all: say what it needs, as R does.
+  if (type)
+    return run(() => {
+      ed.hint = `Select text first (drag over it, or Ctrl+→ word by word), then press ${key} to label it ${type.name}.`;
+    });
   return false;
 }
