@@ -271,7 +271,7 @@ async function importInto(
     report();
   };
 
-  /** Reads a large PubTator, JSON Lines, CoNLL, CSV or BioC XML file a chunk at a time; false when it must be read whole. */
+  /** Reads a large PubTator, JSON Lines, CoNLL, CSV or BioC (XML or JSON) file a chunk at a time; false when it must be read whole. */
   const stream = async (entry: FileEntry, format: StreamFormat): Promise<boolean> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
     const reader = streamDocuments(entry.absolute, format, entry.display, stem, (bytesRead, bytesTotal) => {

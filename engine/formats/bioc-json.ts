@@ -62,7 +62,19 @@ export function importBiocJson(json: string, file: string): ImportResult {
     return { documents: [], issues: [makeIssue('error', file, 'not BioC JSON: no "documents" array')] };
   }
   const issues: ImportResult['issues'] = [];
-  const documents = docsRaw.map(obj).map((d, i): BiocDocument => ({
+  const documents = docsRaw.map((d, i) => biocJsonDocumentOf(d, i, file, issues));
+  const col: BiocCollection = { source: str(top.source), date: str(top.date), key: str(top.key), infons: infons(top.infons), documents };
+  const res = biocToDocuments(col, file);
+  return { documents: res.documents, issues: [...issues, ...res.issues] };
+}
+
+/**
+ * An element of the documents array (bioc-json-stream.ts parses them one at a time), the `i`-th
+ * of its file (from 0): a passage without a valid offset is skipped, with an issue.
+ */
+export function biocJsonDocumentOf(value: unknown, i: number, file: string, issues: FormatIssue[]): BiocDocument {
+  const d = obj(value);
+  return {
     id: str(d.id) || str(d._id) || String(i + 1),
     infons: infons(d.infons),
     relations: relations(d.relations),
@@ -82,10 +94,7 @@ export function importBiocJson(json: string, file: string): ImportResult {
       if (typeof p.text === 'string') passage.text = p.text;
       return [passage];
     }),
-  }));
-  const col: BiocCollection = { source: str(top.source), date: str(top.date), key: str(top.key), infons: infons(top.infons), documents };
-  const res = biocToDocuments(col, file);
-  return { documents: res.documents, issues: [...issues, ...res.issues] };
+  };
 }
 
 /** Exports documents as one BioC JSON file. */

@@ -1,12 +1,14 @@
-// Streaming large BioC XML files: the documents and issues are exactly those of reading the file
-// whole with fast-xml-parser (real BC5CDR abstracts exported as BioC, with CRLF, comments, CDATA,
-// HTML entities, bad passages and annotations), a document at a time; malformed files, and files
-// sax would split differently, are left to whole reading (which says what is wrong).
+// Streaming large BioC XML and JSON files: the documents and issues are exactly those of reading
+// the file whole (real BC5CDR abstracts exported as BioC, with CRLF, comments, CDATA, HTML
+// entities, escapes, bad passages and annotations), a document at a time; malformed files, and
+// files not plain to split (repeated keys, a DOCTYPE declaring entities), are left to whole
+// reading (which says what is wrong).
 
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exportBiocJson } from './bioc-json.ts';
 import { exportBiocXml } from './bioc-xml.ts';
 import { importPubtator } from './pubtator.ts';
 import { importPath } from './registry.ts';
@@ -17,16 +19,17 @@ import type { Document } from './types.ts';
 const dir = mkdtempSync(join(tmpdir(), 'benchtop-bioc-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** BC5CDR training and development abstracts as one BioC XML collection (about 3.5 MB). */
-function cdrBioc(): string {
-  const docs = ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
+/** BC5CDR training and development abstracts. */
+const cdr = (): Document[] =>
+  ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
     (name) => importPubtator(readFileSync(join(DATA_DIR, `documents/pubtator-bc5cdr/${name}.PubTator.txt`), 'utf8'), name).documents,
   );
-  return exportBiocXml(docs).files[0]?.content ?? '';
-}
 
-async function streamAll(path: string) {
-  const reader = streamDocuments(path, 'bioc-xml', path, 'unused');
+/** BC5CDR training and development abstracts as one BioC XML collection (about 3.5 MB). */
+const cdrBioc = (): string => exportBiocXml(cdr()).files[0]?.content ?? '';
+
+async function streamAll(path: string, format: 'bioc-xml' | 'bioc-json' = 'bioc-xml') {
+  const reader = streamDocuments(path, format, path, 'unused');
   const documents: Document[] = [];
   let pieces = 0;
   for (;;) {
@@ -37,10 +40,10 @@ async function streamAll(path: string) {
   }
 }
 
-async function expectSameAsWhole(name: string, text: string) {
+async function expectSameAsWhole(name: string, text: string, format: 'bioc-xml' | 'bioc-json' = 'bioc-xml') {
   const path = join(dir, name);
   writeFileSync(path, text);
-  const streamed = await streamAll(path);
+  const streamed = await streamAll(path, format);
   const whole = await importPath(path);
   expect(whole.documents.length).toBeGreaterThan(0);
   expect(streamed.issues).toEqual(whole.issues);
@@ -119,5 +122,42 @@ describe.skipIf(!HAS_DATA)('streaming a large BioC XML file', () => {
         message: `the file became shorter while it was read (${size.toLocaleString('en-US')} bytes, then ${Math.floor(size * 0.8).toLocaleString('en-US')}): documents from that point on are missing, and the last one read may be cut short; import it again`,
       },
     ]);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('streaming a large BioC JSON file', () => {
+  it('gives what reading it whole gives, with escapes, bad passages and annotations, a chunk at a time', async () => {
+    const docs = cdr();
+    const col = JSON.parse(exportBiocJson(docs).files[0]?.content ?? '{}') as { documents: unknown[] };
+    expect(col.documents).toHaveLength(1000);
+    // A document with a passage without an offset, an annotation beyond its text, and escapes.
+    col.documents.splice(400, 0, {
+      id: 'bad',
+      passages: [{ text: 'no offset' }, { offset: 0, text: 'Quoted "x" \\ and [brackets] {braces}', annotations: [{ id: 'x', infons: { type: 'Disease' }, locations: [{ offset: 500, length: 3 }], text: 'far' }] }],
+    });
+    const json = JSON.stringify(col, null, 1);
+    expect(json.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const streamed = await expectSameAsWhole('cdr.json', json, 'bioc-json');
+    expect(streamed.documents).toHaveLength(1001);
+    expect(streamed.pieces).toBeGreaterThan(4);
+    expect(streamed.issues?.map((i) => i.message)).toEqual(['document 401: passage without a valid offset; skipped', 'entity x: offsets outside the text; dropped']);
+    // PubTator3's wrapper, and CRLF between values.
+    await expectSameAsWhole('pubtator3.json', JSON.stringify({ PubTator3: col.documents }, null, 2).replace(/\n/g, '\r\n'), 'bioc-json');
+  });
+
+  it('leaves malformed files, and files whose documents are not plain to find, to whole reading', async () => {
+    const json = exportBiocJson(cdr()).files[0]?.content ?? '';
+    const variants: [string, string][] = [
+      ['malformed-end.json', json.slice(0, -3)],
+      ['malformed-middle.json', json.replace('"passages":', '"passages"')],
+      ['trailing-comma.json', json.replace(/\}\s*\]\s*\}\s*$/, '},]}')],
+      ['repeated-key.json', json.replace(/^\{/, '{"documents": [],')],
+      ['documents-not-array.json', json.replace(/^\{/, '{"PubTator3": [],').replace('"documents":', '"documents": {"x":').replace(/\]\s*\}\s*$/, ']}}')],
+    ];
+    for (const [name, text] of variants) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      expect(await streamAll(path, 'bioc-json'), name).toMatchObject({ issues: null, pieces: 0 });
+    }
   });
 });

@@ -1,11 +1,11 @@
-// Large corpus files (PubTator, JSON Lines, CoNLL, CSV/TSV, BioC XML) read a chunk at a time,
+// Large corpus files (PubTator, JSON Lines, CoNLL, CSV/TSV, BioC XML/JSON) read a chunk at a time,
 // so a file of hundreds of MB never becomes one string (V8's end at 512 M characters) nor one
 // array of documents: documents come out a chunk's worth at a time, and the event loop turns
 // between chunks (the file is read asynchronously). Decoding and line splitting give what
 // decodeBytes and splitLines give for the whole file; CSV rows are split by csv-rows.ts either
-// way, and BioC XML documents are parsed one at a time (bioc-xml-stream.ts, after a first pass
-// that validates the file). Not for: formats that need the whole text at once (BioC JSON,
-// brat…) nor small files: registry.ts reads those whole.
+// way, and BioC documents are parsed one at a time (bioc-xml-stream.ts, bioc-json-stream.ts,
+// after a first pass that validates the file). Not for: formats that need the whole text at
+// once (brat, plain text…) nor small files: registry.ts reads those whole.
 
 import type { FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
@@ -20,6 +20,7 @@ import {
   replacedIssue,
   sniffUtf16,
 } from './encoding.ts';
+import { biocJsonCheck, biocJsonParser } from './bioc-json-stream.ts';
 import { biocXmlCheck, biocXmlParser } from './bioc-xml-stream.ts';
 import { conllParser } from './conll.ts';
 import { csvParser } from './csv.ts';
@@ -53,13 +54,13 @@ export const MAX_FILE_ISSUES = 10_000;
 export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /** The formats whose large files are streamed. */
-export type StreamFormat = 'pubtator' | 'jsonl' | 'conll' | 'csv' | 'bioc-xml';
+export type StreamFormat = 'pubtator' | 'jsonl' | 'conll' | 'csv' | 'bioc-xml' | 'bioc-json';
 
-const FORMAT_NAMES: Record<StreamFormat, string> = { pubtator: 'PubTator', jsonl: 'JSON Lines', conll: 'CoNLL', csv: 'CSV', 'bioc-xml': 'BioC XML' };
+const FORMAT_NAMES: Record<StreamFormat, string> = { pubtator: 'PubTator', jsonl: 'JSON Lines', conll: 'CoNLL', csv: 'CSV', 'bioc-xml': 'BioC XML', 'bioc-json': 'BioC JSON' };
 
 /** Whether files of this format can be streamed. */
 export function isStreamable(format: FormatName): format is StreamFormat {
-  return format === 'pubtator' || format === 'jsonl' || format === 'conll' || format === 'csv' || format === 'bioc-xml';
+  return format === 'pubtator' || format === 'jsonl' || format === 'conll' || format === 'csv' || format === 'bioc-xml' || format === 'bioc-json';
 }
 
 interface Decoding {
@@ -164,17 +165,27 @@ const tooLong = (file: string, line: number): FormatIssue =>
 
 const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
 
-/** Whether a BioC XML file reads the same with sax as whole (see bioc-xml-stream.ts); `onRead` is told the bytes read. */
-async function isPlainBiocXml(handle: FileHandle, size: number, d: Decoding, onRead: (bytes: number) => void): Promise<boolean> {
-  const check = biocXmlCheck();
+/**
+ * The first pass over a BioC file (bioc-xml-stream.ts, bioc-json-stream.ts): whether it reads
+ * the same a document at a time as whole and, for BioC JSON, which array holds its documents
+ * (undefined: read it whole). `onRead` is told the bytes read.
+ */
+async function firstPass(format: 'bioc-xml' | 'bioc-json', handle: FileHandle, size: number, d: Decoding, onRead: (bytes: number) => void): Promise<{ key: string | null } | undefined> {
+  const xml = format === 'bioc-xml' ? biocXmlCheck() : null;
+  const json = format === 'bioc-json' ? biocJsonCheck() : null;
+  const check = xml ?? json;
+  const isOk = (): boolean => (xml ? xml.isStreamable() : json?.documentsKey() !== undefined);
+  if (!check) return undefined;
   const read = { bytes: 0 };
   for await (const text of texts(handle, size, d, { n: 0 }, read)) {
     onRead(read.bytes);
     check.text(text);
-    if (!check.isStreamable()) return false;
+    // A JSON file's documents array is known at its end only.
+    if (xml && !isOk()) return undefined;
   }
   check.end();
-  return check.isStreamable();
+  if (!isOk()) return undefined;
+  return { key: json?.documentsKey() ?? null };
 }
 
 /** A text parser whose end may be told that the file was cut short. */
@@ -215,7 +226,7 @@ function lineReader(parser: LineParser, issues: FormatIssue[], file: string): Pi
 }
 
 /** The parser for a format; documents go to `out`. */
-function parserFor(format: StreamFormat, path: string, sink: { file: string; issues: FormatIssue[] }, out: Document[], stem: string): PieceParser {
+function parserFor(format: StreamFormat, path: string, sink: { file: string; issues: FormatIssue[] }, out: Document[], stem: string, documentsKey: string | null): PieceParser {
   switch (format) {
     case 'pubtator':
       return lineReader(pubtatorParser(sink, out), sink.issues, sink.file);
@@ -228,16 +239,18 @@ function parserFor(format: StreamFormat, path: string, sink: { file: string; iss
       return csvParser(sink, out, extname(path).toLowerCase() === '.tsv' ? { delimiter: '\t' } : {});
     case 'bioc-xml':
       return biocXmlParser(sink, out);
+    case 'bioc-json':
+      return biocJsonParser(sink, out, documentsKey);
   }
 }
 
 /**
- * The documents of a PubTator, JSON Lines, CoNLL, CSV or BioC XML file, yielded a chunk's worth
+ * The documents of a PubTator, JSON Lines, CoNLL, CSV or BioC file, yielded a chunk's worth
  * at a time (arrays, possibly empty); returns the file's issues as importPath would give them
  * (encoding first, then by line). Returns null before yielding anything when the file must be
  * read whole instead: for line formats, no line break in its first 4 M characters (classic Mac
- * line ends, one huge line); for JSON Lines, it may be one JSON value; for BioC XML, it is
- * malformed or sax reads it otherwise (bioc-xml-stream.ts). `file` names the file in issues
+ * line ends, one huge line); for JSON Lines, it may be one JSON value; for BioC, it is
+ * malformed or not plain to read a document at a time (bioc-xml-stream.ts, bioc-json-stream.ts). `file` names the file in issues
  * (and CoNLL and CSV documents without an id); `stem` names JSON Lines records without an id;
  * `onRead` is told the bytes read so far after each chunk (up to the size the file had when opened).
  */
@@ -254,23 +267,24 @@ export async function* streamDocuments(
     const issues: FormatIssue[] = [];
     const sink = { file, issues };
     const out: Document[] = [];
-    const parser = parserFor(format, path, sink, out, stem);
     const replaced = { n: 0 };
     let isFirst = true;
     let found = 0;
     let unlisted = 0;
     let head = '';
     const read = { bytes: 0 };
-    // BioC XML is read twice: first to see that it is plain BioC (else it is read whole), each
-    // pass counted as half of the bytes.
-    const isTwice = format === 'bioc-xml';
-    if (isTwice && !(await isPlainBiocXml(handle, size, decoding, (bytes) => onRead(Math.floor(bytes / 2), size)))) return null;
+    // BioC is read twice: first to see that it reads the same a document at a time (else it is
+    // read whole), each pass counted as half of the bytes.
+    const isTwice = format === 'bioc-xml' || format === 'bioc-json';
+    const first = isTwice ? await firstPass(format, handle, size, decoding, (bytes) => onRead(Math.floor(bytes / 2), size)) : undefined;
+    if (isTwice && !first) return null;
+    const parser = parserFor(format, path, sink, out, stem, first?.key ?? null);
     for await (const chunk of texts(handle, size, decoding, replaced, read)) {
       onRead(isTwice ? Math.floor((size + read.bytes) / 2) : read.bytes, size);
       let text = chunk;
       if (isFirst) {
         if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
-        if (format !== 'csv' && format !== 'bioc-xml') {
+        if (format !== 'csv' && !isTwice) {
           // Whether to stream a line format at all is decided on the text up to the first line break.
           head += text;
           const nl = head.indexOf('\n');
