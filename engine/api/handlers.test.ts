@@ -240,6 +240,12 @@ describe('engine API', () => {
     const refused = await call('documents:import', { projectId: demo!.id, path: long, containsPhi: false, importId: 'imp-long' });
     expect(refused.documentsAdded).toBe(0);
     expect(refused.issues[0]?.message).toMatch(/^document long has 1,000,005 characters, more than the 1,000,000 .* split the file/);
+    // A CoNLL file without -DOCSTART- lines is one document: the way to split it is said.
+    const conll = join(dir, 'corpus.conll');
+    writeFileSync(conll, 'Fever\tB-Problem\nnoted\tO\n\n'.repeat(MAX_DOCUMENT_CHARS / 12 + 1));
+    const whole = await call('documents:import', { projectId: demo!.id, path: conll, containsPhi: false, importId: 'imp-conll' });
+    expect(whole.documentsAdded).toBe(0);
+    expect(whole.issues[0]?.message).toMatch(/^document corpus has .* start each document of the file with a -DOCSTART- line \(without them the whole file is one document\)/);
   });
 
   it('removes an entity type only with consent for its annotations and never widens a relation rule', async () => {

@@ -237,7 +237,7 @@ async function importInto(
         note(out, {
           severity: 'error',
           file: entry.display,
-          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; split the file into smaller documents (or run a model over it with Run › Files); skipped`,
+          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; ${format === 'conll' ? 'start each document of the file with a -DOCSTART- line (without them the whole file is one document)' : 'split the file into smaller documents'} (or run a model over it with Run › Files); skipped`,
         });
         continue;
       }
