@@ -50,9 +50,16 @@ class Runs {
     });
     on('train:finished', (f) => {
       if (f.runId === this.stoppingId) this.stoppingId = null;
+      const isDistill = this.list.find((r) => r.id === f.runId)?.kind === 'distill';
       if (f.status === 'completed')
-        toasts.show('success', 'Training finished; the model is in the Models library.');
-      else if (f.status === 'failed') toasts.show('error', 'A training run stopped with an error.');
+        toasts.show(
+          'success',
+          isDistill
+            ? 'Distillation finished; the student is in the Models library.'
+            : 'Training finished; the model is in the Models library.',
+        );
+      else if (f.status === 'failed')
+        toasts.show('error', `A ${isDistill ? 'distillation' : 'training'} run stopped with an error.`);
       void this.refresh();
     });
     on('workspace:changed', (c) => {
