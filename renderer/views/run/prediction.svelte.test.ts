@@ -147,6 +147,15 @@ describe('run screen state', () => {
   });
 });
 
+describe('the output formats', () => {
+  it('describes CSV as it is written: one row per document, not per entity', () => {
+    // engine/formats/csv.ts writes id, text, metadata and entities/relations as JSON columns.
+    expect(EXPORT_FORMATS.find((f) => f.value === 'csv')?.label).toBe(
+      'CSV (one row per document, annotations as JSON columns)',
+    );
+  });
+});
+
 describe('the example output path', () => {
   it('is never the input example nor inside it, and has the extension of its format', () => {
     const input = '/home/you/Documents/notes'; // PathField's example for the input

@@ -195,6 +195,7 @@ export class PredictionState extends ShowsJob<'predict'> {
   }
 }
 
+/** The output formats, as the Run and Export screens offer them (engine/formats/export-stream.ts). */
 export const EXPORT_FORMATS: { value: PredictFormat; label: string }[] = [
   { value: 'brat', label: 'brat (a folder of .txt + .ann pairs)' },
   { value: 'pubtator', label: 'PubTator (one .txt file)' },
@@ -202,7 +203,7 @@ export const EXPORT_FORMATS: { value: PredictFormat; label: string }[] = [
   { value: 'bioc-json', label: 'BioC JSON' },
   { value: 'jsonl', label: 'JSON Lines' },
   { value: 'conll', label: 'CoNLL (IOB2 tokens)' },
-  { value: 'csv', label: 'CSV (one row per entity)' },
+  { value: 'csv', label: 'CSV (one row per document, annotations as JSON columns)' },
 ];
 
 const EXTENSIONS: Record<PredictFormat, string> = {
