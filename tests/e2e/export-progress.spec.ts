@@ -56,7 +56,7 @@ describe('exporting a large project', () => {
     expect(await page.getByTestId('export-panel').count()).toBe(0);
     const toast = page.getByTestId('toast').filter({ hasText: 'Exported' });
     await toast.waitFor({ timeout: 60_000 });
-    expect(await toast.textContent()).toContain(`Exported ${documents} documents to ${target}.`);
+    expect(await toast.textContent()).toContain(`Exported ${documents.toLocaleString('en-US')} documents to ${target}.`);
     expect(existsSync(target)).toBe(true);
     expect(app.problems).toEqual([]);
   }, 90_000);
