@@ -33,6 +33,15 @@ export function checkModelFile(file: string, kind: keyof typeof HINTS): number {
   }
 }
 
+/** The system's reasons a file cannot be read, in words (the rest keep the system's message). */
+const READ_REASONS: Record<string, string> = {
+  ENOENT: 'no such file; check the path',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EISDIR: 'it is a folder, not a file',
+  EACCES: 'permission denied: you may not read it',
+  EPERM: 'permission denied: you may not read it',
+};
+
 /**
  * Reads a model-folder file; `cannot` starts the message of other read errors (e.g. "cannot
  * read safetensors file"), which end with the system's reason.
@@ -42,6 +51,8 @@ export function readModelFile(file: string, kind: keyof typeof HINTS, cannot: st
     return readInputFile(file, ...limitOf(kind));
   } catch (e) {
     if (e instanceof InputFileError) throw asCheckpointError(e);
-    throw new CheckpointError(file, `${cannot} (${(e as Error).message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = (code !== undefined && READ_REASONS[code]) || (e as Error).message;
+    throw new CheckpointError(file, `${cannot} (${why})`);
   }
 }

@@ -288,6 +288,11 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       expect(r.code).toBe(2);
       expect(r.err).toBe(`benchtop: error: ${message}`);
     }
+    // A vocabulary that is not there is said in words, not as the system's ENOENT line.
+    const missing = path.join(tmp, 'no-vocab.txt');
+    r = await run(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--vocab', missing, '--out', path.join(tmp, 'never-init')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`benchtop: error: ${missing}: cannot read the WordPiece vocabulary (no such file; check the path)`);
     r = await init('--task', 'mlm', '--labels', 'O,B-X');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--labels does not apply to --task mlm/);
