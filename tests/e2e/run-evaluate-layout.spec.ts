@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchDemoApp, screenshot, trainTinyModel } from './fixtures.ts';
+import { type App, SHARED_DATA, launchDemoApp, screenshot, trainTinyModel } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
@@ -102,6 +102,30 @@ describe('Run and Evaluate at 1024 px', () => {
     } finally {
       await apiCall(app.server, 'settings:update', { int8Inference: false });
     }
+    expect(app.problems).toEqual([]);
+  });
+
+  it('fits the confusion matrix of seven entity types and "none" in the window', async () => {
+    const { page } = app;
+    // NCBI-disease's development abstracts (types CompositeMention, DiseaseClass, Modifier,
+    // SpecificDisease) beside the demo's own: the demo model says Disease, Chemical or Gene.
+    const file = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
+    await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false });
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('nav-evaluate').click();
+    const boxes = page.getByTestId('evaluate-view').locator('fieldset input[type="checkbox"]');
+    for (const box of await boxes.all()) await box.check();
+    await page.getByTestId('start-evaluate').click();
+    const matrix = page.getByTestId('confusion-matrix');
+    await matrix.waitFor({ timeout: 120_000 });
+    expect(await matrix.locator('thead th').count()).toBeGreaterThanOrEqual(8);
+    await matrix.scrollIntoViewIfNeeded();
+    await screenshot(page, 'evaluate-confusion-1024');
+    const overflow = page.evaluate<number>(`(() => {
+      const wrap = document.querySelector('[data-testid="confusion-matrix"]').parentElement;
+      return wrap.scrollWidth - wrap.clientWidth;
+    })()`);
+    expect(await overflow).toBe(0);
     expect(app.problems).toEqual([]);
   });
 });
