@@ -227,6 +227,8 @@ export interface LineageItem {
   kind: string;
   source: string;
   datasetName: string | null;
+  /** The dataset the model learned from (still in the workspace), or null. */
+  datasetId: number | null;
   containsPhi: boolean;
 }
 

@@ -105,6 +105,7 @@ export function toLineageInfo(l: ModelLineage): ModelLineageInfo {
           ? `${e.source}, now named “${e.parentModelName}”`
           : e.source,
       datasetName: e.datasetName,
+      datasetId: e.datasetId,
       containsPhi: e.containsPhi,
     })),
     ancestors: l.ancestors.map((a) => ({ ...a })),

@@ -148,6 +148,7 @@ describe('shipped models in the library', () => {
         kind: 'pretrain',
         source: 'text PubMed abstracts (public domain)',
         datasetName: null,
+        datasetId: null,
         containsPhi: false,
       },
       expect.objectContaining({ source: 'text WordNet 3.1 glosses' }),

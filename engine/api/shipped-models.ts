@@ -272,6 +272,7 @@ export function shippedModelLineage(f: ShippedFolder): ModelLineageInfo {
     kind: e.kind,
     source: e.source,
     datasetName: null,
+    datasetId: null,
     containsPhi: e.containsPhi,
   }));
   return {

@@ -119,6 +119,11 @@ describe('model screens in browser mode', () => {
   it('evaluates the model with a per-type table, confusion and click-through mistakes', async () => {
     const { page } = app;
     await page.getByTestId('nav-evaluate').click();
+    // The dataset the model learned from is marked, and named in a warning once ticked.
+    const learned = page.locator('label', { has: page.getByTestId('eval-trained-on') });
+    await learned.first().waitFor();
+    await learned.first().locator('input').check();
+    expect(await page.getByTestId('eval-trained-on-warning').textContent()).toMatch(/This model learned from .+: its scores there look better/);
     await page.getByTestId('start-evaluate').click();
     await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
     expect(await page.getByTestId('score-table').textContent()).toContain('Disease');

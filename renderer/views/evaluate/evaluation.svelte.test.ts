@@ -165,6 +165,45 @@ describe('evaluation state', () => {
     expect(ev.chosenDatasetIds).toEqual([2]);
   });
 
+  it('leaves the datasets the chosen model learned from unticked at first, and names them when ticked', async () => {
+    const models = [
+      { id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo,
+      { id: 'other', name: 'Other', task: 'token-classification' } as ModelInfo,
+    ];
+    const sets = [1, 2, 3].map((id) => ({ id, name: `set ${id}`, finishedCount: 2 }) as DatasetInfo);
+    const entry = (datasetId: number | null, path: 'direct' | 'inherited' | 'teacher') => ({ datasetId, path });
+    const lineages: Record<string, unknown[]> = {
+      // Trained on set 1 (set 2 only picked its best checkpoint); its teacher learned from set 3.
+      ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited'), entry(3, 'teacher')],
+      other: [entry(1, 'direct'), entry(2, 'direct'), entry(3, 'direct')],
+    };
+    vi.mocked(call).mockImplementation((name: string, args?: unknown) =>
+      name === 'models:get-lineage'
+        ? Promise.resolve({ entries: lineages[(args as { modelId: string }).modelId] })
+        : Promise.reject(new Error(name)),
+    );
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    expect(ev.chosenDatasetIds).toEqual([1, 2, 3]); // not known yet
+    await ev.loadTrainedOn('ner');
+    expect([...ev.trainedOnIds]).toEqual([1, 2]);
+    expect(ev.chosenDatasetIds).toEqual([3]);
+    expect(ev.chosenTrainedOnNames).toEqual([]);
+    ev.toggle(1, true);
+    expect(ev.chosenTrainedOnNames).toEqual(['set 1']);
+    ev.chooseAll(true);
+    expect(ev.chosenDatasetIds).toEqual([1, 2, 3]);
+    expect(ev.chosenTrainedOnNames).toEqual(['set 1', 'set 2']);
+    // A model that learned from every dataset: all are chosen (with the warning), not none.
+    ev.datasetIds = null;
+    ev.modelId = 'other';
+    await ev.loadTrainedOn('other');
+    expect(ev.chosenDatasetIds).toEqual([1, 2, 3]);
+    expect(ev.chosenTrainedOnNames).toEqual(['set 1', 'set 2', 'set 3']);
+    // An answer for a model no longer selected changes nothing.
+    await ev.loadTrainedOn('ner');
+    expect(ev.trainedOn.modelId).toBe('other');
+  });
+
   it('starts one evaluation when Evaluate is pressed twice before the first answers', async () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     const sets = [{ id: 1, finishedCount: 2 } as DatasetInfo];

@@ -16,6 +16,7 @@ export interface Sources {
 }
 
 const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
+const NONE: ReadonlySet<number> = new Set();
 
 export class EvaluationState extends ShowsJob<'evaluate'> {
   modelId = $state('');
@@ -24,6 +25,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   kindFilter = $state<'all' | EvaluationError['kind']>('all');
   typeFilter = $state('all');
   opened = $state.raw<EvaluationError | null>(null);
+  /** The datasets a model learned from (its own training and its base models'), by model. */
+  trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number> }>({ modelId: '', datasetIds: NONE });
 
   /** The job shown: its id, state, progress and error. */
   job = new TrackedJob('evaluate', (f) => {
@@ -38,14 +41,13 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       ? this.modelId
       : (this.taskModels[0]?.id ?? ''),
   );
-  /** The chosen datasets (all of the project's until the user picks; only ones that exist). */
-  chosenDatasetIds = $derived(
-    this.datasetIds === null
-      ? this.#allDatasets().map((d) => d.id)
-      : this.#allDatasets()
-          .filter((d) => this.datasetIds!.includes(d.id))
-          .map((d) => d.id),
-  );
+  /** Datasets the selected model learned from: scores on them look better than they are. */
+  trainedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.datasetIds : NONE);
+  /**
+   * The chosen datasets (only ones that exist). Until the user picks: those the model did not
+   * learn from, or all of them when it learned from every one.
+   */
+  chosenDatasetIds = $derived(this.#chosen());
   errors = $derived(
     (this.report?.errors ?? []).filter(
       (e) =>
@@ -77,7 +79,27 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   /** Chooses every dataset of the project (`true`) or none, for a single one to be ticked. */
   chooseAll(isOn: boolean): void {
-    this.datasetIds = isOn ? null : [];
+    this.datasetIds = isOn ? this.#allDatasets().map((d) => d.id) : [];
+  }
+
+  /** Reads what `modelId` learned from (its lineage); unknown (none) if that fails. */
+  async loadTrainedOn(modelId: string): Promise<void> {
+    if (modelId === '' || this.trainedOn.modelId === modelId) return;
+    let datasetIds = NONE;
+    try {
+      const { entries } = await call('models:get-lineage', { modelId });
+      datasetIds = new Set(entries.flatMap((e) => (e.path !== 'teacher' && e.datasetId !== null ? [e.datasetId] : [])));
+    } catch {
+      // A model removed meanwhile: nothing to leave out.
+    }
+    if (modelId === this.selectedModelId) this.trainedOn = { modelId, datasetIds };
+  }
+
+  /** The chosen datasets' names the selected model learned from. */
+  get chosenTrainedOnNames(): string[] {
+    return this.#allDatasets()
+      .filter((d) => this.trainedOnIds.has(d.id) && this.chosenDatasetIds.includes(d.id))
+      .map((d) => d.name);
   }
 
   /** Shows `projectId`'s latest evaluation: another project's results are never shown here. */
@@ -113,6 +135,13 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       }),
       projectId,
     );
+  }
+
+  #chosen(): number[] {
+    const all = this.#allDatasets();
+    if (this.datasetIds !== null) return all.filter((d) => this.datasetIds!.includes(d.id)).map((d) => d.id);
+    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id)).map((d) => d.id);
+    return unseen.length > 0 ? unseen : all.map((d) => d.id);
   }
 
   #blocker(): string | null {
