@@ -240,6 +240,12 @@ describe('engine API', () => {
     const refused = await call('documents:import', { projectId: demo!.id, path: long, containsPhi: false, importId: 'imp-long' });
     expect(refused.documentsAdded).toBe(0);
     expect(refused.issues[0]?.message).toMatch(/^document long has 1,000,005 characters, more than the 1,000,000 .* split the file/);
+    // An empty file (or one of only blank lines) is no document: skipped, said once.
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, ' \n\n');
+    const none = await call('documents:import', { projectId: demo!.id, path: empty, containsPhi: false, importId: 'imp-empty' });
+    expect(none).toMatchObject({ documentsAdded: 0, datasetId: null });
+    expect(none.issues).toEqual([{ severity: 'warning', file: 'empty.txt', message: 'document empty has no text; skipped' }]);
     // A CoNLL file without -DOCSTART- lines is one document: the way to split it is said.
     const conll = join(dir, 'corpus.conll');
     writeFileSync(conll, 'Fever\tB-Problem\nnoted\tO\n\n'.repeat(MAX_DOCUMENT_CHARS / 12 + 1));

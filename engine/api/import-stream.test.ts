@@ -231,7 +231,7 @@ describe('importing a file of many documents with the same id', () => {
     expect(report.issues.at(-1)).toEqual({
       severity: 'warning',
       file: 'same-id.pubtator',
-      message: '49 more documents skipped as above (duplicate ids or too long), not listed one by one',
+      message: '49 more documents skipped as above (duplicate ids, no text, or too long), not listed one by one',
     });
   });
 });

@@ -224,6 +224,11 @@ async function importInto(
         });
         continue;
       }
+      // Nothing to read or annotate (an empty file, a CSV row without text): not a document.
+      if (d.text.trim() === '') {
+        note(out, { severity: 'warning', file: entry.display, message: `document ${id} has no text; skipped` });
+        continue;
+      }
       // NOTE: SQLite's text functions end at U+0000 (length, search): such a text is damage.
       if (d.text.includes('\0')) {
         note(out, {
@@ -259,11 +264,11 @@ async function importInto(
       issues.push({
         severity: 'warning',
         file: entry.display,
-        message: `${docIssues.unlisted.toLocaleString('en-US')} more documents skipped as above (duplicate ids or too long), not listed one by one`,
+        message: `${docIssues.unlisted.toLocaleString('en-US')} more documents skipped as above (duplicate ids, no text, or too long), not listed one by one`,
       });
     for (const issue of readIssues) {
-      // Duplicate ids are reported above, once, with what was done about them.
-      if (issue.severity === 'warning' && issue.message.startsWith('duplicate document id '))
+      // Duplicate ids and empty documents are reported above, once, with what was done about them.
+      if (issue.severity === 'warning' && (issue.message.startsWith('duplicate document id ') || issue.message.endsWith(': empty document')))
         continue;
       issues.push(relativeIssue(issue, args.path, entry));
     }
