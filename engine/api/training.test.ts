@@ -103,6 +103,7 @@ describe('training through the API', () => {
       modelId: done.modelId,
       canResume: false,
       stopReason: 'max-steps', // one epoch of the demo notes is more than the 3 steps allowed
+      baseName: 'new small-2L-128 model from random weights', // trained from scratch, not fine-tuned
     });
     const metrics = await call('train:get-metrics', { runId });
     expect(metrics.loss.map((p) => p.step)).toContain(3);

@@ -82,7 +82,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
         'Starting from random weights needs a vocabulary, and none is installed. Start from a model in the library instead (import one on the Models screen).',
       );
     source = { preset: a.preset, vocab: vocab.path };
-    baseName = `new ${a.preset} model (random start)`;
+    baseName = `new ${a.preset} model from random weights`;
     lineage.push({
       kind: 'init',
       source: `random initialisation (${a.preset})`,
