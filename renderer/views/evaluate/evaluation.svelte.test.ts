@@ -177,11 +177,11 @@ describe('evaluation state', () => {
       ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited'), entry(3, 'teacher')],
       other: [entry(1, 'direct'), entry(2, 'direct'), entry(3, 'direct')],
     };
-    vi.mocked(call).mockImplementation((name: string, args?: unknown) =>
+    const answer = (name: string, args?: unknown): Promise<unknown> =>
       name === 'models:get-lineage'
         ? Promise.resolve({ entries: lineages[(args as { modelId: string }).modelId] })
-        : Promise.reject(new Error(name)),
-    );
+        : Promise.reject(new Error(name));
+    vi.mocked(call).mockImplementation(answer as typeof call);
     const ev = new EvaluationState({ models: () => models, datasets: () => sets });
     expect(ev.chosenDatasetIds).toEqual([1, 2, 3]); // not known yet
     await ev.loadTrainedOn('ner');
