@@ -361,6 +361,32 @@ describe('workbench in browser mode', () => {
     expect(sets.filter((d) => d.name.startsWith('many-notes')).map((d) => d.documentCount)).toEqual([6000]);
   }, 180_000);
 
+  it('renames a project in place: a taken name is refused beside the field, Escape keeps the old one', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    const row = page.getByTestId('project-item').filter({ hasText: 'NCBI disease e2e' });
+    await row.getByTestId('rename-project').click();
+    const field = row.getByTestId('rename-project-name');
+    expect(await field.inputValue()).toBe('NCBI disease e2e');
+    await field.fill('demo: CLINICAL notes'); // taken, ignoring case
+    await row.getByTestId('save-project-name').click();
+    expect(await row.getByTestId('rename-project-error').textContent()).toMatch(/already exists; choose another name/);
+    await field.press('Escape');
+    await row.getByTestId('rename-project-form').waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('rename-project');
+    await row.getByTestId('rename-project').click();
+    await row.getByTestId('rename-project-name').fill('NCBI disease e2e (renamed)');
+    await row.getByTestId('rename-project-name').press('Enter');
+    const renamed = page.getByTestId('project-item').filter({ hasText: 'NCBI disease e2e (renamed)' });
+    await renamed.waitFor();
+    await renamed.getByTestId('rename-project').click();
+    await renamed.getByTestId('rename-project-name').fill('NCBI disease e2e');
+    await renamed.getByTestId('save-project-name').click();
+    await renamed.waitFor({ state: 'detached' });
+    const names = (await apiCall(app.server, 'projects:list', {})).map((p) => p.name);
+    expect(names.filter((n) => n.startsWith('NCBI disease e2e'))).toEqual(['NCBI disease e2e']);
+  });
+
   it('opened without its token, says so once and shows nothing else', async () => {
     const context = await app.browser.newContext();
     try {

@@ -64,6 +64,12 @@ class Projects {
     return p;
   }
 
+  /** Renames a project; throws an ApiError with a message to show (a name taken, say). */
+  async rename(projectId: number, name: string): Promise<void> {
+    await call('projects:update', { projectId, name });
+    this.list = await call('projects:list', {});
+  }
+
   async remove(projectId: number): Promise<void> {
     await call('projects:delete', { projectId });
     if (app.projectId === projectId) app.openProject(null);
