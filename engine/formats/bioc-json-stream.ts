@@ -6,10 +6,10 @@
 // them; a file that fails, or whose documents array is not plain to find (a key repeated,
 // "documents" not an array), is read whole.
 
-import { type IssueSink, formatError } from './common.ts';
+import type { IssueSink } from './common.ts';
 import type { TextParser } from './csv-rows.ts';
 import { biocJsonDocumentOf } from './bioc-json.ts';
-import { biocDocumentsInto } from './bioc-model.ts';
+import { biocDocumentsInto, biocSecondPass } from './bioc-model.ts';
 import type { Document, FormatIssue } from './types.ts';
 
 /** Top-level keys whose array may hold the documents: "documents", else PubTator3's wrapper. */
@@ -237,20 +237,5 @@ export function biocJsonParser(sink: IssueSink, documents: Document[], key: Docu
     },
     () => undefined,
   );
-  // The first pass found the file readable: it has changed since.
-  const changed = (): Error => formatError('the file changed while it was read and is no longer well-formed JSON; import it again');
-  return {
-    text(piece) {
-      split.text(piece);
-      if (!split.isSplit()) throw changed();
-    },
-    /** `isCut`: the file became shorter while it was read (streamDocuments says so): its end is not looked for. */
-    end(isCut = false) {
-      if (!isCut) {
-        split.end();
-        if (!split.isSplit()) throw changed();
-      }
-      sink.issues.push(...passageIssues, ...converted.issues);
-    },
-  };
+  return biocSecondPass(split, 'JSON', () => sink.issues.push(...passageIssues, ...converted.issues));
 }

@@ -4,7 +4,8 @@
 
 import type { Document, Entity, Relation } from './types.ts';
 import type { ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
-import { addEntity, addError, addWarning, countLoss, finishDocument, offsetMap } from './common.ts';
+import { addEntity, addError, addWarning, countLoss, finishDocument, formatError, offsetMap } from './common.ts';
+import type { TextParser } from './csv-rows.ts';
 
 export type BiocInfons = Record<string, string>;
 
@@ -233,4 +234,31 @@ function annotationFor(e: Entity, toCp: (n: number) => number, losses: LossCount
   }
   const locations = e.spans.map((s) => ({ offset: toCp(s.start), length: toCp(s.end) - toCp(s.start) }));
   return { id: e.id, infons, locations, text: e.text };
+}
+
+/**
+ * The second pass over a large BioC file that the first pass found well-formed: the text goes to
+ * `split`, which finds each document; a file no longer split as it was (it changed since) fails.
+ * `finish` runs after the last piece. `end(true)`: the file became shorter while it was read
+ * (streamDocuments says so), so its end is not looked for.
+ */
+export function biocSecondPass(
+  split: { text(piece: string): void; end(): void; isSplit(): boolean },
+  syntax: 'XML' | 'JSON',
+  finish: () => void,
+): TextParser & { end(isCut?: boolean): void } {
+  const changed = (): Error => formatError(`the file changed while it was read and is no longer well-formed ${syntax}; import it again`);
+  return {
+    text(piece) {
+      split.text(piece);
+      if (!split.isSplit()) throw changed();
+    },
+    end(isCut = false) {
+      if (!isCut) {
+        split.end();
+        if (!split.isSplit()) throw changed();
+      }
+      finish();
+    },
+  };
 }

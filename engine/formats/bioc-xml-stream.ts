@@ -7,11 +7,11 @@
 
 import { XMLValidator } from 'fast-xml-parser';
 import sax from 'sax';
-import { type IssueSink, formatError } from './common.ts';
+import type { IssueSink } from './common.ts';
 import type { TextParser } from './csv-rows.ts';
 import { biocDocumentOf, biocXmlNodeParser } from './bioc-xml.ts';
 import type { XmlNode } from './bioc-xml.ts';
-import { biocDocumentsInto } from './bioc-model.ts';
+import { biocDocumentsInto, biocSecondPass } from './bioc-model.ts';
 import type { Document, FormatIssue } from './types.ts';
 
 /** Text outside documents beyond this (it is a few lines in BioC) is not held: the file is read whole. */
@@ -149,20 +149,5 @@ export function biocXmlParser(sink: IssueSink, documents: Document[]): TextParse
     },
     () => undefined,
   );
-  // The first pass found the file readable: it has changed since.
-  const changed = (): Error => formatError('the file changed while it was read and is no longer well-formed XML; import it again');
-  return {
-    text(piece) {
-      split.text(piece);
-      if (!split.isSplit()) throw changed();
-    },
-    /** `isCut`: the file became shorter while it was read (streamDocuments says so): its end is not looked for. */
-    end(isCut = false) {
-      if (!isCut) {
-        split.end();
-        if (!split.isSplit()) throw changed();
-      }
-      sink.issues.push(...passageIssues, ...converted.issues);
-    },
-  };
+  return biocSecondPass(split, 'XML', () => sink.issues.push(...passageIssues, ...converted.issues));
 }
