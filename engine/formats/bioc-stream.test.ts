@@ -13,7 +13,7 @@ import { exportBiocXml } from './bioc-xml.ts';
 import { importPubtator } from './pubtator.ts';
 import { importPath } from './registry.ts';
 import { STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
-import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import { DATA_DIR, HAS_DATA, streamAll } from './test-fixtures.ts';
 import type { Document } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'benchtop-bioc-stream-'));
@@ -27,18 +27,6 @@ const cdr = (): Document[] =>
 
 /** BC5CDR training and development abstracts as one BioC XML collection (about 3.5 MB). */
 const cdrBioc = (): string => exportBiocXml(cdr()).files[0]?.content ?? '';
-
-async function streamAll(path: string, format: 'bioc-xml' | 'bioc-json' = 'bioc-xml') {
-  const reader = streamDocuments(path, format, path, 'unused');
-  const documents: Document[] = [];
-  let pieces = 0;
-  for (;;) {
-    const next = await reader.next();
-    if (next.done) return { documents, issues: next.value, pieces };
-    pieces++;
-    documents.push(...next.value);
-  }
-}
 
 async function expectSameAsWhole(name: string, text: string, format: 'bioc-xml' | 'bioc-json' = 'bioc-xml') {
   const path = join(dir, name);
@@ -96,7 +84,7 @@ describe.skipIf(!HAS_DATA)('streaming a large BioC XML file', () => {
     for (const [name, text] of variants) {
       const path = join(dir, name);
       writeFileSync(path, text);
-      expect(await streamAll(path), name).toMatchObject({ issues: null, pieces: 0 });
+      expect(await streamAll(path, 'bioc-xml'), name).toMatchObject({ issues: null, pieces: 0 });
     }
   });
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from './pubtator.ts';
 import { importPath } from './registry.ts';
-import { MAX_FILE_ISSUES, MAX_LINE_CHARS, STREAM_FROM_BYTES, streamDocuments } from './stream.ts';
-import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import { MAX_FILE_ISSUES, MAX_LINE_CHARS, STREAM_FROM_BYTES } from './stream.ts';
+import { DATA_DIR, HAS_DATA, streamAll } from './test-fixtures.ts';
 import type { Document, FormatIssue } from './types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'benchtop-stream-'));
@@ -23,18 +23,6 @@ function bigPubtator(copies: number): string {
   let out = '';
   for (let c = 0; c < copies; c++) out += src.replace(/^(\d+)([|\t])/gm, (_, id: string, sep: string) => `${id}c${c}${sep}`) + '\n';
   return out;
-}
-
-async function streamAll(path: string, format: 'pubtator' | 'jsonl', stem = 'doc', onRead?: (bytesRead: number, bytesTotal: number) => void) {
-  const reader = streamDocuments(path, format, path, stem, onRead);
-  const documents: Document[] = [];
-  let pieces = 0;
-  for (;;) {
-    const next = await reader.next();
-    if (next.done) return { documents, issues: next.value, pieces };
-    pieces++;
-    documents.push(...next.value);
-  }
 }
 
 async function expectSameAsWhole(name: string, bytes: Uint8Array | string, format: 'pubtator' | 'jsonl'): Promise<{ documents: Document[]; issues: FormatIssue[] | null; pieces: number }> {

@@ -1,15 +1,36 @@
-// Test-only helpers: the shared data folder, and generators for small PDF and DOCX files
-// (a PDF with correct xref offsets, a DOCX zipped with fflate). Not used by the product.
+// Test-only helpers: the shared data folder, reading a file through streamDocuments, and
+// generators for small PDF and DOCX files (a PDF with correct xref offsets, a DOCX zipped with
+// fflate). Not used by the product.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
+import { type StreamFormat, streamDocuments } from './stream.ts';
+import type { Document, FormatIssue } from './types.ts';
 
 /** ../shared/data from the repository root. */
 export const DATA_DIR = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
 
 /** Whether the shared reference data is present (tests on it are skipped otherwise). */
 export const HAS_DATA = existsSync(join(DATA_DIR, 'README.md'));
+
+/** Reads `path` through streamDocuments: every document, the issues, and how many pieces came. */
+export async function streamAll(
+  path: string,
+  format: StreamFormat,
+  stem = 'doc',
+  onRead?: (bytesRead: number, bytesTotal: number) => void,
+): Promise<{ documents: Document[]; issues: FormatIssue[] | null; pieces: number }> {
+  const reader = streamDocuments(path, format, path, stem, onRead);
+  const documents: Document[] = [];
+  let pieces = 0;
+  for (;;) {
+    const next = await reader.next();
+    if (next.done) return { documents, issues: next.value, pieces };
+    pieces++;
+    documents.push(...next.value);
+  }
+}
 
 const pdfString = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
