@@ -25,7 +25,9 @@ let finishShutdown: () => void = () => {};
 const confirmStopTraining = vi.fn(() => true);
 const createMainWindow = vi.fn();
 
-vi.mock('electron', () => ({ app, BrowserWindow: { getAllWindows: () => windows } }));
+const powerMonitor = new EventEmitter();
+const quitStoppingTraining = vi.fn();
+vi.mock('electron', () => ({ app, powerMonitor, BrowserWindow: { getAllWindows: () => windows } }));
 vi.mock('../engine-host/index.ts?modulePath', () => ({ default: 'engine-host.js' }));
 vi.mock('./engine-supervisor.ts', () => ({
   EngineSupervisor: function EngineSupervisor() {
@@ -35,7 +37,7 @@ vi.mock('./engine-supervisor.ts', () => ({
 vi.mock('./ipc.ts', () => ({ broadcast: vi.fn(), registerIpc: vi.fn() }));
 vi.mock('./menu.ts', () => ({ setAppMenu: vi.fn() }));
 vi.mock('./protocol.ts', () => ({ handleAppProtocol: vi.fn(), registerAppScheme: vi.fn() }));
-vi.mock('./window.ts', () => ({ confirmStopTraining, createMainWindow, lockDownSession: vi.fn() }));
+vi.mock('./window.ts', () => ({ confirmStopTraining, createMainWindow, lockDownSession: vi.fn(), quitStoppingTraining }));
 await import('./index.ts');
 await Promise.resolve();
 
@@ -61,6 +63,20 @@ describe('app lifecycle', () => {
     expect(focus).toHaveBeenCalled();
     expect(createMainWindow).toHaveBeenCalledTimes(2);
     windows.length = 0;
+  });
+
+  it('stops training and quits when the system shuts down (macOS, Linux), delaying it meanwhile', () => {
+    const shutdown = (): boolean => {
+      let isPrevented = false;
+      powerMonitor.emit('shutdown', { preventDefault: () => (isPrevented = true) });
+      return isPrevented;
+    };
+    expect(shutdown()).toBe(false); // nothing running: the system goes ahead at once
+    expect(quitStoppingTraining).not.toHaveBeenCalled();
+    engine.runningTrainingCount = 1;
+    expect(shutdown()).toBe(true);
+    expect(quitStoppingTraining).toHaveBeenCalledTimes(1);
+    engine.runningTrainingCount = 0;
   });
 
   it('keeps running when the user keeps training', () => {

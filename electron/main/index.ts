@@ -1,7 +1,7 @@
 // Electron main: app lifecycle only. Security rules live in window.ts, the app:// protocol in
 // protocol.ts, IPC in ipc.ts and the engine process in engine-supervisor.ts.
 import { join } from 'node:path';
-import { BrowserWindow, app } from 'electron';
+import { BrowserWindow, app, powerMonitor } from 'electron';
 import { userDataDir } from '../../engine/serve/data-dir.ts';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
@@ -9,7 +9,7 @@ import { broadcast, registerIpc } from './ipc.ts';
 import { setAppMenu } from './menu.ts';
 import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
-import { confirmStopTraining, createMainWindow, lockDownSession } from './window.ts';
+import { confirmStopTraining, createMainWindow, lockDownSession, quitStoppingTraining } from './window.ts';
 
 // One userData folder named like the product, shared with browser mode (engine/serve/command.ts);
 // on Windows in local, not roaming, AppData.
@@ -47,6 +47,14 @@ if (!app.requestSingleInstanceLock()) {
     engine.start();
     registerIpc(engine);
     createMainWindow(runningTraining);
+    // macOS and Linux shutting down (Windows: window.ts's session-end events): Electron delays
+    // it while a training run stops at its next step and keeps its checkpoint.
+    // NOTE: Electron passes the event its docs describe, though its typings declare no argument.
+    powerMonitor.on('shutdown', (...args: unknown[]) => {
+      if (runningTraining() === 0) return;
+      (args[0] as { preventDefault(): void } | undefined)?.preventDefault();
+      quitStoppingTraining();
+    });
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0 && !isQuitting)
         createMainWindow(runningTraining);

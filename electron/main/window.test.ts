@@ -17,8 +17,9 @@ class FakeWindow extends EventEmitter {
   isDestroyed = (): boolean => false;
 }
 const showMessageBoxSync = vi.fn();
+const quit = vi.fn();
 vi.mock('electron', () => ({
-  app: { isPackaged: false, getAppPath: () => '/app', on: vi.fn() },
+  app: { isPackaged: false, getAppPath: () => '/app', on: vi.fn(), quit },
   BrowserWindow: FakeWindow,
   dialog: { showMessageBoxSync },
   session: { defaultSession: {} },
@@ -91,4 +92,20 @@ describe('main window', () => {
       expect(showMessageBoxSync).toHaveBeenCalledTimes(2);
     },
   );
+
+  it('quits without asking when Windows ends the session during training, asking Windows to wait', () => {
+    let runs = 0;
+    createMainWindow(() => runs);
+    const win = windows.at(-1)!;
+    showMessageBoxSync.mockClear();
+    expect(emitPreventable(win, 'query-session-end')).toBe(false); // nothing to save: no delay
+    expect(quit).not.toHaveBeenCalled();
+    runs = 1;
+    expect(emitPreventable(win, 'query-session-end')).toBe(true); // Windows waits while it saves
+    expect(quit).toHaveBeenCalledTimes(1);
+    expect(emitPreventable(win, 'close')).toBe(false); // the quit closes the window unasked
+    win.emit('session-end', { reasons: ['logoff'] });
+    expect(quit).toHaveBeenCalledTimes(2);
+    expect(showMessageBoxSync).not.toHaveBeenCalled();
+  });
 });

@@ -70,6 +70,16 @@ export function confirmStopTraining(win: BrowserWindow | null, runs: number): bo
   return isStopConfirmed;
 }
 
+/**
+ * Quits as after "Stop training and quit", without the question: for the system ending the
+ * session or shutting down, when nobody is there to answer. A run stops at its next step and
+ * keeps its checkpoint (index.ts's will-quit waits for that).
+ */
+export function quitStoppingTraining(): void {
+  isStopConfirmed = true;
+  app.quit();
+}
+
 /** `runningTraining` counts the training runs in progress (asked about before closing). */
 export function createMainWindow(runningTraining: () => number): BrowserWindow {
   const win = new BrowserWindow({
@@ -97,6 +107,15 @@ export function createMainWindow(runningTraining: () => number): BrowserWindow {
     if (process.platform !== 'darwin' && !confirmStopTraining(win, runningTraining()))
       event.preventDefault();
   });
+  // Windows ending the session (log off, shut down, restart) would kill a training run mid-step:
+  // Windows is asked to wait (its "Benchtop is preventing shutdown" screen) while Benchtop quits.
+  win.on('query-session-end', (event) => {
+    if (runningTraining() === 0) return;
+    event.preventDefault();
+    quitStoppingTraining();
+  });
+  // The session ends now, whatever anyone answers: start the same quit, for as long as it lasts.
+  win.on('session-end', () => quitStoppingTraining());
   // The editor's beforeunload handler asks to stay while edits are not saved yet (Benchtop
   // could not be reached); Electron would otherwise keep the window open without a word.
   win.webContents.on('will-prevent-unload', (event) => {
