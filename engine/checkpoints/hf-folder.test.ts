@@ -22,7 +22,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { checkParameterShapes, expectedParameterShapes, tiedAliases } from './param-shapes.ts';
-import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { CHECKSUM_KEY, readSafetensors, writeSafetensors } from './safetensors.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
 const MODELS = ['bert', 'distilbert'].flatMap((a) =>
@@ -143,7 +143,10 @@ describe('saveHfFolder', () => {
     );
     // Tied aliases are dropped exactly as HF does.
     const saved = readSafetensors(path.join(out, 'model.safetensors'));
-    expect(saved.metadata).toEqual({ format: 'pt' });
+    expect(saved.metadata).toEqual({
+      format: 'pt',
+      [CHECKSUM_KEY]: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+    });
     expect([...saved.tensors.keys()].sort()).toEqual(
       [...readSafetensors(path.join(src, 'model.safetensors')).tensors.keys()].sort(),
     );

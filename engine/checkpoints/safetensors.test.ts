@@ -6,7 +6,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
-import { parseSafetensors, readSafetensors, writeSafetensors } from './safetensors.ts';
+import { createHash } from 'node:crypto';
+import {
+  CHECKSUM_KEY,
+  parseSafetensors,
+  readSafetensors,
+  writeSafetensors,
+} from './safetensors.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-st-'));
@@ -69,7 +75,10 @@ describe('safetensors', () => {
       [...names].sort().filter((n) => n !== 'k.empty'),
     );
     const back = readSafetensors(file);
-    expect(back.metadata).toEqual({ format: 'pt', note: 'x' });
+    const dataSum = createHash('sha256')
+      .update(bytes.subarray(8 + headerLen))
+      .digest('hex');
+    expect(back.metadata).toEqual({ format: 'pt', note: 'x', [CHECKSUM_KEY]: dataSum });
     expect([...back.tensors.keys()].sort()).toEqual([...tensors.keys()].sort());
     for (const [name, t] of tensors) {
       const r = back.tensors.get(name);
@@ -77,6 +86,47 @@ describe('safetensors', () => {
       expect(r?.dims, name).toEqual(t.dims);
       expect(Array.from(r?.data ?? [], String), name).toEqual(Array.from(t.data, String));
     }
+  });
+
+  it('refuses a written file whose data bytes changed since, and one with a wrong checksum', () => {
+    const t = new Map<string, HostTensor>([
+      [
+        'w',
+        { dtype: 'float32', dims: [64], data: Float32Array.from({ length: 64 }, (_, i) => i / 7) },
+      ],
+    ]);
+    const file = path.join(tmp, 'sum.safetensors');
+    writeSafetensors(file, t);
+    const good = readFileSync(file);
+    expect(readSafetensors(file).tensors.get('w')?.dims).toEqual([64]);
+    // One flipped bit in a weight: still a valid float, so only the checksum can tell.
+    const bad = Buffer.from(good);
+    bad[bad.byteLength - 37] = (bad[bad.byteLength - 37] as number) ^ 0x01;
+    expectError(bad, /do not match the SHA-256 checksum written when the file was saved/);
+    // The checksum itself altered (the header keeps its length).
+    const headerLen = Number(good.readBigUInt64LE(0));
+    const header = good.subarray(8, 8 + headerLen).toString();
+    const sum = new RegExp(`"${CHECKSUM_KEY}":"([0-9a-f]{64})"`).exec(header)?.[1] ?? '';
+    expect(sum).toHaveLength(64);
+    const forged = Buffer.from(good);
+    forged.write(header.replace(sum, '0'.repeat(64)), 8);
+    expectError(forged, /checksum/);
+  });
+
+  it('replaces an old checksum when metadata read from a file is written back', () => {
+    const t = new Map<string, HostTensor>([
+      ['w', { dtype: 'float32', dims: [2], data: Float32Array.from([1, 2]) }],
+    ]);
+    const a = path.join(tmp, 'a.safetensors');
+    writeSafetensors(a, t);
+    const { metadata } = readSafetensors(a);
+    const b = path.join(tmp, 'b.safetensors');
+    writeSafetensors(
+      b,
+      new Map([['w', { dtype: 'float32', dims: [2], data: Float32Array.from([3, 4]) }]]),
+      metadata,
+    );
+    expect(readSafetensors(b).metadata[CHECKSUM_KEY]).not.toBe(metadata[CHECKSUM_KEY]);
   });
 
   it('reads the golden model.safetensors files', () => {
@@ -96,6 +146,7 @@ describe('safetensors', () => {
     const { tensors, metadata } = readSafetensors(src);
     const out = path.join(tmp, 'copy.safetensors');
     writeSafetensors(out, tensors, metadata);
+    expect(readSafetensors(out).metadata).toMatchObject(metadata);
     const a = readSafetensors(out).tensors;
     for (const [k, t] of tensors)
       expect(
@@ -114,7 +165,10 @@ describe('safetensors', () => {
     expectError(good.subarray(0, 200), /header length \d+ exceeds the file size 200/);
     expectError(good.subarray(0, good.byteLength - 10), /out of range .*truncated/);
     const zip = readFileSync(path.join(GOLDENS, 'bert-token-classification/pytorch_model.bin'));
-    expectError(zip, /this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model\.bin/);
+    expectError(
+      zip,
+      /this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model\.bin/,
+    );
   });
 
   it('rejects malformed headers', () => {

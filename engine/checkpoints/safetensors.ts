@@ -1,7 +1,10 @@
 // Strict reader and writer for the safetensors format: 8-byte LE u64 header length, JSON header
 // {name: {dtype, shape, data_offsets}} + "__metadata__", padded with spaces to a multiple of 8,
-// then raw LE data in sorted-name order. Not for: sharded checkpoints or HF-specific naming.
+// then raw LE data in sorted-name order. Files written here carry the SHA-256 of their data section
+// in `__metadata__` (safetensors itself has no checksum), checked whenever a file has one. Not
+// for: sharded checkpoints or HF-specific naming.
 
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { DType, HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
@@ -27,6 +30,8 @@ const DTYPE_TO_ST = Object.fromEntries(
   Object.entries(ST_TO_DTYPE).map(([k, v]) => [v, k]),
 ) as Record<DType, string>;
 const MAX_HEADER = 100_000_000;
+/** `__metadata__` key holding the hex SHA-256 of the data section (everything after the header). */
+export const CHECKSUM_KEY = 'benchtop_sha256';
 
 /** The tensors and `__metadata__` of a safetensors file. */
 export interface SafetensorsContent {
@@ -57,7 +62,8 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen64 = view.getBigUint64(0, true);
   if (headerLen64 > BigInt(bytes.byteLength - 8)) {
-    if (looksLikeZip(bytes)) fail('this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model.bin');
+    if (looksLikeZip(bytes))
+      fail('this is a PyTorch zip checkpoint, not safetensors: rename it to pytorch_model.bin');
     fail(
       `header length ${headerLen64} exceeds the file size ${bytes.byteLength} (truncated or not a safetensors file)`,
     );
@@ -124,6 +130,16 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
     pos = e.end;
   }
   if (pos !== dataLen) fail(`${dataLen - pos} trailing bytes after the last tensor`);
+  const recorded = metadata[CHECKSUM_KEY];
+  if (recorded !== undefined) {
+    const actual = createHash('sha256').update(bytes.subarray(dataStart)).digest('hex');
+    if (actual !== recorded.toLowerCase()) {
+      fail(
+        'the weights do not match the SHA-256 checksum written when the file was saved: its ' +
+          'bytes were damaged or changed since (a failing disk, an interrupted copy)',
+      );
+    }
+  }
   const tensors = new Map<string, HostTensor>();
   for (const e of entries) {
     const slice = bytes.subarray(dataStart + e.begin, dataStart + e.end);
@@ -136,14 +152,17 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
   return { tensors, metadata };
 }
 
-/** Serialise tensors to safetensors bytes (header + data), data in sorted-name order. */
+/**
+ * Serialise tensors to safetensors bytes (header + data), data in sorted-name order. The
+ * metadata gains the data section's SHA-256 under {@link CHECKSUM_KEY} (any old one is replaced).
+ */
 export function encodeSafetensors(
   tensors: ReadonlyMap<string, HostTensor>,
   metadata: Record<string, string> = {},
 ): Uint8Array[] {
   const names = [...tensors.keys()].sort();
   const header: Record<string, unknown> = {};
-  if (Object.keys(metadata).length > 0) header['__metadata__'] = metadata;
+  const hash = createHash('sha256');
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (const name of names) {
@@ -159,9 +178,14 @@ export function encodeSafetensors(
     }
     header[name] = { dtype: st, shape: t.dims, data_offsets: [offset, offset + want] };
     chunks.push(data);
+    hash.update(data);
     offset += want;
   }
-  let json = JSON.stringify(header);
+  // `__metadata__` first, as the reference writer puts it.
+  const withSum = { ...metadata, [CHECKSUM_KEY]: hash.digest('hex') };
+  const ordered: Record<string, unknown> = { __metadata__: withSum };
+  for (const name of names) ordered[name] = header[name];
+  let json = JSON.stringify(ordered);
   const jsonBytes = Buffer.byteLength(json, 'utf8');
   json += ' '.repeat((8 - (jsonBytes % 8)) % 8);
   const headerBytes = Buffer.from(json, 'utf8');
