@@ -29,6 +29,8 @@ import {
 import type { ApiContext } from './context.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
 import type { RunInfo, RunMetrics, TaskKind, TrainProgressInfo } from './dto-tasks.ts';
+import { JobError } from '../runtime/jobs.ts';
+import { DAMAGED_CHECKPOINT, setAsideCheckpoint } from '../tasks/checkpoint.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
@@ -389,7 +391,7 @@ async function finish(
 /** A message for a failed run: the engine's own words (they never quote document text). */
 function failureMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : 'unknown error';
-  const short = text.length > 400 ? `${text.slice(0, 400)}…` : text;
+  const short = text.length > 600 ? `${text.slice(0, 600)}…` : text;
   return `Training stopped with an error: ${short}`;
 }
 
@@ -397,7 +399,10 @@ function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void
   flush();
   ctx.jobs.remove(run.id);
   if (ctx.jobs.isClosing) return; // the engine is closing: the next start marks it interrupted
-  const error = failureMessage(err);
+  let error = failureMessage(err);
+  // A checkpoint that cannot be read back is kept aside, so the run offers Start again next.
+  if (err instanceof JobError && err.causeName === DAMAGED_CHECKPOINT)
+    error += ` ${setAsideCheckpoint(join(ctx.dataDir, configOf(run).dir, 'out', 'checkpoint'))}`;
   updateRunStatus(ctx.ws.write, run.id, 'failed', { error });
   ctx.emit('train:finished', { runId: run.id, status: 'failed', error });
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });

@@ -1,7 +1,7 @@
 // Handler tests of the long-running work on a tiny preset (small-2L-128, a few steps): train
 // start → progress → finished → model registered with lineage; cancel and resume, also after a
 // restart; predictions saved as suggestions; evaluation with errors; distillation PHI status.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -187,6 +187,32 @@ describe('training through the API', () => {
     await call('train:resume', { runId });
     const first = await next('train:progress', (p) => p.runId === runId);
     expect(first.step).toBe(1); // from the start, not from where it was stopped
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+  }, 120_000);
+
+  it('fails a Continue from a damaged checkpoint once, keeps the checkpoint aside and offers Start again', async () => {
+    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === runId);
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+    const ckpt = join(dir, 'runs', runId, 'out', 'checkpoint');
+    const file = readdirSync(ckpt).find((f) => f.endsWith('.safetensors'))!;
+    const bytes = readFileSync(join(ckpt, file));
+    bytes[bytes.byteLength - 5] = (bytes[bytes.byteLength - 5] as number) ^ 0x04; // one bit of a moment
+    writeFileSync(join(ckpt, file), bytes);
+    events = [];
+    await call('train:resume', { runId });
+    const failed = await next('train:finished', (p) => p.runId === runId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain(`${file}: invalid safetensors file: the weights do not match the SHA-256 checksum`);
+    expect(failed.error).toContain(`The damaged checkpoint was kept as ${ckpt}-damaged.`);
+    expect(readdirSync(`${ckpt}-damaged`)).toContain(file);
+    const { projectId } = await demo();
+    expect((await call('train:list-runs', { projectId })).find((r) => r.id === runId)).toMatchObject({ canResume: false, canRestart: true });
+    events = [];
+    await call('train:resume', { runId });
+    expect((await next('train:progress', (p) => p.runId === runId)).step).toBe(1);
     await call('train:cancel', { runId });
     await next('train:finished', (p) => p.runId === runId);
   }, 120_000);

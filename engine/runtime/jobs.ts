@@ -18,12 +18,26 @@ export interface JobHandle<R> {
   terminate(): Promise<void>;
 }
 
-export class JobError extends Error {}
+/** A job's failure; `causeName` is the `name` of the error thrown in the worker (e.g. `DamagedCheckpointError`). */
+export class JobError extends Error {
+  readonly causeName: string;
+  constructor(message: string, causeName = 'Error') {
+    super(message);
+    this.causeName = causeName;
+  }
+}
 
-type WorkerMessage = { type: 'event'; event: unknown } | { type: 'done'; value: unknown } | { type: 'error'; message: string };
+type WorkerMessage =
+  | { type: 'event'; event: unknown }
+  | { type: 'done'; value: unknown }
+  | { type: 'error'; message: string; name?: string };
 
 /** Start `entry` (a module URL exporting run) in a worker thread. */
-export function startJob<R>(entry: URL, args: unknown, onEvent: (event: unknown) => void = () => {}): JobHandle<R> {
+export function startJob<R>(
+  entry: URL,
+  args: unknown,
+  onEvent: (event: unknown) => void = () => {},
+): JobHandle<R> {
   const cancelFlag = new SharedArrayBuffer(4);
   // NOTE: bundled builds (electron-vite) set BENCHTOP_WORKER_BOOT to the bundled bootstrap,
   // because import.meta.url then points into a bundle that has no sibling worker-boot.mjs.
@@ -42,7 +56,7 @@ export function startJob<R>(entry: URL, args: unknown, onEvent: (event: unknown)
         void worker.terminate();
       } else {
         settled = true;
-        reject(new JobError(m.message));
+        reject(new JobError(m.message, m.name));
         void worker.terminate();
       }
     });

@@ -1,10 +1,10 @@
 // Checkpoint writes that fail leave either nothing (first save) or the previous checkpoint.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
-import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from './checkpoint.ts';
+import { DamagedCheckpointError, hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from './checkpoint.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-ckpt-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -37,5 +37,22 @@ describe('saveCheckpoint on failure', () => {
     expect(back.state.step).toBe(1);
     expect([...(back.tensors.weights.get('a')?.data as Float32Array)]).toEqual([1, 2]);
     expect(readdirSync(dir).filter((f) => f.startsWith('optimizer-step1'))).toEqual(['optimizer-step1.safetensors']);
+  });
+});
+
+describe('loadCheckpoint', () => {
+  it('refuses a checkpoint whose tensor bytes were damaged after saving, saying how to start over', () => {
+    const dir = path.join(tmp, 'damaged', 'checkpoint');
+    saveCheckpoint(dir, state(3), tensors(5));
+    const file = path.join(dir, 'optimizer-step3.safetensors');
+    const bytes = readFileSync(file);
+    bytes[bytes.byteLength - 1] = (bytes[bytes.byteLength - 1] as number) ^ 0x10; // a second moment, still a float
+    writeFileSync(file, bytes);
+    expect(() => loadCheckpoint(dir, 'fp')).toThrow(
+      `${file}: invalid safetensors file: the weights do not match the SHA-256 checksum`,
+    );
+    expect(() => loadCheckpoint(dir, 'fp')).toThrow(/; this checkpoint cannot be resumed, so start the run over \(--no-resume on the command line, Start again in the workbench\)$/);
+    writeFileSync(path.join(dir, 'state.json'), '{"version": 1, "step');
+    expect(() => loadCheckpoint(dir, 'fp')).toThrow(DamagedCheckpointError);
   });
 });

@@ -3,8 +3,9 @@
 // with weights and AdamW moments. The tensors are written first under a new name, then
 // state.json (atomic rename) names them: a kill at any moment leaves the previous checkpoint.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { CheckpointError } from '../checkpoints/errors.ts';
 import { readSafetensors, writeSafetensors } from '../checkpoints/safetensors.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import type { HostTensor } from '../onnx/ir.ts';
@@ -56,9 +57,42 @@ export interface CheckpointTensors {
 
 const STATE = 'state.json';
 
+/** The `name` of a {@link DamagedCheckpointError} (a literal: bundlers may rename classes). */
+export const DAMAGED_CHECKPOINT = 'DamagedCheckpointError';
+
+/**
+ * A checkpoint whose state or tensors cannot be read back (damaged bytes, a cut file): it cannot
+ * be resumed, only started over. The name survives the worker boundary (`JobError.causeName`).
+ */
+export class DamagedCheckpointError extends CheckpointError {
+  override readonly name = DAMAGED_CHECKPOINT;
+  constructor(file: string, reason: string) {
+    super(
+      file,
+      `${reason}; this checkpoint cannot be resumed, so start the run over ` +
+        '(--no-resume on the command line, Start again in the workbench)',
+    );
+  }
+}
+
 /** True when `dir` holds a checkpoint. */
 export function hasCheckpoint(dir: string): boolean {
   return existsSync(path.join(dir, STATE));
+}
+
+/**
+ * Moves a checkpoint that cannot be resumed to `<dir>-damaged` (replacing an older one there), so
+ * the run can start over without losing it; returns a sentence saying where it went.
+ */
+export function setAsideCheckpoint(dir: string): string {
+  const kept = `${dir}-damaged`;
+  try {
+    rmSync(kept, { recursive: true, force: true });
+    renameSync(dir, kept);
+  } catch (e) {
+    return `The damaged checkpoint could not be moved aside (${(e as NodeJS.ErrnoException).code ?? 'error'}).`;
+  }
+  return `The damaged checkpoint was kept as ${kept}.`;
 }
 
 /** Writes tensors (unless unchanged since the last save at this step), then state (the commit point). */
@@ -101,9 +135,7 @@ export function loadCheckpoint(
   try {
     state = JSON.parse(readFileSync(file, 'utf8')) as LoopState;
   } catch (e) {
-    throw new Error(
-      `${file}: unreadable checkpoint (${(e as Error).message}); delete the checkpoint folder to start over`,
-    );
+    throw new DamagedCheckpointError(file, `unreadable checkpoint state (${(e as Error).message})`);
   }
   if (state.version !== 1)
     throw new Error(`${file}: checkpoint version ${String(state.version)} is not supported`);
@@ -113,7 +145,13 @@ export function loadCheckpoint(
         'use the same command to resume, another --out folder, or --no-resume to start over',
     );
   }
-  const content = readSafetensors(path.join(dir, state.tensors));
+  let content: ReturnType<typeof readSafetensors>;
+  try {
+    content = readSafetensors(path.join(dir, state.tensors));
+  } catch (e) {
+    if (!(e instanceof CheckpointError)) throw e;
+    throw new DamagedCheckpointError(e.file, e.reason);
+  }
   const tensors: CheckpointTensors = { weights: new Map(), m: new Map(), v: new Map() };
   for (const [k, x] of content.tensors) {
     const kind = k.slice(0, 2);
