@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countOf, finishedLabel, modelLabel, runOutcome } from './format.ts';
+import { countOf, finishedLabel, modelLabel, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -55,5 +55,23 @@ describe('finishedLabel', () => {
   it('formats the count like every other count (BC5CDR train has 4,560 annotated documents)', () => {
     expect(finishedLabel(4560)).toBe('4,560 annotated or reviewed');
     expect(finishedLabel(0)).toBe('0 annotated or reviewed');
+  });
+});
+
+describe('rowScores', () => {
+  it('shows a dash, with why, where the model marked none or none is annotated', () => {
+    expect(rowScores({ precision: 0, recall: 0, tp: 0, fp: 0, fn: 7 })).toEqual({
+      precision: '–',
+      recall: '0.0 %',
+      precisionNote: expect.stringContaining('marked none') as unknown,
+    });
+    expect(rowScores({ precision: 0, recall: 0, tp: 0, fp: 3, fn: 0 })).toEqual({
+      precision: '0.0 %',
+      recall: '–',
+      recallNote: expect.stringContaining('None of these is annotated') as unknown,
+    });
+    expect(rowScores({ precision: 0.5, recall: 0.25, tp: 1, fp: 1, fn: 3 })).toEqual({ precision: '50.0 %', recall: '25.0 %' });
+    // Relation rows carry no counts: their scores are shown as they are.
+    expect(rowScores({ precision: 0, recall: 0 })).toEqual({ precision: '0.0 %', recall: '0.0 %' });
   });
 });

@@ -98,6 +98,28 @@ export function formatScore(x: number | undefined): string {
 }
 
 /**
+ * A score row's precision and recall as shown, with a dash where the count behind it is zero: the
+ * model marked none of the type (precision) or none is annotated (recall). The report reckons
+ * those as 0, as seqeval does (and so do F1 and the macro average), but "0.0 %" would read as
+ * "all wrong". Rows without counts (relation reports) show their scores.
+ */
+export function rowScores(r: { precision: number; recall: number; tp?: number; fp?: number; fn?: number }): {
+  precision: string;
+  recall: string;
+  precisionNote?: string;
+  recallNote?: string;
+} {
+  const noMarks = r.tp === 0 && r.fp === 0;
+  const noneAnnotated = r.tp === 0 && r.fn === 0;
+  return {
+    precision: noMarks ? '–' : formatScore(r.precision),
+    recall: noneAnnotated ? '–' : formatScore(r.recall),
+    ...(noMarks && { precisionNote: 'The model marked none of these, so there is no precision (counted as 0 in F1 and the average).' }),
+    ...(noneAnnotated && { recallNote: 'None of these is annotated, so there is no recall (counted as 0 in F1 and the average).' }),
+  };
+}
+
+/**
  * The sentence under a completed run: how many steps it trained and, when that is fewer than
  * planned, why (from the run's recorded stop reason; runs from older versions have none).
  */
