@@ -3,7 +3,7 @@
 // the negative label and every misclassified candidate pair; predicting a folder with
 // withDocuments returns each document's text and file, and names every file looked at.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPath } from '../formats/registry.ts';
@@ -127,6 +127,26 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     await expect(run).rejects.toThrow(/scan\.txt: no documents could be read: looks like binary data/);
     await expect(run).rejects.not.toThrow(/listed above/);
   }, 30_000);
+
+  it('a batch size or thread count out of range is refused before any file is read', async () => {
+    const out = path.join(dir, 'sizes.jsonl');
+    const input = path.join(dir, 'not-read-yet.txt');
+    // Batch size 0 used to fail inside onnxruntime ("dims[1] must be an integer, got: -Infinity").
+    await expect(predict({ model: nerModel, input, out, format: 'jsonl', batchSize: 0 })).rejects.toThrow(
+      '--batch-size must be an integer ≥ 1, got 0',
+    );
+    // 1.5 used to run (and write the output) as if it were valid.
+    await expect(evaluate({ task: 'ner', model: nerModel, data: input, batchSize: 1.5 })).rejects.toThrow(
+      '--batch-size must be an integer ≥ 1, got 1.5',
+    );
+    await expect(evaluate({ task: 're', model: reModel, data: input, batchSize: -3 })).rejects.toThrow(
+      '--batch-size must be an integer ≥ 1, got -3',
+    );
+    await expect(evaluate({ task: 're', model: reModel, data: input, threads: 0 })).rejects.toThrow(
+      '--threads must be a whole number from 1 to 256, got 0',
+    );
+    expect(existsSync(out)).toBe(false);
+  });
 
   it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
     const f32 = await evaluate({ task: 'ner', model: nerModel, documents: docs });

@@ -21,7 +21,7 @@ import {
 } from './data-load.ts';
 import { QUIET, type TaskContext } from './events.ts';
 import { createPredictor, type Predictor, type PredictorOptions } from './inference.ts';
-import type { Device } from '../runtime/session.ts';
+import { checkThreads, type Device } from '../runtime/session.ts';
 import { loadTaskModel } from './model-setup.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { evaluateEntities, predictEntities, type NerModelView } from './ner-task.ts';
@@ -217,6 +217,16 @@ function unrelatableTypes(nerTypes: readonly string[], pairs: readonly (readonly
   };
 }
 
+/**
+ * `--batch-size` and `--threads`, checked before any file is read: a batch size of 0 used to fail
+ * deep inside onnxruntime ("dims[1] must be an integer"), and 1.5 ran as if valid.
+ */
+function inferenceSizes(args: { batchSize?: number; threads?: number }): { batchSize: number; threads: number } {
+  const batchSize = args.batchSize ?? 32;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`--batch-size must be an integer ≥ 1, got ${batchSize}`);
+  return { batchSize, threads: checkThreads(args.threads ?? 2) };
+}
+
 function predictorOptions(args: { int8?: boolean; device?: Device }): PredictorOptions {
   return { int8: args.int8 === true, ...(args.device !== undefined && { device: args.device }) };
 }
@@ -233,8 +243,7 @@ function noteDevice(p: Predictor, ctx: TaskContext): Predictor {
 
 /** Predicts entities (+ relations) for every document under `input` and exports them to `out`. */
 export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Promise<PredictResult> {
-  const threads = args.threads ?? 2;
-  const batchSize = args.batchSize ?? 32;
+  const { batchSize, threads } = inferenceSizes(args);
   const src = oneSource(args.input, args.documents, ['input', 'documents']);
   if ((args.out === undefined) !== (args.format === undefined))
     throw new Error('out and format go together: give both to write files, or neither');
@@ -363,8 +372,7 @@ export async function evaluate(
   args: EvaluateArgs,
   ctx: TaskContext = QUIET,
 ): Promise<EvaluateResult> {
-  const threads = args.threads ?? 2;
-  const batchSize = args.batchSize ?? 32;
+  const { batchSize, threads } = inferenceSizes(args);
   const fmt = args.inputFormat ? { format: args.inputFormat } : {};
   const src = oneSource(args.data, args.documents, ['data', 'documents']);
   const name = 'path' in src ? src.path : 'documents';
