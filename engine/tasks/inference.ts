@@ -29,6 +29,9 @@ export interface PredictorOptions {
   device?: Device;
 }
 
+/** Why an int8 predictor asked to run on the GPU runs on the CPU. */
+export const INT8_ON_CPU = 'int8 inference runs on the CPU only, so this runs on the CPU; turn int8 off to use the GPU';
+
 /** A predictor over `weights` (eval mode, dropout off). */
 export async function createPredictor(
   config: EncoderConfig,
@@ -40,9 +43,12 @@ export async function createPredictor(
   const fed = options.int8 ? [] : spec.params;
   const device = options.int8 ? 'cpu' : (options.device ?? 'cpu');
   const session = await Session.create(serializeModel(spec.model), { threads, device });
+  // Asked for the GPU with int8 on, the run used to go to the CPU without a word.
+  const int8Note = options.int8 && options.device === 'webgpu' ? INT8_ON_CPU : undefined;
+  const deviceNote = session.fallbackReason ?? int8Note;
   return {
     device: session.device,
-    ...(session.fallbackReason !== undefined && { deviceNote: session.fallbackReason }),
+    ...(deviceNote !== undefined && { deviceNote }),
     logits: async (batch) => {
       const dims = [batch.batchSize, batch.seqLen];
       const feeds: Record<string, HostTensor> = {

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPath } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
+import type { TaskEvent } from './events.ts';
+import { INT8_ON_CPU } from './inference.ts';
 import { evaluate, predict } from './predict-task.ts';
 import {
   DATA,
@@ -126,6 +128,17 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     const run = predict({ model: nerModel, input: scan, out: path.join(dir, 'o3.jsonl'), format: 'jsonl' });
     await expect(run).rejects.toThrow(/scan\.txt: no documents could be read: looks like binary data/);
     await expect(run).rejects.not.toThrow(/listed above/);
+  }, 30_000);
+
+  it('int8 asked to run on the GPU says that it runs on the CPU', async () => {
+    const logs: string[] = [];
+    const ctx = { emit: (e: TaskEvent) => void (e.type === 'log' && logs.push(e.message)), isCancelled: () => false };
+    const r = await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true, device: 'webgpu' }, ctx);
+    expect(r.int8).toBe(true);
+    expect(logs).toEqual([INT8_ON_CPU]);
+    logs.length = 0;
+    await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true }, ctx);
+    expect(logs).toEqual([]);
   }, 30_000);
 
   it('a batch size or thread count out of range is refused before any file is read', async () => {
