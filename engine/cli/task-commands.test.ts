@@ -301,7 +301,12 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     const jsonl = path.join(dir, 'pred.jsonl');
     writeFileSync(jsonl, 'mine');
     expect(await main(['predict', '--model', model, '--input', gold, '--format', 'jsonl', '--out', jsonl])).toBe(1);
-    expect(stderr.join('')).toMatch(/pred\.jsonl: already exists; choose another file name/);
+    expect(stderr.join('')).toMatch(/pred\.jsonl: already exists; choose another file name, or pass --overwrite to replace it/);
+    const used = path.join(dir, 'used-brat');
+    mkdirSync(used);
+    writeFileSync(path.join(used, 'mine.txt'), 'mine');
+    expect(await main([...args, used])).toBe(1);
+    expect(stderr.join('')).toMatch(/used-brat: folder is not empty \(1 entries\); .*, or pass --overwrite to replace files of the same names/);
     expect(readFileSync(jsonl, 'utf8')).toBe('mine');
     expect(await main(['predict', '--model', model, '--input', gold, '--format', 'jsonl', '--out', jsonl, '--overwrite'])).toBe(0);
     expect(readFileSync(jsonl, 'utf8')).toContain('Aspirin causes asthma.');

@@ -3,7 +3,7 @@
 // print progress on stderr: one updating line on a terminal, plain periodic lines otherwise.
 
 import { defaultVocabFile } from '../text/default-vocab.ts';
-import type { ExportFormat } from '../formats/registry.ts';
+import { ExportTargetError, type ExportFormat } from '../formats/registry.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import type { Architecture } from '../model/config.ts';
 import type { InputFormat } from '../tasks/data-load.ts';
@@ -272,6 +272,12 @@ export async function cmdEval(rest: string[], opts: Opts): Promise<void> {
   else console.log(r.text);
 }
 
+/** The export check's refusal of an existing output, in the CLI's words: the flag that allows it. */
+function withOverwriteFlag(e: unknown): unknown {
+  if (!(e instanceof ExportTargetError) || e.reason !== 'exists') return e;
+  return new Error(e.message.replace(/, or allow replacing (it|files of the same names)$/, ', or pass --overwrite to replace $1'));
+}
+
 /** `benchtop predict --model DIR [--re-model DIR] --input PATH --out PATH --format F` */
 export async function cmdPredict(opts: Opts): Promise<void> {
   const format = oneOf<ExportFormat>(opts, 'format', EXPORT_FORMATS);
@@ -297,7 +303,9 @@ export async function cmdPredict(opts: Opts): Promise<void> {
         ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
       throttleInference(ctx),
-    ),
+    ).catch((e: unknown) => {
+      throw withOverwriteFlag(e);
+    }),
     STOP_WITHOUT_WRITING,
   );
   const errors = r.issues.filter((i) => i.severity === 'error').length;
