@@ -64,6 +64,11 @@ describe('benchtop COMMAND --help', () => {
     const a = capture();
     expect(await main(['train', 'ner', '--epoch', '3'])).toBe(2);
     expect(a.err()).toMatch(/Unknown option '--epoch'.*see "benchtop train --help"/s);
+    // A negative number is read as a flag by Node's parser: one error line saying how to give it.
+    expect(await main(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--seed', '-1', '--out', 'x'])).toBe(2);
+    expect(a.err().split('\n').at(-1)).toMatch(
+      /^benchtop: error: Option '--seed' argument is ambiguous\. .*use '--seed=-XYZ'\. \(see "benchtop init-model --help"\)$/,
+    );
     expect(await main(['trian'])).toBe(2);
     expect(a.err()).toMatch(/unknown command "trian"; the commands are: start, serve, model inspect, init-model/);
     expect(await main(['help', 'nope'])).toBe(2);

@@ -83,7 +83,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const spec = findCommand(argv.filter((a) => !a.startsWith('-')));
     const hint = spec ? `see "benchtop ${spec.name} --help"` : 'see "benchtop --help"';
-    console.error(`benchtop: ${(e as Error).message} (${hint})`);
+    // Node's parser words some refusals over several lines (a value starting with a dash): one line.
+    console.error(`benchtop: error: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')} (${hint})`);
     return 2;
   }
   const [cmd, ...rest] = parsed.positionals;
