@@ -204,6 +204,25 @@ describe('evaluation state', () => {
     expect(ev.trainedOn.modelId).toBe('other');
   });
 
+  it('ticks every dataset when those the model did not learn from have nothing to compare with', async () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    // Trained on sets 1 and 2 (the annotated ones); set 3 and 4 were imported but not annotated.
+    const sets = [2, 3, 0, 0].map((finishedCount, i) => ({ id: i + 1, name: `set ${i + 1}`, finishedCount }) as DatasetInfo);
+    const entries = [1, 2].map((datasetId) => ({ datasetId, path: 'direct' }));
+    vi.mocked(call).mockImplementation(((name: string) =>
+      name === 'models:get-lineage' ? Promise.resolve({ entries }) : Promise.reject(new Error(name))) as typeof call);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    await ev.loadTrainedOn('ner');
+    expect(ev.chosenDatasetIds).toEqual([1, 2, 3, 4]);
+    expect(ev.blocker).toBeNull();
+    expect(ev.chosenTrainedOnNames).toEqual(['set 1', 'set 2']);
+    // Once an unseen dataset has a finished document, only the unseen ones are ticked again.
+    sets[3] = { ...sets[3]!, finishedCount: 1 };
+    const again = new EvaluationState({ models: () => models, datasets: () => sets });
+    await again.loadTrainedOn('ner');
+    expect(again.chosenDatasetIds).toEqual([3, 4]);
+  });
+
   it('starts one evaluation when Evaluate is pressed twice before the first answers', async () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     const sets = [{ id: 1, finishedCount: 2 } as DatasetInfo];

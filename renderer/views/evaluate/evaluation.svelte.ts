@@ -45,7 +45,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   trainedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.datasetIds : NONE);
   /**
    * The chosen datasets (only ones that exist). Until the user picks: those the model did not
-   * learn from, or all of them when it learned from every one.
+   * learn from, or all of them when it learned from every one that has finished documents.
    */
   chosenDatasetIds = $derived(this.#chosen());
   errors = $derived(
@@ -140,8 +140,10 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   #chosen(): number[] {
     const all = this.#allDatasets();
     if (this.datasetIds !== null) return all.filter((d) => this.datasetIds!.includes(d.id)).map((d) => d.id);
-    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id)).map((d) => d.id);
-    return unseen.length > 0 ? unseen : all.map((d) => d.id);
+    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id));
+    // Unseen datasets with nothing Annotated or Reviewed cannot be scored: ticking only them
+    // would leave Evaluate disabled, so the model's own datasets are ticked (with the warning).
+    return unseen.some((d) => d.finishedCount > 0) ? unseen.map((d) => d.id) : all.map((d) => d.id);
   }
 
   #blocker(): string | null {
