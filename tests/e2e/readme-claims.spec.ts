@@ -1,0 +1,80 @@
+// README "The workbench", walked as a first-time user: what the Evaluate and Run screens say
+// after a tiny model is trained on the demo and a folder of notes (nothing annotated) is added.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchDemoApp, screenshot, trainTinyModel } from './fixtures.ts';
+
+describe('README claims: Evaluate and Run', () => {
+  let app: App;
+  let projectId: number;
+  let notes: string;
+
+  beforeAll(async () => {
+    ({ app, projectId } = await launchDemoApp());
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('trains a tiny model on the demo, then imports notes it did not learn from', async () => {
+    await trainTinyModel(app.page);
+    // Imported after training, so the model did not learn from it: plain notes, none annotated.
+    notes = join(app.tmp, 'notes');
+    mkdirSync(notes);
+    writeFileSync(join(notes, 'n1.txt'), 'Patient has asthma and takes salbutamol daily.\n');
+    writeFileSync(join(notes, 'n2.txt'), 'Hypertension treated with lisinopril.\n');
+    await apiCall(app.server, 'documents:import', {
+      projectId,
+      path: notes,
+      containsPhi: false,
+    });
+    await app.page.reload();
+    await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+  }, 240_000);
+
+  it('Evaluate ticks the datasets the model learned from when the others have nothing annotated', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-evaluate').click();
+    const learned = page.locator('label', { has: page.getByTestId('eval-trained-on') });
+    await learned.first().waitFor();
+    // "when the model learned from every dataset [with annotated documents], all are ticked,
+    // with the warning": before, only "notes" (nothing to compare with) was ticked and Evaluate
+    // stayed disabled, saying that none of the chosen datasets had annotated documents.
+    await expect.poll(() => learned.first().locator('input').isChecked()).toBe(true);
+    expect(await page.getByTestId('start-evaluate').isEnabled()).toBe(true);
+    expect(await page.getByTestId('eval-trained-on-warning').textContent()).toMatch(
+      /This model learned from Demo notes: its scores there look better/,
+    );
+    // The mark reads as words apart: "3 annotated or reviewed · the model learned from it".
+    expect(await learned.first().innerText()).toMatch(/reviewed · the model learned from it/);
+    await screenshot(page, 'readme-evaluate-defaults');
+  });
+
+  it('Run lists each dataset with its document count in words', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-run').click();
+    const options = await page.getByTestId('run-dataset').locator('option').allInnerTexts();
+    // Before, "notes (2)": a second import of "notes" read "notes (2) (2)".
+    expect(options).toEqual(['All documents of the project', 'Demo notes · 5 documents', 'notes · 2 documents']);
+  });
+
+  it('Run over files counts one file with a problem in the singular', async () => {
+    const { page } = app;
+    writeFileSync(join(notes, 'empty.txt'), '');
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-source-folder').check();
+    await page.getByTestId('run-input').fill(notes);
+    await page.getByTestId('run-format').selectOption('jsonl');
+    await page.getByTestId('run-output').fill(join(app.tmp, 'out.jsonl'));
+    await page.getByTestId('start-run').click();
+    await expect
+      .poll(() => page.getByTestId('run-summary').textContent(), { timeout: 120_000 })
+      .toMatch(/in 3 documents/);
+    const label = page.locator('label', { has: page.getByTestId('only-problems') });
+    // Before: "Only the 1 files or documents with problems".
+    expect((await label.innerText()).trim()).toBe('Only the 1 file or document with problems');
+  });
+});
