@@ -1,11 +1,27 @@
 // Refusals for evaluation data with nothing to score against: an F1 of 0 over no gold at all
 // reads as a terrible model, when the real problem is the file (wrong format, no annotations).
 
-import type { Document } from '../formats/types.ts';
+import type { Document, FormatIssue } from '../formats/types.ts';
 
-/** Throws unless some of `docs` (read from `name`, the role e.g. "test data") have entities. */
-export function requireNerGold(docs: readonly Document[], name: string): void {
-  if (docs.length === 0) throw new Error(`${name}: no documents could be read, so there is nothing to score against (see the problems listed above)`);
+/**
+ * Why `name` gave no document, in one message: its first problem, or that it holds nothing in a
+ * supported format. The workbench shows only this message, and an empty folder has no problem to
+ * list: "see the issues above" pointed at nothing.
+ */
+export function noDocumentsError(name: string, issues: readonly FormatIssue[], consequence = ''): Error {
+  const first = issues.find((x) => x.severity === 'error') ?? issues[0];
+  if (!first) return new Error(`${name}: no documents found (an empty folder, or no files in a supported format)${consequence}`);
+  const where = first.file === name ? '' : `${first.file}: `;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';
+  return new Error(`${name}: no documents could be read${consequence}: ${where}${first.message}${more}`);
+}
+
+/**
+ * Throws unless some of `docs` (read from `name`, the role e.g. "test data") have entities;
+ * `issues` are the reader's, for the message when there is no document at all.
+ */
+export function requireNerGold(docs: readonly Document[], name: string, issues: readonly FormatIssue[] = []): void {
+  if (docs.length === 0) throw noDocumentsError(name, issues, ', so there is nothing to score against');
   if (!docs.some((d) => d.entities.length > 0))
     throw new Error(
       `${name}: none of the ${docs.length} document${docs.length === 1 ? '' : 's'} has annotated entities, so there is nothing to score against; ` +

@@ -4,7 +4,7 @@
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
 // strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
-import { requireNerGold, requireReGold } from './gold.ts';
+import { noDocumentsError, requireNerGold, requireReGold } from './gold.ts';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
@@ -278,12 +278,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   if (docs.length === 0) {
     if (!('path' in src)) throw new Error('no documents to predict');
     // The first problem is named here: the workbench shows only this message when a run fails.
-    const first = issues.find((x) => x.severity === 'error') ?? issues[0];
-    if (!first)
-      throw new Error(`${src.path}: no documents found (an empty folder, or no files in a supported format)`);
-    const where = first.file === src.path ? '' : `${first.file}: `;
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';
-    throw new Error(`${src.path}: no documents could be read: ${where}${first.message}${more}`);
+    throw noDocumentsError(src.path, issues);
   }
   // Throughput is timed from tokenization to decoded output (sessions are built first).
   const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args)), ctx);
@@ -384,7 +379,7 @@ export async function evaluate(
     const notes = goldNotes(loaded.documents.map((d) => d.entities), typesOfLabels(view.labels));
     for (const message of notes) issues.push({ severity: 'warning', file: name, message });
     emitAll(issues, ctx);
-    requireNerGold(loaded.documents, name);
+    requireNerGold(loaded.documents, name, loaded.issues);
     const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
     try {
       const pred = await predictEntities(

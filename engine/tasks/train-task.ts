@@ -41,7 +41,7 @@ import {
   type ReModelView,
 } from './re-task.ts';
 import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
-import { requireNerGold, requireReGold } from './gold.ts';
+import { noDocumentsError, requireNerGold, requireReGold } from './gold.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
 
@@ -189,21 +189,21 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     files.dev = dvPart.sources;
     const devName = args.dev ?? 'dev documents';
     if (dvPart.input.kind === 'documents') {
-      if (args.task === 'ner') requireNerGold(dvPart.input.documents, devName);
+      if (args.task === 'ner') requireNerGold(dvPart.input.documents, devName, dvPart.input.issues);
       else if (dvPart.input.documents.length === 0) requireReGold(0, devName);
     } else if (dvPart.input.examples.length === 0) requireReGold(0, devName);
   }
   if (args.task === 'ner') {
     const docsOf = (input: ReInput): Document[] =>
       input.kind === 'documents' ? input.documents : [];
-    if (docsOf(tr).length === 0)
-      throw new Error(`${data.name}: no documents could be read (see the issues above)`);
+    if (docsOf(tr).length === 0) throw noDocumentsError(data.name, tr.issues);
     const types = entityTypes(docsOf(tr));
     if (types.length === 0)
       throw new Error(`${data.name}: the documents have no entity annotations to learn from`);
     dataLabels = iob2Labels(types);
     nerDocs = { train: docsOf(tr), ...(dv ? { dev: docsOf(dv) } : {}) };
   } else {
+    if (tr.kind === 'documents' && tr.documents.length === 0) throw noDocumentsError(data.name, tr.issues);
     reSet = reTrainingSet(tr, dv, {
       seed,
       source: data.name,
