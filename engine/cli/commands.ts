@@ -119,7 +119,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('warmup-ratio', 'X', 'share of steps warming the learning rate up, 0 to 1 (default 0.1)'),
       f('weight-decay', 'X', 'AdamW weight decay (default 0.01)'),
       f('no-dropout', undefined, 'train without dropout'),
-      f('negative-label', 'L', 'RE: the "no relation" class (default false)'),
+      f('negative-label', 'L', 'RE: the "no relation" class (default: the data\'s false, 0, no_relation, none, negative, NA or other label)'),
       f('patience', 'N', 'stop after N evaluations without a better dev F1 (default 3; 0 never stops early)'),
       f('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)'),
       f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 500; 0 only at the end)'),
