@@ -45,6 +45,13 @@ describe('benchtop COMMAND --help', () => {
     const c = capture();
     expect(await main(['model', 'inspect', '--help'])).toBe(0);
     expect(c.out()).toMatch(/--json\s+print JSON/);
+    // "model" alone used to be an unknown command; its help is that of its one subcommand.
+    expect(await main(['model', '--help'])).toBe(0);
+    expect(await main(['help', 'model'])).toBe(0);
+    expect(c.out().split('benchtop model inspect — ').length).toBe(4);
+    const e = capture();
+    expect(await main(['model'])).toBe(2);
+    expect(e.err()).toBe('benchtop: error: "benchtop model" needs a subcommand; usage: benchtop model inspect DIR [--json]');
   });
 
   it('the global help lists every command and points to the per-command pages', async () => {

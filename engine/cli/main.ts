@@ -95,7 +95,10 @@ export async function main(argv: string[]): Promise<number> {
       return cmd || opts['help'] ? 0 : 2;
     }
     const topic = cmd === 'help' ? rest : parsed.positionals;
-    const spec = findCommand(topic);
+    // "model" alone is the start of "model inspect", not an unknown command.
+    const spec = findCommand(topic.length === 1 && topic[0] === 'model' ? ['model', 'inspect'] : topic);
+    if (spec?.name === 'model inspect' && topic.length === 1 && cmd !== 'help' && !opts['help'])
+      throw new UsageError(`"benchtop model" needs a subcommand; usage: ${spec.usage}`);
     if (!spec) throw new UsageError(`unknown command "${topic.join(' ')}"; the commands are: ${COMMANDS.map((c) => c.name).join(', ')} (see "benchtop --help")`);
     if (cmd === 'help' || opts['help']) {
       console.log(commandHelp(spec));
