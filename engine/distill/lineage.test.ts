@@ -36,6 +36,9 @@ describe('weights a run starts from', () => {
     expect(garbled.phiStatus).toBe('unknown');
     const card = privacySection(lineageRecord([TEACHER, noRecord, TRANSFER]));
     expect(card).toMatch(/cannot tell whether PHI shaped its weights/);
+    // Its row says so too (it said PHI "no" under a status of unknown).
+    expect(card).toContain('| base-model | weights of model "base" (no lineage.json: taken as unknown) |  | yes | unknown |');
+    expect(card).toContain('| distill-transfer | WordNet |  | yes | no |');
     expect(card).not.toMatch(/What this guarantees|No private data/);
   });
 

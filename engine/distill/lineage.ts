@@ -160,7 +160,9 @@ export function toLineageInputs(record: LineageRecord): LineageInput[] {
 
 /** The model card's privacy section. */
 export function privacySection(record: LineageRecord): string {
-  const rows = record.entries.map((e) => `| ${e.kind} | ${e.source.replace(/\|/g, '\\|')} | ${e.weight ?? ''} | ${e.gradients ? 'yes' : 'no (outputs only)'} | ${e.containsPhi ? 'yes' : 'no'} |`);
+  // Weights of unknown origin are "unknown" in the PHI column, as in the status line (the row said "no").
+  const phi = (e: LineageEntry): string => (e.phiStatus === 'unknown' ? 'unknown' : e.containsPhi ? 'yes' : 'no');
+  const rows = record.entries.map((e) => `| ${e.kind} | ${e.source.replace(/\|/g, '\\|')} | ${e.weight ?? ''} | ${e.gradients ? 'yes' : 'no (outputs only)'} | ${phi(e)} |`);
   const lines = [
     '## Privacy and lineage',
     '',
