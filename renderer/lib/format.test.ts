@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countOf, finishedLabel, modelLabel, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, finishedLabel, modelLabel, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -73,5 +73,18 @@ describe('rowScores', () => {
     expect(rowScores({ precision: 0.5, recall: 0.25, tp: 1, fp: 1, fn: 3 })).toEqual({ precision: '50.0 %', recall: '25.0 %' });
     // Relation rows carry no counts: their scores are shown as they are.
     expect(rowScores({ precision: 0, recall: 0 })).toEqual({ precision: '0.0 %', recall: '0.0 %' });
+  });
+});
+
+describe('camelCaseParts', () => {
+  it('cuts a class name between its words, keeping short ones joined', () => {
+    expect(camelCaseParts('BertForTokenClassification')).toEqual(['BertFor', 'Token', 'Classification']);
+    expect(camelCaseParts('BertForMaskedLM')).toEqual(['BertFor', 'MaskedLM']);
+    expect(camelCaseParts('RobertaForSequenceClassification')).toEqual(['Roberta', 'ForSequence', 'Classification']);
+    expect(camelCaseParts('bert')).toEqual(['bert']);
+    expect(camelCaseParts('')).toEqual(['']);
+    // Nothing is lost or reordered.
+    for (const n of ['ElectraForTokenClassification', 'AlbertModel', 'MobileBertForMaskedLM'])
+      expect(camelCaseParts(n).join('')).toBe(n);
   });
 });

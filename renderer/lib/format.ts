@@ -35,6 +35,20 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }
 
+/**
+ * A CamelCase class name in the words a line may break between ("BertFor", "Token",
+ * "Classification"): the template puts a <wbr> between them, so a narrow table wraps it.
+ */
+export function camelCaseParts(name: string): string[] {
+  return name.split(/(?<=[a-z0-9])(?=[A-Z])/).reduce<string[]>((parts, word) => {
+    // Short words stay joined ("Bert" + "For", "Masked" + "LM"): no line holds only "For".
+    const last = parts.at(-1);
+    if (last !== undefined && (last.length <= 4 || word.length <= 2)) parts[parts.length - 1] = last + word;
+    else parts.push(word);
+    return parts;
+  }, []);
+}
+
 export function formatParameters(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;

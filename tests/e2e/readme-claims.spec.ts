@@ -61,6 +61,26 @@ describe('README claims: Evaluate and Run', () => {
     expect(options).toEqual(['All documents of the project', 'Demo notes · 5 documents', 'notes · 2 documents']);
   });
 
+  it('Models at 1024 px shows every column of the library without scrolling', async () => {
+    const { page } = app;
+    await page.setViewportSize({ width: 1024, height: 700 });
+    try {
+      await page.getByTestId('nav-models').click();
+      await page.getByTestId('model-table').getByRole('button').first().waitFor();
+      // Before, "BertForTokenClassification" kept the architecture column 204 px wide and the
+      // Added column was cut off at the card's edge ("Nc 20 6:"), reachable only by scrolling.
+      const { card, table } = await page.evaluate<{ card: number; table: number }>(`(() => {
+        const t = document.querySelector('[data-testid="model-table"]');
+        return { card: t.parentElement.clientWidth, table: t.scrollWidth };
+      })()`);
+      expect(table).toBeLessThanOrEqual(card);
+      expect(await page.getByTestId('model-table').locator('td').nth(1).innerText()).toMatch(/^BertFor/);
+      await screenshot(page, 'readme-models-1024');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
+  });
+
   it('Run over files counts one file with a problem in the singular', async () => {
     const { page } = app;
     writeFileSync(join(notes, 'empty.txt'), '');
