@@ -1,7 +1,7 @@
 // Training and evaluation data that yields no document: the refusal names the cause in its own
 // words (the workbench shows only this message), not "see the issues above" when none were listed.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { noDocumentsError } from './gold.ts';
@@ -32,6 +32,22 @@ describe.skipIf(!HAS_DATA)('data that yields no document', () => {
     );
     const model = randomTaskModel(path.join(dir, 'ner'), { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease']);
     await expect(evaluate({ task: 'ner', model, data: empty })).rejects.toThrow(`${found}, so there is nothing to score against`);
+  });
+
+  it('train checks --test before its first step, not after its last', async () => {
+    const train1 = path.join(dir, 'two.conll');
+    writeFileSync(train1, 'Aspirin\tO\ncauses\tO\nasthma\tB-Disease\n\nNo\tO\nasthma\tB-Disease\n\n');
+    const out = path.join(dir, 't');
+    let steps = 0;
+    const ctx = { emit: (e: { type: string }) => void (e.type === 'progress' && steps++), isCancelled: () => false };
+    await expect(train({ task: 'ner', ...preset, train: train1, test: path.join(dir, 'tset.tsv'), out }, ctx)).rejects.toThrow(/tset\.tsv/);
+    await expect(train({ task: 'ner', ...preset, train: train1, test: empty, out }, ctx)).rejects.toThrow(`${found}, so there is nothing to score against`);
+    const plain = path.join(dir, 'plain.txt');
+    writeFileSync(plain, 'Aspirin causes asthma.');
+    await expect(train({ task: 'ner', ...preset, train: train1, test: plain, out }, ctx)).rejects.toThrow(/plain\.txt: none of the 1 document has annotated entities/);
+    await expect(train({ task: 're', ...preset, train: train1, test: empty, out }, ctx)).rejects.toThrow(/empty: no entity pairs to score/);
+    expect(steps).toBe(0);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('names the first problem, preferring an error, and counts the rest', () => {

@@ -17,8 +17,6 @@ import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
-  loadDocuments,
-  loadReInput,
   readDataPart,
   trainingData,
   type DataSource,
@@ -130,6 +128,14 @@ function prepareOut(out: string, ckpt: string, args: TrainArgs): { resume: boole
   return { resume: resuming, discard: has && mode === 'never' };
 }
 
+/** Throws unless dev or test data `input` (read from `name`) has something to score against. */
+function requireGold(input: ReInput, task: 'ner' | 're', name: string): void {
+  if (input.kind === 'documents') {
+    if (task === 'ner') requireNerGold(input.documents, name, input.issues);
+    else if (input.documents.length === 0) requireReGold(0, name);
+  } else if (input.examples.length === 0) requireReGold(0, name);
+}
+
 function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
   for (const issue of issues) ctx.emit({ type: 'issue', issue });
 }
@@ -187,11 +193,15 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   if (dvPart) {
     note(dvPart.input.issues);
     files.dev = dvPart.sources;
-    const devName = args.dev ?? 'dev documents';
-    if (dvPart.input.kind === 'documents') {
-      if (args.task === 'ner') requireNerGold(dvPart.input.documents, devName, dvPart.input.issues);
-      else if (dvPart.input.documents.length === 0) requireReGold(0, devName);
-    } else if (dvPart.input.examples.length === 0) requireReGold(0, devName);
+    requireGold(dvPart.input, args.task, args.dev ?? 'dev documents');
+  }
+  // Test data is read and checked now: a mistyped --test path, or a file without annotations,
+  // used to fail the run only after all its training steps.
+  const tePart = args.test !== undefined ? await readDataPart({ path: args.test }, args.task, loadOpts) : undefined;
+  if (tePart) {
+    note(tePart.input.issues);
+    files.test = tePart.sources;
+    requireGold(tePart.input, args.task, args.test as string);
   }
   if (args.task === 'ner') {
     const docsOf = (input: ReInput): Document[] =>
@@ -357,15 +367,12 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   if (result.status === 'cancelled') return { status: 'cancelled', out, checkpointDir: ckpt };
 
   let test: MetricsJson | null = null;
-  if (args.test) {
-    const testName = args.test;
+  if (tePart) {
+    const testName = args.test as string;
+    const te = tePart.input;
     const predictor = await createPredictor(config, result.weights, threads, args.device !== undefined ? { device: args.device } : {});
     try {
-      if (args.task === 'ner') {
-        const te = await loadDocuments(args.test, loadOpts);
-        note(te.issues);
-        files.test = te.files;
-        requireNerGold(te.documents, testName);
+      if (te.kind === 'documents' && args.task === 'ner') {
         const pred = await predictEntities(
           te.documents,
           { labels, tokenizer: pm.tokenizer, maxLength, stride: meta.stride ?? 32 },
@@ -375,9 +382,6 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
         );
         test = toMetricsJson(evaluateEntities(te.documents, pred.entities));
       } else {
-        const te = await loadReInput(args.test, loadOpts);
-        note(te.issues);
-        files.test = te.files;
         const view = reView as ReModelView;
         const ex = reExamples(te, view.entityPairs, view.negativeLabel);
         requireReGold(ex.length, testName);
