@@ -24,6 +24,7 @@ describe('distill / pretrain / distill-general CLI', () => {
         // onnxruntime starts every thread asked for (100000 took 16 GB): refused before any work.
         const distill = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', path.join(out, 's')];
         expect(await main([...distill, '--threads', '100000'])).toBe(1);
+        expect(await main([...distill, '--test', path.join(out, 'tset.tsv')])).toBe(1);
         expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', 'x', '--out', path.join(out, 'p'), '--threads', '0'])).toBe(1);
         expect(readdirSync(out)).toEqual([]);
       } finally {
@@ -34,6 +35,7 @@ describe('distill / pretrain / distill-general CLI', () => {
       expect(messages).toMatch(/--task must be ner or re/);
       expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 100000/);
       expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 0/);
+      expect(messages).toMatch(/tset\.tsv: no such file or folder/);
       expect(messages).toMatch(/missing required option --teacher/);
       expect(messages).toMatch(/give --model DIR \(continual pretraining\) or --preset NAME/);
       expect(messages).toMatch(/--recipe must be one of distilbiobert, tinybert, compactbiobert/);

@@ -126,6 +126,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
   const sources = parseTransfer(args.transfer);
   for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
+  // A mistyped --test used to fail the command after the whole run (with the student saved).
+  if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
   checkTransferNotPrivate(paths, { teacher: args.teacher, ...(args.privateData !== undefined && { privateData: args.privateData }), ...(args.privateSha256 && { privateSha256: args.privateSha256 }) });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
