@@ -1,12 +1,12 @@
-// README "The workbench", walked as a first-time user: what the Evaluate and Run screens say
-// after a tiny model is trained on the demo and a folder of notes (nothing annotated) is added.
+// README "The workbench", walked as a first-time user: what Documents, Evaluate, Run and Models
+// show after a tiny model is trained on the demo and a folder of notes (nothing annotated) is added.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
 import { type App, launchDemoApp, screenshot, trainTinyModel } from './fixtures.ts';
 
-describe('README claims: Evaluate and Run', () => {
+describe('README claims: the workbench', () => {
   let app: App;
   let projectId: number;
   let notes: string;
@@ -59,6 +59,21 @@ describe('README claims: Evaluate and Run', () => {
     const options = await page.getByTestId('run-dataset').locator('option').allInnerTexts();
     // Before, "notes (2)": a second import of "notes" read "notes (2) (2)".
     expect(options).toEqual(['All documents of the project', 'Demo notes · 5 documents', 'notes · 2 documents']);
+  });
+
+  it('Documents: an empty search offers Show all documents, which clears it and the filters', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('filter-annotated').click();
+    await page.getByTestId('document-search').fill('strasse');
+    await page.getByTestId('documents-empty').getByText('No documents match').waitFor();
+    // Before, "Try other words, or show all documents." with nothing to press.
+    await page.getByTestId('show-all-documents').click();
+    await expect.poll(() => page.getByTestId('page-range').textContent()).toBe('1–7 of 7');
+    expect(await page.getByTestId('document-search').inputValue()).toBe('');
+    expect(await page.getByTestId('filter-all').getAttribute('aria-checked')).toBe('true');
+    const focused = await page.evaluate('document.activeElement?.dataset?.testid');
+    expect(focused).toBe('document-search');
   });
 
   it('Models at 1024 px shows every column of the library without scrolling', async () => {

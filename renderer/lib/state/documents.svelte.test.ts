@@ -7,10 +7,12 @@ import type { DocumentSummary } from '../../../engine/api/contract.ts';
 /** A project of `size` documents, served a page at a time like documents:list. */
 let size = 0;
 const requests: { offset: number; limit: number }[] = [];
+let lastArgs: Record<string, unknown> = {};
 vi.mock('../api.ts', () => ({
   call: vi.fn((name: string, args: { offset: number; limit: number }) => {
     if (name !== 'documents:list') return Promise.resolve([]);
     requests.push({ offset: args.offset, limit: args.limit });
+    lastArgs = args;
     const ids = Array.from({ length: Math.max(0, Math.min(args.limit, size - args.offset)) }, (_, i) => args.offset + i + 1);
     return Promise.resolve({ total: size, offset: args.offset, items: ids.map((id) => ({ id }) as DocumentSummary) });
   }),
@@ -65,5 +67,20 @@ describe('documents paging', () => {
     expect(documents.hasNeighbour(120, 1)).toBe(false);
     expect(await documents.step(120, 1)).toBeUndefined();
     expect((await documents.step(110, 1))?.id).toBe(111);
+  });
+
+  it('shows all documents again from an empty search: no words, no filter, the first page', async () => {
+    size = 500;
+    documents.pageTo('last');
+    documents.setFilter('annotated');
+    documents.setStatus('new');
+    documents.setSearch('no such word');
+    documents.showAll();
+    await vi.waitFor(() => expect(documents.items[0]?.id).toBe(1));
+    expect([documents.search, documents.filter, documents.status, documents.offset]).toEqual(['', 'all', 'any', 0]);
+    expect(lastArgs).toEqual({ projectId: 1, filter: 'all', offset: 0, limit: 50 });
+    // The search typed just before is not sent 200 ms later.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(lastArgs).not.toHaveProperty('search');
   });
 });

@@ -82,6 +82,16 @@ class Documents {
     void this.load();
   }
 
+  /** Clears the search and both filters and goes back to the first page (an empty result's way out). */
+  showAll(): void {
+    clearTimeout(this.#timer);
+    this.search = '';
+    this.filter = 'all';
+    this.status = 'any';
+    this.offset = 0;
+    void this.load();
+  }
+
   page(dir: -1 | 1): void {
     this.offset = Math.max(0, Math.min(this.offset + dir * PAGE, Math.max(0, this.total - 1)));
     void this.load();
