@@ -4,6 +4,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { FormatIssue } from '../formats/types.ts';
+import type { TaskEvent } from './events.ts';
 import { noDocumentsError } from './gold.ts';
 import { evaluate } from './predict-task.ts';
 import { HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
@@ -49,6 +51,22 @@ describe.skipIf(!HAS_DATA)('data that yields no document', () => {
     expect(steps).toBe(0);
     expect(existsSync(out)).toBe(false);
   });
+
+  it('train warns when dev or test data is, by content, the training data', async () => {
+    const train1 = path.join(dir, 'mixup.conll');
+    const copy = path.join(dir, 'mixup-copy.conll');
+    const text = 'Aspirin\tO\ncauses\tO\nasthma\tB-Disease\n\nNo\tO\nasthma\tB-Disease\n\n';
+    writeFileSync(train1, text);
+    writeFileSync(copy, text);
+    const issues: FormatIssue[] = [];
+    const ctx = { emit: (e: TaskEvent) => void (e.type === 'issue' && issues.push(e.issue)), isCancelled: () => false };
+    await train({ task: 'ner', ...preset, train: train1, dev: copy, test: train1, out: path.join(dir, 'mixup') }, ctx);
+    const memorised = 'so its scores measure memorisation, not how the model does on unseen text';
+    expect(issues).toEqual([
+      { severity: 'warning', file: copy, message: `this dev data is the same as the training file ${train1}, ${memorised}` },
+      { severity: 'warning', file: train1, message: `this test data is also the training data, ${memorised}` },
+    ]);
+  }, 30_000);
 
   it('names the first problem, preferring an error, and counts the rest', () => {
     const issues = [

@@ -1,7 +1,9 @@
 // Refusals for evaluation data with nothing to score against: an F1 of 0 over no gold at all
 // reads as a terrible model, when the real problem is the file (wrong format, no annotations).
+// Dev or test data that is the training data itself gets a warning: its scores would flatter.
 
 import type { Document, FormatIssue } from '../formats/types.ts';
+import type { DataSource, ReInput, SourceFile } from './data-load.ts';
 
 /**
  * Why `name` gave no document, in one message: its first problem, or that it holds nothing in a
@@ -36,4 +38,24 @@ export function requireReGold(examples: number, name: string): void {
       `${name}: no entity pairs to score (no readable examples, or no pair of the types the model relates); ` +
         'give annotated relation data (TSV with @ markers, PubTator, BioC, brat, JSONL)',
     );
+}
+
+/** A warning for each dev or test file that is, by content, a training file (a scoring mix-up). */
+export function sameAsTraining(train: readonly DataSource[], part: readonly DataSource[], role: 'dev' | 'test'): FormatIssue[] {
+  const isFile = (s: DataSource): s is SourceFile => 'path' in s;
+  const trained = new Map(train.filter(isFile).map((s) => [s.sha256, s.path] as const));
+  return part.filter(isFile).flatMap((s) => {
+    const twin = trained.get(s.sha256);
+    if (twin === undefined) return [];
+    const same = twin === s.path ? 'also the training data' : `the same as the training file ${twin}`;
+    return [{ severity: 'warning' as const, file: s.path, message: `this ${role} data is ${same}, so its scores measure memorisation, not how the model does on unseen text` }];
+  });
+}
+
+/** Throws unless dev or test data `input` (read from `name`) has something to score against. */
+export function requireGold(input: ReInput, task: 'ner' | 're', name: string): void {
+  if (input.kind === 'documents') {
+    if (task === 'ner') requireNerGold(input.documents, name, input.issues);
+    else if (input.documents.length === 0) requireReGold(0, name);
+  } else if (input.examples.length === 0) requireReGold(0, name);
 }

@@ -39,7 +39,7 @@ import {
   type ReModelView,
 } from './re-task.ts';
 import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
-import { noDocumentsError, requireNerGold, requireReGold } from './gold.ts';
+import { noDocumentsError, requireGold, requireReGold, sameAsTraining } from './gold.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
 
@@ -128,14 +128,6 @@ function prepareOut(out: string, ckpt: string, args: TrainArgs): { resume: boole
   return { resume: resuming, discard: has && mode === 'never' };
 }
 
-/** Throws unless dev or test data `input` (read from `name`) has something to score against. */
-function requireGold(input: ReInput, task: 'ner' | 're', name: string): void {
-  if (input.kind === 'documents') {
-    if (task === 'ner') requireNerGold(input.documents, name, input.issues);
-    else if (input.documents.length === 0) requireReGold(0, name);
-  } else if (input.examples.length === 0) requireReGold(0, name);
-}
-
 function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
   for (const issue of issues) ctx.emit({ type: 'issue', issue });
 }
@@ -203,6 +195,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     files.test = tePart.sources;
     requireGold(tePart.input, args.task, args.test as string);
   }
+  note([...sameAsTraining(files.train, files.dev, 'dev'), ...sameAsTraining(files.train, files.test, 'test')]);
   if (args.task === 'ner') {
     const docsOf = (input: ReInput): Document[] =>
       input.kind === 'documents' ? input.documents : [];
