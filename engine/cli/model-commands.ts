@@ -37,7 +37,8 @@ export function inspectModel(dir: string): Record<string, unknown> {
     intermediate_size: m.config.intermediateSize,
     max_positions: m.config.maxPositions,
     embedding_size: embeddingWidth(m.config),
-    do_lower_case: m.tokenizer.doLowerCase,
+    // A WordPiece setting: without vocab.txt (RoBERTa's BPE, a bare folder) it said true, about nothing.
+    do_lower_case: m.vocab.length > 0 ? m.tokenizer.doLowerCase : null,
     weights_file: path.basename(m.weightsFile),
     weights_format: m.sourceFormat,
     size_bytes: statSync(m.weightsFile).size,
