@@ -303,6 +303,33 @@ describe('AnnotationEditor', () => {
     expect(ed.pending).toEqual({ start: at('daily'), end: at('daily') + 5 });
   });
 
+  it('steps over punctuation with Ctrl+arrows: "." alone is never the word selected', () => {
+    const text = 'Hepatology review.\n\nA 38-year-old man, on (tenofovir).';
+    const ed = new AnnotationEditor({ ...detail(), text, entities: [], relations: [] }, SCHEMA, {
+      debounceMs: 1_000_000,
+      save: () => Promise.resolve(detail().summary),
+      reload: () => Promise.resolve(detail()),
+    });
+    const words: string[] = [];
+    ed.caret = 0;
+    for (let n = 0; n < 10; n++) {
+      ed.handleKey({ key: 'ArrowRight', ctrl: true });
+      words.push(text.slice(ed.pending!.start, ed.pending!.end));
+    }
+    // Before: "Hepatology", "review", ".", "A", "38", "-", … and at the end ")" and ".".
+    // The last press finds no word after "tenofovir" (only ")."): the selection stays.
+    expect(words).toEqual(['Hepatology', 'review', 'A', '38', 'year', 'old', 'man', 'on', 'tenofovir', 'tenofovir']);
+    ed.handleKey({ key: 'ArrowLeft', ctrl: true });
+    expect(text.slice(ed.pending!.start, ed.pending!.end)).toBe('on');
+    ed.selectRange(text.indexOf('review'), text.indexOf('review') + 6);
+    ed.handleKey({ key: 'ArrowLeft', ctrl: true });
+    expect(text.slice(ed.pending!.start, ed.pending!.end)).toBe('Hepatology');
+    // Shift still takes punctuation in: "review" grown by one token is "review.".
+    ed.selectRange(text.indexOf('review'), text.indexOf('review') + 6);
+    ed.handleKey({ key: 'ArrowRight', shift: true });
+    expect(text.slice(ed.pending!.start, ed.pending!.end)).toBe('review.');
+  });
+
   it('selects word by word with Ctrl+arrows from the caret, a selection or an entity, then labels it', () => {
     const { ed } = make();
     ed.caret = 0;

@@ -14,16 +14,20 @@ function run(fn: () => void): true {
   return true;
 }
 
+const WORD = /[\p{L}\p{N}]/u;
+
 /**
  * Selects the word after (dir 1) or before (-1) the selection, the selected entity or the caret:
  * with the keyboard alone, any word can be reached, then grown with Shift and labelled.
+ * Punctuation ("." "," "-") is stepped over: alone it is never a mention (Shift takes it in).
  */
 function selectWord(ed: AnnotationEditor, dir: -1 | 1): void {
   const e = ed.entity(ed.selectedKey);
   const from = ed.pending ?? (e ? { start: e.spans[0]!.start, end: e.spans.at(-1)!.end } : null);
   const t = ed.tokens;
-  const i =
+  let i =
     dir > 0 ? t.firstEndingAfter(from?.end ?? ed.caret) : t.lastStartingBefore(from?.start ?? ed.caret);
+  while (i >= 0 && i < t.count && !WORD.test(ed.text.slice(t.starts[i], t.ends[i]))) i += dir;
   if (i >= 0 && i < t.count) ed.selectRange(t.starts[i]!, t.ends[i]!);
 }
 
