@@ -25,6 +25,12 @@ describe('distill / pretrain / distill-general CLI', () => {
         const distill = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', path.join(out, 's')];
         expect(await main([...distill, '--threads', '100000'])).toBe(1);
         expect(await main([...distill, '--test', path.join(out, 'tset.tsv')])).toBe(1);
+        // A second way of starting the student, or a flag for another way, was ignored without a word.
+        const fromFolder = ['distill', '--task', 'ner', '--teacher', 't', '--transfer', 'random', '--student', 's', '--out', path.join(out, 's')];
+        expect(await main([...fromFolder, '--init-from-teacher'])).toBe(2);
+        expect(await main([...fromFolder, '--student-preset', 'small-2L-128'])).toBe(2);
+        expect(await main([...fromFolder, '--layer-map', '0'])).toBe(2);
+        expect(await main([...fromFolder, '--arch', 'distilbert'])).toBe(2);
         expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', 'x', '--out', path.join(out, 'p'), '--threads', '0'])).toBe(1);
         expect(readdirSync(out)).toEqual([]);
       } finally {
@@ -36,6 +42,9 @@ describe('distill / pretrain / distill-general CLI', () => {
       expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 100000/);
       expect(messages).toMatch(/--threads must be a whole number from 1 to 256, got 0/);
       expect(messages).toMatch(/tset\.tsv: no such file or folder/);
+      expect(messages).toMatch(/--student DIR starts the student from that folder; leave out --student-preset and --init-from-teacher, or --student/);
+      expect(messages).toMatch(/--layer-map goes with --init-from-teacher/);
+      expect(messages).toMatch(/--arch goes with --student-preset/);
       expect(messages).toMatch(/missing required option --teacher/);
       expect(messages).toMatch(/give --model DIR \(continual pretraining\) or --preset NAME/);
       expect(messages).toMatch(/--recipe must be one of distilbiobert, tinybert, compactbiobert/);

@@ -58,7 +58,12 @@ async function withContext<T extends { status: string; out: string; steps: numbe
 export async function cmdDistill(opts: Opts): Promise<void> {
   const task = requireString(opts, 'task');
   if (task !== 'ner' && task !== 're') throw new UsageError('--task must be ner or re');
-  if (!opts['student'] && !opts['student-preset'] && !opts['init-from-teacher']) throw new UsageError('give --student DIR or --student-preset NAME');
+  if (!opts['student'] && !opts['student-preset'] && !opts['init-from-teacher']) throw new UsageError('give --student DIR, --student-preset NAME or --init-from-teacher');
+  // Flags for another way of starting the student used to be ignored without a word.
+  if (opts['student'] && (opts['student-preset'] || opts['init-from-teacher']))
+    throw new UsageError('--student DIR starts the student from that folder; leave out --student-preset and --init-from-teacher, or --student');
+  if (opts['layer-map'] !== undefined && !opts['init-from-teacher']) throw new UsageError('--layer-map goes with --init-from-teacher (which teacher layers the student starts from)');
+  if (opts['arch'] !== undefined && !opts['student-preset']) throw new UsageError('--arch goes with --student-preset (a student folder or teacher layers keep their architecture)');
   const hidden = optionalString(opts, 'hidden');
   if (hidden !== undefined && hidden !== 'cosine' && hidden !== 'mse') throw new UsageError('--hidden must be cosine or mse');
   const s = (k: string): string | undefined => optionalString(opts, k);
