@@ -76,6 +76,26 @@ describe('README claims: the workbench', () => {
     expect(focused).toBe('document-search');
   });
 
+  it('Import takes a path pasted in quotes or as a file:// address', async () => {
+    const { page } = app;
+    const folder = join(app.tmp, 'ward notes');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'w1.txt'), 'Chest pain on exertion, relieved by rest.\n');
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('open-import').click();
+    // Windows' "Copy as path" quotes it; before, this was refused as not a full path.
+    await page.getByTestId('import-path').fill(`"${folder}"`);
+    expect(await page.getByTestId('import-path').inputValue()).toBe(folder);
+    await page.getByTestId('import-path').fill(`file://${encodeURI(folder)}`);
+    expect(await page.getByTestId('import-path').inputValue()).toBe(folder);
+    await page.getByTestId('import-phi-no').check();
+    await page.getByTestId('start-import').click();
+    await expect
+      .poll(() => page.getByTestId('import-report').textContent(), { timeout: 60_000 })
+      .toMatch(/Read 1 file: added 1 document/);
+    await page.getByRole('button', { name: 'Close import' }).click();
+  });
+
   it('Models at 1024 px shows every column of the library without scrolling', async () => {
     const { page } = app;
     await page.setViewportSize({ width: 1024, height: 700 });
