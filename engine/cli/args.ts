@@ -34,3 +34,14 @@ export function deviceOption(opts: Opts): { device?: 'cpu' | 'webgpu' } {
   if (v !== 'cpu' && v !== 'webgpu') throw new UsageError(`--device must be cpu or webgpu, got "${v}"`);
   return { device: v };
 }
+
+/**
+ * Refuses flags that only shape a new model (--preset) when a --model folder is given: they
+ * used to be ignored without a word (the folder keeps its own vocabulary, architecture, casing).
+ */
+export function refusePresetFlags(opts: Opts, flags: readonly string[]): void {
+  if (optionalString(opts, 'model') === undefined) return;
+  const given = flags.filter((f) => opts[f] !== undefined && opts[f] !== false).map((f) => `--${f}`);
+  if (given.length > 0)
+    throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'goes' : 'go'} with --preset; a --model folder keeps its own vocabulary, architecture and casing`);
+}

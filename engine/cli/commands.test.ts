@@ -67,6 +67,13 @@ describe('benchtop COMMAND --help', () => {
     expect(a.err()).toContain('predict does not take --epochs (see "benchtop predict --help")');
     expect(await main(['eval', 'ner', '--model', 'm', '--data', 'd', '--overwrite', '--lr', '1'])).toBe(2);
     expect(a.err()).toContain('eval does not take --overwrite, --lr');
+    // Flags that shape a new model (--preset) were ignored next to a --model folder.
+    expect(await main(['train', 'ner', '--model', 'm', '--train', 't', '--out', 'o', '--vocab', 'v.txt', '--cased'])).toBe(2);
+    expect(a.err()).toContain('--vocab, --cased go with --preset; a --model folder keeps its own vocabulary, architecture and casing');
+    expect(await main(['pretrain', '--model', 'm', '--text', 't', '--out', 'o', '--arch', 'distilbert'])).toBe(2);
+    expect(a.err()).toContain('--arch goes with --preset; a --model folder keeps its own');
+    expect(await main(['pretrain', '--model', 'm', '--preset', 'small-2L-128', '--text', 't', '--out', 'o'])).toBe(2);
+    expect(a.err()).toContain('give either --model DIR (continual pretraining) or --preset NAME (from scratch), not both');
   });
 
   it('names the command page for an unknown flag and lists the commands for an unknown command', async () => {

@@ -7,7 +7,7 @@ import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
-import { deviceOption, optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, UsageError, type Opts } from './args.ts';
 import { cliContext } from './task-commands.ts';
 
 export const DISTILL_OPTIONS = {
@@ -84,6 +84,8 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
   const model = optionalString(opts, 'model');
   const preset = optionalString(opts, 'preset');
   if (!model && !preset) throw new UsageError('give --model DIR (continual pretraining) or --preset NAME --vocab FILE (from scratch)');
+  if (model && preset) throw new UsageError('give either --model DIR (continual pretraining) or --preset NAME (from scratch), not both');
+  refusePresetFlags(opts, ['vocab', 'arch']);
   const vocab = optionalString(opts, 'vocab');
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary (resolved below).
   await withContext((ctx) =>

@@ -10,7 +10,7 @@ import type { InputFormat } from '../tasks/data-load.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/events.ts';
 import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
-import { deviceOption, optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, UsageError, type Opts } from './args.ts';
 
 export const INPUT_FORMATS = [
   'text',
@@ -176,6 +176,7 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
     throw new UsageError(
       'missing --model DIR (or --preset NAME --vocab FILE to start from random weights)',
     );
+  refusePresetFlags(opts, ['vocab', 'arch', 'cased']);
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary.
   const strings = {
     dev: 'dev',
