@@ -74,6 +74,10 @@ describe('benchtop COMMAND --help', () => {
     expect(a.err()).toContain('--arch goes with --preset; a --model folder keeps its own');
     expect(await main(['pretrain', '--model', 'm', '--preset', 'small-2L-128', '--text', 't', '--out', 'o'])).toBe(2);
     expect(a.err()).toContain('give either --model DIR (continual pretraining) or --preset NAME (from scratch), not both');
+    expect(await main(['train', 'ner', '--model', 'm', '--train', 't', '--out', 'o', '--negative-label', 'false'])).toBe(2);
+    expect(a.err()).toContain('--negative-label applies to train re only');
+    expect(await main(['train', 're', '--model', 'm', '--train', 't', '--out', 'o', '--stride', '10'])).toBe(2);
+    expect(a.err()).toContain('--stride applies to train ner only');
   });
 
   it('names the command page for an unknown flag and lists the commands for an unknown command', async () => {

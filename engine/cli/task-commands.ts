@@ -177,6 +177,11 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
       'missing --model DIR (or --preset NAME --vocab FILE to start from random weights)',
     );
   refusePresetFlags(opts, ['vocab', 'arch', 'cased']);
+  // Each applies to one task only, and the other used to ignore it without a word.
+  if (t === 'ner' && opts['negative-label'] !== undefined)
+    throw new UsageError('--negative-label applies to train re only (the "no relation" class); NER has none');
+  if (t === 're' && opts['stride'] !== undefined)
+    throw new UsageError('--stride applies to train ner only (the overlap of the windows over long text)');
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary.
   const strings = {
     dev: 'dev',
