@@ -42,4 +42,16 @@ describe('importer.cancel', () => {
     expect(importer.isRunning).toBe(false);
     expect(importer.isCancelling).toBe(false);
   });
+
+  it('refuses a dataset name over 200 characters beside the field, before asking the engine', () => {
+    importer.path = '/home/me/notes';
+    importer.containsPhi = false;
+    importer.datasetName = 'x'.repeat(201);
+    expect(importer.datasetNameError).toBe('A dataset name can have at most 200 characters; this one has 201. Shorten it.');
+    expect(importer.canStart).toBe(false);
+    importer.datasetName = ` ${'x'.repeat(200)} `; // trimmed, as it is sent
+    expect(importer.datasetNameError).toBeNull();
+    expect(importer.canStart).toBe(true);
+    importer.datasetName = '';
+  });
 });

@@ -6,6 +6,9 @@ import { ApiError, call, messageOf, on } from '../api.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { app } from './app.svelte.ts';
 
+/** The longest dataset name the engine takes (UTF-16 units, as it counts them). */
+const MAX_DATASET_NAME = 200;
+
 /** What the import's progress bar shows: `max` 0 for a busy bar (no amount to show). */
 export interface ImportBar {
   value: number;
@@ -64,9 +67,17 @@ class Importer {
   #importId = '';
   #onAdoptedEnd: ((p: ImportProgress) => void) | null = null;
 
+  /** Why the typed dataset name cannot be used (the engine's limit), said beside the field. */
+  datasetNameError = $derived(
+    this.datasetName.trim().length > MAX_DATASET_NAME
+      ? `A dataset name can have at most ${MAX_DATASET_NAME} characters; this one has ${this.datasetName.trim().length}. Shorten it.`
+      : null,
+  );
+
   canStart = $derived(
     this.path.trim() !== '' &&
       this.containsPhi !== null &&
+      this.datasetNameError === null &&
       !this.isRunning &&
       app.projectId !== null,
   );
