@@ -104,6 +104,10 @@ describe('train form', () => {
     }
     Object.assign(form, { maxSteps: 20, maxMinutes: 0.5, seed: 0 });
     expect(form.blocker).toBeNull();
+    form.name = 'n'.repeat(201);
+    expect(form.blocker).toBe('Check the advanced settings: Name can have at most 200 characters; this one has 201.');
+    form.name = ` ${'n'.repeat(200)} `; // sent trimmed
+    expect(form.blocker).toBeNull();
   });
 
   it('does not swap a chosen starting model that was removed for another one', async () => {

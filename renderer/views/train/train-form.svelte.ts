@@ -218,6 +218,10 @@ export class TrainFormState {
     const minutes = optional(this.maxMinutes);
     if (minutes !== undefined && !(minutes >= 0.05 && minutes <= 60 * 24 * 14))
       return 'Check the advanced settings: Time limit must be from 0.05 minutes (3 seconds) to 20,160 minutes (two weeks); leave it empty for none.';
+    // The engine's request limit (UTF-16 units): past it, it answered "args.name must be…".
+    const name = this.name.trim();
+    if (name.length > 200)
+      return `Check the advanced settings: Name can have at most 200 characters; this one has ${name.length}.`;
     return null;
   }
 
