@@ -15,7 +15,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { runMlmLoop } from '../pretrain/mlm-loop.ts';
 import { evalBlocks, mlmEvalLoss, mlmSettings, prepareRunOut, runFingerprint, textEntries } from '../pretrain/pretrain.ts';
-import { checkTextSources } from '../pretrain/text-files.ts';
+import { checkTextSources, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
@@ -83,6 +83,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const out = path.resolve(args.out);
   const s = mlmSettings(args);
   const files = checkTextSources(args.text);
+  for (const note of skippedLinkNotes(args.text)) ctx.emit({ type: 'log', message: `note: ${note}` });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
@@ -6,6 +6,7 @@ import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
+import type { TaskEvent } from '../tasks/events.ts';
 import { withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import { distillTask } from './task-distill.ts';
 import { decodeRecord, encodeRecord, floatToHalf } from './teacher-cache.ts';
@@ -139,6 +140,15 @@ describe('task-specific distillation', () => {
     await expect(distillTask({ ...base, transfer: path.join(dir, 'blob.bin'), out: path.join(dir, 'o2') })).rejects.toThrow(/looks binary/);
     await expect(distillTask({ ...base, batchSize: 64, transfer: file, out: path.join(dir, 'o3') })).rejects.toThrow(/fewer than one batch/);
     await expect(distillTask({ task: 'ner', teacher, student: other, transfer: file, steps: 2, out: path.join(dir, 'o4') })).rejects.toThrow(/unknown to the teacher/);
+    // A folder's links are skipped (text from elsewhere), and the run says so.
+    const folder = path.join(dir, 'transfer');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'own.txt'), readFileSync(file));
+    symlinkSync(file, path.join(folder, 'linked.txt'));
+    const logs: string[] = [];
+    const ctx = { emit: (e: TaskEvent) => e.type === 'log' && logs.push(e.message), isCancelled: () => false };
+    await expect(distillTask({ ...base, batchSize: 64, transfer: folder, out: path.join(dir, 'o5') }, ctx)).rejects.toThrow(/fewer than one batch/);
+    expect(logs).toContain(`note: ${folder}: 1 linked file(s) or folder(s) skipped (links inside a folder are not followed)`);
   }, 60_000);
 });
 

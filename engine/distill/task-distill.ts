@@ -35,6 +35,7 @@ import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameT
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
+import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
 
@@ -129,6 +130,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   // A mistyped --test used to fail the command after the whole run (with the student saved).
   if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
+  for (const note of skippedLinkNotes(paths)) ctx.emit({ type: 'log', message: `note: ${note}` });
   checkTransferNotPrivate(paths, { teacher: args.teacher, ...(args.privateData !== undefined && { privateData: args.privateData }), ...(args.privateSha256 && { privateSha256: args.privateSha256 }) });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const ckptDir = path.join(out, 'checkpoint');

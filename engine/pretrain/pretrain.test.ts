@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -8,7 +8,7 @@ import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks } from './mlm-data.ts';
 import { pretrain } from './pretrain.ts';
 import { writeCorpus, writeTinyVocab } from './test-corpus.ts';
-import { checkTextSources, listTextFiles, textParagraphs } from './text-files.ts';
+import { checkTextSources, listTextFiles, skippedLinkNotes, textParagraphs } from './text-files.ts';
 
 /** Cancels once a checkpoint at `step` or later was written. */
 function stopAfter(step: number): TaskContext {
@@ -55,6 +55,20 @@ describe('pretraining data', () => {
     writeFileSync(path.join(dir, 'note.ann'), 'T1\tDisease 16 22\tasthma\n');
     expect(listTextFiles(dir)).toEqual([path.join(dir, 'note.txt')]);
     expect([...textParagraphs(listTextFiles(dir))]).toEqual(['The patient has asthma.']);
+  });
+
+  it('skips links inside a folder and says how many, per folder', () => {
+    const dir = path.join(writeCorpus('links', 1).dir, 'transfer');
+    mkdirSync(path.join(dir, 'sub'), { recursive: true });
+    writeFileSync(path.join(dir, 'a.txt'), 'Plain sentence.\n');
+    const elsewhere = path.join(writeCorpus('links-elsewhere', 1).dir, 'private.txt');
+    writeFileSync(elsewhere, 'Text from another place.\n');
+    symlinkSync(elsewhere, path.join(dir, 'linked.txt'));
+    symlinkSync(path.dirname(elsewhere), path.join(dir, 'sub', 'linked-folder'));
+    expect(listTextFiles(dir)).toEqual([path.join(dir, 'a.txt')]);
+    expect(skippedLinkNotes([dir, path.join(dir, 'a.txt')])).toEqual([
+      `${dir}: 2 linked file(s) or folder(s) skipped (links inside a folder are not followed)`,
+    ]);
   });
 });
 

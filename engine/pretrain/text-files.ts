@@ -15,7 +15,7 @@ const ANNOTATION_FILES = /\.ann$/i;
  * Text files under `root` (a file, or a folder walked recursively; hidden entries, links and
  * brat .ann files skipped).
  */
-export function listTextFiles(root: string): string[] {
+export function listTextFiles(root: string, onLink: (p: string) => void = () => {}): string[] {
   const st = statSync(root, { throwIfNoEntry: false });
   if (!st) throw new Error(`${root}: no such file or folder`);
   if (!st.isDirectory()) return [root];
@@ -27,11 +27,24 @@ export function listTextFiles(root: string): string[] {
       const l = lstatSync(p);
       if (l.isDirectory()) walk(p);
       else if (l.isFile() && !ANNOTATION_FILES.test(name)) out.push(p);
+      else if (l.isSymbolicLink()) onLink(p);
     }
   };
   walk(root);
   if (out.length === 0) throw new Error(`${root}: the folder holds no files`);
   return out;
+}
+
+/**
+ * One line per folder among `roots` that holds links, which the walk skips (text from elsewhere
+ * must not slip into training or transfer data): for a run's log, so none is skipped unsaid.
+ */
+export function skippedLinkNotes(roots: readonly string[]): string[] {
+  return roots.flatMap((root) => {
+    let n = 0;
+    listTextFiles(root, () => n++);
+    return n === 0 ? [] : [`${root}: ${n} linked file(s) or folder(s) skipped (links inside a folder are not followed)`];
+  });
 }
 
 /** Why a file cannot be used as text, or undefined when it can. */
