@@ -12,6 +12,7 @@ import type {
   RequestName,
   Result,
 } from '../../engine/api/contract.ts';
+import { readableRequestError } from './request-errors.ts';
 
 /**
  * 'unauthorized': the page has no valid token; nothing will work until it is opened again.
@@ -145,7 +146,12 @@ export const isDesktop = window.api !== undefined;
 /** Sends a request; resolves with its value or rejects with an ApiError. */
 export async function call<K extends RequestName>(name: K, args: Args<K>): Promise<Result<K>> {
   const reply = await transport.invoke(name, args);
-  if (!reply.ok) throw new ApiError(reply.error.code, reply.error.message);
+  if (!reply.ok)
+    throw new ApiError(
+      reply.error.code,
+      // "args.entityType.name must be…" is said in the form's words.
+      reply.error.code === 'invalid-request' ? readableRequestError(reply.error.message) : reply.error.message,
+    );
   return reply.value;
 }
 

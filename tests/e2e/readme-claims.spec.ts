@@ -132,4 +132,16 @@ describe('README claims: the workbench', () => {
     // Before: "Only the 1 files or documents with problems".
     expect((await label.innerText()).trim()).toBe('Only the 1 file or document with problems');
   });
+
+  it('says a refused request in the words of the form, not the API (an entity type name too long)', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    const row = page.getByTestId('entity-type-new');
+    await row.getByTestId('entity-type-name').fill('E'.repeat(300));
+    await row.getByTestId('entity-type-save').click();
+    // Before: "Invalid request: args.entityType.name must be at most 200 characters."
+    await page.getByText('The entity type’s name can have at most 200 characters; shorten it.').waitFor();
+    expect(await page.locator('main').innerText()).not.toContain('args.');
+    await row.getByTestId('entity-type-name').fill('');
+  });
 });
