@@ -3,6 +3,12 @@
 
 export class UsageError extends Error {}
 
+/**
+ * A run stopped by Ctrl-C that kept its checkpoint (the command has said so): exit status 130, so
+ * a script (`benchtop train … && …`) does not go on as if it had finished.
+ */
+export class StoppedError extends Error {}
+
 export type Opts = Record<string, string | boolean | undefined>;
 
 export function requireString(opts: Opts, name: string): string {

@@ -7,7 +7,7 @@ import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
-import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 import { cliContext } from './task-commands.ts';
 
 export const DISTILL_OPTIONS = {
@@ -48,6 +48,7 @@ async function withContext<T extends { status: string; out: string; steps: numbe
     const r = await run(ctx);
     ctx.close();
     console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; lineage in ${r.out}/lineage.json)` : `${r.status} at step ${r.steps}: run the same command again to resume`);
+    if (r.status === 'cancelled') throw new StoppedError();
     return r;
   } finally {
     process.off('SIGINT', onSigint);

@@ -5,7 +5,7 @@ import { CancelledError } from '../tasks/batching.ts';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError, type Opts } from './args.ts';
+import { StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
@@ -129,6 +129,7 @@ export async function main(argv: string[]): Promise<number> {
     else throw new UsageError(`unknown command "${[cmd, ...rest].join(' ')}"`);
     return 0;
   } catch (e) {
+    if (e instanceof StoppedError) return 130; // Ctrl-C; the command said where its checkpoint is
     if (process.env['BENCHTOP_DEBUG']) console.error(e);
     if (e instanceof CancelledError) {
       // Ctrl-C during predict or eval: a stop the user asked for, not an error.

@@ -1,20 +1,40 @@
 // Ctrl-C during `predict` or `eval` (the task throws CancelledError at its next batch): the CLI
-// says nothing was written and exits with 130, as a stop the user asked for, not an error.
+// says nothing was written and exits with 130, as a stop the user asked for, not an error. A
+// training-like run stopped by Ctrl-C keeps its checkpoint, says so, and exits with 130 too, so
+// a script does not carry on as if it had finished.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CancelledError } from '../tasks/batching.ts';
 import type * as PredictTask from '../tasks/predict-task.ts';
+import type * as TrainTask from '../tasks/train-task.ts';
+import type * as TaskDistill from '../distill/task-distill.ts';
+import type * as Pretrain from '../pretrain/pretrain.ts';
 
 vi.mock('../tasks/predict-task.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof PredictTask>()),
   predict: () => Promise.reject(new CancelledError()),
   evaluate: () => Promise.reject(new CancelledError()),
 }));
+vi.mock('../tasks/train-task.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof TrainTask>()),
+  train: () => Promise.resolve({ status: 'cancelled', out: '/o', checkpointDir: '/o/checkpoint' }),
+}));
+vi.mock('../distill/task-distill.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof TaskDistill>()),
+  distillTask: () => Promise.resolve({ status: 'cancelled', out: '/s', steps: 7 }),
+}));
+vi.mock('../pretrain/pretrain.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof Pretrain>()),
+  pretrain: () => Promise.resolve({ status: 'time-limit', out: '/p', steps: 9 }),
+}));
 const { main } = await import('./main.ts');
 
 let stderr: string[] = [];
+let stdout: string[] = [];
 beforeEach(() => {
   stderr = [];
+  stdout = [];
   vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void stderr.push(a.join(' ')));
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void stdout.push(a.join(' ')));
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -25,5 +45,22 @@ describe('a stopped prediction or evaluation', () => {
     stderr = [];
     expect(await main(['eval', 'ner', '--model', '/m', '--data', '/d.tsv'])).toBe(130);
     expect(stderr).toEqual(['benchtop: stopped; nothing was written']);
+  });
+});
+
+describe('a stopped training run', () => {
+  it('says where its checkpoint is and exits with 130, not 0', async () => {
+    expect(await main(['train', 'ner', '--preset', 'small-2L-128', '--train', '/t.tsv', '--out', '/o'])).toBe(130);
+    expect(stdout).toEqual(['stopped; checkpoint saved in /o/checkpoint. Run the same command again to resume.']);
+    expect(stderr).toEqual([]);
+    stdout = [];
+    const distill = ['distill', '--task', 'ner', '--teacher', '/t', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', '/s'];
+    expect(await main(distill)).toBe(130);
+    expect(stdout).toEqual(['cancelled at step 7: run the same command again to resume']);
+  });
+
+  it('exits with 0 when it stopped at the --max-minutes limit the user set', async () => {
+    expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', '/x.txt', '--out', '/p', '--max-minutes', '1'])).toBe(0);
+    expect(stdout).toEqual(['time-limit at step 9: run the same command again to resume']);
   });
 });

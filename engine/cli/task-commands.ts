@@ -10,7 +10,7 @@ import type { InputFormat } from '../tasks/data-load.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/events.ts';
 import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
-import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, UsageError, type Opts } from './args.ts';
+import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 
 export const INPUT_FORMATS = [
   'text',
@@ -240,7 +240,7 @@ export async function cmdTrain(rest: string[], opts: Opts): Promise<void> {
     console.log(
       `stopped; checkpoint saved in ${r.checkpointDir ?? args.out}. Run the same command again to resume.`,
     );
-    return;
+    throw new StoppedError();
   }
   const m = r.metrics;
   const steps = m?.steps ?? 0;
