@@ -63,7 +63,8 @@ function errorReply(
   return { ok: false, error: { code, message } };
 }
 
-async function readBody(req: IncomingMessage): Promise<string | null> {
+/** The body's bytes, or null past the size limit. */
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -71,7 +72,19 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
     if (size > MAX_BODY_BYTES) return null;
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** The arguments a body holds, or null when it is not UTF-8 JSON. */
+function parseArgs(body: Buffer): { args: unknown } | null {
+  try {
+    // NOTE: fatal decoding: a body in another encoding (Latin-1 "é") would otherwise have its
+    // characters replaced by U+FFFD and be saved that way without a word.
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+    return { args: text === '' ? {} : JSON.parse(text) };
+  } catch {
+    return null;
+  }
 }
 
 /** Starts browser mode; resolves once it listens. */
@@ -179,18 +192,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         errorReply('invalid-request', 'The request is too large.'),
         headers,
       );
-    let args: unknown;
-    try {
-      args = body === '' ? {} : JSON.parse(body);
-    } catch {
+    const parsed = parseArgs(body);
+    if (parsed === null)
       return sendJson(
         res,
         400,
-        errorReply('invalid-request', 'The arguments are not valid JSON.'),
+        errorReply('invalid-request', 'The arguments are not valid JSON in UTF-8.'),
         headers,
       );
-    }
-    sendJson(res, 200, await engine.invoke(name, args), headers);
+    sendJson(res, 200, await engine.invoke(name, parsed.args), headers);
   }
 
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {

@@ -1,0 +1,68 @@
+// Browser mode against a buggy or hostile client: bodies in the wrong encoding, a port that is
+// taken, and what a refused start leaves behind.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from './server.ts';
+
+let dir: string;
+let server: RunningServer;
+
+/** POSTs `body` (bytes as given) to a request with the token; resolves with status and reply. */
+function invoke(name: string, body: Buffer | string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: `/api/invoke/${name}`,
+        method: 'POST',
+        headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-serve-hard-'));
+  const web = join(dir, 'web');
+  mkdirSync(web);
+  writeFileSync(join(web, 'index.html'), '<!doctype html><title>Benchtop</title>');
+  server = await startServer({ dataDir: join(dir, 'data'), port: 0, rendererDir: web });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('browser-mode server input', () => {
+  it('refuses a body that is not UTF-8 instead of saving replacement characters', async () => {
+    // "Café" in Latin-1: the é byte alone is not UTF-8.
+    const latin1 = Buffer.from('{"name":"Caf\xe9 notes"}', 'latin1');
+    const res = await invoke('projects:create', latin1);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      ok: false,
+      error: { code: 'invalid-request', message: 'The arguments are not valid JSON in UTF-8.' },
+    });
+    const list = JSON.parse((await invoke('projects:list', '{}')).body) as {
+      value: { name: string }[];
+    };
+    expect(list.value.map((p) => p.name).filter((n) => n.startsWith('Caf'))).toEqual([]);
+    // The same name in UTF-8 is kept exactly.
+    const ok = JSON.parse((await invoke('projects:create', '{"name":"Café notes"}')).body) as {
+      value: { name: string };
+    };
+    expect(ok.value.name).toBe('Café notes');
+  });
+});
