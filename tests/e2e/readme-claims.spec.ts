@@ -93,6 +93,14 @@ describe('README claims: the workbench', () => {
     await expect
       .poll(() => page.getByTestId('import-report').textContent(), { timeout: 60_000 })
       .toMatch(/Read 1 file: added 1 document/);
+    // The same folder again: its warning is shown open under the success message, not folded away.
+    await page.getByTestId('start-import').click();
+    await expect
+      .poll(() => page.getByTestId('import-report').textContent(), { timeout: 60_000 })
+      .toMatch(/Read 1 file: added 1 document/);
+    const issues = page.getByTestId('issue-list');
+    expect(await issues.getAttribute('open')).not.toBeNull();
+    expect(await issues.locator('tbody').innerText()).toMatch(/this document is already in this project/);
     await page.getByRole('button', { name: 'Close import' }).click();
   });
 
