@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCaseParts, countOf, finishedLabel, modelLabel, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, finishedLabel, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -86,5 +86,16 @@ describe('camelCaseParts', () => {
     // Nothing is lost or reordered.
     for (const n of ['ElectraForTokenClassification', 'AlbertModel', 'MobileBertForMaskedLM'])
       expect(camelCaseParts(n).join('')).toBe(n);
+  });
+});
+
+describe('projectNameProblem', () => {
+  it('asks for a name, and says how long a name over the limit is instead of cutting it', () => {
+    expect(projectNameProblem('  ')).toBe('Give the project a name.');
+    expect(projectNameProblem('Discharge letters 2024')).toBeNull();
+    expect(projectNameProblem(` ${'a'.repeat(MAX_PROJECT_NAME)} `)).toBeNull();
+    expect(projectNameProblem('a'.repeat(93))).toBe(
+      'A project name can have at most 80 characters; this one has 93. Shorten it.',
+    );
   });
 });

@@ -179,3 +179,18 @@ export function modelLabel(m: { id: string; name: string; createdAt: string }, a
   const sameTime = twins.some((o) => formatDate(o.createdAt) === when);
   return `${m.name} · ${when}${sameTime ? ` · ${m.id.slice(0, 6)}` : ''}`;
 }
+
+/** The engine's limit on a project name (engine/api/validate.ts), in UTF-16 units as it counts. */
+export const MAX_PROJECT_NAME = 80;
+
+/**
+ * Why a typed project name cannot be saved, or null. A longer name used to be cut at 80
+ * characters by the field itself, so a pasted name lost its end without a word.
+ */
+export function projectNameProblem(name: string): string | null {
+  const n = name.trim();
+  if (n === '') return 'Give the project a name.';
+  if (n.length > MAX_PROJECT_NAME)
+    return `A project name can have at most ${MAX_PROJECT_NAME} characters; this one has ${n.length}. Shorten it.`;
+  return null;
+}
