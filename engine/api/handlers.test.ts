@@ -226,6 +226,25 @@ describe('engine API', () => {
     rmSync(dirname(out), { recursive: true, force: true });
   });
 
+  it('refuses project and dataset names with invisible or direction characters, and drops them from a file name', async () => {
+    const refusal = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<string> => {
+      const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+      return reply.ok ? 'accepted' : `${reply.error.code}: ${reply.error.message}`;
+    };
+    const plain = 'cannot contain control, invisible or text-direction characters; type plain text.';
+    // A zero-width space makes a second "Demo notes" that looks like the first; an override reverses text.
+    expect(await refusal('projects:create', { name: 'Ward\u200b 7', template: 'empty' })).toBe(`invalid: A project name ${plain}`);
+    const [demo] = await call('projects:list', {});
+    expect(await refusal('projects:update', { projectId: demo!.id, name: 'Demo\u202e' })).toBe(`invalid: A project name ${plain}`);
+    const note = join(dir, 'ward\u200b.txt');
+    writeFileSync(note, 'Chest pain on exertion.\n');
+    expect(await refusal('documents:import', { projectId: demo!.id, path: note, containsPhi: false, datasetName: 'notes\u2060' })).toBe(`invalid: A dataset name ${plain}`);
+    const report = await call('documents:import', { projectId: demo!.id, path: note, containsPhi: false });
+    expect((await call('datasets:list', { projectId: demo!.id })).find((d) => d.id === report.datasetId)?.name).toBe('ward');
+    // Emoji sequences keep their zero-width joiners.
+    expect((await call('projects:create', { name: 'Team 👩\u200d⚕️', template: 'empty' })).name).toBe('Team 👩\u200d⚕️');
+  });
+
   it('imports nothing from a binary file and keeps no empty dataset', async () => {
     const [demo] = await call('projects:list', {});
     const before = await call('datasets:list', { projectId: demo!.id });

@@ -45,6 +45,7 @@ import { startEvaluation } from './evaluate.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
+import { checkVisibleName } from './model-names.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
@@ -106,6 +107,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
   };
   /** Project names are unique ignoring case in every script (SQLite's NOCASE folds ASCII only). */
   const checkProjectName = (name: string, self?: number): void => {
+    checkVisibleName(name, 'A project name');
     const folded = name.toLowerCase();
     if (projects.listProjects(read).some((p) => p.id !== self && p.name.toLowerCase() === folded))
       throw new ApiError('conflict', `A project named "${name}" already exists; choose another name.`);

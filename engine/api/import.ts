@@ -26,6 +26,7 @@ import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { type FileEntry, listFiles, relativeIssue } from './import-files.ts';
+import { checkVisibleName, visibleName } from './model-names.ts';
 
 /** Documents saved at a time (one transaction), and at most this many characters of them. */
 const BATCH = 50;
@@ -59,6 +60,7 @@ export async function importDocuments(
       'conflict',
       `An import into this project is in progress (“${running.source}”); wait for it to finish, then import more.`,
     );
+  if (args.datasetName !== undefined) checkVisibleName(args.datasetName, 'A dataset name');
   const importId = args.importId ?? crypto.randomUUID();
   try {
     return await importInto(ctx, args, importId);
@@ -141,7 +143,7 @@ async function importInto(
   const datasetName = uniqueDatasetName(
     ctx,
     args.projectId,
-    args.datasetName ?? (basename(args.path).replace(/\.[^.]+$/, '') || 'Imported documents'),
+    args.datasetName ?? (visibleName(basename(args.path).replace(/\.[^.]+$/, '')).trim() || 'Imported documents'),
   );
   const dataset = createDataset(ctx.ws.write, {
     projectId: args.projectId,

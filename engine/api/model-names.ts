@@ -10,6 +10,25 @@ import { shippedFolders } from './shipped-models.ts';
 const MAX_NAME = 200;
 
 /**
+ * Invisible characters (zero-width space, word joiner, byte-order mark) and direction marks and
+ * overrides would let two names look the same, or one read differently from what it is. (The
+ * zero-width joiners of emoji sequences and Persian or Indic words are allowed.)
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2060\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/** Refuses a typed display name (`what`: "A model name") holding control, invisible or direction characters. */
+export function checkVisibleName(name: string, what: string): void {
+  if (name.search(HIDDEN) >= 0)
+    throw new ApiError('invalid', `${what} cannot contain control, invisible or text-direction characters; type plain text.`);
+}
+
+/** A name Benchtop makes from a file's (a dataset named after its file): those characters left out. */
+export function visibleName(name: string): string {
+  return name.replace(HIDDEN, '');
+}
+
+/**
  * A model's new display name, checked: trimmed, runs of spaces, tabs or line breaks made one
  * space; not empty, not too long, no control characters, and no other model (library or
  * shipped) called the same ignoring case.
@@ -24,15 +43,7 @@ export function newModelName(ctx: ApiContext, modelId: string, typed: string): s
       'invalid',
       `A model name can have at most ${MAX_NAME} characters; this one has ${length}. Shorten it.`,
     );
-  // Invisible characters (zero-width space, word joiner, byte-order mark) and direction marks and
-  // overrides would let two names look the same, or one read differently from what it is. (The
-  // zero-width joiners of emoji sequences and Persian or Indic words are allowed.)
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2060\u202a-\u202e\u2066-\u2069\ufeff]/.test(name))
-    throw new ApiError(
-      'invalid',
-      'A model name cannot contain control, invisible or text-direction characters; type plain text.',
-    );
+  checkVisibleName(name, 'A model name');
   const taken = takenNames(ctx, modelId).get(fold(name));
   if (taken !== undefined)
     throw new ApiError(
