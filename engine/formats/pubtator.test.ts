@@ -1,12 +1,13 @@
 // PubTator: real BC5CDR and NCBI-disease files (counts, entity slices, known PMIDs), malformed
 // input with line numbers, and a lossless export → import round trip.
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spanText } from './common.ts';
 import { COMPOSITE_MENTIONS, exportPubtator, importPubtator } from './pubtator.ts';
-import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
+import { DATA_DIR, HAS_DATA, streamAll } from './test-fixtures.ts';
 import type { Document } from './types.ts';
 
 const read = (rel: string): string => readFileSync(join(DATA_DIR, rel), 'utf8');
@@ -110,7 +111,7 @@ describe('PubTator malformed input', () => {
     '3|a|orphan abstract', // 13
     '4|t|Second document', // 14
     '4\t0\t6\tSecond\tThing\t-1', // 15
-  ].join('\n');
+  ].join('\n') + '\n';
   const { documents, issues } = importPubtator(bad, 'bad.txt');
 
   it('reports each bad line and imports the rest', () => {
@@ -128,6 +129,26 @@ describe('PubTator malformed input', () => {
     expect(documents[0]?.entities.map((e) => e.text)).toEqual(['Aspirin', 'Aspirin', 'ulcers']);
     expect(documents[0]?.relations).toHaveLength(2);
     expect(documents[1]?.text).toBe('Second document');
+  });
+
+  it('points out a last annotation line without its line break (a file cut off), whole and streamed', async () => {
+    const head = '7|t|Fever and rash.\n7|a|Seen in clinic.\n7\t0\t5\tFever\tDisease\t-1\n';
+    // Cut inside the type: "Dise" still parses as a type, so only the missing line break tells.
+    const cut = `${head}7\t10\t14\trash\tDise`;
+    const want = [{ severity: 'warning', file: 'cut.txt', line: 4, message: 'the file ends without a line break after this annotation of document 7: if the file was cut off, check that its type and ids are whole' }];
+    expect(importPubtator(cut, 'cut.txt').issues).toEqual(want);
+    expect(importPubtator(`${cut}\n`, 'cut.txt').issues).toEqual([]);
+    // A last title or abstract line without a break is nothing to point out here.
+    expect(importPubtator(head.replace(/\n7\t.*\n$/, ''), 'cut.txt').issues).toEqual([]);
+    const dir = mkdtempSync(join(tmpdir(), 'benchtop-pubtator-cut-'));
+    try {
+      const file = join(dir, 'cut.txt');
+      writeFileSync(file, cut);
+      const streamed = await streamAll(file, 'pubtator');
+      expect(streamed.issues?.map((i) => [i.line, i.message])).toEqual(want.map((i) => [i.line, i.message]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports what an export cannot hold', () => {

@@ -38,6 +38,7 @@ export function importPubtator(content: string, file: string): ImportResult {
   const parser = pubtatorParser({ file, issues: result.issues }, result.documents);
   const lines = splitLines(content);
   for (let i = 0; i < lines.length; i++) parser.line(lines[i] ?? '', i + 1);
+  if (lines.length > 0 && !/[\r\n]$/.test(content)) parser.unterminated?.(lines.length);
   parser.end();
   sortIssues(result.issues);
   return result;
@@ -50,6 +51,7 @@ export function importPubtator(content: string, file: string): ImportResult {
 export function pubtatorParser(sink: IssueSink, documents: Document[]): LineParser {
   let cur: Pending | null = null;
   let extraRelationCols = 0;
+  let lastKept: Pending['annotations'][number] | undefined;
   const flush = (): void => {
     if (cur) documents.push(buildDocument(cur, sink));
     cur = null;
@@ -78,10 +80,10 @@ export function pubtatorParser(sink: IssueSink, documents: Document[]): LinePars
     } else if (cols[0] !== cur.id) {
       addError(sink, 'annotation line with a different PMID than its document; skipped', lineNo);
     } else if (cols.length >= 5 && INT_RE.test(cols[1] ?? '') && INT_RE.test(cols[2] ?? '')) {
-      cur.annotations.push({ cols, line: lineNo });
+      cur.annotations.push((lastKept = { cols, line: lineNo }));
     } else if (cols.length >= 4 && cols.length <= 5 && !INT_RE.test(cols[1] ?? '') && cols[1] !== '' && cols[2] && cols[3]) {
       if (cols.length > 4) extraRelationCols++;
-      cur.annotations.push({ cols, line: lineNo });
+      cur.annotations.push((lastKept = { cols, line: lineNo }));
     } else {
       addError(sink, 'malformed annotation line; skipped', lineNo);
     }
@@ -90,7 +92,13 @@ export function pubtatorParser(sink: IssueSink, documents: Document[]): LinePars
     flush();
     if (extraRelationCols > 0) addWarning(sink, `${extraRelationCols} relation lines had extra columns; dropped`);
   };
-  return { line, end };
+  // A file cut off (an interrupted copy) ends mid-line, and a cut annotation line can still parse
+  // ("Dise" for "Disease"): a kept last annotation without its line break is pointed out.
+  const unterminated = (lineNo: number): void => {
+    if (lastKept?.line === lineNo && cur !== null && cur.annotations.at(-1) === lastKept)
+      addWarning(sink, `the file ends without a line break after this annotation of document ${cur.id}: if the file was cut off, check that its type and ids are whole`, lineNo);
+  };
+  return { line, end, unterminated };
 }
 
 function buildDocument(p: Pending, sink: IssueSink): Document {

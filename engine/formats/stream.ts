@@ -34,6 +34,8 @@ export interface LineParser {
   line(raw: string, lineNo: number): void;
   /** After the last line: completes the last document. */
   end(): void;
+  /** Before `end`, when the file's last line (`lineNo`) had no line break: it may be cut off. */
+  unterminated?(lineNo: number): void;
 }
 
 /**
@@ -219,7 +221,10 @@ function lineReader(parser: LineParser, issues: FormatIssue[], file: string): Pi
     },
     end(isCut = false) {
       // A file cut short ends mid-line: that line is no record.
-      if (carry !== '' && !isSkippingLine && !isCut) parser.line(withoutCr(carry), ++lineNo);
+      if (carry !== '' && !isSkippingLine && !isCut) {
+        parser.line(withoutCr(carry), ++lineNo);
+        parser.unterminated?.(lineNo);
+      }
       parser.end();
     },
   };
