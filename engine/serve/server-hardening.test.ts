@@ -1,7 +1,8 @@
 // Browser mode against a buggy or hostile client: bodies in the wrong encoding, a port that is
 // taken, and what a refused start leaves behind.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,18 @@ function invoke(name: string, body: Buffer | string): Promise<{ status: number; 
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Listens on `port` (0: any free one) and closes again; resolves with the port. */
+function freePort(port = 0): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => {
+      const taken = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(taken));
+    });
   });
 }
 
@@ -64,5 +77,26 @@ describe('browser-mode server input', () => {
       value: { name: string };
     };
     expect(ok.value.name).toBe('Café notes');
+  });
+});
+
+describe('browser-mode start', () => {
+  it('says a taken port is in use and leaves the data folder untouched', async () => {
+    const other = join(dir, 'other-data');
+    await expect(
+      startServer({ dataDir: other, port: server.port, rendererDir: join(dir, 'web') }),
+    ).rejects.toThrow(
+      `Port ${server.port} is already in use on 127.0.0.1; choose another with --port, or --port 0 to pick a free one.`,
+    );
+    expect(existsSync(other)).toBe(false); // no workspace created, no lock left behind
+  });
+
+  it('lets go of the port when the data folder cannot be opened', async () => {
+    const port = await freePort();
+    const notAFolder = join(dir, 'a-file');
+    writeFileSync(notAFolder, 'not a folder');
+    await expect(startServer({ dataDir: notAFolder, port })).rejects.toThrow();
+    // The port is free again: the refused server does not hold it.
+    await expect(freePort(port)).resolves.toBe(port);
   });
 });

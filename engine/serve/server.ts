@@ -2,7 +2,7 @@
 // (/api/events) on 127.0.0.1 only, guarded by a random per-launch token, the Host and Origin
 // headers; plus the built renderer as static files under a strict CSP. Like Jupyter's server.
 import { randomBytes } from 'node:crypto';
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Reply } from '../api/contract.ts';
@@ -96,16 +96,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const rendererDir =
     opts.rendererDir ?? fileURLToPath(new URL('../../out/renderer/', import.meta.url));
   const token = randomBytes(24).toString('base64url');
-  const engine: Engine = createEngine({
-    dataDir: opts.dataDir,
-    ...(opts.resourcesDir !== undefined && { resourcesDir: opts.resourcesDir }),
-    ...(opts.version !== undefined && { version: opts.version }),
-  });
   const sockets = new Set<WsConnection>();
-  const unsubscribe = engine.subscribe((event, payload) => {
-    const frame = JSON.stringify({ event, payload });
-    for (const s of sockets) s.send(frame);
-  });
   let port = 0;
 
   const server = createServer((req, res) => {
@@ -220,11 +211,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ws.onMessage = () => {}; // events flow one way; requests use HTTP
   });
 
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolveListen());
+  // The port first: a port that is taken must not open (or create) the data folder.
+  port = await listen(server, opts.port ?? 0);
+  // NOTE: no request is handled before this line: the listen callback resolved a promise, and
+  // its continuation runs before the event loop polls for connections.
+  let engine: Engine;
+  try {
+    engine = createEngine({
+      dataDir: opts.dataDir,
+      ...(opts.resourcesDir !== undefined && { resourcesDir: opts.resourcesDir }),
+      ...(opts.version !== undefined && { version: opts.version }),
+    });
+  } catch (err) {
+    await new Promise<void>((r) => server.close(() => r()));
+    throw err;
+  }
+  const unsubscribe = engine.subscribe((event, payload) => {
+    const frame = JSON.stringify({ event, payload });
+    for (const s of sockets) s.send(frame);
   });
-  port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
   return {
     url: `${origin}/?token=${token}`,
@@ -239,6 +244,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await engine.close();
     },
   };
+}
+
+/** Listens on 127.0.0.1 and resolves with the port, or rejects saying what to do instead. */
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const instead = 'choose another with --port, or --port 0 to pick a free one';
+      reject(
+        new Error(
+          err.code === 'EADDRINUSE'
+            ? `Port ${port} is already in use on 127.0.0.1; ${instead}.`
+            : err.code === 'EACCES'
+              ? `Benchtop may not listen on port ${port} (ports below 1024 need administrator rights); ${instead}.`
+              : `Browser mode could not listen on 127.0.0.1:${port} (${err.code ?? err.name}); ${instead}.`,
+        ),
+      );
+    });
+    server.listen(port, '127.0.0.1', () => resolveListen((server.address() as AddressInfo).port));
+  });
 }
 
 /** The request's URL, or null when its target does not parse (e.g. `GET http://[bad`). */
