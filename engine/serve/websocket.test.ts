@@ -101,4 +101,19 @@ describe('minimal RFC 6455 server', () => {
     expect(closed).toBe(true);
     c.socket!.destroy();
   });
+
+  it('drops a client that sends pings but never reads the pongs', async () => {
+    const c = await upgrade(port, '/');
+    c.socket!.pause(); // it writes, but never reads
+    const ws = last!;
+    const ping = clientFrame(0x9, Buffer.alloc(125, 0x70));
+    const burst = Buffer.concat(Array<Buffer>(8000).fill(ping)); // 1 MiB of pings
+    for (let i = 0; i < 40 && ws.isOpen; i++) {
+      c.socket!.write(burst);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // 40 MiB of pongs asked for: far past the kernel buffers and the 1 MiB cap.
+    await waitFor(() => !ws.isOpen);
+    c.socket!.destroy();
+  });
 });

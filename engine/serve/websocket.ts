@@ -128,15 +128,19 @@ class Connection implements WsConnection {
   }
 
   send(text: string): void {
-    if (!this.#isOpen) return;
-    // A client that stops reading would make every event pile up in memory: drop it instead
-    // (the browser reconnects and reloads state when it wakes up).
+    if (this.#isOpen) this.#write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')));
+  }
+
+  /** Queues a frame, or drops a client that has stopped reading what it was sent. */
+  #write(frame: Buffer): void {
+    // A client that stops reading would make every event (and every pong to its pings) pile
+    // up in memory: drop it instead (the browser reconnects and reloads state when it wakes up).
     if (this.#socket.writableLength > this.#maxBuffered) {
       this.#closed();
       this.#socket.destroy();
       return;
     }
-    this.#socket.write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')));
+    this.#socket.write(frame);
   }
 
   close(code = 1000, reason = ''): void {
@@ -197,7 +201,7 @@ class Connection implements WsConnection {
   #handle(fin: boolean, opcode: number, payload: Buffer): void {
     if (opcode >= OP_CLOSE) {
       if (!fin || payload.length > 125) return void this.#fail(1002, 'bad control frame');
-      if (opcode === OP_PING) this.#socket.write(encodeFrame(OP_PONG, payload));
+      if (opcode === OP_PING) this.#write(encodeFrame(OP_PONG, payload));
       else if (opcode === OP_CLOSE)
         this.close(payload.length >= 2 ? payload.readUInt16BE(0) : 1000);
       else if (opcode !== OP_PONG) this.#fail(1002, 'unknown opcode');
