@@ -73,6 +73,11 @@ export const numberRecord: Guard<Record<string, number>> = (v, p) => {
   return out;
 };
 
+/** A caller's field name as quoted in an error: cut short, since it is whatever was sent. */
+function fieldName(k: string): string {
+  return k.length <= 40 ? k : `${k.slice(0, 40)}…`;
+}
+
 type Shape<T> = { [K in keyof T]-?: Guard<T[K]> };
 
 /**
@@ -88,7 +93,7 @@ export function obj<R extends object, O extends object = Record<never, never>>(
     if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(p, 'an object');
     const input = v as Record<string, unknown>;
     for (const k of Object.keys(input)) {
-      if (!allowed.has(k)) throw new ValidationError(`${p} has an unknown field "${k}"`);
+      if (!allowed.has(k)) throw new ValidationError(`${p} has an unknown field "${fieldName(k)}"`);
     }
     const out: Record<string, unknown> = {};
     for (const [k, g] of Object.entries<Guard<unknown>>(required)) {
