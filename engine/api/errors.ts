@@ -76,8 +76,16 @@ export function toErrorInfo(err: unknown, request: string): ApiErrorInfo {
   if (typeof code === 'string' && FS_MESSAGES[code] !== undefined)
     return { code: 'invalid', message: FS_MESSAGES[code] };
   const kind = err instanceof Error ? err.name : typeof err;
-  // NOTE: only the type and the stack frames are logged; messages can quote data.
-  const frames = err instanceof Error ? (err.stack ?? '').split('\n').slice(1, 6).join('\n') : '';
+  // NOTE: only the type and the stack frames are logged; messages can quote data, over several
+  // lines too, so only the "at …" lines of the stack are kept.
+  const frames =
+    err instanceof Error
+      ? (err.stack ?? '')
+          .split('\n')
+          .filter((line) => /^\s+at /.test(line))
+          .slice(0, 5)
+          .join('\n')
+      : '';
   console.error(`[benchtop] ${request} failed with ${kind}\n${frames}`);
   return {
     code: 'internal',
