@@ -116,4 +116,26 @@ describe('minimal RFC 6455 server', () => {
     await waitFor(() => !ws.isOpen);
     c.socket!.destroy();
   });
+
+  it('answers a close with its code, or 1002 when that code may not be sent back', async () => {
+    const code = (c: number): Buffer => Buffer.from([c >> 8, c & 0xff]);
+    const cases: [Buffer, number][] = [
+      [code(1000), 1000],
+      [code(4001), 4001],
+      [code(1005), 1002], // "no status": reserved, never on the wire
+      [code(1006), 1002],
+      [code(0), 1002],
+      [code(5000), 1002],
+      [Buffer.from([0x03]), 1002], // a code needs two bytes
+      [Buffer.alloc(0), 1000],
+    ];
+    for (const [payload, expected] of cases) {
+      const c = await upgrade(port, '/');
+      c.socket!.write(clientFrame(0x8, payload));
+      await waitFor(() => frames(c.received).some((f) => f.opcode === 0x8));
+      const close = parseServerFrames(Buffer.concat(c.received)).find((f) => f.opcode === 0x8)!;
+      expect(close.payload.readUInt16BE(0), payload.toString('hex')).toBe(expected);
+      c.socket!.destroy();
+    }
+  });
 });

@@ -97,6 +97,20 @@ export function acceptWebSocket(
   );
 }
 
+/**
+ * The code to answer a client's close frame with: its own code when one may be sent back, else
+ * 1002 (RFC 6455 §7.4: 1005, 1006 and 1015 never go on the wire; a 1-byte payload is malformed).
+ */
+function closeReplyCode(payload: Buffer): number {
+  if (payload.length === 0) return 1000;
+  if (payload.length === 1) return 1002;
+  const code = payload.readUInt16BE(0);
+  const isSendable =
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) ||
+    (code >= 3000 && code <= 4999);
+  return isSendable ? code : 1002;
+}
+
 class Connection implements WsConnection {
   onMessage: (text: string) => void = () => {};
   onClose: () => void = () => {};
@@ -202,8 +216,7 @@ class Connection implements WsConnection {
     if (opcode >= OP_CLOSE) {
       if (!fin || payload.length > 125) return void this.#fail(1002, 'bad control frame');
       if (opcode === OP_PING) this.#write(encodeFrame(OP_PONG, payload));
-      else if (opcode === OP_CLOSE)
-        this.close(payload.length >= 2 ? payload.readUInt16BE(0) : 1000);
+      else if (opcode === OP_CLOSE) this.close(closeReplyCode(payload));
       else if (opcode !== OP_PONG) this.#fail(1002, 'unknown opcode');
       return;
     }
