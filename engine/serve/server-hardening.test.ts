@@ -80,6 +80,28 @@ describe('browser-mode server input', () => {
   });
 });
 
+describe('browser-mode methods', () => {
+  it('answers a request sent with GET by naming POST, not as an unknown path', async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/api/invoke/projects:list`, {
+      headers: { Authorization: `Bearer ${server.token}` },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.json()).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid-request',
+        message: 'Send API requests with POST, their arguments as a JSON body.',
+      },
+    });
+    const unknown = await fetch(`http://127.0.0.1:${server.port}/api/nothing`, {
+      headers: { Authorization: `Bearer ${server.token}` },
+    });
+    expect(unknown.status).toBe(404);
+  });
+});
+
 describe('browser-mode start', () => {
   it('says a taken port is in use and leaves the data folder untouched', async () => {
     const other = join(dir, 'other-data');

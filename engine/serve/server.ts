@@ -163,8 +163,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const name = url.pathname.startsWith('/api/invoke/')
       ? safeDecode(url.pathname.slice('/api/invoke/'.length))
       : null;
-    if (name === null || req.method !== 'POST')
+    if (name === null)
       return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), headers);
+    if (req.method !== 'POST')
+      return sendJson(
+        res,
+        405,
+        errorReply('invalid-request', 'Send API requests with POST, their arguments as a JSON body.'),
+        { ...headers, Allow: 'POST' },
+      );
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return sendJson(
         res,
