@@ -169,7 +169,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return sendJson(
         res,
         405,
-        errorReply('invalid-request', 'Send API requests with POST, their arguments as a JSON body.'),
+        errorReply(
+          'invalid-request',
+          'Send API requests with POST, their arguments as a JSON body.',
+        ),
         { ...headers, Allow: 'POST' },
       );
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
