@@ -76,19 +76,28 @@ export function toErrorInfo(err: unknown, request: string): ApiErrorInfo {
   if (typeof code === 'string' && FS_MESSAGES[code] !== undefined)
     return { code: 'invalid', message: FS_MESSAGES[code] };
   const kind = err instanceof Error ? err.name : typeof err;
-  // NOTE: only the type and the stack frames are logged; messages can quote data, over several
-  // lines too, so only the "at …" lines of the stack are kept.
-  const frames =
-    err instanceof Error
-      ? (err.stack ?? '')
-          .split('\n')
-          .filter((line) => /^\s+at /.test(line))
-          .slice(0, 5)
-          .join('\n')
-      : '';
+  // NOTE: only the type and the stack frames are logged; messages can quote data.
+  const frames = err instanceof Error ? stackFrames(err) : '';
   console.error(`[benchtop] ${request} failed with ${kind}\n${frames}`);
   return {
     code: 'internal',
     message: `Benchtop hit an unexpected problem (${kind}) while handling ${request}. Nothing was saved halfway; try again, and report it if it keeps happening.`,
   };
+}
+
+/**
+ * The first frames of an error's stack without its message, which can span several lines (a
+ * parser quoting the text it choked on). A stack that does not start with the message (changed
+ * after the error was made) gives no frames rather than a guess.
+ */
+function stackFrames(err: Error): string {
+  const stack = err.stack ?? '';
+  const header = err.message === '' ? err.name : `${err.name}: ${err.message}`;
+  if (!stack.startsWith(header)) return '';
+  return stack
+    .slice(header.length)
+    .split('\n')
+    .filter((line) => /^ {4}at /.test(line))
+    .slice(0, 5)
+    .join('\n');
 }
