@@ -76,6 +76,14 @@ describe('minimal RFC 6455 server', () => {
       [clientFrame(0x2, Buffer.from([1, 2])), 1003],
       [clientFrame(0x1, Buffer.alloc(2000, 0x61)), 1009],
       [clientFrame(0x1, Buffer.from([0xff, 0xfe])), 1007],
+      // A message in endless empty pieces: no bytes, but each piece is held until the last.
+      [
+        Buffer.concat([
+          clientFrame(0x1, Buffer.from('a'), false),
+          ...Array<Buffer>(2000).fill(clientFrame(0x0, Buffer.alloc(0), false)),
+        ]),
+        1009,
+      ],
     ];
     for (const [bytes, code] of cases) {
       const c = await upgrade(port, '/');

@@ -12,6 +12,8 @@ const OP_BINARY = 0x2;
 const OP_CLOSE = 0x8;
 const OP_PING = 0x9;
 const OP_PONG = 0xa;
+/** Most frames one message may be split into (browsers send one). */
+const MAX_FRAGMENTS = 1024;
 
 export interface WsConnection {
   readonly isOpen: boolean;
@@ -228,6 +230,9 @@ class Connection implements WsConnection {
     if (opcode !== OP_TEXT && opcode !== OP_CONT) return void this.#fail(1002, 'unknown opcode');
     this.#fragmentBytes += payload.length;
     if (this.#fragmentBytes > this.#maxBytes) return void this.#fail(1009, 'message too big');
+    // Empty pieces add no bytes but each costs memory: a message may come in so many pieces only.
+    if (this.#fragments.length >= MAX_FRAGMENTS)
+      return void this.#fail(1009, 'message in too many pieces');
     this.#fragments.push(payload);
     if (!fin) return;
     const whole = Buffer.concat(this.#fragments);
