@@ -1,7 +1,7 @@
 // Tests for opening workspaces: migrations, pragmas, STRICT tables, read/write branding,
 // corrupt files and databases from newer app versions.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,30 @@ describe('openMemory', () => {
 });
 
 describe('openWorkspace on disk', () => {
+  it.skipIf(process.platform === 'win32')('keeps the data folder, its subfolders and the database to their owner', () => {
+    const mode = (p: string): number => statSync(p).mode & 0o777;
+    // A folder Benchtop makes, under the default umask (0022: readable by every account).
+    const dir = join(tempDir(), 'data');
+    track(openWorkspace(dir)).write.run(sql`CREATE TABLE t (x)`); // a write makes the -wal file
+    expect(mode(dir)).toBe(0o700);
+    for (const f of ['models', 'runs', 'cache']) expect(mode(join(dir, f)), f).toBe(0o700);
+    expect(mode(join(dir, WORKSPACE_FILE))).toBe(0o600);
+    expect(mode(join(dir, `${WORKSPACE_FILE}-wal`))).toBe(0o600); // SQLite gives it the database's mode
+    // A workspace made by an earlier version, all readable: tightened when it opens.
+    const old = tempDir();
+    track(openWorkspace(old)).close();
+    open.pop();
+    for (const p of [old, join(old, 'runs')]) chmodSync(p, 0o755);
+    chmodSync(join(old, WORKSPACE_FILE), 0o644);
+    track(openWorkspace(old));
+    expect([mode(old), mode(join(old, 'runs')), mode(join(old, WORKSPACE_FILE))]).toEqual([0o700, 0o700, 0o600]);
+    // A folder of the user's own without a workspace keeps its permissions; what Benchtop puts in it is private.
+    const own = tempDir();
+    chmodSync(own, 0o755);
+    track(openWorkspace(own));
+    expect([mode(own), mode(join(own, 'models')), mode(join(own, WORKSPACE_FILE))]).toEqual([0o755, 0o700, 0o600]);
+  });
+
   it('removes the dataset of an import that never finished, with its documents, and keeps finished ones', () => {
     const dir = tempDir();
     const ws = openWorkspace(dir);

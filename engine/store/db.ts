@@ -2,7 +2,7 @@
 // against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquirePidLock } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
@@ -100,6 +100,7 @@ export function openWorkspace(dir: string): Workspace {
       throw openError(dbPath, err);
     }
     const ws = initialise(conn, dir, dbPath);
+    for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) ownerOnly(f, 0o600);
     return {
       ...ws,
       close() {
@@ -123,11 +124,31 @@ const FOLDER_REASONS: Record<string, string> = {
   EEXIST: 'a file is in the way where a folder is needed',
 };
 
-/** Creates the data folder and its subfolders, or says in words why it cannot. */
+/**
+ * Takes away group and other access from a file or folder of ours (POSIX): the data folder holds
+ * patient documents, and the default umask left it and the database readable by every account on
+ * the computer. Best effort: a file system without permissions (FAT, a network share) keeps its own.
+ */
+function ownerOnly(p: string, mode: number): void {
+  if (process.platform === 'win32') return; // the user's profile folders carry their own ACLs
+  try {
+    const st = statSync(p);
+    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(p, mode);
+  } catch {
+    // absent (a -wal file not yet made) or not ours to change
+  }
+}
+
+/**
+ * Creates the data folder and its subfolders, or says in words why it cannot. The subfolders are
+ * made owner-only, and so is the data folder when Benchtop made it or it holds a workspace (a
+ * folder of the user's own given as --data-dir keeps its permissions; its workspace is private).
+ */
 function makeWorkspaceFolders(dir: string): void {
   for (const p of [dir, ...WORKSPACE_FOLDERS.map((f) => join(dir, f))]) {
     try {
-      makeDirsSync(p);
+      const made = makeDirsSync(p);
+      if (p !== dir || made !== undefined || existsSync(join(dir, WORKSPACE_FILE))) ownerOnly(p, 0o700);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
