@@ -113,6 +113,16 @@ describe('browser-mode start', () => {
     expect(existsSync(other)).toBe(false); // no workspace created, no lock left behind
   });
 
+  it('refuses any host but 127.0.0.1 or localhost, saying what to give, before opening the data folder', async () => {
+    const other = join(dir, 'host-data');
+    for (const host of ['0.0.0.0', '::1', '192.168.1.20']) {
+      await expect(startServer({ dataDir: other, host, port: 0 })).rejects.toThrow(
+        `--host "${host}" is refused: browser mode listens on 127.0.0.1 only (this computer); give --host 127.0.0.1 or localhost, or leave it out.`,
+      );
+    }
+    expect(existsSync(other)).toBe(false);
+  });
+
   it('lets go of the port when the data folder cannot be opened', async () => {
     const port = await freePort();
     const notAFolder = join(dir, 'a-file');

@@ -91,7 +91,10 @@ function parseArgs(body: Buffer): { args: unknown } | null {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   if (host !== '127.0.0.1' && host !== 'localhost') {
-    throw new Error(`Browser mode listens on this computer only (127.0.0.1), not on "${host}".`);
+    // ::1 is this computer too, but the Host and Origin checks and the page's CSP name 127.0.0.1.
+    throw new Error(
+      `--host "${host}" is refused: browser mode listens on 127.0.0.1 only (this computer); give --host 127.0.0.1 or localhost, or leave it out.`,
+    );
   }
   const rendererDir =
     opts.rendererDir ?? fileURLToPath(new URL('../../out/renderer/', import.meta.url));
