@@ -136,7 +136,8 @@ export function parseSafetensors(bytes: Uint8Array, file: string): SafetensorsCo
     if (actual !== recorded.toLowerCase()) {
       fail(
         'the weights do not match the SHA-256 checksum written when the file was saved: its ' +
-          'bytes were damaged or changed since (a failing disk, an interrupted copy)',
+          'bytes were damaged or changed since (a failing disk, an interrupted copy; weights ' +
+          `changed on purpose by another tool must be saved without the "${CHECKSUM_KEY}" metadata)`,
       );
     }
   }
