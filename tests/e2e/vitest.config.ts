@@ -11,6 +11,7 @@ export default defineConfig({
     // A screen's next state (a document loaded, a save answered) can take seconds on a busy
     // 2-core CI machine; expect.poll's own default of 1 s made such waits flaky.
     expect: { poll: { timeout: 15_000 } },
+    globalSetup: ['../temp-root.ts'],
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
