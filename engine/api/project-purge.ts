@@ -5,6 +5,7 @@
 // the workspace next opens (createEngine starts this again).
 import { setImmediate as tick } from 'node:timers/promises';
 import {
+  checkpointAndTruncateLog,
   listDeletingProjects,
   mergeSearchIndexStep,
   purgeProjectBatch,
@@ -53,6 +54,11 @@ async function purgeLoop(ctx: ApiContext): Promise<void> {
     }
     // None left: the search index drops the deleted rows a few pages a turn (after a crash, on open).
     if (isMergeOn !== true) setSearchIndexDeleteMerge(write, (isMergeOn = true));
-    if (!mergeSearchIndexStep(write, MERGE_PAGES)) return;
+    if (!mergeSearchIndexStep(write, MERGE_PAGES)) {
+      // The deleted text, zeroed in the log's newest pages, is still in the database file and in
+      // older pages of the log until a checkpoint: done now, not at some later one.
+      checkpointAndTruncateLog(write);
+      return;
+    }
   }
 }

@@ -209,6 +209,8 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
     conn.pragma('foreign_keys = ON');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('synchronous = NORMAL');
+    // Deleted rows (a purged project's notes) are overwritten, not left readable in free pages.
+    conn.pragma('secure_delete = ON');
     for (const migration of MIGRATIONS.slice(version)) {
       write.transaction(() => {
         migration.up(write);

@@ -165,6 +165,16 @@ export function mergeSearchIndexStep(db: WriteDb, pages: number): boolean {
   return changes() - before >= 2;
 }
 
+/**
+ * Copies the log's pages into the database file and empties the log, so pages a purge zeroed
+ * (secure_delete) replace the old text in both files; false when a reader still holds an older
+ * snapshot (an export): the log is then emptied at a later checkpoint or when Benchtop closes.
+ */
+export function checkpointAndTruncateLog(db: WriteDb): boolean {
+  const row = db.get<{ busy: number }>(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+  return row?.busy === 0;
+}
+
 /** The project's entity and relation types, by name. */
 export function getLabelSchema(db: ReadDb, projectId: number): LabelSchema {
   const entityTypes = db

@@ -1,0 +1,50 @@
+// A deleted project's documents leave no readable trace in the workspace files: the text of a
+// note marked as containing PHI is gone from workspace.sqlite and its write-ahead log once the
+// purge is over (secure_delete zeroes freed pages; the purge then checkpoints and truncates the
+// log), not merely unlinked and left in free pages for anyone with the file to read.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+const NAME = 'Quixmarchova';
+
+/** How often the patient's name appears in the workspace's database files. */
+function occurrences(dir: string): number {
+  let n = 0;
+  for (const f of ['workspace.sqlite', 'workspace.sqlite-wal']) {
+    const file = join(dir, 'data', f);
+    if (!existsSync(file)) continue;
+    const bytes = readFileSync(file);
+    for (const needle of [NAME, NAME.toLowerCase()])
+      for (let i = bytes.indexOf(needle); i >= 0; i = bytes.indexOf(needle, i + 1)) n++;
+  }
+  return n;
+}
+
+let t: TestEngine | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe('purging a deleted project', () => {
+  it('leaves none of its PHI text in the database file or its log', async () => {
+    t = openTestEngine('benchtop-purge-phi-', { inSubfolder: true });
+    const { id: projectId } = await t.call('projects:create', { name: 'Ward 7' });
+    const notes = join(t.dir, 'notes.jsonl');
+    const lines = Array.from({ length: 40 }, (_, i) => JSON.stringify({ id: `n${i}`, text: `${NAME} Ezekiel, MRN 55${i}0912, admitted with chest pain; troponin raised.` }));
+    writeFileSync(notes, `${lines.join('\n')}\n`);
+    expect((await t.call('documents:import', { projectId, path: notes, containsPhi: true })).documentsAdded).toBe(40);
+    expect((await t.call('documents:list', { projectId, search: NAME.toLowerCase() })).total).toBe(40);
+    expect(occurrences(t.dir)).toBeGreaterThan(0);
+
+    await t.call('projects:delete', { projectId });
+    // The purge runs in the background: wait (up to 10 s) for it to leave nothing behind.
+    for (let waited = 0; occurrences(t.dir) > 0 && waited < 10_000; waited += 50) await sleep(50);
+    expect(occurrences(t.dir)).toBe(0);
+    await t.engine.close();
+    expect(occurrences(t.dir)).toBe(0);
+  }, 30_000);
+});
