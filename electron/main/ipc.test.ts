@@ -1,10 +1,7 @@
 // Main-process IPC rules without an Electron binary: electron is mocked, the real ipc.ts,
 // window.ts and protocol.ts run. A foreign or framed sender is refused, names are allow-listed,
-// engine requests are forwarded, and app:// never serves files outside the renderer folder.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// engine requests are forwarded (app:// itself: protocol.test.ts).
+import { describe, expect, it, vi } from 'vitest';
 
 const handlers = new Map<string, (...args: unknown[]) => Promise<unknown>>();
 const ourContents = { mainFrame: { url: 'app://benchtop/index.html' } };
@@ -41,7 +38,6 @@ vi.mock('electron', () => ({
 
 const { broadcast, registerIpc } = await import('./ipc.ts');
 const { isAppPage, isAppUrl } = await import('./window.ts');
-const { appResponse, resolveAppPath } = await import('./protocol.ts');
 
 const requests: [string, unknown][] = [];
 const engine = {
@@ -146,55 +142,5 @@ describe('main-process IPC', () => {
     expect(isAppUrl('data:image/png;base64,AA==')).toBe(true); // img-src data:
     expect(isAppPage('data:text/html,hi')).toBe(false); // but never a page
     expect(isAppPage('app://benchtop/index.html')).toBe(true);
-  });
-});
-
-describe('app:// protocol paths', () => {
-  let root: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), 'benchtop-protocol-'));
-    mkdirSync(join(root, 'renderer', 'assets'), { recursive: true });
-    writeFileSync(join(root, 'renderer', 'index.html'), '<!doctype html>');
-    writeFileSync(join(root, 'renderer', 'assets', 'a.js'), '');
-    writeFileSync(join(root, 'secret.txt'), 'secret');
-  });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-  it('serves files inside the renderer folder only', async () => {
-    const web = join(root, 'renderer');
-    expect(await resolveAppPath(web, '/')).toBe(join(web, 'index.html'));
-    expect(await resolveAppPath(web, '/assets/a.js')).toBe(join(web, 'assets', 'a.js'));
-    for (const p of [
-      '/../secret.txt',
-      '/%2e%2e/secret.txt',
-      '/assets/..%2f..%2fsecret.txt',
-      '/..%5csecret.txt',
-      '/%00',
-      '/missing.js',
-      '/assets',
-      '/assets/',
-    ]) {
-      expect(await resolveAppPath(web, p), p).toBeNull();
-    }
-  });
-
-  it('answers every app:// request with a response: the file with its headers, or 404', async () => {
-    const web = join(root, 'renderer');
-    const get = (url: string, method = 'GET') => appResponse(web, new Request(url, { method }));
-    const js = await get('app://benchtop/assets/a.js');
-    expect(js.status).toBe(200);
-    expect(js.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
-    expect(js.headers.get('Content-Security-Policy')).toContain("default-src 'self'");
-    expect(await (await get('app://benchtop/')).text()).toBe('<!doctype html>');
-    for (const url of [
-      'app://benchtop/assets', // a folder: EISDIR used to reject the handler's promise
-      'app://benchtop/assets/',
-      'app://benchtop/missing.js',
-      'app://other/index.html',
-      'app://benchtop/%2e%2e/secret.txt',
-    ]) {
-      expect((await get(url)).status, url).toBe(404);
-    }
-    expect((await get('app://benchtop/index.html', 'POST')).status).toBe(405);
   });
 });

@@ -46,7 +46,11 @@ export function registerAppScheme(): void {
   ]);
 }
 
-/** The file for a URL path inside `root`, or null when it escapes, is a folder or does not exist. */
+/**
+ * The file for a URL path inside `root`, or null when it escapes, is a folder or does not exist.
+ * A colon is refused too: no built file has one, and on Windows it names a drive or an NTFS
+ * stream (`index.html::$DATA`).
+ */
 export async function resolveAppPath(root: string, pathname: string): Promise<string | null> {
   let rel: string;
   try {
@@ -54,9 +58,9 @@ export async function resolveAppPath(root: string, pathname: string): Promise<st
   } catch {
     return null;
   }
-  if (rel.includes('\0') || rel.includes('\\') || rel.split('/').includes('..')) return null;
+  if (/[\0\\:]/.test(rel) || rel.split('/').includes('..')) return null;
   const base = resolve(root);
-  const full = resolve(join(base, rel === '/' ? 'index.html' : rel));
+  const full = resolve(join(base, rel === '/' || rel === '' ? 'index.html' : rel));
   if (!full.startsWith(base + sep)) return null;
   try {
     const real = await realpath(full);
@@ -67,15 +71,24 @@ export async function resolveAppPath(root: string, pathname: string): Promise<st
   }
 }
 
-const notFound = (): Response =>
-  new Response('Not found', { status: 404, headers: { 'Content-Type': TYPES['.txt']! } });
+/** On every response, errors included: nothing from app:// is sniffed or runs outside the CSP. */
+const SECURITY_HEADERS = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
+
+const refusal = (status: 404 | 405, text: string, extra: Record<string, string> = {}): Response =>
+  new Response(text, {
+    status,
+    headers: { 'Content-Type': TYPES['.txt']!, ...SECURITY_HEADERS, ...extra },
+  });
+const notFound = (): Response => refusal(404, 'Not found');
 
 /** The response for one app:// request: the file, or 404 (never a rejected promise). */
 export async function appResponse(rendererDir: string, request: Request): Promise<Response> {
   if (request.method !== 'GET' && request.method !== 'HEAD')
-    return new Response('Method not allowed', { status: 405 });
+    return refusal(405, 'Method not allowed', { Allow: 'GET, HEAD' });
   const url = new URL(request.url);
-  const file = url.host === 'benchtop' ? await resolveAppPath(rendererDir, url.pathname) : null;
+  // Chromium lower-cases the host of a standard scheme; a port or another host is not the app.
+  const isApp = url.hostname.toLowerCase() === 'benchtop' && url.port === '';
+  const file = isApp ? await resolveAppPath(rendererDir, url.pathname) : null;
   if (file === null) return notFound();
   let body: Buffer;
   try {
@@ -84,11 +97,7 @@ export async function appResponse(rendererDir: string, request: Request): Promis
     return notFound(); // removed or unreadable since it was resolved (a rebuild under way)
   }
   return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), {
-    headers: {
-      'Content-Type': contentType(file),
-      'Content-Security-Policy': CSP,
-      'X-Content-Type-Options': 'nosniff',
-    },
+    headers: { 'Content-Type': contentType(file), ...SECURITY_HEADERS },
   });
 }
 
