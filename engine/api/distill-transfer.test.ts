@@ -51,4 +51,29 @@ describe('distill:start with a folder of the user’s text', () => {
     await call('train:cancel', { runId });
     expect((await call('train:list-runs', { projectId })).map((r) => r.id)).toContain(runId);
   });
+
+  it('names a student of a PHI-trained teacher without the teacher\'s name (it lists the private notes)', async () => {
+    const [demo] = await call('projects:list', {});
+    // The default name of a teacher lists its datasets, named after the files imported.
+    const name = 'Entities · smith_john_mrn4471_discharge · 2026-11-23';
+    const teacher = await call('models:import-folder', { path: teacherFolder, name, phiStatus: 'trained-on-phi' });
+    const finished = new Promise<void>((resolve) => {
+      const stop = t.engine.subscribe((event) => {
+        if (event !== 'train:finished') return;
+        stop();
+        resolve();
+      });
+    });
+    const { runId } = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: ['random'], steps: 1 });
+    await call('train:cancel', { runId });
+    await finished;
+    const run = (await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId);
+    expect(run?.name).toMatch(/^Entities student · \d{4}-\d{2}-\d{2}$/);
+    expect(run?.baseName).toContain(name); // the app still says which teacher taught it
+
+    const plain = await call('models:import-folder', { path: teacherFolder, name: 'Public NER', phiStatus: 'no-phi' });
+    const second = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: plain.id, transfer: ['random'], steps: 1 });
+    await call('train:cancel', { runId: second.runId });
+    expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === second.runId)?.name).toBe('Entities student of Public NER');
+  });
 });

@@ -169,6 +169,17 @@ function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string
   }
 }
 
+/**
+ * A student's default name. It names a teacher without PHI; a PHI-trained teacher's name (by
+ * default its datasets, named after the imported files) would travel with a student meant to be
+ * shared (its exported lineage.json), so then only the day (the app shows the teacher anyway).
+ */
+function studentName(task: TaskKind, teacher: ModelRef): string {
+  const status = teacher.model?.phiStatus ?? (teacher.lineage.containsPhi === false ? 'no-phi' : 'unknown');
+  if (status === 'no-phi') return `${TASK_WORD[task]} student of ${teacher.name}`.slice(0, 200);
+  return `${TASK_WORD[task]} student · ${new Date().toISOString().slice(0, 10)}`;
+}
+
 /** Starts distillation of a teacher into a student; see DistillStartArgs. */
 export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId: string } {
   const read = ctx.ws.read;
@@ -241,7 +252,7 @@ export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId
     projectId: a.projectId,
     engine,
     task: a.task,
-    name: a.name?.trim() || `${TASK_WORD[a.task]} student of ${teacher.name}`.slice(0, 200),
+    name: a.name?.trim() || studentName(a.task, teacher),
     baseName,
     datasetNames: privateSets.map((d) => d.name),
     lineage,
