@@ -2,7 +2,7 @@
 // real window.ts): closing with training in progress asks first, and unsaved annotation edits
 // (the page's beforeunload) ask whether to close anyway.
 import { EventEmitter } from 'node:events';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const windows: FakeWindow[] = [];
 class FakeWindow extends EventEmitter {
@@ -18,14 +18,24 @@ class FakeWindow extends EventEmitter {
 }
 const showMessageBoxSync = vi.fn();
 const quit = vi.fn();
+const app = Object.assign(new EventEmitter(), { isPackaged: false, getAppPath: () => '/app', quit });
+type BeforeRequest = (details: { url: string }, callback: (r: { cancel: boolean }) => void) => void;
+const ses = {
+  beforeRequest: null as BeforeRequest | null,
+  webRequest: { onBeforeRequest: (fn: BeforeRequest) => void (ses.beforeRequest = fn) },
+  setPermissionRequestHandler: vi.fn(),
+  setPermissionCheckHandler: vi.fn(),
+  setDevicePermissionHandler: vi.fn(),
+  setSpellCheckerEnabled: vi.fn(),
+};
 vi.mock('electron', () => ({
-  app: { isPackaged: false, getAppPath: () => '/app', on: vi.fn(), quit },
+  app,
   BrowserWindow: FakeWindow,
   dialog: { showMessageBoxSync },
-  session: { defaultSession: {} },
+  session: { defaultSession: ses },
   protocol: { handle: vi.fn(), registerSchemesAsPrivileged: vi.fn() },
 }));
-const { createMainWindow } = await import('./window.ts');
+const { createMainWindow, lockDownSession } = await import('./window.ts');
 
 /** Emits a cancellable event; true when a handler prevented it. */
 function emitPreventable(target: EventEmitter, name: string): boolean {
@@ -42,9 +52,30 @@ describe('main window', () => {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
       webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      experimentalFeatures: false,
+      navigateOnDragDrop: false,
+      spellcheck: false,
     });
+    expect(windows.at(-1)!.options.webPreferences).not.toHaveProperty('enableBlinkFeatures');
     expect(windows.at(-1)!.loadURL).toHaveBeenCalledWith('app://benchtop/index.html');
+  });
+
+  it('has no developer tools when packaged', () => {
+    app.isPackaged = true;
+    Object.assign(process, { resourcesPath: '/opt/Benchtop/resources' }); // Electron sets it
+    try {
+      createMainWindow(() => 0);
+      expect(windows.at(-1)!.options.webPreferences).toMatchObject({ devTools: false });
+    } finally {
+      app.isPackaged = false;
+    }
+    createMainWindow(() => 0);
+    expect(windows.at(-1)!.options.webPreferences).toMatchObject({ devTools: true });
   });
 
   it('asks before closing over unsaved edits, and closes only when told to', () => {
@@ -107,5 +138,100 @@ describe('main window', () => {
     win.emit('session-end', { reasons: ['logoff'] });
     expect(quit).toHaveBeenCalledTimes(2);
     expect(showMessageBoxSync).not.toHaveBeenCalled();
+  });
+});
+
+describe('session lock-down', () => {
+  lockDownSession();
+  const created = app.listeners('web-contents-created')[0] as (e: unknown, wc: unknown) => void;
+  const contents = Object.assign(new EventEmitter(), { setWindowOpenHandler: vi.fn() });
+  created({}, contents);
+  const isCancelled = (url: string): boolean => {
+    let cancel: boolean | undefined;
+    ses.beforeRequest!({ url }, (r) => (cancel = r.cancel));
+    return cancel!;
+  };
+  /** Emits a cancellable contents event with its arguments; true when a handler prevented it. */
+  const isPrevented = (name: string, ...args: unknown[]): boolean => {
+    let prevented = false;
+    const event = { preventDefault: () => (prevented = true), ...(args[0] as object) };
+    contents.emit(name, event, ...args.slice(1));
+    return prevented;
+  };
+  afterAll(() => void (app.isPackaged = false));
+  const unpackaged = (fn: () => void): void => {
+    app.isPackaged = false;
+    fn();
+    app.isPackaged = true;
+  };
+
+  it('lets through only the app itself', () => {
+    app.isPackaged = true;
+    for (const url of ['app://benchtop/index.html', 'app://benchtop/assets/a.js', 'data:image/png;base64,AA=='])
+      expect(isCancelled(url), url).toBe(false);
+    for (const url of [
+      'https://example.com/',
+      'http://127.0.0.1:5173/',
+      'ws://localhost:5173/',
+      'file:///home/ann/notes.txt',
+      'app://other/index.html',
+      'app://benchtop.evil/index.html',
+      'devtools://devtools/bundled/inspector.html', // packaged: no developer tools
+      'chrome-extension://abc/x.js',
+    ])
+      expect(isCancelled(url), url).toBe(true);
+  });
+
+  it('lets the dev server and developer tools through only unpackaged, and only on loopback', () => {
+    vi.stubEnv('ELECTRON_RENDERER_URL', 'http://localhost:5173');
+    try {
+      expect(isCancelled('http://localhost:5173/src/main.ts')).toBe(true); // packaged
+      unpackaged(() => {
+        expect(isCancelled('http://localhost:5173/src/main.ts')).toBe(false);
+        expect(isCancelled('ws://localhost:5173/')).toBe(false);
+        expect(isCancelled('devtools://devtools/bundled/inspector.html')).toBe(false);
+        expect(isCancelled('http://localhost:5174/')).toBe(true);
+      });
+      vi.stubEnv('ELECTRON_RENDERER_URL', 'http://evil.example:5173');
+      unpackaged(() => expect(isCancelled('http://evil.example:5173/')).toBe(true));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('grants no permission and no device, and turns the spell checker off', () => {
+    const [request] = ses.setPermissionRequestHandler.mock.calls[0] as [(...a: unknown[]) => void];
+    for (const permission of ['media', 'notifications', 'geolocation', 'clipboard-read', 'fileSystem']) {
+      const callback = vi.fn();
+      request({}, permission, callback, {});
+      expect(callback).toHaveBeenCalledWith(false);
+    }
+    const [check] = ses.setPermissionCheckHandler.mock.calls[0] as [(...a: unknown[]) => boolean];
+    for (const permission of ['hid', 'serial', 'usb', 'media'])
+      expect(check({}, permission, 'app://benchtop', {})).toBe(false);
+    const [device] = ses.setDevicePermissionHandler.mock.calls[0] as [(...a: unknown[]) => boolean];
+    expect(device({ deviceType: 'usb', origin: 'app://benchtop' })).toBe(false);
+    expect(ses.setSpellCheckerEnabled).toHaveBeenCalledWith(false);
+  });
+
+  it('opens no window, navigates only within the app and attaches no webview', () => {
+    app.isPackaged = true;
+    const [open] = contents.setWindowOpenHandler.mock.calls[0] as [(d: unknown) => unknown];
+    expect(open({ url: 'app://benchtop/index.html' })).toEqual({ action: 'deny' });
+    expect(open({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+    expect(isPrevented('will-navigate', {}, 'app://benchtop/index.html#/train')).toBe(false);
+    for (const url of [
+      'https://example.com/',
+      'file:///home/ann/notes.pdf', // a file dropped on the window
+      'data:text/html,<script>1</script>',
+      'devtools://devtools/bundled/inspector.html',
+    ])
+      expect(isPrevented('will-navigate', {}, url), url).toBe(true);
+    unpackaged(() => expect(isPrevented('will-navigate', {}, 'devtools://devtools/bundled/inspector.html')).toBe(false));
+    expect(isPrevented('will-redirect', {}, 'https://example.com/')).toBe(true);
+    expect(isPrevented('will-redirect', {}, 'app://benchtop/index.html')).toBe(false);
+    expect(isPrevented('will-frame-navigate', { url: 'https://example.com/', isMainFrame: false })).toBe(true);
+    expect(isPrevented('will-frame-navigate', { url: 'app://benchtop/x.html', isMainFrame: false })).toBe(false);
+    expect(isPrevented('will-attach-webview', {}, {}, {})).toBe(true);
   });
 });

@@ -21,9 +21,12 @@ export function isAppPage(url: string): boolean {
   return dev !== null && url.startsWith(`${new URL(dev).origin}/`);
 }
 
+/** Developer tools' own pages: only unpackaged, where the window has developer tools. */
+const isDevToolsUrl = (url: string): boolean => !app.isPackaged && url.startsWith('devtools://');
+
 /** True for URLs the renderer may load or fetch (pages, data: images, dev-server HMR). */
 export function isAppUrl(url: string): boolean {
-  if (isAppPage(url) || url.startsWith('data:') || url.startsWith('devtools://')) return true;
+  if (isAppPage(url) || url.startsWith('data:') || isDevToolsUrl(url)) return true;
   const dev = devServerUrl();
   return dev !== null && url.startsWith(`${new URL(dev).origin.replace(/^http/, 'ws')}/`);
 }
@@ -36,10 +39,18 @@ export function lockDownSession(): void {
   );
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   ses.setPermissionCheckHandler(() => false);
+  // USB, serial and HID devices a page may have been granted before: none.
+  ses.setDevicePermissionHandler(() => false);
+  // Chromium's spell checker downloads its dictionaries from Google.
+  ses.setSpellCheckerEnabled(false);
   app.on('web-contents-created', (_e, contents) => {
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    // A file dropped outside the editor would otherwise open as file:// in place of the app.
     contents.on('will-navigate', (event, url) => {
-      if (!isAppPage(url) && !url.startsWith('devtools://')) event.preventDefault();
+      if (!isAppPage(url) && !isDevToolsUrl(url)) event.preventDefault();
+    });
+    contents.on('will-frame-navigate', (event) => {
+      if (!event.isMainFrame && !isAppPage(event.url)) event.preventDefault();
     });
     contents.on('will-redirect', (event, url) => {
       if (!isAppPage(url)) event.preventDefault();
@@ -96,7 +107,13 @@ export function createMainWindow(runningTraining: () => number): BrowserWindow {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
       webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      experimentalFeatures: false,
+      navigateOnDragDrop: false,
       spellcheck: false,
       devTools: !app.isPackaged,
     },
