@@ -62,15 +62,14 @@ export interface GoldRelationDoc {
 }
 
 /**
- * A note on annotated relations that no candidate pair reaches (their entities are in different
- * sentences, or of types the model does not relate), so they are not scored at all; `pairs`:
- * the candidate entity pairs (document index and entity ids), `kinds`: the model's type pairs.
+ * Annotated relations that no candidate pair reaches (their entities are in different
+ * sentences, overlap, or are of types the model does not relate), out of all of them; `pairs`:
+ * the candidate entity pairs (document index and entity ids).
  */
-export function unscoredRelationsNote(
+export function unreachedRelations(
   docs: readonly GoldRelationDoc[],
   pairs: readonly { doc: number; arg1: string; arg2: string }[],
-  kinds: readonly (readonly [string, string])[],
-): string | undefined {
+): { unreached: number; total: number } {
   const byDoc = new Map<number, { ids: Set<string>; concepts: Set<string> }>();
   for (const p of pairs) {
     let seen = byDoc.get(p.doc);
@@ -80,16 +79,29 @@ export function unscoredRelationsNote(
     for (const x of norm(p.arg1)) for (const y of norm(p.arg2)) seen.concepts.add(`${x}\t${y}`).add(`${y}\t${x}`);
   }
   let total = 0;
-  let unscored = 0;
+  let unreached = 0;
   docs.forEach((d, i) => {
     const seen = byDoc.get(i);
     for (const r of d.relations) {
       total++;
       const key = `${r.arg1}\t${r.arg2}`;
-      if (!(r.byConcept ? seen?.concepts.has(key) : seen?.ids.has(key))) unscored++;
+      if (!(r.byConcept ? seen?.concepts.has(key) : seen?.ids.has(key))) unreached++;
     }
   });
-  if (unscored === 0) return undefined;
+  return { unreached, total };
+}
+
+/**
+ * A note on annotated relations that no candidate pair reaches, so they are not scored at all
+ * (see `unreachedRelations`); `kinds`: the model's type pairs.
+ */
+export function unscoredRelationsNote(
+  docs: readonly GoldRelationDoc[],
+  pairs: readonly { doc: number; arg1: string; arg2: string }[],
+  kinds: readonly (readonly [string, string])[],
+): string | undefined {
+  const { unreached, total } = unreachedRelations(docs, pairs);
+  if (unreached === 0) return undefined;
   const types = [...new Set(kinds.map(([a, b]) => `${a}–${b}`))].join(', ');
-  return `${unscored} of ${plural(total, 'annotated relation is', 'annotated relations are')} not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (${types})`;
+  return `${unreached} of ${plural(total, 'annotated relation is', 'annotated relations are')} not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (${types})`;
 }

@@ -1,5 +1,7 @@
 // Training and evaluation data that yields no document: the refusal names the cause in its own
 // words (the workbench shows only this message), not "see the issues above" when none were listed.
+// Gold that a model cannot find or learn (types it lacks, relations no candidate pair reaches) is
+// named by `train` for its training, dev and test data, in the words `eval` uses.
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -76,4 +78,66 @@ describe.skipIf(!HAS_DATA)('data that yields no document', () => {
     expect(noDocumentsError('notes', issues).message).toBe('notes: no documents could be read: notes/b.pdf: no text layer (and 1 more problems)');
     expect(noDocumentsError('notes/b.pdf', issues.slice(1)).message).toBe('notes/b.pdf: no documents could be read: no text layer');
   });
+});
+
+/** A JSONL document line: entities [start, end, type] (ids E1…) and relations [type, arg1, arg2]. */
+function jsonDoc(id: string, text: string, ents: [number, number, string][], rels: [string, string, string][] = []): string {
+  return JSON.stringify({
+    id,
+    text,
+    entities: ents.map(([start, end, type], i) => ({ id: `E${i + 1}`, start, end, type })),
+    relations: rels.map(([type, arg1, arg2]) => ({ type, arg1, arg2 })),
+  });
+}
+
+describe.skipIf(!HAS_DATA)('gold that training cannot find or learn', () => {
+  const dir = tempDir('gold-notes');
+  const preset = { preset: 'small-2L-128', vocab: VOCAB, maxSteps: 1 } as const;
+  const collect = (): { issues: FormatIssue[]; ctx: { emit: (e: TaskEvent) => void; isCancelled: () => boolean } } => {
+    const issues: FormatIssue[] = [];
+    return { issues, ctx: { emit: (e) => void (e.type === 'issue' && issues.push(e.issue)), isCancelled: () => false } };
+  };
+
+  it('NER: dev and test entity types the model lacks, and nested test entities, are named', async () => {
+    // The dev F1 counted a dev-only type as missed without a word; `eval` said why.
+    const trainFile = path.join(dir, 'train.conll');
+    writeFileSync(trainFile, 'The\tO\npatient\tO\nhad\tO\ncancer\tB-Disease\n\nNo\tO\nasthma\tB-Disease\n\n');
+    const dev = path.join(dir, 'dev.conll');
+    writeFileSync(dev, 'Aspirin\tB-Chemical\nfor\tO\ncancer\tB-Disease\n\n');
+    const test = path.join(dir, 'test.jsonl');
+    writeFileSync(test, `${jsonDoc('t1', 'breast cancer risk', [[0, 13, 'Disease'], [7, 13, 'Disease']])}\n`);
+    const { issues, ctx } = collect();
+    await train({ task: 'ner', ...preset, train: trainFile, dev, test, out: path.join(dir, 'ner') }, ctx);
+    expect(issues.map((i) => [i.severity, i.file])).toEqual([['warning', dev], ['warning', test]]);
+    expect(issues[0]?.message).toBe('entity types the model does not predict (all count as missed): Chemical');
+    expect(issues[1]?.message).toMatch(/^2 annotated entities overlap another \(nested or duplicated\): /);
+  }, 30_000);
+
+  it('RE: relations across sentences are named for training, dev and test; test labels the model lacks too', async () => {
+    // Training silently left out relations no candidate pair reaches; dev and test did not say
+    // which relations went unscored or which labels the model cannot predict.
+    const text = 'Aspirin induced asthma. Ibuprofen was given. Later it caused rash.';
+    const ents: [number, number, string][] = [[0, 7, 'Chemical'], [16, 22, 'Disease'], [24, 33, 'Chemical'], [60, 64, 'Disease']];
+    const lines = (label: string, id: string): string =>
+      [jsonDoc(`${id}1`, text, ents, [['Induces', 'E1', 'E2'], ['Induces', 'E3', 'E4']]), jsonDoc(`${id}2`, text, ents, [[label, 'E1', 'E2']])].join('\n');
+    const trainFile = path.join(dir, 'train.jsonl');
+    writeFileSync(trainFile, `${lines('Induces', 'a')}\n`);
+    const dev = path.join(dir, 'dev.jsonl');
+    writeFileSync(dev, `${lines('Induces', 'd')}\n`);
+    const test = path.join(dir, 're-test.jsonl');
+    writeFileSync(test, `${lines('Treats', 't')}\n`);
+    const { issues, ctx } = collect();
+    await train({ task: 're', ...preset, train: trainFile, dev, test, out: path.join(dir, 're') }, ctx);
+    const unscored = 'not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)';
+    expect(issues).toEqual([
+      {
+        severity: 'warning',
+        file: trainFile,
+        message: '1 of 3 annotated relations cannot be learned from: the model only looks at pairs of entities within one sentence that do not overlap, and their two entities are not',
+      },
+      { severity: 'warning', file: dev, message: `1 of 3 annotated relations are ${unscored}` },
+      { severity: 'warning', file: test, message: 'relation labels the model does not predict (all count as missed): Treats' },
+      { severity: 'warning', file: test, message: `1 of 3 annotated relations are ${unscored}` },
+    ]);
+  }, 30_000);
 });

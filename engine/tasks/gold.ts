@@ -3,7 +3,10 @@
 // Dev or test data that is the training data itself gets a warning: its scores would flatter.
 
 import type { Document, FormatIssue } from '../formats/types.ts';
+import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import type { DataSource, ReInput, SourceFile } from './data-load.ts';
+import { typesOfLabels } from './ner-data.ts';
+import type { ReExample } from './re-data.ts';
 
 /**
  * Why `name` gave no document, in one message: its first problem, or that it holds nothing in a
@@ -58,4 +61,37 @@ export function requireGold(input: ReInput, task: 'ner' | 're', name: string): v
     if (task === 'ner') requireNerGold(input.documents, name, input.issues);
     else if (input.documents.length === 0) requireReGold(0, name);
   } else if (input.examples.length === 0) requireReGold(0, name);
+}
+
+/**
+ * Warnings on gold entities of `docs` (read from `file`) that a model with IOB2 `labels` cannot
+ * find: types it lacks, discontinuous and overlapping entities. `eval` and `train` (its dev and
+ * test data) say them in the same words, so a low score is explained where it is shown.
+ */
+export function nerGoldIssues(docs: readonly Document[], labels: readonly string[], file: string): FormatIssue[] {
+  return goldNotes(docs.map((d) => d.entities), typesOfLabels(labels)).map((message) => ({ severity: 'warning', file, message }));
+}
+
+/**
+ * Warnings on relation gold (`examples` of `input`, read from `file`) that a model cannot score:
+ * labels it does not predict (unless `labels: false`) and relations no candidate pair reaches.
+ */
+export function reGoldIssues(
+  input: ReInput,
+  examples: readonly ReExample[],
+  m: { labels: readonly string[]; negativeLabel: string; entityPairs: readonly (readonly [string, string])[] },
+  file: string,
+  opts: { labels?: boolean } = {},
+): FormatIssue[] {
+  const issues: FormatIssue[] = [];
+  const known = new Set(m.labels);
+  const unknown = [...new Set(examples.map((e) => e.label ?? m.negativeLabel))].filter((l) => !known.has(l));
+  if (unknown.length > 0 && opts.labels !== false)
+    issues.push({ severity: 'warning', file, message: `relation labels the model does not predict (all count as missed): ${unknown.join(', ')}` });
+  if (input.kind === 'documents') {
+    const pairs = examples.flatMap((e) => (e.pair ? [e.pair] : []));
+    const note = unscoredRelationsNote(input.documents, pairs, m.entityPairs);
+    if (note !== undefined) issues.push({ severity: 'warning', file, message: note });
+  }
+  return issues;
 }

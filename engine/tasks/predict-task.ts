@@ -4,12 +4,11 @@
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
 // strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
-import { noDocumentsError, requireNerGold, requireReGold } from './gold.ts';
+import { nerGoldIssues, noDocumentsError, reGoldIssues, requireNerGold, requireReGold } from './gold.ts';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
 import type { ReEvaluation } from '../metrics/re.ts';
-import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import { formatReport, toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import {
   checkDocuments,
@@ -376,8 +375,7 @@ export async function evaluate(
     const loaded =
       'path' in src ? await loadDocuments(src.path, fmt) : givenDocuments(src.documents);
     const issues = [...loaded.issues];
-    const notes = goldNotes(loaded.documents.map((d) => d.entities), typesOfLabels(view.labels));
-    for (const message of notes) issues.push({ severity: 'warning', file: name, message });
+    issues.push(...nerGoldIssues(loaded.documents, view.labels, name));
     emitAll(issues, ctx);
     requireNerGold(loaded.documents, name, loaded.issues);
     const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
@@ -405,20 +403,7 @@ export async function evaluate(
       : { kind: 'documents', ...givenDocuments(src.documents) };
   const { model, view } = reView(args.model, input.kind === 'documents');
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
-  const issues = [...input.issues];
-  const knownLabels = new Set(view.labels);
-  const unknownLabels = [...new Set(examples.map((e) => e.label ?? view.negativeLabel))].filter((l) => !knownLabels.has(l));
-  if (unknownLabels.length > 0)
-    issues.push({
-      severity: 'warning',
-      file: name,
-      message: `relation labels the model does not predict (all count as missed): ${unknownLabels.join(', ')}`,
-    });
-  if (input.kind === 'documents') {
-    const pairs = examples.flatMap((e) => (e.pair ? [e.pair] : []));
-    const note = unscoredRelationsNote(input.documents, pairs, view.entityPairs);
-    if (note !== undefined) issues.push({ severity: 'warning', file: name, message: note });
-  }
+  const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
   emitAll(issues, ctx);
   requireReGold(examples.length, name);
   const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);

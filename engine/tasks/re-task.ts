@@ -4,6 +4,7 @@
 // relations predicted between the entities of documents.
 
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
+import { unreachedRelations } from '../metrics/gold-notes.ts';
 import { evaluateRe, type ReEvaluation } from '../metrics/re.ts';
 import { toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import type { HostTensor } from '../onnx/ir.ts';
@@ -90,6 +91,15 @@ export function reTrainingSet(
         `${opts.source}: no relation links two entities of one sentence; relation extraction needs annotated relations`,
       );
     negative = opts.negativeLabel ?? 'false';
+    // Relations no candidate pair reaches are not trained on: say how many, not silently.
+    const cands = documentCandidates(train.documents, pairs, negative, { withGold: false });
+    const { unreached, total } = unreachedRelations(train.documents, cands.flatMap((e) => (e.pair ? [e.pair] : [])));
+    if (unreached > 0)
+      issues.push({
+        severity: 'warning',
+        file: opts.source,
+        message: `${unreached} of ${total} annotated relations cannot be learned from: the model only looks at pairs of entities within one sentence that do not overlap, and their two entities are not`,
+      });
     if (!dev && train.documents.length >= 20) {
       const s = splitIndices(train.documents.length, opts.seed);
       const pick = (idx: number[]): ReInput => ({

@@ -39,7 +39,7 @@ import {
   type ReModelView,
 } from './re-task.ts';
 import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
-import { noDocumentsError, requireGold, requireReGold, sameAsTraining } from './gold.ts';
+import { nerGoldIssues, noDocumentsError, reGoldIssues, requireGold, requireReGold, sameAsTraining } from './gold.ts';
 import { runTrainLoop, type LoopOptions } from './train-loop.ts';
 import { historyRows, trainingCard, type TrainMetrics } from './train-report.ts';
 
@@ -242,8 +242,12 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   let counts: Record<string, number>;
   let split: string;
   let reView: ReModelView | undefined;
+  const devName = args.dev ?? 'dev documents';
   if (nerDocs) {
     typesOfLabels(labels);
+    // Gold of dev and test data the model cannot find is named now, as `eval` names it.
+    if (dv?.kind === 'documents') note(nerGoldIssues(dv.documents, labels, devName));
+    if (tePart?.input.kind === 'documents') note(nerGoldIssues(tePart.input.documents, labels, args.test as string));
     // The overlap stays below a window's word pieces (max-length − 2), or windows could not advance.
     const stride = positive('stride', args.stride, Math.floor((maxLength - 2) / 4), true, { max: maxLength - 3 });
     const view = { labels, tokenizer: pm.tokenizer, maxLength, stride };
@@ -266,6 +270,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       entityPairs: set.entityPairs,
     };
     trainEx = encodeReExamples(set.train, reView, data.name);
+    if (dv) note(reGoldIssues(dv, set.dev ?? [], reView, devName, { labels: false }));
+    if (tePart) note(reGoldIssues(tePart.input, reExamples(tePart.input, set.entityPairs, set.negativeLabel), reView, args.test as string));
     evaluate = set.dev && set.dev.length > 0 ? reEvaluator(set.dev, reView, batchSize) : undefined;
     counts = { train_examples: set.train.length, dev_examples: set.dev?.length ?? 0 };
     for (const l of labels)
