@@ -28,6 +28,13 @@ describe.skipIf(!HAS_DATA)('CSV on mtsamples', () => {
     expect(documents.at(-1)?.id).toBe('400');
   });
 
+  it('exported as CSV, reads back the same: its header (metadata columns 1, 2, 3, 5) is taken as one', () => {
+    const { documents } = importCsv(content, rel, { textColumn: 4, idColumn: 0 });
+    const out = exportCsv(documents);
+    const again = importCsv(out.files[0]?.content ?? '', 'again.csv');
+    expect(again.documents).toEqual(documents);
+  });
+
   it('detects the missing header and guesses the transcription column', () => {
     const { documents } = importCsv(content, rel);
     expect(documents).toHaveLength(401);
@@ -131,6 +138,12 @@ describe('CSV parsing', () => {
     expect(again.documents).toEqual([doc, { id: 'r2', text: 'none', entities: [], relations: [], metadata: { ward: '' } }]);
     const plain = exportCsv([doc], { annotations: false });
     expect(plain.issues.map((i) => i.message)).toEqual(['3 entities and relations dropped (annotations: false)']);
+  });
+
+  it('reads back its own header whatever the metadata keys are called', () => {
+    const doc: Document = { id: 'n1', text: 'Dose 5 mg', entities: [], relations: [], metadata: { 'dose:mg': '5', '2': 'x' } };
+    const again = importCsv(exportCsv([doc]).files[0]?.content ?? '', 'x.csv');
+    expect(again.documents).toEqual([doc]);
   });
 
   it('writes cells that look like formulas as they are, and says a spreadsheet may run them', () => {

@@ -57,8 +57,11 @@ function sniffDelimiter(content: string, sink: IssueSink): string {
 const TEXT_NAMES = ['text', 'transcription', 'note', 'notes', 'body', 'content', 'abstract', 'sentence', 'report'];
 
 function looksLikeHeader(cells: string[]): boolean {
+  const isUnique = new Set(cells.map((c) => c.trim().toLowerCase())).size === cells.length;
+  // Benchtop's own export: id, text, then metadata columns named as they came (`0`, `dose:mg`).
+  if (cells[0] === 'id' && cells[1] === 'text') return isUnique;
   const ok = cells.every((c) => /^[\p{L}_][\p{L}\p{N}_ .()/#-]{0,63}$/u.test(c.trim()));
-  return ok && new Set(cells.map((c) => c.trim().toLowerCase())).size === cells.length;
+  return ok && isUnique;
 }
 
 /** Imports a CSV/TSV file: one document per row. */
