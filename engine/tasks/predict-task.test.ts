@@ -161,6 +161,27 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     expect(existsSync(out)).toBe(false);
   });
 
+  it('entity types of several words relate by their mask type, with no false "no relation can be predicted"', async () => {
+    // "Gene product" masks as @GENE_PRODUCT$, the type the relation model names; the warning
+    // compared "gene product" with "gene_product" and said no relation could be predicted.
+    const ner = randomTaskModel(path.join(dir, 'ner-gp'), { task: 'ner', maxLength: 32 }, ['O', 'B-Gene product', 'I-Gene product', 'B-Disease', 'I-Disease']);
+    const re = randomTaskModel(
+      path.join(dir, 're-gp'),
+      { task: 're', maxLength: 32, negativeLabel: 'false', entityPairs: [['GENE_PRODUCT', 'DISEASE']] },
+      ['false', 'Assoc'],
+    );
+    const issues: string[] = [];
+    const ctx = { emit: (e: TaskEvent) => void (e.type === 'issue' && issues.push(e.issue.message)), isCancelled: () => false };
+    const text = Array.from({ length: 12 }, () => 'BRCA1 protein loss causes breast cancer').join(' and ');
+    await predict({ model: ner, reModel: re, documents: [{ id: 'g', text, entities: [], relations: [] }] }, ctx);
+    expect(issues).toEqual([]);
+    const chem = randomTaskModel(path.join(dir, 'ner-chem'), { task: 'ner', maxLength: 32 }, ['O', 'B-Chemical', 'I-Chemical']);
+    await predict({ model: chem, reModel: re, documents: [{ id: 'g', text, entities: [], relations: [] }] }, ctx);
+    expect(issues).toEqual([
+      'this relation model relates GENE_PRODUCT–DISEASE, but the entity model finds only Chemical; no relation can be predicted (use an entity model for those types)',
+    ]);
+  }, 30_000);
+
   it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
     const f32 = await evaluate({ task: 'ner', model: nerModel, documents: docs });
     const i8 = await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true });

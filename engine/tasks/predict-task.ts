@@ -24,7 +24,7 @@ import { checkThreads, type Device } from '../runtime/session.ts';
 import { loadTaskModel } from './model-setup.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { evaluateEntities, predictEntities, type NerModelView } from './ner-task.ts';
-import { guessNegativeLabel, type ReExample } from './re-data.ts';
+import { guessNegativeLabel, maskType, type ReExample } from './re-data.ts';
 import {
   classifyExamples,
   predictRelations,
@@ -201,13 +201,13 @@ function emitAll(issues: readonly FormatIssue[], ctx: TaskContext): void {
 
 /**
  * A warning when none of the relation model's argument-type pairs can be formed from the
- * entity types the NER model finds (case-insensitive, as candidate pairing is): every relation
- * would silently be missing.
+ * entity types the NER model finds (by mask type, as candidate pairing is: "Gene product" is
+ * GENE_PRODUCT): every relation would silently be missing.
  */
 function unrelatableTypes(nerTypes: readonly string[], pairs: readonly (readonly [string, string])[], reModel: string): FormatIssue | undefined {
   if (pairs.length === 0) return undefined;
-  const found = new Set(nerTypes.map((t) => t.toLowerCase()));
-  if (pairs.some(([a, b]) => found.has(a.toLowerCase()) && found.has(b.toLowerCase()))) return undefined;
+  const found = new Set(nerTypes.map(maskType));
+  if (pairs.some(([a, b]) => found.has(maskType(a)) && found.has(maskType(b)))) return undefined;
   const wanted = [...new Set(pairs.map(([a, b]) => `${a}–${b}`))].join(', ');
   return {
     severity: 'warning',
