@@ -81,6 +81,23 @@ describe('CoNLL parsing', () => {
     expect(importConll(bioes, 'y.conll').documents).toEqual(documents);
   });
 
+  it('starts an entity whose span begins or ends with whitespace with B- (S- in BIOES), not joined to the one before', () => {
+    const doc: Document = {
+      id: 'w',
+      text: 'aspirin  tablets daily',
+      entities: [
+        { id: 'a', type: 'Drug', spans: [{ start: 0, end: 7 }], text: 'aspirin' },
+        { id: 'b', type: 'Drug', spans: [{ start: 7, end: 17 }], text: '  tablets ' },
+      ],
+      relations: [],
+    };
+    expect(exportConll([doc]).files[0]?.content).toBe('aspirin\tB-Drug\ntablets\tB-Drug\ndaily\tO\n\n');
+    expect(exportConll([doc], { scheme: 'bioes' }).files[0]?.content).toBe('aspirin\tS-Drug\ntablets\tS-Drug\ndaily\tO\n\n');
+    const back = importConll(exportConll([doc]).files[0]?.content ?? '', 'w.conll');
+    expect(back.issues).toEqual([]);
+    expect(back.documents[0]?.entities.map((e) => e.text)).toEqual(['aspirin', 'tablets']);
+  });
+
   it('exports other documents with token splits at entity boundaries and reports losses', () => {
     const doc: Document = {
       id: 'p',

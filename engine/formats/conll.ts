@@ -212,7 +212,7 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
       }
       const tokens = tokenize(doc.text, sent, cuts, opts.splitPunctuation === true);
       if (tokens.length === 0) continue;
-      for (const t of tokens) out.push(`${doc.text.slice(t.start, t.end)}${sep}${tagFor(t, inSent, opts.scheme ?? 'iob2')}`);
+      for (const t of tokens) out.push(`${doc.text.slice(t.start, t.end)}${sep}${tagFor(doc.text, t, inSent, opts.scheme ?? 'iob2')}`);
       out.push('');
       rebuilt.push(tokens.map((t) => doc.text.slice(t.start, t.end)).join(' '));
       k += tokens.length;
@@ -254,12 +254,14 @@ function isPunctBoundary(text: string, i: number): boolean {
   return !(a && b);
 }
 
-function tagFor(t: Span, ents: readonly Entity[], scheme: 'iob2' | 'bioes'): string {
+function tagFor(text: string, t: Span, ents: readonly Entity[], scheme: 'iob2' | 'bioes'): string {
   const e = ents.find((x) => (x.spans[0]?.start ?? 0) <= t.start && t.end <= (x.spans[0]?.end ?? 0));
   const s = e?.spans[0];
   if (!e || !s) return 'O';
-  const first = t.start === s.start;
+  // The entity's first (last) token even when the entity begins (ends) with whitespace: an I- there
+  // would join it to an entity of the same type just before it.
+  const first = text.slice(s.start, t.start).trim() === '';
   if (scheme === 'iob2') return `${first ? 'B' : 'I'}-${e.type}`;
-  const last = t.end === s.end;
+  const last = text.slice(t.end, s.end).trim() === '';
   return `${first && last ? 'S' : first ? 'B' : last ? 'E' : 'I'}-${e.type}`;
 }
