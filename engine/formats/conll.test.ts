@@ -98,6 +98,13 @@ describe('CoNLL parsing', () => {
     expect(back.documents[0]?.entities.map((e) => e.text)).toEqual(['aspirin', 'tablets']);
   });
 
+  it('says that documents empty or only whitespace are skipped (they do not read back)', () => {
+    const docs: Document[] = ['A b', '', ' \r\n\t'].map((text, i) => ({ id: `d${i}`, text, entities: [], relations: [] }));
+    const out = exportConll(docs);
+    expect(out.issues.map((i) => i.message)).toEqual(['2 documents without tokens (empty or only whitespace) skipped']);
+    expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.id)).toEqual(['d0']);
+  });
+
   it('exports other documents with token splits at entity boundaries and reports losses', () => {
     const doc: Document = {
       id: 'p',

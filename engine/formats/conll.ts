@@ -218,8 +218,9 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
       k += tokens.length;
     }
     countLoss(losses, crossing, ents.length - ei);
-    if (rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
-    if (k === 0 && doc.text.trim() !== '') countLoss(losses, 'documents without tokens skipped');
+    if (k > 0 && rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
+    // Not read back at all (an empty -DOCSTART- block is no document).
+    if (k === 0) countLoss(losses, 'documents without tokens (empty or only whitespace) skipped');
     return out.map((line) => `${line}\n`).join('');
   };
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
