@@ -76,4 +76,24 @@ describe('distill:start with a folder of the user’s text', () => {
     await call('train:cancel', { runId: second.runId });
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === second.runId)?.name).toBe('Entities student of Public NER');
   });
+
+  it('refuses the file the PHI notes came from and their export in another format', async () => {
+    const [demo] = await call('projects:list', {});
+    const teacher = await call('models:import-folder', { path: teacherFolder, phiStatus: 'trained-on-phi' });
+    const ward = await call('projects:create', { name: 'Ward 9' });
+    const source = join(outside, 'ward-9.jsonl');
+    const notes = Array.from({ length: 12 }, (_, i) => ({ id: `w${i}`, text: `Mrs Example ${i} was seen in clinic ${i + 2} days after discharge; her heart failure is stable on furosemide and bisoprolol.` }));
+    writeFileSync(source, notes.map((n) => JSON.stringify(n)).join('\n'));
+    await call('documents:import', { projectId: ward.id, path: source, containsPhi: true });
+    const exported = join(outside, 'ward-9-export');
+    mkdirSync(exported);
+    await call('documents:export', { projectId: ward.id, format: 'pubtator', outPath: join(exported, 'notes.txt') });
+
+    const start = (folder: string): Promise<unknown> =>
+      call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
+    const refused = /^invalid: .*: this transfer file repeats the text of documents marked as containing PHI .*: choose text that holds none\.$/;
+    await expect(start(source)).rejects.toThrow(refused);
+    await expect(start(exported)).rejects.toThrow(refused);
+    await expect(start(exported)).rejects.not.toThrow(/furosemide/);
+  });
 });

@@ -7,7 +7,7 @@ import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
 import type { Document } from '../formats/types.ts';
 import { PRESETS } from '../model/config.ts';
 import type { Dataset } from '../store/datasets.ts';
-import { phiTextHashes } from '../store/documents.ts';
+import { phiTextHashes, phiTexts } from '../store/documents.ts';
 import type { LineageInput } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
@@ -163,7 +163,7 @@ function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string
       `${folder}: this is, or holds, Benchtop's data folder (the workspace and its documents); choose a folder of text that holds no patient information.`,
     );
   try {
-    checkTransferNotPrivate([folder], { teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read) });
+    checkTransferNotPrivate([folder], { teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: phiTexts(ctx.ws.read) });
   } catch (err) {
     throw new ApiError('invalid', (err as Error).message.replace(/: remove it from --transfer$/, ': choose text that holds none.'));
   }

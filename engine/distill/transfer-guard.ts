@@ -2,12 +2,14 @@
 // holding no PHI. This refuses a transfer file that is, by real path (symlinks resolved) or by
 // content, the teacher's recorded training, dev or test data (its metrics.json `data`), the
 // run's own private labelled set, or a text the caller names as private by its sha256 (for
-// example the workspace's documents marked as containing PHI).
+// example the workspace's documents marked as containing PHI), or a file that repeats the text of
+// such documents in any layout (`privateTexts`: their texts; see text-overlap.ts).
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkTextSources } from '../pretrain/text-files.ts';
+import { checkTextSources, textParagraphs } from '../pretrain/text-files.ts';
+import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */
 interface Known {
@@ -66,11 +68,28 @@ function contentHashes(bytes: Buffer): string[] {
   return out;
 }
 
+/** Fingerprints of private text found in a file: one whole private text, or two 8-word runs. */
+const RUNS_FOUND = 2;
+
+/** Whether `file`, read as transfer text is read, repeats private text (see RUNS_FOUND). */
+function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): boolean {
+  let runs = 0;
+  for (const paragraph of textParagraphs([file])) {
+    const m = fingerprints.match(paragraph);
+    runs += m.runs;
+    if (m.isWhole || runs >= RUNS_FOUND) return true;
+  }
+  return false;
+}
+
 /**
  * Throws naming the first transfer file that is private data (see the header); `transfer` are
  * the transfer paths (files or folders) as given.
  */
-export function checkTransferNotPrivate(transfer: readonly string[], opts: { teacher: string; privateData?: string; privateSha256?: readonly string[] }): void {
+export function checkTransferNotPrivate(
+  transfer: readonly string[],
+  opts: { teacher: string; privateData?: string; privateSha256?: readonly string[]; privateTexts?: Iterable<string> },
+): void {
   if (transfer.length === 0) return;
   const known: Known = { paths: new Map(), hashes: new Map() };
   teacherData(opts.teacher, known);
@@ -81,6 +100,7 @@ export function checkTransferNotPrivate(transfer: readonly string[], opts: { tea
     }
   }
   for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
+  let fingerprints: PrivateFingerprints | undefined;
   for (const root of transfer) {
     // A folder walk skips links inside it; a link given as the root is followed (see text-files).
     for (const f of checkTextSources([root])) {
@@ -89,6 +109,11 @@ export function checkTransferNotPrivate(transfer: readonly string[], opts: { tea
       const what = byPath ?? byContent;
       if (what !== undefined) {
         throw new Error(`${f}: this transfer file is ${what} (same ${byPath !== undefined ? 'file' : 'content'}); transfer text must hold no private data: remove it from --transfer`);
+      }
+      if (opts.privateTexts === undefined) continue;
+      fingerprints ??= privateFingerprints(opts.privateTexts);
+      if (repeatsPrivateText(f, fingerprints)) {
+        throw new Error(`${f}: this transfer file repeats the text of documents marked as containing PHI (in another layout or among other text); transfer text must hold no private data: remove it from --transfer`);
       }
     }
   }

@@ -143,6 +143,18 @@ export function phiTextHashes(db: ReadDb): string[] {
     .map((r) => r.text_sha256);
 }
 
+/** The texts of the documents of datasets marked as containing PHI, read a page at a time. */
+export function* phiTexts(db: ReadDb, page = 500): Generator<string> {
+  for (let after = 0; ; ) {
+    const rows = db.all<{ id: number; text: string }>(sql`
+      SELECT d.id, d.text FROM documents d JOIN datasets s ON s.id = d.dataset_id
+      WHERE s.contains_phi = 1 AND d.id > ${after} ORDER BY d.id LIMIT ${page}`);
+    for (const r of rows) yield r.text;
+    if (rows.length < page) return;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
 /** Imports documents with their entities and relations in one transaction (all or nothing). */
 export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, opts: ImportOptions): ImportResult {
   const prov = opts.provenance ?? { origin: 'imported' };

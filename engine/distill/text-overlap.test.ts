@@ -1,0 +1,57 @@
+// The transfer guard finds private documents in transfer text whatever the layout: the NCBI-disease
+// abstracts (treated here as the private notes) as the one-abstract-a-line text file derived from
+// them, as PubTator, as JSONL, re-wrapped, or as two abstracts pasted into a book; it passes other
+// public text (WikiText, a Gutenberg book, the EBM-NLP abstracts) and a file sharing a phrase.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPubtator } from '../formats/pubtator.ts';
+import { checkTransferNotPrivate } from './transfer-guard.ts';
+
+const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
+const NCBI_DEV = path.join(DATA, 'documents/pubtator-ncbi/NCBIdevelopset_corpus.txt');
+const notes = importPubtator(readFileSync(NCBI_DEV, 'utf8'), NCBI_DEV).documents.map((d) => d.text);
+const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-overlap-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const f = path.join(dir, name);
+  writeFileSync(f, text);
+  return f;
+}
+
+/** The guard's message for `transfer`, or '' when it passes. */
+function verdict(transfer: string): string {
+  try {
+    checkTransferNotPrivate([transfer], { teacher: path.join(dir, 'no-teacher'), privateTexts: notes });
+    return '';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+const REFUSED = /: this transfer file repeats the text of documents marked as containing PHI/;
+
+describe('transfer text that repeats private documents in another layout', () => {
+  it('is refused as PubTator, JSONL, re-wrapped text, the derived corpus, or two notes inside a book', () => {
+    expect(notes.length).toBe(100);
+    expect(verdict(NCBI_DEV)).toMatch(REFUSED);
+    expect(verdict(path.join(DATA, 'text/biomed/ncbi_disease_train_dev_abstracts.txt'))).toMatch(REFUSED);
+    expect(verdict(file('export.jsonl', notes.map((text, i) => JSON.stringify({ id: `d${i}`, text })).join('\n')))).toMatch(REFUSED);
+    const wrapped = notes[7]!.replace(/(.{60,70}) /g, '$1\n').toUpperCase();
+    expect(verdict(file('wrapped.txt', `${wrapped}\n`))).toMatch(REFUSED);
+    const book = readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8').slice(0, 200_000);
+    const mixed = verdict(file('book.txt', `${book}\n\n${notes[3]}\n\n${book}\n\n${notes[42]}\n`));
+    expect(mixed).toMatch(/book\.txt: this transfer file repeats/);
+    expect(mixed).not.toContain(notes[3]!.slice(0, 30)); // never quotes the private text
+  });
+
+  it('passes public text, and text sharing one phrase with a note', () => {
+    expect(verdict(path.join(DATA, 'text/general/wiki.valid.tokens'))).toBe('');
+    expect(verdict(path.join(DATA, 'text/general/gutenberg'))).toBe('');
+    expect(verdict(path.join(DATA, 'text/biomed/ebmnlp_rct_abstracts.txt'))).toBe('');
+    const words = notes[0]!.split(' ');
+    expect(verdict(file('phrase.txt', `As the study put it, ${words.slice(0, 9).join(' ')}, which we doubt.\n`))).toBe('');
+  });
+});
