@@ -1,0 +1,80 @@
+// The packaging configuration (build/electron-builder.yml), loaded and validated by the installed
+// electron-builder as `npm run package` does, without packaging anything: the Electron fuses that
+// close other ways to run code with Benchtop's access to documents are set, and what they rely
+// on still holds (the app in app.asar, native code unpacked, no code that needs ELECTRON_RUN_AS_NODE
+// or NODE_OPTIONS).
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+
+interface BuilderConfig {
+  asar?: boolean;
+  asarUnpack?: string[];
+  disableAsarIntegrity?: boolean;
+  electronFuses?: Record<string, boolean>;
+}
+// NOTE: electron-builder's own loader and schema check (app-builder-lib, its core package), so
+// that a misspelt key fails here and not on a packaging machine.
+const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config.js') as {
+  getConfig: (dir: string, file: string, options: null) => Promise<BuilderConfig>;
+  validateConfiguration: (config: BuilderConfig, logger: unknown) => Promise<void>;
+};
+const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
+
+const loadConfig = (): Promise<BuilderConfig> => getConfig(root, 'build/electron-builder.yml', null);
+
+/** The source files of the packaged app (main, preload, engine host, engine), test code left out. */
+function appSources(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.(ts|mjs|js)$/.test(e.name) && !/\.test\.ts$|^test-helpers\./.test(e.name))
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe('electron-builder configuration', () => {
+  it('is valid for the installed electron-builder', async () => {
+    const config = await loadConfig();
+    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+    // The check is real: a misspelt fuse is refused.
+    const typo = { ...config, electronFuses: { ...config.electronFuses, runAsnode: false } };
+    await expect(validateConfiguration(typo, new DebugLogger(false))).rejects.toThrow(/electronFuses/);
+  });
+
+  it('flips the fuses that let other code run with the app', async () => {
+    const config = await loadConfig();
+    expect(config.electronFuses).toEqual({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      grantFileProtocolExtraPrivileges: false,
+    });
+  });
+
+  it('packs the app into app.asar with its integrity, native code unpacked', async () => {
+    const config = await loadConfig();
+    // onlyLoadAppFromAsar: without an app.asar the packaged app would not start.
+    expect(config.asar).toBe(true);
+    expect(config.disableAsarIntegrity).not.toBe(true);
+    // Native addons cannot load from inside the archive (and are not part of its hash).
+    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/onnxruntime-node/bin/**']));
+  });
+
+  it('has no app code that the fuses would break', () => {
+    const sources = [...appSources('electron'), ...appSources('engine')];
+    expect(sources.length).toBeGreaterThan(50);
+    const offending = sources.filter((file) => {
+      const text = readFileSync(file, 'utf8');
+      // runAsNode off: child_process.fork of the Electron binary needs ELECTRON_RUN_AS_NODE.
+      // enableNodeOptionsEnvironmentVariable off: NODE_OPTIONS would be ignored.
+      // (utilityProcess.fork is Electron's own and needs neither.)
+      return /ELECTRON_RUN_AS_NODE|NODE_OPTIONS|(?<!utilityProcess\.)\bfork\(|process\.execPath|--inspect/.test(text);
+    });
+    expect(offending.map((f) => relative(root, f))).toEqual([]);
+  });
+});
