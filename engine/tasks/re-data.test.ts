@@ -101,4 +101,24 @@ describe.skipIf(!HAS_DATA)('RE data', () => {
     expect(decoded).toContain('@ gene $');
     expect(decoded).toContain('@ disease $');
   });
+
+  it('keeps both markers when they are further apart than the window', () => {
+    // The window used to start at the first marker and cut off the second: ~0.3% of ChemProt's
+    // training sentences at max length 128 (5% at 64) showed the model one entity only.
+    const tok = bertTokenizer();
+    const filler = 'the cohort was followed for several years without events '.repeat(12);
+    const text = `Early @GENE$ variants ${filler} were linked to @DISEASE$ risk in the end.`;
+    const ids = encodeRe(tok, text, 32);
+    expect(ids).toHaveLength(32);
+    const pieces = ids.map((id) => tok.idToToken(id));
+    expect(pieces.slice(0, 4)).toEqual(['[CLS]', '@', 'gene', '$']);
+    expect(pieces.slice(-4)).toEqual(['@', 'disease', '$', '[SEP]']);
+    // The first half follows the first marker; the second leads up to the second marker.
+    expect(tok.decode(ids, true)).toMatch(/^@ gene \$ variants the cohort .* were linked to @ disease \$$/);
+    // No room for both: the window starts at the first marker, as before.
+    expect(tok.decode(encodeRe(tok, text, 6), true)).toBe('@ gene $ variants');
+    // One marker, or none: the window is as before.
+    expect(encodeRe(tok, `@GENE$ ${filler}`, 16).map((id) => tok.idToToken(id)).slice(0, 4)).toEqual(['[CLS]', '@', 'gene', '$']);
+    expect(encodeRe(tok, filler, 16)).toEqual([tok.clsId, ...tok.tokenize(filler).ids.slice(0, 14), tok.sepId]);
+  });
 });

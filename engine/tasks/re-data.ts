@@ -262,7 +262,9 @@ export function documentCandidates(
 
 /**
  * [CLS] pieces [SEP] of a masked sentence, at most `maxLength` long; a long sentence keeps the
- * piece window centred on its two markers instead of cutting the tail (and maybe a marker).
+ * piece window centred on its two markers instead of cutting the tail (and maybe a marker). When
+ * the markers are further apart than the window, it keeps the half from the first marker on and
+ * the half up to the end of the second, so the model still sees both entities.
  */
 export function encodeRe(tok: WordPieceTokenizer, text: string, maxLength: number): number[] {
   const res = tok.tokenize(text);
@@ -277,6 +279,17 @@ export function encodeRe(tok: WordPieceTokenizer, text: string, maxLength: numbe
     let last = res.offsets.findIndex(([a]) => a >= (marks[1]?.[1] ?? marks[0]?.[1] ?? 0)) - 1;
     if (last < 0) last = res.ids.length - 1;
     const span = last - Math.max(first, 0) + 1;
+    if (span > budget && marks.length >= 2 && first >= 0) {
+      // Pieces of each marker: [first, end1) and [start2, last].
+      const end1 = res.offsets.findIndex(([a]) => a >= (marks[0]?.[1] ?? 0));
+      const start2 = res.offsets.findIndex(([a]) => a >= (marks[1]?.[0] ?? 0));
+      const head = Math.ceil(budget / 2);
+      const tail = budget - head;
+      if (end1 - first <= head && last - start2 + 1 <= tail) {
+        const ids = [...res.ids.slice(first, first + head), ...res.ids.slice(last - tail + 1, last + 1)];
+        return [tok.clsId, ...ids, tok.sepId];
+      }
+    }
     start =
       span >= budget
         ? Math.max(first, 0)
