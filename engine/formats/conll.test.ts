@@ -105,6 +105,13 @@ describe('CoNLL parsing', () => {
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.id)).toEqual(['d0']);
   });
 
+  it('says that a document holding the word -DOCSTART- reads back split there', () => {
+    const doc: Document = { id: 'd', text: 'See\n-DOCSTART- here', entities: [], relations: [] };
+    const out = exportConll([doc, { ...doc, id: 'e', text: 'Fine' }]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 documents held the word -DOCSTART-, which reads back as the start of another document']);
+    expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.text)).toEqual(['See', 'here', 'Fine']);
+  });
+
   it('exports other documents with token splits at entity boundaries and reports losses', () => {
     const doc: Document = {
       id: 'p',

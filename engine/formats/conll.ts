@@ -212,6 +212,8 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
       }
       const tokens = tokenize(doc.text, sent, cuts, opts.splitPunctuation === true);
       if (tokens.length === 0) continue;
+      if (tokens.some((t) => doc.text.slice(t.start, t.end) === '-DOCSTART-'))
+        countLoss(losses, 'documents held the word -DOCSTART-, which reads back as the start of another document');
       for (const t of tokens) out.push(`${doc.text.slice(t.start, t.end)}${sep}${tagFor(doc.text, t, inSent, opts.scheme ?? 'iob2')}`);
       out.push('');
       rebuilt.push(tokens.map((t) => doc.text.slice(t.start, t.end)).join(' '));
