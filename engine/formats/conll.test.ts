@@ -112,6 +112,19 @@ describe('CoNLL parsing', () => {
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.text)).toEqual(['See', 'here', 'Fine']);
   });
 
+  it('writes entity types with whitespace a tag cannot hold with _, and says so', () => {
+    const entity = (type: string): Document['entities'][number] => ({ id: 'a', type, spans: [{ start: 0, end: 7 }], text: 'Aspirin' });
+    const doc = (type: string): Document => ({ id: 'd', text: 'Aspirin', entities: [entity(type)], relations: [] });
+    const read = (out: { files: { content: string }[] }): string[] =>
+      importConll(out.files[0]?.content ?? '', 'x.conll').documents.flatMap((d) => d.entities.map((e) => e.type));
+    const tabbed = exportConll([doc('Drug\tname'), doc(' Drug '), doc('Drug name')]);
+    expect(tabbed.issues.map((i) => i.message)).toEqual(['2 entity types had whitespace replaced by _']);
+    expect(read(tabbed)).toEqual(['Drug_name', '_Drug_', 'Drug name']);
+    const spaced = exportConll([doc('Drug name')], { separator: ' ' });
+    expect(spaced.issues.map((i) => i.message)).toEqual(['1 entity types had whitespace replaced by _']);
+    expect(read(spaced)).toEqual(['Drug_name']);
+  });
+
   it('exports other documents with token splits at entity boundaries and reports losses', () => {
     const doc: Document = {
       id: 'p',

@@ -189,7 +189,13 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     const out: string[] = [];
     if (hasManyDocuments) out.push(`-DOCSTART- (${doc.id})`, '');
     countLoss(losses, 'relations dropped', doc.relations.length);
-    const ents = flatEntities(doc, losses);
+    // A tag is one column: a type with a tab or line break (any whitespace with ' ' as separator,
+    // or at its ends, which reading trims) would not read back.
+    const ents = flatEntities(doc, losses).map((e) => {
+      const type = sep === '\t' ? e.type.replace(/[\t\r\n]|^\s+|\s+$/g, '_') : e.type.replace(/\s+/g, '_');
+      if (type !== e.type) countLoss(losses, 'entity types had whitespace replaced by _');
+      return type === e.type ? e : { ...e, type };
+    });
     if (doc.entities.some((e) => e.normIds || e.attributes || e.score !== undefined)) {
       countLoss(losses, 'documents had entity ids, attributes or scores dropped');
     }
