@@ -172,4 +172,22 @@ describe('PubTator malformed input', () => {
     expect(back?.text).toBe('Title line\nBody with break and more');
     expect(back?.entities[0]?.spans).toEqual([{ start: 11, end: 15 }]);
   });
+
+  it('says that a title ending in a line break (no abstract) loses it, and ends an entity over it before it', () => {
+    const doc: Document = {
+      id: 'x',
+      text: 'Aspirin overdose\n',
+      entities: [{ id: 'a', type: 'Disease', spans: [{ start: 8, end: 17 }], text: 'overdose\n' }],
+      relations: [],
+    };
+    const out = exportPubtator([doc]);
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 documents ending in a line break after the title lost it',
+      '1 entities ending on that line break end before it',
+    ]);
+    const back = importPubtator(out.files[0]?.content ?? '', 'x.txt');
+    expect(back.issues).toEqual([]);
+    expect(back.documents[0]?.text).toBe('Aspirin overdose');
+    expect(back.documents[0]?.entities.map((e) => [e.text, e.spans])).toEqual([['overdose', [{ start: 8, end: 16 }]]]);
+  });
 });

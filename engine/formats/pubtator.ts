@@ -154,10 +154,13 @@ export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
     const title = doc.text.slice(0, cut);
     const abstract = doc.text.slice(cut + 1);
     if (/[\r\n]/.test(title) || /[\r\n]/.test(abstract)) countLoss(losses, 'documents had line breaks replaced by spaces');
+    // Title + '\n' + an empty abstract reads back as the title alone: the line break is lost.
+    const readLength = abstract === '' ? cut : doc.text.length;
+    if (readLength < doc.text.length) countLoss(losses, 'documents ending in a line break after the title lost it');
     const oneLine = (x: string): string => x.replace(/[\r\n]/g, ' ');
     const lines = [`${id}|t|${oneLine(title)}`, `${id}|a|${oneLine(abstract)}`];
     const om = offsetMap(doc.text);
-    for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses));
+    for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses, readLength));
     for (const r of doc.relations) {
       if (r.byConcept === true) lines.push([id, flat(r.type), flat(r.arg1), flat(r.arg2)].join('\t'));
       else countLoss(losses, 'relations between entity ids (not concept ids) dropped');
@@ -171,12 +174,16 @@ export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
 }
 
-function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: LossCounts): string[] {
-  const span = e.spans[0];
-  if (!span || e.spans.length > 1) {
+function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: LossCounts, readLength: number): string[] {
+  const first = e.spans[0];
+  if (!first || e.spans.length > 1) {
     countLoss(losses, 'discontinuous entities dropped');
     return [];
   }
+  // An entity reaching past the text read back (over a lost final line break) ends before it.
+  const span = { start: first.start, end: Math.min(first.end, readLength) };
+  if (span.end < first.end) countLoss(losses, 'entities ending on that line break end before it');
+  if (span.end <= span.start) return [];
   if (e.score !== undefined) countLoss(losses, 'entity scores dropped');
   const { [COMPOSITE_MENTIONS]: composite, ...rest } = e.attributes ?? {};
   if (Object.keys(rest).length > 0) countLoss(losses, 'entities had attributes dropped');
