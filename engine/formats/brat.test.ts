@@ -96,6 +96,13 @@ describe('brat import', () => {
 });
 
 describe('brat export of other documents', () => {
+  it('says when document ids change to become file names (what they read back as)', () => {
+    const doc = (id: string): Document => ({ id, text: 'x', entities: [], relations: [] });
+    const out = exportBrat([doc('n1'), doc('N1'), doc('ward 3/n2'), doc('n3')]);
+    expect(out.files.filter((f) => f.name.endsWith('.txt')).map((f) => f.name)).toEqual(['n1.txt', 'N1_2.txt', 'ward_3_n2.txt', 'n3.txt']);
+    expect(out.issues.map((i) => i.message)).toEqual(['2 document ids changed to make safe, distinct file names']);
+  });
+
   it('renumbers ids and reports what brat cannot hold', () => {
     const doc: Document = {
       id: 'a/b c',
@@ -114,6 +121,7 @@ describe('brat export of other documents', () => {
     expect(out.files.map((f) => f.name)).toEqual(['a_b_c.txt', 'a_b_c.ann']);
     expect(out.files[1]?.content).toBe('T1\tDrug_name 0 9\tMetformin\nT2\tDisease 17 25\tdiabetes\nR1\ttreats Arg1:T1 Arg2:T2\n');
     expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 document ids changed to make safe, distinct file names',
       '1 documents had metadata dropped',
       '1 entity attributes with whitespace dropped',
       '1 entity scores dropped',

@@ -174,6 +174,8 @@ export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): Fo
   return {
     add(doc) {
       const stem = safeFileName(doc.id, taken);
+      // The file name is the id read back.
+      if (stem !== doc.id) countLoss(losses, 'document ids changed to make safe, distinct file names');
       const files = [{ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) }];
       if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
       return files;
