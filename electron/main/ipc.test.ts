@@ -16,7 +16,17 @@ const fakeWindow = (isGone: boolean) => ({
     },
   },
 });
-const windows = [fakeWindow(true), fakeWindow(false)];
+// A window whose page is going away between the check and the send (Electron throws there).
+const closingWindow = {
+  isDestroyed: () => false,
+  webContents: {
+    isDestroyed: () => false,
+    send: () => {
+      throw new Error('Render frame was disposed before WebFrameMain could be accessed');
+    },
+  },
+};
+const windows = [closingWindow, fakeWindow(true), fakeWindow(false)];
 const dialog = vi.hoisted(() => ({ showOpenDialog: vi.fn(), showSaveDialog: vi.fn() }));
 
 vi.mock('electron', () => ({
@@ -40,8 +50,10 @@ const { broadcast, registerIpc } = await import('./ipc.ts');
 const { isAppPage, isAppUrl } = await import('./window.ts');
 
 const requests: [string, unknown][] = [];
+let engineError: Error | null = null;
 const engine = {
   request: (name: string, args: unknown) => {
+    if (engineError) return Promise.reject(engineError);
     requests.push([name, args]);
     return Promise.resolve({ ok: true, value: 'from-engine' });
   },
@@ -129,9 +141,28 @@ describe('main-process IPC', () => {
     expect(requests).toHaveLength(1);
   });
 
-  it('sends events to the live windows only', () => {
-    broadcast('engine:ready', {});
-    expect(sent).toEqual([['api:event', 'engine:ready', {}]]);
+  it('sends events to the live windows only, whatever one closing window does', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(() => broadcast('engine:ready', {})).not.toThrow();
+      expect(sent).toEqual([['api:event', 'engine:ready', {}]]);
+      expect(String(errors.mock.calls[0]?.[0])).toMatch(/engine:ready not delivered to a window: Error$/);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('answers with an envelope when passing a request to the engine fails', async () => {
+    engineError = new DOMException('could not be cloned', 'DataCloneError');
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const reply = await invoke(event(ourContents, ourContents.mainFrame), 'projects:list', {});
+      expect(reply).toMatchObject({ ok: false, error: { code: 'internal', message: expect.stringMatching(/could not pass this request/) as unknown } });
+      expect(String(errors.mock.calls[0]?.[0])).toBe('[benchtop] projects:list failed in main with DataCloneError');
+    } finally {
+      engineError = null;
+      errors.mockRestore();
+    }
   });
 
   it('allows only the app itself on the network', () => {

@@ -28,7 +28,16 @@ export function registerIpc(engine: EngineSupervisor): void {
       if (!isTrustedSender(event))
         return refuse('unauthorized', 'Request refused: it did not come from the Benchtop window.');
       if (!isRequestName(name)) return refuse('unknown-request', 'Unknown request.');
-      if (isEngineRequestName(name)) return engine.request(name, args);
+      if (isEngineRequestName(name)) {
+        try {
+          return await engine.request(name, args);
+        } catch (err) {
+          // NOTE: request() answers with envelopes; a throw would reach the page as Electron's
+          // "Error invoking remote method" text instead.
+          console.error(`[benchtop] ${name} failed in main with ${err instanceof Error ? err.name : typeof err}`);
+          return refuse('internal', 'Benchtop could not pass this request to the engine; try again, and report it if it keeps happening.');
+        }
+      }
       const win = BrowserWindow.fromWebContents(event.sender)!;
       try {
         const value =
@@ -47,10 +56,18 @@ export function registerIpc(engine: EngineSupervisor): void {
   );
 }
 
-/** Sends an event to every window (not to one being torn down: send() would throw there). */
+/**
+ * Sends an event to every window (not to one being torn down: send() would throw there). A window
+ * that cannot take it (closing meanwhile) costs only its own copy: the others still get it, and
+ * nothing is thrown into the engine supervisor's message handler (an error dialog in main).
+ */
 export function broadcast(name: string, payload: unknown): void {
   for (const win of BrowserWindow.getAllWindows()) {
-    if (!win.isDestroyed() && !win.webContents.isDestroyed())
-      win.webContents.send('api:event', name, payload);
+    try {
+      if (!win.isDestroyed() && !win.webContents.isDestroyed())
+        win.webContents.send('api:event', name, payload);
+    } catch (err) {
+      console.error(`[benchtop] ${name} not delivered to a window: ${err instanceof Error ? err.name : typeof err}`);
+    }
   }
 }
