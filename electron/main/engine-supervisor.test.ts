@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 class FakeHost extends EventEmitter {
   posted: unknown[] = [];
   killed = false;
+  postError: Error | null = null;
   postMessage(m: unknown): void {
+    if (this.postError) throw this.postError;
     this.posted.push(m);
   }
   kill(): boolean {
@@ -189,5 +191,58 @@ describe('engine supervisor', () => {
     expect(last().killed).toBe(true);
     await done;
     expect(hosts).toHaveLength(1);
+  });
+
+  it('answers a request whose arguments cannot be sent, and goes on with the next', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    last().postError = new DOMException('could not be cloned', 'DataCloneError');
+    expect(await s.request('projects:list', {})).toEqual({
+      ok: false,
+      error: { code: 'internal', message: expect.stringMatching(/could not send this request to the engine \(DataCloneError\)/) as unknown },
+    });
+    last().postError = null;
+    const next = s.request('projects:list', {});
+    await vi.advanceTimersByTimeAsync(0);
+    last().say({ type: 'reply', id: 2, reply: { ok: true, value: [] } });
+    expect(await next).toEqual({ ok: true, value: [] });
+  });
+
+  it('survives replies and events without a run id', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    const started = s.request('train:start', {});
+    await vi.advanceTimersByTimeAsync(0);
+    expect(() => last().say({ type: 'reply', id: 1, reply: { ok: true, value: null } })).not.toThrow();
+    expect(await started).toEqual({ ok: true, value: null });
+    expect(() => last().say({ type: 'event', name: 'train:progress', payload: null })).not.toThrow();
+    expect(() => last().say({ type: 'event', name: 'train:finished', payload: {} })).not.toThrow();
+    expect(s.runningTrainingCount).toBe(0);
+    expect(events.at(-1)).toEqual(['train:finished', {}]);
+  });
+
+  it('quits at once while the host is between a crash and its restart, starting no other', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    last().emit('exit', 1);
+    const waiting = s.request('projects:list', {}); // waits for the restart
+    await s.shutdown();
+    expect(await waiting).toMatchObject({ ok: false, error: { code: 'engine-unavailable', message: expect.stringMatching(/quitting/) as unknown } });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(hosts).toHaveLength(1);
+  });
+
+  it('quits even when a host that was killed never reports its exit', async () => {
+    const s = supervisor();
+    last().say({ type: 'ready' });
+    const host = last();
+    host.kill = () => ((host.killed = true), true); // no 'exit' ever
+    let isDone = false;
+    void s.shutdown().then(() => (isDone = true));
+    await vi.advanceTimersByTimeAsync(SHUTDOWN_GRACE_MS);
+    expect(host.killed).toBe(true);
+    expect(isDone).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(isDone).toBe(true);
   });
 });

@@ -42,6 +42,12 @@ function closedGate(): Gate {
 
 const STARTS_RUN = new Set(['train:start', 'train:resume', 'distill:start']);
 
+/** The run a start reply or a training event is about (a throw here would be an error dialog in main). */
+const runIdOf = (value: unknown): string | undefined => {
+  const runId = (value as { runId?: unknown } | null | undefined)?.runId;
+  return typeof runId === 'string' ? runId : undefined;
+};
+
 const unavailable = (message: string): Reply<never> => ({
   ok: false,
   error: { code: 'engine-unavailable', message },
@@ -109,12 +115,15 @@ export class EngineSupervisor {
       } else if (m.type === 'reply') {
         const pending = this.#pending.get(m.id);
         this.#pending.delete(m.id);
-        if (pending && STARTS_RUN.has(pending.name) && m.reply.ok)
-          this.#runs.add((m.reply.value as { runId: string }).runId);
+        if (pending && STARTS_RUN.has(pending.name) && m.reply.ok) {
+          const runId = runIdOf(m.reply.value);
+          if (runId !== undefined) this.#runs.add(runId);
+        }
         pending?.resolve(m.reply);
       } else if (m.type === 'event') {
-        if (m.name === 'train:progress') this.#runs.add((m.payload as { runId: string }).runId);
-        if (m.name === 'train:finished') this.#runs.delete((m.payload as { runId: string }).runId);
+        const runId = runIdOf(m.payload);
+        if (m.name === 'train:progress' && runId !== undefined) this.#runs.add(runId);
+        if (m.name === 'train:finished' && runId !== undefined) this.#runs.delete(runId);
         this.#opts.broadcast(m.name, m.payload as Events[typeof m.name]);
       }
     });
@@ -139,7 +148,17 @@ export class EngineSupervisor {
     return new Promise((resolve) => {
       this.#pending.set(id, { name, resolve });
       const message: MainMessage = { type: 'request', id, name, args };
-      child.postMessage(message);
+      try {
+        child.postMessage(message);
+      } catch (err) {
+        // Arguments the host's channel cannot carry: answered, not left waiting forever.
+        this.#pending.delete(id);
+        const kind = err instanceof Error ? err.name : typeof err;
+        resolve({
+          ok: false,
+          error: { code: 'internal', message: `Benchtop could not send this request to the engine (${kind}); try again, and report it if it keeps happening.` },
+        });
+      }
     });
   }
 
