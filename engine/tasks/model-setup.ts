@@ -209,7 +209,21 @@ export function withTaskMeta(config: EncoderConfig, meta: TaskMeta): EncoderConf
   return { ...config, raw: { ...config.raw, benchtop: o } };
 }
 
-/** A trained task model folder for prediction/evaluation (task checked). */
+/**
+ * Task settings a model can run with: a window of at least one word piece and at most the
+ * model's positions, and an overlap windows can advance by. A hand-edited `benchtop.max_length`
+ * above the positions failed inside onnxruntime ("broadcast … 512 by 2401").
+ */
+function checkTaskMeta(file: string, config: EncoderConfig, meta: TaskMeta): void {
+  const positions = maxSequenceLength(config);
+  const whole = (x: number, lo: number, hi: number): boolean => Number.isInteger(x) && x >= lo && x <= hi;
+  if (!whole(meta.maxLength, 3, positions))
+    throw new Error(`${file}: "benchtop.max_length" must be a whole number from 3 to ${positions} (the model's positions), got ${meta.maxLength}`);
+  if (meta.stride !== undefined && !whole(meta.stride, 0, meta.maxLength - 3))
+    throw new Error(`${file}: "benchtop.stride" must be a whole number from 0 to ${meta.maxLength - 3} (below max_length − 2), got ${meta.stride}`);
+}
+
+/** A trained task model folder for prediction/evaluation (task and task settings checked). */
 export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & { meta: TaskMeta } {
   const m = loadHfFolder(dir);
   const want: Task = task === 'ner' ? 'token-classification' : 'sequence-classification';
@@ -220,6 +234,7 @@ export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & 
   }
   const tokenizer = makeTokenizer(m.vocab, m.tokenizer);
   const meta = readTaskMeta(m.config);
+  checkTaskMeta(path.join(dir, 'config.json'), m.config, meta);
   return {
     config: m.config,
     weights: m.weights,

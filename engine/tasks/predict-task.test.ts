@@ -182,6 +182,21 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     ]);
   }, 30_000);
 
+  it('a model whose config.json task settings it cannot run with is refused, naming the file and the field', async () => {
+    // max_length above the model's 512 positions failed inside onnxruntime ("… 512 by 2401").
+    const long = randomTaskModel(path.join(dir, 'ner-long'), { task: 'ner', maxLength: 5000 }, ['O', 'B-D', 'I-D']);
+    const text = Array.from({ length: 500 }, () => 'the patient had breast cancer').join(' and ');
+    await expect(predict({ model: long, documents: [{ id: 'a', text, entities: [], relations: [] }] })).rejects.toThrow(
+      `${path.join(long, 'config.json')}: "benchtop.max_length" must be a whole number from 3 to 512 (the model's positions), got 5000`,
+    );
+    const stride = randomTaskModel(path.join(dir, 'ner-stride'), { task: 'ner', maxLength: 64, stride: -3 }, ['O', 'B-D', 'I-D']);
+    await expect(evaluate({ task: 'ner', model: stride, documents: docs })).rejects.toThrow(
+      `${path.join(stride, 'config.json')}: "benchtop.stride" must be a whole number from 0 to 61 (below max_length − 2), got -3`,
+    );
+    const re = randomTaskModel(path.join(dir, 're-short'), { task: 're', maxLength: 2, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
+    await expect(evaluate({ task: 're', model: re, documents: docs })).rejects.toThrow(/re-short.config\.json: "benchtop\.max_length" must be a whole number from 3 to 512 .*got 2$/);
+  });
+
   it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
     const f32 = await evaluate({ task: 'ner', model: nerModel, documents: docs });
     const i8 = await evaluate({ task: 'ner', model: nerModel, documents: docs, int8: true });
