@@ -60,3 +60,34 @@ describe('preload window.api', () => {
     expect(ipcRenderer.invoke).not.toHaveBeenCalled();
   });
 });
+
+describe('preload window.api failures', () => {
+  it('answers with an envelope when a request cannot be sent', async () => {
+    ipcRenderer.invoke.mockRejectedValueOnce(new DOMException('An object could not be cloned.', 'DataCloneError'));
+    expect(await api.invoke('projects:list', { f: () => 1 } as never)).toEqual({
+      ok: false,
+      error: { code: 'internal', message: expect.stringMatching(/could not send this request \(DataCloneError\)/) as unknown },
+    });
+    ipcRenderer.invoke.mockRejectedValueOnce(new Error("Error invoking remote method 'api:invoke'"));
+    expect(await api.invoke('projects:list', {} as never)).toMatchObject({ ok: false, error: { code: 'internal' } });
+  });
+
+  it('delivers an event to every subscriber when one of them throws', () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const got: string[] = [];
+    const offs = [
+      api.on('engine:crashed', () => {
+        throw new TypeError('a view bug');
+      }),
+      api.on('engine:crashed', (p) => got.push(p.message)),
+    ];
+    try {
+      expect(send('engine:crashed', { message: 'exit code 1', willRestart: true })).toBe(true);
+      expect(got).toEqual(['exit code 1']);
+      expect(errors.mock.calls[0]?.[0]).toBe('[benchtop] a engine:crashed listener failed:');
+    } finally {
+      for (const off of offs) off();
+      errors.mockRestore();
+    }
+  });
+});

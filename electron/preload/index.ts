@@ -18,18 +18,34 @@ type AnyListener = (payload: unknown) => void;
 const listeners = new Map<EventName, Set<AnyListener>>();
 ipcRenderer.on('api:event', (_e: IpcRendererEvent, event: unknown, payload: unknown) => {
   if (!isEventName(event)) return;
-  for (const listener of listeners.get(event) ?? []) listener(payload);
+  for (const listener of listeners.get(event) ?? []) {
+    // One failing subscriber must not keep the event from the others (the crash banner, say).
+    try {
+      listener(payload);
+    } catch (err) {
+      console.error(`[benchtop] a ${event} listener failed:`, err);
+    }
+  }
 });
 
 const api: Api = {
-  invoke<K extends RequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
-    if (!isRequestName(name)) {
-      return Promise.resolve({
+  async invoke<K extends RequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
+    if (!isRequestName(name))
+      return { ok: false, error: { code: 'unknown-request', message: 'Unknown request.' } };
+    try {
+      return (await ipcRenderer.invoke('api:invoke', name, args)) as Reply<Result<K>>;
+    } catch (err) {
+      // Arguments IPC cannot carry (a function, a DOM node), or main failing: an envelope, as
+      // browser mode answers, not Electron's "Error invoking remote method" text.
+      const kind = err instanceof Error ? err.name : typeof err;
+      return {
         ok: false,
-        error: { code: 'unknown-request', message: 'Unknown request.' },
-      });
+        error: {
+          code: 'internal',
+          message: `Benchtop could not send this request (${kind}); try again, and report it if it keeps happening.`,
+        },
+      };
     }
-    return ipcRenderer.invoke('api:invoke', name, args) as Promise<Reply<Result<K>>>;
   },
   on<K extends EventName>(name: K, listener: (payload: Events[K]) => void): () => void {
     if (!isEventName(name)) return () => {};
