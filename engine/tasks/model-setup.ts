@@ -221,6 +221,9 @@ function checkTaskMeta(file: string, config: EncoderConfig, meta: TaskMeta): voi
     throw new Error(`${file}: "benchtop.max_length" must be a whole number from 3 to ${positions} (the model's positions), got ${meta.maxLength}`);
   if (meta.stride !== undefined && !whole(meta.stride, 0, meta.maxLength - 3))
     throw new Error(`${file}: "benchtop.stride" must be a whole number from 0 to ${meta.maxLength - 3} (below max_length − 2), got ${meta.stride}`);
+  // A "no relation" label the model cannot predict would make every candidate pair a relation.
+  if (meta.negativeLabel !== undefined && !config.labels.includes(meta.negativeLabel))
+    throw new Error(`${file}: "benchtop.negative_label" ${JSON.stringify(meta.negativeLabel)} is not one of the model's labels (${config.labels.join(', ')})`);
 }
 
 /** A trained task model folder for prediction/evaluation (task and task settings checked). */

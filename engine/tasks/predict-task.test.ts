@@ -195,6 +195,11 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     );
     const re = randomTaskModel(path.join(dir, 're-short'), { task: 're', maxLength: 2, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
     await expect(evaluate({ task: 're', model: re, documents: docs })).rejects.toThrow(/re-short.config\.json: "benchtop\.max_length" must be a whole number from 3 to 512 .*got 2$/);
+    // Every candidate pair came out as a relation: the argmax never picks a label the model lacks.
+    const neg = randomTaskModel(path.join(dir, 're-neg'), { task: 're', maxLength: 64, negativeLabel: 'none', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
+    await expect(predict({ model: nerModel, reModel: neg, documents: docs })).rejects.toThrow(
+      `${path.join(neg, 'config.json')}: "benchtop.negative_label" "none" is not one of the model's labels (false, CID)`,
+    );
   });
 
   it('int8 prediction and evaluation run the same pipeline with the quantized encoder', async () => {
