@@ -164,7 +164,9 @@ async function importFile(path: string, format: FormatName, display: string, id:
 }
 
 async function walk(dir: string, out: string[], issues: FormatIssue[], root: string): Promise<void> {
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  // A fixed collation ('en'), not the system's: Swedish sorts "ä" after "z", and the order of the
+  // documents (a training run's seeded dev split and batches) must not change with the language.
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name, 'en'));
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
     const p = join(dir, e.name);

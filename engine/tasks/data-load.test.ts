@@ -61,3 +61,26 @@ describe('a folder of notes', () => {
     expect(r.issues).toEqual([{ severity: 'warning', file: 'gone.txt', message: 'symbolic link skipped' }]);
   }, 20_000); // the first load of the format readers can take seconds on a busy 2-core machine
 });
+
+describe('the order of a folder', () => {
+  it('does not depend on the computer\'s language: the same seed trains on the same order', () => {
+    // Files were sorted by the system locale's collation: Swedish puts "ä" after "z", English
+    // before, so the documents' order (the seeded dev split, the batches) changed with LANG.
+    const dir = path.join(tmp, 'locale');
+    mkdirSync(dir);
+    for (const name of ['z.txt', 'ä.txt', 'B.txt', 'a.txt']) writeFileSync(path.join(dir, name), `${name} text\n`);
+    const code = `const { loadDocuments } = await import(${JSON.stringify(path.resolve('engine/tasks/data-load.ts'))});
+const r = await loadDocuments(${JSON.stringify(dir)});
+console.log(JSON.stringify(r.documents.map((d) => d.id)));`;
+    const order = (lang: string): string[] => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        encoding: 'utf8',
+        env: { ...process.env, LANG: lang, LC_ALL: lang },
+      });
+      if (r.status !== 0) throw new Error(r.stderr);
+      return JSON.parse(r.stdout) as string[];
+    };
+    expect(order('sv_SE.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
+    expect(order('en_US.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
+  }, 30_000);
+});
