@@ -96,6 +96,26 @@ describe('brat import', () => {
 });
 
 describe('brat export of other documents', () => {
+  it('says what it changes or drops that no other line said: relation types and normalised ids with whitespace, passages', () => {
+    const doc: Document = {
+      id: 'n1',
+      text: 'Title\nMetformin treats diabetes.',
+      entities: [
+        { id: 'T1', type: 'Drug', spans: [{ start: 6, end: 15 }], text: 'Metformin', normIds: ['RxNorm 6809'] },
+        { id: 'T2', type: 'Disease', spans: [{ start: 23, end: 31 }], text: 'diabetes' },
+      ],
+      relations: [{ id: 'R1', type: 'may treat', arg1: 'T1', arg2: 'T2' }],
+      passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 32 }],
+    };
+    const out = exportBrat([doc]);
+    expect(out.files[1]?.content).toBe('T1\tDrug 6 15\tMetformin\nN1\tReference T1 RxNorm_6809\tMetformin\nT2\tDisease 23 31\tdiabetes\nR1\tmay_treat Arg1:T1 Arg2:T2\n');
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 documents had passage boundaries dropped',
+      '1 normalised ids had whitespace replaced by _',
+      '1 relation types had whitespace replaced by _',
+    ]);
+  });
+
   it('says when document ids change to become file names (what they read back as)', () => {
     const doc = (id: string): Document => ({ id, text: 'x', entities: [], relations: [] });
     const out = exportBrat([doc('n1'), doc('N1'), doc('ward 3/n2'), doc('n3')]);

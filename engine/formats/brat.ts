@@ -178,6 +178,7 @@ export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): Fo
       if (stem !== doc.id) countLoss(losses, 'document ids changed to make safe, distinct file names');
       const files = [{ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) }];
       if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
+      if (doc.passages && doc.passages.length > 0) countLoss(losses, 'documents had passage boundaries dropped');
       return files;
     },
     finish: () => lossIssues(losses, 'brat export'),
@@ -215,7 +216,10 @@ function annFor(doc: Document, losses: LossCounts): string {
     if (/\s/.test(e.type)) countLoss(losses, 'entity types had whitespace replaced by _');
     const spans = e.spans.map((s) => `${om.toCodePoint(s.start)} ${om.toCodePoint(s.end)}`).join(';');
     out.push(`${tid}\t${token(e.type)} ${spans}\t${oneLine(e.text)}`);
-    for (const n of e.normIds ?? []) out.push(`N${++nN}\tReference ${tid} ${token(n)}\t${oneLine(e.text)}`);
+    for (const n of e.normIds ?? []) {
+      if (/\s/.test(n)) countLoss(losses, 'normalised ids had whitespace replaced by _');
+      out.push(`N${++nN}\tReference ${tid} ${token(n)}\t${oneLine(e.text)}`);
+    }
     for (const [k, v] of Object.entries(e.attributes ?? {})) {
       if (/\s/.test(k) || /\s/.test(v) || !k) countLoss(losses, 'entity attributes with whitespace dropped');
       else out.push(v === 'true' ? `A${++nA}\t${k} ${tid}` : `A${++nA}\t${k} ${tid} ${v}`);
@@ -231,6 +235,7 @@ function annFor(doc: Document, losses: LossCounts): string {
       continue;
     }
     if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
+    if (/\s/.test(r.type)) countLoss(losses, 'relation types had whitespace replaced by _');
     if (r.type === EQUIV) out.push(`*\t${EQUIV} ${a1} ${a2}`);
     else out.push(`${relationId(r.id)}\t${token(r.type)} Arg1:${a1} Arg2:${a2}`);
   }
