@@ -203,4 +203,25 @@ describe.skipIf(!HAS_DATA)('NER data', () => {
       }),
     ).toThrow(/entity type "Organ" \(document w\) is not among the model's labels/);
   });
+
+  it('leaves out training windows inside one long word, which have no label to learn', () => {
+    // A 100-letter DNA sequence is 50 pieces: at max length 8 the windows inside it had every
+    // label ignored, and a batch of only those made the loss 0/0 ("training diverged: NaN").
+    const seq = 'ACGTTGCAACGTGGCTAGCTAGGATCCATGCATGCAAGCTTGGCACTGGCCGTCGTTTTACAACGTCGTGACTGGGAAAACCCTGGCGTTACCCAAC';
+    const text = `The gene ${seq} causes breast cancer`;
+    const doc: Document = { id: 'dna', text, relations: [], entities: [entity(text, text.indexOf('breast'), text.length)] };
+    const opts = { maxLength: 8, stride: 0, source: 't' };
+    const labelled = buildNerData([doc], tok, { ...opts, labelIndex: INDEX });
+    const all = buildNerData([doc], tok, opts);
+    expect(all.windows.length).toBeGreaterThan(8);
+    expect(labelled.windows.length).toBeLessThan(all.windows.length);
+    expect(labelled.windows).toHaveLength(labelled.examples.length);
+    for (const e of labelled.examples) expect((e.labels as number[]).some((l) => l !== IGNORE)).toBe(true);
+    // Every word still takes its tag from a kept window: the entity after the sequence comes back.
+    const logits = labelled.examples.map((e) => perfectLogits(e, LABELS.length));
+    const spans = decodeNer(labelled, logits, LABELS)[0] ?? [];
+    expect(spans.map(({ type, start, end }) => ({ type, start, end }))).toEqual([
+      { type: 'Disease', start: text.indexOf('breast'), end: text.length },
+    ]);
+  });
 });

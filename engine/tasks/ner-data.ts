@@ -224,7 +224,10 @@ function labelDocument(
   }
 }
 
-/** Model inputs: one per sentence, or sliding windows of `maxLength - 2` pieces for long ones. */
+/**
+ * Model inputs: one per sentence, or sliding windows of `maxLength - 2` pieces for long ones;
+ * labelled windows without a labelled piece are left out.
+ */
 export function nerExamples(
   sentences: readonly NerSentence[],
   tok: WordPieceTokenizer,
@@ -252,6 +255,10 @@ export function nerExamples(
         );
       }
       labels.push(IGNORE);
+      // A window inside one long word (a sequence, a URL) has no first piece: with labels it
+      // teaches nothing, and a batch of only such windows made the loss 0/0 (NaN). Unlabelled
+      // windows own only continuation pieces, which decoding never reads.
+      if (s.wordLabels && labels.every((l) => l === IGNORE)) continue;
       windows.push({ sentence: si, window: w });
       examples.push({ ids, labels });
     }
