@@ -74,10 +74,13 @@ describe('engine supervisor', () => {
 
   it('stops restarting a host that keeps dying and then answers every request', async () => {
     const s = supervisor();
-    const waiting = s.request('projects:list', {});
+    last().say({ type: 'ready' });
+    let waiting = Promise.resolve({} as Awaited<ReturnType<typeof s.request>>);
     for (let i = 0; i < 6; i++) {
+      if (i === 5) waiting = s.request('projects:list', {}); // the sixth host is not ready yet
       last().emit('exit', 1);
       await vi.advanceTimersByTimeAsync(5_000);
+      if (i < 4) last().say({ type: 'ready' }); // it opens the workspace, then dies
     }
     expect(hosts).toHaveLength(6);
     const first = await waiting;
@@ -86,9 +89,34 @@ describe('engine supervisor', () => {
       expect(reply).toMatchObject({ ok: false, error: { code: 'engine-unavailable' } });
       expect(!reply.ok && reply.error.message).toMatch(/no longer restarts it/);
     }
-    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/Quit Benchtop/) as unknown, willRestart: false }]);
+    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/Quit Benchtop.*workspace may be damaged/) as unknown, willRestart: false }]);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(hosts).toHaveLength(6);
+  });
+
+  it('says the installation may be damaged when the host never gets as far as ready', async () => {
+    const s = supervisor();
+    const waiting = s.request('projects:list', {});
+    for (let i = 0; i < 6; i++) {
+      last().emit('exit', 1); // e.g. onnxruntime's library missing: the import fails
+      await vi.advanceTimersByTimeAsync(5_000);
+    }
+    expect(hosts).toHaveLength(6);
+    const reply = await waiting;
+    expect(!reply.ok && reply.error.message).toMatch(/stopped 6 times while starting \(exit code 1\).*reinstall Benchtop \(the workspace is kept\)/);
+    expect(events.at(-1)).toEqual(['engine:crashed', { message: expect.stringMatching(/reinstall Benchtop/) as unknown, willRestart: false }]);
+  });
+
+  it('blames the workspace, not the installation, when one of the hosts got ready', async () => {
+    const s = supervisor();
+    for (let i = 0; i < 6; i++) {
+      if (i === 2) last().say({ type: 'ready' });
+      last().emit('exit', 1);
+      await vi.advanceTimersByTimeAsync(5_000);
+    }
+    const reply = await s.request('projects:list', {});
+    expect(!reply.ok && reply.error.message).toMatch(/workspace may be damaged/);
+    expect(!reply.ok && reply.error.message).not.toMatch(/reinstall/);
   });
 
   it('fails the requests a crashing host was handling, then works again after the restart', async () => {

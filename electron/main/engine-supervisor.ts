@@ -61,6 +61,8 @@ export class EngineSupervisor {
   #nextId = 1;
   #gate = closedGate();
   #restarts: number[] = [];
+  /** Hosts in a row that exited before they were ready (a native module that does not load). */
+  #startCrashes = 0;
   #restartTimer: ReturnType<typeof setTimeout> | undefined;
   #isStopping = false;
   #stopped: Promise<void> | null = null;
@@ -104,6 +106,7 @@ export class EngineSupervisor {
     child.on('message', (m: HostMessage) => {
       if (this.#child !== child) return;
       if (m.type === 'ready') {
+        this.#startCrashes = 0;
         this.#gate.open();
         this.#opts.broadcast('engine:ready', {});
       } else if (m.type === 'fatal') {
@@ -208,8 +211,15 @@ export class EngineSupervisor {
     }
     const now = Date.now();
     this.#restarts = this.#restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (!this.#gate.isOpen) this.#startCrashes++;
     if (this.#restarts.length >= MAX_RESTARTS) {
-      this.#fatal = `The engine stopped ${MAX_RESTARTS + 1} times within a minute, so Benchtop no longer restarts it. Quit Benchtop and start it again; if it keeps happening, the workspace may be damaged.`;
+      // NOTE: hosts that never got ready most likely could not load their code (a damaged
+      // installation: onnxruntime's library missing or quarantined by an antivirus), which
+      // blaming the workspace would send the user the wrong way.
+      this.#fatal =
+        this.#startCrashes > MAX_RESTARTS
+          ? `The engine stopped ${MAX_RESTARTS + 1} times while starting (exit code ${code}), so Benchtop no longer restarts it. The installation may be damaged: reinstall Benchtop (the workspace is kept). If that does not help, the workspace may be damaged.`
+          : `The engine stopped ${MAX_RESTARTS + 1} times within a minute, so Benchtop no longer restarts it. Quit Benchtop and start it again; if it keeps happening, the workspace may be damaged.`;
       this.#gate.open();
       this.#opts.broadcast('engine:crashed', { message: this.#fatal, willRestart: false });
       return;
