@@ -96,4 +96,30 @@ describe('distill:start with a folder of the user’s text', () => {
     await expect(start(exported)).rejects.toThrow(refused);
     await expect(start(exported)).rejects.not.toThrow(/furosemide/);
   });
+
+  it('refuses to resume a distillation whose transfer folder took in a PHI note while it was stopped', async () => {
+    const [demo] = await call('projects:list', {});
+    const teacher = await call('models:import-folder', { path: teacherFolder, phiStatus: 'trained-on-phi' });
+    const ward = await call('projects:create', { name: 'Ward 3' });
+    const note = join(outside, 'note-3.txt');
+    writeFileSync(note, 'Mr Example, 64, seen in clinic after a fall; hip fracture fixed, walking with a frame.\n');
+    await call('documents:import', { projectId: ward.id, path: note, containsPhi: true });
+    const folder = join(outside, 'clean-text');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'The river runs past the old mill and into the sea.\n'.repeat(40));
+    const finished = new Promise<void>((resolve) => {
+      const stop = t.engine.subscribe((event) => {
+        if (event !== 'train:finished') return;
+        stop();
+        resolve();
+      });
+    });
+    const { runId } = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 500 });
+    await call('train:cancel', { runId });
+    await finished;
+
+    copyFileSync(note, join(folder, 'b.txt'));
+    await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is a document marked as containing PHI/);
+    expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
+  });
 });

@@ -53,6 +53,7 @@ import { cancelRun, deleteProjectAndRuns, listRunInfos, resumeRun, runMetrics } 
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
+import { recheckTransfer } from './transfer-check.ts';
 import { validators } from './validate.ts';
 
 export interface EngineOptions {
@@ -270,6 +271,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'train:start': (a) => startTraining(ctx, a),
     'train:cancel': (a) => ({ isCancelling: cancelRun(ctx, a.runId) }),
     'train:resume': (a) => {
+      recheckTransfer(ctx, a.runId);
       resumeRun(ctx, a.runId);
       return { runId: a.runId };
     },

@@ -1,13 +1,11 @@
 // train:start and distill:start: turn the screen's choices (datasets, starting point, a few
 // settings) into engine arguments, documents and lineage, with errors that say what to do.
 // Running, following and registering the result is run-launcher.ts's job.
-import { existsSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute, sep } from 'node:path';
-import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
 import type { Document } from '../formats/types.ts';
 import { PRESETS } from '../model/config.ts';
 import type { Dataset } from '../store/datasets.ts';
-import { phiTextHashes, phiTexts } from '../store/documents.ts';
 import type { LineageInput } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
@@ -21,6 +19,7 @@ import {
   trainOptions,
 } from './model-sources.ts';
 import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
+import { checkTransferFolder } from './transfer-check.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
 
 const TASK_WORD: Record<TaskKind, string> = { ner: 'Entities', re: 'Relations' };
@@ -148,26 +147,6 @@ const TRANSFER_WORDS: Record<string, string> = {
   general: 'general English text (WordNet glosses)',
   random: 'randomised text (no real content)',
 };
-
-/**
- * Refuses user transfer text that is, or holds, private data: Benchtop's data folder (the
- * workspace and the runs' document snapshots), or a file whose text is a document of a dataset
- * marked as containing PHI (in any project), or the teacher's recorded training files.
- */
-function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): void {
-  const real = realpathSync(folder);
-  const data = realpathSync(ctx.dataDir);
-  if (real === data || real.startsWith(data + sep) || data.startsWith(real + sep))
-    throw new ApiError(
-      'invalid',
-      `${folder}: this is, or holds, Benchtop's data folder (the workspace and its documents); choose a folder of text that holds no patient information.`,
-    );
-  try {
-    checkTransferNotPrivate([folder], { teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: phiTexts(ctx.ws.read) });
-  } catch (err) {
-    throw new ApiError('invalid', (err as Error).message.replace(/: remove it from --transfer$/, ': choose text that holds none.'));
-  }
-}
 
 /**
  * A student's default name. It names a teacher without PHI; a PHI-trained teacher's name (by

@@ -1,0 +1,53 @@
+// The app's check of a distillation's own transfer text (folders and files the user names),
+// when the run starts and again each time it resumes: the files are read anew then, and may
+// have changed since (notes copied in while it was stopped).
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, sep } from 'node:path';
+import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
+import { phiTextHashes, phiTexts } from '../store/documents.ts';
+import { getRun } from '../store/runs.ts';
+import type { ApiContext } from './context.ts';
+import { ApiError } from './errors.ts';
+import type { EngineArgs } from './run-launcher.ts';
+
+/**
+ * Refuses user transfer text that is, or holds, private data: Benchtop's data folder (the
+ * workspace and the runs' document snapshots), or a file that is or repeats the text of a
+ * document of a dataset marked as containing PHI (in any project), or the teacher's recorded
+ * training files.
+ */
+export function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): void {
+  const real = realpathSync(folder);
+  const data = realpathSync(ctx.dataDir);
+  if (real === data || real.startsWith(data + sep) || data.startsWith(real + sep))
+    throw new ApiError(
+      'invalid',
+      `${folder}: this is, or holds, Benchtop's data folder (the workspace and its documents); choose a folder of text that holds no patient information.`,
+    );
+  try {
+    checkTransferNotPrivate([folder], { teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: phiTexts(ctx.ws.read) });
+  } catch (err) {
+    throw new ApiError('invalid', (err as Error).message.replace(/: remove it from --transfer$/, ': choose text that holds none.'));
+  }
+}
+
+/**
+ * Checks a stopped distillation's transfer folders again before it resumes (train:resume). A
+ * folder gone since is left to the run, which fails naming it; an unknown run to resumeRun.
+ */
+export function recheckTransfer(ctx: ApiContext, runId: string): void {
+  const run = getRun(ctx.ws.read, runId);
+  const { engine } = (run?.config ?? {}) as Partial<{ engine: EngineArgs }>;
+  if (engine?.kind !== 'distill') return;
+  const { transfer: spec, teacher } = engine.args;
+  const transfer = typeof spec === 'string' ? spec.split(',') : spec;
+  for (const t of transfer) {
+    if (!isAbsolute(t) || !existsSync(t)) continue; // 'general', 'random': text of Benchtop's own
+    try {
+      checkTransferFolder(ctx, t, teacher);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      throw new ApiError('invalid', `This run cannot continue: its transfer text changed since it started. ${err.message}`);
+    }
+  }
+}
