@@ -173,6 +173,26 @@ describe('PubTator malformed input', () => {
     expect(back?.entities[0]?.spans).toEqual([{ start: 11, end: 15 }]);
   });
 
+  it('says what it changes that no other line said: passages other than title/abstract, | in ids, tabs in types', () => {
+    const doc: Document = {
+      id: 'x',
+      text: 'Aspirin overdose. Second sentence.',
+      entities: [{ id: 'a', type: 'Drug\tname', spans: [{ start: 0, end: 7 }], text: 'Aspirin', normIds: ['D001241|old'] }],
+      relations: [{ id: 'r', type: 'C\tID', arg1: 'D001241|old', arg2: 'D2', byConcept: true }],
+      passages: [{ type: 'sentence', start: 0, end: 17 }, { type: 'sentence', start: 18, end: 34 }],
+    };
+    const out = exportPubtator([doc]);
+    expect(out.issues.map((i) => i.message).sort()).toEqual([
+      '1 documents had passage boundaries dropped (read back as title and abstract)',
+      '1 entities had normalised ids holding | (read back split there) or tabs',
+      '1 entity types had tabs or line breaks replaced by spaces',
+      '1 relations had tabs or line breaks replaced by spaces',
+    ]);
+    // Title and abstract passages as PubTator rebuilds them are no loss.
+    const titled = { ...doc, text: 'Title\nBody', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 10 }] };
+    expect(exportPubtator([titled]).issues).toEqual([]);
+  });
+
   it('says that a title ending in a line break (no abstract) loses it, and ends an entity over it before it', () => {
     const doc: Document = {
       id: 'x',

@@ -159,9 +159,13 @@ export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
     if (readLength < doc.text.length) countLoss(losses, 'documents ending in a line break after the title lost it');
     const oneLine = (x: string): string => x.replace(/[\r\n]/g, ' ');
     const lines = [`${id}|t|${oneLine(title)}`, `${id}|a|${oneLine(abstract)}`];
+    const rebuilt = [{ type: 'title', start: 0, end: cut }, ...(abstract === '' ? [] : [{ type: 'abstract', start: cut + 1, end: doc.text.length }])];
+    if (doc.passages && doc.passages.length > 0 && JSON.stringify(doc.passages) !== JSON.stringify(rebuilt))
+      countLoss(losses, 'documents had passage boundaries dropped (read back as title and abstract)');
     const om = offsetMap(doc.text);
     for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses, readLength));
     for (const r of doc.relations) {
+      if (r.byConcept === true && [r.type, r.arg1, r.arg2].some((x) => flat(x) !== x)) countLoss(losses, 'relations had tabs or line breaks replaced by spaces');
       if (r.byConcept === true) lines.push([id, flat(r.type), flat(r.arg1), flat(r.arg2)].join('\t'));
       else countLoss(losses, 'relations between entity ids (not concept ids) dropped');
       if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
@@ -188,6 +192,8 @@ function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: 
   const { [COMPOSITE_MENTIONS]: composite, ...rest } = e.attributes ?? {};
   if (Object.keys(rest).length > 0) countLoss(losses, 'entities had attributes dropped');
   const ids = e.normIds && e.normIds.length > 0 ? e.normIds.join('|') : '-1';
+  if (e.normIds?.some((n) => /[|\t\r\n]/.test(n))) countLoss(losses, 'entities had normalised ids holding | (read back split there) or tabs');
+  if (flat(e.type) !== e.type) countLoss(losses, 'entity types had tabs or line breaks replaced by spaces');
   const cols = [id, String(toCp(span.start)), String(toCp(span.end)), flat(e.text), flat(e.type), flat(ids)];
   if (composite !== undefined) cols.push(flat(composite));
   return [cols.join('\t')];
