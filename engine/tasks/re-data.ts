@@ -182,6 +182,25 @@ function relationIndex(doc: Document): (a: Entity, b: Entity) => Relation | unde
   };
 }
 
+/**
+ * Relations that a candidate pair cannot carry because their entity pair (either order, by ids
+ * or by concepts) already has a relation of another type: a candidate pair gets one label.
+ */
+export function sharedPairRelations(docs: readonly Document[]): number {
+  let n = 0;
+  for (const doc of docs) {
+    const types = new Map<string, Set<string>>();
+    for (const r of doc.relations) {
+      const key = `${r.byConcept ? 'c' : 'i'}\t${[r.arg1, r.arg2].sort().join('\t')}`;
+      const seen = types.get(key) ?? new Set<string>();
+      if (seen.size > 0 && !seen.has(r.type)) n++;
+      seen.add(r.type);
+      types.set(key, seen);
+    }
+  }
+  return n;
+}
+
 /** Non-overlapping entity pairs (text order) inside each sentence of a document. */
 function sentencePairs(
   doc: Document,

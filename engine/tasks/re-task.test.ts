@@ -1,12 +1,14 @@
 // Relation prediction plumbing: candidate pairs from given entities, classified by a (fake)
 // model, become relations between the right entity ids with the class probability as score.
+// Relations a pair cannot carry (a second type on one pair) are named, not dropped silently.
 
 import { describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { QUIET } from './events.ts';
 import { splitIndices } from './ner-task.ts';
-import { predictRelations, reTrainingSet, type ReModelView } from './re-task.ts';
+import { reGoldIssues } from './gold.ts';
+import { predictRelations, reExamples, reTrainingSet, type ReModelView } from './re-task.ts';
 import { bertTokenizer, HAS_DATA } from './test-helpers.ts';
 
 describe.skipIf(!HAS_DATA)('relation prediction', () => {
@@ -87,5 +89,38 @@ describe('the automatic dev split of relation data', () => {
     expect(set.train).toHaveLength(36);
     expect(set.split).toBe('seeded 10% of the training examples (seed 42)');
     expect(set.issues).toEqual([]);
+  });
+});
+
+describe('relations a candidate pair cannot carry', () => {
+  it('two types on one entity pair: the second is named, for training and for scoring', () => {
+    // A pair is one classification example with one label: the other relation used to vanish.
+    const text = 'Aspirin induced and worsened asthma.';
+    const doc = (id: string): Document => ({
+      id,
+      text,
+      entities: [
+        { id: 'E1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin' },
+        { id: 'E2', type: 'Disease', spans: [{ start: 29, end: 35 }], text: 'asthma' },
+      ],
+      relations: [
+        { id: 'R1', type: 'Induces', arg1: 'E1', arg2: 'E2' },
+        { id: 'R2', type: 'Worsens', arg1: 'E2', arg2: 'E1' },
+        { id: 'R3', type: 'Induces', arg1: 'E2', arg2: 'E1' },
+      ],
+    });
+    const input = { kind: 'documents' as const, documents: [doc('a'), doc('b')], issues: [], files: [] };
+    const set = reTrainingSet(input, undefined, { seed: 1, source: 'rel.jsonl' });
+    expect(set.issues).toContainEqual({
+      severity: 'warning',
+      file: 'rel.jsonl',
+      message: '2 annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they cannot be learned from',
+    });
+    const view = { labels: set.labels, negativeLabel: set.negativeLabel, entityPairs: set.entityPairs };
+    const examples = reExamples(input, set.entityPairs, set.negativeLabel);
+    expect(examples).toHaveLength(2);
+    expect(reGoldIssues(input, examples, view, 'test.jsonl')).toEqual([
+      { severity: 'warning', file: 'test.jsonl', message: '2 annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they are not scored' },
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import {
   guessNegativeLabel,
   pairsFromDocuments,
   pairsFromExamples,
+  sharedPairRelations,
   type ReExample,
 } from './re-data.ts';
 
@@ -99,6 +100,13 @@ export function reTrainingSet(
         severity: 'warning',
         file: opts.source,
         message: `${unreached} of ${total} annotated relations cannot be learned from: the model only looks at pairs of entities within one sentence that do not overlap, and their two entities are not`,
+      });
+    const shared = sharedPairRelations(train.documents);
+    if (shared > 0)
+      issues.push({
+        severity: 'warning',
+        file: opts.source,
+        message: `${shared} annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they cannot be learned from`,
       });
     if (!dev && train.documents.length >= 20) {
       const s = splitIndices(train.documents.length, opts.seed);
