@@ -227,6 +227,8 @@ export function documentToBioc(doc: Document, losses: LossCounts): BiocDocument 
 function annotationFor(e: Entity, toCp: (n: number) => number, losses: LossCounts): BiocAnnotation {
   const infons: BiocInfons = { type: e.type };
   if (e.normIds && e.normIds.length > 0) infons.identifier = e.normIds.join(',');
+  // Reading splits the identifier infon on , ; and | (PubTator3 writes lists with each).
+  if (e.normIds?.some((n) => /[,;|]/.test(n))) countLoss(losses, 'entities had normalised ids holding , ; or | (read back split there)');
   if (e.score !== undefined) infons.score = str(e.score);
   for (const [k, v] of Object.entries(e.attributes ?? {})) {
     if (RESERVED.has(k)) countLoss(losses, 'entity attributes named like reserved infons dropped');

@@ -170,6 +170,8 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
   };
   const add = (doc: Document): string => {
     const d = documentToBioc(doc, losses);
+    // Reading trims <id> (pretty-printed files indent it).
+    if (d.id !== d.id.trim()) countLoss(losses, 'document ids with spaces at either end read back without them');
     const out = [`<document>${el('id', d.id)}${inf(d.infons)}\n`];
     for (const p of d.passages) {
       out.push(`<passage>${inf(p.infons)}${el('offset', String(p.offset))}${el('text', p.text ?? '')}\n`);

@@ -107,6 +107,22 @@ describe('BioC exact text and malformed input', () => {
     expect(importBiocXml(out.files[0]?.content ?? '', 'x').documents[0]?.text).toBe('bad\uFFFDchar');
   });
 
+  it('says when normalised ids hold , ; or | (read back split) and, in XML, when ids have spaces at their ends (read back trimmed)', () => {
+    const doc: Document = {
+      id: ' n1 ',
+      text: 'Aspirin',
+      entities: [{ id: 'T1', type: 'Drug', spans: [{ start: 0, end: 7 }], text: 'Aspirin', normIds: ['D001241;old'] }],
+      relations: [],
+    };
+    const ids = '1 entities had normalised ids holding , ; or | (read back split there)';
+    const xml = exportBiocXml([doc]);
+    expect(xml.issues.map((i) => i.message)).toEqual([ids, '1 document ids with spaces at either end read back without them']);
+    expect(importBiocXml(xml.files[0]?.content ?? '', 'x').documents.map((d) => [d.id, d.entities[0]?.normIds])).toEqual([['n1', ['D001241', 'old']]]);
+    const json = exportBiocJson([doc]);
+    expect(json.issues.map((i) => i.message)).toEqual([ids]);
+    expect(importBiocJson(json.files[0]?.content ?? '', 'j').documents[0]?.id).toBe(' n1 ');
+  });
+
   it('reports XML syntax errors with their line', () => {
     const res = importBiocXml('<collection>\n<document>\n<id>1</id>\n</collection>\n', 'broken.xml');
     expect(res.documents).toEqual([]);
