@@ -146,6 +146,12 @@ describe('CSV parsing', () => {
     expect(again.documents).toEqual([doc]);
   });
 
+  it('says when document ids have spaces at either end (reading trims them)', () => {
+    const out = exportCsv([{ id: ' n1', text: 'x', entities: [], relations: [] }]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document ids with spaces at either end read back without them']);
+    expect(importCsv(out.files[0]?.content ?? '', 'x.csv').documents[0]?.id).toBe('n1');
+  });
+
   it('writes cells that look like formulas as they are, and says a spreadsheet may run them', () => {
     const notes: Document[] = [
       { id: 'n1', text: '- Patient reports chest pain', entities: [], relations: [] },

@@ -293,9 +293,12 @@ export function csvExporter(opts: CsvExportOptions & { metadataKeys: readonly st
   const header = ['id', 'text', ...keys, ...(withAnn ? ['entities', 'relations'] : [])];
   let dropped = 0;
   let formulaLike = 0;
+  let paddedIds = 0;
   let hasPassages = false;
   const add = (doc: Document): string => {
     const cells = [doc.id, doc.text, ...keys.map((k) => doc.metadata?.[k] ?? '')];
+    // Reading trims ids (a spreadsheet's "id, text" leaves spaces).
+    if (doc.id !== doc.id.trim()) paddedIds++;
     formulaLike += cells.filter((c) => FORMULA_START.test(c)).length;
     if (withAnn) {
       const { entities, relations } = annotationsToJson(doc);
@@ -312,6 +315,7 @@ export function csvExporter(opts: CsvExportOptions & { metadataKeys: readonly st
     if (dropped > 0) issues.push(makeIssue('warning', name, `${dropped} entities and relations dropped (annotations: false)`));
     if (clashes.length > 0) issues.push(makeIssue('warning', name, `metadata columns named like reserved columns dropped: ${clashes.join(', ')}`));
     if (hasPassages) issues.push(makeIssue('warning', name, 'passage boundaries dropped'));
+    if (paddedIds > 0) issues.push(makeIssue('warning', name, `${paddedIds} document ids with spaces at either end read back without them`));
     return { tail: '', issues };
   };
   return { name, start: () => `${header.map((h) => quote(h, d)).join(d)}\n`, add, finish };
