@@ -108,6 +108,30 @@ describe('main-process IPC', () => {
     expect(requests).toHaveLength(1);
   });
 
+  it('refuses a sender whose frame is gone, and names that are not plain request names', async () => {
+    expect(await invoke(event(ourContents, null), 'projects:list', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unauthorized' },
+    });
+    for (const name of [undefined, null, 7, ['projects:list'], { toString: () => 'projects:list' }, '__proto__', 'constructor', 'hasOwnProperty', 'projects:list ', 'PROJECTS:LIST']) {
+      expect(await invoke(event(ourContents, ourContents.mainFrame), name, {}), String(name)).toMatchObject({
+        ok: false,
+        error: { code: 'unknown-request', message: 'Unknown request.' },
+      });
+    }
+    expect(requests).toHaveLength(1);
+  });
+
+  it('passes large and odd arguments to the engine untouched, for its validation', async () => {
+    const errors = vi.spyOn(console, 'error');
+    const big = { text: 'x'.repeat(50 * 1024 * 1024), nested: [[[{ a: null }]]] };
+    expect(await invoke(event(ourContents, ourContents.mainFrame), 'documents:list', big)).toEqual({ ok: true, value: 'from-engine' });
+    expect(requests.at(-1)).toEqual(['documents:list', big]);
+    expect(errors).not.toHaveBeenCalled(); // nothing of a request is logged
+    errors.mockRestore();
+    requests.pop();
+  });
+
   it('checks dialog arguments like engine requests and always answers with an envelope', async () => {
     const ask = (name: string, args: unknown) => invoke(event(ourContents, ourContents.mainFrame), name, args);
     const refused = async (name: string, args: unknown, field: RegExp) => {
