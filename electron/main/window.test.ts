@@ -194,6 +194,12 @@ describe('session lock-down', () => {
       });
       vi.stubEnv('ELECTRON_RENDERER_URL', 'http://evil.example:5173');
       unpackaged(() => expect(isCancelled('http://evil.example:5173/')).toBe(true));
+      // A malformed value is no dev server (it used to throw in every request's handler).
+      vi.stubEnv('ELECTRON_RENDERER_URL', 'localhost 5173');
+      unpackaged(() => {
+        expect(isCancelled('http://localhost:5173/')).toBe(true);
+        expect(isCancelled('app://benchtop/index.html')).toBe(false);
+      });
     } finally {
       vi.unstubAllEnvs();
     }

@@ -9,7 +9,7 @@ import { APP_ORIGIN } from './protocol.ts';
 /** The dev server URL (electron-vite dev), only when running unpackaged. */
 export function devServerUrl(): string | null {
   const url = process.env['ELECTRON_RENDERER_URL'];
-  if (app.isPackaged || url === undefined) return null;
+  if (app.isPackaged || url === undefined || !URL.canParse(url)) return null;
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '127.0.0.1' ? url : null;
 }
