@@ -15,7 +15,7 @@ export const DISTILL_OPTIONS = {
   'layer-map': { type: 'string' }, transfer: { type: 'string' }, temperature: { type: 'string' }, alpha: { type: 'string' },
   'private-data': { type: 'string' }, steps: { type: 'string' }, hidden: { type: 'string' }, 'max-per-source': { type: 'string' },
   cache: { type: 'string' }, text: { type: 'string' }, 'whole-word-mask': { type: 'boolean' }, recipe: { type: 'string' },
-  'sinusoidal-positions': { type: 'boolean' },
+  'sinusoidal-positions': { type: 'boolean' }, 'text-contains-phi': { type: 'boolean' },
 } as const;
 
 const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
@@ -95,6 +95,7 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
       ...(opts['no-dropout'] ? { dropout: false } : {}), ...(opts['sinusoidal-positions'] ? { sinusoidalPositions: true } : {}),
+      ...(opts['text-contains-phi'] ? { textContainsPhi: true } : {}),
     }, ctx),
   );
 }
@@ -108,6 +109,7 @@ export async function cmdDistillGeneral(opts: Opts): Promise<void> {
       teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(optionalString(opts, 'layer-map') ? { layerMap: optionalString(opts, 'layer-map') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
+      ...(opts['text-contains-phi'] ? { textContainsPhi: true } : {}),
     }, ctx),
   );
 }

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { main } from '../cli/main.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
@@ -40,4 +41,20 @@ describe('task-agnostic distillation recipes', () => {
     expect(c.status).toBe('completed');
     await expect(distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'distilbiobert', out: path.join(dir, 'd') })).rejects.toThrow(/needs the same hiddenSize/);
   }, 90_000);
+
+  it('records text declared as holding patient information as PHI (--text-contains-phi)', async () => {
+    const { dir, file } = writeCorpus('general-distill-phi', 8);
+    const teacher = mlmTeacher(path.join(dir, 't'), writeTinyVocab(dir), { numLayers: 2, hiddenSize: 64, numHeads: 2, intermediateSize: 128 });
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const argv = ['distill-general', '--teacher', teacher, '--student-preset', 'half-teacher', '--recipe', 'distilbiobert', '--text', file, '--steps', '1', '--batch-size', '2', '--max-length', '24', '--text-contains-phi'];
+      expect(await main([...argv, '--out', path.join(dir, 's')])).toBe(0);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
+    const lineage = JSON.parse(readFileSync(path.join(dir, 's', 'lineage.json'), 'utf8')) as { phi_status: string };
+    expect(lineage.phi_status).toBe('trained-on-phi');
+  }, 60_000);
 });

@@ -33,6 +33,8 @@ export interface GeneralDistillArgs {
   studentPreset: string;
   recipe: Recipe;
   text: string[];
+  /** The text holds (or may hold) patient information: the student is recorded as trained on PHI. */
+  textContainsPhi?: boolean;
   out: string;
   /** Teacher layer (0-based) of each student layer; default evenly spread. */
   layerMap?: string;
@@ -104,7 +106,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   });
   const runner = await DistillRunner.create([spec], weights, { teacher: teacher.weights, threads: args.threads ?? 2, seed: s.seed, ...(args.device !== undefined && { device: args.device }) });
   if (runner.where.deviceNote !== undefined) ctx.emit({ type: 'log', message: runner.where.deviceNote });
-  const entries = textEntries(args.text, 'distill-transfer');
+  const entries = textEntries(args.text, 'distill-transfer', args.textContainsPhi === true);
   const settings = { ...s, recipe: args.recipe, lr, warmup, layer_map: map, init_from_teacher: fromTeacher, loss, whole_word_mask: args.wholeWordMask ?? false };
   const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${shareName(args.teacher)}`;
   ctx.emit({ type: 'log', message: `distill-general (${args.recipe}): ${student.numLayers}L-${student.hiddenSize} student, teacher layers ${map.join(',')}, ${s.steps} steps` });

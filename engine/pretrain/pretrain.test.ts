@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
+import { main } from '../cli/main.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { TaskContext, TaskEvent } from '../tasks/events.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
@@ -126,6 +127,25 @@ describe('pretrain', () => {
     const lineage = JSON.parse(readFileSync(path.join(dir, 'more', 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string; source: string }[] };
     expect(lineage.phi_status).toBe('trained-on-phi');
     expect(lineage.entries[0]).toMatchObject({ kind: 'base-model', source: 'continued from the weights of model "base" (its lineage.json says trained-on-phi)' });
+  }, 60_000);
+
+  it('records text declared as holding patient information (--text-contains-phi) as PHI in the lineage and card', async () => {
+    const { dir, file } = writeCorpus('pretrain-phi', 8);
+    const argv = ['pretrain', '--preset', 'small-2L-128', '--vocab', writeTinyVocab(dir), '--text', file, '--steps', '1', '--batch-size', '2', '--max-length', '32', '--checkpoint-every', '0'];
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await main([...argv, '--text-contains-phi', '--out', path.join(dir, 'notes-model')])).toBe(0);
+      expect(await main([...argv, '--out', path.join(dir, 'public-model')])).toBe(0);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+    }
+    type Record = { phi_status: string; entries: { source: string; containsPhi: boolean }[] };
+    const lineage = (m: string): Record => JSON.parse(readFileSync(path.join(dir, m, 'lineage.json'), 'utf8')) as Record;
+    expect(lineage('notes-model')).toMatchObject({ phi_status: 'trained-on-phi', entries: [{ source: `text "${path.basename(file)}" (declared as holding patient information)`, containsPhi: true }] });
+    expect(readFileSync(path.join(dir, 'notes-model', 'README.md'), 'utf8')).toContain('**Status: trained on PHI');
+    expect(lineage('public-model')).toMatchObject({ phi_status: 'no-phi', entries: [{ containsPhi: false }] });
   }, 60_000);
 
   it('records a no-dropout, sinusoidal-position recipe, and refuses a position init when continuing a model', async () => {

@@ -93,6 +93,8 @@ export interface PretrainArgs {
   vocab?: string;
   arch?: Architecture;
   text: string[];
+  /** The text holds (or may hold) patient information: the model is recorded as trained on PHI. */
+  textContainsPhi?: boolean;
   out: string;
   steps?: number;
   batchSize?: number;
@@ -141,11 +143,13 @@ export function mlmSettings(args: { steps?: number; batchSize?: number; maxLengt
 }
 
 /**
- * Text-file lineage entries (pretraining text: gradients, treated as non-private), named by
- * folder or file name and content hash: the model may be shared, and a full path names the user.
+ * Text-file lineage entries (pretraining text: gradients; non-private unless `containsPhi`, the
+ * user's word that it holds patient information), named by folder or file name and content hash:
+ * the model may be shared, and a full path names the user.
  */
-export function textEntries(roots: readonly string[], kind: 'pretrain' | 'distill-transfer'): LineageEntry[] {
-  return roots.map((r) => ({ kind, source: `text "${shareName(r)}"`, sha256: hashFiles(checkTextSources([r])), containsPhi: false, gradients: true }));
+export function textEntries(roots: readonly string[], kind: 'pretrain' | 'distill-transfer', containsPhi = false): LineageEntry[] {
+  const phi = containsPhi ? ' (declared as holding patient information)' : '';
+  return roots.map((r) => ({ kind, source: `text "${shareName(r)}"${phi}`, sha256: hashFiles(checkTextSources([r])), containsPhi, gradients: true }));
 }
 
 /** Fingerprint of settings + model origin + text content. */
@@ -191,7 +195,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);
   const lr = args.lr ?? (args.model ? 1e-4 : 5e-4);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
-  const entries = textEntries(args.text, 'pretrain');
+  const entries = textEntries(args.text, 'pretrain', args.textContainsPhi === true);
   const dropout = args.dropout ?? true;
   const settings = {
     ...s, lr, warmup, whole_word_mask: args.wholeWordMask ?? false, masking: '15% 80/10/10, dynamic',
