@@ -65,7 +65,10 @@ describe('task-specific distillation', () => {
     const vocab = writeTinyVocab(dir);
     const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease'], 3);
     const out = path.join(dir, 'student');
-    const args = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', transfer: `general,random,${file}`, out, steps: 4, batchSize: 4, maxPerSource: 12, wordNet: WORDNET };
+    // Scored at the end on annotated notes: the card gives the score, not where the notes are.
+    const test = path.join(dir, 'ward-notes-test.tsv');
+    writeFileSync(test, 'Patient\tO\nwith\tO\nasthma\tB-Disease\n\nNo\tO\nfever\tB-Disease\n\n');
+    const args = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', transfer: `general,random,${file}`, out, steps: 4, batchSize: 4, maxPerSource: 12, wordNet: WORDNET, test };
     const res = await distillTask(args);
     expect(res.status).toBe('completed');
     const model = loadHfFolder(out);
@@ -81,6 +84,7 @@ describe('task-specific distillation', () => {
     for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(path.join(out, f), 'utf8')).not.toContain(dir);
     expect(lineage.entries[3]).toMatchObject({ source: 'text from "corpus.txt"', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
     expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/What it does not guarantee/);
+    expect(readFileSync(path.join(out, 'README.md'), 'utf8')).toMatch(/^Test F1 \(ward-notes-test\.tsv\): /m);
     expect(existsSync(path.join(out, 'checkpoint'))).toBe(false);
   }, 60_000);
 

@@ -352,7 +352,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     `Distilled by \`benchtop distill\` from the teacher "${shareName(args.teacher)}" on ${items.length} transfer sentences (${corpus.sources.map((s) => s.name).join(', ')}),`,
     `${state.step} steps of ${batchSize}, KL on logits softened at T=${T} (× T²)${args.hidden ? `, ${args.hidden} alignment of the last hidden states` : ''}${alpha > 0 ? `, private labelled batches on a fraction ${alpha} of the steps` : ''}.`,
     `Student initialisation: ${student.origin}. Wall time ${(wall() / 60).toFixed(1)} min.`,
-    ...(metrics['test'] ? ['', `Test F1 (${args.test ?? ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',
+    ...(metrics['test'] ? ['', `Test F1 (${args.test !== undefined ? shareName(args.test) : ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',
     privacySection(record),
   ].join('\n');
   const extra = () => ({ 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card() });
