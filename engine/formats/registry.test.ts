@@ -23,6 +23,11 @@ describe('detectFormat', () => {
     ['a.docx', 'PK', 'docx'],
     ['a.txt', '123|t|Title\n123|a|Abstract', 'pubtator'],
     ['a.PubTator', '123|t|Title', 'pubtator'],
+    // Ids PubTator exports write as they are (from CSV rows, brat file names).
+    ['a.txt', 'ward 3|t|Title\nward 3|a|Body', 'pubtator'],
+    ['a.txt', '[1]|t|Title', 'pubtator'],
+    ['a.txt', '{a}|t|Title', 'pubtator'],
+    ['a.jsonl', '{ "text": "227508|t|Naloxone" }', 'jsonl'],
     ['a.txt', 'Just a clinical note.', 'text'],
     ['a.xml', '<?xml version="1.0"?><collection><source/>', 'bioc-xml'],
     ['a.xml', '<html></html>', null],

@@ -56,8 +56,9 @@ const TOO_LARGE_HINT = 'split it into smaller files';
 
 const SNIFF_BYTES = 4096;
 const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes']);
-// A PMID, not JSON: a JSON record whose text starts 'PMID|t|' has no whitespace before it either.
-const PUBTATOR_RE = /^(?![{[])[^\s|]+\|t\|/;
+// An id (a PMID, or any id without a tab or |: 'ward 3', '[1]'), not a JSON record or array
+// whose text holds 'PMID|t|'.
+const PUBTATOR_RE = /^(?![{[]\s*["{[\]])[^\t|]+\|t\|/;
 const TAG_RE = /^(O|[BIESLU]-\S+)$/;
 
 /** True when a sample of lines looks token-per-line (last column an IOB tag). */
