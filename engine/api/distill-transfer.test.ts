@@ -1,6 +1,6 @@
 // distill:start refuses transfer text that is private data before any run starts: Benchtop's own
 // data folder, or a copy of a document imported as containing PHI (in any project).
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -122,4 +122,28 @@ describe('distill:start with a folder of the user’s text', () => {
     await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is a document marked as containing PHI/);
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
   });
+
+  it('marks a student with private notes mixed in as trained on PHI, in the library and in its export', async () => {
+    const teacher = await call('models:import-folder', { path: teacherFolder, phiStatus: 'trained-on-phi' });
+    const ward = await call('projects:create', { name: 'Ward 5', template: 'biomedical' });
+    const notes = join(outside, 'ward-5.pubtator');
+    writeFileSync(notes, Array.from({ length: 8 }, (_, i) => `${i + 1}|t|Seen today with asthma and fever.\n${i + 1}|a|No rash.\n${i + 1}\t14\t20\tasthma\tDisease\t-\n`).join('\n'));
+    const { datasetId } = await call('documents:import', { projectId: ward.id, path: notes, containsPhi: true });
+    const finished = new Promise<{ status: string; modelId?: string }>((resolve) => {
+      const stop = t.engine.subscribe((event, payload) => {
+        if (event !== 'train:finished') return;
+        stop();
+        resolve(payload as { status: string; modelId?: string });
+      });
+    });
+    await call('distill:start', { projectId: ward.id, task: 'ner', teacherModelId: teacher.id, transfer: ['random'], includePrivate: { datasetIds: [datasetId!], alpha: 0.5 }, steps: 2 });
+    const done = await finished;
+    expect(done.status).toBe('completed');
+    const student = (await call('models:list', {})).find((m) => m.id === done.modelId);
+    expect(student?.phiStatus).toBe('trained-on-phi');
+    const out = join(outside, 'student-5');
+    expect((await call('models:export', { modelId: done.modelId!, outPath: out })).phiStatus).toBe('trained-on-phi');
+    expect(JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'trained-on-phi' });
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('**Status: trained on PHI');
+  }, 60_000);
 });
