@@ -60,9 +60,12 @@ const flags = {
   win32: ['--win', '--windows', '-w'],
   darwin: ['--mac', '--macos', '-m', '-o'],
 };
+// Single-dash letters combine (`-wl` is `-w -l`), as electron-builder's parser reads them.
+const given = process.argv
+  .slice(2)
+  .flatMap((a) => (/^-[a-z]{2,}$/i.test(a) ? [...a.slice(1)].map((c) => `-${c}`) : [a]));
 const foreign = Object.entries(flags).find(
-  ([platform, names]) =>
-    platform !== process.platform && process.argv.slice(2).some((a) => names.includes(a)),
+  ([platform, names]) => platform !== process.platform && given.some((a) => names.includes(a)),
 );
 if (foreign !== undefined) {
   console.error(

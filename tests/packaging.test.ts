@@ -3,6 +3,7 @@
 // close other ways to run code with Benchtop's access to documents are set, and what they rely
 // on still holds (the app in app.asar, native code unpacked, no code that needs ELECTRON_RUN_AS_NODE
 // or NODE_OPTIONS).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -77,4 +78,20 @@ describe('electron-builder configuration', () => {
     });
     expect(offending.map((f) => relative(root, f))).toEqual([]);
   });
+});
+
+describe('npm run package', () => {
+  const foreignFlag = process.platform === 'win32' ? 'm' : 'w';
+  const foreignName = process.platform === 'win32' ? 'darwin' : 'win32';
+  const ownFlag = process.platform === 'win32' ? 'w' : process.platform === 'darwin' ? 'm' : 'l';
+
+  it.each([[`-${foreignFlag}`], [`-${ownFlag}${foreignFlag}`], [`-${foreignFlag}${ownFlag}`]])(
+    'refuses installers for another platform before building anything (%s)',
+    (flag) => {
+      const r = spawnSync(process.execPath, [join(root, 'build', 'package.mjs'), flag], { cwd: root, encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`package: build the ${foreignName} installers on ${foreignName}`);
+      expect(r.stdout).not.toContain('electron-vite build');
+    },
+  );
 });
