@@ -60,9 +60,11 @@ const flags = {
   win32: ['--win', '--windows', '-w'],
   darwin: ['--mac', '--macos', '-m', '-o'],
 };
-// Single-dash letters combine (`-wl` is `-w -l`), as electron-builder's parser reads them.
+// Single-dash letters combine (`-wl` is `-w -l`) and `--win=nsis` is `--win nsis`, as
+// electron-builder's parser reads them.
 const given = process.argv
   .slice(2)
+  .map((a) => a.replace(/^(--[a-z]+)=.*$/i, '$1'))
   .flatMap((a) => (/^-[a-z]{2,}$/i.test(a) ? [...a.slice(1)].map((c) => `-${c}`) : [a]));
 const foreign = Object.entries(flags).find(
   ([platform, names]) => platform !== process.platform && given.some((a) => names.includes(a)),

@@ -84,8 +84,9 @@ describe('npm run package', () => {
   const foreignFlag = process.platform === 'win32' ? 'm' : 'w';
   const foreignName = process.platform === 'win32' ? 'darwin' : 'win32';
   const ownFlag = process.platform === 'win32' ? 'w' : process.platform === 'darwin' ? 'm' : 'l';
+  const foreignLong = process.platform === 'win32' ? '--mac=dmg' : '--win=nsis';
 
-  it.each([[`-${foreignFlag}`], [`-${ownFlag}${foreignFlag}`], [`-${foreignFlag}${ownFlag}`]])(
+  it.each([[`-${foreignFlag}`], [`-${ownFlag}${foreignFlag}`], [`-${foreignFlag}${ownFlag}`], [foreignLong]])(
     'refuses installers for another platform before building anything (%s)',
     (flag) => {
       const r = spawnSync(process.execPath, [join(root, 'build', 'package.mjs'), flag], { cwd: root, encoding: 'utf8' });
