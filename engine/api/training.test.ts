@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { LineageRecord } from '../distill/lineage.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
+import { splitIndices } from '../tasks/ner-task.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(
@@ -134,6 +135,28 @@ describe('training through the API', () => {
       expect(p.device).toBe('cpu');
       expect(p.deviceNote).toBe('WebGPU unavailable (no Vulkan loader, libvulkan.so.1, is installed); using the CPU');
     }
+  });
+
+  it('trains on everything when the held-out share has no entity, instead of failing', async () => {
+    // The share held out by documents is given to the engine as dev data: when it held only a
+    // "no findings" note the run failed ("dev documents: none of the 1 document has annotated
+    // entities"). The engine then holds out its own part, as `benchtop train` does.
+    const held = new Set(splitIndices(10, 42).dev); // the share the workbench holds out (seed 42)
+    const lines = [...Array(10).keys()].map((i) =>
+      JSON.stringify(
+        held.has(i)
+          ? { id: `n${i}`, text: 'No acute findings today.', entities: [] }
+          : { id: `n${i}`, text: 'The patient has asthma.', entities: [{ start: 16, end: 22, type: 'Disease' }] },
+      ),
+    );
+    const file = join(dir, 'notes.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const project = await call('projects:create', { name: 'Clinic', template: 'biomedical' });
+    const { datasetId } = await call('documents:import', { projectId: project.id, path: file, containsPhi: false });
+    const page = await call('documents:list', { projectId: project.id, limit: 20 });
+    for (const d of page.items) await call('documents:set-status', { documentId: d.id, status: 'annotated' });
+    const { runId } = await call('train:start', { projectId: project.id, task: 'ner', datasetIds: [datasetId!], ...TINY, maxSteps: 2 });
+    expect(await next('train:finished', (p) => p.runId === runId)).toMatchObject({ status: 'completed' });
   });
 
   it('explains what is missing instead of starting a run', async () => {

@@ -103,7 +103,14 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
   let train = docs;
   let dev: Document[] | undefined;
   if (devSets.length > 0) dev = annotatedDocuments(read, devSets);
-  else if (docs.length >= 2) ({ train, dev } = splitDocuments(docs, a.devFraction ?? 0.1, seed));
+  else if (docs.length >= 2) {
+    const held = splitDocuments(docs, a.devFraction ?? 0.1, seed);
+    // A held-out share with nothing to score made the run fail ("dev documents: none of the 1
+    // document has annotated entities"), or pinned RE's dev F1 at 0: then the engine holds out
+    // its own part, as `benchtop train` does, or trains on everything and says so.
+    const scored = (d: Document): boolean => (a.task === 'ner' ? d.entities.length > 0 : d.relations.length > 0);
+    if (held.dev.some(scored)) ({ train, dev } = held);
+  }
   for (const d of sets) lineage.push({ kind: 'fine-tune', datasetId: d.id });
   for (const d of devSets)
     lineage.push({
