@@ -84,6 +84,14 @@ describe.skipIf(!HAS_DATA)('PubTator on real corpora', () => {
     expect(d?.entities.every((e) => e.text === d.text.slice(e.spans[0]?.start, e.spans[0]?.end))).toBe(true);
   });
 
+  it('reads NCBI-disease ids written after a space (\\t D008661) without it', () => {
+    const padded = read(NCBI_DEV).split('\n').filter((l) => /^\d+\t\d+\t\d+\t[^\t]*\t[^\t]*\t\s/.test(l));
+    expect(padded.length).toBeGreaterThan(0);
+    const ids = importPubtator(read(NCBI_DEV), NCBI_DEV).documents.flatMap((d) => d.entities.flatMap((e) => e.normIds ?? []));
+    expect(ids).toContain('D008661');
+    expect(ids.filter((id) => id !== id.trim())).toEqual([]);
+  });
+
   it('round-trips BC5CDR through the exporter losslessly', () => {
     const docs = importPubtator(read(CDR_TRAIN), CDR_TRAIN).documents;
     const out = exportPubtator(docs);

@@ -112,7 +112,8 @@ function buildDocument(p: Pending, sink: IssueSink): Document {
   for (const { cols, line } of p.annotations) {
     if (INT_RE.test(cols[1] ?? '')) {
       const [, s = '', e = '', mention = '', type = '', ids = '', composite] = cols;
-      const normIds = ids.split('|').filter((x) => x !== '' && x !== '-1');
+      // NCBI-disease writes some ids after a space (`\t D008661`): an id is never padded.
+      const normIds = ids.split('|').map((x) => x.trim()).filter((x) => x !== '' && x !== '-1');
       const id = `T${++n}`;
       const spans = [{ start: om.toUnit(Number(s)), end: om.toUnit(Number(e)) }];
       const attributes: Record<string, string> = composite !== undefined ? { [COMPOSITE_MENTIONS]: composite } : {};
