@@ -273,4 +273,20 @@ describe('engine supervisor', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(isDone).toBe(true);
   });
+
+  it('does not try again on every request once the host cannot even be started', async () => {
+    const s = supervisor();
+    last().say({ type: 'fatal', message: '/data is open in another Benchtop (process 42); close that one first.' });
+    await vi.advanceTimersByTimeAsync(RETRY_FATAL_MS);
+    forkError = new TypeError('entry not found');
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await s.request('projects:list', {})).toMatchObject({ ok: false, error: { message: expect.stringMatching(/could not be started/) as unknown } });
+        await vi.advanceTimersByTimeAsync(RETRY_FATAL_MS);
+      }
+      expect(events.filter(([name]) => name === 'engine:crashed')).toHaveLength(1);
+    } finally {
+      forkError = null;
+    }
+  });
 });

@@ -95,6 +95,7 @@ export class EngineSupervisor {
       // timer, raise an error dialog in main); requests get this message instead.
       const kind = err instanceof Error ? err.name : typeof err;
       this.#fatal = `The engine could not be started (${kind}); reinstall Benchtop if this keeps happening.`;
+      this.#refusedAt = null; // final: no new try (and no new crash event) on every request
       this.#gate.open();
       this.#opts.broadcast('engine:crashed', { message: this.#fatal, willRestart: false });
       return;
