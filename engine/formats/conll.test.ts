@@ -103,6 +103,8 @@ describe('CoNLL parsing', () => {
     const out = exportConll(docs);
     expect(out.issues.map((i) => i.message)).toEqual(['2 documents without tokens (empty or only whitespace) skipped']);
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.id)).toEqual(['d0']);
+    // Nor is a -DOCSTART- line written for them: written again, the file is the same.
+    expect(out.files[0]?.content).toBe('-DOCSTART- (d0)\n\nA\tO\nb\tO\n\n');
   });
 
   it('says that a document holding the word -DOCSTART- reads back split there', () => {

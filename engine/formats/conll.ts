@@ -227,8 +227,11 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     }
     countLoss(losses, crossing, ents.length - ei);
     if (k > 0 && rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
-    // Not read back at all (an empty -DOCSTART- block is no document).
-    if (k === 0) countLoss(losses, 'documents without tokens (empty or only whitespace) skipped');
+    // Not read back at all (an empty -DOCSTART- block is no document): not written either.
+    if (k === 0) {
+      countLoss(losses, 'documents without tokens (empty or only whitespace) skipped');
+      return '';
+    }
     return out.map((line) => `${line}\n`).join('');
   };
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
