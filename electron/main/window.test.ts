@@ -20,14 +20,18 @@ const showMessageBoxSync = vi.fn();
 const quit = vi.fn();
 const app = Object.assign(new EventEmitter(), { isPackaged: false, getAppPath: () => '/app', quit });
 type BeforeRequest = (details: { url: string }, callback: (r: { cancel: boolean }) => void) => void;
-const ses = {
-  beforeRequest: null as BeforeRequest | null,
-  webRequest: { onBeforeRequest: (fn: BeforeRequest) => void (ses.beforeRequest = fn) },
-  setPermissionRequestHandler: vi.fn(),
-  setPermissionCheckHandler: vi.fn(),
-  setDevicePermissionHandler: vi.fn(),
-  setSpellCheckerEnabled: vi.fn(),
-};
+function fakeSession() {
+  const fake = {
+    beforeRequest: null as BeforeRequest | null,
+    webRequest: { onBeforeRequest: (fn: BeforeRequest) => void (fake.beforeRequest = fn) },
+    setPermissionRequestHandler: vi.fn(),
+    setPermissionCheckHandler: vi.fn(),
+    setDevicePermissionHandler: vi.fn(),
+    setSpellCheckerEnabled: vi.fn(),
+  };
+  return fake;
+}
+const ses = fakeSession();
 vi.mock('electron', () => ({
   app,
   BrowserWindow: FakeWindow,
@@ -239,5 +243,20 @@ describe('session lock-down', () => {
     expect(isPrevented('will-frame-navigate', { url: 'https://example.com/', isMainFrame: false })).toBe(true);
     expect(isPrevented('will-frame-navigate', { url: 'app://benchtop/x.html', isMainFrame: false })).toBe(false);
     expect(isPrevented('will-attach-webview', {}, {}, {})).toBe(true);
+  });
+
+  it('puts the same rules on a session made later', () => {
+    app.isPackaged = true;
+    const other = fakeSession();
+    app.emit('session-created', other);
+    let cancel: boolean | undefined;
+    other.beforeRequest!({ url: 'https://example.com/' }, (r) => (cancel = r.cancel));
+    expect(cancel).toBe(true);
+    other.beforeRequest!({ url: 'app://benchtop/index.html' }, (r) => (cancel = r.cancel));
+    expect(cancel).toBe(false);
+    const callback = vi.fn();
+    (other.setPermissionRequestHandler.mock.calls[0] as [(...a: unknown[]) => void])[0]({}, 'media', callback, {});
+    expect(callback).toHaveBeenCalledWith(false);
+    expect(other.setSpellCheckerEnabled).toHaveBeenCalledWith(false);
   });
 });

@@ -2,7 +2,7 @@
 // in development, the Vite dev server on loopback), no permissions, no new windows, no
 // navigation away from the app, no webviews.
 import { join } from 'node:path';
-import { BrowserWindow, app, dialog, session } from 'electron';
+import { BrowserWindow, type Session, app, dialog, session } from 'electron';
 import { resourcesDir } from './paths.ts';
 import { APP_ORIGIN } from './protocol.ts';
 
@@ -31,18 +31,11 @@ export function isAppUrl(url: string): boolean {
   return dev !== null && url.startsWith(`${new URL(dev).origin.replace(/^http/, 'ws')}/`);
 }
 
-/** Blocks every request that is not the app itself, and every permission. */
+/** Blocks every request that is not the app itself, and every permission, in every session. */
 export function lockDownSession(): void {
-  const ses = session.defaultSession;
-  ses.webRequest.onBeforeRequest((details, callback) =>
-    callback({ cancel: !isAppUrl(details.url) }),
-  );
-  ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
-  // USB, serial and HID devices a page may have been granted before: none.
-  ses.setDevicePermissionHandler(() => false);
-  // Chromium's spell checker downloads its dictionaries from Google.
-  ses.setSpellCheckerEnabled(false);
+  lockDown(session.defaultSession);
+  // Benchtop uses only the default session; one made later (a partition) gets the same rules.
+  app.on('session-created', lockDown);
   app.on('web-contents-created', (_e, contents) => {
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
     // A file dropped outside the editor would otherwise open as file:// in place of the app.
@@ -57,6 +50,18 @@ export function lockDownSession(): void {
     });
     contents.on('will-attach-webview', (event) => event.preventDefault());
   });
+}
+
+function lockDown(ses: Session): void {
+  ses.webRequest.onBeforeRequest((details, callback) =>
+    callback({ cancel: !isAppUrl(details.url) }),
+  );
+  ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  ses.setPermissionCheckHandler(() => false);
+  // USB, serial and HID devices a page may have been granted before: none.
+  ses.setDevicePermissionHandler(() => false);
+  // Chromium's spell checker downloads its dictionaries from Google.
+  ses.setSpellCheckerEnabled(false);
 }
 
 let isStopConfirmed = false;
