@@ -91,7 +91,7 @@ describe('distill:start with a folder of the user’s text', () => {
 
     const start = (folder: string): Promise<unknown> =>
       call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
-    const refused = /^invalid: .*: this transfer file repeats the text of documents marked as containing PHI .*: choose text that holds none\.$/;
+    const refused = /^invalid: .*: this transfer file repeats the text of private documents .*: choose text that holds none\.$/;
     await expect(start(source)).rejects.toThrow(refused);
     await expect(start(exported)).rejects.toThrow(refused);
     await expect(start(exported)).rejects.not.toThrow(/furosemide/);

@@ -19,7 +19,8 @@ import { withTaskMeta } from '../tasks/model-setup.ts';
 const SETTINGS = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: 512, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
 
 function privateDocs(): Document[] {
-  const text = 'Colon cancer is a common tumour of the large bowel.';
+  // Not a sentence of the transfer corpus: a private note found in the transfer text is refused.
+  const text = 'Colon cancer was found in the old patient by the river.';
   return [{ id: 'p1', text, entities: [{ id: 'T1', type: 'Disease', spans: [{ start: 0, end: 12 }], text: 'Colon cancer' }], relations: [] }];
 }
 

@@ -34,7 +34,7 @@ import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
-import { checkTransferNotPrivate } from './transfer-guard.ts';
+import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -131,7 +131,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
   for (const note of skippedLinkNotes(paths)) ctx.emit({ type: 'log', message: `note: ${note}` });
-  checkTransferNotPrivate(paths, { teacher: args.teacher, ...(args.privateData !== undefined && { privateData: args.privateData }), ...(args.privateSha256 && { privateSha256: args.privateSha256 }) });
+  const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};
+  const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d) => d.text)];
+  checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);

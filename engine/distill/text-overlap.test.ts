@@ -31,7 +31,7 @@ function verdict(transfer: string): string {
   }
 }
 
-const REFUSED = /: this transfer file repeats the text of documents marked as containing PHI/;
+const REFUSED = /: this transfer file repeats the text of private documents/;
 
 describe('transfer text that repeats private documents in another layout', () => {
   it('is refused as PubTator, JSONL, re-wrapped text, the derived corpus, or two notes inside a book', () => {

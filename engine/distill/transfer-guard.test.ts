@@ -59,4 +59,16 @@ describe('transfer text that is private data', () => {
     writeTinyVocab(s.dir);
     await expect(distillTask({ task: 'ner', teacher: s.teacher, studentPreset: 'small-2L-128', transfer: `general,${s.notes}`, out: path.join(s.dir, 'student') })).rejects.toThrow(/n1\.txt: this transfer file is the teacher's train data/);
   });
+
+  it("stops distill when the transfer text repeats the teacher's training notes in another layout", async () => {
+    const s = setup('guard-layout');
+    writeTinyVocab(s.dir);
+    const exported = path.join(s.dir, 'notes.jsonl');
+    writeFileSync(exported, `${JSON.stringify({ id: 'n1', text: NOTE.replace('\n', ' ') })}\n`);
+    const args = { task: 'ner' as const, teacher: s.teacher, studentPreset: 'small-2L-128', transfer: `general,${exported}`, out: path.join(s.dir, 'student') };
+    await expect(distillTask(args)).rejects.toThrow(/notes\.jsonl: this transfer file repeats the text of private documents/);
+    // So is a copy of the private labelled set given with --private-data.
+    const elsewhere = path.join(s.dir, 'elsewhere');
+    await expect(distillTask({ ...args, teacher: elsewhere, privateData: s.note, alpha: 0.5 })).rejects.toThrow(/notes\.jsonl: this transfer file repeats/);
+  });
 });

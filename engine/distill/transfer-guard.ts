@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkTextSources, textParagraphs } from '../pretrain/text-files.ts';
+import { loadDocuments } from '../tasks/data-load.ts';
 import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */
@@ -68,6 +69,26 @@ function contentHashes(bytes: Buffer): string[] {
   return out;
 }
 
+/**
+ * The document texts of the private labelled files known here (`privateData`, the teacher's
+ * recorded train, dev and test files still on disk), whatever their format, for `privateTexts`.
+ * A file that does not read as documents (a masked RE TSV) is compared as a whole file only.
+ */
+export async function privateFileTexts(opts: { teacher: string; privateData?: string }): Promise<string[]> {
+  const known: Known = { paths: new Map(), hashes: new Map() };
+  teacherData(opts.teacher, known);
+  const roots = [...known.paths.keys(), ...(opts.privateData !== undefined ? [opts.privateData] : [])].filter((p) => existsSync(p));
+  const texts: string[] = [];
+  for (const root of roots) {
+    try {
+      for (const d of (await loadDocuments(root)).documents) texts.push(d.text);
+    } catch {
+      // not documents: see above
+    }
+  }
+  return texts;
+}
+
 /** Fingerprints of private text found in a file: one whole private text, or two 8-word runs. */
 const RUNS_FOUND = 2;
 
@@ -113,7 +134,7 @@ export function checkTransferNotPrivate(
       if (opts.privateTexts === undefined) continue;
       fingerprints ??= privateFingerprints(opts.privateTexts);
       if (repeatsPrivateText(f, fingerprints)) {
-        throw new Error(`${f}: this transfer file repeats the text of documents marked as containing PHI (in another layout or among other text); transfer text must hold no private data: remove it from --transfer`);
+        throw new Error(`${f}: this transfer file repeats the text of private documents (in another layout or among other text); transfer text must hold no private data: remove it from --transfer`);
       }
     }
   }
