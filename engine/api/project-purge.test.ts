@@ -2,10 +2,14 @@
 // note marked as containing PHI is gone from workspace.sqlite and its write-ahead log once the
 // purge is over (secure_delete zeroes freed pages; the purge then checkpoints and truncates the
 // log), not merely unlinked and left in free pages for anyone with the file to read.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openWorkspace } from '../store/db.ts';
+import { checkpointAndTruncateLog, createProject } from '../store/projects.ts';
+import { sql } from '../store/sql.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 const NAME = 'Quixmarchova';
@@ -47,4 +51,25 @@ describe('purging a deleted project', () => {
     await t.engine.close();
     expect(occurrences(t.dir)).toBe(0);
   }, 30_000);
+
+  it('empties the log without waiting for an export reading an older snapshot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'benchtop-purge-log-'));
+    const ws = openWorkspace(dir);
+    try {
+      createProject(ws.write, { name: 'Before the export' });
+      const snapshot = ws.snapshot(); // an export holds it while it writes
+      createProject(ws.write, { name: 'During the export' });
+      const t0 = Date.now();
+      expect(checkpointAndTruncateLog(ws.write)).toBe(false);
+      expect(Date.now() - t0).toBeLessThan(1000); // not the 5 s busy timeout
+      snapshot.close();
+      expect(checkpointAndTruncateLog(ws.write)).toBe(true);
+      expect(statSync(join(dir, 'workspace.sqlite-wal')).size).toBe(0);
+      // Other writers still wait for a busy workspace as before.
+      expect(ws.read.get<{ timeout: number }>(sql`PRAGMA busy_timeout`)?.timeout).toBe(5000);
+    } finally {
+      ws.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -169,10 +169,15 @@ export function mergeSearchIndexStep(db: WriteDb, pages: number): boolean {
  * Copies the log's pages into the database file and empties the log, so pages a purge zeroed
  * (secure_delete) replace the old text in both files; false when a reader still holds an older
  * snapshot (an export): the log is then emptied at a later checkpoint or when Benchtop closes.
+ * It never waits for that reader (the busy timeout would hold the engine for seconds).
  */
 export function checkpointAndTruncateLog(db: WriteDb): boolean {
-  const row = db.get<{ busy: number }>(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
-  return row?.busy === 0;
+  db.get(sql`PRAGMA busy_timeout = 0`);
+  try {
+    return db.get<{ busy: number }>(sql`PRAGMA wal_checkpoint(TRUNCATE)`)?.busy === 0;
+  } finally {
+    db.get(sql`PRAGMA busy_timeout = 5000`); // as openWorkspace sets it
+  }
 }
 
 /** The project's entity and relation types, by name. */
