@@ -12,6 +12,7 @@ import type {
   RequestName,
   Result,
 } from '../../engine/api/contract.ts';
+import { type AnyListener, deliverEvent } from './deliver.ts';
 import { readableRequestError } from './request-errors.ts';
 
 /**
@@ -45,7 +46,17 @@ function takeToken(): string {
   return sessionStorage.getItem(TOKEN_KEY) ?? '';
 }
 
-type AnyListener = (payload: unknown) => void;
+/** The envelope for a request that could not be sent or answered, as the preload gives. */
+function notSent(err: unknown): { ok: false; error: { code: 'internal'; message: string } } {
+  const kind = err instanceof Error ? err.name : typeof err;
+  return {
+    ok: false,
+    error: {
+      code: 'internal',
+      message: `Benchtop could not send this request or read its answer (${kind}); try again, and report it if it keeps happening.`,
+    },
+  };
+}
 
 function browserTransport(onConnection: (s: ConnectionState) => void): Api {
   const token = takeToken();
@@ -72,8 +83,8 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
     ws.onmessage = (m: MessageEvent<string>) => {
       const msg = JSON.parse(m.data) as { event?: EventName; payload?: unknown };
       // Unknown names find no listeners (the map is keyed by the contract's event names).
-      for (const l of msg.event === undefined ? [] : (listeners.get(msg.event) ?? []))
-        l(msg.payload);
+      if (msg.event !== undefined)
+        deliverEvent(msg.event, [...(listeners.get(msg.event) ?? [])], msg.payload);
     };
     ws.onclose = () => {
       if (isRefused) return;
@@ -91,12 +102,18 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
   connect();
   return {
     async invoke<K extends RequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> {
+      let body: string;
+      try {
+        body = JSON.stringify(args);
+      } catch (err) {
+        return notSent(err); // a cycle or a BigInt in the arguments, as IPC refuses in Electron
+      }
       let res: Response;
       try {
         res = await fetch(`/api/invoke/${encodeURIComponent(name)}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-          body: JSON.stringify(args),
+          body,
         });
       } catch {
         return {
@@ -119,7 +136,11 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
           },
         };
       }
-      return (await res.json()) as Reply<Result<K>>;
+      try {
+        return (await res.json()) as Reply<Result<K>>;
+      } catch (err) {
+        return notSent(err); // an answer cut off (the connection dropped mid-reply)
+      }
     },
     on<K extends EventName>(name: K, listener: (payload: Events[K]) => void): () => void {
       const set = listeners.get(name) ?? new Set<AnyListener>();
@@ -134,7 +155,7 @@ const connectionListeners = new Set<(s: ConnectionState) => void>();
 let connection: ConnectionState = 'connecting';
 const setConnection = (s: ConnectionState): void => {
   connection = s;
-  for (const l of connectionListeners) l(s);
+  deliverEvent('connection', [...connectionListeners] as AnyListener[], s);
 };
 
 const transport: Api = window.api ?? browserTransport(setConnection);
