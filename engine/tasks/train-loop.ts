@@ -11,7 +11,9 @@ import { hfNoDecay, type AdamWOptions } from '../optim/adamw.ts';
 import type { Device } from '../runtime/session.ts';
 import { Trainer, type Batch } from '../train/trainer.ts';
 import { batchCount, bucketBatches, makeBatch, type Encoded } from './batching.ts';
+import { CheckpointError } from '../checkpoints/errors.ts';
 import {
+  DamagedCheckpointError,
   hasCheckpoint,
   loadCheckpoint,
   saveCheckpoint,
@@ -122,7 +124,16 @@ export async function runTrainLoop(
     // checkpoint before it; older checkpoints (no maskSeedStep) were saved at checkpoints only.
     trainer = await create(ck.tensors.weights, state.maskSeedStep ?? state.step);
     trainer.restore({ step: state.step, ...ck.tensors });
-    if (state.bestStep > 0) best = hooks.loadBest();
+    if (state.bestStep > 0) {
+      // The best weights are part of the checkpoint: damaged or gone, it cannot be resumed, and
+      // the refusal must say so (--no-resume; in the workbench, set aside and Start again).
+      try {
+        best = hooks.loadBest();
+      } catch (e) {
+        if (e instanceof CheckpointError) throw new DamagedCheckpointError(e.file, e.reason);
+        throw e;
+      }
+    }
     resumedFromStep = state.step;
     ctx.emit({
       type: 'log',

@@ -4,13 +4,14 @@
 // dropout on; cancel at any step with dropout off), and RE on a GAD subset with AUROC.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
+import { DAMAGED_CHECKPOINT } from './checkpoint.ts';
 import { loadDocuments } from './data-load.ts';
 import type { TaskContext, TaskEvent } from './events.ts';
 import { evaluate, predict } from './predict-task.ts';
@@ -310,6 +311,21 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect(existsSync(state)).toBe(true);
     const fresh = await train({ ...base, out, resume: 'never', maxSteps: 1 });
     expect(fresh.metrics?.resumed_from_step).toBeNull();
+  });
+
+  it('refuses to resume when the best weights kept in the checkpoint are damaged, saying to start over', async () => {
+    // A damaged best/model.safetensors failed as a plain model-file error: no --no-resume hint,
+    // and the workbench's Continue did not set the checkpoint aside to offer Start again.
+    const out = path.join(dir, 'damaged-best');
+    expect((await train({ ...base, out }, collect(7))).status).toBe('cancelled'); // best kept at step 5
+    const file = path.join(out, 'checkpoint', 'best', 'model.safetensors');
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 100] ^= 0xff;
+    writeFileSync(file, bytes);
+    const resumed = train({ ...base, out });
+    await expect(resumed).rejects.toThrow(`${file}: invalid safetensors file`);
+    await expect(resumed).rejects.toMatchObject({ name: DAMAGED_CHECKPOINT });
+    await expect(resumed).rejects.toThrow(/start the run over \(--no-resume on the command line, Start again in the workbench\)$/);
   });
 
   it('continues a cancelled run (dropout off) from the cancel step', async () => {
