@@ -1,12 +1,14 @@
 // The transfer guard finds private documents in transfer text whatever the layout: the NCBI-disease
 // abstracts (treated here as the private notes) as the one-abstract-a-line text file derived from
 // them, as PubTator, as JSONL, re-wrapped, or as two abstracts pasted into a book; it passes other
-// public text (WikiText, a Gutenberg book, the EBM-NLP abstracts) and a file sharing a phrase.
+// public text (WikiText, a Gutenberg book, the EBM-NLP abstracts), a file sharing a phrase, and
+// other clinical reports sharing template sentences with the private ones (MTSamples).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
+import { loadDocuments } from '../tasks/data-load.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 
 const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
@@ -53,5 +55,24 @@ describe('transfer text that repeats private documents in another layout', () =>
     expect(verdict(path.join(DATA, 'text/biomed/ebmnlp_rct_abstracts.txt'))).toBe('');
     const words = notes[0]!.split(' ');
     expect(verdict(file('phrase.txt', `As the study put it, ${words.slice(0, 9).join(' ')}, which we doubt.\n`))).toBe('');
+  });
+
+  it('passes other clinical reports written from the same templates, refuses a copy of one of the notes', async () => {
+    const reports = (await loadDocuments(path.join(DATA, 'documents/mtsamples/mtsamples_401rows.csv'))).documents.map((d) => d.text);
+    const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
+    const own = reports.slice(0, 200);
+    const seen = new Set(own.map(norm));
+    const others = reports.slice(200).filter((t) => !seen.has(norm(t))); // the set repeats some reports
+    expect(others.length).toBeGreaterThan(150);
+    const check = (file: string): string => {
+      try {
+        checkTransferNotPrivate([file], { teacher: path.join(dir, 'no-teacher'), privateTexts: own });
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(check(file('other-reports.txt', `${others.join('\n\n')}\n`))).toBe('');
+    expect(check(file('one-report.txt', `${others.slice(0, 20).join('\n\n')}\n\n${own[120]!.toUpperCase()}\n`))).toMatch(REFUSED);
   });
 });

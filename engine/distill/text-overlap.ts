@@ -75,8 +75,8 @@ function has(set: Float64Array, value: number): boolean {
 
 /** Fingerprints of private texts, to look for in other text. */
 export interface PrivateFingerprints {
-  /** How much of `text` is private: whether it is a whole private text, and its fingerprints found. */
-  match(text: string): { isWhole: boolean; runs: number };
+  /** How much of `text` is private: whether it is a whole private text, its fingerprints found among its `sampled`. */
+  match(text: string): { isWhole: boolean; runs: number; sampled: number };
 }
 
 export function privateFingerprints(texts: Iterable<string>): PrivateFingerprints {
@@ -92,7 +92,7 @@ export function privateFingerprints(texts: Iterable<string>): PrivateFingerprint
   return {
     match(text) {
       const h = hashesOf(text);
-      return { isWhole: h.whole !== undefined && has(wholeSet, h.whole), runs: h.runs.filter((r) => has(runSet, r)).length };
+      return { isWhole: h.whole !== undefined && has(wholeSet, h.whole), runs: h.runs.filter((r) => has(runSet, r)).length, sampled: h.runs.length };
     },
   };
 }

@@ -89,16 +89,19 @@ export async function privateFileTexts(opts: { teacher: string; privateData?: st
   return texts;
 }
 
-/** Fingerprints of private text found in a file: one whole private text, or two 8-word runs. */
-const RUNS_FOUND = 2;
+/**
+ * A paragraph is private text when it is a whole private document, or when most of its
+ * fingerprints (at least two) are private ones. Notes of other patients written from the same
+ * templates share some (up to about half, in the sample reports of ../shared); a copy shares
+ * nearly all, whatever its layout.
+ */
+const PRIVATE_SHARE = 0.6;
 
-/** Whether `file`, read as transfer text is read, repeats private text (see RUNS_FOUND). */
+/** Whether `file`, read as transfer text is read, holds a private paragraph (see PRIVATE_SHARE). */
 function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): boolean {
-  let runs = 0;
   for (const paragraph of textParagraphs([file])) {
     const m = fingerprints.match(paragraph);
-    runs += m.runs;
-    if (m.isWhole || runs >= RUNS_FOUND) return true;
+    if (m.isWhole || (m.runs >= 2 && m.runs >= PRIVATE_SHARE * m.sampled)) return true;
   }
   return false;
 }
