@@ -114,6 +114,15 @@ describe('CoNLL parsing', () => {
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.text)).toEqual(['See', 'here', 'Fine']);
   });
 
+  it('says that passages other than sentences (title, abstract) are dropped', () => {
+    const doc: Document = { id: 'd', text: 'Title\nBody text', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 15 }] };
+    const out = exportConll([doc]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 documents had passage boundaries dropped (read back as sentences)']);
+    expect(importConll(out.files[0]?.content ?? '', 'd.conll').documents[0]?.passages?.map((p) => p.type)).toEqual(['sentence', 'sentence']);
+    const sentences = { ...doc, passages: [{ type: 'sentence', start: 0, end: 5 }, { type: 'sentence', start: 6, end: 15 }] };
+    expect(exportConll([sentences]).issues).toEqual([]);
+  });
+
   it('writes entity types with whitespace a tag cannot hold with _, and says so', () => {
     const entity = (type: string): Document['entities'][number] => ({ id: 'a', type, spans: [{ start: 0, end: 7 }], text: 'Aspirin' });
     const doc = (type: string): Document => ({ id: 'd', text: 'Aspirin', entities: [entity(type)], relations: [] });

@@ -189,6 +189,8 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     const out: string[] = [];
     if (hasManyDocuments) out.push(`-DOCSTART- (${doc.id})`, '');
     countLoss(losses, 'relations dropped', doc.relations.length);
+    // Reading gives one 'sentence' passage per sentence written; others (title, abstract) are lost.
+    if (doc.passages?.some((p) => p.type !== 'sentence')) countLoss(losses, 'documents had passage boundaries dropped (read back as sentences)');
     // A tag is one column: a type with a tab or line break (any whitespace with ' ' as separator,
     // or at its ends, which reading trims) would not read back.
     const ents = flatEntities(doc, losses).map((e) => {
