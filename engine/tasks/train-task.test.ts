@@ -320,7 +320,7 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     expect((await train({ ...base, out }, collect(7))).status).toBe('cancelled'); // best kept at step 5
     const file = path.join(out, 'checkpoint', 'best', 'model.safetensors');
     const bytes = readFileSync(file);
-    bytes[bytes.length - 100] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 100) ^ 0xff, bytes.length - 100);
     writeFileSync(file, bytes);
     const resumed = train({ ...base, out });
     await expect(resumed).rejects.toThrow(`${file}: invalid safetensors file`);
