@@ -83,6 +83,14 @@ describe('the automatic dev split of relation data', () => {
     expect(set.issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the seeded 10% held out for dev evaluation has no relation besides "0"/)]);
   });
 
+  it('names the dev file when dev labels are not in the training data', () => {
+    // The warning said file "dev", whichever file that was.
+    const train = masked([...Array(10).keys()].map((i) => (i % 2 === 0 ? '1' : '0')));
+    const dev = masked(['0', '2']);
+    const set = reTrainingSet(train, dev, { seed: 42, source: 'gad.tsv', devSource: 'gad-dev.tsv' });
+    expect(set.issues).toEqual([{ severity: 'warning', file: 'gad-dev.tsv', message: 'dev labels not in the training data: 2' }]);
+  });
+
   it('keeps the held-out part when it has a positive relation', () => {
     const set = reTrainingSet(masked([...Array(40).keys()].map((i) => (i % 2 === 0 ? '1' : '0'))), undefined, { seed: 42, source: 'gad.tsv' });
     expect(set.dev).toHaveLength(4);

@@ -62,7 +62,7 @@ export function reExamples(
 export function reTrainingSet(
   train: ReInput,
   dev: ReInput | undefined,
-  opts: { seed: number; negativeLabel?: string; source: string },
+  opts: { seed: number; negativeLabel?: string; source: string; devSource?: string },
 ): ReTrainingSet {
   const issues: FormatIssue[] = [];
   let pairs: [string, string][];
@@ -155,7 +155,8 @@ export function reTrainingSet(
   if (unseen.length > 0)
     issues.push({
       severity: 'warning',
-      file: 'dev',
+      // The dev file when one was given, else the training data it was held out of.
+      file: dev ? (opts.devSource ?? 'dev') : opts.source,
       message: `dev labels not in the training data: ${unseen.join(', ')}`,
     });
   return {

@@ -210,6 +210,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     reSet = reTrainingSet(tr, dv, {
       seed,
       source: data.name,
+      devSource: args.dev ?? 'dev documents',
       ...(args.negativeLabel !== undefined ? { negativeLabel: args.negativeLabel } : {}),
     });
     note(reSet.issues);
