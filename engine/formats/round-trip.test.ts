@@ -222,7 +222,8 @@ describe('whole files on disk: exportDocuments, then importPath finds the format
     const back = await importPath(out);
     expect(back.issues.filter((i) => !/: empty document$/.test(i.message))).toEqual([]);
     // brat folders are read in file-name order.
-    const order = (docs: readonly Document[]): Document[] => (format === 'brat' ? [...docs].sort((a, b) => a.id.localeCompare(b.id)) : [...docs]);
+    const byName = (a: Document, b: Document): number => `${a.id}.txt`.localeCompare(`${b.id}.txt`);
+    const order = (docs: readonly Document[]): Document[] => (format === 'brat' ? [...docs].sort(byName) : [...docs]);
     expect(back.documents.map((d) => d.id)).toEqual(order(held).map((d) => d.id));
     const changed = order(held).filter((d, i) => !isSameAs(format, back.documents[i] as Document, d));
     expect(changed.map((d) => d.id)).toEqual([]);
