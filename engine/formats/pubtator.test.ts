@@ -122,6 +122,13 @@ describe('PubTator malformed input', () => {
   ].join('\n') + '\n';
   const { documents, issues } = importPubtator(bad, 'bad.txt');
 
+  it('reads a title and an abstract holding the separators U+2028 and U+2029 (they are not line ends)', () => {
+    const content = '1|t|Aspirin\u2028overdose\n1|a|Nausea\u2029and vomiting\n1\t0\t7\tAspirin\tChemical\t-1\n';
+    const { documents, issues } = importPubtator(content, 'x.txt');
+    expect(issues).toEqual([]);
+    expect(documents.map((d) => [d.text, d.entities.length])).toEqual([['Aspirin\u2028overdose\nNausea\u2029and vomiting', 1]]);
+  });
+
   it('reports each bad line and imports the rest', () => {
     expect(issues.map((i) => [i.severity, i.line])).toEqual([
       ['error', 4],

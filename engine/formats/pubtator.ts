@@ -29,7 +29,8 @@ interface Pending {
   annotations: { cols: string[]; line: number }[];
 }
 
-const TITLE_RE = /^([^|\t]+)\|([ta])\|(.*)$/;
+// `s`: a title may hold U+2028/U+2029 (text pasted from the web or Word), which `.` skips otherwise.
+const TITLE_RE = /^([^|\t]+)\|([ta])\|(.*)$/s;
 const INT_RE = /^-?\d+$/;
 
 /** Parses PubTator text into documents; malformed lines become issues and are skipped. */
