@@ -114,6 +114,13 @@ describe('CoNLL parsing', () => {
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.text)).toEqual(['See', 'here', 'Fine']);
   });
 
+  it('reads back document ids and entity types holding U+2028 (not a line end)', () => {
+    const doc = (id: string): Document => ({ id, text: 'Aspirin', entities: [{ id: 'a', type: 'Drug\u2028name', spans: [{ start: 0, end: 7 }], text: 'Aspirin' }], relations: [] });
+    const back = importConll(exportConll([doc('n\u20281'), doc('n2')]).files[0]?.content ?? '', 'x.conll');
+    expect(back.issues).toEqual([]);
+    expect(back.documents.map((d) => [d.id, d.entities[0]?.type])).toEqual([['n\u20281', 'Drug\u2028name'], ['n2', 'Drug\u2028name']]);
+  });
+
   it('says that passages other than sentences (title, abstract) are dropped', () => {
     const doc: Document = { id: 'd', text: 'Title\nBody text', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 15 }] };
     const out = exportConll([doc]);

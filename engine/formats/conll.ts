@@ -7,7 +7,8 @@ import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter 
 import type { LineParser } from './stream.ts';
 import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
 
-const TAG_RE = /^([BIESLU])-(.+)$/;
+// `s`: a type may hold U+2028/U+2029, which `.` skips otherwise (so may a -DOCSTART- id below).
+const TAG_RE = /^([BIESLU])-(.+)$/s;
 
 interface Builder {
   doc: Document;
@@ -84,7 +85,7 @@ export function conllParser(sink: IssueSink, documents: Document[]): LineParser 
     if (cols[0] === '-DOCSTART-') {
       finish(b);
       const rest = trimmed.slice('-DOCSTART-'.length).trim();
-      const named = /^\((.+)\)$/.exec(rest)?.[1];
+      const named = /^\((.+)\)$/s.exec(rest)?.[1];
       b = newDoc(named ?? `${stem}${found > 0 ? `-${found + 1}` : ''}`);
       return;
     }
