@@ -75,4 +75,22 @@ describe('transfer text that repeats private documents in another layout', () =>
     expect(check(file('other-reports.txt', `${others.join('\n\n')}\n`))).toBe('');
     expect(check(file('one-report.txt', `${others.slice(0, 20).join('\n\n')}\n\n${own[120]!.toUpperCase()}\n`))).toMatch(REFUSED);
   });
+
+  it('refuses short notes one a line, and notes whose title and body were split over two lines', () => {
+    const short = Array.from({ length: 12 }, (_, i) => `Seen in clinic on day ${i + 3}; wound healing well, no fever.`);
+    const titled = short.map((t, i) => `Follow-up visit number ${i + 1} for the hip wound. ${t}`);
+    const check = (name: string, text: string, privateTexts: string[]): string => {
+      try {
+        checkTransferNotPrivate([file(name, text)], { teacher: path.join(dir, 'no-teacher'), privateTexts });
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const book = readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8').slice(0, 20_000);
+    expect(check('short.txt', `${book}\n${short.join('\n')}\n`, short)).toMatch(REFUSED);
+    const split = titled.map((t) => t.replace(' for the hip wound. ', ' for the hip wound.\n')).join('\n');
+    expect(check('split.txt', `${split}\n`, titled)).toMatch(REFUSED);
+    expect(check('book.txt', `${book}\n`, titled)).toBe('');
+  });
 });

@@ -2,8 +2,10 @@
 // documents as JSONL, CSV, PubTator or brat, the file they were imported from, notes pasted into
 // a bigger file or re-wrapped. Both sides become lower-case words; a private document leaves the
 // hash of all its words and of a content-chosen quarter of its 8-word runs (its fingerprints, so
-// the same run is chosen on both sides), kept sorted in a typed array (8 bytes each: about 25 MB
-// for 10,000 notes of 1,000 words). Hashes are 52 bits, so a chance match is negligible.
+// the same run is chosen on both sides), kept sorted in typed arrays with the document each
+// comes from (12 bytes each: about 30 MB for 10,000 notes of 1,000 words). A transfer file
+// repeats a document when it holds most of that document's fingerprints; other notes written
+// from the same templates hold some. Hashes are 52 bits, so a chance match is negligible.
 
 const RUN = 8;
 /** A run is a fingerprint when two bits of its hash are zero: a quarter of them. */
@@ -44,55 +46,91 @@ function spanHash(a: Uint32Array, b: Uint32Array, from: number, to: number): { h
   return { hash: (h1 >>> 0) * 0x100000 + ((h2 >>> 0) & 0xfffff), isSampled: ((h2 >>> 28) & SAMPLE_MASK) === 0 };
 }
 
-/** The hash of a whole text (at least 5 words, else none) and the hashes of its fingerprint runs. */
-function hashesOf(text: string): { whole: number | undefined; runs: number[] } {
+/** The hash of a whole text (at least 5 words, else none). */
+function wholeHash(text: string): number | undefined {
   const ws = words(text);
+  if (ws.length < 5) return undefined;
+  const [a, b] = wordHashes(ws);
+  return spanHash(a, b, 0, ws.length).hash;
+}
+
+/** The hashes of the fingerprint runs of a list of words. */
+function runHashes(ws: readonly string[]): number[] {
   const [a, b] = wordHashes(ws);
   const runs: number[] = [];
   for (let i = 0; i + RUN <= ws.length; i++) {
     const { hash, isSampled } = spanHash(a, b, i, i + RUN);
     if (isSampled) runs.push(hash);
   }
-  return { whole: ws.length >= 5 ? spanHash(a, b, 0, ws.length).hash : undefined, runs };
+  return runs;
 }
 
-function sorted(values: number[]): Float64Array {
-  return Float64Array.from(values).sort();
-}
-
-function has(set: Float64Array, value: number): boolean {
+/** Index of the first entry of the sorted `set` equal to `value`, or -1. */
+function firstIndex(set: Float64Array, value: number): number {
   let lo = 0;
-  let hi = set.length - 1;
-  while (lo <= hi) {
+  let hi = set.length;
+  while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const v = set[mid]!;
-    if (v === value) return true;
-    if (v < value) lo = mid + 1;
-    else hi = mid - 1;
+    if (set[mid]! < value) lo = mid + 1;
+    else hi = mid;
   }
-  return false;
+  return lo < set.length && set[lo] === value ? lo : -1;
 }
 
-/** Fingerprints of private texts, to look for in other text. */
+/** Fingerprints of private documents, to look for in other text. */
 export interface PrivateFingerprints {
-  /** How much of `text` is private: whether it is a whole private text, its fingerprints found among its `sampled`. */
-  match(text: string): { isWhole: boolean; runs: number; sampled: number };
+  /** Whether `text` is, as a whole, one of the private documents (case, punctuation and layout aside). */
+  isWhole(text: string): boolean;
+  /**
+   * How many private documents (of at least two fingerprints) have `share` or more of their
+   * fingerprints in `texts`, read as one stream of words (a file's paragraphs, in order).
+   */
+  containedIn(texts: Iterable<string>, share: number): number;
 }
 
 export function privateFingerprints(texts: Iterable<string>): PrivateFingerprints {
   const wholes: number[] = [];
   const runs: number[] = [];
+  const owners: number[] = [];
+  const sampled: number[] = [];
   for (const t of texts) {
-    const h = hashesOf(t);
-    if (h.whole !== undefined) wholes.push(h.whole);
-    for (const r of h.runs) runs.push(r);
+    const whole = wholeHash(t);
+    if (whole !== undefined) wholes.push(whole);
+    const doc = sampled.length;
+    const own = [...new Set(runHashes(words(t)))];
+    for (const r of own) {
+      runs.push(r);
+      owners.push(doc);
+    }
+    sampled.push(own.length);
   }
-  const wholeSet = sorted(wholes);
-  const runSet = sorted(runs);
+  const wholeSet = Float64Array.from(wholes).sort();
+  const order = Uint32Array.from(runs.keys()).sort((i, j) => runs[i]! - runs[j]!);
+  const runSet = Float64Array.from(order, (i) => runs[i]!);
+  const runOwner = Uint32Array.from(order, (i) => owners[i]!);
   return {
-    match(text) {
-      const h = hashesOf(text);
-      return { isWhole: h.whole !== undefined && has(wholeSet, h.whole), runs: h.runs.filter((r) => has(runSet, r)).length, sampled: h.runs.length };
+    isWhole(text) {
+      const h = wholeHash(text);
+      return h !== undefined && firstIndex(wholeSet, h) >= 0;
+    },
+    containedIn(stream, share) {
+      const found = new Uint8Array(runSet.length);
+      const counts = new Map<number, number>();
+      let carry: string[] = [];
+      for (const text of stream) {
+        const ws = [...carry, ...words(text)];
+        for (const r of runHashes(ws)) {
+          for (let i = firstIndex(runSet, r); i >= 0 && i < runSet.length && runSet[i] === r; i++) {
+            if (found[i] === 1) continue;
+            found[i] = 1;
+            counts.set(runOwner[i]!, (counts.get(runOwner[i]!) ?? 0) + 1);
+          }
+        }
+        carry = ws.slice(-(RUN - 1));
+      }
+      let n = 0;
+      for (const [doc, hits] of counts) if (sampled[doc]! >= 2 && hits >= share * sampled[doc]!) n++;
+      return n;
     },
   };
 }

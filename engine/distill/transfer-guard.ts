@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkTextSources, textParagraphs } from '../pretrain/text-files.ts';
+import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
 import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
@@ -90,20 +90,26 @@ export async function privateFileTexts(opts: { teacher: string; privateData?: st
 }
 
 /**
- * A paragraph is private text when it is a whole private document, or when most of its
- * fingerprints (at least two) are private ones. Notes of other patients written from the same
- * templates share some (up to about half, in the sample reports of ../shared); a copy shares
- * nearly all, whatever its layout.
+ * Share of a private document's fingerprints a file must hold to repeat it. Notes of other
+ * patients written from the same templates hold some (up to about half, in the sample reports of
+ * ../shared); a copy holds nearly all, whatever its layout.
  */
 const PRIVATE_SHARE = 0.6;
 
-/** Whether `file`, read as transfer text is read, holds a private paragraph (see PRIVATE_SHARE). */
+/**
+ * Whether `file`, read as transfer text is read, repeats a private document: one of its lines or
+ * paragraphs is one (short notes, one a line), or it holds most of one's fingerprints.
+ */
 function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): boolean {
-  for (const paragraph of textParagraphs([file])) {
-    const m = fingerprints.match(paragraph);
-    if (m.isWhole || (m.runs >= 2 && m.runs >= PRIVATE_SHARE * m.sampled)) return true;
-  }
-  return false;
+  for (const raw of fileLines(file)) if (lineText(raw).split('\n').some((t) => fingerprints.isWhole(t))) return true;
+  let isWhole = false;
+  const paragraphs = function* (): Generator<string> {
+    for (const p of textParagraphs([file])) {
+      isWhole ||= fingerprints.isWhole(p);
+      yield p;
+    }
+  };
+  return fingerprints.containedIn(paragraphs(), PRIVATE_SHARE) > 0 || isWhole;
 }
 
 /**
