@@ -113,6 +113,18 @@ describe.skipIf(!HAS_DATA)('gold that training cannot find or learn', () => {
     expect(issues[1]?.message).toMatch(/^2 annotated entities overlap another \(nested or duplicated\): /);
   }, 30_000);
 
+  it('NER: a dev problem names the dev file, not "dev"', async () => {
+    const trainFile = path.join(dir, 'train2.conll');
+    writeFileSync(trainFile, 'No\tO\nasthma\tB-Disease\n\n');
+    const dev = path.join(dir, 'dev2.jsonl');
+    writeFileSync(dev, `${jsonDoc('d1', 'Asthma again.', [[0, 6, 'Disease']])}\n${jsonDoc('d2', ' \t ', [])}\n`);
+    const { issues, ctx } = collect();
+    await train({ task: 'ner', ...preset, train: trainFile, dev, out: path.join(dir, 'ner2') }, ctx);
+    expect(issues.filter((i) => /empty document\(s\) skipped/.test(i.message))).toEqual([
+      { severity: 'warning', file: dev, message: '1 empty document(s) skipped' },
+    ]);
+  }, 30_000);
+
   it('RE: relations across sentences are named for training, dev and test; test labels the model lacks too', async () => {
     // Training silently left out relations no candidate pair reaches; dev and test did not say
     // which relations went unscored or which labels the model cannot predict.

@@ -81,7 +81,7 @@ export function encodeNerTraining(
   trainDocs: readonly Document[],
   devDocs: readonly Document[] | undefined,
   m: NerModelView,
-  opts: { seed: number; batchSize: number; source: string },
+  opts: { seed: number; batchSize: number; source: string; devSource?: string },
 ): NerTraining {
   const labelIndex = new Map(m.labels.map((l, i) => [l, i] as const));
   const base = { labelIndex, maxLength: m.maxLength, stride: m.stride };
@@ -93,7 +93,7 @@ export function encodeNerTraining(
     dev = buildNerData(devDocs, m.tokenizer, {
       maxLength: m.maxLength,
       stride: m.stride,
-      source: 'dev',
+      source: opts.devSource ?? 'dev',
     });
     split = 'given dev set';
   } else if (trainDocs.length >= 20) {

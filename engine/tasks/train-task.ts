@@ -256,6 +256,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       seed,
       batchSize,
       source: data.name,
+      devSource: devName,
     });
     note(enc.issues);
     ({ counts, split, evaluate } = enc);
