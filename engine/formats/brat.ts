@@ -25,6 +25,7 @@ export const EQUIV = 'Equiv';
 const SPAN_RE = /^(\d+) (\d+)$/;
 
 const MISMATCH = 'mention text does not match';
+const OUTSIDE = 'offsets outside the text';
 
 /**
  * A brat document whose .txt began with a UTF-8 byte-order mark (`text` has it stripped). brat
@@ -35,9 +36,10 @@ const MISMATCH = 'mention text does not match';
 export function importBratAfterBom(text: string, ann: string, file: string, id: string = fileStem(file)): ImportResult {
   const plain = importBrat(text, ann, file, id);
   const counted = importBrat(`\uFEFF${text}`, ann, file, id);
-  const mismatches = (r: ImportResult): number => r.issues.filter((i) => i.message.includes(MISMATCH)).length;
+  // A span past the end of the text (an entity ending at it, counted brat's way) is as telling.
+  const misses = (r: ImportResult): number => r.issues.filter((i) => i.message.includes(MISMATCH) || i.message.includes(OUTSIDE)).length;
   const doc = counted.documents[0];
-  if (!doc || mismatches(counted) >= mismatches(plain)) return plain;
+  if (!doc || misses(counted) >= misses(plain)) return plain;
   const back = (p: number): number => Math.max(0, p - 1);
   doc.text = text;
   for (const e of doc.entities) e.spans = e.spans.map((sp) => ({ start: back(sp.start), end: back(sp.end) }));

@@ -216,6 +216,13 @@ describe('brat text saved with a UTF-8 byte-order mark', () => {
     expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the \.txt starts with a byte-order mark, which brat counts as character 0/)]);
   });
 
+  it("reads offsets brat's way when only that way keeps an entity ending at the text's end (no mention column)", async () => {
+    const { documents, issues } = await importPath(pair('end', 'T1\tDisease 12 18\nT2\tPunct 18 20\n'));
+    const doc = documents[0]!;
+    expect(doc.entities.map((e) => doc.text.slice(e.spans[0]!.start, e.spans[0]!.end))).toEqual(['eczema', '.\n']);
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the \.txt starts with a byte-order mark, which brat counts as character 0/)]);
+  });
+
   it('keeps offsets that do not count the mark as they are', async () => {
     const { documents, issues } = await importPath(pair('plain', 'T1\tDisease 0 6\tAsthma\nT2\tDisease 11 17\teczema\n'));
     const doc = documents[0]!;
