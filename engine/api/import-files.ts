@@ -24,7 +24,7 @@ export async function listFiles(
   const files: FileEntry[] = [];
   const walk = async (dir: string): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-      a.name.localeCompare(b.name),
+      a.name.localeCompare(b.name, 'en'),
     );
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;

@@ -143,7 +143,7 @@ export function pairsFromExamples(examples: readonly ReExample[]): [string, stri
     const [a, b] = markerTypes(e.text);
     if (a !== undefined && b !== undefined) seen.set(`${a}\t${b}`, [a, b]);
   }
-  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t')));
+  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t'), 'en'));
 }
 
 /** Masks two entities of `text` inside [start, end): the sentence with each mention replaced by @TYPE$. */
@@ -242,7 +242,7 @@ export function pairsFromDocuments(docs: readonly Document[]): [string, string][
       seen.set(`${maskType(x.type)}\t${maskType(y.type)}`, [maskType(x.type), maskType(y.type)]);
     }
   }
-  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t')));
+  return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t'), 'en'));
 }
 
 /**
