@@ -98,7 +98,18 @@ describe('models:export', () => {
     for (const f of readdirSync(join(t.dir, 'data', model.path))) chmodSync(join(t.dir, 'data', model.path, f), 0o444);
     const out = join(t.dir, 'phi-export');
     expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus).toBe('trained-on-phi');
-    for (const f of readdirSync(out)) expect(statSync(join(out, f)).mode & 0o777, f).toBe(0o644);
+    for (const f of readdirSync(out)) expect(statSync(join(out, f)).mode & 0o777, f).toBe(0o666 & ~process.umask());
+    // A user who keeps new files private (umask 077) gets them private: a PHI-trained model's
+    // weights are not made readable by every account because the folder chosen was.
+    const previous = process.umask(0o077);
+    try {
+      const shared = join(t.dir, 'shared');
+      mkdirSync(shared, { mode: 0o755 });
+      await t.call('models:export', { modelId: model.id, outPath: shared });
+      for (const f of readdirSync(shared)) expect(statSync(join(shared, f)).mode & 0o777, f).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
     const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; statement: string; entries: unknown[] };
     expect(record.phi_status).toBe('trained-on-phi');
     expect(record.statement).toMatch(/^trained on PHI/);

@@ -178,8 +178,10 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       throw new ApiError('not-found', `${f} of “${source.name}” disappeared from its folder while exporting (was the model removed?); nothing was exported.`);
     });
-    // copyFile keeps the mode: a model imported from a read-only place would export read-only files.
-    await chmod(join(staging, f), 0o644);
+    // copyFile keeps the mode: a model imported from a read-only place would export read-only
+    // files. They get the mode a new file gets, as the files written here do: 0644 forced every
+    // account's read access on a user whose umask keeps new files private.
+    await chmod(join(staging, f), 0o666 & ~process.umask());
   }
   const record = exportRecord(source, await ownRecord(source.dir));
   await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
