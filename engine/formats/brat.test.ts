@@ -2,7 +2,7 @@
 // dropped events/notes, malformed lines, CRLF text with code-point offsets, and round trips.
 
 import { describe, expect, it } from 'vitest';
-import { exportBrat, importBrat } from './brat.ts';
+import { exportBrat, importBrat, importBratAfterBom } from './brat.ts';
 import type { Document } from './types.ts';
 
 const TEXT = 'Aspirin-induced gastric ulcer.\r\nThe 😀 patient took low dose aspirin daily.\r\n';
@@ -114,6 +114,15 @@ describe('brat export of other documents', () => {
       '1 normalised ids had whitespace replaced by _',
       '1 relation types had whitespace replaced by _',
     ]);
+  });
+
+  it('says that a text starting with U+FEFF reads back without it (the .txt then starts with a byte-order mark)', () => {
+    const doc: Document = { id: 'b', text: '\uFEFFAspirin', entities: [{ id: 'T1', type: 'Drug', spans: [{ start: 1, end: 8 }], text: 'Aspirin' }], relations: [] };
+    const out = exportBrat([doc]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 documents starting with U+FEFF (a byte-order mark) read back without it']);
+    const back = importBratAfterBom((out.files[0]?.content ?? '').slice(1), out.files[1]?.content ?? '', 'b.ann');
+    expect(back.documents[0]?.text).toBe('Aspirin');
+    expect(back.documents[0]?.entities.map((e) => e.text)).toEqual(['Aspirin']);
   });
 
   it('says when document ids change to become file names (what they read back as)', () => {

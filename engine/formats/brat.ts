@@ -181,6 +181,8 @@ export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): Fo
       const files = [{ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) }];
       if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
       if (doc.passages && doc.passages.length > 0) countLoss(losses, 'documents had passage boundaries dropped');
+      // Written first in the .txt it is a UTF-8 byte-order mark, which reading strips.
+      if (doc.text.startsWith('\uFEFF')) countLoss(losses, 'documents starting with U+FEFF (a byte-order mark) read back without it');
       return files;
     },
     finish: () => lossIssues(losses, 'brat export'),
