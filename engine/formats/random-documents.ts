@@ -41,6 +41,7 @@ const WORDS = [
   '糖尿病', '高血压', '患者', 'アスピリン', '👍🏽', '👨‍👩‍👧', '🇫🇷🇩🇪', '𝛼-synuclein', '𝛽2', '😀',
   'Ω', 'x²', '(HbA1c)', 'p<0.05', 'a&b', '"quoted"', "it's", '[1]', 'IL-2', 'T1', '|pipe|',
   '-DOCSTART-', '=SUM(A1)', '-neg', '@home', 'C:\\path', '<tag>', ']]>', '&amp;', '#1', ';',
+  'line\u2028sep', 'next\u0085line', '\u200fعربي', 'zero\u200bwidth', '\ufeffbom',
 ];
 const SPACES = [' ', ' ', ' ', ' ', '  ', '\t', '\u00a0', ' \t '];
 const BREAKS = ['\n', '\r\n', '\r', '\n\n', '\r\n\r\n', ' \n', '\n\t'];
@@ -53,7 +54,7 @@ type Rand = () => number;
 const int = (r: Rand, n: number): number => Math.floor(r() * n);
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)] as T;
 
-const PLAIN_WORDS = WORDS.filter((w) => w !== '-DOCSTART-');
+const PLAIN_WORDS = WORDS.filter((w) => w !== '-DOCSTART-' && !/\s/.test(w));
 
 function randomText(r: Rand, kind: number, plain: boolean): string {
   if (kind === 0) return '';

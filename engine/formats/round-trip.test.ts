@@ -13,7 +13,7 @@ import { importBiocJson } from './bioc-json.ts';
 import { importBiocXml } from './bioc-xml.ts';
 import { importBrat } from './brat.ts';
 import type { ExportFile, ImportResult } from './common.ts';
-import { offsetMap } from './common.ts';
+import { offsetMap, spanText } from './common.ts';
 import { importConll } from './conll.ts';
 import { importCsv } from './csv.ts';
 import { importJsonl } from './jsonl.ts';
@@ -145,7 +145,13 @@ const HELD: Record<ExportFormat, (doc: Document) => Document> = {
       return { ...e, type: token(e.type), ...(normIds ? { normIds } : {}) };
     });
     const relations = doc.relations.filter((r) => r.byConcept !== true).map(({ score: _s, ...r }) => ({ ...r, type: token(r.type) }));
-    return { id: doc.id.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_'), text: doc.text, entities, relations };
+    // A leading U+FEFF is a byte-order mark in the .txt, stripped by reading.
+    const text = doc.text.replace(/^\uFEFF/, '');
+    const shift = doc.text.length - text.length;
+    const moved = entities.map((e) => ({ ...e, spans: e.spans.map((sp) => ({ start: Math.max(0, sp.start - shift), end: sp.end - shift })) }));
+    const kept = moved.filter((e) => e.spans.every((sp) => sp.end > sp.start)).map((e) => ({ ...e, text: spanText(text, e.spans) }));
+    const ids = new Set(kept.map((e) => e.id));
+    return { id: doc.id.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_'), text, entities: kept, relations: relations.filter((r) => ids.has(r.arg1) && ids.has(r.arg2)) };
   },
   conll: (doc) => {
     // Within a sentence (a line).
