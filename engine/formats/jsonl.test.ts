@@ -43,6 +43,12 @@ describe('JSONL import', () => {
     expect(issues.some((i) => i.message.includes('broken'))).toBe(false);
   });
 
+  it('names a record whose id is empty or blank like one without an id', () => {
+    const res = importJsonl('{"id": "", "text": "a"}\n{"id": "  ", "text": "b"}\n{"id": " x ", "text": "c"}\n', 'notes.jsonl', 'notes');
+    expect(res.documents.map((d) => d.id)).toEqual(['notes-1', 'notes-2', ' x ']);
+    expect(res.issues).toEqual([]);
+  });
+
   it('keeps doccano classification labels as metadata', () => {
     const res = importJsonl('{"text": "ok", "label": ["POS", "NEG"]}', 'cls.jsonl');
     expect(res.issues).toEqual([]);

@@ -100,7 +100,9 @@ export function documentFromRecord(rec: unknown, fallbackId: string, sink: Issue
     addError(sink, 'record is not an object with a "text" string; skipped', line);
     return null;
   }
-  const doc: Document = { id: idStr(rec.id) ?? fallbackId, text: rec.text, entities: [], relations: [] };
+  // An empty or blank id is no id (every format writes it differently, PubTator not at all).
+  const given = idStr(rec.id);
+  const doc: Document = { id: given !== undefined && given.trim() !== '' ? given : fallbackId, text: rec.text, entities: [], relations: [] };
   if (Array.isArray(rec.passages)) doc.passages = passagesFromJson(rec.passages, doc, sink, line);
   // doccano: "label" holds [[s, e, TYPE], …] for NER projects, plain strings for classification.
   const spanLabels = (v: unknown): boolean => Array.isArray(v) && v.every((x) => Array.isArray(x));
