@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
@@ -25,6 +25,8 @@ describe('task-agnostic distillation recipes', () => {
     const wide = mlmTeacher(path.join(dir, 't-wide'), vocab, { numLayers: 4, hiddenSize: 128, numHeads: 2, intermediateSize: 512 });
     const narrow = mlmTeacher(path.join(dir, 't-narrow'), vocab, { numLayers: 4, hiddenSize: 64, numHeads: 4, intermediateSize: 128 });
     const common = { text: [file], steps: 3, batchSize: 2, maxLength: 24, evalBlocks: 2 };
+    // The teacher says where its weights come from (distilbiobert copies every other layer).
+    writeFileSync(path.join(wide, 'lineage.json'), JSON.stringify({ phi_status: 'no-phi', statement: '', entries: [] }));
     const a = await distillGeneral({ ...common, teacher: wide, studentPreset: 'half-teacher', recipe: 'distilbiobert', out: path.join(dir, 'a') });
     expect(a.status).toBe('completed');
     const terms = (a.metrics?.['loss_terms_last50'] ?? {}) as Record<string, number>;
@@ -39,6 +41,12 @@ describe('task-agnostic distillation recipes', () => {
     expect(Object.keys(b.metrics?.['loss_terms_last50'] ?? {}).sort()).toEqual(['loss_attention', 'loss_embedding', 'loss_hidden', 'loss_kl']);
     const c = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'compactbiobert', out: path.join(dir, 'c') });
     expect(c.status).toBe('completed');
+    // Layers of a teacher with no lineage.json (a folder from elsewhere): of unknown origin.
+    const status = (m: string): string => (JSON.parse(readFileSync(path.join(dir, m, 'lineage.json'), 'utf8')) as { phi_status: string }).phi_status;
+    expect(status('c')).toBe('no-phi'); // a preset student: only the teacher's outputs
+    const e = await distillGeneral({ ...common, teacher: narrow, studentPreset: 'half-teacher', recipe: 'distilbiobert', out: path.join(dir, 'e') });
+    expect(e.status).toBe('completed');
+    expect(status('e')).toBe('unknown');
     await expect(distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'distilbiobert', out: path.join(dir, 'd') })).rejects.toThrow(/needs the same hiddenSize/);
   }, 90_000);
 

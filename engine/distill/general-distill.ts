@@ -138,8 +138,9 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   if (result.status !== 'completed') return { status: result.status, out, steps: result.steps };
   const studentWeights = runner.studentWeights();
   const evalLoss = await mlmEvalLoss(student, studentWeights, evalBlocks(files, tok, s.maxLength, s.evalBlocks), tok, { seed: s.seed, threads: args.threads ?? 2 });
-  // Teacher layers copied into the student keep what the teacher's weights carry.
-  const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'no-phi')] : [];
+  // Teacher layers copied into the student keep what the teacher's weights carry; without a
+  // lineage.json that is unknown, as for pretrain --model from the same folder (it said no PHI).
+  const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'unknown')] : [];
   const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries]);
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
