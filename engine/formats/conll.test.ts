@@ -121,6 +121,15 @@ describe('CoNLL parsing', () => {
     expect(back.documents.map((d) => [d.id, d.entities[0]?.type])).toEqual([['n\u20281', 'Drug\u2028name'], ['n2', 'Drug\u2028name']]);
   });
 
+  it('writes a document id with line breaks on one line, and says so', () => {
+    const doc = (id: string): Document => ({ id, text: 'Aspirin', entities: [], relations: [] });
+    const out = exportConll([doc('ward\r\n3'), doc('n2')]);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document ids with line breaks changed']);
+    const back = importConll(out.files[0]?.content ?? '', 'x.conll');
+    expect(back.issues).toEqual([]);
+    expect(back.documents.map((d) => [d.id, d.text])).toEqual([['ward__3', 'Aspirin'], ['n2', 'Aspirin']]);
+  });
+
   it('says that passages other than sentences (title, abstract) are dropped', () => {
     const doc: Document = { id: 'd', text: 'Title\nBody text', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 15 }] };
     const out = exportConll([doc]);

@@ -188,7 +188,12 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
   const losses: LossCounts = new Map();
   const add = (doc: Document): string => {
     const out: string[] = [];
-    if (hasManyDocuments) out.push(`-DOCSTART- (${doc.id})`, '');
+    if (hasManyDocuments) {
+      // One line: a line break in the id would start a token line.
+      const id = doc.id.replace(/[\r\n]/g, '_');
+      if (id !== doc.id) countLoss(losses, 'document ids with line breaks changed');
+      out.push(`-DOCSTART- (${id})`, '');
+    }
     countLoss(losses, 'relations dropped', doc.relations.length);
     // Reading gives one 'sentence' passage per sentence written; others (title, abstract) are lost.
     if (doc.passages?.some((p) => p.type !== 'sentence')) countLoss(losses, 'documents had passage boundaries dropped (read back as sentences)');
