@@ -121,6 +121,20 @@ describe('distill:start with a folder of the user’s text', () => {
     copyFileSync(note, join(folder, 'b.txt'));
     await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is a document marked as containing PHI/);
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
+
+    // A finished run is refused for being finished, whatever its folder holds now.
+    rmSync(join(folder, 'b.txt'));
+    const completed = new Promise<void>((resolve) => {
+      const stop = t.engine.subscribe((event) => {
+        if (event !== 'train:finished') return;
+        stop();
+        resolve();
+      });
+    });
+    const done = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
+    await completed;
+    copyFileSync(note, join(folder, 'b.txt'));
+    await expect(call('train:resume', { runId: done.runId })).rejects.toThrow(/^conflict: This run has finished/);
   });
 
   it('marks a student with private notes mixed in as trained on PHI, in the library and in its export', async () => {

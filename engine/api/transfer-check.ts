@@ -37,7 +37,9 @@ export function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir:
  */
 export function recheckTransfer(ctx: ApiContext, runId: string): void {
   const run = getRun(ctx.ws.read, runId);
-  const { engine } = (run?.config ?? {}) as Partial<{ engine: EngineArgs }>;
+  // A finished or running one is refused by resumeRun for that reason, not for its text.
+  if (run === undefined || !['failed', 'cancelled', 'interrupted'].includes(run.status)) return;
+  const { engine } = run.config as Partial<{ engine: EngineArgs }>;
   if (engine?.kind !== 'distill') return;
   const { transfer: spec, teacher } = engine.args;
   const transfer = typeof spec === 'string' ? spec.split(',') : spec;
