@@ -157,10 +157,12 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
   const escapeLosses: LossCounts = new Map();
   const esc = escaper(escapeLosses);
   const el = (tag: string, v: string): string => `<${tag}>${esc(v)}</${tag}>`;
+  // XML parsers read a raw line break in an attribute as a space (attribute-value normalisation).
+  const escAttribute = (v: string): string => esc(v).replace(/\n/g, '&#10;');
   const inf = (i: BiocInfons): string =>
-    Object.entries(i).map(([k, v]) => `<infon key="${esc(k)}">${esc(v)}</infon>`).join('');
+    Object.entries(i).map(([k, v]) => `<infon key="${escAttribute(k)}">${esc(v)}</infon>`).join('');
   const rel = (r: BiocRelation): string =>
-    `<relation id="${esc(r.id)}">${inf(r.infons)}${r.nodes.map((n) => `<node refid="${esc(n.refid)}" role="${esc(n.role)}"/>`).join('')}</relation>\n`;
+    `<relation id="${escAttribute(r.id)}">${inf(r.infons)}${r.nodes.map((n) => `<node refid="${escAttribute(n.refid)}" role="${escAttribute(n.role)}"/>`).join('')}</relation>\n`;
   const start = (): string => {
     const col = biocCollectionHead();
     return (
@@ -177,7 +179,7 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
       out.push(`<passage>${inf(p.infons)}${el('offset', String(p.offset))}${el('text', p.text ?? '')}\n`);
       for (const a of p.annotations) {
         const locs = a.locations.map((l) => `<location offset="${l.offset}" length="${l.length}"/>`).join('');
-        out.push(`<annotation id="${esc(a.id)}">${inf(a.infons)}${locs}${el('text', a.text)}</annotation>\n`);
+        out.push(`<annotation id="${escAttribute(a.id)}">${inf(a.infons)}${locs}${el('text', a.text)}</annotation>\n`);
       }
       out.push('</passage>\n');
     }

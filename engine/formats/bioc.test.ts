@@ -123,6 +123,20 @@ describe('BioC exact text and malformed input', () => {
     expect(importBiocJson(json.files[0]?.content ?? '', 'j').documents[0]?.id).toBe(' n1 ');
   });
 
+  it('writes line breaks in attributes (ids, infon keys) as &#10;, which every XML parser reads back as such', () => {
+    const doc: Document = {
+      id: 'd',
+      text: 'Aspirin',
+      entities: [{ id: 'a\nb', type: 'Drug', spans: [{ start: 0, end: 7 }], text: 'Aspirin' }],
+      relations: [{ id: 'r\n1', type: 'same', arg1: 'a\nb', arg2: 'a\nb' }],
+      metadata: { 'two\nlines': 'v' },
+    };
+    const xml = exportBiocXml([doc]).files[0]?.content ?? '';
+    // Raw line breaks only between elements and in element text.
+    expect([...xml.matchAll(/="[^"]*"/g)].filter((m) => m[0].includes('\n'))).toEqual([]);
+    expect(importBiocXml(xml, 'x').documents[0]).toEqual({ ...doc, passages: [{ type: 'text', start: 0, end: 7 }] });
+  });
+
   it('reports XML syntax errors with their line', () => {
     const res = importBiocXml('<collection>\n<document>\n<id>1</id>\n</collection>\n', 'broken.xml');
     expect(res.documents).toEqual([]);
