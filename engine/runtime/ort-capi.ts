@@ -9,6 +9,7 @@
 // below hold for every release since the ones that introduced them (all ≤ 1.2); they were checked
 // against onnxruntime_c_api.h and are exercised by ort-capi.test.ts.
 
+import './telemetry-off.ts'; // before the library loads
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +32,7 @@ const ARRAY_OF: Partial<Record<DType, { new (b: ArrayBuffer): TypedArray; BYTES_
 const FUNCS = {
   GetErrorMessage: [2, 'const char *GetErrorMessage(void *status)'],
   CreateEnv: [3, 'void *CreateEnv(int level, const char *logid, _Out_ void **out)'],
+  DisableTelemetryEvents: [6, 'void *DisableTelemetryEvents(void *env)'],
   CreateSessionFromArray: [8, 'void *CreateSessionFromArray(void *env, const void *data, size_t len, void *options, _Out_ void **out)'],
   Run: [9, 'void *Run(void *session, void *runOptions, const char **inputNames, void **inputs, size_t nIn, const char **outputNames, size_t nOut, _Inout_ void **outputs)'],
   CreateSessionOptions: [10, 'void *CreateSessionOptions(_Out_ void **out)'],
@@ -113,6 +115,8 @@ function load(): Loaded {
     const l: Loaded = { koffi, api, env: null, cpu: null, allocator: null, version };
     const env: Ptr[] = [null];
     check(l, api.CreateEnv(3, 'benchtop', env));
+    // The process's one OrtEnv (the binding's too): no telemetry events (ETW on Windows; see telemetry-off.ts).
+    check(l, api.DisableTelemetryEvents(env[0]));
     const cpu: Ptr[] = [null];
     check(l, api.CreateCpuMemoryInfo(0, 0, cpu)); // OrtDeviceAllocator, OrtMemTypeDefault
     const alloc: Ptr[] = [null];

@@ -7,6 +7,8 @@
 // heap for reuse: the copy of a 168 MB output drops from ~140 ms to ~65 ms on the development VM
 // (a worker thread needs all three). Only glibc reads them; elsewhere they are inert.
 
+import { ORT_NO_TELEMETRY_ENV } from './telemetry-off.ts';
+
 /** glibc malloc tunables, as environment variables read at process start. */
 export const ENGINE_MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: String(1024 ** 3),
@@ -14,9 +16,12 @@ export const ENGINE_MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '1',
 };
 
-/** `base` with the engine's allocator settings (values already in `base` win). */
+/**
+ * `base` with the engine's allocator settings (values already in `base` win) and onnxruntime's
+ * telemetry off (always: see telemetry-off.ts).
+ */
 export function engineProcessEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...ENGINE_MALLOC_ENV, ...base };
+  return { ...ENGINE_MALLOC_ENV, ...base, ...ORT_NO_TELEMETRY_ENV };
 }
 
 /** Whether this process was started with the engine's allocator settings. */

@@ -4,6 +4,7 @@
 // Sessions that write outputs in place (training steps) run through ORT's C API instead of the
 // binding, on the same library (./ort-capi.ts): the binding copies every output.
 
+import './telemetry-off.ts'; // before onnxruntime-node loads
 import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 import { missingGpuLibrary } from './gpu-library.ts';
