@@ -156,6 +156,9 @@ export class Session {
   /** Create a session from ONNX bytes; WebGPU falls back to CPU with a reason. */
   static async create(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
     const threads = checkThreads(options.threads ?? 2);
+    // Loads the C API once, which turns the process's telemetry events off (ETW on Windows; see
+    // telemetry-off.ts). Where it cannot load, the variable still stops the Linux/macOS telemetry.
+    capiAvailable();
     const base: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
