@@ -116,7 +116,7 @@ const EXPECTED: Record<string, string> = {
   'conll brat': '6167b0a2277d71fb b64f499ef73da867',
   'conll bioc-xml': 'acd4869a891e9856 4f53cda18c2baa0c',
   'conll bioc-json': '065f3d105e6d79ff 4f53cda18c2baa0c',
-  'conll conll': '8f088ce45dc47465 4f53cda18c2baa0c',
+  'conll conll': '8f088ce45dc47465 bc054f21949d13f2',
   'conll jsonl': '31309ed744cba7cc 4f53cda18c2baa0c',
   'conll csv': 'bc1644dbb1660ffd e896e2ed8a85a128',
   'fixtures pubtator': '4d7410746b7d7468 be288c468df38713',

@@ -23,7 +23,8 @@ describe.skipIf(!HAS_DATA)('CoNLL on real NER splits', () => {
       for (const e of doc.entities) expect(e.text).toBe(doc.text.slice(e.spans[0]?.start, e.spans[0]?.end));
       const lines = content.split('\n').filter((l) => l !== '');
       expect(doc.text.replace(/[ \n]/g, '|')).toBe(lines.map((l) => l.split('\t')[0]).join('|'));
-      const out = exportConll(documents);
+      // Written to a file named like its id (a lone document has no -DOCSTART- line).
+      const out = exportConll(documents, { name: 'test.tsv' });
       expect(out.issues).toEqual([]);
       expect(out.files[0]?.content).toBe(content);
     });
@@ -130,13 +131,21 @@ describe('CoNLL parsing', () => {
     expect(back.documents.map((d) => [d.id, d.text])).toEqual([['ward__3', 'Aspirin'], ['n2', 'Aspirin']]);
   });
 
+  it("says that a lone document's id is not written unless the file is named like it", () => {
+    const doc: Document = { id: 'note-7', text: 'Aspirin', entities: [], relations: [] };
+    expect(exportConll([doc], { name: 'note-7.conll' }).issues).toEqual([]);
+    const out = exportConll([doc], { name: 'out.conll' });
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document id not written (a lone document has no -DOCSTART- line: it reads back named after the file)']);
+    expect(importConll(out.files[0]?.content ?? '', 'out.conll').documents[0]?.id).toBe('out');
+  });
+
   it('says that passages other than sentences (title, abstract) are dropped', () => {
     const doc: Document = { id: 'd', text: 'Title\nBody text', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 15 }] };
-    const out = exportConll([doc]);
+    const out = exportConll([doc], { name: 'd.conll' });
     expect(out.issues.map((i) => i.message)).toEqual(['1 documents had passage boundaries dropped (read back as sentences)']);
     expect(importConll(out.files[0]?.content ?? '', 'd.conll').documents[0]?.passages?.map((p) => p.type)).toEqual(['sentence', 'sentence']);
     const sentences = { ...doc, passages: [{ type: 'sentence', start: 0, end: 5 }, { type: 'sentence', start: 6, end: 15 }] };
-    expect(exportConll([sentences]).issues).toEqual([]);
+    expect(exportConll([sentences], { name: 'd.conll' }).issues).toEqual([]);
   });
 
   it('writes entity types with whitespace a tag cannot hold with _, and says so', () => {
@@ -147,7 +156,7 @@ describe('CoNLL parsing', () => {
     const tabbed = exportConll([doc('Drug\tname'), doc(' Drug '), doc('Drug name')]);
     expect(tabbed.issues.map((i) => i.message)).toEqual(['2 entity types had whitespace replaced by _']);
     expect(read(tabbed)).toEqual(['Drug_name', '_Drug_', 'Drug name']);
-    const spaced = exportConll([doc('Drug name')], { separator: ' ' });
+    const spaced = exportConll([doc('Drug name')], { separator: ' ', name: 'd.conll' });
     expect(spaced.issues.map((i) => i.message)).toEqual(['1 entity types had whitespace replaced by _']);
     expect(read(spaced)).toEqual(['Drug_name']);
   });
@@ -165,7 +174,7 @@ describe('CoNLL parsing', () => {
       ],
       relations: [{ id: 'r', type: 'CID', arg1: 'D1', arg2: 'D2', byConcept: true }],
     };
-    const out = exportConll([doc], { splitPunctuation: true });
+    const out = exportConll([doc], { splitPunctuation: true, name: 'p.conll' });
     expect(out.files[0]?.content).toBe(
       'Naloxone\tB-Chemical\nreverses\tO\nclonidine\tB-Disease\n-\tI-Disease\ninduced\tI-Disease\nhypotension\tI-Disease\n.\tO\n\nSecond\tO\nline\tO\n.\tO\n\n',
     );

@@ -188,6 +188,8 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
   const losses: LossCounts = new Map();
   const add = (doc: Document): string => {
     const out: string[] = [];
+    if (!hasManyDocuments && doc.id !== fileStem(name))
+      countLoss(losses, 'document id not written (a lone document has no -DOCSTART- line: it reads back named after the file)');
     if (hasManyDocuments) {
       // One line: a line break in the id would start a token line.
       const id = doc.id.replace(/[\r\n]/g, '_');
