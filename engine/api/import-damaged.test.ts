@@ -66,3 +66,25 @@ describe.skipIf(!HAS_DATA)('a large file with a zero-filled end (a copy cut shor
     expect(report.documentsAdded).toBe(text.split('|t|').length - 2);
   });
 });
+
+describe('a document id that is text', () => {
+  it('leaves the document out without quoting its id, and keeps the others', async () => {
+    // A record whose id field holds a note (fields shifted in a hand-made file): the id would be
+    // shown in lists and quoted in issue messages.
+    const { id: projectId } = await t.call('projects:create', { name: 'Shifted' });
+    const note = 'Patient Jane Roe, 54, seen for follow-up of type 2 diabetes mellitus. '.repeat(4);
+    const path = join(t.dir, 'notes.jsonl');
+    const lines = [
+      { id: 'n1', text: 'Seen for asthma.' },
+      { id: note, text: 'Seen for hypertension.' },
+      { id: 'n3', text: 'Seen for gout.' },
+    ];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const report = await t.call('documents:import', { projectId, path, containsPhi: true });
+    const list = await t.call('documents:list', { projectId, limit: 10 });
+    expect(list.items.map((d) => d.externalId).sort()).toEqual(['n1', 'n3']);
+    const issue = report.issues.find((i) => i.severity === 'error');
+    expect(issue?.message).toMatch(/^a document's id has 280 characters, more than the 200 an id may have \(not shown/);
+    expect(JSON.stringify(report)).not.toContain('Jane Roe');
+  });
+});

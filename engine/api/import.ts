@@ -37,6 +37,12 @@ const BATCH_CHARS = 4_000_000;
  * way out (split it); `benchtop predict` still reads long files in windows.
  */
 export const MAX_DOCUMENT_CHARS = 1_000_000;
+/**
+ * The longest document id kept, in code points (PMIDs, file names and record numbers are far
+ * shorter). A longer one is almost always text in the id column (a CSV whose columns shifted),
+ * so it is refused without being quoted: issue messages must not carry note text.
+ */
+export const MAX_DOCUMENT_ID_CHARS = 200;
 const PROGRESS_EVERY_MS = 100;
 /** Files of a folder read at the same time, and at most this many bytes of them together. */
 const READ_AHEAD = 8;
@@ -217,6 +223,16 @@ async function importInto(
     for (const d of docs) {
       // Single-document formats name a document after its file; keep folder paths unique.
       const id = isFolder && d.id === stem ? relStem : d.id;
+      const idChars = [...id].length;
+      // An id made from the file's path (a deep folder) is not text from inside the file.
+      if (id !== relStem && idChars > MAX_DOCUMENT_ID_CHARS) {
+        note(out, {
+          severity: 'error',
+          file: entry.display,
+          message: `a document's id has ${idChars.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_ID_CHARS} an id may have (not shown: it is likely text in the id column; check that the file's columns or fields line up); skipped`,
+        });
+        continue;
+      }
       if (seen.has(id)) {
         count.duplicates++;
         note(out, {
