@@ -270,8 +270,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'train:get-options': () => trainOptions(ctx),
     'train:start': (a) => startTraining(ctx, a),
     'train:cancel': (a) => ({ isCancelling: cancelRun(ctx, a.runId) }),
-    'train:resume': (a) => {
-      recheckTransfer(ctx, a.runId);
+    'train:resume': async (a) => {
+      await recheckTransfer(ctx, a.runId);
       resumeRun(ctx, a.runId);
       return { runId: a.runId };
     },

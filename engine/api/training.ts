@@ -167,7 +167,7 @@ function studentName(task: TaskKind, teacher: ModelRef): string {
 }
 
 /** Starts distillation of a teacher into a student; see DistillStartArgs. */
-export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId: string } {
+export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): Promise<{ runId: string }> {
   const read = ctx.ws.read;
   projectDatasets(read, a.projectId, []);
   const teacher = resolveModel(ctx, a.teacherModelId, 'teacher');
@@ -204,7 +204,7 @@ export function startDistillation(ctx: ApiContext, a: DistillStartArgs): { runId
         'invalid',
         'Confirm that your transfer text holds no patient information: the student is recorded as never having seen any.',
       );
-    checkTransferFolder(ctx, t, teacher.dir);
+    await checkTransferFolder(ctx, t, teacher.dir);
     lineage.push({
       kind: 'distill-transfer',
       source: `your text “${basename(t)}” (declared free of patient information)`,

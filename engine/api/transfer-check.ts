@@ -3,9 +3,9 @@
 // have changed since (notes copied in while it was stopped).
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
-import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
 import { phiTextHashes, phiTexts } from '../store/documents.ts';
 import { getRun } from '../store/runs.ts';
+import { checkTransferInWorker } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import type { EngineArgs } from './run-launcher.ts';
@@ -16,7 +16,7 @@ import type { EngineArgs } from './run-launcher.ts';
  * document of a dataset marked as containing PHI (in any project), or the teacher's recorded
  * training files.
  */
-export function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): void {
+export async function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): Promise<void> {
   const real = realpathSync(folder);
   const data = realpathSync(ctx.dataDir);
   if (real === data || real.startsWith(data + sep) || data.startsWith(real + sep))
@@ -24,8 +24,11 @@ export function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir:
       'invalid',
       `${folder}: this is, or holds, Benchtop's data folder (the workspace and its documents); choose a folder of text that holds no patient information.`,
     );
+  // In a worker: reading and fingerprinting the text takes about 4 s for 50 MB here, and the
+  // engine keeps answering other requests and passing on events meanwhile.
+  const check = { transfer: [folder], teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: [...phiTexts(ctx.ws.read)] };
   try {
-    checkTransferNotPrivate([folder], { teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: phiTexts(ctx.ws.read) });
+    await checkTransferInWorker(check);
   } catch (err) {
     throw new ApiError('invalid', (err as Error).message.replace(/: remove it from --transfer$/, ': choose text that holds none.'));
   }
@@ -35,7 +38,7 @@ export function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir:
  * Checks a stopped distillation's transfer folders again before it resumes (train:resume). A
  * folder gone since is left to the run, which fails naming it; an unknown run to resumeRun.
  */
-export function recheckTransfer(ctx: ApiContext, runId: string): void {
+export async function recheckTransfer(ctx: ApiContext, runId: string): Promise<void> {
   const run = getRun(ctx.ws.read, runId);
   // A finished or running one is refused by resumeRun for that reason, not for its text.
   if (run === undefined || !['failed', 'cancelled', 'interrupted'].includes(run.status)) return;
@@ -46,7 +49,7 @@ export function recheckTransfer(ctx: ApiContext, runId: string): void {
   for (const t of transfer) {
     if (!isAbsolute(t) || !existsSync(t)) continue; // 'general', 'random': text of Benchtop's own
     try {
-      checkTransferFolder(ctx, t, teacher);
+      await checkTransferFolder(ctx, t, teacher);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       throw new ApiError('invalid', `This run cannot continue: its transfer text changed since it started. ${err.message}`);

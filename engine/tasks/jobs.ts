@@ -7,6 +7,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { distill, type DistillArgs } from '../distill/task-distill.ts';
+import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
 import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
 import {
@@ -30,18 +31,27 @@ export type {
 };
 export { distill };
 
+/** The transfer-text check of engine/distill/transfer-guard.ts, with the private texts as a list. */
+export interface TransferCheckArgs {
+  transfer: string[];
+  teacher: string;
+  privateSha256: string[];
+  privateTexts: string[];
+}
+
 /** A task request as it crosses into the worker. */
 export type TaskJob =
   | { kind: 'train'; args: TrainArgs }
   | { kind: 'predict'; args: PredictArgs }
   | { kind: 'evaluate'; args: EvaluateArgs }
-  | { kind: 'distill'; args: DistillArgs };
+  | { kind: 'distill'; args: DistillArgs }
+  | { kind: 'check-transfer'; args: TransferCheckArgs };
 
 /** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
 export async function run(
   job: TaskJob,
   jobCtx: JobContext,
-): Promise<TrainResult | PredictResult | EvaluateResult> {
+): Promise<TrainResult | PredictResult | EvaluateResult | null> {
   const ctx: TaskContext = throttleInference({
     emit: (e) => jobCtx.emit(e),
     isCancelled: () => jobCtx.isCancelled(),
@@ -55,6 +65,9 @@ export async function run(
       return evaluate(job.args, ctx);
     case 'distill':
       return distill(job.args, ctx);
+    case 'check-transfer':
+      checkTransferNotPrivate(job.args.transfer, job.args);
+      return null;
   }
 }
 
@@ -97,4 +110,13 @@ export function startDistill(
   onEvent: (e: TaskEvent) => void = () => {},
 ): JobHandle<TrainResult> {
   return start<TrainResult>({ kind: 'distill', args }, onEvent);
+}
+
+/**
+ * Checks transfer text against private data (transfer-guard.ts) in a worker thread: it reads all
+ * the text and can take seconds to minutes, which would hold the engine's requests and events.
+ * Rejects with the guard's message (a JobError) when a file is private data.
+ */
+export async function checkTransferInWorker(args: TransferCheckArgs): Promise<void> {
+  await start<null>({ kind: 'check-transfer', args }, () => {}).result;
 }
