@@ -45,6 +45,8 @@ describe('engine host', () => {
     host.send({ type: 'request', id: 7, name: 'projects:list', args: {} });
     await until(() => host.posted.length === 2);
     expect(host.posted[1]).toMatchObject({ type: 'reply', id: 7, reply: { ok: true } });
+    host.send({ type: 'ping' }); // main's liveness check: answered at once
+    expect(host.posted[2]).toEqual({ type: 'pong' });
 
     // A workspace file that is not a database: refused with a message for the user.
     const damaged = join(dir, 'damaged');

@@ -43,6 +43,7 @@ function serve(engine: Engine): void {
   port.on('message', (e: { data: MainMessage }) => {
     const m = e.data;
     if (m.type === 'shutdown') return closeAndExit();
+    if (m.type === 'ping') return post({ type: 'pong' });
     if (m.type !== 'request') return;
     void engine.invoke(m.name, m.args).then((reply) => {
       try {

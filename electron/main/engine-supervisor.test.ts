@@ -35,7 +35,7 @@ vi.mock('electron', () => ({
   },
 }));
 
-const { EngineSupervisor, RETRY_FATAL_MS, SHUTDOWN_GRACE_MS } = await import('./engine-supervisor.ts');
+const { EngineSupervisor, PING_EVERY_MS, RETRY_FATAL_MS, SHUTDOWN_GRACE_MS, UNRESPONSIVE_AFTER_MS } = await import('./engine-supervisor.ts');
 
 let events: [string, unknown][];
 function supervisor(): InstanceType<typeof EngineSupervisor> {
@@ -288,5 +288,34 @@ describe('engine supervisor', () => {
     } finally {
       forkError = null;
     }
+  });
+
+  it('tells the windows when a ready host stops answering, and when it answers again', async () => {
+    const s = supervisor();
+    const host = last();
+    host.say({ type: 'ready' });
+    const pings = (): number => host.posted.filter((m) => (m as { type: string }).type === 'ping').length;
+    // A host that answers its pings is never reported, however long it runs.
+    for (let i = 0; i < 20; i++) {
+      await vi.advanceTimersByTimeAsync(PING_EVERY_MS);
+      host.say({ type: 'pong' });
+    }
+    expect(pings()).toBe(20);
+    expect(events.map(([name]) => name)).toEqual(['engine:ready']);
+    // A stuck one (native code that never returns): reported once, not killed.
+    await vi.advanceTimersByTimeAsync(UNRESPONSIVE_AFTER_MS + PING_EVERY_MS);
+    const stuck = events.filter(([name]) => name === 'engine:unresponsive');
+    expect(stuck).toHaveLength(1);
+    expect((stuck[0]![1] as { seconds: number }).seconds).toBeGreaterThanOrEqual(UNRESPONSIVE_AFTER_MS / 1000);
+    await vi.advanceTimersByTimeAsync(4 * PING_EVERY_MS);
+    expect(events.filter(([name]) => name === 'engine:unresponsive')).toHaveLength(1);
+    expect(host.killed).toBe(false);
+    // Any message shows it is back (a training event, say).
+    host.say({ type: 'event', name: 'train:progress', payload: { runId: 'r1' } });
+    expect(events.slice(-2)).toEqual([['engine:ready', {}], ['train:progress', { runId: 'r1' }]]);
+    void s.shutdown();
+    const after = pings();
+    await vi.advanceTimersByTimeAsync(3 * PING_EVERY_MS);
+    expect(pings()).toBe(after); // no pings once quitting
   });
 });

@@ -21,6 +21,14 @@ export const RETRY_FATAL_MS = 2_000;
 const RESTART_WINDOW_MS = 60_000;
 /** How long quitting waits for the host to stop its jobs (the engine itself allows 15 s). */
 export const SHUTDOWN_GRACE_MS = 20_000;
+/** How often a ready host is asked whether its event loop turns. */
+export const PING_EVERY_MS = 5_000;
+/**
+ * Silence after which windows are told the engine is not answering (engine:unresponsive). Long
+ * enough for the engine's longest synchronous work (opening a large workspace's search index);
+ * the host is not killed for it, since it may only be slow: the user decides (quit and reopen).
+ */
+export const UNRESPONSIVE_AFTER_MS = 30_000;
 
 /** Requests wait at a closed gate while the host starts or restarts. */
 interface Gate {
@@ -69,6 +77,10 @@ export class EngineSupervisor {
   #fatal: string | null = null;
   /** When the host refused to start (the workspace); null for a give-up, which is final. */
   #refusedAt: number | null = null;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
+  /** When the current host last showed it was alive (ready, a pong, a reply or an event). */
+  #aliveAt = 0;
+  #isUnresponsive = false;
   readonly #opts: SupervisorOptions;
 
   constructor(opts: SupervisorOptions) {
@@ -106,10 +118,14 @@ export class EngineSupervisor {
     if (this.#gate.isOpen) this.#gate = closedGate();
     child.on('message', (m: HostMessage) => {
       if (this.#child !== child) return;
+      this.#alive();
       if (m.type === 'ready') {
         this.#startCrashes = 0;
         this.#gate.open();
         this.#opts.broadcast('engine:ready', {});
+        this.#watch(child);
+      } else if (m.type === 'pong') {
+        return;
       } else if (m.type === 'fatal') {
         // The host waits for this kill: exiting itself could have lost the message.
         this.#fatal = m.message;
@@ -180,6 +196,7 @@ export class EngineSupervisor {
     if (this.#stopped) return this.#stopped;
     this.#isStopping = true;
     clearTimeout(this.#restartTimer);
+    clearInterval(this.#pingTimer);
     this.#gate.open();
     const child = this.#child;
     if (child === null) return (this.#stopped = Promise.resolve());
@@ -198,9 +215,37 @@ export class EngineSupervisor {
     return this.#stopped;
   }
 
+  /** Pings a ready host and tells the windows when it stops answering, and when it answers again. */
+  #watch(child: UtilityProcess): void {
+    clearInterval(this.#pingTimer);
+    this.#pingTimer = setInterval(() => {
+      if (this.#child !== child || this.#isStopping) return void clearInterval(this.#pingTimer);
+      const silent = Date.now() - this.#aliveAt;
+      if (silent >= UNRESPONSIVE_AFTER_MS && !this.#isUnresponsive) {
+        this.#isUnresponsive = true;
+        this.#opts.broadcast('engine:unresponsive', { seconds: Math.round(silent / 1000) });
+      }
+      const ping: MainMessage = { type: 'ping' };
+      try {
+        child.postMessage(ping);
+      } catch {
+        // A host going away: its 'exit' follows.
+      }
+    }, PING_EVERY_MS);
+  }
+
+  #alive(): void {
+    this.#aliveAt = Date.now();
+    if (!this.#isUnresponsive) return;
+    this.#isUnresponsive = false;
+    this.#opts.broadcast('engine:ready', {});
+  }
+
   #onExit(child: UtilityProcess, code: number): void {
     if (this.#child !== child) return;
     this.#child = null;
+    clearInterval(this.#pingTimer);
+    this.#isUnresponsive = false;
     const lost = [...this.#pending.values()].map((p) => p.resolve);
     this.#pending.clear();
     this.#runs.clear();

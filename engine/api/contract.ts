@@ -234,8 +234,10 @@ export interface Events {
   /** Electron: the engine process died; main is restarting it. */
   /** `willRestart` false: Benchtop gave up restarting it (the message says what to do). */
   'engine:crashed': { message: string; willRestart: boolean };
-  /** Electron: the engine process is (again) ready. */
+  /** Electron: the engine process is (again) ready, or answers again after engine:unresponsive. */
   'engine:ready': NoArgs;
+  /** Electron: the engine process has not answered a liveness check for `seconds` (hung or stalled). */
+  'engine:unresponsive': { seconds: number };
 }
 
 export type RequestName = keyof Requests;
@@ -344,6 +346,7 @@ export const eventNames: Record<EventName, true> = {
   'evaluate:finished': true,
   'engine:crashed': true,
   'engine:ready': true,
+  'engine:unresponsive': true,
 };
 
 /** True when `name` is a request of the contract (own property, not a prototype key). */

@@ -6,11 +6,20 @@ class Connection {
   state = $state<ConnectionState>('connecting');
   /** The engine stopped: why, and whether Benchtop restarts it (false: it gave up). */
   crash = $state<{ message: string; willRestart: boolean } | null>(null);
+  /** Electron: how long the engine had not answered main's liveness check, while it does not. */
+  unresponsiveSeconds = $state<number | null>(null);
 
   constructor() {
     onConnection((s) => (this.state = s));
-    on('engine:crashed', (p) => (this.crash = { message: p.message, willRestart: p.willRestart !== false }));
-    on('engine:ready', () => (this.crash = null));
+    on('engine:crashed', (p) => {
+      this.crash = { message: p.message, willRestart: p.willRestart !== false };
+      this.unresponsiveSeconds = null;
+    });
+    on('engine:ready', () => {
+      this.crash = null;
+      this.unresponsiveSeconds = null;
+    });
+    on('engine:unresponsive', (p) => (this.unresponsiveSeconds = p.seconds));
   }
 }
 

@@ -79,4 +79,15 @@ describe('when the engine restarts', () => {
     emit('engine:ready', {});
     expect(connection.crash).toBeNull();
   });
+
+  it('shows how long the engine has not answered until it answers again or stops', () => {
+    emit('engine:unresponsive', { seconds: 31 });
+    expect(connection.unresponsiveSeconds).toBe(31);
+    emit('engine:ready', {});
+    expect(connection.unresponsiveSeconds).toBeNull();
+    emit('engine:unresponsive', { seconds: 45 });
+    emit('engine:crashed', { message: 'exit code 9', willRestart: true });
+    expect(connection.unresponsiveSeconds).toBeNull(); // the crash banner says what happened
+    emit('engine:ready', {});
+  });
 });
