@@ -1,10 +1,10 @@
 // The files of an import come in one order whatever the computer's language, so documents get
 // the same ids and a seed the same split everywhere.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { localeEnv, runChildJson } from '../io/test-helpers.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-import-files-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -16,14 +16,7 @@ describe('listFiles', () => {
     const code = `const { listFiles } = await import(${JSON.stringify(path.resolve('engine/api/import-files.ts'))});
 const r = await listFiles(${JSON.stringify(tmp)}, []);
 console.log(JSON.stringify(r.files.map((f) => f.display)));`;
-    const order = (lang: string): string[] => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-        encoding: 'utf8',
-        env: { ...process.env, LANG: lang, LC_ALL: lang },
-      });
-      if (r.status !== 0) throw new Error(r.stderr);
-      return JSON.parse(r.stdout) as string[];
-    };
+    const order = (lang: string): string[] => runChildJson<string[]>(code, localeEnv(lang));
     expect(order('sv_SE.UTF-8')).toEqual(['a.txt', 'ä.txt', 'B.txt', 'z.txt']);
     expect(order('en_US.UTF-8')).toEqual(['a.txt', 'ä.txt', 'B.txt', 'z.txt']);
   }, 30_000);

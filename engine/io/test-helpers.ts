@@ -35,3 +35,20 @@ export function unprivilegedSkipReason(checkout = process.cwd()): string | null 
   console.warn(reason);
   return reason;
 }
+
+/**
+ * Runs ES module `code` (it may import the engine's TypeScript) in a child Node process whose
+ * environment is this one's with `env` over it, and returns what it printed, parsed as JSON.
+ * For what a process decides at start (its locale, its user).
+ */
+export function runChildJson<T>(code: string, env: NodeJS.ProcessEnv = {}): T {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** The environment of a process whose language is `lang` (a POSIX locale such as sv_SE.UTF-8). */
+export const localeEnv = (lang: string): NodeJS.ProcessEnv => ({ LANG: lang, LC_ALL: lang });

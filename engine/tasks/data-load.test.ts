@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UNPRIVILEGED, unprivilegedSkipReason } from '../io/test-helpers.ts';
+import { UNPRIVILEGED, localeEnv, runChildJson, unprivilegedSkipReason } from '../io/test-helpers.ts';
 import { loadDocuments, loadReInput } from './data-load.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-data-load-'));
@@ -72,14 +72,7 @@ describe('the order of a folder', () => {
     const code = `const { loadDocuments } = await import(${JSON.stringify(path.resolve('engine/tasks/data-load.ts'))});
 const r = await loadDocuments(${JSON.stringify(dir)});
 console.log(JSON.stringify(r.documents.map((d) => d.id)));`;
-    const order = (lang: string): string[] => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-        encoding: 'utf8',
-        env: { ...process.env, LANG: lang, LC_ALL: lang },
-      });
-      if (r.status !== 0) throw new Error(r.stderr);
-      return JSON.parse(r.stdout) as string[];
-    };
+    const order = (lang: string): string[] => runChildJson<string[]>(code, localeEnv(lang));
     expect(order('sv_SE.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
     expect(order('en_US.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
   }, 30_000);
