@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../engine/checkpoints/hf-folder.ts';
+import { CHECKSUM_KEY, parseSafetensors, readSafetensors } from '../engine/checkpoints/safetensors.ts';
 import { initWeights } from '../engine/model/init.ts';
 import { mlmBlocks } from '../engine/pretrain/mlm-data.ts';
 import { mlmEvalLoss } from '../engine/pretrain/pretrain.ts';
@@ -53,6 +54,14 @@ describe('the shipped default student', () => {
     for (const part of ['## Recipe', '## Data', 'What pretraining buys', '## Reproduce', 'npm run build:default-student'])
       expect(card).toContain(part);
     expect(card).toContain(metrics.ner_ncbi_test_f1.pretrained.toFixed(4));
+  });
+
+  it('carries the checksum of its weights, so a damaged installation is named, not loaded', () => {
+    const file = path.join(DIR, 'model.safetensors');
+    expect(readSafetensors(file).metadata[CHECKSUM_KEY]).toMatch(/^[0-9a-f]{64}$/);
+    const bytes = new Uint8Array(readFileSync(file));
+    bytes[bytes.byteLength - 3] = (bytes[bytes.byteLength - 3] as number) ^ 0x40;
+    expect(() => parseSafetensors(bytes, file)).toThrow(/model\.safetensors.*SHA-256 checksum/s);
   });
 
   it('predicts masked words of unseen biomedical text far better than the same model at random', async () => {
