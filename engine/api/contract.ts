@@ -176,6 +176,12 @@ export interface EngineRequests {
   'train:cancel': (args: { runId: string }) => { isCancelling: boolean };
   /** Continues a cancelled, failed or interrupted run from its checkpoint, or starts it again if it has none (`canRestart`). */
   'train:resume': (args: { runId: string }) => { runId: string };
+  /**
+   * Removes what a stopped run keeps to continue from: its copy of the project's documents and
+   * its checkpoint (`conflict` while it runs). The run stays in the list; it can no longer be
+   * continued. `isDiscarded` is false when it kept nothing (a finished run keeps nothing).
+   */
+  'train:discard': (args: { runId: string }) => { isDiscarded: boolean };
   'train:list-runs': (args: { projectId: number }) => RunInfo[];
   'train:get-metrics': (args: { runId: string }) => RunMetrics;
   /** Distils a teacher into a student on transfer text (a run like train:start). */
@@ -315,6 +321,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'train:start': true,
   'train:cancel': true,
   'train:resume': true,
+  'train:discard': true,
   'train:list-runs': true,
   'train:get-metrics': true,
   'distill:start': true,

@@ -50,6 +50,7 @@ import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
 import { cancelRun, deleteProjectAndRuns, listRunInfos, resumeRun, runMetrics } from './run-launcher.ts';
+import { discardRun } from './run-discard.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
@@ -275,6 +276,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       resumeRun(ctx, a.runId);
       return { runId: a.runId };
     },
+    'train:discard': (a) => ({ isDiscarded: discardRun(ctx, a.runId) }),
     'train:list-runs': (a) => {
       mustProject(read, a.projectId);
       return listRunInfos(ctx, a.projectId);

@@ -252,6 +252,28 @@ describe('training through the API', () => {
     expect(existsSync(join(dir, 'runs', runId))).toBe(false);
   }, 120_000);
 
+  it("discards a stopped run's document snapshot and checkpoint on request, never a running run's", async () => {
+    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === runId);
+    await expect(call('train:discard', { runId })).rejects.toThrow(/^conflict: This run is in progress/);
+    await call('train:cancel', { runId });
+    await next('train:finished', (p) => p.runId === runId);
+    expect(existsSync(join(dir, 'runs', runId, 'out', 'checkpoint'))).toBe(true);
+    events = [];
+    expect(await call('train:discard', { runId })).toEqual({ isDiscarded: true });
+    expect(existsSync(join(dir, 'runs', runId))).toBe(false);
+    const { projectId } = await demo();
+    await next('workspace:changed', (p) => p.what === 'runs' && p.projectId === projectId);
+    expect((await call('train:list-runs', { projectId })).find((r) => r.id === runId)).toMatchObject({
+      status: 'cancelled',
+      canResume: false,
+      canRestart: false,
+    });
+    await expect(call('train:resume', { runId })).rejects.toThrow(/^conflict: This run has nothing left to continue from/);
+    expect(await call('train:discard', { runId })).toEqual({ isDiscarded: false });
+    await expect(call('train:discard', { runId: 'no-such-run' })).rejects.toThrow(/^not-found/);
+  }, 120_000);
+
   it('saves predictions as suggestions and evaluates with click-through errors', async () => {
     // A high learning rate overfits the three annotated demo notes: the model then finds entities.
     const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });

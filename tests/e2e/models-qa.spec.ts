@@ -261,4 +261,31 @@ describe('Train and Distill', () => {
       await expect.poll(status, { timeout: 60_000 }).toBe('cancelled');
     }
   }, 90_000);
+
+  it("discards a stopped run's copy of the documents after a confirmation, by keyboard", async () => {
+    const { page } = app;
+    const [project] = await apiCall(app.server, 'projects:list', {});
+    const runOf = async () =>
+      (await apiCall(app.server, 'train:list-runs', { projectId: project!.id })).find((r) => r.name === 'Background run');
+    const before = await runOf();
+    expect(before?.status).toBe('cancelled');
+    expect(before!.canResume || before!.canRestart).toBe(true);
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('run-item').filter({ hasText: 'Background run' }).click();
+    await page.getByTestId('discard-run').click();
+    expect((await page.getByTestId('discard-run-note').textContent())!.replace(/\s+/g, ' ')).toContain(
+      'This run keeps a copy of the documents it trained on',
+    );
+    await page.getByRole('button', { name: 'Keep', exact: true }).click();
+    expect(await page.getByTestId('discard-run-note').count()).toBe(0);
+    expect((await runOf())!.canResume || (await runOf())!.canRestart).toBe(true);
+    await page.getByTestId('discard-run').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('discard-run-confirm');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('run-nothing-kept').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-title');
+    for (const gone of ['discard-run', 'resume-run', 'restart-run']) expect(await page.getByTestId(gone).count()).toBe(0);
+    expect(await runOf()).toMatchObject({ status: 'cancelled', canResume: false, canRestart: false });
+  }, 60_000);
 });

@@ -134,6 +134,11 @@ class Runs {
     await this.select(runId);
   }
 
+  /** Removes a stopped run's copy of the documents and its checkpoint (it cannot continue after). */
+  async discard(runId: string): Promise<void> {
+    await this.#act(() => call('train:discard', { runId }));
+  }
+
   async #launch(start: () => Promise<{ runId: string }>): Promise<string | null> {
     this.actionError = null;
     try {
