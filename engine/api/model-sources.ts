@@ -3,7 +3,7 @@
 // model id, and registering a finished run's output folder as a library model with lineage.
 import { DEFAULT_VOCAB_NAME, defaultVocabFile } from '../text/default-vocab.ts';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { PRESETS } from '../model/config.ts';
@@ -30,6 +30,7 @@ import {
   shippedFolder,
   shippedFolders,
 } from './shipped-models.ts';
+import { recordTrainingFingerprints } from './transfer-check.ts';
 
 const PRESET_NOTES: Record<string, string> = {
   'small-2L-128': 'very small and fast; good for trying things out',
@@ -163,8 +164,13 @@ export interface TrainedModel {
   phiStatus?: PhiStatus;
 }
 
-/** Moves a finished run's folder into models/<id>/ and registers it with its lineage. */
+/**
+ * Moves a finished run's folder into models/<id>/ and registers it with its lineage. The
+ * fingerprints of the run's documents (its snapshot beside `outDir`) go with it: see
+ * recordTrainingFingerprints.
+ */
 export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Promise<Model> {
+  recordTrainingFingerprints(dirname(t.outDir), t.outDir);
   const id = crypto.randomUUID();
   const relDir = `models/${id}`;
   const target = join(ctx.dataDir, 'models', id);

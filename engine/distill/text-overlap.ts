@@ -88,21 +88,50 @@ export interface PrivateFingerprints {
   containedIn(texts: Iterable<string>, share: number): number;
 }
 
-export function privateFingerprints(texts: Iterable<string>): PrivateFingerprints {
+/**
+ * The fingerprints of documents as plain numbers (no text), for a file beside a model trained on
+ * them (fingerprint-file.ts): whole-text hashes, then each document's count of fingerprint runs
+ * and those runs' hashes, document after document.
+ */
+export interface FingerprintSet {
+  wholes: Float64Array;
+  counts: Uint32Array;
+  runs: Float64Array;
+}
+
+/** The fingerprints of `texts` (see FingerprintSet). */
+export function fingerprintSet(texts: Iterable<string>): FingerprintSet {
+  const wholes: number[] = [];
+  const counts: number[] = [];
+  const runs: number[] = [];
+  for (const t of texts) {
+    const whole = wholeHash(t);
+    if (whole !== undefined) wholes.push(whole);
+    const own = [...new Set(runHashes(words(t)))];
+    for (const r of own) runs.push(r);
+    counts.push(own.length);
+  }
+  return { wholes: Float64Array.from(wholes), counts: Uint32Array.from(counts), runs: Float64Array.from(runs) };
+}
+
+/** Fingerprints of `texts` and of documents known only by their fingerprints (`recorded`). */
+export function privateFingerprints(texts: Iterable<string>, recorded: readonly FingerprintSet[] = []): PrivateFingerprints {
   const wholes: number[] = [];
   const runs: number[] = [];
   const owners: number[] = [];
   const sampled: number[] = [];
-  for (const t of texts) {
-    const whole = wholeHash(t);
-    if (whole !== undefined) wholes.push(whole);
-    const doc = sampled.length;
-    const own = [...new Set(runHashes(words(t)))];
-    for (const r of own) {
-      runs.push(r);
-      owners.push(doc);
+  for (const set of [fingerprintSet(texts), ...recorded]) {
+    for (const w of set.wholes) wholes.push(w); // not push(...): a large set overflows the stack
+    let at = 0;
+    for (const n of set.counts) {
+      const doc = sampled.length;
+      for (let i = at; i < at + n; i++) {
+        runs.push(set.runs[i]!);
+        owners.push(doc);
+      }
+      at += n;
+      sampled.push(n);
     }
-    sampled.push(own.length);
   }
   const wholeSet = Float64Array.from(wholes).sort();
   const order = Uint32Array.from(runs.keys()).sort((i, j) => runs[i]! - runs[j]!);

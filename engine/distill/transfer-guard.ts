@@ -3,13 +3,15 @@
 // content, the teacher's recorded training, dev or test data (its metrics.json `data`), the
 // run's own private labelled set, or a text the caller names as private by its sha256 (for
 // example the workspace's documents marked as containing PHI), or a file that repeats the text of
-// such documents in any layout (`privateTexts`: their texts; see text-overlap.ts).
+// such documents in any layout (`privateTexts`: their texts, and the fingerprints recorded beside
+// a teacher the workbench trained: fingerprint-file.ts; see text-overlap.ts).
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
+import { readFingerprintFile } from './fingerprint-file.ts';
 import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */
@@ -130,6 +132,8 @@ export function checkTransferNotPrivate(
     }
   }
   for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
+  // Read before any transfer file: a damaged record fails the check at once.
+  const recorded = readFingerprintFile(opts.teacher);
   let fingerprints: PrivateFingerprints | undefined;
   for (const root of transfer) {
     // A folder walk skips links inside it; a link given as the root is followed (see text-files).
@@ -140,8 +144,8 @@ export function checkTransferNotPrivate(
       if (what !== undefined) {
         throw new Error(`${f}: this transfer file is ${what} (same ${byPath !== undefined ? 'file' : 'content'}); transfer text must hold no private data: remove it from --transfer`);
       }
-      if (opts.privateTexts === undefined) continue;
-      fingerprints ??= privateFingerprints(opts.privateTexts);
+      if (opts.privateTexts === undefined && recorded === undefined) continue;
+      fingerprints ??= privateFingerprints(opts.privateTexts ?? [], recorded ? [recorded] : []);
       if (repeatsPrivateText(f, fingerprints)) {
         throw new Error(`${f}: this transfer file repeats the text of private documents (in another layout or among other text); transfer text must hold no private data: remove it from --transfer`);
       }

@@ -1,0 +1,68 @@
+// The fingerprints written beside a model find the same private documents as their texts do, in
+// a file of about 2 bytes per word; a damaged file is refused, naming it, never read as empty.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPubtator } from '../formats/pubtator.ts';
+import { makeFifo } from '../io/test-helpers.ts';
+import { FINGERPRINT_FILE, readFingerprintFile, writeFingerprintFile } from './fingerprint-file.ts';
+import { privateFingerprints } from './text-overlap.ts';
+
+const NCBI = path.resolve(import.meta.dirname, '../../../shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt');
+const notes = importPubtator(readFileSync(NCBI, 'utf8'), NCBI).documents.map((d) => d.text);
+const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-fingerprint-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the fingerprint file', () => {
+  it('finds what the texts find, and holds about 2 bytes per word', () => {
+    const size = writeFingerprintFile(dir, notes);
+    expect(readFileSync(path.join(dir, FINGERPRINT_FILE)).length).toBe(size);
+    const words = notes.join(' ').split(/\s+/).length;
+    expect(size / words).toBeGreaterThan(1);
+    expect(size / words).toBeLessThan(3);
+    const fromFile = privateFingerprints([], [readFingerprintFile(dir)!]);
+    const fromTexts = privateFingerprints(notes);
+    const rewrapped = notes.slice(0, 5).map((n) => n.toUpperCase().replace(/(.{40,60}) /g, '$1\n'));
+    for (const fp of [fromFile, fromTexts]) {
+      expect(fp.containedIn(rewrapped, 0.6)).toBe(5);
+      expect(fp.isWhole(notes[9]!.toLowerCase())).toBe(true);
+      expect(fp.containedIn(['The river runs past the old mill and into the sea on a grey morning in May.'], 0.6)).toBe(0);
+    }
+    // Texts and a recorded set together: documents of both are found.
+    expect(privateFingerprints(['A note written today about the ward round and the new rota for nurses.'], [readFingerprintFile(dir)!]).containedIn([notes[1]!], 0.6)).toBe(1);
+  });
+
+  it('is absent without a file; refuses one that is damaged, cut short or not a file', () => {
+    expect(readFingerprintFile(path.join(dir, 'none'))).toBeUndefined();
+    const good = readFileSync(path.join(dir, FINGERPRINT_FILE));
+    const variant = (name: string, bytes: Buffer | string): string => {
+      const d = path.join(dir, name);
+      mkdirSync(d);
+      writeFileSync(path.join(d, FINGERPRINT_FILE), bytes);
+      return d;
+    };
+    const message = (d: string): string => {
+      try {
+        readFingerprintFile(d);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const cut = variant('cut', good.subarray(0, good.length - 8));
+    expect(message(cut)).toBe(`${path.join(cut, FINGERPRINT_FILE)}: is cut short or damaged (${good.length - 8} bytes); it lists the fingerprints of the teacher's private training documents, which the transfer check needs. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again`);
+    expect(message(variant('text', 'not fingerprints'))).toMatch(/: is not a Benchtop fingerprint file;/);
+    expect(message(variant('empty', ''))).toMatch(/: is not a Benchtop fingerprint file;/);
+    const counts = Buffer.from(good);
+    counts.writeUInt32LE(counts.readUInt32LE(20) + 1, 20);
+    expect(message(variant('counts', counts))).toMatch(/: is damaged \(its counts do not add up\)/);
+    const nan = Buffer.from(good);
+    nan.writeDoubleLE(Number.NaN, good.length - 8);
+    expect(message(variant('nan', nan))).toMatch(/: is damaged \(a hash is not a whole number\)/);
+    const fifo = path.join(dir, 'fifo');
+    mkdirSync(fifo);
+    makeFifo(path.join(fifo, FINGERPRINT_FILE));
+    expect(message(fifo)).toMatch(/: is not a file;/);
+  });
+});

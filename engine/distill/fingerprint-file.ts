@@ -1,0 +1,62 @@
+// The word fingerprints of a model's private training documents (text-overlap.ts: hashes of all
+// their words and of sampled 8-word runs, never text), kept in a file beside a model the
+// workbench trained, so that `benchtop distill` from that folder recognises a re-formatted copy
+// of those documents as private transfer text: the folder records its data only as one hash.
+// The file is for the folder inside Benchtop's data folder, which holds the documents anyway:
+// someone holding a guess of a note could test it against the hashes, so exports and imports
+// (model-files.ts lists what they copy) and distilled students never carry it.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../io/atomic.ts';
+import { type FingerprintSet, fingerprintSet } from './text-overlap.ts';
+
+export const FINGERPRINT_FILE = 'private-fingerprints.bin';
+const MAGIC = 'BTFPRNT1';
+/** Magic, then three uint32 counts: documents, whole hashes, runs. */
+const HEADER = 8 + 12;
+
+/** Writes the fingerprints of `texts` into `dir` (atomically); returns the file's size in bytes. */
+export function writeFingerprintFile(dir: string, texts: Iterable<string>): number {
+  const set = fingerprintSet(texts);
+  const size = HEADER + 4 * set.counts.length + 8 * (set.wholes.length + set.runs.length);
+  const bytes = Buffer.alloc(size);
+  bytes.write(MAGIC, 0, 'latin1');
+  bytes.writeUInt32LE(set.counts.length, 8);
+  bytes.writeUInt32LE(set.wholes.length, 12);
+  bytes.writeUInt32LE(set.runs.length, 16);
+  let at = HEADER;
+  for (const n of set.counts) at = bytes.writeUInt32LE(n, at);
+  for (const h of [...set.wholes, ...set.runs]) at = bytes.writeDoubleLE(h, at);
+  writeFileAtomic(path.join(dir, FINGERPRINT_FILE), bytes);
+  return size;
+}
+
+/**
+ * The fingerprints recorded beside the model in `dir`, or undefined when it has none. A file
+ * that is not one (damaged, cut short) is an error: ignoring it would let private text through.
+ */
+export function readFingerprintFile(dir: string): FingerprintSet | undefined {
+  const file = path.join(dir, FINGERPRINT_FILE);
+  if (!existsSync(file)) return undefined;
+  const damaged = (why: string): Error =>
+    new Error(`${file}: ${why}; it lists the fingerprints of the teacher's private training documents, which the transfer check needs. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again`);
+  if (!statSync(file).isFile()) throw damaged('is not a file');
+  const bytes = readFileSync(file);
+  if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('is not a Benchtop fingerprint file');
+  const docs = bytes.readUInt32LE(8);
+  const wholes = bytes.readUInt32LE(12);
+  const runs = bytes.readUInt32LE(16);
+  if (bytes.length !== HEADER + 4 * docs + 8 * (wholes + runs)) throw damaged(`is cut short or damaged (${bytes.length} bytes)`);
+  const counts = new Uint32Array(docs);
+  let at = HEADER;
+  for (let i = 0; i < docs; i++, at += 4) counts[i] = bytes.readUInt32LE(at);
+  if (counts.reduce((a, b) => a + b, 0) !== runs) throw damaged('is damaged (its counts do not add up)');
+  const read = (n: number): Float64Array => {
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++, at += 8) out[i] = bytes.readDoubleLE(at);
+    return out;
+  };
+  const set = { counts, wholes: read(wholes), runs: read(runs) };
+  if ([...set.wholes, ...set.runs].some((h) => !Number.isInteger(h) || h < 0)) throw damaged('is damaged (a hash is not a whole number)');
+  return set;
+}
