@@ -10,7 +10,7 @@ import { toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import type { Batch } from '../train/trainer.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
-import { argmaxRow, inferBatched, softmaxRow, type Encoded } from './batching.ts';
+import { argmaxRow, CancelledError, inferBatched, softmaxRow, type Encoded } from './batching.ts';
 import type { ReInput } from './data-load.ts';
 import type { TaskContext } from './events.ts';
 import { splitIndices } from './ner-task.ts';
@@ -170,14 +170,10 @@ export function reTrainingSet(
   };
 }
 
-/** Encodes labelled examples; a label the model lacks is an error naming the file line. */
-export function encodeReExamples(
-  examples: readonly ReExample[],
-  m: ReModelView,
-  source: string,
-): Encoded[] {
+/** The encoder of labelled examples; a label the model lacks is an error naming the file line. */
+function labelledEncoder(m: ReModelView, source: string): (e: ReExample) => Encoded {
   const index = new Map(m.labels.map((l, i) => [l, i] as const));
-  return examples.map((e) => {
+  return (e) => {
     const label = index.get(e.label ?? m.negativeLabel);
     if (label === undefined) {
       throw new Error(
@@ -185,7 +181,62 @@ export function encodeReExamples(
       );
     }
     return { ids: encodeRe(m.tokenizer, e.text, m.maxLength), labels: label };
-  });
+  };
+}
+
+/** Encodes labelled examples; a label the model lacks is an error naming the file line. */
+export function encodeReExamples(
+  examples: readonly ReExample[],
+  m: ReModelView,
+  source: string,
+): Encoded[] {
+  return examples.map(labelledEncoder(m, source));
+}
+
+/** How long encoding runs between two looks at the event loop (a Ctrl-C handler waits on it). */
+const YIELD_MS = 50;
+
+/**
+ * `encode` over examples, stopping with CancelledError as soon as `ctx` is cancelled: a note
+ * without sentence breaks gives thousands of pairs, each tokenized whole, which took minutes
+ * that Cancel could not interrupt.
+ */
+export async function encodeCancellable<T>(
+  examples: readonly ReExample[],
+  encode: (e: ReExample) => T,
+  ctx?: TaskContext,
+): Promise<T[]> {
+  const out: T[] = [];
+  let free = performance.now();
+  for (const e of examples) {
+    if (ctx?.isCancelled()) throw new CancelledError();
+    out.push(encode(e));
+    if (ctx && performance.now() - free > YIELD_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      free = performance.now();
+    }
+  }
+  return out;
+}
+
+/**
+ * Training inputs and the dev evaluator (see reEvaluator) of a training set, or undefined when
+ * `ctx` is cancelled while they are encoded (training stops as it does between steps).
+ */
+export async function encodeReTraining(
+  set: Pick<ReTrainingSet, 'train' | 'dev'>,
+  m: ReModelView,
+  opts: { source: string; batchSize: number },
+  ctx: TaskContext,
+): Promise<{ train: Encoded[]; evaluate?: Awaited<ReturnType<typeof reEvaluator>> } | undefined> {
+  try {
+    const train = await encodeCancellable(set.train, labelledEncoder(m, opts.source), ctx);
+    if (!set.dev || set.dev.length === 0) return { train };
+    return { train, evaluate: await reEvaluator(set.dev, m, opts.batchSize, ctx) };
+  } catch (err) {
+    if (err instanceof CancelledError) return undefined;
+    throw err;
+  }
 }
 
 /** Predicted label and class probabilities per example. */
@@ -198,8 +249,9 @@ export async function classifyExamples(
 ): Promise<{ labels: string[]; probs: Float32Array[] }> {
   const L = m.labels.length;
   const total = examples.length;
+  const inputs = opts.inputs ?? (await encodeCancellable(examples, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx));
   const logits = await inferBatched(
-    opts.inputs ?? examples.map((e) => encodeRe(m.tokenizer, e.text, m.maxLength)),
+    inputs,
     predict,
     {
       batchSize: opts.batchSize,
@@ -240,13 +292,14 @@ export function scoreExamples(
   });
 }
 
-/** The dev evaluator: micro F1 over the positive classes. */
-export function reEvaluator(
+/** The dev evaluator: micro F1 over the positive classes (dev encoded now, cancellable by `ctx`). */
+export async function reEvaluator(
   dev: readonly ReExample[],
   m: ReModelView,
   batchSize: number,
-): (predict: Predict) => Promise<{ f1: number; metrics: MetricsJson }> {
-  const inputs = dev.map((e) => encodeRe(m.tokenizer, e.text, m.maxLength));
+  ctx?: TaskContext,
+): Promise<(predict: Predict) => Promise<{ f1: number; metrics: MetricsJson }>> {
+  const inputs = await encodeCancellable(dev, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx);
   return async (predict) => {
     const { labels, probs } = await classifyExamples(dev, m, predict, { batchSize, inputs });
     const ev = scoreExamples(dev, labels, probs, m);

@@ -31,8 +31,7 @@ import { encodeNerTraining, evaluateEntities, predictEntities } from './ner-task
 import { prepareModel, shareName, withTaskMeta, type TaskMeta } from './model-setup.ts';
 import {
   classifyExamples,
-  encodeReExamples,
-  reEvaluator,
+  encodeReTraining,
   reExamples,
   reTrainingSet,
   scoreExamples,
@@ -271,10 +270,12 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       negativeLabel: set.negativeLabel,
       entityPairs: set.entityPairs,
     };
-    trainEx = encodeReExamples(set.train, reView, data.name);
     if (dv) note(reGoldIssues(dv, set.dev ?? [], reView, devName, { labels: false }));
     if (tePart) note(reGoldIssues(tePart.input, reExamples(tePart.input, set.entityPairs, set.negativeLabel), reView, args.test as string));
-    evaluate = set.dev && set.dev.length > 0 ? reEvaluator(set.dev, reView, batchSize) : undefined;
+    // Encoding thousands of candidate pairs takes a while: Cancel stops it as it stops a step.
+    const enc = await encodeReTraining(set, reView, { source: data.name, batchSize }, ctx);
+    if (!enc) return { status: 'cancelled', out, ...(hasCheckpoint(ckpt) && { checkpointDir: ckpt }) };
+    ({ train: trainEx, evaluate } = enc);
     counts = { train_examples: set.train.length, dev_examples: set.dev?.length ?? 0 };
     for (const l of labels)
       counts[`train_${l}`] = set.train.filter((e) => (e.label ?? set.negativeLabel) === l).length;
