@@ -7,6 +7,7 @@ import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import type { DataSource, ReInput, SourceFile } from './data-load.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { sharedPairRelations, type ReExample } from './re-data.ts';
+import { distantPairIssues } from './re-task.ts';
 
 /**
  * Why `name` gave no document, in one message: its first problem, or that it holds nothing in a
@@ -92,6 +93,7 @@ export function reGoldIssues(
     const pairs = examples.flatMap((e) => (e.pair ? [e.pair] : []));
     const note = unscoredRelationsNote(input.documents, pairs, m.entityPairs);
     if (note !== undefined) issues.push({ severity: 'warning', file, message: note });
+    issues.push(...distantPairIssues(input.documents, m.entityPairs, () => file, { gold: true }));
     const shared = sharedPairRelations(input.documents);
     if (shared > 0)
       issues.push({ severity: 'warning', file, message: `${shared} annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they are not scored` });

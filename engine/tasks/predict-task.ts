@@ -27,6 +27,7 @@ import { evaluateEntities, predictEntities, type NerModelView } from './ner-task
 import { guessNegativeLabel, maskType, type ReExample } from './re-data.ts';
 import {
   classifyExamples,
+  distantPairIssues,
   predictRelations,
   reExamples,
   scoreExamples,
@@ -291,6 +292,10 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     words = pred.words;
     out = docs.map((d, i) => ({ ...d, entities: pred.entities[i] ?? [], relations: [] }));
     if (re && rePredictor) {
+      // Pairs too far apart to be looked at are named, per document (predicted entities).
+      const far = distantPairIssues(out, re.view.entityPairs, (i) => loaded.sources?.[i] ?? `document ${out[i]?.id ?? i}`);
+      issues.push(...far);
+      emitAll(far, ctx);
       const r = await predictRelations(
         out,
         pred.entities,

@@ -1,20 +1,34 @@
 // Candidate pairs of relation extraction at scale: a note without sentence breaks (a list of
-// hundreds of entities on one line) makes thousands of candidate pairs, and encoding them all
-// ran before Cancel was looked at. Encoding now stops at a cancel, within a bounded time.
+// hundreds of entities on one line) used to make every pair of its entities, copy the whole
+// sentence into each, and encode them all before Cancel was looked at. Pairs with more than
+// MAX_ENTITIES_BETWEEN entities between them are left out and named (with the gold relations
+// they would have carried), texts are masked when read, and encoding stops at a cancel. On the
+// shared corpora nothing changes: the candidates and their encodings hash as before.
 
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
+import { unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import { CancelledError } from './batching.ts';
+import { loadDocuments } from './data-load.ts';
 import type { TaskContext } from './events.ts';
 import { evaluate } from './predict-task.ts';
-import { documentCandidates } from './re-data.ts';
-import { classifyExamples, predictRelations, type ReModelView } from './re-task.ts';
-import { bertTokenizer, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
+import {
+  distantPairs,
+  documentCandidates,
+  encodeRe,
+  MAX_ENTITIES_BETWEEN,
+  pairsFromDocuments,
+} from './re-data.ts';
+import { classifyExamples, predictRelations, reTrainingSet, type ReModelView } from './re-task.ts';
+import { bertTokenizer, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
 import { train } from './train-task.ts';
 
 afterAll(removeTempDirs);
+
+const CDR = path.join(DATA, 'documents', 'pubtator-bc5cdr');
 
 /** One "sentence" listing `n` entities, Chemical and Disease in turn (a pasted medication list). */
 function listDocument(n: number, id = 'list'): Document {
@@ -53,6 +67,73 @@ function cancelAfter(ms: number): TaskContext & { at: () => number } {
   };
 }
 
+describe('candidate pairs of a sentence with many entities', () => {
+  it('leaves out pairs with more than MAX_ENTITIES_BETWEEN entities between them, and lists them', () => {
+    const doc = listDocument(120);
+    const cands = documentCandidates([doc], PAIRS, 'false', { withGold: false });
+    const far = distantPairs([doc], PAIRS);
+    const index = (id: string): number => Number(id.slice(1));
+    const gap = (p: { arg1: string; arg2: string }): number => Math.abs(index(p.arg1) - index(p.arg2)) - 1;
+    // Every chemical–disease pair is either a candidate or listed as left out, never both.
+    expect(cands.length + far.length).toBe(60 * 60);
+    expect(cands.every((c) => gap(c.pair!) <= MAX_ENTITIES_BETWEEN)).toBe(true);
+    expect(far.every((p) => gap(p) > MAX_ENTITIES_BETWEEN)).toBe(true);
+    expect(far[0]).toEqual({ doc: 0, arg1: 'T0', arg2: 'T53' });
+    // arg1 is the chemical (the model's type pair), whichever comes first in the text.
+    expect(cands.every((c) => index(c.pair!.arg1) % 2 === 0)).toBe(true);
+  });
+
+  it('masks a candidate when its text is read, and a spread example keeps its text', () => {
+    const doc = listDocument(4);
+    const [c] = documentCandidates([doc], PAIRS, 'false', { withGold: true });
+    expect(c?.text).toBe('Medications: @CHEMICAL$ 10 mg, @DISEASE$ 10 mg, metformin 10 mg, diabetes 10 mg, end.');
+    expect({ ...c }).toEqual({ pair: { doc: 0, arg1: 'T0', arg2: 'T1' }, label: 'false', text: c?.text });
+  });
+
+  it('names the left-out pairs and the relations only they carry, for training and for scoring', () => {
+    const doc = listDocument(120);
+    // T0–T1 is near, T0–T101 is 100 entities apart: the second cannot be reached.
+    doc.relations = [
+      { id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' },
+      { id: 'R2', type: 'CID', arg1: 'T0', arg2: 'T101' },
+    ];
+    const set = reTrainingSet({ kind: 'documents', documents: [doc], issues: [], files: [] }, undefined, { seed: 1, source: 'list.txt' });
+    const messages = set.issues.map((i) => `${i.file}: ${i.message}`);
+    expect(messages).toContain(
+      'list.txt: 1 of 2 annotated relations cannot be learned from: the model only looks at pairs of entities within one sentence that do not overlap, and their two entities are not',
+    );
+    expect(messages).toContain(
+      `list.txt: document list: ${60 * 60 - set.train.length - (set.dev?.length ?? 0)} entity pairs were left out: more than 50 other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for, and 1 annotated relation links such a pair`,
+    );
+    // Scoring counts it among the relations no candidate pair reaches, in that warning's words.
+    const cands = documentCandidates([doc], PAIRS, 'false', { withGold: true });
+    expect(unscoredRelationsNote([doc], cands.map((c) => c.pair!), PAIRS)).toMatch(/^1 of 2 annotated relations are not scored/);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('candidate pairs of the shared corpora', () => {
+  it('BC5CDR: no pair is left out, and candidates and encodings are bit-identical to before', async () => {
+    for (const f of ['CDR_TrainingSet.PubTator.txt', 'CDR_DevelopmentSet.PubTator.txt']) {
+      const { documents } = await loadDocuments(path.join(CDR, f));
+      expect(distantPairs(documents, pairsFromDocuments(documents))).toEqual([]);
+    }
+    const { documents } = await loadDocuments(path.join(CDR, 'CDR_DevelopmentSet.PubTator.txt'));
+    const docs = documents.slice(0, 150);
+    const cands = documentCandidates(docs, pairsFromDocuments(docs), 'false', { withGold: true });
+    // Hashes taken with the code before lazy masking and the distance bound.
+    const hashes = [128, 32].map((len) => {
+      const h = createHash('sha256');
+      for (const e of cands) h.update(JSON.stringify([e.pair, e.label, e.text, encodeRe(bertTokenizer(), e.text, len)]));
+      return h.digest('hex');
+    });
+    expect(cands).toHaveLength(1528);
+    expect(hashes).toEqual([
+      'bd41a5b82cbbbfb78e3faf1545217587c6733ddbfb14f4abf6c71b7a2d3be38b',
+      '9ea4c650420d41a15f7a341c7d40f8debabaaa9928dce4dfc540d3abbaf29b96',
+    ]);
+  }, 30_000);
+});
+
 describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encoded', () => {
   const view = (): ReModelView => ({
     labels: ['false', 'CID'],
@@ -61,7 +142,7 @@ describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encode
     negativeLabel: 'false',
     entityPairs: PAIRS,
   });
-  // 400 entities: 40,000 candidate pairs, tens of seconds of encoding on one core.
+  // 400 entities: about 9,700 candidate pairs, several seconds of encoding on one core.
   const big = listDocument(400);
   const never = (): Promise<never> => Promise.reject(new Error('the model should not run'));
 
@@ -89,6 +170,22 @@ describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encode
       model = randomTaskModel(path.join(dir, 're'), { task: 're', maxLength: 128, negativeLabel: 'false', entityPairs: PAIRS }, ['false', 'CID']);
     });
     const gold = (): Document => ({ ...big, relations: [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }] });
+
+    it('evaluate names the left-out pairs and counts their relation among those not scored', async () => {
+      const doc = listDocument(70, 'notes/list-1');
+      doc.relations = [
+        { id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' },
+        { id: 'R2', type: 'CID', arg1: 'T2', arg2: 'T65' },
+      ];
+      const r = await evaluate({ task: 're', model, documents: [doc], batchSize: 64 });
+      const far = distantPairs([doc], PAIRS).length;
+      expect(far).toBeGreaterThan(0);
+      expect(r.items).toBe(35 * 35 - far);
+      expect(r.issues.map((i) => `${i.file}: ${i.message}`)).toEqual([
+        'documents: 1 of 2 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)',
+        `documents: document notes/list-1: ${far} entity pairs were left out: more than 50 other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for, and 1 annotated relation links such a pair`,
+      ]);
+    }, 30_000);
 
     it('evaluate stops with CancelledError, as at a batch', async () => {
       const ctx = cancelAfter(200);

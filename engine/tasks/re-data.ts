@@ -4,6 +4,9 @@
 // builds candidate pairs from annotated documents: entity pairs within one sentence whose types
 // match the pairs seen in training; gold relations give the label, others the negative label.
 // NOTE: the mask is symmetric, so one candidate per unordered pair; arg1 follows the type pair.
+// Pairs grow with the square of the entities in a sentence: a pair whose two entities have more
+// than MAX_ENTITIES_BETWEEN others between them is left out (`distantPairs` lists them), and a
+// candidate's masked sentence is built only when read (a 400-entity line made 300 MB of copies).
 
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
@@ -38,6 +41,14 @@ const NEGATIVES = [
 const MARKER_RE = /@([A-Z0-9_]+)\$/g;
 const MARKER_ONE = /@[A-Z0-9_]+\$/;
 const HEADER_NAMES = new Set(['sentence', 'label', 'index', 'id']);
+
+/**
+ * The most other entity mentions (of any type) between the two entities of a candidate pair.
+ * Annotated sentences have far fewer (BC5CDR: at most 16 entities in a sentence); a list or a
+ * table without sentence breaks (300 medications on one line) would otherwise make tens of
+ * thousands of pairs, nearly all between unrelated items.
+ */
+export const MAX_ENTITIES_BETWEEN = 50;
 
 /** The mask type of an entity type: `Disease` → `DISEASE`, `gene product` → `GENE_PRODUCT`. */
 export function maskType(type: string): string {
@@ -201,12 +212,17 @@ export function sharedPairRelations(docs: readonly Document[]): number {
   return n;
 }
 
+interface SentencePair {
+  a: Entity;
+  b: Entity;
+  start: number;
+  end: number;
+  /** More than MAX_ENTITIES_BETWEEN entities lie between a and b. */
+  far: boolean;
+}
+
 /** Non-overlapping entity pairs (text order) inside each sentence of a document. */
-function sentencePairs(
-  doc: Document,
-  entities: readonly Entity[],
-): { a: Entity; b: Entity; start: number; end: number }[] {
-  const out: { a: Entity; b: Entity; start: number; end: number }[] = [];
+function* sentencePairs(doc: Document, entities: readonly Entity[]): Generator<SentencePair> {
   const sorted = entities
     .filter((e) => e.spans.length > 0)
     .sort((x, y) => bounds(x)[0] - bounds(y)[0]);
@@ -222,11 +238,10 @@ function sentencePairs(
         const a = inside[i] as Entity;
         const b = inside[j] as Entity;
         if (bounds(b)[0] < bounds(a)[1]) continue; // overlapping mentions cannot both be masked
-        out.push({ a, b, start: s.start, end: s.end });
+        yield { a, b, start: s.start, end: s.end, far: j - i - 1 > MAX_ENTITIES_BETWEEN };
       }
     }
   }
-  return out;
 }
 
 /** Type pairs (mask types, relation direction) of the gold relations found within sentences. */
@@ -234,8 +249,8 @@ export function pairsFromDocuments(docs: readonly Document[]): [string, string][
   const seen = new Map<string, [string, string]>();
   for (const doc of docs) {
     const rel = relationIndex(doc);
-    for (const { a, b } of sentencePairs(doc, doc.entities)) {
-      const r = rel(a, b);
+    for (const { a, b, far } of sentencePairs(doc, doc.entities)) {
+      const r = far ? undefined : rel(a, b);
       if (!r) continue;
       const forward = r.byConcept ? (a.normIds ?? []).includes(r.arg1) : r.arg1 === a.id;
       const [x, y] = forward ? [a, b] : [b, a];
@@ -245,13 +260,21 @@ export function pairsFromDocuments(docs: readonly Document[]): [string, string][
   return [...seen.values()].sort((x, y) => x.join('\t').localeCompare(y.join('\t'), 'en'));
 }
 
+/** The (arg1, arg2) order of a pair of entities by the allowed mask-type pairs, or undefined. */
+function ordered(allowed: ReadonlySet<string>, a: Entity, b: Entity): [Entity, Entity] | undefined {
+  const ta = maskType(a.type);
+  const tb = maskType(b.type);
+  return allowed.has(`${ta}\t${tb}`) ? [a, b] : allowed.has(`${tb}\t${ta}`) ? [b, a] : undefined;
+}
+
 /**
  * Candidate examples of a document: sentence-internal pairs whose types match `pairs` (either
- * order), labelled with the gold relation type or `negative` when `withGold`.
+ * order) and with at most MAX_ENTITIES_BETWEEN entities between them, labelled with the gold
+ * relation type or `negative` when `withGold`. `text` is masked when read, not stored.
  */
 export function documentCandidates(
   docs: readonly Document[],
-  pairs: readonly [string, string][],
+  pairs: readonly (readonly [string, string])[],
   negative: string,
   opts: { withGold: boolean; entities?: (doc: Document) => readonly Entity[] },
 ): ReExample[] {
@@ -259,21 +282,38 @@ export function documentCandidates(
   const out: ReExample[] = [];
   docs.forEach((doc, d) => {
     const rel = relationIndex(doc);
-    for (const { a, b, start, end } of sentencePairs(doc, opts.entities?.(doc) ?? doc.entities)) {
-      const ta = maskType(a.type);
-      const tb = maskType(b.type);
-      const [x, y] = allowed.has(`${ta}\t${tb}`)
-        ? [a, b]
-        : allowed.has(`${tb}\t${ta}`)
-          ? [b, a]
-          : [undefined, undefined];
-      if (!x || !y) continue;
-      const ex: ReExample = {
-        text: maskPair(doc.text, start, end, x, y),
-        pair: { doc: d, arg1: x.id, arg2: y.id },
-      };
+    for (const { a, b, start, end, far } of sentencePairs(doc, opts.entities?.(doc) ?? doc.entities)) {
+      const xy = far ? undefined : ordered(allowed, a, b);
+      if (!xy) continue;
+      const [x, y] = xy;
+      const ex = { pair: { doc: d, arg1: x.id, arg2: y.id } } as ReExample;
+      // A getter, enumerable so that spreading an example copies the text.
+      Object.defineProperty(ex, 'text', {
+        enumerable: true,
+        get: () => maskPair(doc.text, start, end, x, y),
+      });
       if (opts.withGold) ex.label = rel(a, b)?.type ?? negative;
       out.push(ex);
+    }
+  });
+  return out;
+}
+
+/**
+ * Pairs of the allowed types that `documentCandidates` leaves out because more than
+ * MAX_ENTITIES_BETWEEN entities lie between their two entities (arg1/arg2 as a candidate's).
+ */
+export function distantPairs(
+  docs: readonly Document[],
+  pairs: readonly (readonly [string, string])[],
+  entities?: (doc: Document) => readonly Entity[],
+): { doc: number; arg1: string; arg2: string }[] {
+  const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
+  const out: { doc: number; arg1: string; arg2: string }[] = [];
+  docs.forEach((doc, d) => {
+    for (const { a, b, far } of sentencePairs(doc, entities?.(doc) ?? doc.entities)) {
+      const xy = far ? ordered(allowed, a, b) : undefined;
+      if (xy) out.push({ doc: d, arg1: xy[0].id, arg2: xy[1].id });
     }
   });
   return out;

@@ -15,8 +15,10 @@ import type { ReInput } from './data-load.ts';
 import type { TaskContext } from './events.ts';
 import { splitIndices } from './ner-task.ts';
 import {
+  distantPairs,
   documentCandidates,
   encodeRe,
+  MAX_ENTITIES_BETWEEN,
   guessNegativeLabel,
   pairsFromDocuments,
   pairsFromExamples,
@@ -34,6 +36,43 @@ export interface ReModelView {
 }
 
 type Predict = (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
+
+/**
+ * Warnings, one per document, on the entity pairs of the related types that candidate pairing
+ * leaves out because more than MAX_ENTITIES_BETWEEN entities lie between their two (text without
+ * sentence breaks); with `gold`, how many annotated relations only such a pair would reach (they
+ * are also counted in the "no candidate pair reaches" warning). Ids and counts only, no text.
+ */
+export function distantPairIssues(
+  docs: readonly Document[],
+  pairs: readonly (readonly [string, string])[],
+  fileOf: (d: number) => string,
+  opts: { gold?: boolean; entities?: (doc: Document) => readonly Entity[] } = {},
+): FormatIssue[] {
+  const far = new Map<number, { doc: number; arg1: string; arg2: string }[]>();
+  for (const p of distantPairs(docs, pairs, opts.entities)) {
+    const list = far.get(p.doc);
+    if (list) list.push(p);
+    else far.set(p.doc, [p]);
+  }
+  return [...far].map(([d, list]) => {
+    const doc = docs[d] as Document;
+    let carried = 0;
+    if (opts.gold) {
+      const near = documentCandidates([doc], pairs, '', { withGold: false }).flatMap((e) => (e.pair ? [e.pair] : []));
+      const here = list.map((p) => ({ ...p, doc: 0 }));
+      carried = unreachedRelations([doc], near).unreached - unreachedRelations([doc], [...near, ...here]).unreached;
+    }
+    const n = list.length;
+    return {
+      severity: 'warning' as const,
+      file: fileOf(d),
+      message:
+        `document ${doc.id}: ${n} entity pair${n === 1 ? ' was' : 's were'} left out: more than ${MAX_ENTITIES_BETWEEN} other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for` +
+        (carried > 0 ? `, and ${carried} annotated relation${carried === 1 ? ' links' : 's link'} such a pair` : ''),
+    };
+  });
+}
 
 /** Labelled RE examples for training, before a model is chosen. */
 export interface ReTrainingSet {
@@ -101,6 +140,7 @@ export function reTrainingSet(
         file: opts.source,
         message: `${unreached} of ${total} annotated relations cannot be learned from: the model only looks at pairs of entities within one sentence that do not overlap, and their two entities are not`,
       });
+    issues.push(...distantPairIssues(train.documents, pairs, () => opts.source, { gold: true }));
     const shared = sharedPairRelations(train.documents);
     if (shared > 0)
       issues.push({
