@@ -10,6 +10,7 @@ import { CheckpointError } from '../checkpoints/errors.ts';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
 import { type LineageRecord, phiStatement, privacySection } from '../distill/lineage.ts';
+import { folderVocabulary } from '../distill/vocab-origin.ts';
 import { checkWritable } from '../io/out-folder.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
@@ -81,7 +82,8 @@ function exportSource(ctx: ApiContext, modelId: string): Source {
   const shipped = shippedFolder(ctx, modelId);
   if (shipped) {
     const { phiStatus, entries } = readShippedLineage(shipped.dir);
-    return { dir: shipped.dir, name: shipped.name, record: { phi_status: phiStatus, statement: phiStatement(phiStatus), entries } };
+    const vocabulary = folderVocabulary(shipped.dir, ctx.resourcesDir);
+    return { dir: shipped.dir, name: shipped.name, record: { phi_status: phiStatus, statement: phiStatement(phiStatus), entries, ...(vocabulary && { vocabulary }) } };
   }
   const ref = resolveModel(ctx, modelId, 'use');
   const model = ref.model!;
@@ -142,7 +144,8 @@ function exportRecord(source: Source, own: LineageRecord | undefined): LineageRe
   const isRaised = recorded !== undefined && status !== recorded;
   const hasOwnEntries = own !== undefined && Array.isArray(own.entries) && own.entries.length > 0;
   const entries = hasOwnEntries && !isRaised ? own.entries : source.record.entries;
-  return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries };
+  const { vocabulary } = source.record; // described from the folder's vocab.txt (vocab-origin.ts)
+  return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries, ...(vocabulary && { vocabulary }) };
 }
 
 /**

@@ -5,6 +5,7 @@ import { DEFAULT_VOCAB_NAME, defaultVocabFile } from '../text/default-vocab.ts';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type LineageRecord, phiStatement } from '../distill/lineage.ts';
+import { folderVocabulary } from '../distill/vocab-origin.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
@@ -234,6 +235,7 @@ function writeLineageFile(ctx: ApiContext, model: Model, folder: string): void {
 /** A library model's lineage.json record: its status and its own (depth 0) lineage entries. */
 export function lineageRecordOf(ctx: ApiContext, model: Model): LineageRecord {
   const own = (getModelLineage(ctx.ws.read, model.id)?.entries ?? []).filter((e) => e.depth === 0);
+  const vocabulary = folderVocabulary(resolve(ctx.dataDir, model.path), ctx.resourcesDir);
   return {
     phi_status: model.phiStatus,
     statement: phiStatement(model.phiStatus),
@@ -249,6 +251,7 @@ export function lineageRecordOf(ctx: ApiContext, model: Model): LineageRecord {
         ...(parentStatus !== null && { phiStatus: parentStatus }),
       };
     }),
+    ...(vocabulary && { vocabulary }),
   };
 }
 

@@ -12,6 +12,8 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
+import { lineageRecord } from '../distill/lineage.ts';
+import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { MAX_THREADS, Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
@@ -96,7 +98,11 @@ export function cmdInitModel(opts: Opts): void {
   config.padTokenId = vocab.indexOf('[PAD]');
   const weights = initWeights(config, seed);
   const lower = !opts['cased'];
+  // Random weights hold no data; the record says so, and where the vocabulary came from.
+  const init = { kind: 'init' as const, source: `random initialisation (${arch} ${preset}, seed ${seed})`, containsPhi: false, gradients: true };
+  const record = lineageRecord([init], vocabularyRecord(vocab, { file: vocabFile }));
   saveHfFolder(out, {
+    extraFiles: { 'lineage.json': `${JSON.stringify(record, null, 2)}\n` },
     config,
     weights,
     vocab,

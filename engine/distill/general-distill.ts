@@ -20,6 +20,7 @@ import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
+import { vocabularyRecord } from './vocab-origin.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { withOutLock } from '../io/out-folder.ts';
@@ -141,7 +142,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   // Teacher layers copied into the student keep what the teacher's weights carry; without a
   // lineage.json that is unknown, as for pretrain --model from the same folder (it said no PHI).
   const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'unknown')] : [];
-  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries]);
+  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries], vocabularyRecord(teacher.vocab, { model: args.teacher, role: 'teacher model' }));
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
     mlm_eval_loss: evalLoss ?? null, settings, student: { origin, architecture: `${student.architecture} ${student.numLayers}L-${student.hiddenSize}` },

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LineageInput, LineageKind, PhiStatus } from '../store/models.ts';
+import { type VocabularyRecord, vocabularySentence } from './vocab-origin.ts';
 
 /** One source of the weights. */
 export interface LineageEntry {
@@ -35,6 +36,8 @@ export interface LineageRecord {
   /** One line for the model list and card. */
   statement: string;
   entries: LineageEntry[];
+  /** Where vocab.txt came from (vocab-origin.ts); absent in records written before it was kept. */
+  vocabulary?: VocabularyRecord;
 }
 
 /** sha256 over the files under `root` (names and contents, in walk order). */
@@ -77,9 +80,9 @@ export function phiStatement(status: PhiStatus): string {
 }
 
 /** A lineage record with its derived status and statement. */
-export function lineageRecord(entries: LineageEntry[]): LineageRecord {
+export function lineageRecord(entries: LineageEntry[], vocabulary?: VocabularyRecord): LineageRecord {
   const status = phiStatusOf(entries);
-  return { phi_status: status, statement: STATEMENTS[status], entries };
+  return { phi_status: status, statement: STATEMENTS[status], entries, ...(vocabulary && { vocabulary }) };
 }
 
 /**
@@ -171,6 +174,8 @@ export function privacySection(record: LineageRecord): string {
     '| kind | source | weight | gradients from it | PHI |',
     '|---|---|---|---|---|',
     ...rows,
+    '',
+    vocabularySentence(record.vocabulary),
     '',
   ];
   if (record.phi_status === 'distilled-from-phi-teacher') {

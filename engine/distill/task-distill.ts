@@ -35,6 +35,7 @@ import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameT
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
+import { vocabularyRecord } from './vocab-origin.ts';
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -334,7 +335,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
-  const record = lineageRecord(entries);
+  const vocabFrom = args.student ? { model: args.student, role: 'student folder' } : args.vocab !== undefined ? { file: args.vocab } : { model: args.teacher, role: 'teacher model' };
+  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom));
   const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
   const config = withTaskMeta(student.config, meta);
   const tail = (k: string): number | null => {

@@ -22,6 +22,7 @@ import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts'
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
+import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources, skippedLinkNotes } from './text-files.ts';
@@ -233,7 +234,8 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const weights = trainer.weights();
   const evalLoss = await mlmEvalLoss(mm.config, weights, evalBlocks(files, mm.tokenizer, s.maxLength, s.evalBlocks), mm.tokenizer, { seed: s.seed, threads });
   // Continued pretraining keeps whatever the base's weights carry (unknown without its lineage.json).
-  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries]);
+  const vocabFrom = args.model ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' };
+  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries], vocabularyRecord(mm.vocab, vocabFrom));
   const tail = result.losses.slice(-100);
   const metrics = {
     kind: 'pretrain', status: result.status, steps: result.steps, wall_time_sec: result.wallSec, epochs: result.epochs, blocks_per_epoch: result.blocksPerEpoch ?? null,

@@ -5,6 +5,7 @@
 import type { MetricsJson } from '../metrics/report.ts';
 import type { EvalRecord } from './checkpoint.ts';
 import type { DataSource } from './data-load.ts';
+import { type VocabularyRecord, vocabularySentence } from '../distill/vocab-origin.ts';
 import type { LoopResult } from './train-loop.ts';
 
 /** The metrics.json object of a training run. */
@@ -34,6 +35,8 @@ export interface TrainMetrics {
     parameters: number;
     labels: string[];
     new_parameters: number;
+    /** Where vocab.txt came from (engine/distill/vocab-origin.ts). */
+    vocabulary: VocabularyRecord;
   };
   data: {
     train: DataSource[];
@@ -76,6 +79,7 @@ export function trainingCard(m: TrainMetrics): string {
     '',
     `Task: ${what}. Labels: ${m.model.labels.join(', ')}.`,
     `Started from: ${m.model.origin} (${m.model.architecture}, ${m.model.parameters.toLocaleString('en-US')} parameters; ${m.model.new_parameters} newly initialised).`,
+    vocabularySentence(m.model.vocabulary),
     `Status: ${m.status} after ${m.steps} of ${m.total_steps} steps in ${m.wall_time_sec.toFixed(1)} s${m.resumed_from_step !== null ? ` (resumed from step ${m.resumed_from_step})` : ''}.`,
     m.best
       ? `Kept model: step ${m.best.step} (epoch ${m.best.epoch.toFixed(2)}), dev F1 ${f4(m.best.dev_f1)}.`

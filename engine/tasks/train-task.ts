@@ -15,6 +15,7 @@ import { toMetricsJson } from '../metrics/report.ts';
 import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
+import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
   readDataPart,
@@ -417,6 +418,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       parameters,
       labels,
       new_parameters: pm.newParameters.length,
+      vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }),
     },
     data: { ...files, split, counts },
     issues: {

@@ -1,0 +1,80 @@
+// The workbench records where a model's vocab.txt came from as the CLI does: a model trained from
+// a preset gets the shipped vocabulary (public, known by its hash), a distilled student its
+// teacher's (with the teacher's record), an export carries the record and says it on the card,
+// and a model imported from an older folder without one is described by its vocab.txt's hash.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { formatVocab } from '../checkpoints/tokenizer-files.ts';
+import type { LineageRecord } from '../distill/lineage.ts';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+let outside: string;
+let t: TestEngine;
+const lineageOf = (folder: string): LineageRecord => JSON.parse(readFileSync(join(folder, 'lineage.json'), 'utf8')) as LineageRecord;
+
+/** Resolves with the model id of the next finished run. */
+function nextModel(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stop = t.engine.subscribe((event, payload) => {
+      if (event !== 'train:finished') return;
+      stop();
+      const p = payload as { status: string; modelId?: string; error?: string };
+      if (p.modelId !== undefined) resolve(p.modelId);
+      else reject(new Error(`run ended ${p.status}: ${p.error ?? ''}`));
+    });
+  });
+}
+
+beforeAll(() => {
+  outside = mkdtempSync(join(tmpdir(), 'benchtop-vocab-lineage-'));
+});
+afterAll(() => rmSync(outside, { recursive: true, force: true }));
+beforeEach(() => {
+  t = openTestEngine('benchtop-vocab-lineage-data-');
+});
+afterEach(() => t.close());
+
+describe('the vocabulary record of workbench models', () => {
+  it('records the shipped vocabulary of a preset model, its student’s, and their exports', async () => {
+    const [demo] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: demo!.id });
+    const trained = nextModel();
+    await t.call('train:start', { projectId: demo!.id, task: 'ner', datasetIds: [dataset!.id], preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1, maxSteps: 1 });
+    const teacherId = await trained;
+    const teacherPath = (await t.call('models:list', {})).find((m) => m.id === teacherId)!.path;
+    const own = lineageOf(join(t.dir, teacherPath));
+    expect(own.vocabulary).toMatchObject({ origin: 'shipped', tokens: 30522, source: 'the vocabulary file "vocab.txt"' });
+    expect(own.vocabulary?.shipped).toMatch(/^bert-base-uncased/);
+
+    const distilled = nextModel();
+    await t.call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacherId, studentPreset: 'small-2L-128', transfer: ['random'], steps: 1 });
+    const studentId = await distilled;
+    const studentPath = (await t.call('models:list', {})).find((m) => m.id === studentId)!.path;
+    const student = lineageOf(join(t.dir, studentPath));
+    expect(student.vocabulary).toMatchObject({ origin: 'shipped', from: { source: 'the vocabulary file "vocab.txt"' } });
+    expect(student.vocabulary?.source).toMatch(/^the teacher model "/);
+
+    const out = join(outside, 'student-export');
+    await t.call('models:export', { modelId: studentId, outPath: out });
+    expect(lineageOf(out).vocabulary).toEqual(student.vocabulary);
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toMatch(/Vocabulary: vocab\.txt \(30,522 tokens, sha256 07eced375cec…\) came from the teacher model ".*", which took it from the vocabulary file "vocab\.txt"; it is bert-base-uncased .*, a public vocabulary shipped with Benchtop\./);
+  }, 120_000);
+
+  it('describes an imported older model by its vocab.txt on export, and says when its origin is unknown', async () => {
+    const folder = join(outside, 'old-model');
+    randomTaskModel(folder, { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+    writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: 'no-phi', statement: '', entries: [] }));
+    // Not the shipped vocabulary: one entry differs (a word added from somewhere).
+    writeFileSync(join(folder, 'vocab.txt'), readFileSync(join(folder, 'vocab.txt'), 'utf8').replace('[unused5]\n', 'smith\n'));
+    const model = await t.call('models:import-folder', { path: folder, phiStatus: 'no-phi' });
+    const out = join(outside, 'old-export');
+    await t.call('models:export', { modelId: model.id, outPath: out });
+    const vocab = readFileSync(join(folder, 'vocab.txt'), 'utf8').trimEnd().split('\n');
+    expect(lineageOf(out).vocabulary).toMatchObject({ origin: 'unknown', shipped: null, source: "this model's vocab.txt", tokens: vocab.length });
+    expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain("came from this model's vocab.txt, which does not record where its vocabulary came from, so its origin is unknown");
+    expect(formatVocab(vocab)).toBe(readFileSync(join(folder, 'vocab.txt'), 'utf8')); // the count above is the file's
+  });
+});
