@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatVocab, readVocab } from '../checkpoints/tokenizer-files.ts';
 import { lineageRecord, privacySection } from './lineage.ts';
-import { folderVocabulary, readVocabularyRecord, vocabularyRecord, vocabularySentence } from './vocab-origin.ts';
+import { folderVocabulary, readVocabularyRecord, shippedVocabularies, vocabularyRecord, vocabularySentence } from './vocab-origin.ts';
 
 const SHIPPED = path.resolve(import.meta.dirname, '../../resources/models/default-student/vocab.txt');
 const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-vocab-origin-'));
@@ -82,5 +82,19 @@ describe('a model’s vocabulary record', () => {
     expect(privacySection(lineageRecord([]))).toContain('Vocabulary: this record does not say where vocab.txt came from, so its origin is unknown');
     expect(folderVocabulary(path.join(dir, 'record-old'))).toBeUndefined(); // no vocab.txt
     expect(folderVocabulary(folder('plain', privateVocab))).toMatchObject({ origin: 'unknown', source: "this model's vocab.txt" });
+  });
+});
+
+describe('the vocabularies Benchtop ships', () => {
+  it('are read from resources/, and a damaged one there is left out instead of failing the run', () => {
+    const resources = path.join(dir, 'resources');
+    mkdirSync(path.join(resources, 'models', 'broken'), { recursive: true });
+    mkdirSync(path.join(resources, 'models', 'extra'), { recursive: true });
+    mkdirSync(path.join(resources, 'vocab'), { recursive: true });
+    writeFileSync(path.join(resources, 'models', 'broken', 'vocab.txt'), ''); // an empty vocabulary
+    writeFileSync(path.join(resources, 'models', 'extra', 'vocab.txt'), formatVocab(privateVocab));
+    const names = [...shippedVocabularies(resources).values()];
+    expect(names).toEqual([expect.stringMatching(/^bert-base-uncased/) as unknown, 'the vocabulary of the shipped model "extra"']);
+    expect(vocabularyRecord(privateVocab, { file: 'x.txt' }, resources)).toMatchObject({ origin: 'shipped', shipped: 'the vocabulary of the shipped model "extra"' });
   });
 });

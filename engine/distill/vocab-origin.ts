@@ -48,15 +48,22 @@ function sha256(vocab: readonly string[]): string {
  */
 export function shippedVocabularies(resourcesDir = RESOURCES): Map<string, string> {
   if (resourcesDir === RESOURCES && shippedCache) return shippedCache;
-  const found = new Map<string, string>([[sha256(defaultVocab()), DEFAULT_VOCAB_NAME]]);
+  // NOTE: called when a run has finished: a damaged installation must not fail it here. A
+  // vocabulary that cannot be read is not known as shipped (the record then errs on caution).
+  const found = new Map<string, string>();
+  const add = (name: string, read: () => string[]): void => {
+    try {
+      const hash = sha256(read());
+      if (!found.has(hash)) found.set(hash, name);
+    } catch {
+      // see NOTE
+    }
+  };
+  add(DEFAULT_VOCAB_NAME, defaultVocab);
   const files: [string, string][] = [[path.join(resourcesDir, 'vocab', 'vocab.txt'), 'the vocabulary shipped with Benchtop']];
   const models = path.join(resourcesDir, 'models');
   for (const name of existsSync(models) ? readdirSync(models).sort() : []) files.push([path.join(models, name, 'vocab.txt'), `the vocabulary of the shipped model "${name}"`]);
-  for (const [file, name] of files) {
-    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
-    const hash = sha256(readVocab(file));
-    if (!found.has(hash)) found.set(hash, name);
-  }
+  for (const [file, name] of files) if (statSync(file, { throwIfNoEntry: false })?.isFile()) add(name, () => readVocab(file));
   if (resourcesDir === RESOURCES) shippedCache = found;
   return found;
 }
