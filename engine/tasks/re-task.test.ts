@@ -8,7 +8,15 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { QUIET } from './events.ts';
 import { splitIndices } from './ner-task.ts';
 import { reGoldIssues } from './gold.ts';
-import { predictRelations, reExamples, reTrainingSet, type ReModelView } from './re-task.ts';
+import { documentCandidates, pairsFromDocuments } from './re-data.ts';
+import {
+  classifyExamples,
+  predictRelations,
+  reExamples,
+  reTrainingSet,
+  scoreExamples,
+  type ReModelView,
+} from './re-task.ts';
 import { bertTokenizer, HAS_DATA } from './test-helpers.ts';
 
 describe.skipIf(!HAS_DATA)('relation prediction', () => {
@@ -130,5 +138,75 @@ describe('relations a candidate pair cannot carry', () => {
     expect(reGoldIssues(input, examples, view, 'test.jsonl')).toEqual([
       { severity: 'warning', file: 'test.jsonl', message: '2 annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they are not scored' },
     ]);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('the direction of a relation (the @TYPE$ mask is symmetric)', () => {
+  const tok = bertTokenizer();
+  const ent = (text: string, id: string, type: string, word: string): Entity => {
+    const start = text.indexOf(word);
+    return { id, type, spans: [{ start, end: start + word.length }], text: word };
+  };
+  // Fake model: "interacts" or "followed" in the input → the positive class.
+  const fake = (b: { batchSize: number; seqLen: number; inputIds: BigInt64Array }): Promise<HostTensor> => {
+    const data = new Float32Array(b.batchSize * 2);
+    for (let i = 0; i < b.batchSize; i++) {
+      const s = tok.decode([...b.inputIds.slice(i * b.seqLen, (i + 1) * b.seqLen)].map(Number), true);
+      data[i * 2 + (/interacts|followed/.test(s) ? 1 : 0)] = 2;
+    }
+    return Promise.resolve({ dtype: 'float32', dims: [b.batchSize, 2], data });
+  };
+
+  it('same type: one candidate per unordered pair in text order; gold in either order labels it and scores it', async () => {
+    const text = 'Warfarin interacts with aspirin. Heparin and insulin were given.';
+    const doc: Document = {
+      id: 'd',
+      text,
+      entities: [
+        ent(text, 'T1', 'Chemical', 'Warfarin'),
+        ent(text, 'T2', 'Chemical', 'aspirin'),
+        ent(text, 'T3', 'Chemical', 'Heparin'),
+        ent(text, 'T4', 'Chemical', 'insulin'),
+      ],
+      // Annotated against text order: aspirin → warfarin.
+      relations: [{ id: 'R1', type: 'DDI', arg1: 'T2', arg2: 'T1' }],
+    };
+    const input = { kind: 'documents' as const, documents: [doc], issues: [], files: [] };
+    const set = { entityPairs: pairsFromDocuments([doc]), labels: ['false', 'DDI'] };
+    expect(set.entityPairs).toEqual([['CHEMICAL', 'CHEMICAL']]);
+    const examples = reExamples(input, set.entityPairs, 'false');
+    expect(examples.map((e) => [e.pair?.arg1, e.pair?.arg2, e.label, e.text])).toEqual([
+      ['T1', 'T2', 'DDI', '@CHEMICAL$ interacts with @CHEMICAL$.'],
+      ['T3', 'T4', 'false', '@CHEMICAL$ and @CHEMICAL$ were given.'],
+    ]);
+    const view: ReModelView = { labels: set.labels, tokenizer: tok, maxLength: 64, negativeLabel: 'false', entityPairs: set.entityPairs };
+    // Predicted in text order (the model cannot see a direction), not in the annotation's.
+    const r = await predictRelations([doc], [doc.entities], view, fake, { batchSize: 8 }, QUIET);
+    expect(r.relations[0]?.map((x) => [x.type, x.arg1, x.arg2])).toEqual([['DDI', 'T1', 'T2']]);
+    // Scoring is per candidate pair: the prediction (T1, T2) is the gold (T2, T1), a true positive.
+    const c = await classifyExamples(examples, view, fake, { batchSize: 8 });
+    const ev = scoreExamples(examples, c.labels, c.probs, view);
+    expect(ev.per_type['DDI']).toMatchObject({ tp: 1, fp: 0, fn: 0 });
+  });
+
+  it('different types: arg1 is of the first type of the model pair; with both orders, text order', async () => {
+    const text = 'Asthma followed aspirin.';
+    const doc: Document = {
+      id: 'd',
+      text,
+      entities: [ent(text, 'T1', 'Disease', 'Asthma'), ent(text, 'T2', 'Chemical', 'aspirin')],
+      relations: [{ id: 'R1', type: 'CID', arg1: 'T1', arg2: 'T2' }],
+    };
+    const view = (entityPairs: [string, string][]): ReModelView => ({ labels: ['false', 'CID'], tokenizer: tok, maxLength: 64, negativeLabel: 'false', entityPairs });
+    const one = view([['CHEMICAL', 'DISEASE']]);
+    const [ex] = documentCandidates([doc], one.entityPairs, 'false', { withGold: true });
+    // The gold relation, written disease → chemical, labels the chemical → disease candidate.
+    expect([ex?.pair?.arg1, ex?.pair?.arg2, ex?.label]).toEqual(['T2', 'T1', 'CID']);
+    const r1 = await predictRelations([doc], [doc.entities], one, fake, { batchSize: 8 }, QUIET);
+    expect(r1.relations[0]?.map((x) => [x.arg1, x.arg2])).toEqual([['T2', 'T1']]);
+    // Both orders (GAD's TSVs give DISEASE–GENE and GENE–DISEASE): the first mention is arg1.
+    const both = view([['CHEMICAL', 'DISEASE'], ['DISEASE', 'CHEMICAL']]);
+    const r2 = await predictRelations([doc], [doc.entities], both, fake, { batchSize: 8 }, QUIET);
+    expect(r2.relations[0]?.map((x) => [x.arg1, x.arg2])).toEqual([['T1', 'T2']]);
   });
 });
