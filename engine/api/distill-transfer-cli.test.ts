@@ -2,7 +2,7 @@
 // `benchtop distill` from its folder had nothing to compare transfer text with: a re-wrapped copy
 // of its PHI notes passed. The run leaves the notes' word fingerprints beside the model (never
 // their text); the CLI guard uses them, and no export or student carries them.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -45,16 +45,16 @@ beforeAll(async () => {
   writeFileSync(file, pubtator);
   const { datasetId } = await t.call('documents:import', { projectId: project.id, path: file, containsPhi: true });
   rmSync(file);
-  const finished = new Promise<{ status: string; modelId?: string }>((done) => {
+  const finished = new Promise<{ status: string; modelId?: string; error?: string }>((done) => {
     const stop = t.engine.subscribe((event, payload) => {
       if (event !== 'train:finished') return;
       stop();
-      done(payload as { status: string; modelId?: string });
+      done(payload as { status: string; modelId?: string; error?: string });
     });
   });
   await t.call('train:start', { projectId: project.id, task: 'ner', datasetIds: [datasetId!], preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1, maxSteps: 2 });
   const run = await finished;
-  expect(run.status).toBe('completed');
+  expect(run.status, run.error).toBe('completed');
   const model = (await t.call('models:list', {})).find((m) => m.id === run.modelId)!;
   expect(model.phiStatus).toBe('trained-on-phi');
   teacherId = model.id;
@@ -115,5 +115,23 @@ describe('benchtop distill from a teacher trained in the workbench', () => {
     } finally {
       rmSync(resolve(out, '..'), { recursive: true, force: true });
     }
+  });
+
+  it('the workbench refuses the copy too once the notes’ project is deleted (only the teacher remembers them)', async () => {
+    const ward = (await t.call('projects:list', {})).find((p) => p.name === 'Ward 12')!;
+    await t.call('projects:delete', { projectId: ward.id });
+    // The purge runs in the background: wait until the workspace files no longer hold the notes.
+    const data = join(t.dir, 'data');
+    const probe = notes[0]!.slice(0, 40);
+    const holdsNotes = (): boolean => readdirSync(data).some((f) => statSync(join(data, f)).isFile() && readFileSync(join(data, f)).includes(probe));
+    expect(holdsNotes()).toBe(true);
+    for (let waited = 0; holdsNotes() && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    expect(holdsNotes()).toBe(false);
+    const [demo] = await t.call('projects:list', {});
+    const folder = join(t.dir, 'letters-again');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'letters.txt'), notes.map((n) => n.replace(/(.{50,70}) /g, '$1\n')).join('\n\n') + '\n');
+    const start = t.call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacherId, studentPreset: 'small-2L-128', transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
+    await expect(start).rejects.toThrow(/^invalid: .*letters\.txt: this transfer file repeats the text of private documents .*: choose text that holds none\.$/);
   });
 });
