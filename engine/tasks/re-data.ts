@@ -319,16 +319,54 @@ export function distantPairs(
   return out;
 }
 
+const isBreak = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+/** A run of text between breaks that gives at least one word piece (U+FFFD is dropped by BERT). */
+const GIVES_PIECE = /(?!\uFFFD)[\p{L}\p{N}\p{P}\p{S}]/u;
+
+/**
+ * The part of a masked sentence with exactly two markers that `encodeRe` can look at: cut at
+ * spaces with at least `budget` space-separated runs that give a word piece on each side of the
+ * markers' runs (or at the sentence's ends). The tokenizer splits at spaces and every such run
+ * gives a piece, so the pieces `encodeRe` keeps are the same as from the whole sentence, but a
+ * pair in a 20,000-character list costs a window, not the list. Other text is returned whole.
+ */
+export function markerWindow(text: string, budget: number): string {
+  const marks = [...text.matchAll(MARKER_RE)];
+  const [m1, m2] = marks;
+  if (marks.length !== 2 || !m1 || !m2) return text;
+  let from = m1.index;
+  while (from > 0 && !isBreak(text.charCodeAt(from - 1))) from--;
+  for (let runs = 0, i = from; runs < budget && i > 0; ) {
+    while (i > 0 && isBreak(text.charCodeAt(i - 1))) i--;
+    const end = i;
+    while (i > 0 && !isBreak(text.charCodeAt(i - 1))) i--;
+    if (GIVES_PIECE.test(text.slice(i, end))) runs++;
+    from = i;
+  }
+  let to = m2.index + m2[0].length;
+  while (to < text.length && !isBreak(text.charCodeAt(to))) to++;
+  for (let runs = 0, i = to; runs < budget && i < text.length; ) {
+    while (i < text.length && isBreak(text.charCodeAt(i))) i++;
+    const start = i;
+    while (i < text.length && !isBreak(text.charCodeAt(i))) i++;
+    if (GIVES_PIECE.test(text.slice(start, i))) runs++;
+    to = i;
+  }
+  return from === 0 && to === text.length ? text : text.slice(from, to);
+}
+
 /**
  * [CLS] pieces [SEP] of a masked sentence, at most `maxLength` long; a long sentence keeps the
  * piece window centred on its two markers instead of cutting the tail (and maybe a marker). When
  * the markers are further apart than the window, it keeps the half from the first marker on and
- * the half up to the end of the second, so the model still sees both entities.
+ * the half up to the end of the second, so the model still sees both entities. Only the text
+ * around the markers is tokenized (`markerWindow`).
  */
-export function encodeRe(tok: WordPieceTokenizer, text: string, maxLength: number): number[] {
-  const res = tok.tokenize(text);
+export function encodeRe(tok: WordPieceTokenizer, masked: string, maxLength: number): number[] {
   const budget = maxLength - 2;
   if (budget < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
+  const text = markerWindow(masked, budget);
+  const res = tok.tokenize(text);
   let start = 0;
   if (res.ids.length > budget) {
     const marks = [...text.matchAll(MARKER_RE)].map(
