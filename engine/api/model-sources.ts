@@ -9,6 +9,7 @@ import { folderVocabulary } from '../distill/vocab-origin.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
+import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
 import { getModelLineage } from '../store/lineage.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import {
@@ -31,7 +32,6 @@ import {
   shippedFolder,
   shippedFolders,
 } from './shipped-models.ts';
-import { recordTrainingFingerprints } from './transfer-check.ts';
 
 const PRESET_NOTES: Record<string, string> = {
   'small-2L-128': 'very small and fast; good for trying things out',
@@ -166,12 +166,14 @@ export interface TrainedModel {
 }
 
 /**
- * Moves a finished run's folder into models/<id>/ and registers it with its lineage. The
- * fingerprints of the run's documents (its snapshot beside `outDir`) go with it: see
- * recordTrainingFingerprints.
+ * Moves a finished run's folder into models/<id>/ and registers it with its lineage. The word
+ * fingerprints of the run's documents (its snapshot beside `outDir`) go with it: its metrics.json
+ * records them as one hash only, and `benchtop distill` from the folder needs them to know a
+ * re-formatted copy of the notes (engine/distill/fingerprint-file.ts). Written for every run: a
+ * dataset may be marked as containing PHI only later, which raises the model's status then.
  */
 export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Promise<Model> {
-  recordTrainingFingerprints(dirname(t.outDir), t.outDir);
+  await recordFingerprintsInWorker(dirname(t.outDir), t.outDir);
   const id = crypto.randomUUID();
   const relDir = `models/${id}`;
   const target = join(ctx.dataDir, 'models', id);

@@ -1,16 +1,14 @@
 // The app's check of a distillation's own transfer text (folders and files the user names),
 // when the run starts and again each time it resumes: the files are read anew then, and may
-// have changed since (notes copied in while it was stopped). And the fingerprints a finished
-// run leaves beside its model, for the check of a distillation from that folder outside the app.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, sep } from 'node:path';
-import { writeFingerprintFile } from '../distill/fingerprint-file.ts';
+// have changed since (notes copied in while it was stopped).
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, sep } from 'node:path';
 import { phiTextHashes, phiTexts } from '../store/documents.ts';
 import { getRun } from '../store/runs.ts';
 import { checkTransferInWorker } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
-import type { EngineArgs, RunData } from './run-launcher.ts';
+import type { EngineArgs } from './run-launcher.ts';
 
 /**
  * Refuses user transfer text that is, or holds, private data: Benchtop's data folder (the
@@ -57,19 +55,4 @@ export async function recheckTransfer(ctx: ApiContext, runId: string): Promise<v
       throw new ApiError('invalid', `This run cannot continue: its transfer text changed since it started. ${err.message}`);
     }
   }
-}
-
-/**
- * Writes, beside a finished run's model (`out`), the fingerprints of the documents of its
- * snapshot (`runDir`/data.json: training, dev and private documents). Its metrics.json records
- * in-memory data as one hash only, so without them `benchtop distill` from the folder could not
- * tell a re-formatted copy of those notes from other transfer text. Written for every run: a
- * dataset may be marked as containing PHI only later, which raises the model's status then.
- */
-export function recordTrainingFingerprints(runDir: string, out: string): void {
-  const file = join(runDir, 'data.json');
-  if (!existsSync(file)) return;
-  const data = JSON.parse(readFileSync(file, 'utf8')) as RunData;
-  const docs = [...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])];
-  if (docs.length > 0) writeFingerprintFile(out, docs.map((d) => d.text));
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
 import { makeFifo } from '../io/test-helpers.ts';
+import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
 import { FINGERPRINT_FILE, readFingerprintFile, writeFingerprintFile } from './fingerprint-file.ts';
 import { privateFingerprints } from './text-overlap.ts';
 
@@ -65,4 +66,22 @@ describe('the fingerprint file', () => {
     makeFifo(path.join(fifo, FINGERPRINT_FILE));
     expect(message(fifo)).toMatch(/: is not a file;/);
   });
+
+  it('is written from a run’s snapshot in a worker: the engine’s thread goes on meanwhile', async () => {
+    const runDir = path.join(dir, 'run');
+    mkdirSync(path.join(runDir, 'out'), { recursive: true });
+    // About 1.9 million words (20 copies of the notes): half a second or more of hashing.
+    const many = Array.from({ length: 20 }, (_, k) => notes.map((text) => ({ text: `${k} ${text}` }))).flat();
+    writeFileSync(path.join(runDir, 'data.json'), JSON.stringify({ train: many.slice(100), dev: many.slice(0, 50), private: many.slice(50, 100) }));
+    let turns = 0;
+    const timer = setInterval(() => turns++, 10);
+    try {
+      await recordFingerprintsInWorker(runDir, path.join(runDir, 'out'));
+    } finally {
+      clearInterval(timer);
+    }
+    expect(turns).toBeGreaterThanOrEqual(5);
+    writeFingerprintFile(path.join(dir, 'same'), [...many.slice(100), ...many.slice(0, 100)].map((d) => d.text));
+    expect(readFileSync(path.join(runDir, 'out', FINGERPRINT_FILE)).equals(readFileSync(path.join(dir, 'same', FINGERPRINT_FILE)))).toBe(true);
+  }, 60_000);
 });

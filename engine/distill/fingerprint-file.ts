@@ -32,6 +32,20 @@ export function writeFingerprintFile(dir: string, texts: Iterable<string>): numb
 }
 
 /**
+ * Writes into `out` the fingerprints of the documents of a workbench run's snapshot (`runDir`/
+ * data.json: training, dev and private documents); nothing without documents. Run it in a
+ * worker for a large snapshot (engine/tasks/jobs.ts): 10 million words take about 4 s here.
+ */
+export function writeRunFingerprints(runDir: string, out: string): void {
+  const file = path.join(runDir, 'data.json');
+  if (!existsSync(file)) return;
+  type Part = { text: string }[] | undefined;
+  const data = JSON.parse(readFileSync(file, 'utf8')) as { train?: Part; dev?: Part; private?: Part };
+  const docs = [...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])];
+  if (docs.length > 0) writeFingerprintFile(out, docs.map((d) => d.text));
+}
+
+/**
  * The fingerprints recorded beside the model in `dir`, or undefined when it has none. A file
  * that is not one (damaged, cut short) is an error: ignoring it would let private text through.
  */

@@ -7,6 +7,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { distill, type DistillArgs } from '../distill/task-distill.ts';
+import { writeRunFingerprints } from '../distill/fingerprint-file.ts';
 import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
 import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
@@ -45,7 +46,8 @@ export type TaskJob =
   | { kind: 'predict'; args: PredictArgs }
   | { kind: 'evaluate'; args: EvaluateArgs }
   | { kind: 'distill'; args: DistillArgs }
-  | { kind: 'check-transfer'; args: TransferCheckArgs };
+  | { kind: 'check-transfer'; args: TransferCheckArgs }
+  | { kind: 'record-fingerprints'; args: { runDir: string; out: string } };
 
 /** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
 export async function run(
@@ -67,6 +69,9 @@ export async function run(
       return distill(job.args, ctx);
     case 'check-transfer':
       checkTransferNotPrivate(job.args.transfer, job.args);
+      return null;
+    case 'record-fingerprints':
+      writeRunFingerprints(job.args.runDir, job.args.out);
       return null;
   }
 }
@@ -119,4 +124,9 @@ export function startDistill(
  */
 export async function checkTransferInWorker(args: TransferCheckArgs): Promise<void> {
   await start<null>({ kind: 'check-transfer', args }, () => {}).result;
+}
+
+/** Writes a finished run's document fingerprints beside its model (fingerprint-file.ts) in a worker thread. */
+export async function recordFingerprintsInWorker(runDir: string, out: string): Promise<void> {
+  await start<null>({ kind: 'record-fingerprints', args: { runDir, out } }, () => {}).result;
 }
