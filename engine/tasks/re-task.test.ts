@@ -91,6 +91,27 @@ describe('the automatic dev split of relation data', () => {
     expect(set.issues.map((i) => i.message)).toEqual([expect.stringMatching(/^the seeded 10% held out for dev evaluation has no relation besides "0"/)]);
   });
 
+  it('trains on everything, saying so, when the held-out part took every relation', () => {
+    // A handful of relations can all land in the seeded 10%: the run used to fail saying the
+    // data had no relation at all ("every training example has the negative label").
+    const seed = 42;
+    const dev = splitIndices(40, seed).dev;
+    const labels = [...Array(40).keys()].map((i) => (i === dev[0] ? '1' : '0'));
+    const set = reTrainingSet(masked(labels), undefined, { seed, source: 'gad.tsv' });
+    expect(set.dev).toBeUndefined();
+    expect(set.train).toHaveLength(40);
+    expect(set.labels).toEqual(['0', '1']);
+    expect(set.split).toBe('none (the seeded 10% held out took every relation besides "0"; seed 42)');
+    expect(set.issues).toEqual([
+      {
+        severity: 'warning',
+        file: 'gad.tsv',
+        message:
+          'the seeded 10% held out for dev evaluation took every relation besides "0", leaving none to train on, so there is no dev evaluation: trained on all of the data and kept the last weights; give a dev set for evaluation, early stopping and the best checkpoint',
+      },
+    ]);
+  });
+
   it('names the dev file when dev labels are not in the training data', () => {
     // The warning said file "dev", whichever file that was.
     const train = masked([...Array(10).keys()].map((i) => (i % 2 === 0 ? '1' : '0')));

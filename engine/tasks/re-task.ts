@@ -182,6 +182,17 @@ export function reTrainingSet(
     trainEx = [...trainEx, ...devEx];
     devEx = undefined;
   }
+  if (!dev && devEx && !trainEx.some((e) => (e.label ?? negative) !== negative)) {
+    // A handful of relations can all fall into the held-out part: nothing would be left to learn.
+    issues.push({
+      severity: 'warning',
+      file: opts.source,
+      message: `the seeded 10% held out for dev evaluation took every relation besides "${negative}", leaving none to train on, so there is no dev evaluation: trained on all of the data and kept the last weights; give a dev set for evaluation, early stopping and the best checkpoint`,
+    });
+    split = `none (the seeded 10% held out took every relation besides "${negative}"; seed ${opts.seed})`;
+    trainEx = [...trainEx, ...devEx];
+    devEx = undefined;
+  }
   const positives = [...new Set(trainEx.map((e) => e.label ?? negative))]
     .filter((l) => l !== negative)
     .sort();
