@@ -16,7 +16,7 @@ vi.mock('../tasks/predict-task.ts', async (importOriginal) => ({
 }));
 vi.mock('../tasks/train-task.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof TrainTask>()),
-  train: () => Promise.resolve({ status: 'cancelled', out: '/o', checkpointDir: '/o/checkpoint' }),
+  train: vi.fn(() => Promise.resolve({ status: 'cancelled', out: '/o', checkpointDir: '/o/checkpoint' })),
 }));
 vi.mock('../distill/task-distill.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof TaskDistill>()),
@@ -57,6 +57,14 @@ describe('a stopped training run', () => {
     const distill = ['distill', '--task', 'ner', '--teacher', '/t', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', '/s'];
     expect(await main(distill)).toBe(130);
     expect(stdout).toEqual(['cancelled at step 7: run the same command again to resume']);
+  });
+
+  it('stopped while its data was encoded, it says nothing was saved', async () => {
+    // A cancel before the first checkpoint used to claim one "saved in /o".
+    const { train } = await import('../tasks/train-task.ts');
+    vi.mocked(train).mockResolvedValueOnce({ status: 'cancelled', out: '/o' });
+    expect(await main(['train', 're', '--preset', 'small-2L-128', '--train', '/t.tsv', '--out', '/o'])).toBe(130);
+    expect(stdout).toEqual(['stopped before the first training step; nothing was saved']);
   });
 
   it('exits with 0 when it stopped at the --max-minutes limit the user set', async () => {

@@ -237,8 +237,11 @@ export async function cmdTrain(rest: string[], opts: Opts): Promise<void> {
   const ctx = cliContext();
   const r = await withSigint(ctx, () => train(args, ctx));
   if (r.status === 'cancelled') {
+    // Stopped while the data was being encoded, before a first checkpoint: nothing to resume.
     console.log(
-      `stopped; checkpoint saved in ${r.checkpointDir ?? args.out}. Run the same command again to resume.`,
+      r.checkpointDir === undefined
+        ? 'stopped before the first training step; nothing was saved'
+        : `stopped; checkpoint saved in ${r.checkpointDir}. Run the same command again to resume.`,
     );
     throw new StoppedError();
   }
