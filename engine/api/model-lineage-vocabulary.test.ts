@@ -4,13 +4,14 @@
 // and a model imported from an older folder without one is described by its vocab.txt's hash.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatVocab } from '../checkpoints/tokenizer-files.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
+const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 let outside: string;
 let t: TestEngine;
 const lineageOf = (folder: string): LineageRecord => JSON.parse(readFileSync(join(folder, 'lineage.json'), 'utf8')) as LineageRecord;
@@ -77,4 +78,26 @@ describe('the vocabulary record of workbench models', () => {
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain("came from this model's vocab.txt, which does not record where its vocabulary came from, so its origin is unknown");
     expect(formatVocab(vocab)).toBe(readFileSync(join(folder, 'vocab.txt'), 'utf8')); // the count above is the file's
   });
+
+  it('names a library base by its folder in the record a student inherits, by its name only on the card', async () => {
+    const [demo] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: demo!.id });
+    // A default model name lists its datasets, named after the files imported.
+    const name = 'Entities · smith_john_mrn4471_discharge · 2026-11-23';
+    const base = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'trained-on-phi', name });
+    const trained = nextModel();
+    await t.call('train:start', { projectId: demo!.id, task: 'ner', datasetIds: [dataset!.id], baseModelId: base.id, epochs: 1, maxSteps: 1, batchSize: 2, maxLength: 32 });
+    const teacherId = await trained;
+    const teacherPath = (await t.call('models:list', {})).find((m) => m.id === teacherId)!.path;
+    const basePath = (await t.call('models:list', {})).find((m) => m.id === base.id)!.path;
+    expect(lineageOf(join(t.dir, teacherPath)).vocabulary?.source).toBe(`the base model "${basePath.split('/').pop()!}"`);
+    expect(readFileSync(join(t.dir, teacherPath, 'training_card.md'), 'utf8')).toContain(`Vocabulary: vocab.txt (1,000 tokens, sha256 a832f69f3bfd…) came from the base model “${name}”, which does not record`);
+
+    const distilled = nextModel();
+    await t.call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacherId, studentPreset: 'small-2L-128', transfer: ['random'], steps: 1 });
+    const studentId = await distilled;
+    const studentPath = (await t.call('models:list', {})).find((m) => m.id === studentId)!.path;
+    for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(join(t.dir, studentPath, f), 'utf8')).not.toContain('smith_john');
+    expect(lineageOf(join(t.dir, studentPath)).vocabulary?.from?.source).toBe(`the base model "${basePath.split('/').pop()!}"`);
+  }, 120_000);
 });

@@ -103,21 +103,26 @@ export function vocabularyRecord(vocab: readonly string[], from: VocabularySourc
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
   const base = { sha256: hash, tokens: vocab.length, shipped };
   if ('file' in from) return { ...base, source: `the vocabulary file "${path.basename(from.file)}"`, origin: shipped !== null ? 'shipped' : 'file' };
-  const name = path.basename(path.resolve(from.model));
+  // By folder name, as lineage entries are: a library name can list the datasets (files) it
+  // was trained on, and the record travels on into students meant to be shared.
+  const name = `"${path.basename(path.resolve(from.model))}"`;
   const own = readVocabularyRecord(from.model);
   // A record of another vocabulary (vocab.txt replaced since) says nothing about this one.
   const upstream = own?.sha256 === hash ? own : undefined;
-  const source = `the ${from.role} "${name}"${own !== undefined && upstream === undefined ? ', whose record describes another vocabulary' : ''}`;
+  const source = `the ${from.role} ${name}${own !== undefined && upstream === undefined ? ', whose record describes another vocabulary' : ''}`;
   // Public only when this installation ships it: a record's claim alone is not checked here.
   const origin = shipped !== null ? 'shipped' : upstream?.origin === 'file' ? 'file' : 'unknown';
   return { ...base, source, origin, ...(upstream !== undefined && { from: upstream }) };
 }
 
-/** One plain sentence for the model card; undefined record: an older record without one. */
-export function vocabularySentence(v: VocabularyRecord | undefined): string {
+/**
+ * One plain sentence for the model card; undefined record: an older record without one.
+ * `nearest` words where this model got it in the card's own terms (a library name).
+ */
+export function vocabularySentence(v: VocabularyRecord | undefined, nearest?: string): string {
   if (v === undefined) return 'Vocabulary: this record does not say where vocab.txt came from, so its origin is unknown; a vocabulary built from private notes can hold their words (names, identifiers): check it before sharing the model.';
   const chain: string[] = [];
-  for (let r: VocabularyRecord | undefined = v; r !== undefined && chain.length <= MAX_DEPTH; r = r.from) chain.push(r.source);
+  for (let r: VocabularyRecord | undefined = v; r !== undefined && chain.length <= MAX_DEPTH; r = r.from) chain.push(chain.length === 0 ? (nearest ?? r.source) : r.source);
   const what = `Vocabulary: vocab.txt (${v.tokens.toLocaleString('en-US')} tokens, sha256 ${v.sha256.slice(0, 12)}…) came from ${chain.join(', which took it from ')}`;
   if (v.shipped !== null) return `${what}; it is ${v.shipped}, a public vocabulary shipped with Benchtop.`;
   const caveat = 'it is not a vocabulary Benchtop ships, and a vocabulary built from private notes can hold their words (names, identifiers): check it before sharing the model.';

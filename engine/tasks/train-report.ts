@@ -62,8 +62,11 @@ function table(title: string, m: MetricsJson | null): string[] {
   return [...rows, ''];
 }
 
-/** Markdown training card: what was trained, on what, how, and how well. */
-export function trainingCard(m: TrainMetrics): string {
+/**
+ * Markdown training card: what was trained, on what, how, and how well. `vocabularyFrom` names
+ * where vocab.txt came from in the card's own words (vocab-origin.ts vocabularySentence).
+ */
+export function trainingCard(m: TrainMetrics, vocabularyFrom?: string): string {
   const what =
     m.task === 'ner'
       ? 'named-entity recognition (token classification, IOB2)'
@@ -79,7 +82,7 @@ export function trainingCard(m: TrainMetrics): string {
     '',
     `Task: ${what}. Labels: ${m.model.labels.join(', ')}.`,
     `Started from: ${m.model.origin} (${m.model.architecture}, ${m.model.parameters.toLocaleString('en-US')} parameters; ${m.model.new_parameters} newly initialised).`,
-    vocabularySentence(m.model.vocabulary),
+    vocabularySentence(m.model.vocabulary, vocabularyFrom),
     `Status: ${m.status} after ${m.steps} of ${m.total_steps} steps in ${m.wall_time_sec.toFixed(1)} s${m.resumed_from_step !== null ? ` (resumed from step ${m.resumed_from_step})` : ''}.`,
     m.best
       ? `Kept model: step ${m.best.step} (epoch ${m.best.epoch.toFixed(2)}), dev F1 ${f4(m.best.dev_f1)}.`

@@ -433,7 +433,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     tokenizer: pm.tokenizerSettings,
     extraFiles: {
       'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`,
-      'training_card.md': trainingCard(metrics),
+      // The card names its base by its library name, as it does above; the record by folder.
+      'training_card.md': trainingCard(metrics, args.model !== undefined && args.modelLabel !== undefined ? `the base model ${args.modelLabel}` : undefined),
     },
   });
   return { status: result.status, out, metrics };
