@@ -2,11 +2,12 @@
 // a preset gets the shipped vocabulary (public, known by its hash), a distilled student its
 // teacher's (with the teacher's record), an export carries the record and says it on the card,
 // and a model imported from an older folder without one is described by its vocab.txt's hash.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatVocab } from '../checkpoints/tokenizer-files.ts';
+import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
@@ -57,6 +58,9 @@ describe('the vocabulary record of workbench models', () => {
     const student = lineageOf(join(t.dir, studentPath));
     expect(student.vocabulary).toMatchObject({ origin: 'shipped', from: { source: 'the vocabulary file "vocab.txt"' } });
     expect(student.vocabulary?.source).toMatch(/^the teacher model "/);
+    // The teacher keeps its notes' fingerprints; a student taught on random text has none to keep.
+    expect(readdirSync(join(t.dir, teacherPath))).toContain(FINGERPRINT_FILE);
+    expect(readdirSync(join(t.dir, studentPath))).not.toContain(FINGERPRINT_FILE);
 
     const out = join(outside, 'student-export');
     await t.call('models:export', { modelId: studentId, outPath: out });
