@@ -300,22 +300,33 @@ export function documentCandidates(
 }
 
 /**
- * Pairs of the allowed types that `documentCandidates` leaves out because more than
- * MAX_ENTITIES_BETWEEN entities lie between their two entities (arg1/arg2 as a candidate's).
+ * Calls `visit` with each pair of the allowed types that `documentCandidates` leaves out because
+ * more than MAX_ENTITIES_BETWEEN entities lie between their two entities (in candidate order).
+ * A visitor, not a list: a line of 2,000 entities has about a million such pairs.
  */
+export function forEachDistantPair(
+  docs: readonly Document[],
+  pairs: readonly (readonly [string, string])[],
+  visit: (doc: number, arg1: Entity, arg2: Entity) => void,
+  entities?: (doc: Document) => readonly Entity[],
+): void {
+  const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
+  docs.forEach((doc, d) => {
+    for (const { a, b, far } of sentencePairs(doc, entities?.(doc) ?? doc.entities)) {
+      const xy = far ? ordered(allowed, a, b) : undefined;
+      if (xy) visit(d, xy[0], xy[1]);
+    }
+  });
+}
+
+/** The pairs `forEachDistantPair` visits, as entity ids. */
 export function distantPairs(
   docs: readonly Document[],
   pairs: readonly (readonly [string, string])[],
   entities?: (doc: Document) => readonly Entity[],
 ): { doc: number; arg1: string; arg2: string }[] {
-  const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
   const out: { doc: number; arg1: string; arg2: string }[] = [];
-  docs.forEach((doc, d) => {
-    for (const { a, b, far } of sentencePairs(doc, entities?.(doc) ?? doc.entities)) {
-      const xy = far ? ordered(allowed, a, b) : undefined;
-      if (xy) out.push({ doc: d, arg1: xy[0].id, arg2: xy[1].id });
-    }
-  });
+  forEachDistantPair(docs, pairs, (doc, x, y) => out.push({ doc, arg1: x.id, arg2: y.id }), entities);
   return out;
 }
 

@@ -15,9 +15,9 @@ import type { ReInput } from './data-load.ts';
 import type { TaskContext } from './events.ts';
 import { splitIndices } from './ner-task.ts';
 import {
-  distantPairs,
   documentCandidates,
   encodeRe,
+  forEachDistantPair,
   MAX_ENTITIES_BETWEEN,
   guessNegativeLabel,
   pairsFromDocuments,
@@ -37,6 +37,27 @@ export interface ReModelView {
 
 type Predict = (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
 
+/** True when a pair of entities x, y reaches relation r (either order; by ids, or by concepts). */
+function reaches(r: Relation, x: Entity, y: Entity): boolean {
+  const is = (e: Entity, id: string): boolean => (r.byConcept ? (e.normIds ?? []).includes(id) : e.id === id);
+  return (is(x, r.arg1) && is(y, r.arg2)) || (is(x, r.arg2) && is(y, r.arg1));
+}
+
+/** The relations of `doc` that none of its candidate pairs reaches (as unreachedRelations counts). */
+function openRelations(doc: Document, pairs: readonly (readonly [string, string])[]): Relation[] {
+  const byId = new Map(doc.entities.map((e) => [e.id, e] as const));
+  const ids = new Set<string>();
+  const concepts = new Set<string>();
+  for (const c of documentCandidates([doc], pairs, '', { withGold: false })) {
+    const x = byId.get(c.pair?.arg1 ?? '');
+    const y = byId.get(c.pair?.arg2 ?? '');
+    if (!x || !y) continue;
+    ids.add(`${x.id}\t${y.id}`).add(`${y.id}\t${x.id}`);
+    for (const p of x.normIds ?? []) for (const q of y.normIds ?? []) concepts.add(`${p}\t${q}`).add(`${q}\t${p}`);
+  }
+  return doc.relations.filter((r) => !(r.byConcept ? concepts : ids).has(`${r.arg1}\t${r.arg2}`));
+}
+
 /**
  * Warnings, one per document, on the entity pairs of the related types that candidate pairing
  * leaves out because more than MAX_ENTITIES_BETWEEN entities lie between their two (text without
@@ -49,29 +70,25 @@ export function distantPairIssues(
   fileOf: (d: number) => string,
   opts: { gold?: boolean; entities?: (doc: Document) => readonly Entity[] } = {},
 ): FormatIssue[] {
-  const far = new Map<number, { doc: number; arg1: string; arg2: string }[]>();
-  for (const p of distantPairs(docs, pairs, opts.entities)) {
-    const list = far.get(p.doc);
-    if (list) list.push(p);
-    else far.set(p.doc, [p]);
-  }
-  return [...far].map(([d, list]) => {
-    const doc = docs[d] as Document;
-    let carried = 0;
-    if (opts.gold) {
-      const near = documentCandidates([doc], pairs, '', { withGold: false }).flatMap((e) => (e.pair ? [e.pair] : []));
-      const here = list.map((p) => ({ ...p, doc: 0 }));
-      carried = unreachedRelations([doc], near).unreached - unreachedRelations([doc], [...near, ...here]).unreached;
-    }
-    const n = list.length;
-    return {
-      severity: 'warning' as const,
-      file: fileOf(d),
-      message:
-        `document ${doc.id}: ${n} entity pair${n === 1 ? ' was' : 's were'} left out: more than ${MAX_ENTITIES_BETWEEN} other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for` +
-        (carried > 0 ? `, and ${carried} annotated relation${carried === 1 ? ' links' : 's link'} such a pair` : ''),
-    };
-  });
+  const far = new Map<number, { pairs: number; open: Relation[]; carried: Set<Relation> }>();
+  forEachDistantPair(
+    docs,
+    pairs,
+    (d, x, y) => {
+      let f = far.get(d);
+      if (!f) far.set(d, (f = { pairs: 0, open: opts.gold ? openRelations(docs[d] as Document, pairs) : [], carried: new Set() }));
+      f.pairs++;
+      for (const r of f.open) if (!f.carried.has(r) && reaches(r, x, y)) f.carried.add(r);
+    },
+    opts.entities,
+  );
+  return [...far].map(([d, { pairs: n, carried: { size: carried } }]) => ({
+    severity: 'warning' as const,
+    file: fileOf(d),
+    message:
+      `document ${(docs[d] as Document).id}: ${n} entity pair${n === 1 ? ' was' : 's were'} left out: more than ${MAX_ENTITIES_BETWEEN} other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for` +
+      (carried > 0 ? `, and ${carried} annotated relation${carried === 1 ? ' links' : 's link'} such a pair` : ''),
+  }));
 }
 
 /** Labelled RE examples for training, before a model is chosen. */
