@@ -65,8 +65,8 @@ export interface SaveHfInput {
   weights: ReadonlyMap<string, HostTensor>;
   vocab: readonly string[];
   tokenizer: TokenizerSettings;
-  /** Extra text files to write, by relative file name (e.g. a training card). */
-  extraFiles?: Record<string, string>;
+  /** Extra files to write, by relative file name (e.g. a training card). */
+  extraFiles?: Record<string, string | Uint8Array>;
 }
 
 const SAFETENSORS = 'model.safetensors';

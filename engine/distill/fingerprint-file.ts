@@ -1,13 +1,14 @@
 // The word fingerprints of a model's private training documents (text-overlap.ts: hashes of all
 // their words and of sampled 8-word runs, never text), kept in a file beside a model the
-// workbench trained, so that `benchtop distill` from that folder recognises a re-formatted copy
-// of those documents as private transfer text: the folder records its data only as one hash.
-// The file is for the folder inside Benchtop's data folder, which holds the documents anyway:
-// someone holding a guess of a note could test it against the hashes, so exports and imports
-// (model-files.ts lists what they copy) and distilled students never carry it.
+// workbench trained (or pretrained on text declared as PHI), so that `benchtop distill` and
+// `distill-general` from that folder recognise a re-formatted copy of those documents as private
+// transfer text: the folder records its data only as one hash. The file stays with the
+// PHI-bearing model: someone holding a guess of a note could test it against the hashes, so
+// exports and imports (model-files.ts lists what they copy) and distilled students never carry it.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { type FingerprintSet, fingerprintSet } from './text-overlap.ts';
 
 export const FINGERPRINT_FILE = 'private-fingerprints.bin';
@@ -17,6 +18,26 @@ const HEADER = 8 + 12;
 
 /** Writes the fingerprints of `texts` into `dir` (atomically); returns the file's size in bytes. */
 export function writeFingerprintFile(dir: string, texts: Iterable<string>): number {
+  const bytes = fingerprintBytes(texts);
+  writeFileAtomic(path.join(dir, FINGERPRINT_FILE), bytes);
+  return bytes.length;
+}
+
+/**
+ * The fingerprint file of text declared as holding patient information (pretrain and
+ * distill-general --text-contains-phi): its paragraphs, and each line of 16 words or more (a
+ * note a line, which a paragraph of several holds too few of), as documents.
+ */
+export function textFingerprintBytes(files: readonly string[]): Buffer {
+  const documents = function* (): Generator<string> {
+    yield* textParagraphs(files);
+    for (const f of files) for (const raw of fileLines(f)) for (const line of lineText(raw).split('\n')) if (line.split(/\s+/).length >= 16) yield line;
+  };
+  return fingerprintBytes(documents());
+}
+
+/** The contents of a fingerprint file for `texts`. */
+export function fingerprintBytes(texts: Iterable<string>): Buffer {
   const set = fingerprintSet(texts);
   const size = HEADER + 4 * set.counts.length + 8 * (set.wholes.length + set.runs.length);
   const bytes = Buffer.alloc(size);
@@ -27,8 +48,7 @@ export function writeFingerprintFile(dir: string, texts: Iterable<string>): numb
   let at = HEADER;
   for (const n of set.counts) at = bytes.writeUInt32LE(n, at);
   for (const h of [...set.wholes, ...set.runs]) at = bytes.writeDoubleLE(h, at);
-  writeFileAtomic(path.join(dir, FINGERPRINT_FILE), bytes);
-  return size;
+  return bytes;
 }
 
 /**

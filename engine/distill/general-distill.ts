@@ -21,6 +21,8 @@ import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
+import { FINGERPRINT_FILE, textFingerprintBytes } from './fingerprint-file.ts';
+import { checkTransferNotPrivate } from './transfer-guard.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { withOutLock } from '../io/out-folder.ts';
@@ -87,6 +89,8 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const s = mlmSettings(args);
   const files = checkTextSources(args.text);
   for (const note of skippedLinkNotes(args.text)) ctx.emit({ type: 'log', message: `note: ${note}` });
+  // Text not declared as PHI must not repeat the teacher's PHI text (its recorded fingerprints).
+  if (args.textContainsPhi !== true) checkGeneralText(args.text, args.teacher);
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);
@@ -154,6 +158,17 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
     `Loss terms (mean of the last 50 steps): ${Object.entries(result.lastTerms).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ')}. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'}. Wall time ${(result.wallSec / 60).toFixed(1)} min.`, '',
     privacySection(record),
   ].join('\n');
-  saveHfFolder(out, { config: { ...student, raw: {} }, weights: studentWeights, vocab: teacher.vocab, tokenizer: teacher.tokenizer, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card } });
+  const fingerprints = args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files) } : {};
+  saveHfFolder(out, { config: { ...student, raw: {} }, weights: studentWeights, vocab: teacher.vocab, tokenizer: teacher.tokenizer, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card, ...fingerprints } });
   return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
+}
+
+/** The transfer guard for --text, its advice in distill-general's terms. */
+function checkGeneralText(text: readonly string[], teacher: string): void {
+  try {
+    checkTransferNotPrivate(text, { teacher });
+  } catch (err) {
+    const message = (err as Error).message.replace(/: remove it from --transfer$/, ': remove it from --text, or give --text-contains-phi (the student is then recorded as trained on PHI)');
+    throw new Error(message.replace('this transfer file', 'this text file'));
+  }
 }

@@ -23,6 +23,7 @@ import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
+import { FINGERPRINT_FILE, textFingerprintBytes } from '../distill/fingerprint-file.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources, skippedLinkNotes } from './text-files.ts';
@@ -249,6 +250,8 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
     `Wall time ${(result.wallSec / 60).toFixed(1)} min. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'} (train, last 100 steps: ${metrics.mlm_train_loss_last100.toFixed(4)}).`, '',
     privacySection(record),
   ].join('\n');
-  saveHfFolder(out, { config: mm.config, weights, vocab: mm.vocab, tokenizer: mm.tokenizerSettings, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card } });
+  // Text declared as PHI leaves its fingerprints for the transfer check of distill-general.
+  const fingerprints = args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files) } : {};
+  saveHfFolder(out, { config: mm.config, weights, vocab: mm.vocab, tokenizer: mm.tokenizerSettings, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card, ...fingerprints } });
   return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
 }
