@@ -36,6 +36,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
+import { FINGERPRINT_FILE, fingerprintBytes } from './fingerprint-file.ts';
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -201,12 +202,16 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
 
   // Private labelled data (optional).
   let privateEx: Encoded[] = [];
+  // Their texts' fingerprints stay with the student (fingerprint-file.ts), as a teacher's would.
+  let privateSeen: string[] = [];
   if ((args.privateData || privateDocs) && alpha > 0) {
     if (args.task === 'ner') {
       const docs = privateDocs ?? (await loadDocuments(privateName)).documents;
+      privateSeen = docs.map((d) => d.text);
       privateEx = encodeNerTraining(docs, [], { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }).train;
     } else {
       const input: ReInput = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await loadReInput(privateName);
+      privateSeen = input.kind === 'documents' ? input.documents.map((d) => d.text) : input.examples.map((e) => e.text);
       privateEx = encodeReExamples(reExamples(input, pairs, negative), { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs }, privateName);
     }
     if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
@@ -359,7 +364,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     ...(metrics['test'] ? ['', `Test F1 (${args.test !== undefined ? shareName(args.test) : ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',
     privacySection(record),
   ].join('\n');
-  const extra = () => ({ 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card() });
+  const seen = privateEx.length > 0 ? { [FINGERPRINT_FILE]: fingerprintBytes(privateSeen) } : {};
+  const extra = () => ({ 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card(), ...seen });
   saveHfFolder(out, { config, weights: runner.studentWeights(), vocab: student.vocab, tokenizer: student.tokenizerSettings, extraFiles: extra() });
   if (args.test) {
     metrics['test'] = (await evaluate({ task: args.task, model: out, data: args.test, threads })).metrics;
