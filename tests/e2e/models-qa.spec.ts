@@ -281,10 +281,10 @@ describe('Train and Distill', () => {
     expect((await runOf())!.canResume || (await runOf())!.canRestart).toBe(true);
     await page.getByTestId('discard-run').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('discard-run-confirm');
+    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('discard-run-confirm');
     await page.keyboard.press('Enter');
     await page.getByTestId('run-nothing-kept').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-title');
+    expect(await page.evaluate(`document.activeElement?.id`)).toBe('run-title');
     for (const gone of ['discard-run', 'resume-run', 'restart-run']) expect(await page.getByTestId(gone).count()).toBe(0);
     expect(await runOf()).toMatchObject({ status: 'cancelled', canResume: false, canRestart: false });
   }, 60_000);
