@@ -86,6 +86,7 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
       'config.json',
       'metrics.json',
       'model.safetensors',
+      'private-fingerprints.bin',
       'special_tokens_map.json',
       'tokenizer_config.json',
       'training_card.md',

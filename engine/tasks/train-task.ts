@@ -2,7 +2,10 @@
 // masked RE TSV, or documents passed in memory by the app), prepares the model (folder or
 // preset), encodes, runs the resumable loop in `<out>/checkpoint/`, evaluates the kept model on
 // an optional test set, and writes `<out>` as a Hugging Face folder with metrics.json and
-// training_card.md (atomically, replacing the checkpoint). Runs in the calling thread: use
+// training_card.md (atomically, replacing the checkpoint), and the word fingerprints of its
+// training and dev documents (private-fingerprints.bin: hashes, never text), which metrics.json
+// names only by file, so that `distill` still knows a re-formatted copy of them once the files
+// are moved or deleted (engine/distill/fingerprint-file.ts). Runs in the calling thread: use
 // startTrain (jobs.ts) off the UI event loop.
 
 import { createHash } from 'node:crypto';
@@ -16,6 +19,7 @@ import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
+import { FINGERPRINT_FILE, fingerprintBytes } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
   readDataPart,
@@ -426,12 +430,16 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       warnings: issues.filter((i) => i.severity === 'warning').length,
     },
   };
+  // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts).
+  const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
   saveHfFolder(out, {
     config,
     weights: result.weights,
     vocab: pm.vocab,
     tokenizer: pm.tokenizerSettings,
     extraFiles: {
+      // Written with the model, in one rename: a folder never has one without the other.
+      [FINGERPRINT_FILE]: fingerprintBytes([...texts(tr), ...texts(dv)]),
       'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`,
       // The card names its base by its library name, as it does above; the record by folder.
       'training_card.md': trainingCard(metrics, args.model !== undefined && args.modelLabel !== undefined ? `the base model ${args.modelLabel}` : undefined),
