@@ -238,6 +238,22 @@ export interface ModelLineageInfo {
   ancestors: { modelId: string; name: string; path: string; depth: number; phiStatus: PhiStatus }[];
   derivedPhiStatus: PhiStatus;
   containsPhi: boolean;
+  vocabulary: VocabularyInfo;
+}
+
+/** Where a model's vocab.txt came from, in plain words (from its record, model-vocabulary.ts). */
+export interface VocabularyInfo {
+  /** shipped: a vocabulary Benchtop ships (public, known by its hash); file: a file someone named; unknown: nothing says. */
+  origin: 'shipped' | 'file' | 'unknown';
+  /** False for a model whose record says nothing about its vocabulary (saved before it was kept, or imported). */
+  isRecorded: boolean;
+  /** Where it came from, e.g. "Benchtop's shipped bert-base-uncased vocabulary"; no paths. */
+  summary: string;
+  /** What to check before sharing the model, or null for a shipped vocabulary. */
+  caveat: string | null;
+  /** Tokens and sha256 of vocab.txt; null when the folder has none. */
+  tokens: number | null;
+  sha256: string | null;
 }
 
 export interface DeviceInfo {

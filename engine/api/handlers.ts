@@ -46,6 +46,7 @@ import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
 import { checkVisibleName } from './model-names.ts';
+import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
@@ -258,10 +259,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
     ],
     'models:get-lineage': (a) => {
       const shipped = shippedFolder(ctx, a.modelId);
-      if (shipped) return shippedModelLineage(shipped);
+      if (shipped) return { ...shippedModelLineage(shipped), vocabulary: shippedModelVocabulary(ctx, shipped) };
       const lineage = getModelLineage(read, a.modelId);
       if (!lineage) throw new ApiError('not-found', 'That model is no longer in the library.');
-      return toLineageInfo(lineage);
+      return { ...toLineageInfo(lineage), vocabulary: modelVocabulary(ctx, lineage) };
     },
     'models:import-folder': (a) => importModelFolder(ctx, a),
     'models:delete': (a) => removeModel(ctx, a),

@@ -91,7 +91,7 @@ export function toModelInfo(m: Model): ModelInfo {
   };
 }
 
-export function toLineageInfo(l: ModelLineage): ModelLineageInfo {
+export function toLineageInfo(l: ModelLineage): Omit<ModelLineageInfo, 'vocabulary'> {
   return {
     modelId: l.modelId,
     entries: l.entries.map((e) => ({

@@ -263,7 +263,7 @@ export async function shippedModelInfos(ctx: ApiContext): Promise<ModelInfo[]> {
 }
 
 /** The lineage view of a shipped model: its own record, no ancestors in the workspace. */
-export function shippedModelLineage(f: ShippedFolder): ModelLineageInfo {
+export function shippedModelLineage(f: ShippedFolder): Omit<ModelLineageInfo, 'vocabulary'> {
   const lineage = readShippedLineage(f.dir);
   const entries: LineageItem[] = lineage.entries.map((e) => ({
     modelName: f.name,

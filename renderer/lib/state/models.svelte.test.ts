@@ -15,7 +15,8 @@ vi.mock('../api.ts', () => ({
 const { models } = await import('./models.svelte.ts');
 
 function lineage(modelId: string, containsPhi: boolean): ModelLineageInfo {
-  return { modelId, entries: [], ancestors: [], derivedPhiStatus: containsPhi ? 'trained-on-phi' : 'no-phi', containsPhi };
+  const vocabulary = { origin: 'shipped', isRecorded: true, summary: 'x', caveat: null, tokens: 1, sha256: null } as const;
+  return { modelId, entries: [], ancestors: [], derivedPhiStatus: containsPhi ? 'trained-on-phi' : 'no-phi', containsPhi, vocabulary };
 }
 
 describe('models state', () => {
