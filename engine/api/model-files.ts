@@ -3,7 +3,8 @@
 /**
  * What a model folder holds besides its weights, copied when present by an import and an export
  * (an export writes lineage.json anew, with the library's status). A Benchtop model's training
- * card and metrics travel with it: an exported model imported elsewhere keeps them.
+ * card and metrics travel with it: an exported model imported elsewhere keeps them. Not listed:
+ * private-fingerprints.bin, which an import keeps (checked) and an export leaves out (models.ts).
  */
 export const MODEL_COMPANIONS = [
   'config.json',

@@ -3,7 +3,9 @@
 // copied into the data folder's models/<id>/ and registered with its hash, size, parameter
 // count and PHI status: the one the user declares, raised to what the folder's own lineage.json
 // records (a model trained on PHI, or distilled from a PHI-trained teacher, keeps saying so
-// wherever it is copied).
+// wherever it is copied). A Benchtop model's private-fingerprints.bin (its training documents'
+// word hashes, engine/distill/fingerprint-file.ts) is kept too, once checked: it stays with the
+// model for the transfer check of distillation; an export leaves it out.
 // Shipped models (resources/models) are read-only: they cannot be removed or renamed.
 import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { declaredPhiStatus } from '../distill/lineage.ts';
+import { FINGERPRINT_FILE, fingerprintFileProblem } from '../distill/fingerprint-file.ts';
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
 import { getRun } from '../store/runs.ts';
@@ -47,12 +50,33 @@ async function removeStaleImports(modelsDir: string): Promise<void> {
   }
 }
 
+/**
+ * Throws unless a model folder's fingerprint file reads. Dropping a damaged one would let the
+ * model's training notes, re-formatted, pass as its transfer text unseen; the user chooses.
+ */
+function checkFingerprints(file: string): void {
+  let problem;
+  try {
+    problem = fingerprintFileProblem(file);
+  } catch (err) {
+    problem = `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unknown error'})`;
+  }
+  if (typeof problem === 'string')
+    throw new ApiError(
+      'invalid',
+      `${file}: ${problem}. It holds the fingerprints of the documents this model was trained on, which keep a re-formatted copy of them out of distillation transfer text; nothing was imported. Copy the model's folder again from the Benchtop data folder it came from (models/), or delete this file to import the model without that check.`,
+    );
+}
+
 /** Copies the weights and companion files, each checked to be a regular file of sane size first. */
 async function copyModelFiles(source: string, weightsName: string, into: string): Promise<void> {
   const present = new Set(await readdir(source));
   const companions = MODEL_COMPANIONS.filter((f) => f !== weightsName && present.has(f));
-  for (const f of [weightsName, ...companions]) {
-    checkModelFile(join(source, f), f === weightsName ? 'weights' : 'text');
+  // The fingerprints of a Benchtop model's documents stay with it here (an export leaves them out).
+  const fingerprints = present.has(FINGERPRINT_FILE) ? [FINGERPRINT_FILE] : [];
+  for (const f of fingerprints) checkFingerprints(join(source, f));
+  for (const f of [weightsName, ...companions, ...fingerprints]) {
+    checkModelFile(join(source, f), f === weightsName || f === FINGERPRINT_FILE ? 'weights' : 'text');
     await copyFile(join(source, f), join(into, f));
   }
 }

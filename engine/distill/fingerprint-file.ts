@@ -4,7 +4,8 @@
 // `distill-general` from that folder recognise a re-formatted copy of those documents as private
 // transfer text: the folder records its data only as one hash. The file stays with the
 // PHI-bearing model: someone holding a guess of a note could test it against the hashes, so
-// exports and imports (model-files.ts lists what they copy) and distilled students never carry it.
+// exports (model-files.ts lists what they copy) and distilled students never carry it; an import
+// of a model folder into the library keeps it, checked, as it keeps the model's PHI status.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
@@ -15,6 +16,8 @@ export const FINGERPRINT_FILE = 'private-fingerprints.bin';
 const MAGIC = 'BTFPRNT1';
 /** Magic, then three uint32 counts: documents, whole hashes, runs. */
 const HEADER = 8 + 12;
+/** The largest file read (Node's one-buffer limit): about a billion words of documents. */
+const MAX_BYTES = 2 ** 31 - 1;
 
 /** Writes the fingerprints of `texts` into `dir` (atomically); returns the file's size in bytes. */
 export function writeFingerprintFile(dir: string, texts: Iterable<string>): number {
@@ -72,25 +75,36 @@ export function writeRunFingerprints(runDir: string, out: string): void {
 export function readFingerprintFile(dir: string): FingerprintSet | undefined {
   const file = path.join(dir, FINGERPRINT_FILE);
   if (!existsSync(file)) return undefined;
-  const damaged = (why: string): Error =>
-    new Error(`${file}: ${why}; it lists the fingerprints of the teacher's private training documents, which the transfer check needs. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again`);
-  if (!statSync(file).isFile()) throw damaged('is not a file');
+  const problem = fingerprintFileProblem(file);
+  if (typeof problem === 'string')
+    throw new Error(`${file}: ${problem}; it lists the fingerprints of the teacher's private training documents, which the transfer check needs. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again`);
+  return problem;
+}
+
+/**
+ * The fingerprints in `file`, or what is wrong with it ("is cut short or damaged (… bytes)"),
+ * for a caller to say with its own advice. A link is followed; a pipe or a device is not read.
+ */
+export function fingerprintFileProblem(file: string): FingerprintSet | string {
+  const st = statSync(file);
+  if (!st.isFile()) return 'is not a file';
+  if (st.size > MAX_BYTES) return `is ${st.size} bytes, far more than a fingerprint file holds`;
   const bytes = readFileSync(file);
-  if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC) throw damaged('is not a Benchtop fingerprint file');
+  if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC) return 'is not a Benchtop fingerprint file';
   const docs = bytes.readUInt32LE(8);
   const wholes = bytes.readUInt32LE(12);
   const runs = bytes.readUInt32LE(16);
-  if (bytes.length !== HEADER + 4 * docs + 8 * (wholes + runs)) throw damaged(`is cut short or damaged (${bytes.length} bytes)`);
+  if (bytes.length !== HEADER + 4 * docs + 8 * (wholes + runs)) return `is cut short or damaged (${bytes.length} bytes)`;
   const counts = new Uint32Array(docs);
   let at = HEADER;
   for (let i = 0; i < docs; i++, at += 4) counts[i] = bytes.readUInt32LE(at);
-  if (counts.reduce((a, b) => a + b, 0) !== runs) throw damaged('is damaged (its counts do not add up)');
+  if (counts.reduce((a, b) => a + b, 0) !== runs) return 'is damaged (its counts do not add up)';
   const read = (n: number): Float64Array => {
     const out = new Float64Array(n);
     for (let i = 0; i < n; i++, at += 8) out[i] = bytes.readDoubleLE(at);
     return out;
   };
   const set = { counts, wholes: read(wholes), runs: read(runs) };
-  if ([...set.wholes, ...set.runs].some((h) => !Number.isInteger(h) || h < 0)) throw damaged('is damaged (a hash is not a whole number)');
+  if ([...set.wholes, ...set.runs].some((h) => !Number.isInteger(h) || h < 0)) return 'is damaged (a hash is not a whole number)';
   return set;
 }
