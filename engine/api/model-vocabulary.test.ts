@@ -4,7 +4,7 @@
 // is of unknown origin, an older record says it recorded nothing; never a path, and a record's
 // own claim to be shipped is not taken on trust.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -129,5 +129,17 @@ describe('records from elsewhere', () => {
     expect(await vocabularyOf(other)).toMatchObject({ origin: 'unknown', summary: 'the vocabulary of the teacher model “t1” (unknown origin: its record describes another vocabulary)' });
     const silent = await importWith('silent', { sha256: goldenHash, tokens: 1000, source: 'the teacher model "t2"', shipped: null, origin: 'unknown' });
     expect(await vocabularyOf(silent)).toMatchObject({ summary: 'the vocabulary of the teacher model “t2” (unknown origin: it does not record where its vocabulary came from)' });
+  });
+
+  it('says when a record cannot be read, or vocab.txt is missing or unreadable, rather than call it old', async () => {
+    const id = await importWith('damaged', { sha256: goldenHash, tokens: 'many', source: 'the vocabulary file "vocab.txt"', shipped: null, origin: 'file' });
+    const folder = await folderOf(id);
+    expect(await vocabularyOf(id)).toMatchObject({ origin: 'unknown', isRecorded: false, summary: 'unknown origin: its record (lineage.json) cannot be read', caveat: VOCABULARY_CAVEAT });
+    writeFileSync(join(folder, 'lineage.json'), '{"phi_status": "no-phi", "vocabu');
+    expect((await vocabularyOf(id)).summary).toBe('unknown origin: its record (lineage.json) cannot be read');
+    rmSync(join(folder, 'vocab.txt'));
+    expect(await vocabularyOf(id)).toMatchObject({ summary: 'vocab.txt is missing from this model’s folder', caveat: null, tokens: null });
+    mkdirSync(join(folder, 'vocab.txt'));
+    expect(await vocabularyOf(id)).toMatchObject({ summary: 'unknown: this model’s vocab.txt cannot be read', caveat: VOCABULARY_CAVEAT });
   });
 });

@@ -3,7 +3,8 @@
 // before sharing the model when it is not a vocabulary Benchtop ships. Models are named by their
 // library names (a record names them by folder); never a path. It does not write anything.
 
-import { resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type VocabularyRecord, folderVocabulary, readVocabularyRecord, shippedVocabularies } from '../distill/vocab-origin.ts';
 import type { ModelLineage } from '../store/lineage.ts';
 import { getModel } from '../store/models.ts';
@@ -81,23 +82,49 @@ function describeChain(ctx: ApiContext, record: VocabularyRecord, shipped: strin
 }
 
 /**
+ * The file of `dir` whose vocabulary record cannot be read (readVocabularyRecord found none): a
+ * lineage.json that is not JSON, or a record of the wrong shape. Not a sign of an older model.
+ */
+function damagedRecord(dir: string): string | undefined {
+  const read = (name: string): unknown => {
+    const file = join(dir, name);
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const lineage = read('lineage.json') as { vocabulary?: unknown } | null | undefined;
+  if (lineage === undefined || (lineage !== null && typeof lineage === 'object' && 'vocabulary' in lineage)) return 'lineage.json';
+  const metrics = read('metrics.json') as { model?: { vocabulary?: unknown } } | null | undefined;
+  return metrics?.model?.vocabulary !== undefined ? 'metrics.json' : undefined;
+}
+
+/**
  * Describes the vocab.txt in `dir`, as a folder of the library, one imported from outside (a
  * missing record is no sign of age there) or one of Benchtop's own (described by its hash).
  */
 function describeFolder(ctx: ApiContext, dir: string, as: 'library' | 'imported' | 'shipped'): VocabularyInfo {
   const current = folderVocabulary(dir, ctx.resourcesDir);
-  if (current === undefined)
-    return { origin: 'unknown', isRecorded: false, summary: 'vocab.txt is missing from this model’s folder', caveat: null, tokens: null, sha256: null };
+  if (current === undefined) {
+    const isThere = statSync(join(dir, 'vocab.txt'), { throwIfNoEntry: false }) !== undefined;
+    const summary = isThere ? 'unknown: this model’s vocab.txt cannot be read' : 'vocab.txt is missing from this model’s folder';
+    return { origin: 'unknown', isRecorded: false, summary, caveat: isThere ? VOCABULARY_CAVEAT : null, tokens: null, sha256: null };
+  }
   const shipped = shippedVocabularies(ctx.resourcesDir).get(current.sha256) ?? null;
   const counts = { tokens: current.tokens, sha256: current.sha256 };
   const isRecorded = readVocabularyRecord(dir) !== undefined;
   if (isRecorded || as === 'shipped') return { ...describeChain(ctx, current, shipped), isRecorded, ...counts };
   const caveat = shipped !== null ? null : VOCABULARY_CAVEAT;
   const known = shipped !== null ? shippedWords(ctx, shipped) : undefined;
+  const damaged = damagedRecord(dir);
   const summary =
-    as === 'imported'
-      ? (known ?? 'unknown origin: the imported folder does not record where its vocab.txt came from')
-      : `${NOT_RECORDED}${known !== undefined ? `; its vocab.txt is ${known}` : ''}`;
+    damaged !== undefined
+      ? (known ?? `unknown origin: its record (${damaged}) cannot be read`)
+      : as === 'imported'
+        ? (known ?? 'unknown origin: the imported folder does not record where its vocab.txt came from')
+        : `${NOT_RECORDED}${known !== undefined ? `; its vocab.txt is ${known}` : ''}`;
   return { origin: shipped !== null ? 'shipped' : 'unknown', isRecorded, summary, caveat, ...counts };
 }
 
