@@ -24,7 +24,7 @@ import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeNerTraining } from '../tasks/ner-task.ts';
-import { encodeReExamples, reExamples } from '../tasks/re-task.ts';
+import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
@@ -212,7 +212,11 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     } else {
       const input: ReInput = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await loadReInput(privateName);
       privateSeen = input.kind === 'documents' ? input.documents.map((d) => d.text) : input.examples.map((e) => e.text);
-      privateEx = encodeReExamples(reExamples(input, pairs, negative), { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs }, privateName);
+      // A note listing hundreds of entities gives thousands of pairs: Cancel stops their encoding.
+      const view = { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs };
+      const enc = await encodeReTraining({ train: reExamples(input, pairs, negative), dev: undefined }, view, { source: privateName, batchSize }, ctx);
+      if (!enc) return { status: 'cancelled', out, steps: 0, ...(hasCheckpoint(ckptDir) && { checkpointDir: ckptDir }) };
+      privateEx = enc.train;
     }
     if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
   }

@@ -1,0 +1,69 @@
+// RE distillation with private labelled data (--private-data, or the workbench's documents)
+// encodes that data's candidate pairs before the teacher runs. A note listing hundreds of
+// entities gives thousands of pairs, and their encoding did not look at the cancel flag: Cancel
+// (or Ctrl-C, whose handler waits for the event loop) acted only once all of them were encoded.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Document, Entity } from '../formats/types.ts';
+import type { TaskContext, TaskEvent } from '../tasks/events.ts';
+import { DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
+import { distillTask } from './task-distill.ts';
+
+afterAll(removeTempDirs);
+
+/** One "sentence" listing `n` entities, Chemical and Disease in turn (a pasted medication list). */
+function listDocument(n: number): Document {
+  const words = ['aspirin', 'hypertension', 'metformin', 'diabetes', 'lisinopril', 'asthma'];
+  let text = 'Medications: ';
+  const entities: Entity[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = words[i % words.length] as string;
+    const start = text.length;
+    text += `${w} 10 mg, `;
+    entities.push({ id: `T${i}`, type: i % 2 === 0 ? 'Chemical' : 'Disease', spans: [{ start, end: start + w.length }], text: w });
+  }
+  return { id: 'list', text: `${text}end.`, entities, relations: [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }] };
+}
+
+/** A context cancelled `ms` after its first look (a timer: it fires only if the work yields), recording events. */
+function cancelAfter(ms: number): TaskContext & { at: () => number; events: TaskEvent[] } {
+  let flag = false;
+  let at = 0;
+  let armed = false;
+  const events: TaskEvent[] = [];
+  return {
+    events,
+    emit: (e) => events.push(e),
+    isCancelled: () => {
+      if (!armed) {
+        armed = true;
+        setTimeout(() => {
+          flag = true;
+          at = performance.now();
+        }, ms);
+      }
+      return flag;
+    },
+    at: () => at,
+  };
+}
+
+describe.skipIf(!HAS_DATA)('cancelling a relation distillation while its private data is encoded', () => {
+  it('stops within half a second, before the teacher runs, leaving no student', async () => {
+    const dir = tempDir('private-re-cancel');
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 're', maxLength: 128, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
+    const transfer = path.join(dir, 'wiki.txt');
+    writeFileSync(transfer, readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8').slice(0, 20_000));
+    const out = path.join(dir, 'student');
+    // 400 entities: about 9,700 candidate pairs, seconds of encoding on one core.
+    const ctx = cancelAfter(200);
+    const r = await distillTask({ task: 're', teacher, studentPreset: 'small-2L-128', transfer, privateDocuments: [listDocument(400)], alpha: 0.3, steps: 2, batchSize: 4, out }, ctx);
+    expect(r).toEqual({ status: 'cancelled', out, steps: 0 });
+    expect(ctx.at()).toBeGreaterThan(0);
+    expect(performance.now() - ctx.at()).toBeLessThan(500);
+    // The teacher never labelled the transfer text, and no student was written.
+    expect(ctx.events.some((e) => e.type === 'log' && e.message.startsWith('teacher outputs'))).toBe(false);
+    expect(existsSync(path.join(out, 'config.json'))).toBe(false);
+  }, 60_000);
+});
