@@ -154,16 +154,23 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     cpSync(GOLDEN, own, { recursive: true });
     const inFile = path.join(tmp, 'stray.in.json');
     const before = readFileSync(path.join(own, 'model.safetensors'));
+    writeFileSync(path.join(own, 'private-fingerprints.bin'), 'BTFPRNT1 as written by benchtop train');
+    writeFileSync(path.join(own, 'lineage.json'), '{"phi_status": "trained-on-phi"}\n');
     for (const [args, target, what] of [
       [['forward', '--model', own, '--inputs', inFile], path.join(own, 'model.safetensors'), 'a file of the --model folder'],
       [['forward', '--model', own, '--inputs', inFile], inFile, 'the --inputs file'],
       [['export-onnx', '--model', own], path.join(own, 'pytorch_model.bin'), 'a file of the --model folder'],
+      // The training documents' fingerprints: an ONNX file over them lost the transfer check its data.
+      [['export-onnx', '--model', own], path.join(own, 'private-fingerprints.bin'), 'a file of the --model folder'],
+      [['forward', '--model', own, '--inputs', inFile], path.join(own, 'lineage.json'), 'a file of the --model folder'],
     ] as [string[], string, string][]) {
       r = await run([...args, '--out', target]);
       expect(r.code).toBe(2);
       expect(r.err).toBe(`benchtop: error: ${target}: is ${what}, and writing there would destroy it; give --out another file name`);
     }
     expect(readFileSync(path.join(own, 'model.safetensors')).equals(before)).toBe(true);
+    expect(readFileSync(path.join(own, 'private-fingerprints.bin'), 'utf8')).toBe('BTFPRNT1 as written by benchtop train');
+    expect(readFileSync(path.join(own, 'lineage.json'), 'utf8')).toBe('{"phi_status": "trained-on-phi"}\n');
     expect(JSON.parse(readFileSync(inFile, 'utf8'))).toEqual({ input_ids: [[2, 5, 3]] });
     r = await run(['model', 'inspect', GOLDEN, 'other-model', '--json']);
     expect(r.code).toBe(2);

@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { lineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
+import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
 import { MAX_THREADS, Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
@@ -114,8 +115,11 @@ export function cmdInitModel(opts: Opts): void {
   console.log(`wrote a randomly initialised ${arch} ${preset} (${task}) to ${out}`);
 }
 
-/** The files a model folder is read from, which an output must not replace. */
-const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json'];
+/**
+ * The files a model folder is read from, and its records of what it learned from (the transfer
+ * check of distillation reads them), which an output must not replace.
+ */
+const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json', 'metrics.json', 'lineage.json', FINGERPRINT_FILE];
 
 /**
  * Throws unless an output file can be written at `out` (checked before any work is done) without
