@@ -83,6 +83,9 @@ describe('the vocabulary in models:get-lineage', () => {
     expect(await vocabularyOf(teacherId)).toMatchObject({ origin: 'unknown', isRecorded: false, summary: NOT_RECORDED, caveat: VOCABULARY_CAVEAT });
     // The student still names its teacher's record, which now says nothing: the student's stands.
     expect((await vocabularyOf(studentId)).origin).toBe('shipped');
+    // Its teacher removed: no id in its place.
+    await t.call('models:delete', { modelId: teacherId });
+    expect((await vocabularyOf(studentId)).summary).toBe(`the vocabulary of a teacher model not in this library, which took it from the base model “Default student (shipped)” (${BERT})`);
   }, 180_000);
 
   it('says an imported folder without a record has a vocabulary of unknown origin, with the caveat', async () => {

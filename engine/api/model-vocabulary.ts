@@ -19,6 +19,8 @@ export const VOCABULARY_CAVEAT =
 export const NOT_RECORDED = 'not recorded (model saved before Benchtop recorded vocabularies)';
 const MAX_HOPS = 8;
 const MAX_NAME = 80;
+// A library model's folder is its id (crypto.randomUUID).
+const LIBRARY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // The sources vocab-origin.ts writes: a model by folder name, a file by file name.
 const MODEL_SOURCE = /^the ([a-z ]+) "(.*)"(, whose record describes another vocabulary)?$/s;
 const FILE_SOURCE = /^the vocabulary file "(.*)"$/s;
@@ -47,6 +49,12 @@ function modelName(ctx: ApiContext, folder: string): string {
   return `“${shipped?.name ?? name}”`;
 }
 
+/** "the teacher model “Name”"; a library folder (its id) the library no longer has, in words. */
+function modelHop(ctx: ApiContext, role: string, folder: string): string {
+  const isLibraryId = LIBRARY_ID.test(lastPart(folder)) && getModel(ctx.ws.read, lastPart(folder)) === undefined;
+  return isLibraryId ? `a ${role} not in this library` : `the ${role} ${modelName(ctx, folder)}`;
+}
+
 /** Why a vocabulary's origin is unknown, from where its chain of records ends. */
 function unknownWords(end: 'file' | 'silent' | 'another' | 'replaced', hops: string[]): string {
   const last = hops.length > 1 ? hops.at(-1)! : undefined; // one hop: the model just named
@@ -67,7 +75,7 @@ function describeChain(ctx: ApiContext, record: VocabularyRecord, shipped: strin
     if (fileSource) [end, file] = ['file', lastPart(fileSource[1]!)];
     else if (REPLACED_SOURCE.test(r.source)) end = 'replaced';
     if (!modelSource) break;
-    hops.push(`the ${modelSource[1]!} ${modelName(ctx, modelSource[2]!)}`);
+    hops.push(modelHop(ctx, modelSource[1]!, modelSource[2]!));
     if (modelSource[3] !== undefined) {
       end = 'another';
       break;
