@@ -97,13 +97,17 @@ describe.skipIf(!HAS_DATA)('benchtop train keeps its documents’ fingerprints b
     }
   }, 120_000);
 
-  it('a stopped run leaves no fingerprints; resumed to the end, its model has them', async () => {
+  it('a stopped run leaves no model but its kept weights, which carry them; resumed to the end, its model has them', async () => {
     const out = path.join(dir, 'stopped');
     let checks = 0;
     const ctx: TaskContext = { emit: () => {}, isCancelled: () => ++checks > 2 };
-    expect((await train(args({ out, checkpointEvery: 1 }), ctx)).status).toBe('cancelled');
+    const same = { checkpointEvery: 1, evalEvery: 1 };
+    expect((await train(args({ out, ...same }), ctx)).status).toBe('cancelled');
     expect(readdirSync(out)).toEqual(['checkpoint']);
-    expect((await train(args({ out, checkpointEvery: 1, resume: 'require' }))).status).toBe('max-steps');
+    // checkpoint/best is a model folder one could distill from: it keeps the documents' fingerprints.
+    const best = path.join(out, 'checkpoint', 'best');
+    expect(readFileSync(path.join(best, FINGERPRINT_FILE))).toEqual(readFileSync(path.join(teacher, FINGERPRINT_FILE)));
+    expect((await train(args({ out, ...same, resume: 'require' }))).status).toBe('max-steps');
     expect(readdirSync(out)).toContain('model.safetensors');
     expect(readFileSync(path.join(out, FINGERPRINT_FILE))).toEqual(readFileSync(path.join(teacher, FINGERPRINT_FILE)));
   }, 120_000);

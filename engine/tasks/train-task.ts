@@ -351,6 +351,10 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     message: `${args.task}: ${trainEx.length} training inputs, labels ${labels.join(' ')}; dev: ${split}; model ${pm.origin}`,
   });
   const bestDir = path.join(ckpt, 'best');
+  // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts).
+  const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
+  let seenBytes: Buffer | undefined;
+  const seen = (): Buffer => (seenBytes ??= fingerprintBytes([...texts(tr), ...texts(dv)]));
   if (discard) rmSync(ckpt, { recursive: true, force: true });
   const result = await runTrainLoop(
     config,
@@ -360,13 +364,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     loopOpts,
     {
       ...(evaluate ? { evaluate } : {}),
-      saveBest: (weights) =>
-        saveHfFolder(bestDir, {
-          config,
-          weights,
-          vocab: pm.vocab,
-          tokenizer: pm.tokenizerSettings,
-        }),
+      // The kept weights are a model a stopped run leaves: they carry the fingerprints too.
+      saveBest: (weights) => saveHfFolder(bestDir, { config, weights, vocab: pm.vocab, tokenizer: pm.tokenizerSettings, extraFiles: { [FINGERPRINT_FILE]: seen() } }),
       loadBest: () => loadHfFolder(bestDir).weights,
     },
     ctx,
@@ -430,8 +429,6 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       warnings: issues.filter((i) => i.severity === 'warning').length,
     },
   };
-  // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts).
-  const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
   saveHfFolder(out, {
     config,
     weights: result.weights,
@@ -439,7 +436,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     tokenizer: pm.tokenizerSettings,
     extraFiles: {
       // Written with the model, in one rename: a folder never has one without the other.
-      [FINGERPRINT_FILE]: fingerprintBytes([...texts(tr), ...texts(dv)]),
+      [FINGERPRINT_FILE]: seen(),
       'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`,
       // The card names its base by its library name, as it does above; the record by folder.
       'training_card.md': trainingCard(metrics, args.model !== undefined && args.modelLabel !== undefined ? `the base model ${args.modelLabel}` : undefined),
