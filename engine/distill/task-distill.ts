@@ -186,8 +186,17 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const rng = createRng(mixSeed(seed, 7));
   const pairs = teacher.meta.entityPairs ?? [];
   if (args.task === 're' && pairs.length === 0) throw new Error(`${args.teacher}: the teacher records no entity-type pairs (benchtop.entity_pairs in config.json), so transfer sentences cannot be marked`);
+  // Tokenizing tens of thousands of sentences takes seconds: Cancel (and Ctrl-C, which waits for
+  // the event loop) stops it, as it stops the encoding of private data below.
+  const stopped = (): DistillResult => ({ status: 'cancelled', out, steps: 0, ...(hasCheckpoint(ckptDir) && { checkpointDir: ckptDir }) });
   const items: AlignedItem[] = [];
+  let free = performance.now();
   for (const s of corpus.sentences) {
+    if (ctx.isCancelled()) return stopped();
+    if (performance.now() - free > 50) {
+      await new Promise((resolve) => setImmediate(resolve));
+      free = performance.now();
+    }
     if (args.task === 'ner') {
       const it = alignNer(s, teacher.tokenizer, student.tokenizer, maxLength);
       if (it) items.push(it);
@@ -215,7 +224,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
       // A note listing hundreds of entities gives thousands of pairs: Cancel stops their encoding.
       const view = { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs };
       const enc = await encodeReTraining({ train: reExamples(input, pairs, negative), dev: undefined }, view, { source: privateName, batchSize }, ctx);
-      if (!enc) return { status: 'cancelled', out, steps: 0, ...(hasCheckpoint(ckptDir) && { checkpointDir: ckptDir }) };
+      if (!enc) return stopped();
       privateEx = enc.train;
     }
     if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
