@@ -36,7 +36,8 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
   return out;
 }
 
-async function withContext<T extends { status: string; out: string; steps: number }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>): Promise<T> {
+/** `isUnsaved`: whether a stopped run saved nothing to resume from. */
+async function withContext<T extends { status: string; out: string; steps: number }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
   const ctx = cliContext();
   const onSigint = (): void => {
     if (ctx.cancelled) process.exit(130);
@@ -47,7 +48,8 @@ async function withContext<T extends { status: string; out: string; steps: numbe
   try {
     const r = await run(ctx);
     ctx.close();
-    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; lineage in ${r.out}/lineage.json)` : `${r.status} at step ${r.steps}: run the same command again to resume`);
+    const early = r.status === 'cancelled' && isUnsaved(r);
+    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; lineage in ${r.out}/lineage.json)` : early ? 'stopped before the first step; nothing was saved' : `${r.status} at step ${r.steps}: run the same command again to resume`);
     if (r.status === 'cancelled') throw new StoppedError();
     return r;
   } finally {
@@ -77,6 +79,8 @@ export async function cmdDistill(opts: Opts): Promise<void> {
       ...(s('private-data') ? { privateData: s('private-data') as string } : {}), ...(hidden ? { hidden } : {}),
       ...(opts['max-per-source'] !== undefined ? { maxPerSource: optionalNumber(opts, 'max-per-source', 0) } : {}), ...(s('cache') ? { cacheDir: s('cache') as string } : {}), ...(s('test') ? { test: s('test') as string } : {}),
     }, ctx),
+    // Stopped while its text or private data was encoded, before the teacher ran: nothing kept.
+    (r) => r.checkpointDir === undefined,
   );
 }
 

@@ -20,7 +20,7 @@ vi.mock('../tasks/train-task.ts', async (importOriginal) => ({
 }));
 vi.mock('../distill/task-distill.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof TaskDistill>()),
-  distillTask: () => Promise.resolve({ status: 'cancelled', out: '/s', steps: 7 }),
+  distillTask: vi.fn(() => Promise.resolve({ status: 'cancelled', out: '/s', steps: 7, checkpointDir: '/s/checkpoint' })),
 }));
 vi.mock('../pretrain/pretrain.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof Pretrain>()),
@@ -65,6 +65,12 @@ describe('a stopped training run', () => {
     vi.mocked(train).mockResolvedValueOnce({ status: 'cancelled', out: '/o' });
     expect(await main(['train', 're', '--preset', 'small-2L-128', '--train', '/t.tsv', '--out', '/o'])).toBe(130);
     expect(stdout).toEqual(['stopped before the first training step; nothing was saved']);
+    // distill stopped while its transfer text or private data was encoded: no checkpoint either.
+    const { distillTask } = await import('../distill/task-distill.ts');
+    vi.mocked(distillTask).mockResolvedValueOnce({ status: 'cancelled', out: '/s', steps: 0 });
+    stdout = [];
+    expect(await main(['distill', '--task', 're', '--teacher', '/t', '--transfer', 'random', '--student-preset', 'small-2L-128', '--out', '/s'])).toBe(130);
+    expect(stdout).toEqual(['stopped before the first step; nothing was saved']);
   });
 
   it('exits with 0 when it stopped at the --max-minutes limit the user set', async () => {
