@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as cli } from '../cli/test-helpers.ts';
 import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
@@ -21,18 +21,6 @@ let t: TestEngine;
 let teacherDir: string;
 let teacherId: string;
 
-/** `benchtop ARGS`: its exit code and what it printed to stderr. */
-async function cli(args: string[]): Promise<{ code: number; errors: string }> {
-  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  try {
-    const code = await main(args);
-    return { code, errors: err.mock.calls.map((c) => String(c[0])).join('\n') };
-  } finally {
-    err.mockRestore();
-    log.mockRestore();
-  }
-}
 
 function distillArgs(transfer: string, out: string): string[] {
   return ['distill', '--task', 'ner', '--teacher', teacherDir, '--transfer', transfer, '--student-preset', 'small-2L-128', '--steps', '1', '--batch-size', '2', '--out', out];

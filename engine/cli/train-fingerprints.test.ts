@@ -4,13 +4,13 @@
 // transfer text. The file is written with the model in one rename: a stopped run leaves neither.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINGERPRINT_FILE, readFingerprintFile } from '../distill/fingerprint-file.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import type { TaskContext } from '../tasks/events.ts';
 import { DATA, HAS_DATA, VOCAB, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
-import { main } from './main.ts';
+import { runCli as cli } from './test-helpers.ts';
 
 afterAll(removeTempDirs);
 
@@ -24,20 +24,6 @@ const textsOf = (pubtator: string): string[] => importPubtator(pubtator, 'notes.
 /** A note re-wrapped and re-cased, as a copy pasted into a letter would be. */
 const rewrap = (texts: string[]): string => `${texts.map((n) => n.toUpperCase().replace(/(.{50,70}) /g, '$1\n')).join('\n\n')}\n`;
 
-/** `benchtop ARGS`: its exit code and what it printed to stderr. */
-async function cli(args: string[]): Promise<{ code: number; errors: string }> {
-  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  try {
-    const code = await main(args);
-    return { code, errors: err.mock.calls.map((c) => String(c[0])).join('\n') };
-  } finally {
-    err.mockRestore();
-    log.mockRestore();
-    write.mockRestore();
-  }
-}
 
 describe.skipIf(!HAS_DATA)('benchtop train keeps its documents’ fingerprints beside the model', () => {
   const dir = tempDir('train-fingerprints');

@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli as cli } from '../cli/test-helpers.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import { writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { FINGERPRINT_FILE } from './fingerprint-file.ts';
@@ -17,17 +17,6 @@ const notes = importPubtator(readFileSync(NCBI, 'utf8'), NCBI).documents.slice(0
 const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-general-guard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<{ code: number; errors: string }> {
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
-  try {
-    const code = await main(args);
-    return { code, errors: err.mock.calls.map((c) => String(c[0])).join('\n') };
-  } finally {
-    log.mockRestore();
-    err.mockRestore();
-  }
-}
 
 const FAST = ['--steps', '1', '--batch-size', '2', '--max-length', '24'];
 const lineage = (folder: string): { phi_status: string } => JSON.parse(readFileSync(path.join(folder, 'lineage.json'), 'utf8')) as { phi_status: string };

@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli as cli } from '../cli/test-helpers.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { FINGERPRINT_FILE } from './fingerprint-file.ts';
@@ -19,17 +19,6 @@ const types = [...new Set(docs.flatMap((d) => d.entities.map((e) => e.type)))].s
 const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-private-guard-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<{ code: number; errors: string }> {
-  const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  const err = vi.spyOn(console, 'error').mockImplementation(() => {});
-  try {
-    const code = await main(args);
-    return { code, errors: err.mock.calls.map((c) => String(c[0])).join('\n') };
-  } finally {
-    log.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('distilling from a student that saw private labelled data', () => {
   it('refuses those notes as transfer text, in their own file or another layout', async () => {

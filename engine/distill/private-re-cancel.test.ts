@@ -7,8 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
-import type { TaskContext, TaskEvent } from '../tasks/events.ts';
-import { DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
+import type { TaskEvent } from '../tasks/events.ts';
+import { cancelAfter, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { distillTask } from './task-distill.ts';
 
 afterAll(removeTempDirs);
@@ -25,29 +25,6 @@ function listDocument(n: number): Document {
     entities.push({ id: `T${i}`, type: i % 2 === 0 ? 'Chemical' : 'Disease', spans: [{ start, end: start + w.length }], text: w });
   }
   return { id: 'list', text: `${text}end.`, entities, relations: [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }] };
-}
-
-/** A context cancelled `ms` after its first look (a timer: it fires only if the work yields), recording events. */
-function cancelAfter(ms: number): TaskContext & { at: () => number; events: TaskEvent[] } {
-  let flag = false;
-  let at = 0;
-  let armed = false;
-  const events: TaskEvent[] = [];
-  return {
-    events,
-    emit: (e) => events.push(e),
-    isCancelled: () => {
-      if (!armed) {
-        armed = true;
-        setTimeout(() => {
-          flag = true;
-          at = performance.now();
-        }, ms);
-      }
-      return flag;
-    },
-    at: () => at,
-  };
 }
 
 const logs = (ctx: { events: TaskEvent[] }): string[] => ctx.events.flatMap((e) => (e.type === 'log' ? [e.message] : []));

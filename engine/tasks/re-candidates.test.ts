@@ -13,7 +13,6 @@ import type { Document, Entity } from '../formats/types.ts';
 import { unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import { CancelledError } from './batching.ts';
 import { loadDocuments } from './data-load.ts';
-import type { TaskContext } from './events.ts';
 import { evaluate } from './predict-task.ts';
 import {
   distantPairs,
@@ -23,7 +22,7 @@ import {
   pairsFromDocuments,
 } from './re-data.ts';
 import { classifyExamples, distantPairIssues, predictRelations, reTrainingSet, type ReModelView } from './re-task.ts';
-import { bertTokenizer, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
+import { bertTokenizer, cancelAfter, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
 import { train } from './train-task.ts';
 
 afterAll(removeTempDirs);
@@ -45,27 +44,6 @@ function listDocument(n: number, id = 'list'): Document {
 }
 
 const PAIRS: [string, string][] = [['CHEMICAL', 'DISEASE']];
-
-/** A context cancelled `ms` after the first look at it (a timer: only fires if encoding yields). */
-function cancelAfter(ms: number): TaskContext & { at: () => number } {
-  let flag = false;
-  let at = 0;
-  let armed = false;
-  return {
-    emit: () => {},
-    isCancelled: () => {
-      if (!armed) {
-        armed = true;
-        setTimeout(() => {
-          flag = true;
-          at = performance.now();
-        }, ms);
-      }
-      return flag;
-    },
-    at: () => at,
-  };
-}
 
 describe('candidate pairs of a sentence with many entities', () => {
   it('leaves out pairs with more than MAX_ENTITIES_BETWEEN entities between them, and lists them', () => {

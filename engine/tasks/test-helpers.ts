@@ -10,6 +10,7 @@ import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { IGNORE, type Encoded } from './batching.ts';
+import type { TaskContext, TaskEvent } from './events.ts';
 import { type TaskMeta, withTaskMeta } from './model-setup.ts';
 
 /** The shared reference data folder. */
@@ -118,4 +119,30 @@ export function pubtatorSubset(src: string, n: number, dir: string, name: string
   const file = path.join(dir, name);
   writeFileSync(file, `${blocks.slice(0, n).join('\n\n')}\n`);
   return file;
+}
+
+/**
+ * A task context cancelled `ms` after its first look (a timer: it fires only if the work yields),
+ * recording the events it is sent and when the cancel came (`at`, performance.now()).
+ */
+export function cancelAfter(ms: number): TaskContext & { at: () => number; events: TaskEvent[] } {
+  let flag = false;
+  let at = 0;
+  let armed = false;
+  const events: TaskEvent[] = [];
+  return {
+    events,
+    emit: (e) => events.push(e),
+    isCancelled: () => {
+      if (!armed) {
+        armed = true;
+        setTimeout(() => {
+          flag = true;
+          at = performance.now();
+        }, ms);
+      }
+      return flag;
+    },
+    at: () => at,
+  };
 }
