@@ -6,26 +6,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Document, Entity } from '../formats/types.ts';
 import type { TaskEvent } from '../tasks/events.ts';
-import { cancelAfter, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
+import { cancelAfter, DATA, entityListDocument, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { distillTask } from './task-distill.ts';
 
 afterAll(removeTempDirs);
-
-/** One "sentence" listing `n` entities, Chemical and Disease in turn (a pasted medication list). */
-function listDocument(n: number): Document {
-  const words = ['aspirin', 'hypertension', 'metformin', 'diabetes', 'lisinopril', 'asthma'];
-  let text = 'Medications: ';
-  const entities: Entity[] = [];
-  for (let i = 0; i < n; i++) {
-    const w = words[i % words.length] as string;
-    const start = text.length;
-    text += `${w} 10 mg, `;
-    entities.push({ id: `T${i}`, type: i % 2 === 0 ? 'Chemical' : 'Disease', spans: [{ start, end: start + w.length }], text: w });
-  }
-  return { id: 'list', text: `${text}end.`, entities, relations: [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }] };
-}
 
 const logs = (ctx: { events: TaskEvent[] }): string[] => ctx.events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
 
@@ -39,7 +24,7 @@ describe.skipIf(!HAS_DATA)('cancelling a distillation while its data is encoded'
     const out = path.join(dir, 'student');
     // 400 entities: about 9,700 candidate pairs, seconds of encoding on one core.
     const ctx = cancelAfter(200);
-    const r = await distillTask({ task: 're', teacher, studentPreset: 'small-2L-128', transfer, privateDocuments: [listDocument(400)], alpha: 0.3, steps: 100, batchSize: 4, out }, ctx);
+    const r = await distillTask({ task: 're', teacher, studentPreset: 'small-2L-128', transfer, privateDocuments: [entityListDocument(400, 'list', [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }])], alpha: 0.3, steps: 100, batchSize: 4, out }, ctx);
     expect(r).toEqual({ status: 'cancelled', out, steps: 0 });
     expect(ctx.at()).toBeGreaterThan(0);
     expect(performance.now() - ctx.at()).toBeLessThan(500);

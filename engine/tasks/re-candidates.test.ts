@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Document, Entity } from '../formats/types.ts';
+import type { Document } from '../formats/types.ts';
 import { unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import { CancelledError } from './batching.ts';
 import { loadDocuments } from './data-load.ts';
@@ -22,26 +22,12 @@ import {
   pairsFromDocuments,
 } from './re-data.ts';
 import { classifyExamples, distantPairIssues, predictRelations, reTrainingSet, type ReModelView } from './re-task.ts';
-import { bertTokenizer, cancelAfter, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
+import { bertTokenizer, cancelAfter, DATA, entityListDocument as listDocument, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
 import { train } from './train-task.ts';
 
 afterAll(removeTempDirs);
 
 const CDR = path.join(DATA, 'documents', 'pubtator-bc5cdr');
-
-/** One "sentence" listing `n` entities, Chemical and Disease in turn (a pasted medication list). */
-function listDocument(n: number, id = 'list'): Document {
-  const words = ['aspirin', 'hypertension', 'metformin', 'diabetes', 'lisinopril', 'asthma'];
-  let text = 'Medications: ';
-  const entities: Entity[] = [];
-  for (let i = 0; i < n; i++) {
-    const w = words[i % words.length] as string;
-    const start = text.length;
-    text += `${w} 10 mg, `;
-    entities.push({ id: `T${i}`, type: i % 2 === 0 ? 'Chemical' : 'Disease', spans: [{ start, end: start + w.length }], text: w });
-  }
-  return { id, text: `${text}end.`, entities, relations: [] };
-}
 
 const PAIRS: [string, string][] = [['CHEMICAL', 'DISEASE']];
 

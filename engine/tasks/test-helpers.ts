@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { saveHfFolder } from '../checkpoints/hf-folder.ts';
+import type { Document, Entity, Relation } from '../formats/types.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { WordPieceTokenizer } from '../text/wordpiece.ts';
@@ -145,4 +146,18 @@ export function cancelAfter(ms: number): TaskContext & { at: () => number; event
     },
     at: () => at,
   };
+}
+
+/** One "sentence" listing `n` entities, Chemical and Disease in turn (a pasted medication list). */
+export function entityListDocument(n: number, id = 'list', relations: Relation[] = []): Document {
+  const words = ['aspirin', 'hypertension', 'metformin', 'diabetes', 'lisinopril', 'asthma'];
+  let text = 'Medications: ';
+  const entities: Entity[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = words[i % words.length] as string;
+    const start = text.length;
+    text += `${w} 10 mg, `;
+    entities.push({ id: `T${i}`, type: i % 2 === 0 ? 'Chemical' : 'Disease', spans: [{ start, end: start + w.length }], text: w });
+  }
+  return { id, text: `${text}end.`, entities, relations };
 }

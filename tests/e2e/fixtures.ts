@@ -1,6 +1,6 @@
 // E2E fixtures: a fresh data folder and server per suite, Debian Chromium through
 // playwright-core, screenshots under test-results/screenshots, and small page helpers.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -176,4 +176,25 @@ export async function trainTinyModel(page: Page): Promise<void> {
   await expect
     .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
     .toBe('Finished');
+}
+
+/**
+ * axe's violations inside the element `selector` (the model detail by default), in the light and
+ * in the dark theme, one line each prefixed with the theme; the theme is set back to the system's.
+ */
+export async function axeViolationsBothThemes(page: Page, selector = '[data-testid="model-detail"]'): Promise<string[]> {
+  // Evaluated through the DevTools protocol, so the page's CSP (script-src 'self') allows it.
+  if ((await page.evaluate('typeof window.axe')) !== 'object')
+    await page.evaluate(readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  const found: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.getByTestId('theme-select').selectOption(theme);
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe(theme);
+    const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
+      `axe.run(document.querySelector(${JSON.stringify(selector)}), { resultTypes: ['violations'] }).then((r) => r.violations)`,
+    );
+    found.push(...violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${v.id}: ${v.help} at ${n.target.join(' ')}`)));
+  }
+  await page.getByTestId('theme-select').selectOption('system');
+  return found;
 }

@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goldenOnnxLogits } from '../../engine/runtime/test-helpers.ts';
 import { apiCall } from './api-client.ts';
-import { type App, ROOT, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+import { type App, axeViolationsBothThemes, launchApp, ROOT, screenshot, SHARED_DATA } from './fixtures.ts';
 
 const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
-const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 let app: App;
 
 beforeAll(async () => {
@@ -172,17 +171,6 @@ describe('Models: rename and export', () => {
     await detail.getByTestId('start-model-export').click();
     await detail.getByTestId('model-export-error').waitFor(); // warning, error and the last report on screen
     await screenshot(page, 'model-rename-export-axe');
-    if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE);
-    const found: string[] = [];
-    for (const theme of ['light', 'dark'] as const) {
-      await page.getByTestId('theme-select').selectOption(theme);
-      await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe(theme);
-      const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
-        `axe.run(document.querySelector('[data-testid="model-detail"]'), { resultTypes: ['violations'] }).then((r) => r.violations)`,
-      );
-      found.push(...violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${v.id}: ${v.help} at ${n.target.join(' ')}`)));
-    }
-    await page.getByTestId('theme-select').selectOption('system');
-    expect(found).toEqual([]);
+    expect(await axeViolationsBothThemes(page)).toEqual([]);
   });
 });

@@ -3,14 +3,13 @@
 // origin and one whose record names a file Benchtop does not ship says so, each with a caveat
 // (a status a screen reader reads) on the detail and in the Export panel, where the Export
 // button is described by it. No path a record holds reaches the screen; axe stays clean.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, ROOT, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+import { type App, axeViolationsBothThemes, launchApp, screenshot, SHARED_DATA } from './fixtures.ts';
 
 const GOLDEN = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
-const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const CAVEAT = 'Check it was not built from private notes before sharing this model';
 let app: App;
 
@@ -91,17 +90,6 @@ describe('Models: where a vocabulary came from', () => {
     const { page } = app;
     await openExport();
     await page.getByTestId('model-export-vocabulary').waitFor();
-    if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE);
-    const found: string[] = [];
-    for (const theme of ['light', 'dark'] as const) {
-      await page.getByTestId('theme-select').selectOption(theme);
-      await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe(theme);
-      const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
-        `axe.run(document.querySelector('[data-testid="model-detail"]'), { resultTypes: ['violations'] }).then((r) => r.violations)`,
-      );
-      found.push(...violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${v.id}: ${v.help} at ${n.target.join(' ')}`)));
-    }
-    await page.getByTestId('theme-select').selectOption('system');
-    expect(found).toEqual([]);
+    expect(await axeViolationsBothThemes(page)).toEqual([]);
   });
 });
