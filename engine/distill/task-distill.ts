@@ -23,12 +23,12 @@ import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
-import { encodeNerTraining } from '../tasks/ner-task.ts';
 import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
 import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
+import { encodePrivateNer } from './private-ner.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
@@ -217,7 +217,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     if (args.task === 'ner') {
       const docs = privateDocs ?? (await loadDocuments(privateName)).documents;
       privateSeen = docs.map((d) => d.text);
-      privateEx = encodeNerTraining(docs, [], { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }).train;
+      // Thousands of notes take seconds to encode: Cancel stops it between slices, as it stops RE pairs.
+      const enc = await encodePrivateNer(docs, { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }, ctx);
+      if (!enc) return stopped();
+      privateEx = enc;
     } else {
       const input: ReInput = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await loadReInput(privateName);
       privateSeen = input.kind === 'documents' ? input.documents.map((d) => d.text) : input.examples.map((e) => e.text);
