@@ -20,6 +20,8 @@ const abstracts = HAS_DATA ? readFileSync(NCBI_DEV, 'utf8').trim().split(/\n\s*\
 /** The "PHI notes": 12 NCBI-disease abstracts to train on and 4 to choose the kept model on. */
 const trainText = `${abstracts.slice(0, 12).join('\n\n')}\n`;
 const devText = `${abstracts.slice(12, 16).join('\n\n')}\n`;
+/** And 4 more held out to test it on (`--test`). */
+const testText = `${abstracts.slice(16, 20).join('\n\n')}\n`;
 const textsOf = (pubtator: string): string[] => importPubtator(pubtator, 'notes.txt').documents.map((d) => d.text);
 /** A note re-wrapped and re-cased, as a copy pasted into a letter would be. */
 const rewrap = (texts: string[]): string => `${texts.map((n) => n.toUpperCase().replace(/(.{50,70}) /g, '$1\n')).join('\n\n')}\n`;
@@ -112,5 +114,34 @@ describe.skipIf(!HAS_DATA)('benchtop train keeps its documents’ fingerprints b
     delete again.dev;
     expect((await train(again)).status).toBe('max-steps');
     expect(readFingerprintFile(timed)?.counts.length).toBe(12);
+  }, 120_000);
+});
+
+// `--test` documents are private notes held beside the model as much as its training and dev
+// documents (the guard refuses the recorded test file itself), yet only train and dev were
+// fingerprinted: once the test file was moved, a re-wrapped copy of it passed as transfer text.
+describe.skipIf(!HAS_DATA)('benchtop train --test keeps the test documents’ fingerprints too', () => {
+  it('distill refuses a re-wrapped copy of the test notes once their file is deleted', async () => {
+    const dir = tempDir('train-test-fingerprints');
+    const [trainFile, devFile, testFile] = ['notes.pubtator', 'notes-dev.pubtator', 'notes-test.pubtator'].map((f) => path.join(dir, f)) as [string, string, string];
+    writeFileSync(trainFile, trainText);
+    writeFileSync(devFile, devText);
+    writeFileSync(testFile, testText);
+    const teacher = path.join(dir, 'teacher');
+    const trained = await cli(['train', 'ner', '--preset', 'small-2L-128', '--vocab', VOCAB, '--train', trainFile, '--dev', devFile, '--test', testFile, '--out', teacher, '--max-steps', '2', '--batch-size', '8', '--max-length', '48']);
+    expect(trained).toMatchObject({ code: 0, errors: '' });
+    expect(readFingerprintFile(teacher)?.counts.length).toBe(16 + 4);
+    rmSync(testFile);
+    const folder = path.join(dir, 'transfer');
+    mkdirSync(folder);
+    const copy = path.join(folder, 'letters.txt');
+    const notes = textsOf(testText);
+    writeFileSync(copy, rewrap(notes));
+    const out = path.join(dir, 'student');
+    const refused = await cli(['distill', '--task', 'ner', '--teacher', teacher, '--transfer', folder, '--student-preset', 'small-2L-128', '--steps', '1', '--batch-size', '2', '--out', out]);
+    expect(refused.code).toBe(1);
+    expect(refused.errors).toContain(`${copy}: this transfer file repeats the text of private documents`);
+    expect(refused.errors).not.toContain(notes[0]!.slice(0, 40).toUpperCase());
+    expect(existsSync(out)).toBe(false);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 // preset), encodes, runs the resumable loop in `<out>/checkpoint/`, evaluates the kept model on
 // an optional test set, and writes `<out>` as a Hugging Face folder with metrics.json and
 // training_card.md (atomically, replacing the checkpoint), and the word fingerprints of its
-// training and dev documents (private-fingerprints.bin: hashes, never text), which metrics.json
+// training, dev and test documents (private-fingerprints.bin: hashes, never text), which metrics.json
 // names only by file, so that `distill` still knows a re-formatted copy of them once the files
 // are moved or deleted (engine/distill/fingerprint-file.ts). Runs in the calling thread: use
 // startTrain (jobs.ts) off the UI event loop.
@@ -351,10 +351,11 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     message: `${args.task}: ${trainEx.length} training inputs, labels ${labels.join(' ')}; dev: ${split}; model ${pm.origin}`,
   });
   const bestDir = path.join(ckpt, 'best');
-  // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts).
+  // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts),
+  // then the test documents: private notes held beside the model too, which transfer text must not repeat.
   const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
   let seenBytes: Buffer | undefined;
-  const seen = (): Buffer => (seenBytes ??= fingerprintBytes([...texts(tr), ...texts(dv)]));
+  const seen = (): Buffer => (seenBytes ??= fingerprintBytes([...texts(tr), ...texts(dv), ...texts(tePart?.input)]));
   if (discard) rmSync(ckpt, { recursive: true, force: true });
   const result = await runTrainLoop(
     config,
