@@ -107,6 +107,25 @@ describe('Projects and Documents screens', () => {
     }
   });
 
+  it('wraps a long dataset name inside the Train form instead of running under the next card', async () => {
+    const { page } = app;
+    // A dataset named after its file: one long word the form's fieldset grew to fit.
+    const [p] = (await apiCall(app.server, 'projects:list', {})).filter((x) => x.name === LONG_NAME);
+    const file = join(textFolder('long-dataset', [[`${LONG_ID}.txt`, 'Aspirin for fever.']]), `${LONG_ID}.txt`);
+    await apiCall(app.server, 'documents:import', { projectId: p!.id, path: file, containsPhi: true });
+    await openScreen('Train');
+    const boxes = page.getByTestId('train-dataset');
+    await expect.poll(() => boxes.count()).toBe(2);
+    await screenshot(page, 'screens-train-long-dataset-1024');
+    const form = (await page.getByTestId('train-form').boundingBox())!;
+    for (let i = 0; i < 2; i++) {
+      const label = (await boxes.nth(i).locator('..').boundingBox())!;
+      expect(label.x + label.width).toBeLessThanOrEqual(form.x + form.width);
+    }
+    const badge = (await page.getByTestId('train-form').getByText('patient data').boundingBox())!;
+    expect(badge.x + badge.width).toBeLessThanOrEqual(form.x + form.width);
+  });
+
   it('keeps the relation types table, Remove included, inside its card with seven long entity types', async () => {
     const { page } = app;
     // The label schema after importing NCBI-disease PubTator into a biomedical project.
