@@ -163,6 +163,8 @@ export interface TrainedModel {
   parameters?: number;
   lineage: LineageInput[];
   phiStatus?: PhiStatus;
+  /** The run's TrainResult.fingerprinted: the fingerprint file it wrote, kept when it is the snapshot's. */
+  fingerprinted?: string;
 }
 
 /**
@@ -170,10 +172,11 @@ export interface TrainedModel {
  * fingerprints of the run's documents (its snapshot beside `outDir`) go with it: its metrics.json
  * records them as one hash only, and `benchtop distill` from the folder needs them to know a
  * re-formatted copy of the notes (engine/distill/fingerprint-file.ts). Written for every run: a
- * dataset may be marked as containing PHI only later, which raises the model's status then.
+ * dataset may be marked as containing PHI only later, which raises the model's status then. The
+ * run writes them with its model; they are hashed here only when it did not (writeRunFingerprints).
  */
 export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Promise<Model> {
-  await recordFingerprintsInWorker(dirname(t.outDir), t.outDir);
+  await recordFingerprintsInWorker(dirname(t.outDir), t.outDir, t.fingerprinted);
   const id = crypto.randomUUID();
   const relDir = `models/${id}`;
   const target = join(ctx.dataDir, 'models', id);

@@ -373,6 +373,7 @@ async function finish(
           parameters: r.metrics.model.parameters,
         }),
         ...(r.phiStatus === 'trained-on-phi' && { phiStatus: 'trained-on-phi' as const }),
+        ...(r.fingerprinted !== undefined && { fingerprinted: r.fingerprinted }),
       });
       updateRunStatus(db, run.id, 'completed', {
         modelOutId: model.id,

@@ -6,6 +6,7 @@
 // PHI-bearing model: someone holding a guess of a note could test it against the hashes, so
 // exports (model-files.ts lists what they copy) and distilled students never carry it; an import
 // of a model folder into the library keeps it, checked, as it keeps the model's PHI status.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
@@ -55,17 +56,42 @@ export function fingerprintBytes(texts: Iterable<string>): Buffer {
 }
 
 /**
- * Writes into `out` the fingerprints of the documents of a workbench run's snapshot (`runDir`/
- * data.json: training, dev and private documents); nothing without documents. Run it in a
- * worker for a large snapshot (engine/tasks/jobs.ts): 10 million words take about 4 s here.
+ * Identifies a list of texts (sha256 over each one's length and UTF-8 bytes, in order), so that a
+ * fingerprint file written by a run can be recognised as that of a run's snapshot without hashing
+ * the documents' words again.
  */
-export function writeRunFingerprints(runDir: string, out: string): void {
+export function textsDigest(texts: Iterable<string>): string {
+  const h = createHash('sha256');
+  const size = Buffer.alloc(8);
+  for (const t of texts) {
+    size.writeDoubleLE(Buffer.byteLength(t, 'utf8'), 0);
+    h.update(size).update(t, 'utf8');
+  }
+  return h.digest('hex');
+}
+
+/**
+ * Writes into `out` the fingerprints of the documents of a workbench run's snapshot (`runDir`/
+ * data.json: training, dev and private documents); nothing without documents. The run's own task
+ * writes them with its model (train-task.ts, task-distill.ts) and says which texts (`written`, a
+ * textsDigest): when that names the snapshot's documents and the file reads with one entry per
+ * document, it is kept rather than hashed twice. A run that wrote none, or other texts (an older
+ * run, a crash), gets them here. Run it in a worker for a large snapshot (engine/tasks/jobs.ts):
+ * 10 million words take about 4 s here.
+ */
+export function writeRunFingerprints(runDir: string, out: string, written?: string): void {
   const file = path.join(runDir, 'data.json');
   if (!existsSync(file)) return;
   type Part = { text: string }[] | undefined;
   const data = JSON.parse(readFileSync(file, 'utf8')) as { train?: Part; dev?: Part; private?: Part };
-  const docs = [...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])];
-  if (docs.length > 0) writeFingerprintFile(out, docs.map((d) => d.text));
+  const texts = [...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])].map((d) => d.text);
+  if (texts.length === 0) return;
+  const kept = path.join(out, FINGERPRINT_FILE);
+  if (written !== undefined && existsSync(kept) && written === textsDigest(texts)) {
+    const set = fingerprintFileProblem(kept);
+    if (typeof set !== 'string' && set.counts.length === texts.length) return;
+  }
+  writeFileAtomic(kept, fingerprintBytes(texts));
 }
 
 /**

@@ -36,7 +36,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
-import { FINGERPRINT_FILE, fingerprintBytes } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from './fingerprint-file.ts';
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -98,6 +98,8 @@ export interface DistillResult {
   checkpointDir?: string;
   /** Present when completed. */
   lineage?: LineageRecord;
+  /** Present when the private documents' fingerprints were written beside the student (textsDigest). */
+  fingerprinted?: string;
 }
 
 function num(name: string, v: number | undefined, def: number, min: number, max = Infinity): number {
@@ -387,7 +389,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     metrics['test'] = (await evaluate({ task: args.task, model: out, data: args.test, threads })).metrics;
     for (const [f, text] of Object.entries(extra())) writeFileAtomic(path.join(out, f), text);
   }
-  return { status, out, steps: state.step, metrics, lineage: record };
+  return { status, out, steps: state.step, metrics, lineage: record, ...(privateEx.length > 0 && { fingerprinted: textsDigest(privateSeen) }) };
 }
 
 /** Task-specific distillation reporting a TrainResult (lineage and PHI status when completed). */
@@ -398,6 +400,7 @@ export async function distill(args: DistillArgs, ctx: TaskContext = QUIET): Prom
     out: r.out,
     ...(r.checkpointDir !== undefined ? { checkpointDir: r.checkpointDir } : {}),
     ...(r.lineage ? { lineage: r.lineage, phiStatus: r.lineage.phi_status } : {}),
+    ...(r.fingerprinted !== undefined && { fingerprinted: r.fingerprinted }),
   };
 }
 

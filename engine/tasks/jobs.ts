@@ -47,7 +47,7 @@ export type TaskJob =
   | { kind: 'evaluate'; args: EvaluateArgs }
   | { kind: 'distill'; args: DistillArgs }
   | { kind: 'check-transfer'; args: TransferCheckArgs }
-  | { kind: 'record-fingerprints'; args: { runDir: string; out: string } };
+  | { kind: 'record-fingerprints'; args: { runDir: string; out: string; written?: string } };
 
 /** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
 export async function run(
@@ -71,7 +71,7 @@ export async function run(
       checkTransferNotPrivate(job.args.transfer, job.args);
       return null;
     case 'record-fingerprints':
-      writeRunFingerprints(job.args.runDir, job.args.out);
+      writeRunFingerprints(job.args.runDir, job.args.out, job.args.written);
       return null;
   }
 }
@@ -126,7 +126,11 @@ export async function checkTransferInWorker(args: TransferCheckArgs): Promise<vo
   await start<null>({ kind: 'check-transfer', args }, () => {}).result;
 }
 
-/** Writes a finished run's document fingerprints beside its model (fingerprint-file.ts) in a worker thread. */
-export async function recordFingerprintsInWorker(runDir: string, out: string): Promise<void> {
-  await start<null>({ kind: 'record-fingerprints', args: { runDir, out } }, () => {}).result;
+/**
+ * Writes a finished run's document fingerprints beside its model (fingerprint-file.ts) in a worker
+ * thread, or keeps the file the run wrote when `written` (its TrainResult.fingerprinted) names them.
+ */
+export async function recordFingerprintsInWorker(runDir: string, out: string, written?: string): Promise<void> {
+  const args = { runDir, out, ...(written !== undefined && { written }) };
+  await start<null>({ kind: 'record-fingerprints', args }, () => {}).result;
 }

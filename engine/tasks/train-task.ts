@@ -19,7 +19,7 @@ import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
-import { FINGERPRINT_FILE, fingerprintBytes } from '../distill/fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
   readDataPart,
@@ -104,6 +104,11 @@ export interface TrainResult {
   lineage?: LineageRecord;
   /** Distillation: the PHI status the lineage implies. */
   phiStatus?: PhiStatus;
+  /**
+   * The texts whose fingerprints were written beside the model (textsDigest of
+   * fingerprint-file.ts), when they were: the workbench keeps that file rather than hash them again.
+   */
+  fingerprinted?: string;
 }
 
 function positive(name: string, v: number | undefined, def: number, int = true, range: { min?: number; max?: number; positive?: boolean } = {}): number {
@@ -354,8 +359,9 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts),
   // then the test documents: private notes held beside the model too, which transfer text must not repeat.
   const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
+  const seenTexts = (): string[] => [...texts(tr), ...texts(dv), ...texts(tePart?.input)];
   let seenBytes: Buffer | undefined;
-  const seen = (): Buffer => (seenBytes ??= fingerprintBytes([...texts(tr), ...texts(dv), ...texts(tePart?.input)]));
+  const seen = (): Buffer => (seenBytes ??= fingerprintBytes(seenTexts()));
   if (discard) rmSync(ckpt, { recursive: true, force: true });
   const result = await runTrainLoop(
     config,
@@ -443,5 +449,5 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       'training_card.md': trainingCard(metrics, args.model !== undefined && args.modelLabel !== undefined ? `the base model ${args.modelLabel}` : undefined),
     },
   });
-  return { status: result.status, out, metrics };
+  return { status: result.status, out, metrics, fingerprinted: textsDigest(seenTexts()) };
 }
