@@ -1,12 +1,30 @@
 // Atomic file output: write to a temp file beside the target, fsync, then rename, so a crash
 // or a full disk never leaves a half-written file where a complete one is expected.
 
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { makeDirsSync } from './make-dirs.ts';
 
+/**
+ * Throws unless `file` is new, a regular file, or a link to one. The rename would otherwise put a
+ * regular file in place of a device, pipe or socket: `benchtop forward --out /dev/full`, run as
+ * root, replaced the system's /dev/full with a JSON file.
+ */
+export function checkNotSpecialFile(file: string): void {
+  let st;
+  try {
+    st = statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return; // a path that cannot be looked at (a file as a folder): the write says what is wrong
+  }
+  if (st && !st.isFile() && !st.isDirectory()) {
+    throw new Error(`${file}: is not a regular file (a device, pipe or socket), and writing there would replace it; choose a file name`);
+  }
+}
+
 /** Write `data` to `file` atomically (parent folders are created). */
 export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): void {
+  checkNotSpecialFile(file);
   makeDirsSync(path.dirname(file));
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
