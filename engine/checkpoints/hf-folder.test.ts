@@ -366,6 +366,16 @@ describe('loadHfFolder errors name the file and the problem', () => {
     expect(loadError(dir).message).toMatch(
       new RegExp(`^${vocabFile}: has 1001 tokens but the model has only 1000 embedding rows`),
     );
+    // Not UTF-8 (a Latin-1 "é", a binary file): refused, not loaded with U+FFFD in its tokens.
+    const latin1 = copyGolden('bert-token-classification');
+    const latinVocab = readFileSync(path.join(latin1, 'vocab.txt'), 'utf8').split('\n').slice(0, 900);
+    writeFileSync(path.join(latin1, 'vocab.txt'), Buffer.concat([Buffer.from(`${latinVocab.slice(0, 9).join('\n')}\ncaf`), Buffer.from([0xe9, 0x0a]), Buffer.from(latinVocab.slice(9).join('\n'))]));
+    expect(loadError(latin1).message).toBe(
+      `${path.join(latin1, 'vocab.txt')}: is not UTF-8 text (line 10 holds bytes that are not UTF-8; is it a vocab.txt?): save the vocabulary as UTF-8`,
+    );
+    // Blank lines only: as empty as an empty file.
+    writeFileSync(path.join(latin1, 'vocab.txt'), '\n\r\n');
+    expect(loadError(latin1).message).toBe(`${path.join(latin1, 'vocab.txt')}: vocabulary is empty`);
     const rows = copyGolden('bert-token-classification');
     editJson(path.join(rows, 'config.json'), (j) => (j['vocab_size'] = 999));
     expect(loadError(rows).message).toMatch(

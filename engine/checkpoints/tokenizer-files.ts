@@ -57,13 +57,40 @@ export function readJsonFile(path: string): unknown {
 
 /** Read vocab.txt: one token per line, as HF's load_vocab does. */
 export function readVocab(path: string): string[] {
-  let text = readModelFile(path, 'text', 'cannot read the WordPiece vocabulary').toString('utf8');
+  const bytes = readModelFile(path, 'text', 'cannot read the WordPiece vocabulary');
+  let text: string;
+  try {
+    // Fatal: a Latin-1 or binary file used to load with U+FFFD in its tokens (HF refuses it too).
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const line = firstInvalidUtf8Line(bytes);
+    throw new CheckpointError(path, `is not UTF-8 text (line ${line} holds bytes that are not UTF-8; is it a vocab.txt?): save the vocabulary as UTF-8`);
+  }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const vocab = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (vocab.length === 0) throw new CheckpointError(path, 'vocabulary is empty');
+  if (vocab.every((t) => t === '')) throw new CheckpointError(path, 'vocabulary is empty');
   return vocab;
+}
+
+/** The 1-based number of the first line that is not valid UTF-8. */
+function firstInvalidUtf8Line(bytes: Uint8Array): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
+  let line = 1;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    try {
+      decoder.decode(bytes.subarray(start, end));
+    } catch {
+      return line;
+    }
+    start = end + 1;
+    line++;
+  }
+  return line;
 }
 
 /** The file contents of vocab.txt. */
