@@ -1,5 +1,6 @@
 // CLI contract of the engine-core commands, on the shared goldens and on bad input.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -310,5 +311,56 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     r = await run(['init-model', '--arch', 'roberta', '--preset', 'tiny-4L-312', '--vocab', VOCAB, '--out', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--arch must be bert or distilbert');
+  });
+});
+
+describe.skipIf(!existsSync(GOLDEN) || process.platform === 'win32')('benchtop forward and init-model: inputs that are not what they seem', () => {
+  it('refuses a pipe as --inputs (it hung, waiting on it) or --out (it was replaced by a file)', async () => {
+    const fifo = path.join(tmp, 'inputs-pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    // A writer on the pipe: a command that opens it reads these inputs and runs.
+    const writer = spawn('sh', ['-c', `printf '{"input_ids": [[2, 5, 3]]}' > '${fifo}'`]);
+    const outFile = path.join(tmp, 'pipe-never.json');
+    try {
+      const r = await run(['forward', '--model', GOLDEN, '--inputs', fifo, '--out', outFile]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${fifo}: not a regular file (a device, pipe or socket); choose a file`);
+      expect(existsSync(outFile)).toBe(false);
+    } finally {
+      writer.kill();
+    }
+    const inputs = path.join(tmp, 'pipe-in.json');
+    writeFileSync(inputs, JSON.stringify({ input_ids: [[2, 5, 3]] }));
+    const outPipe = path.join(tmp, 'out-pipe.json');
+    execFileSync('mkfifo', [outPipe]);
+    for (const args of [['forward', '--inputs', inputs], ['export-onnx']]) {
+      const r = await run([...args, '--model', GOLDEN, '--out', outPipe]);
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(`benchtop: error: ${outPipe}: is not a regular file (a device, pipe or socket), and writing there would replace it; choose a file name`);
+      expect(lstatSync(outPipe).isFIFO()).toBe(true);
+    }
+  });
+
+  it('reads an inputs file with a byte-order mark, and says a missing one is missing', async () => {
+    const bom = path.join(tmp, 'bom-in.json');
+    writeFileSync(bom, `\ufeff${JSON.stringify({ input_ids: [[2, 5, 3]] })}`);
+    const outFile = path.join(tmp, 'bom-out.json');
+    let r = await run(['forward', '--model', GOLDEN, '--inputs', bom, '--out', outFile]);
+    expect(r.err).toBe('');
+    expect((JSON.parse(readFileSync(outFile, 'utf8')) as { logits: number[][][] }).logits[0]).toHaveLength(3);
+    const missing = path.join(tmp, 'no-such-in.json');
+    r = await run(['forward', '--model', GOLDEN, '--inputs', missing, '--out', path.join(tmp, 'never2.json')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`benchtop: error: ${missing}: cannot read inputs JSON (no such file; check the path)`);
+  });
+
+  it('init-model refuses --labels that name no label instead of making a masked-LM model', async () => {
+    for (const labels of ['', ' , ']) {
+      const out = path.join(tmp, 'no-labels');
+      const r = await run(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', labels, '--out', out]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: --labels "${labels}" names no label; list the names separated by commas (e.g. O,B-Disease,I-Disease), or leave --labels out for --task mlm`);
+      expect(existsSync(out)).toBe(false);
+    }
   });
 });

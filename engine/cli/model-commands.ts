@@ -1,7 +1,7 @@
 // CLI commands about model folders: `model inspect`, `init-model`, `forward` and `export-onnx`.
 // Each validates its inputs up front and writes outputs atomically.
 
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
@@ -10,7 +10,7 @@ import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type EncoderC
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
+import { checkNotSpecialFile, writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { lineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
@@ -19,6 +19,7 @@ import { MAX_THREADS, Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
 import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
+import { InputFileError, readInputFile } from '../io/input-file.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
 
 /** Facts about a model folder, as printed by `benchtop model inspect --json`. */
@@ -72,9 +73,11 @@ export function cmdInitModel(opts: Opts): void {
   if (!PRESETS[preset]) throw new UsageError(`unknown --preset "${preset}" (known: ${Object.keys(PRESETS).join(', ')})`);
   const vocabFile = optionalString(opts, 'vocab') ?? defaultVocabFile();
   const out = requireString(opts, 'out');
-  const labelList = optionalString(opts, 'labels') ?? '';
-  const named = labelList.split(',').map((s) => s.trim());
-  const labels = named.some(Boolean) ? named : [];
+  const labelList = optionalString(opts, 'labels');
+  // --labels "" (an unset shell variable) used to make a masked-LM model instead of a classifier.
+  if (labelList !== undefined && labelList.split(',').every((l) => l.trim() === ''))
+    throw new UsageError(`--labels "${labelList}" names no label; list the names separated by commas (e.g. O,B-Disease,I-Disease), or leave --labels out for --task mlm`);
+  const labels = labelList === undefined ? [] : labelList.split(',').map((s) => s.trim());
   // "O,,B" used to lose its empty label: the model then had fewer classes than the user listed.
   const blank = labels.indexOf('');
   if (blank >= 0) throw new UsageError(`--labels "${labelList}": label ${blank + 1} is empty; list the names separated by single commas`);
@@ -127,6 +130,7 @@ const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'v
  */
 function checkOutFile(out: string, inputs: { model: string; file?: string }): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
+  checkNotSpecialFile(out);
   if (existsSync(out)) {
     const real = realpathSync(out);
     const taken = [...MODEL_FILES.map((f) => path.join(inputs.model, f)), ...(inputs.file ? [inputs.file] : [])];
@@ -270,6 +274,31 @@ function checkForwardInputs(raw: Record<string, unknown>, ids: { dims: number[] 
   else throw new UsageError(`${inFile}: a base encoder has no task head, so "labels" (and --grads) do not apply`);
 }
 
+/** The largest --inputs file read (V8 strings end near 512 M characters). */
+const MAX_INPUTS_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The parsed --inputs file: a regular file only (a pipe or /dev/zero hung the command), its
+ * system errors in words, a byte-order mark skipped as in config.json.
+ */
+function readInputsJson(inFile: string): unknown {
+  let text: string;
+  try {
+    text = readInputFile(inFile, MAX_INPUTS_BYTES, 'split the batch into several files').toString('utf8');
+  } catch (e) {
+    if (e instanceof InputFileError) throw new UsageError(e.message);
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file; check the path' : code === 'EACCES' || code === 'EPERM' ? 'permission denied: you may not read it' : (e as Error).message;
+    throw new UsageError(`${inFile}: cannot read inputs JSON (${why})`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new UsageError(`${inFile}: cannot read inputs JSON (${jsonSyntaxDetail(e)})`);
+  }
+}
+
 export async function cmdForward(opts: Opts): Promise<void> {
   const dir = requireString(opts, 'model');
   const inFile = requireString(opts, 'inputs');
@@ -282,12 +311,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   }
   checkOutFile(outFile, { model: dir, file: inFile });
   const m = loadHfFolder(dir, { requireVocab: false });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(inFile, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`${inFile}: cannot read inputs JSON (${jsonSyntaxDetail(e)})`);
-  }
+  const parsed = readInputsJson(inFile);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('input_ids' in parsed)) {
     throw new UsageError(`${inFile}: must be a JSON object with "input_ids" ([batch][seq] token ids) and optionally "attention_mask", "token_type_ids" and "labels"`);
   }
