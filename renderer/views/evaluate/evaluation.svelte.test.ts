@@ -151,6 +151,12 @@ describe('evaluation state', () => {
     expect(again.blocker).toBeNull();
   });
 
+  it('says that a project without documents has nothing to compare with, not to choose a dataset', () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => [] });
+    expect(ev.blocker).toMatch(/^This project has no documents to compare with: import annotated documents/);
+  });
+
   it('chooses all or none of many datasets, and never one the project does not have', () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     const sets = [1, 2, 3, 4].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);

@@ -148,6 +148,9 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   #blocker(): string | null {
     if (this.taskModels.length === 0) return 'Train a model first; it appears here when it finishes.';
+    // Not "choose a dataset": a new project has none to choose.
+    if (this.#allDatasets().length === 0)
+      return 'This project has no documents to compare with: import annotated documents on the Documents screen first.';
     if (this.chosenDatasetIds.length === 0)
       return 'Choose at least one dataset with documents marked Annotated or Reviewed.';
     const chosen = this.#allDatasets().filter((d) => this.chosenDatasetIds.includes(d.id));
