@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCaseParts, countOf, finishedLabel, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, finishedLabel, importSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -97,5 +97,17 @@ describe('projectNameProblem', () => {
     expect(projectNameProblem('a'.repeat(93))).toBe(
       'A project name can have at most 80 characters; this one has 93. Shorten it.',
     );
+  });
+});
+
+describe('importSummary', () => {
+  const report = { filesRead: 1, documentsAdded: 2, documentsSkipped: 0, entitiesAdded: 1, relationsAdded: 0 };
+  it('counts each thing in the singular or plural it needs, duplicates included', () => {
+    expect(importSummary(report)).toBe('Read 1 file: added 2 documents with 1 entity and 0 relations.');
+    // Was "1 duplicates left out".
+    expect(importSummary({ ...report, documentsSkipped: 1 })).toBe(
+      'Read 1 file: added 2 documents with 1 entity and 0 relations; 1 duplicate left out.',
+    );
+    expect(importSummary({ ...report, filesRead: 3, documentsSkipped: 2 })).toMatch(/^Read 3 files: .*; 2 duplicates left out\.$/);
   });
 });

@@ -168,6 +168,18 @@ export function countOf(n: number, noun: string): string {
   return `${formatNumber(n)} ${plural}`;
 }
 
+/** An import's outcome in one sentence ("Read 1 file: added 2 documents with …; 1 duplicate left out."). */
+export function importSummary(r: {
+  filesRead: number;
+  documentsAdded: number;
+  documentsSkipped: number;
+  entitiesAdded: number;
+  relationsAdded: number;
+}): string {
+  const skipped = r.documentsSkipped > 0 ? `; ${countOf(r.documentsSkipped, 'duplicate')} left out` : '';
+  return `Read ${countOf(r.filesRead, 'file')}: added ${countOf(r.documentsAdded, 'document')} with ${countOf(r.entitiesAdded, 'entity')} and ${countOf(r.relationsAdded, 'relation')}${skipped}.`;
+}
+
 /**
  * A model's name for a selector: models that share a name (two runs on the same day) get their
  * creation time, then a short id, so the choices can be told apart.
