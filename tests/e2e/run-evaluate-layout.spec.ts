@@ -37,6 +37,10 @@ describe('Run and Evaluate at 1024 px', () => {
     const { page } = app;
     const input = folder('long-name', [[`${LONG_ID}.txt`, 'The patient has diabetes mellitus.']]);
     await page.getByTestId('nav-run').click();
+    // "(optional)" stays beside "Relation model", as in the other forms, not on a line of its own.
+    const optional = (await page.getByTestId('run-form').getByText('(optional)').boundingBox())!;
+    const relation = (await page.getByTestId('run-form').getByText('Relation model').boundingBox())!;
+    expect(Math.abs(optional.y + optional.height / 2 - (relation.y + relation.height / 2))).toBeLessThan(relation.height / 2);
     await page.getByTestId('run-source-folder').check();
     await page.getByTestId('run-input').fill(input);
     await page.getByTestId('run-format').selectOption('jsonl');
