@@ -14,6 +14,7 @@ const app = Object.assign(new EventEmitter(), {
   whenReady: () => Promise.resolve(),
   isReady: () => true,
   quit: vi.fn(),
+  exit: vi.fn(),
 });
 const windows: { isMinimized: () => boolean; focus: () => void }[] = [];
 const engine = {
@@ -36,6 +37,8 @@ vi.mock('./engine-supervisor.ts', () => ({
 }));
 vi.mock('./ipc.ts', () => ({ broadcast: vi.fn(), registerIpc: vi.fn() }));
 vi.mock('./menu.ts', () => ({ setAppMenu: vi.fn() }));
+const hardenProcess = vi.fn(() => true);
+vi.mock('./hardening.ts', () => ({ hardenProcess }));
 vi.mock('./protocol.ts', () => ({ handleAppProtocol: vi.fn(), registerAppScheme: vi.fn() }));
 vi.mock('./window.ts', () => ({ confirmStopTraining, createMainWindow, lockDownSession: vi.fn(), quitStoppingTraining }));
 await import('./index.ts');
@@ -100,5 +103,20 @@ describe('app lifecycle', () => {
     finishShutdown();
     await vi.waitFor(() => expect(app.quit).toHaveBeenCalledTimes(1));
     expect(emitPreventable('will-quit')).toBe(false);
+  });
+
+  it('hardens the process before anything starts, and exits at once when that refuses', async () => {
+    expect(hardenProcess).toHaveBeenCalledTimes(1);
+    expect(app.exit).not.toHaveBeenCalled();
+    // A packaged launch with --remote-debugging-port: no engine, no window, no workspace.
+    vi.resetModules();
+    hardenProcess.mockReturnValueOnce(false);
+    const requestLock = vi.spyOn(app, 'requestSingleInstanceLock');
+    await import('./index.ts');
+    await Promise.resolve();
+    expect(app.exit).toHaveBeenCalledWith(1);
+    expect(requestLock).not.toHaveBeenCalled();
+    expect(engine.start).toHaveBeenCalledTimes(1); // the first import's only
+    expect(createMainWindow).toHaveBeenCalledTimes(2);
   });
 });

@@ -5,6 +5,7 @@ import { BrowserWindow, app, powerMonitor } from 'electron';
 import { userDataDir } from '../../engine/serve/data-dir.ts';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { EngineSupervisor } from './engine-supervisor.ts';
+import { hardenProcess } from './hardening.ts';
 import { broadcast, registerIpc } from './ipc.ts';
 import { setAppMenu } from './menu.ts';
 import { resourcesDir, workspaceDir } from './paths.ts';
@@ -16,7 +17,9 @@ import { confirmStopTraining, createMainWindow, lockDownSession, quitStoppingTra
 app.setPath('userData', userDataDir());
 registerAppScheme();
 
-if (!app.requestSingleInstanceLock()) {
+if (!hardenProcess()) {
+  app.exit(1); // a debugging switch on a packaged Benchtop: nothing opened yet
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   const dataDir = workspaceDir(process.env['BENCHTOP_DATA_DIR'], app.getPath('userData'));
