@@ -28,6 +28,7 @@ function fakeSession() {
     setPermissionCheckHandler: vi.fn(),
     setDevicePermissionHandler: vi.fn(),
     setSpellCheckerEnabled: vi.fn(),
+    setSpellCheckerDictionaryDownloadURL: vi.fn(),
   };
   return fake;
 }
@@ -222,6 +223,9 @@ describe('session lock-down', () => {
     const [device] = ses.setDevicePermissionHandler.mock.calls[0] as [(...a: unknown[]) => boolean];
     expect(device({ deviceType: 'usb', origin: 'app://benchtop' })).toBe(false);
     expect(ses.setSpellCheckerEnabled).toHaveBeenCalledWith(false);
+    // Were it to fetch dictionaries anyway, it would ask the app, not Google's CDN.
+    const [[dictionaries]] = ses.setSpellCheckerDictionaryDownloadURL.mock.calls as [[string]];
+    expect(dictionaries).toMatch(/^app:\/\/benchtop\/[^?#]*\/$/);
   });
 
   it('opens no window, navigates only within the app and attaches no webview', () => {
@@ -258,5 +262,8 @@ describe('session lock-down', () => {
     (other.setPermissionRequestHandler.mock.calls[0] as [(...a: unknown[]) => void])[0]({}, 'media', callback, {});
     expect(callback).toHaveBeenCalledWith(false);
     expect(other.setSpellCheckerEnabled).toHaveBeenCalledWith(false);
+    expect(other.setSpellCheckerDictionaryDownloadURL).toHaveBeenCalledWith(
+      ses.setSpellCheckerDictionaryDownloadURL.mock.calls[0]?.[0],
+    );
   });
 });

@@ -31,6 +31,9 @@ export function isAppUrl(url: string): boolean {
   return dev !== null && url.startsWith(`${new URL(dev).origin.replace(/^http/, 'ws')}/`);
 }
 
+/** Where the spell checker would download dictionaries from: inside the app, which serves none. */
+export const NO_DICTIONARIES_URL = `${APP_ORIGIN}/no-spellchecker-dictionaries/`;
+
 /** Blocks every request that is not the app itself, and every permission, in every session. */
 export function lockDownSession(): void {
   lockDown(session.defaultSession);
@@ -60,8 +63,11 @@ function lockDown(ses: Session): void {
   ses.setPermissionCheckHandler(() => false);
   // USB, serial and HID devices a page may have been granted before: none.
   ses.setDevicePermissionHandler(() => false);
-  // Chromium's spell checker downloads its dictionaries from Google.
+  // Chromium's spell checker downloads its dictionaries from Google (Windows and Linux), and
+  // Electron has fetched them even with it off: should it ever try, it asks the app itself, which
+  // has none (404). A no-op on macOS, whose spell checker is the system's.
   ses.setSpellCheckerEnabled(false);
+  ses.setSpellCheckerDictionaryDownloadURL(NO_DICTIONARIES_URL);
 }
 
 let isStopConfirmed = false;
