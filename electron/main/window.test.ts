@@ -21,7 +21,7 @@ const quit = vi.fn();
 const app = Object.assign(new EventEmitter(), { isPackaged: false, getAppPath: () => '/app', quit });
 type BeforeRequest = (details: { url: string }, callback: (r: { cancel: boolean }) => void) => void;
 function fakeSession() {
-  const fake = {
+  const fake = Object.assign(new EventEmitter(), {
     beforeRequest: null as BeforeRequest | null,
     webRequest: { onBeforeRequest: (fn: BeforeRequest) => void (fake.beforeRequest = fn) },
     setPermissionRequestHandler: vi.fn(),
@@ -29,7 +29,7 @@ function fakeSession() {
     setDevicePermissionHandler: vi.fn(),
     setSpellCheckerEnabled: vi.fn(),
     setSpellCheckerDictionaryDownloadURL: vi.fn(),
-  };
+  });
   return fake;
 }
 const ses = fakeSession();
@@ -247,6 +247,17 @@ describe('session lock-down', () => {
     expect(isPrevented('will-frame-navigate', { url: 'https://example.com/', isMainFrame: false })).toBe(true);
     expect(isPrevented('will-frame-navigate', { url: 'app://benchtop/x.html', isMainFrame: false })).toBe(false);
     expect(isPrevented('will-attach-webview', {}, {}, {})).toBe(true);
+  });
+
+  it('starts no download', () => {
+    for (const target of [ses, fakeSession()]) {
+      if (target !== ses) app.emit('session-created', target);
+      let isPrevented = false;
+      const item = { getURL: () => 'data:text/plain,notes', setSavePath: vi.fn() };
+      target.emit('will-download', { preventDefault: () => (isPrevented = true) }, item, {});
+      expect(isPrevented).toBe(true);
+      expect(item.setSavePath).not.toHaveBeenCalled();
+    }
   });
 
   it('puts the same rules on a session made later', () => {

@@ -68,6 +68,9 @@ function lockDown(ses: Session): void {
   // has none (404). A no-op on macOS, whose spell checker is the system's.
   ses.setSpellCheckerEnabled(false);
   ses.setSpellCheckerDictionaryDownloadURL(NO_DICTIONARIES_URL);
+  // Benchtop downloads nothing (exports are written by the engine): a download the page starts
+  // anyway, a link to a data: address say, would put a file outside the data folder.
+  ses.on('will-download', (event) => event.preventDefault());
 }
 
 let isStopConfirmed = false;
