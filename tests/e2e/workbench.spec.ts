@@ -223,6 +223,16 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('device-list').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('data-dir').textContent()).toBe(app.dataDir);
     expect(await page.getByTestId('device-list').textContent()).toContain('CPU');
+    // A refused thread count puts the saved one back; typing that again clears the refusal.
+    const threads = page.getByTestId('threads-input');
+    const saved = await threads.inputValue();
+    await threads.fill('999');
+    await threads.press('Tab');
+    await page.getByTestId('threads-error').waitFor();
+    expect(await threads.inputValue()).toBe(saved);
+    await threads.fill(saved);
+    await threads.press('Tab');
+    expect(await page.getByTestId('threads-error').count()).toBe(0);
     // The int8 prediction switch is saved in the workspace settings.
     expect(await page.getByTestId('int8-input').isChecked()).toBe(false);
     await page.getByTestId('int8-input').check();
