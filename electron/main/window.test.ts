@@ -149,7 +149,10 @@ describe('main window', () => {
 describe('session lock-down', () => {
   lockDownSession();
   const created = app.listeners('web-contents-created')[0] as (e: unknown, wc: unknown) => void;
-  const contents = Object.assign(new EventEmitter(), { setWindowOpenHandler: vi.fn() });
+  const contents = Object.assign(new EventEmitter(), {
+    setWindowOpenHandler: vi.fn(),
+    setWebRTCIPHandlingPolicy: vi.fn(),
+  });
   created({}, contents);
   const isCancelled = (url: string): boolean => {
     let cancel: boolean | undefined;
@@ -247,6 +250,10 @@ describe('session lock-down', () => {
     expect(isPrevented('will-frame-navigate', { url: 'https://example.com/', isMainFrame: false })).toBe(true);
     expect(isPrevented('will-frame-navigate', { url: 'app://benchtop/x.html', isMainFrame: false })).toBe(false);
     expect(isPrevented('will-attach-webview', {}, {}, {})).toBe(true);
+  });
+
+  it('lets WebRTC send no UDP, which no request filter sees', () => {
+    expect(contents.setWebRTCIPHandlingPolicy).toHaveBeenCalledWith('disable_non_proxied_udp');
   });
 
   it('starts no download', () => {

@@ -41,6 +41,9 @@ export function lockDownSession(): void {
   app.on('session-created', lockDown);
   app.on('web-contents-created', (_e, contents) => {
     contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    // WebRTC's STUN/TURN traffic never passes webRequest (above): no UDP at all for it (no proxy
+    // is configured), which also keeps the computer's addresses from the page.
+    contents.setWebRTCIPHandlingPolicy('disable_non_proxied_udp');
     // A file dropped outside the editor would otherwise open as file:// in place of the app.
     contents.on('will-navigate', (event, url) => {
       if (!isAppPage(url) && !isDevToolsUrl(url)) event.preventDefault();
