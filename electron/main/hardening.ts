@@ -6,7 +6,7 @@ import { app, dialog } from 'electron';
 /**
  * Chromium switches that serve the DevTools protocol to other programs: whoever connects runs
  * code in the window and reads every document it can open. The fuses (build/electron-builder.yml)
- * close Node's --inspect only. Unpackaged runs keep them (Playwright's Electron launch uses one).
+ * close only Node's own inspector. Unpackaged runs keep them (Playwright's Electron launch uses one).
  */
 export const DEBUGGING_SWITCHES = ['remote-debugging-port', 'remote-debugging-pipe'] as const;
 
