@@ -2,7 +2,7 @@
 // taken, and what a refused start leaves behind.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +99,59 @@ describe('browser-mode methods', () => {
       headers: { Authorization: `Bearer ${server.token}` },
     });
     expect(unknown.status).toBe(404);
+  });
+});
+
+/** Sends raw request bytes (`later` after a pause); resolves with all the server sent once it closes the connection. */
+function rawExchange(text: string, later?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => {
+      socket.write(text);
+      // The rest once the server has had the first part (no reply can come before it).
+      if (later !== undefined) setTimeout(() => socket.write(later), 50);
+    });
+    let reply = '';
+    socket.on('data', (d: Buffer) => (reply += d.toString('utf8')));
+    socket.on('close', () => resolve(reply));
+    socket.on('error', reject);
+  });
+}
+
+describe('browser-mode protocol upgrades', () => {
+  it('answers a request asking for h2c (curl --http2) over HTTP/1.1 as if it had not asked', async () => {
+    const h2c = `Host: 127.0.0.1:${server.port}\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n`;
+    const page = await rawExchange(`GET / HTTP/1.1\r\n${h2c}\r\n`);
+    expect(page).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(page).toMatch(/\r\nConnection: close\r\n/i);
+    expect(page).toMatch(/\r\nContent-Security-Policy: default-src 'self'/);
+    expect(page).toContain('<title>Benchtop</title>');
+    // The API keeps its checks: the token, and the Host header.
+    const status = await rawExchange(`GET /api/status HTTP/1.1\r\n${h2c}Authorization: Bearer ${server.token}\r\n\r\n`);
+    expect(status).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(status).toContain(`"token":"${server.token}"`);
+    expect(await rawExchange(`GET /api/status HTTP/1.1\r\n${h2c}\r\n`)).toMatch(/^HTTP\/1\.1 401 /);
+    const foreign = h2c.replace(`127.0.0.1:${server.port}`, `attacker.example:${server.port}`);
+    expect(await rawExchange(`GET / HTTP/1.1\r\n${foreign}\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
+    // Its body is read from the connection (curl sends `-d` data with the upgrade request too),
+    // in one piece or after a pause; a chunked one is refused in words.
+    const post = (body: string): string =>
+      `POST /api/invoke/projects:create HTTP/1.1\r\n${h2c}Authorization: Bearer ${server.token}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const body = '{"name":"h2c project"}';
+    const created = await rawExchange(post(body) + body);
+    expect(created).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(created).toContain('"name":"h2c project"');
+    const lateBody = '{"name":"h2c project, body sent later"}';
+    const late = await rawExchange(post(lateBody), lateBody);
+    expect(late).toContain('"name":"h2c project, body sent later"');
+    const chunked = await rawExchange(
+      `POST /api/invoke/projects:create HTTP/1.1\r\n${h2c}Authorization: Bearer ${server.token}\r\n` +
+        `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    );
+    expect(chunked).toMatch(/^HTTP\/1\.1 400 /);
+    expect(chunked).toContain('A request with a chunked body cannot ask to switch protocols (Upgrade: h2c); send it without the Upgrade header.');
+    const list = JSON.parse((await invoke('projects:list', '{}')).body) as { value: { name: string }[] };
+    expect(list.value.map((p) => p.name).filter((n) => n.startsWith('h2c'))).toEqual(['h2c project', 'h2c project, body sent later']);
   });
 });
 

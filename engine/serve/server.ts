@@ -2,8 +2,8 @@
 // (/api/events) on 127.0.0.1 only, guarded by a random per-launch token, the Host and Origin
 // headers; plus the built renderer as static files under a strict CSP. Like Jupyter's server.
 import { randomBytes } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type IncomingMessage, type Server, ServerResponse, createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Reply } from '../api/contract.ts';
 import { type Engine, createEngine } from '../api/handlers.ts';
@@ -64,7 +64,7 @@ function errorReply(
 }
 
 /** The body's bytes, or null past the size limit. */
-async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+async function readBody(req: AsyncIterable<unknown>): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -115,7 +115,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Answers one request; `body` is where its bytes come from (the request itself but after an upgrade). */
+  async function handle(req: IncomingMessage, res: ServerResponse, body: AsyncIterable<unknown> = req): Promise<void> {
     const headers = securityHeaders(port);
     if (!isHostAllowed(req, port))
       return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), headers);
@@ -188,15 +189,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     // A declared size past the limit is refused before a byte of the body is read.
     const declared = Number(req.headers['content-length'] ?? 0);
-    const body = declared > MAX_BODY_BYTES ? null : await readBody(req);
-    if (body === null)
+    const bytes = declared > MAX_BODY_BYTES ? null : await readBody(body);
+    if (bytes === null)
       return sendJson(
         res,
         413,
         errorReply('invalid-request', 'The request is too large.'),
         headers,
       );
-    const parsed = parseArgs(body);
+    const parsed = parseArgs(bytes);
     if (parsed === null)
       return sendJson(
         res,
@@ -207,9 +208,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     sendJson(res, 200, await engine.invoke(name, parsed.args), headers);
   }
 
-  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // Node removes its own error listener from upgraded sockets: a reset must not crash us.
     socket.on('error', () => socket.destroy());
+    if (!/(^|,)\s*websocket\s*(,|$)/i.test(req.headers.upgrade ?? '')) return answerWithoutUpgrade(req, socket, head);
     if (!isHostAllowed(req, port) || !isOriginAllowed(req, port))
       return rejectUpgrade(socket, 403, 'Forbidden');
     const url = requestUrl(req, port);
@@ -223,6 +225,28 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ws.onClose = () => sockets.delete(ws);
     ws.onMessage = () => {}; // events flow one way; requests use HTTP
   });
+
+  /**
+   * A request asking for another protocol (`Upgrade: h2c`, which curl --http2 sends) is answered
+   * over HTTP/1.1 as if it had not asked, as RFC 9110 lets a server do: it used to get 404 for
+   * any path. Node hands such a request over with its body unread: a Content-Length body is
+   * read from the socket; a chunked one is refused.
+   */
+  function answerWithoutUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on('finish', () => {
+      res.detachSocket(socket);
+      socket.end();
+    });
+    if (req.headers['transfer-encoding'] !== undefined) {
+      const message = `A request with a chunked body cannot ask to switch protocols (Upgrade: ${req.headers.upgrade ?? ''}); send it without the Upgrade header.`;
+      return sendJson(res, 400, errorReply('invalid-request', message), securityHeaders(port));
+    }
+    const length = Number(req.headers['content-length'] ?? 0);
+    void handle(req, res, upgradedBody(head, socket, length)).catch(() => socket.destroy());
+  }
 
   // The port first: a port that is taken must not open (or create) the data folder.
   port = await listen(server, opts.port ?? 0);
@@ -276,6 +300,32 @@ function listen(server: Server, port: number): Promise<number> {
     });
     server.listen(port, '127.0.0.1', () => resolveListen((server.address() as AddressInfo).port));
   });
+}
+
+/**
+ * The `length` body bytes of an upgrade request Node did not read: those it read past the
+ * headers (`head`), then the socket's. Read only when iterated, after the request's checks.
+ */
+async function* upgradedBody(head: Buffer, socket: Socket, length: number): AsyncGenerator<Buffer> {
+  const chunks = [head.subarray(0, length)];
+  let got = chunks[0]!.length;
+  if (got < length) {
+    await new Promise<void>((resolve, reject) => {
+      const done = (err?: Error): void => {
+        socket.off('data', onData).off('end', onEnd).off('close', onEnd);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onData = (d: Buffer): void => {
+        chunks.push(d.subarray(0, length - got));
+        got += chunks.at(-1)!.length;
+        if (got >= length) done();
+      };
+      const onEnd = (): void => done(new Error('the connection closed before the request body was sent'));
+      socket.on('data', onData).on('end', onEnd).on('close', onEnd);
+    });
+  }
+  yield Buffer.concat(chunks);
 }
 
 /** The request's URL, or null when its target does not parse (e.g. `GET http://[bad`). */
