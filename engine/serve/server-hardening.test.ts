@@ -155,6 +155,19 @@ describe('browser-mode protocol upgrades', () => {
   });
 });
 
+describe('browser-mode request size', () => {
+  it('closes the connection after refusing a body past the limit, instead of reading the rest', async () => {
+    const head =
+      `POST /api/invoke/projects:list HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+      `Authorization: Bearer ${server.token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${2 ** 40}\r\n\r\n`;
+    // rawExchange resolves only when the server closes the connection.
+    const reply = await rawExchange(head, 'x'.repeat(1 << 16));
+    expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+    expect(reply).toMatch(/\r\nConnection: close\r\n/i);
+  });
+});
+
 describe('browser-mode start', () => {
   it('says a taken port is in use and leaves the data folder untouched', async () => {
     const other = join(dir, 'other-data');

@@ -190,12 +190,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // A declared size past the limit is refused before a byte of the body is read.
     const declared = Number(req.headers['content-length'] ?? 0);
     const bytes = declared > MAX_BODY_BYTES ? null : await readBody(body);
+    // The connection closes after the refusal: kept open, it went on taking (and dropping) the
+    // rest of a body of any size the client chose to send.
     if (bytes === null)
       return sendJson(
         res,
         413,
         errorReply('invalid-request', 'The request is too large.'),
-        headers,
+        { ...headers, Connection: 'close' },
       );
     const parsed = parseArgs(bytes);
     if (parsed === null)
