@@ -15,18 +15,26 @@ export interface ServeOptions {
   dataDir?: string;
 }
 
-function parsePort(value: string | number | undefined): number {
+export function parsePort(value: string | number | undefined): number {
   if (value === undefined) return 0;
-  const n = Number(value);
+  // Digits only: Number() read "0x50" as port 80 and "" or " " as 0.
+  const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new Error(`--port must be 0-65535 (0 picks a free port), got "${String(value)}"`);
   return n;
 }
 
 /** Runs browser mode until SIGINT/SIGTERM; resolves with the exit code. */
+/** The workspace folder --data-dir names (absolute), or the default one. */
+export function resolveDataDir(dataDir: string | undefined): string {
+  // resolve('') is the current folder: an empty --data-dir (an unset variable) made it the workspace.
+  if (dataDir?.trim() === '') throw new Error('--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out');
+  return resolve(dataDir ?? defaultDataDir());
+}
+
 export async function cmdServe(opts: ServeOptions = {}): Promise<number> {
   const server = await startServer({
-    dataDir: resolve(opts.dataDir ?? defaultDataDir()),
+    dataDir: resolveDataDir(opts.dataDir),
     port: parsePort(opts.port),
     ...(opts.host !== undefined && { host: opts.host }),
   });

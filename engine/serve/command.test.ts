@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { parsePort, resolveDataDir } from './command.ts';
+
+describe('benchtop serve options', () => {
+  it('takes --port in plain digits only', () => {
+    expect(parsePort(undefined)).toBe(0);
+    expect(parsePort('8888')).toBe(8888);
+    expect(parsePort('0')).toBe(0);
+    // Number() read these as 80, 0, 0 and 100.
+    for (const bad of ['0x50', '', ' ', '1e2', '-1', '1.5', '65536', 'abc']) {
+      expect(() => parsePort(bad)).toThrow(`--port must be 0-65535 (0 picks a free port), got "${bad}"`);
+    }
+  });
+
+  it('refuses an empty --data-dir instead of making the current folder the workspace', () => {
+    for (const dataDir of ['', '  ']) {
+      expect(() => resolveDataDir(dataDir)).toThrow(
+        '--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out',
+      );
+    }
+    expect(resolveDataDir('some/where')).toBe(path.resolve('some/where'));
+  });
+});
