@@ -40,6 +40,8 @@ export interface RunningServer {
 
 const MAX_BODY_BYTES = 32 << 20;
 const API_PREFIX = '/api/';
+/** How long the body of a request answered without its upgrade may stop arriving (as Node's headersTimeout). */
+const UPGRADED_IDLE_MS = 60_000;
 
 function sendJson(
   res: ServerResponse,
@@ -314,6 +316,7 @@ async function* upgradedBody(head: Buffer, socket: Socket, length: number): Asyn
   if (got < length) {
     await new Promise<void>((resolve, reject) => {
       const done = (err?: Error): void => {
+        socket.setTimeout(0);
         socket.off('data', onData).off('end', onEnd).off('close', onEnd);
         if (err) reject(err);
         else resolve();
@@ -325,6 +328,9 @@ async function* upgradedBody(head: Buffer, socket: Socket, length: number): Asyn
       };
       const onEnd = (): void => done(new Error('the connection closed before the request body was sent'));
       socket.on('data', onData).on('end', onEnd).on('close', onEnd);
+      // Node's request timeouts no longer watch an upgraded socket: a body never sent must not
+      // hold it open for good.
+      socket.setTimeout(UPGRADED_IDLE_MS, () => done(new Error('the request body stopped arriving')));
     });
   }
   yield Buffer.concat(chunks);
