@@ -178,6 +178,17 @@ describe('saveHfFolder', () => {
       /file: exists and is not a folder/,
     );
   });
+
+  it('saves, and saves again over, a folder whose name is near the 255-byte limit', () => {
+    // The temp and old folders beside it (".NAME.tmp-…") used to be past the limit: ENAMETOOLONG.
+    const a = loadHfFolder(path.join(GOLDENS, 'bert-token-classification'));
+    const parent = path.join(tmp, 'long-name');
+    const out = path.join(parent, 'm'.repeat(250));
+    saveHfFolder(out, a);
+    saveHfFolder(out, a);
+    expect(readdirSync(parent)).toEqual([path.basename(out)]);
+    expect(loadHfFolder(out).weights.size).toBe(a.weights.size);
+  });
 });
 
 describe('loadHfFolder normalisation', () => {

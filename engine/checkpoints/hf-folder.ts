@@ -33,6 +33,7 @@ import {
 } from './tokenizer-files.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
 import { makeDirsSync } from '../io/make-dirs.ts';
+import { tempBeside } from '../io/atomic.ts';
 
 export type { SpecialTokens, TokenizerSettings } from './tokenizer-files.ts';
 
@@ -312,7 +313,7 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
   const parent = path.dirname(target);
   makeDirsSync(parent);
   const tag = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  const tmp = path.join(parent, `.${path.basename(target)}.tmp-${tag}`);
+  const tmp = tempBeside(target, `.tmp-${tag}`);
   mkdirSync(tmp);
   try {
     const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
@@ -336,7 +337,7 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
       writeFileSync(path.join(tmp, rel), content);
     }
     if (existsSync(target)) {
-      const old = path.join(parent, `.${path.basename(target)}.old-${tag}`);
+      const old = tempBeside(target, `.old-${tag}`);
       renameSync(target, old);
       try {
         renameSync(tmp, target);

@@ -29,4 +29,11 @@ describe('writeFileAtomic', () => {
     expect(readFileSync(file, 'utf8')).toBe('two');
     expect(readdirSync(path.dirname(file))).toEqual(['out.json']);
   });
+
+  it('writes a file whose name is near the 255-byte limit (the temp name beside it used to be past it)', () => {
+    const file = path.join(dir, `${'o'.repeat(245)}.json`);
+    writeFileAtomic(file, '{}');
+    expect(readFileSync(file, 'utf8')).toBe('{}');
+    expect(readdirSync(dir)).toEqual([path.basename(file)]);
+  });
 });

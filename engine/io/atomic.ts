@@ -22,11 +22,22 @@ export function checkNotSpecialFile(file: string): void {
   }
 }
 
+/**
+ * A hidden temp path beside `target`: "." + the start of its name + `suffix`. Only the first 50
+ * characters of the name are kept (as export-target.ts does), so a name near the file system's
+ * 255-byte limit still leaves room for the suffix: it used to fail with ENAMETOOLONG, naming the
+ * temp file, after all the work.
+ */
+export function tempBeside(target: string, suffix: string): string {
+  const stem = Array.from(path.basename(target)).slice(0, 50).join('');
+  return path.join(path.dirname(target), `.${stem}${suffix}`);
+}
+
 /** Write `data` to `file` atomically (parent folders are created). */
 export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): void {
   checkNotSpecialFile(file);
   makeDirsSync(path.dirname(file));
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  const tmp = tempBeside(file, `.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   try {
     const chunks = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : data instanceof Uint8Array ? [data] : data;
