@@ -2,6 +2,7 @@
 // or a full disk never leaves a half-written file where a complete one is expected.
 
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { makeDirsSync } from './make-dirs.ts';
 
@@ -23,13 +24,14 @@ export function checkNotSpecialFile(file: string): void {
 }
 
 /**
- * A hidden temp path beside `target`: "." + the start of its name + `suffix`. Only the first 50
- * characters of the name are kept (as export-target.ts does), so a name near the file system's
- * 255-byte limit still leaves room for the suffix: it used to fail with ENAMETOOLONG, naming the
- * temp file, after all the work.
+ * A hidden temp path beside `target`: "." + its name + `suffix`. A name too long to take the
+ * suffix within the file system's 255 bytes is cut to its first 50 characters and a hash of the
+ * whole (two long names alike at the start stay apart): ".NAME.123.tmp" used to fail with
+ * ENAMETOOLONG, naming the temp file, after all the work.
  */
 export function tempBeside(target: string, suffix: string): string {
-  const stem = Array.from(path.basename(target)).slice(0, 50).join('');
+  const name = path.basename(target);
+  const stem = Buffer.byteLength(`.${name}${suffix}`) <= 255 ? name : `${Array.from(name).slice(0, 50).join('')}~${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
   return path.join(path.dirname(target), `.${stem}${suffix}`);
 }
 
