@@ -110,9 +110,14 @@ describe('Projects and Documents screens', () => {
   it('wraps a long dataset name inside the Train form instead of running under the next card', async () => {
     const { page } = app;
     // A dataset named after its file: one long word the form's fieldset grew to fit.
-    const [p] = (await apiCall(app.server, 'projects:list', {})).filter((x) => x.name === LONG_NAME);
+    const p = await apiCall(app.server, 'projects:create', { name: 'Long dataset', template: 'biomedical' });
     const file = join(textFolder('long-dataset', [[`${LONG_ID}.txt`, 'Aspirin for fever.']]), `${LONG_ID}.txt`);
-    await apiCall(app.server, 'documents:import', { projectId: p!.id, path: file, containsPhi: true });
+    await apiCall(app.server, 'documents:import', { projectId: p.id, path: file, containsPhi: true });
+    const short = textFolder('short-dataset', [['note.txt', 'Fever.']]);
+    await apiCall(app.server, 'documents:import', { projectId: p.id, path: short, containsPhi: false });
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project Long dataset' }).click();
+    await page.getByText('Long dataset · 2 in total').waitFor();
     await openScreen('Train');
     const boxes = page.getByTestId('train-dataset');
     await expect.poll(() => boxes.count()).toBe(2);
@@ -222,5 +227,20 @@ describe('Projects and Documents screens', () => {
     const schema = await apiCall(app.server, 'schema:get', { projectId: p.id });
     expect(schema.relationTypes.map((r) => r.name)).not.toContain('causes');
     expect(app.problems).toEqual([]);
+  });
+
+  it('wraps a long name inside its notice instead of running past the window', async () => {
+    const { page } = app;
+    const name = `Cardiology_discharge_letters_2024_ward_B_${'y'.repeat(30)}`; // no spaces
+    await openScreen('Projects');
+    await page.getByTestId('new-project-name').fill(name);
+    await page.getByTestId('create-project').click();
+    const toast = page.getByTestId('toast').filter({ hasText: 'Created project' });
+    await toast.waitFor();
+    await screenshot(page, 'screens-toast-long-name-1024');
+    const box = (await toast.boundingBox())!;
+    const text = (await toast.locator('span').boundingBox())!;
+    expect(text.x + text.width).toBeLessThanOrEqual(box.x + box.width);
+    expect(box.x + box.width).toBeLessThanOrEqual(1024);
   });
 });
