@@ -2,8 +2,6 @@
 // Errors print as one line naming what is wrong (no stack unless BENCHTOP_DEBUG=1).
 
 import { CancelledError } from '../tasks/batching.ts';
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
@@ -11,6 +9,7 @@ import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
 import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
+import { fsErrorMessage } from './fs-error-message.ts';
 
 const HELP = [
   'benchtop — offline biomedical NER/RE workbench',
@@ -40,40 +39,6 @@ export const OPTIONS = {
 
 /** Words a command takes after its name (the rest take only --options). */
 const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, train: 1, eval: 1 };
-
-const FS_REASONS: Record<string, string> = {
-  ENOSPC: 'the disk is full; free some space and run again',
-  EROFS: 'the location is read-only; choose another one',
-  EACCES: 'permission denied; choose a location you can write to',
-  EPERM: 'permission denied; choose a location you can write to',
-  EDQUOT: 'the disk quota is used up; free some space and run again',
-  ENOTDIR: 'part of the path is a file, not a folder',
-  EISDIR: 'a folder is in the way where a file is needed',
-  ENOENT: 'no such file or folder (and none can be made there); check the path',
-};
-
-/** Whether `p` exists but may not be read: a permission error on it is then about reading it. */
-function unreadable(p: string): boolean {
-  try {
-    accessSync(p, constants.R_OK);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
-/** A file-system error as "<path>: <what to do>", naming the user's path, not a temp file's. */
-function fsErrorMessage(e: unknown): string | undefined {
-  const err = e as NodeJS.ErrnoException | null;
-  let reason = typeof err?.code === 'string' ? FS_REASONS[err.code] : undefined;
-  if (!reason) return undefined;
-  let where = typeof err?.path === 'string' ? err.path : undefined;
-  // Outputs are written to hidden temp names beside the target (.name.tmp-…): name the folder.
-  while (where !== undefined && /(^|[\\/])\.[^\\/]*\.(tmp|old)[-.][^\\/]*$/.test(where)) where = path.dirname(where);
-  if ((err?.code === 'EACCES' || err?.code === 'EPERM') && where !== undefined && unreadable(where))
-    reason = 'permission denied: you may not read it; change its permissions or use a copy you can read';
-  return where ? `${where}: ${reason}` : reason;
-}
 
 /** Run the CLI with argv (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -136,7 +101,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error('benchtop: stopped; nothing was written');
       return 130;
     }
-    const msg = fsErrorMessage(e) ?? (e instanceof Error ? e.message : String(e));
+    const given = Object.values(opts).filter((v): v is string => typeof v === 'string');
+    const msg = fsErrorMessage(e, given) ?? (e instanceof Error ? e.message : String(e));
     console.error(`benchtop: error: ${msg}`);
     return e instanceof UsageError ? 2 : 1;
   }
