@@ -3,10 +3,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** The token presented by a request: `Authorization: Bearer …` or `?token=…`. */
+/**
+ * The token presented by a request: `Authorization: Bearer …` or `?token=…`. The scheme's name
+ * is matched in any case, as RFC 7235 has it ("bearer" was refused); the token is not.
+ */
 export function presentedToken(req: IncomingMessage, url: URL): string | null {
   const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim();
+  const bearer = typeof auth === 'string' ? /^bearer +(.*)$/is.exec(auth) : null;
+  if (bearer) return (bearer[1] as string).trim();
   return url.searchParams.get('token');
 }
 

@@ -95,6 +95,14 @@ describe('browser-mode server', () => {
     expect((await raw(`/api/status?token=${server.token}`)).status).toBe(200);
   });
 
+  it('takes the Bearer scheme in any case, and the token only exactly', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR'])
+      expect((await raw('/api/status', { headers: { Authorization: `${scheme} ${server.token}` } })).status).toBe(200);
+    const upper = server.token.toUpperCase() === server.token ? server.token.toLowerCase() : server.token.toUpperCase();
+    expect((await raw('/api/status', { headers: { Authorization: `bearer ${upper}` } })).status).toBe(401);
+    expect((await raw('/api/status', { headers: { Authorization: `Basic ${server.token}` } })).status).toBe(401);
+  });
+
   it('requires the token on every API request', async () => {
     const res = await raw('/api/invoke/projects:list', {
       method: 'POST',
