@@ -1,4 +1,5 @@
 // Per-command help and the refusal of flags a command does not read.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from './commands.ts';
 import { main, OPTIONS } from './main.ts';
@@ -22,7 +23,7 @@ describe('benchtop COMMAND --help', () => {
       }
       expect(new Set(c.flags.map((f) => f.name)).size, `${c.name} lists a flag twice`).toBe(c.flags.length);
     }
-    expect([...parser].filter((n) => n !== 'help' && !listed.has(n))).toEqual([]);
+    expect([...parser].filter((n) => n !== 'help' && n !== 'version' && !listed.has(n))).toEqual([]);
   });
 
   it("prints one command's flags with their defaults, the same through `help COMMAND`", async () => {
@@ -93,5 +94,16 @@ describe('benchtop COMMAND --help', () => {
     expect(a.err()).toMatch(/unknown command "trian"; the commands are: start, serve, model inspect, init-model/);
     expect(await main(['help', 'nope'])).toBe(2);
     expect(a.err()).toMatch(/unknown command "nope"/);
+  });
+});
+
+describe('benchtop --version', () => {
+  it("prints package.json's version and exits 0; after a command it is that command's unknown flag", async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const a = capture();
+    expect(await main(['--version'])).toBe(0);
+    expect(a.out()).toBe(pkg.version);
+    expect(await main(['forward', '--version'])).toBe(2);
+    expect(a.err()).toContain('forward does not take --version');
   });
 });

@@ -10,6 +10,7 @@ import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './d
 import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
+import { packageVersion } from './version.ts';
 
 const HELP = [
   'benchtop — offline biomedical NER/RE workbench',
@@ -18,7 +19,7 @@ const HELP = [
   ...COMMANDS.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
   '',
   'Run "benchtop COMMAND --help" (or "benchtop help COMMAND") for a command\'s options and defaults,',
-  'and "npm run bench" for the engine vs PyTorch benchmark.',
+  'and "npm run bench" for the engine vs PyTorch benchmark; "benchtop --version" prints the version.',
 ].join('\n');
 
 export const OPTIONS = {
@@ -35,6 +36,7 @@ export const OPTIONS = {
   resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' },
   ...DISTILL_OPTIONS,
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
+  version: { type: 'boolean' },
 } as const;
 
 /** Words a command takes after its name (the rest take only --options). */
@@ -55,6 +57,10 @@ export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = parsed.positionals;
   const opts = parsed.values as Opts;
   try {
+    if (!cmd && opts['version']) {
+      console.log(packageVersion());
+      return 0;
+    }
     if (!cmd || (cmd === 'help' && rest.length === 0)) {
       console.log(HELP);
       return cmd || opts['help'] ? 0 : 2;
