@@ -98,16 +98,33 @@ export function formatVocab(vocab: readonly string[]): string {
   return vocab.map((t) => `${t}\n`).join('');
 }
 
-function tokenString(v: unknown): string | undefined {
+/** A value as an error message quotes it (cut short: a config file, never document text). */
+function shown(v: unknown): string {
+  const j = JSON.stringify(v) ?? String(v);
+  return j.length > 60 ? `${j.slice(0, 57)}...` : j;
+}
+
+/**
+ * A special token's text: a string, or HF's AddedToken form {"content": "[UNK]", …}; undefined
+ * when not given (absent or null). Anything else was quietly replaced by the default token.
+ */
+function tokenString(v: unknown, file: string, key: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v;
-  if (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as { content?: unknown }).content === 'string'
-  ) {
+  if (typeof v === 'object' && !Array.isArray(v) && typeof (v as { content?: unknown }).content === 'string')
     return (v as { content: string }).content;
-  }
-  return undefined;
+  throw new CheckpointError(file, `"${key}" must be the token as a string (e.g. "[UNK]") or {"content": "[UNK]", …}, got ${shown(v)}`);
+}
+
+/**
+ * model_max_length: a positive whole number; above 1e9 (HF writes int(1e30) for "no limit") or
+ * unset, the model's positions. -5 or "512" were quietly read as unset.
+ */
+function modelMaxLength(v: unknown, file: string, maxPositions: number): number {
+  if (v === undefined || v === null) return maxPositions;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0)
+    throw new CheckpointError(file, `"model_max_length" must be a positive whole number (the longest input in tokens), got ${shown(v)}`);
+  return v > 1e9 ? maxPositions : v;
 }
 
 /** Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults. */
@@ -140,19 +157,17 @@ export function readTokenizerSettings(dir: string, maxPositions: number): Tokeni
       `"strip_accents" must be true, false or null, got ${JSON.stringify(sa)}`,
     );
   }
-  const mml = tc['model_max_length'];
-  const modelMaxLength =
-    typeof mml === 'number' && Number.isInteger(mml) && mml > 0 && mml <= 1e9 ? mml : maxPositions;
   const specialTokens = { ...DEFAULT_SPECIALS };
   for (const [k, key] of Object.entries(SPECIAL_KEYS) as [keyof SpecialTokens, string][]) {
-    const v = tokenString(sm[key]) ?? tokenString(tc[key]);
+    const fromConfig = tokenString(tc[key], cfgPath, key);
+    const v = tokenString(sm[key], mapPath, key) ?? fromConfig;
     if (v !== undefined) specialTokens[k] = v;
   }
   return {
     doLowerCase: bool('do_lower_case', true),
     stripAccents: typeof sa === 'boolean' ? sa : null,
     tokenizeChineseChars: bool('tokenize_chinese_chars', true),
-    modelMaxLength,
+    modelMaxLength: modelMaxLength(tc['model_max_length'], cfgPath, maxPositions),
     specialTokens,
   };
 }
