@@ -2,7 +2,7 @@
 // on a temporary workspace. A workspace that cannot be opened is reported and the host waits
 // for main to end it; 'shutdown' closes the engine (releasing the workspace) before exiting.
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -35,6 +35,11 @@ async function startHost(dataDir: string): Promise<FakePort> {
   await import('./index.ts');
   return port;
 }
+/** Soft and hard core-file limits of this process (Linux), as /proc/self/limits writes them. */
+const coreLimits = (): string[] =>
+  /^Max core file size\s+(\S+)\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))!.slice(1, 3);
+const coreLimitsAtStart = process.platform === 'linux' ? coreLimits() : [];
+
 const until = (check: () => boolean): Promise<void> =>
   vi.waitFor(() => expect(check()).toBe(true), { timeout: 10_000 });
 
@@ -62,4 +67,15 @@ describe('engine host', () => {
     expect(exits).toEqual([0]);
     expect(existsSync(join(dir, '.benchtop.lock'))).toBe(false); // closed before exiting
   });
+
+  // The host holds the documents: a crash must not leave its memory in a system-wide core dump.
+  it.skipIf(process.platform !== 'linux' || coreLimitsAtStart[1] === '0')(
+    'turns core dumps off before it opens the workspace',
+    async () => {
+      const host = await startHost(join(dir, 'no-core'));
+      expect(coreLimits()).toEqual(['0', '0']);
+      host.send({ type: 'shutdown' });
+      await until(() => exits.length === 2);
+    },
+  );
 });

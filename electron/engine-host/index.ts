@@ -3,7 +3,12 @@
 // logic; validation happens in the handlers.
 import { join } from 'node:path';
 import { type Engine, createEngine } from '../../engine/api/handlers.ts';
+import { disableCoreDumps } from '../core-dumps.ts';
 import type { HostMessage, MainMessage } from './messages.ts';
+
+// First: no kernel core dump of the process that holds the documents, worker threads included.
+const coreDumpsProblem = disableCoreDumps();
+if (coreDumpsProblem !== null) console.warn(`Benchtop engine: core dumps are left as the system sets them: ${coreDumpsProblem}`);
 
 function argValue(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);

@@ -1,16 +1,19 @@
 // App lifecycle (electron and the other main modules mocked, the real index.ts): quitting asks
 // about running training first, waits for every window to close, then for the engine to stop
-// its jobs, and only then quits; a second launch focuses or opens the window.
+// its jobs, and only then quits; a second launch focuses or opens the window. Before all that,
+// core dumps are turned off, and crash dumps kept local once the single-instance lock is held.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 
+/** What index.ts did before 'ready', in order. */
+const order: string[] = [];
 const app = Object.assign(new EventEmitter(), {
   isPackaged: false,
   getAppPath: () => '/app',
-  setPath: vi.fn(),
+  setPath: vi.fn((name: string) => void order.push(`setPath ${name}`)),
   getPath: (name: string) => `/home/ann/.config${name === 'userData' ? '/Benchtop' : ''}`,
   getVersion: () => '1.0.0',
-  requestSingleInstanceLock: () => true,
+  requestSingleInstanceLock: () => order.push('lock') > 0,
   whenReady: () => Promise.resolve(),
   isReady: () => true,
   quit: vi.fn(),
@@ -39,6 +42,13 @@ vi.mock('./ipc.ts', () => ({ broadcast: vi.fn(), registerIpc: vi.fn() }));
 vi.mock('./menu.ts', () => ({ setAppMenu: vi.fn() }));
 const hardenProcess = vi.fn(() => true);
 vi.mock('./hardening.ts', () => ({ hardenProcess }));
+const disableCoreDumps = vi.fn((): string | null => {
+  order.push('disableCoreDumps');
+  return null;
+});
+vi.mock('../core-dumps.ts', () => ({ disableCoreDumps }));
+const keepCrashDumpsLocal = vi.fn((_userData: string): boolean => order.push('keepCrashDumpsLocal') > 0);
+vi.mock('./crash-dumps.ts', () => ({ keepCrashDumpsLocal }));
 vi.mock('./protocol.ts', () => ({ handleAppProtocol: vi.fn(), registerAppScheme: vi.fn() }));
 vi.mock('./window.ts', () => ({ confirmStopTraining, createMainWindow, lockDownSession: vi.fn(), quitStoppingTraining }));
 await import('./index.ts');
@@ -118,5 +128,23 @@ describe('app lifecycle', () => {
     expect(requestLock).not.toHaveBeenCalled();
     expect(engine.start).toHaveBeenCalledTimes(1); // the first import's only
     expect(createMainWindow).toHaveBeenCalledTimes(2);
+  });
+
+  it('turns core dumps off first, and keeps crash dumps local once the instance lock is held', () => {
+    expect(order.slice(0, 4)).toEqual(['disableCoreDumps', 'setPath userData', 'lock', 'keepCrashDumpsLocal']);
+    expect(keepCrashDumpsLocal).toHaveBeenCalledWith('/home/ann/.config/Benchtop');
+  });
+
+  it('exits at once, opening nothing, when crash dumps cannot be kept private', async () => {
+    vi.resetModules();
+    keepCrashDumpsLocal.mockReturnValueOnce(false);
+    const exits = app.exit.mock.calls.length;
+    const starts = engine.start.mock.calls.length;
+    const windowsOpened = createMainWindow.mock.calls.length;
+    await import('./index.ts');
+    await Promise.resolve();
+    expect(app.exit.mock.calls.slice(exits)).toEqual([[1]]);
+    expect(engine.start).toHaveBeenCalledTimes(starts);
+    expect(createMainWindow).toHaveBeenCalledTimes(windowsOpened);
   });
 });

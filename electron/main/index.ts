@@ -3,7 +3,9 @@
 import { join } from 'node:path';
 import { BrowserWindow, app, powerMonitor } from 'electron';
 import { userDataDir } from '../../engine/serve/data-dir.ts';
+import { disableCoreDumps } from '../core-dumps.ts';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
+import { keepCrashDumpsLocal } from './crash-dumps.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';
 import { hardenProcess } from './hardening.ts';
 import { broadcast, registerIpc } from './ipc.ts';
@@ -11,6 +13,10 @@ import { setAppMenu } from './menu.ts';
 import { resourcesDir, workspaceDir } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { confirmStopTraining, createMainWindow, lockDownSession, quitStoppingTraining } from './window.ts';
+
+// First: no kernel core dump of this process or those it starts (patient text in memory).
+const coreDumpsProblem = disableCoreDumps();
+if (coreDumpsProblem !== null) console.warn(`Benchtop: core dumps are left as the system sets them: ${coreDumpsProblem}`);
 
 // One userData folder named like the product, shared with browser mode (engine/serve/command.ts);
 // on Windows in local, not roaming, AppData.
@@ -21,6 +27,8 @@ if (!hardenProcess()) {
   app.exit(1); // a debugging switch on a packaged Benchtop: nothing opened yet
 } else if (!app.requestSingleInstanceLock()) {
   app.quit();
+} else if (!keepCrashDumpsLocal(app.getPath('userData'))) {
+  app.exit(1); // crash dumps could not be kept private: nothing opened yet
 } else {
   const dataDir = workspaceDir(process.env['BENCHTOP_DATA_DIR'], app.getPath('userData'));
   const engine = new EngineSupervisor({
