@@ -112,10 +112,12 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
 
   it('init-model writes a folder that loads back', async () => {
     const dir = path.join(tmp, 'init');
-    const r = await run(['init-model', '--arch', 'distilbert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', 'O,B-Disease,I-Disease', '--out', dir]);
+    // A space inside a type name is allowed (CoNLL writes it as _); a tab or line break is not.
+    const r = await run(['init-model', '--arch', 'distilbert', '--preset', 'small-2L-128', '--vocab', VOCAB, '--labels', 'O,B-Adverse event,I-Adverse event', '--out', dir]);
     expect(r.code).toBe(0);
     const info = JSON.parse((await run(['model', 'inspect', dir, '--json'])).out) as Record<string, unknown>;
     expect(info).toMatchObject({ architecture: 'distilbert', task: 'token-classification', num_labels: 3, vocab_size: 1000, num_layers: 2, hidden_size: 128 });
+    expect(info['labels']).toEqual(['O', 'B-Adverse event', 'I-Adverse event']);
   });
 
   it('export-onnx writes a standalone model that reproduces the logits', async () => {
@@ -292,6 +294,8 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       ['O,,B-X', '--labels "O,,B-X": label 2 is empty; list the names separated by single commas'],
       ['O,B-X,', '--labels "O,B-X,": label 3 is empty; list the names separated by single commas'],
       ['O', '--labels needs at least 2 labels, got only "O" (e.g. O,B-Disease,I-Disease for ner)'],
+      // A tab or line break inside a name would split the CoNLL/BIO lines it is written to.
+      ...(['\t', '\n', '\r', '\u0085', '\u2028', '\u200b'].map((c) => [`O,B-Dis${c}ease`, `--labels: label 2 holds U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`]) as [string, string][]),
     ];
     for (const [labels, message] of labelCases) {
       r = await init('--labels', labels);

@@ -22,6 +22,10 @@ import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { InputFileError, readInputFile } from '../io/input-file.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
 
+/** Characters a label name may not hold: controls (tab, line breaks), invisible and direction marks, as for model names. */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const HIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u2060\u202a-\u202e\u2066-\u2069\ufeff]/;
+
 /** Facts about a model folder, as printed by `benchtop model inspect --json`. */
 export function inspectModel(dir: string): Record<string, unknown> {
   const m = loadHfFolder(dir, { requireVocab: false });
@@ -81,6 +85,12 @@ export function cmdInitModel(opts: Opts): void {
   // "O,,B" used to lose its empty label: the model then had fewer classes than the user listed.
   const blank = labels.indexOf('');
   if (blank >= 0) throw new UsageError(`--labels "${labelList}": label ${blank + 1} is empty; list the names separated by single commas`);
+  // A tab or line break inside a name splits the line of a CoNLL/BIO file it is written to later.
+  const hidden = labels.findIndex((l) => HIDDEN_CHARS.test(l));
+  if (hidden >= 0) {
+    const code = (labels[hidden] as string).match(HIDDEN_CHARS)?.[0].codePointAt(0) ?? 0;
+    throw new UsageError(`--labels: label ${hidden + 1} holds U+${code.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`);
+  }
   const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');
   const task = TASKS[taskName];
   if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
