@@ -295,7 +295,7 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       ['O,B-X,', '--labels "O,B-X,": label 3 is empty; list the names separated by single commas'],
       ['O', '--labels needs at least 2 labels, got only "O" (e.g. O,B-Disease,I-Disease for ner)'],
       // A tab or line break inside a name would split the CoNLL/BIO lines it is written to.
-      ...(['\t', '\n', '\r', '\u0085', '\u2028', '\u200b'].map((c) => [`O,B-Dis${c}ease`, `--labels: label 2 holds U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`]) as [string, string][]),
+      ...['\t', '\n', '\r', '\u0085', '\u2028', '\u200b'].map((c): [string, string] => [`O,B-Dis${c}ease`, `--labels: label 2 holds U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`]),
     ];
     for (const [labels, message] of labelCases) {
       r = await init('--labels', labels);
