@@ -322,6 +322,22 @@ function parseLabels(
   return { labels: Array.from({ length: n }, (_, i) => `LABEL_${i}`), numLabels: n };
 }
 
+/**
+ * Refuses a config whose id2label names one label under two ids. Hugging Face loads it, but the
+ * name-to-id lookup of NER and relation extraction then keeps one id: training never taught the
+ * other class, and a prediction's score was read from the wrong column. (`forward` on token ids
+ * does not need it.)
+ */
+export function checkUniqueLabels(config: Pick<EncoderConfig, 'labels'>, file: string): void {
+  const first = new Map<string, number>();
+  config.labels.forEach((name, id) => {
+    const was = first.get(name);
+    if (was !== undefined)
+      throw new CheckpointError(file, `id2label names ${JSON.stringify(name)} twice (ids ${was} and ${id}); NER and relation extraction need one id per label: give each id its own name`);
+    first.set(name, id);
+  });
+}
+
 /** Width of the word embeddings (`embeddingSize` where the family has one, else `hiddenSize`). */
 export function embeddingWidth(cfg: Pick<EncoderConfig, 'hiddenSize' | 'embeddingSize'>): number {
   return cfg.embeddingSize ?? cfg.hiddenSize;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import { loadHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { maxSequenceLength, presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
+import { checkUniqueLabels, maxSequenceLength, presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { numel } from '../onnx/ir.ts';
@@ -120,6 +120,7 @@ export function prepareModel(
   }
   const base = { vocab: m.vocab, tokenizerSettings: m.tokenizer, tokenizer, origin: src.modelLabel ?? shareName(src.model) };
   if (m.config.task === task && !isGeneric(m.config.labels)) {
+    checkUniqueLabels(m.config, path.join(src.model, 'config.json'));
     const unknown = labels.filter((l) => !m.config.labels.includes(l));
     if (unknown.length > 0) {
       throw new Error(
@@ -235,6 +236,7 @@ export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & 
       `${dir}: is a ${m.config.task} model; ${task === 'ner' ? 'NER needs a token-classification' : 'relation extraction needs a sequence-classification'} model`,
     );
   }
+  checkUniqueLabels(m.config, path.join(dir, 'config.json'));
   const tokenizer = makeTokenizer(m.vocab, m.tokenizer);
   const meta = readTaskMeta(m.config);
   checkTaskMeta(path.join(dir, 'config.json'), m.config, meta);
