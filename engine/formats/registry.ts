@@ -41,6 +41,8 @@ export interface ImportOptions {
   csv?: CsvImportOptions;
   /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
   maxBytes?: number;
+  /** Called before each file of a folder is read; throws to stop the import (Ctrl-C, Cancel). */
+  checkCancelled?: () => void;
 }
 
 /**
@@ -199,6 +201,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
   else files.push(path);
   const fileSet = new Set(files);
   for (const f of files) {
+    opts.checkCancelled?.();
     const display = isDir ? relative(path, f).split(sep).join('/') : f;
     const id = isDir ? display.replace(/\.[^./]+$/, '') : basename(f).replace(/\.[^.]+$/, '');
     try {

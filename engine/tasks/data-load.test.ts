@@ -2,12 +2,15 @@
 // be read forever, a pipe would block the process); in a folder, a file that may not be read is
 // one error and the rest is read, and a skipped link is named once.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UNPRIVILEGED, localeEnv, runChildJson, unprivilegedSkipReason } from '../io/test-helpers.ts';
+import { CancelledError } from './batching.ts';
 import { loadDocuments, loadReInput } from './data-load.ts';
+
+const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/documents');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-data-load-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -76,4 +79,29 @@ console.log(JSON.stringify(r.documents.map((d) => d.id)));`;
     expect(order('sv_SE.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
     expect(order('en_US.UTF-8')).toEqual(['a', 'ä', 'B', 'z']);
   }, 30_000);
+});
+
+describe('cancelling while a folder is read', () => {
+  // Eight small PubTator files (real NCBI documents, one per file).
+  const folder = path.join(tmp, 'many');
+  const src = path.join(DOCS, 'pubtator-ncbi');
+  const setUp = (): void => {
+    mkdirSync(folder, { recursive: true });
+    const text = readFileSync(path.join(src, readdirSync(src).sort()[0] as string), 'utf8');
+    const docs = text.split(/\n\s*\n/).filter((b) => b.trim() !== '').slice(0, 8);
+    docs.forEach((d, i) => writeFileSync(path.join(folder, `doc${i}.txt`), `${d}\n\n`));
+  };
+
+  it.runIf(existsSync(src))('stops between files with a CancelledError once asked', async () => {
+    setUp();
+    expect((await loadDocuments(folder, { isCancelled: () => false })).documents).toHaveLength(8);
+    let asked = 0;
+    await expect(loadDocuments(folder, { isCancelled: () => ++asked > 3 })).rejects.toBeInstanceOf(CancelledError);
+    expect(asked).toBe(4); // three files read, the fourth not started
+    // With a file over the size limit the others are read one by one: asked there too.
+    writeFileSync(path.join(folder, 'zz-big.txt'), 'x'.repeat(20_000));
+    asked = 0;
+    await expect(loadDocuments(folder, { maxBytes: 10_000, isCancelled: () => ++asked > 3 })).rejects.toBeInstanceOf(CancelledError);
+    expect(asked).toBe(4);
+  });
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import { importPath } from '../formats/registry.ts';
 import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
+import { CancelledError } from './batching.ts';
 import { looksLikeReTsv, readReTsv, type ReExample } from './re-data.ts';
 
 /** A file that was read, for lineage. */
@@ -52,6 +53,8 @@ export interface LoadOptions {
   csv?: CsvImportOptions;
   /** Largest file read (bytes); default 100 MB. */
   maxBytes?: number;
+  /** Asked before each file is read: true stops reading with a CancelledError (Ctrl-C, Cancel). */
+  isCancelled?: () => boolean;
 }
 
 const DEFAULT_MAX = 100 * 1024 * 1024;
@@ -146,9 +149,11 @@ export async function loadDocuments(
     throw new Error(`${root}: masked RE TSV files hold sentences, not documents`);
   const issues: FormatIssue[] = [];
   const { files, oversized, skipped } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
+  const { isCancelled } = opts;
   const importOpts = {
     ...(opts.format ? { format: opts.format } : {}),
     ...(opts.csv ? { csv: opts.csv } : {}),
+    ...(isCancelled && { checkCancelled: (): void => { if (isCancelled()) throw new CancelledError(); } }),
   };
   const documents: Document[] = [];
   const sources: string[] = [];
@@ -165,6 +170,7 @@ export async function loadDocuments(
     issues.push(...skipped);
     for (const f of files) {
       if (f.toLowerCase().endsWith('.ann')) continue;
+      importOpts.checkCancelled?.();
       const r = await importPath(f, importOpts);
       documents.push(...r.documents);
       sources.push(...r.sources);
@@ -173,6 +179,7 @@ export async function loadDocuments(
     }
     fileNames.push(...oversized);
   }
+  importOpts.checkCancelled?.(); // before hashing every file again
   return { documents, issues, files: hashReadable(files), sources, fileNames };
 }
 
