@@ -82,6 +82,39 @@ describe('Run and Evaluate at 1024 px', () => {
     expect(app.problems).toEqual([]);
   });
 
+  it('keeps a run and model named after a long file name inside every screen', async () => {
+    const { page } = app;
+    const sideways = (): Promise<number> =>
+      page.evaluate<number>(`(() => { const m = document.querySelector('main'); return m.scrollWidth - m.clientWidth; })()`);
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+    const demo = (await apiCall(app.server, 'datasets:list', { projectId })).findIndex((d) => d.finishedCount > 0);
+    await page.getByTestId('train-dataset').nth(demo).check();
+    if (!(await page.getByTestId('train-batch').isVisible())) await page.getByText('Advanced settings').click();
+    await page.getByTestId('train-batch').fill('2');
+    await page.getByTestId('train-max-steps').fill('2');
+    await page.getByTestId('train-form').getByLabel('Name', { exact: true }).fill(LONG_ID);
+    await page.getByTestId('start-training').click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 }).toBe('Finished');
+    await screenshot(page, 'train-long-run-name-1024');
+    expect(await sideways()).toBe(0);
+    await page.getByTestId('nav-evaluate').click();
+    await page.getByTestId('eval-model').selectOption({ label: LONG_ID });
+    expect(await sideways()).toBe(0);
+    await page.getByTestId('nav-models').click();
+    await page.getByRole('button', { name: LONG_ID }).click();
+    await page.getByTestId('model-lineage').waitFor();
+    expect(await sideways()).toBe(0);
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-teacher').first().waitFor();
+    await screenshot(page, 'distill-long-model-name-1024');
+    expect(await sideways()).toBe(0);
+    // The long name wraps; "entities" beside it stays one word on one line.
+    for (const kind of await page.getByTestId('distill-view').locator('label > .muted').all())
+      expect((await kind.boundingBox())!.height).toBeLessThan(24);
+    expect(app.problems).toEqual([]);
+  });
+
   it('says when it scored with int8 inference, and how nested annotations count', async () => {
     const { page } = app;
     const text = 'Lithium carbonate toxicity was noted.\n';
