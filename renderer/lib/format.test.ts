@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCaseParts, countOf, finishedLabel, importSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, exportSummary, finishedLabel, importSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -109,5 +109,14 @@ describe('importSummary', () => {
       'Read 1 file: added 2 documents with 1 entity and 0 relations; 1 duplicate left out.',
     );
     expect(importSummary({ ...report, filesRead: 3, documentsSkipped: 2 })).toMatch(/^Read 3 files: .*; 2 duplicates left out\.$/);
+  });
+});
+
+describe('exportSummary', () => {
+  it('writes the document count as the Documents screen does (with its thousands separator)', () => {
+    expect(exportSummary({ documents: 1007, written: ['/out/notes.jsonl'] })).toBe(
+      `Exported ${(1007).toLocaleString()} documents to 1 file.`,
+    );
+    expect(exportSummary({ documents: 1, written: ['a.txt', 'a.ann'] })).toBe('Exported 1 document to 2 files.');
   });
 });

@@ -180,6 +180,11 @@ export function importSummary(r: {
   return `Read ${countOf(r.filesRead, 'file')}: added ${countOf(r.documentsAdded, 'document')} with ${countOf(r.entitiesAdded, 'entity')} and ${countOf(r.relationsAdded, 'relation')}${skipped}.`;
 }
 
+/** An export's outcome in one sentence ("Exported 1,007 documents to 1 file."). */
+export function exportSummary(r: { documents: number; written: readonly string[] }): string {
+  return `Exported ${countOf(r.documents, 'document')} to ${countOf(r.written.length, 'file')}.`;
+}
+
 /**
  * A model's name for a selector: models that share a name (two runs on the same day) get their
  * creation time, then a short id, so the choices can be told apart.
