@@ -2,7 +2,7 @@
 // encodes them before the teacher runs, and that encoding did not look at the cancel flag (the
 // RE pairs' and the transfer text's did): Cancel and Ctrl-C acted only once every note was
 // encoded. It is now encoded a slice of documents at a time, with a look between slices.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
@@ -70,5 +70,26 @@ describe.skipIf(!HAS_DATA)('private NER documents of a distillation', () => {
     expect(logs.some((m) => m.startsWith('teacher outputs'))).toBe(false);
     expect(existsSync(path.join(out, 'config.json'))).toBe(false);
     expect(existsSync(path.join(out, FINGERPRINT_FILE))).toBe(false);
+  }, 60_000);
+
+  it('stop at Cancel between the files of a --private-data folder, before the teacher runs', async () => {
+    // Reading a folder of notes looked at the cancel flag only once every file was read.
+    const dir = tempDir('private-ner-folder-cancel');
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 'ner', maxLength: 64, stride: 16 }, ['O', 'B-Chemical', 'I-Chemical', 'B-Disease', 'I-Disease']);
+    const transfer = path.join(dir, 'wiki.txt');
+    writeFileSync(transfer, readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8').slice(0, 4_000));
+    const folder = path.join(dir, 'notes');
+    mkdirSync(folder);
+    // Eight short lists, one per file: one slice of encoding in all (a single look at the flag).
+    for (let i = 0; i < 8; i++) writeFileSync(path.join(folder, `list-${i}.jsonl`), `${JSON.stringify(entityListDocument(20, `list-${i}`))}\n`);
+    const out = path.join(dir, 'student');
+    const ctx = cancelAtCheck(3);
+    const r = await distillTask({ task: 'ner', teacher, studentPreset: 'small-2L-128', transfer, privateData: folder, alpha: 0.3, steps: 100, batchSize: 4, out }, ctx);
+    expect(r).toEqual({ status: 'cancelled', out, steps: 0 });
+    // The third look was before the third file: the teacher never ran.
+    expect(ctx.checks()).toBe(3);
+    const logs = ctx.events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
+    expect(logs.some((m) => m.startsWith('teacher outputs'))).toBe(false);
+    expect(existsSync(path.join(out, 'config.json'))).toBe(false);
   }, 60_000);
 });

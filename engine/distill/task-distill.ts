@@ -17,7 +17,7 @@ import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { prepareRunOut } from '../pretrain/pretrain.ts';
-import { bucketBatches, makeBatch, type Encoded } from '../tasks/batching.ts';
+import { bucketBatches, CancelledError, makeBatch, type Encoded } from '../tasks/batching.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
@@ -217,14 +217,17 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   let privateSeen: string[] = [];
   if ((args.privateData || privateDocs) && alpha > 0) {
     if (args.task === 'ner') {
-      const docs = privateDocs ?? (await loadDocuments(privateName)).documents;
+      // Reading a folder of notes file by file: Cancel stops it between files.
+      const docs = privateDocs ?? (await unlessCancelled(loadDocuments(privateName, { isCancelled: () => ctx.isCancelled() })))?.documents;
+      if (!docs) return stopped();
       privateSeen = docs.map((d) => d.text);
       // Thousands of notes take seconds to encode: Cancel stops it between slices, as it stops RE pairs.
       const enc = await encodePrivateNer(docs, { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }, ctx);
       if (!enc) return stopped();
       privateEx = enc;
     } else {
-      const input: ReInput = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await loadReInput(privateName);
+      const input: ReInput | undefined = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await unlessCancelled(loadReInput(privateName, { isCancelled: () => ctx.isCancelled() }));
+      if (!input) return stopped();
       privateSeen = input.kind === 'documents' ? input.documents.map((d) => d.text) : input.examples.map((e) => e.text);
       // A note listing hundreds of entities gives thousands of pairs: Cancel stops their encoding.
       const view = { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs };
@@ -435,4 +438,14 @@ export function transferFeeds(recs: readonly ReturnType<ReturnType<typeof openTe
   if (tokenLevel) extra['kl_mask'] = { dtype: 'float32', dims: [B, T], data: kl };
   if (hidden && hiddenLayer !== undefined) extra[teacherInputName('hidden', hiddenLayer)] = { dtype: 'float32', dims: [B, T, C], data: hidden };
   return feedsOf({ batchSize: B, seqLen: T, inputIds: ids, attentionMask: mask }, tokenTypes, extra);
+}
+
+/** Awaits a read that stops with a CancelledError at Cancel (between files); undefined when it did. */
+async function unlessCancelled<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof CancelledError) return undefined;
+    throw err;
+  }
 }
