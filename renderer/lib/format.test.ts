@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCaseParts, countOf, exportSummary, finishedLabel, importSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, exportSummary, finishedLabel, importSummary, issuesSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -118,5 +118,15 @@ describe('exportSummary', () => {
       `Exported ${(1007).toLocaleString()} documents to 1 file.`,
     );
     expect(exportSummary({ documents: 1, written: ['a.txt', 'a.ann'] })).toBe('Exported 1 document to 2 files.');
+  });
+});
+
+describe('issuesSummary', () => {
+  it('counts problems, errors and warnings with thousands separators and the right plural', () => {
+    const issues = [...Array<{ severity: string }>(10_000).fill({ severity: 'error' }), { severity: 'warning' }];
+    expect(issuesSummary(issues)).toBe(
+      `${(10_001).toLocaleString()} problems found (${(10_000).toLocaleString()} errors, 1 warning)`,
+    );
+    expect(issuesSummary([{ severity: 'warning' }])).toBe('1 problem found (0 errors, 1 warning)');
   });
 });

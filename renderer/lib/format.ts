@@ -180,6 +180,12 @@ export function importSummary(r: {
   return `Read ${countOf(r.filesRead, 'file')}: added ${countOf(r.documentsAdded, 'document')} with ${countOf(r.entitiesAdded, 'entity')} and ${countOf(r.relationsAdded, 'relation')}${skipped}.`;
 }
 
+/** The heading of a list of file problems ("10,000 problems found (9,990 errors, 10 warnings)"). */
+export function issuesSummary(issues: readonly { severity: string }[]): string {
+  const errors = issues.filter((i) => i.severity === 'error').length;
+  return `${countOf(issues.length, 'problem')} found (${countOf(errors, 'error')}, ${countOf(issues.length - errors, 'warning')})`;
+}
+
 /** An export's outcome in one sentence ("Exported 1,007 documents to 1 file."). */
 export function exportSummary(r: { documents: number; written: readonly string[] }): string {
   return `Exported ${countOf(r.documents, 'document')} to ${countOf(r.written.length, 'file')}.`;
