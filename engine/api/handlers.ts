@@ -57,6 +57,7 @@ import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { recheckTransfer } from './transfer-check.ts';
 import { validators } from './validate.ts';
+import { packageVersion } from '../version.ts';
 
 export interface EngineOptions {
   dataDir: string;
@@ -307,7 +308,7 @@ export function createEngine(opts: EngineOptions): Engine {
     ws,
     dataDir: opts.dataDir,
     resourcesDir: opts.resourcesDir ?? fileURLToPath(new URL('../../resources/', import.meta.url)),
-    version: opts.version ?? '0.1.0',
+    version: opts.version ?? packageVersion(),
     jobs: new JobRegistry(),
     emit: (name, payload) => {
       for (const l of listeners) l(name, payload);

@@ -10,7 +10,7 @@ import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './d
 import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
-import { packageVersion } from './version.ts';
+import { packageVersion } from '../version.ts';
 
 const HELP = [
   'benchtop — offline biomedical NER/RE workbench',

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -91,7 +91,9 @@ describe('browser-mode server', () => {
     expect((await raw(`/api/status?token=${server.token}x`)).status).toBe(401);
     const ok = await raw('/api/status', { headers: auth() });
     expect(ok.status).toBe(200);
-    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { token: server.token } });
+    // The version is package.json's (browser mode is started without one).
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { token: server.token, version: pkg.version } });
     expect((await raw(`/api/status?token=${server.token}`)).status).toBe(200);
   });
 

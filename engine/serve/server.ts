@@ -16,6 +16,7 @@ import {
 } from './security.ts';
 import { serveStatic } from './static.ts';
 import { type WsConnection, acceptWebSocket, rejectUpgrade } from './websocket.ts';
+import { packageVersion } from '../version.ts';
 
 export interface ServerOptions {
   dataDir: string;
@@ -162,7 +163,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return sendJson(
         res,
         200,
-        { ok: true, value: { token, version: opts.version ?? '0.1.0' } },
+        { ok: true, value: { token, version: opts.version ?? packageVersion() } },
         headers,
       );
     }
