@@ -30,6 +30,10 @@ if (process.platform === 'linux' && !hasEngineProcessEnv()) {
     if (e.code === 'EPIPE') process.exit(0);
     throw e;
   });
+  // A crash of this process must not leave its memory (the notes it read) in a core dump.
+  const { disableCoreDumps } = await import('../engine/runtime/core-dumps.ts');
+  const coreDumps = disableCoreDumps();
+  if (coreDumps) console.error(`benchtop: warning: core dumps of this process stay allowed: ${coreDumps}`);
   const { main } = await import('../engine/cli/main.ts');
   process.exitCode = await main(process.argv.slice(2));
 }

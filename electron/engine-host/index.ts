@@ -3,7 +3,7 @@
 // logic; validation happens in the handlers.
 import { join } from 'node:path';
 import { type Engine, createEngine } from '../../engine/api/handlers.ts';
-import { disableCoreDumps } from '../core-dumps.ts';
+import { disableCoreDumps } from '../../engine/runtime/core-dumps.ts';
 import type { HostMessage, MainMessage } from './messages.ts';
 
 // First: no kernel core dump of the process that holds the documents, worker threads included.

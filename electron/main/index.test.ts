@@ -46,7 +46,7 @@ const disableCoreDumps = vi.fn((): string | null => {
   order.push('disableCoreDumps');
   return null;
 });
-vi.mock('../core-dumps.ts', () => ({ disableCoreDumps }));
+vi.mock('../../engine/runtime/core-dumps.ts', () => ({ disableCoreDumps }));
 const keepCrashDumpsLocal = vi.fn((_userData: string): boolean => order.push('keepCrashDumpsLocal') > 0);
 vi.mock('./crash-dumps.ts', () => ({ keepCrashDumpsLocal }));
 vi.mock('./protocol.ts', () => ({ handleAppProtocol: vi.fn(), registerAppScheme: vi.fn() }));

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { BrowserWindow, app, powerMonitor } from 'electron';
 import { userDataDir } from '../../engine/serve/data-dir.ts';
-import { disableCoreDumps } from '../core-dumps.ts';
+import { disableCoreDumps } from '../../engine/runtime/core-dumps.ts';
 import engineHostEntry from '../engine-host/index.ts?modulePath';
 import { keepCrashDumpsLocal } from './crash-dumps.ts';
 import { EngineSupervisor } from './engine-supervisor.ts';

@@ -1,11 +1,12 @@
 // No kernel core dumps of Benchtop's own processes on Linux and macOS. A core dump is the whole
-// memory of a crashing process (the engine host holds clinical notes) written wherever the system
-// puts them: systemd-coredump keeps them system-wide, and apport can offer to send them. Crashpad
-// (main/crash-dumps.ts) does not prevent this: on Linux it writes its minidump, then lets the
-// signal take its default action, which dumps core. Both main and the engine host call this first
-// thing; a limit of 0 (soft and hard, so nothing in the process can raise it again) is inherited
-// by the processes each starts afterwards. Windows has no core dumps (Windows Error Reporting is
-// covered, as far as Electron allows, by main/crash-dumps.ts).
+// memory of a crashing process (an engine process holds clinical notes) written wherever the
+// system puts them: systemd-coredump keeps them system-wide, and apport can offer to send them.
+// Crashpad (electron/main/crash-dumps.ts) does not prevent this: on Linux it writes its minidump,
+// then lets the signal take its default action, which dumps core. The desktop app's main process
+// and engine host and every `benchtop` CLI process that runs the engine (bin/benchtop.js, serve
+// included) call this first thing; a limit of 0 (soft and hard, so nothing in the process can
+// raise it again) is inherited by the processes each starts afterwards. Windows has no core dumps
+// (Windows Error Reporting is covered, as far as Electron allows, by electron/main/crash-dumps.ts).
 import { createRequire } from 'node:module';
 
 /** RLIMIT_CORE in <sys/resource.h>: 4 on Linux (every architecture Electron ships) and macOS. */
