@@ -45,7 +45,7 @@ import { startEvaluation } from './evaluate.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
-import { checkVisibleName } from './model-names.ts';
+import { checkVisibleName, typeName } from './model-names.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
@@ -171,11 +171,9 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'schema:save-entity-type': (a) => {
       mustProject(read, a.projectId);
-      checkShortcut(a.projectId, a.entityType.name.trim(), a.entityType.shortcut);
-      projects.upsertEntityType(write, a.projectId, {
-        ...a.entityType,
-        name: a.entityType.name.trim(),
-      });
+      const name = typeName(a.entityType.name, 'An entity type name');
+      checkShortcut(a.projectId, name, a.entityType.shortcut);
+      projects.upsertEntityType(write, a.projectId, { ...a.entityType, name });
       return schemaChanged(a.projectId);
     },
     'schema:delete-entity-type': (a) => {
@@ -187,7 +185,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       mustProject(read, a.projectId);
       projects.saveRelationType(write, a.projectId, {
         ...a.relationType,
-        name: a.relationType.name.trim(),
+        name: typeName(a.relationType.name, 'A relation type name'),
       });
       return schemaChanged(a.projectId);
     },

@@ -23,6 +23,17 @@ export function checkVisibleName(name: string, what: string): void {
     throw new ApiError('invalid', `${what} cannot contain control, invisible or text-direction characters; type plain text.`);
 }
 
+/**
+ * An entity or relation type name as typed (`what`: "An entity type name"), trimmed (the request
+ * check refuses a blank one), with no control, invisible or direction characters: a tab or line
+ * break would also break the CoNLL and brat files the type is exported to.
+ */
+export function typeName(typed: string, what: string): string {
+  const name = typed.trim();
+  checkVisibleName(name, what);
+  return name;
+}
+
 /** A name Benchtop makes from a file's (a dataset named after its file): those characters left out. */
 export function visibleName(name: string): string {
   return name.replace(HIDDEN, '');

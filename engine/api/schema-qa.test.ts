@@ -49,6 +49,23 @@ describe('label schema', () => {
     expect(schema.entityTypes.find((t) => t.name === 'Disease')).toMatchObject({ color: '#112233', shortcut: 'd' });
   });
 
+  it('refuses a blank type name, or one holding a tab, line break or invisible character', async () => {
+    // A tab or line break in a type would break the CoNLL and brat files it is exported to.
+    expect(await t.engine.invoke('schema:save-entity-type', { projectId: demoId, entityType: { name: '   ', color: '#112233' } })).toMatchObject({ ok: false });
+    const bad = ['Adverse\tevent', 'Adverse\nevent', 'Dis\u200bease', 'Dis\u202eease'];
+    for (const n of bad) {
+      const e = await t.engine.invoke('schema:save-entity-type', { projectId: demoId, entityType: { name: n, color: '#112233' } });
+      expect(e).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringMatching(/^An entity type name cannot contain control, invisible or text-direction characters/) as unknown } });
+      const r = await t.engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { name: n, arg1Types: [], arg2Types: [], color: '#123456', symmetric: false } });
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringMatching(/^A relation type name cannot/) as unknown } });
+    }
+    const schema = await call('schema:get', { projectId: demoId });
+    expect([...schema.entityTypes, ...schema.relationTypes].map((x) => x.name).filter((n) => n.trim() === '' || /[\t\n\u200b\u202e]/.test(n))).toEqual([]);
+    // Spaces inside a name are fine (CoNLL writes them as _).
+    const ok = await call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'Adverse event', color: '#112233' } });
+    expect(ok.entityTypes.map((x) => x.name)).toContain('Adverse event');
+  });
+
   it('refuses to delete a relation type that relations still use', async () => {
     const reply = await t.engine.invoke('schema:delete-relation-type', { projectId: demoId, name: 'treats' });
     expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^\d+ relations? in \d+ documents? use “treats”\. Remove the type together with them/) as unknown } });
