@@ -101,6 +101,14 @@ describe('Run and Evaluate at 1024 px', () => {
     await page.getByTestId('nav-evaluate').click();
     await page.getByTestId('eval-model').selectOption({ label: LONG_ID });
     expect(await sideways()).toBe(0);
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-results').waitFor(); // the last run (over files) is shown again
+    await page.getByTestId('run-source-project').check();
+    await page.getByTestId('run-model').selectOption({ label: LONG_ID });
+    await page.getByTestId('start-run').click();
+    await page.getByTestId('run-summary').filter({ hasText: LONG_ID }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('earlier-runs').waitFor();
+    expect(await sideways()).toBe(0);
     await page.getByTestId('nav-models').click();
     await page.getByRole('button', { name: LONG_ID }).click();
     await page.getByTestId('model-lineage').waitFor();
