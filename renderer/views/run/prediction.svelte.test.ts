@@ -94,6 +94,16 @@ describe('run screen state', () => {
     expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['files-1']);
   });
 
+  it('keeps "Run over" as chosen while the latest run was being found', async () => {
+    jobs = [job('project-1', 1, PROJECT), job('files-1', null, FILES)];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    const restoring = s.restore(1); // the latest run is over the project's documents
+    s.source = 'folder';
+    await restoring;
+    expect(s.jobId).toBe('project-1');
+    expect(s.source).toBe('folder');
+  });
+
   it('opens file-run documents by index, workspace documents by id, and not unread files', async () => {
     const s = new PredictionState({ models: () => models, datasets: () => [] });
     await s.restore(1);

@@ -85,9 +85,11 @@ export class PredictionState extends ShowsJob<'predict'> {
   /** Finds the latest prediction job of the project or over files (after a reload of the window). */
   async restore(projectId: number | null): Promise<void> {
     if (this.jobId !== null) return;
+    const source = this.source;
     await this.refreshJobs();
     const latest = this.jobs.find((j) => j.projectId === null || j.projectId === projectId);
-    if (latest && this.jobId === null) this.#adopt(latest);
+    // "Run over" chosen while the list was on its way (a busy engine answers late) is kept.
+    if (latest && this.jobId === null) this.#adopt(latest, this.source !== source);
   }
 
   /** Re-reads the prediction jobs the engine keeps. */
@@ -163,11 +165,11 @@ export class PredictionState extends ShowsJob<'predict'> {
     );
   }
 
-  #adopt(job: JobInfo): void {
+  #adopt(job: JobInfo, keepsSource = false): void {
     this.opened = null;
     this.job.adopt(job);
     this.result = job.predict ?? null;
-    if (job.predict) this.source = job.predict.source === 'files' ? 'folder' : 'project';
+    if (job.predict && !keepsSource) this.source = job.predict.source === 'files' ? 'folder' : 'project';
   }
 
   #models(task: string): ModelInfo[] {
