@@ -114,6 +114,35 @@ describe('Trainer', () => {
     await t.release();
   });
 
+  it('a diverging run stops at the step that made the weights NaN, even when its loss was still finite', async () => {
+    // At lr 1e3 the loss grows for a few steps; then a step's gradients overflow (norm ∞) while
+    // the loss, taken before the update, is still finite, and that update makes the weights NaN.
+    const t = await Trainer.create(config, initWeights(config, 1), {
+      optimizer: { lr: 1e3, weightDecay: 0.01, maxGradNorm: 1 },
+      dropout: false,
+    });
+    const nonFinite = (): number => {
+      let n = 0;
+      for (const w of t.weights().values()) for (const x of w.data as Float32Array) if (!Number.isFinite(x)) n++;
+      return n;
+    };
+    let error: Error | undefined;
+    let steps = 0;
+    for (let i = 0; i < 12 && !error; i++) {
+      const r = await t.trainStep(makeBatch(i)).catch((e: unknown) => {
+        error = e as Error;
+      });
+      if (!r) break;
+      steps++;
+      // A step that returns leaves weights the next step (or a save) can use.
+      expect(nonFinite(), `weights after step ${r.step}`).toBe(0);
+      expect(Number.isFinite(r.gradNorm)).toBe(true);
+    }
+    expect(error?.message).toMatch(new RegExp(`^training diverged at step ${steps + 1}: .*; lower the learning rate$`));
+    expect(t.step).toBe(steps);
+    await t.release();
+  });
+
   it('masked LM on gathered positions equals the full-sequence loss and update', async () => {
     const mlm = presetConfig('small-2L-128', 'bert', 300, [], 'masked-lm');
     const full = makeBatch(4);

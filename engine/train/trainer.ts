@@ -155,8 +155,13 @@ export class Trainer {
     const out = await this.session.run(feeds, this.session.outputNames, into);
     const loss = Number(out['loss']?.data[0]);
     if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${t}: loss is ${loss}; lower the learning rate`);
+    // The loss is taken before the update: a step whose gradients overflow still reports a
+    // finite loss, but its update (written in place) has made the weights NaN. Stop there, or
+    // a run ending on such a step would save them as the model.
+    const gradNorm = Number(out['grad_norm']?.data[0]);
+    if (!Number.isFinite(gradNorm)) throw new Error(`training diverged at step ${t}: the gradient norm is ${gradNorm}; lower the learning rate`);
     this.#step = t;
-    return { step: t, loss, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
+    return { step: t, loss, gradNorm, lr: Number(out['lr']?.data[0]) };
   }
 
   /** Logits for a batch in eval mode (dropout off), with the current weights. */
