@@ -55,4 +55,37 @@ describe('loadCheckpoint', () => {
     writeFileSync(path.join(dir, 'state.json'), '{"version": 1, "step');
     expect(() => loadCheckpoint(dir, 'fp')).toThrow(DamagedCheckpointError);
   });
+
+  it('refuses a state.json that parses but is not a checkpoint state, naming it, before anything else reads it', () => {
+    const dir = path.join(tmp, 'shape', 'checkpoint');
+    saveCheckpoint(dir, state(4), tensors(2));
+    const file = path.join(dir, 'state.json');
+    const good = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(loadCheckpoint(dir, 'fp').state.step).toBe(4);
+    const damaged: [string, unknown][] = [
+      ['null', null],
+      ['a list', []],
+      ['no tensors', { ...good, tensors: undefined }],
+      ['tensors elsewhere', { ...good, tensors: '../../optimizer-step4.safetensors' }],
+      // A changed digit: it would resume at step 14 with the tensors of step 4.
+      ['another step', { ...good, step: 14 }],
+      ['a step in words', { ...good, step: 'four', tensors: 'optimizer-stepfour.safetensors' }],
+      ['losses lost', { ...good, losses: null }],
+      ['a bad stop reason', { ...good, finished: 'done' }],
+    ];
+    for (const [what, value] of damaged) {
+      writeFileSync(file, JSON.stringify(value));
+      let error: unknown;
+      try {
+        loadCheckpoint(dir, 'fp');
+      } catch (e) {
+        error = e;
+      }
+      expect(error, what).toBeInstanceOf(DamagedCheckpointError);
+      expect((error as Error).message, what).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a checkpoint state \\(.+\\); this checkpoint cannot be resumed`));
+    }
+    // Another version is said to be unsupported, not damaged.
+    writeFileSync(file, JSON.stringify({ ...good, version: 2 }));
+    expect(() => loadCheckpoint(dir, 'fp')).toThrow(`${file}: checkpoint version 2 is not supported`);
+  });
 });

@@ -125,6 +125,37 @@ export function saveCheckpoint(
   }
 }
 
+const STOP_REASONS: readonly string[] = ['completed', 'early-stopped', 'time-limit', 'max-steps'];
+
+/**
+ * What makes parsed JSON unusable as a LoopState (a damaged file that still parses, or one
+ * written by something else), or undefined. Resuming from it failed deep in the loop without
+ * naming the file, or resumed at a step its tensors were not saved at.
+ */
+function stateProblem(s: unknown): string | undefined {
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) return 'not a JSON object';
+  const o = s as Record<string, unknown>;
+  const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (o['version'] !== 1) return '"version" is missing';
+  if (typeof o['fingerprint'] !== 'string') return '"fingerprint" is not a string';
+  for (const k of ['step', 'epoch', 'batchInEpoch', 'epochSeed', 'bestStep', 'badEvals'])
+    if (!count(o[k])) return `"${k}" is not a whole number ≥ 0`;
+  for (const k of ['bestF1', 'wallSec'])
+    if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) return `"${k}" is not a number`;
+  if (!Array.isArray(o['history'])) return '"history" is not a list';
+  if (!Array.isArray(o['losses']) || !o['losses'].every((x) => typeof x === 'number'))
+    return '"losses" is not a list of numbers';
+  if (o['finished'] !== undefined && !STOP_REASONS.includes(o['finished'] as string))
+    return '"finished" is not a stop reason';
+  if (o['maskSeedStep'] !== undefined && !(count(o['maskSeedStep']) && (o['maskSeedStep'] as number) <= (o['step'] as number)))
+    return '"maskSeedStep" is not a step up to "step"';
+  // saveCheckpoint names the tensors after the step: any other name (a path elsewhere, a
+  // changed digit in either) is not what it wrote.
+  if (o['tensors'] !== `optimizer-step${String(o['step'])}.safetensors`)
+    return '"tensors" does not name the tensors of its "step"';
+  return undefined;
+}
+
 /** Reads a checkpoint, checking that it was made with the same data and settings. */
 export function loadCheckpoint(
   dir: string,
@@ -137,8 +168,10 @@ export function loadCheckpoint(
   } catch (e) {
     throw new DamagedCheckpointError(file, `unreadable checkpoint state (${(e as Error).message})`);
   }
-  if (state.version !== 1)
+  if (typeof state === 'object' && state !== null && typeof state.version === 'number' && state.version !== 1)
     throw new Error(`${file}: checkpoint version ${String(state.version)} is not supported`);
+  const wrong = stateProblem(state);
+  if (wrong !== undefined) throw new DamagedCheckpointError(file, `not a checkpoint state (${wrong})`);
   if (state.fingerprint !== fingerprint) {
     throw new Error(
       `${file}: the checkpoint was made with different training data or settings; ` +
