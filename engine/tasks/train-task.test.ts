@@ -297,6 +297,7 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     const missing = { ...base, out: path.join(dir, 'i'), train: path.join(dir, 'no-such-file.tsv') };
     await expect(train({ ...missing, epochs: 0 })).rejects.toThrow(/^--epochs must be an integer ≥ 1, got 0/);
     await expect(train({ ...missing, lr: 2 })).rejects.toThrow(/^--lr /);
+    await expect(train({ ...missing, lr: 0 })).rejects.toThrow(/^--lr must be a number > 0 and ≤ 1, got 0$/);
     await expect(train({ ...missing, maxSteps: 0 })).rejects.toThrow(/^--max-steps /);
     await expect(train({ ...missing, maxMinutes: -1 })).rejects.toThrow(/^--max-minutes /);
     await expect(train(missing)).rejects.toThrow(/no-such-file\.tsv/);
