@@ -122,7 +122,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('negative-label', 'L', 'RE: the "no relation" class (default: the data\'s false, 0, no_relation, none, negative, NA or other label)'),
       f('patience', 'N', 'stop after N evaluations without a better dev F1 (default 3; 0 never stops early)'),
       f('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)'),
-      f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 500; 0 only at the end)'),
+      f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps, besides one at each epoch end (default 500; 0: at epoch ends only)'),
       f('max-steps', 'N', 'stop after N steps'),
       // A fine-tuning run that reaches its time limit saves its model, as one that completes (no checkpoint stays).
       f('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)'),
