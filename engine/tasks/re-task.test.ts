@@ -120,6 +120,17 @@ describe('the automatic dev split of relation data', () => {
     expect(set.issues).toEqual([{ severity: 'warning', file: 'gad-dev.tsv', message: 'dev labels not in the training data: 2' }]);
   });
 
+  it('refuses a given dev set without any relation besides the negative label, naming it', () => {
+    // Its F1 stayed 0 at every evaluation: the model of the first one was kept (GAD subset: the
+    // model of step 8 of 24) and patience stopped longer runs, without a word.
+    const train = masked([...Array(10).keys()].map((i) => (i % 2 === 0 ? '1' : '0')));
+    expect(() => reTrainingSet(train, masked(['0', '0', '0']), { seed: 42, source: 'gad.tsv', devSource: 'gad-dev.tsv' })).toThrow(
+      'gad-dev.tsv: none of its 3 entity pairs has a relation besides "0", so dev F1 would stay 0 and the first evaluation would be kept as the model; give dev data with relations, or train without dev data',
+    );
+    // One relation is enough to score.
+    expect(reTrainingSet(train, masked(['0', '1', '0']), { seed: 42, source: 'gad.tsv', devSource: 'gad-dev.tsv' }).dev).toHaveLength(3);
+  });
+
   it('keeps the held-out part when it has a positive relation', () => {
     const set = reTrainingSet(masked([...Array(40).keys()].map((i) => (i % 2 === 0 ? '1' : '0'))), undefined, { seed: 42, source: 'gad.tsv' });
     expect(set.dev).toHaveLength(4);

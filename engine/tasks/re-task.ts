@@ -176,8 +176,17 @@ export function reTrainingSet(
       split = `seeded 10% of the training documents (seed ${opts.seed})`;
     } else trainEx = reExamples(train, pairs, negative);
   }
-  if (dev) devEx = reExamples(dev, pairs, negative);
-  else if (!devEx) {
+  if (dev) {
+    devEx = reExamples(dev, pairs, negative);
+    // As NER dev data without entities is refused: F1 leaves out the negative label, so it would
+    // stay 0 at every evaluation, the first evaluation's weights would be kept as the model and
+    // patience would stop the run.
+    if (devEx.length > 0 && !devEx.some((e) => (e.label ?? negative) !== negative))
+      throw new Error(
+        `${opts.devSource ?? 'dev'}: none of its ${devEx.length} entity pair${devEx.length === 1 ? '' : 's'} has a relation besides "${negative}", ` +
+          'so dev F1 would stay 0 and the first evaluation would be kept as the model; give dev data with relations, or train without dev data',
+      );
+  } else if (!devEx) {
     const s = splitIndices(trainEx.length, opts.seed);
     devEx = s.dev.map((i) => trainEx[i] as ReExample);
     trainEx = s.train.map((i) => trainEx[i] as ReExample);
