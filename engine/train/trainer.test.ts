@@ -143,6 +143,18 @@ describe('Trainer', () => {
     await t.release();
   });
 
+  it('a model that overflows before any update is named as the cause, not the learning rate', async () => {
+    // Finite weights (they load) whose logits overflow: the loss of step 1 is not finite.
+    const weights = initWeights(config, 1);
+    const head = weights.get('classifier.weight')?.data as Float32Array;
+    head.forEach((x, i) => (head[i] = x * 1e37));
+    const t = await Trainer.create(config, weights, { optimizer: { lr: 1e-5, weightDecay: 0, maxGradNorm: 1 }, dropout: false });
+    await expect(t.trainStep(makeBatch(0))).rejects.toThrow(
+      /^training cannot start: at step 1, before any update, the (loss|gradient norm) is \S+: the starting model gives non-finite values on this batch \(weights far too large\?\), which no learning rate causes; check the model$/,
+    );
+    await t.release();
+  });
+
   it('masked LM on gathered positions equals the full-sequence loss and update', async () => {
     const mlm = presetConfig('small-2L-128', 'bert', 300, [], 'masked-lm');
     const full = makeBatch(4);

@@ -153,13 +153,17 @@ export class Trainer {
       into[nextName(p)] = this.#adam.isPacked(p) ? { ...w, dims: [w.data.length] } : w;
     }
     const out = await this.session.run(feeds, this.session.outputNames, into);
-    const loss = Number(out['loss']?.data[0]);
-    if (!Number.isFinite(loss)) throw new Error(`training diverged at step ${t}: loss is ${loss}; lower the learning rate`);
     // The loss is taken before the update: a step whose gradients overflow still reports a
     // finite loss, but its update (written in place) has made the weights NaN. Stop there, or
     // a run ending on such a step would save them as the model.
+    const loss = Number(out['loss']?.data[0]);
     const gradNorm = Number(out['grad_norm']?.data[0]);
-    if (!Number.isFinite(gradNorm)) throw new Error(`training diverged at step ${t}: the gradient norm is ${gradNorm}; lower the learning rate`);
+    const what = !Number.isFinite(loss) ? `loss is ${loss}` : !Number.isFinite(gradNorm) ? `the gradient norm is ${gradNorm}` : undefined;
+    if (what !== undefined) {
+      // Step 1 runs on the starting weights: no learning rate has acted on them yet.
+      if (t === 1) throw new Error(`training cannot start: at step 1, before any update, the ${what.replace(/^the /, '')}: the starting model gives non-finite values on this batch (weights far too large?), which no learning rate causes; check the model`);
+      throw new Error(`training diverged at step ${t}: ${what}; lower the learning rate`);
+    }
     this.#step = t;
     return { step: t, loss, gradNorm, lr: Number(out['lr']?.data[0]) };
   }
