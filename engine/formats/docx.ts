@@ -1,8 +1,8 @@
 // DOCX importer: raw text via mammoth's extractRawText (paragraphs separated by blank lines).
 // Conversion warnings are only counted: mammoth's messages may quote document content. Before
-// mammoth sees the file, its XML parts are inflated once with a cap: a zip bomb (a small file
-// whose XML unpacks to gigabytes) is refused instead of filling memory, and an old .doc (or an
-// encrypted .docx, also an OLE2 file) is named as such.
+// mammoth sees the file, all its parts are inflated once with a cap: a zip bomb (a small file
+// that unpacks to gigabytes, whatever its parts are named) is refused instead of filling memory,
+// and an old .doc (or an encrypted .docx, also an OLE2 file) is named as such.
 
 import { inflateRawSync } from 'node:zlib';
 import mammoth from 'mammoth';
@@ -12,18 +12,41 @@ import { fileStem, finishDocument, formatError, makeIssue } from './common.ts';
 import type { BinaryImportOptions } from './pdf.ts';
 import { sizeLimitIssue } from './pdf.ts';
 
-/** Most bytes the XML parts of one DOCX may unpack to (the text of thousands of pages). */
+/** Most bytes the parts of one DOCX may unpack to (the text of thousands of pages). */
 export const MAX_DOCX_XML_BYTES = 256 * 1024 * 1024;
 
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const EOCD = 0x06054b50;
+const ZIP64_EOCD = 0x06064b50;
+const ZIP64_LOCATOR = 0x07064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
+const MAX16 = 0xffff;
+const MAX32 = 0xffffffff;
+const DAMAGED = 'invalid or damaged DOCX';
+
+/** A 64-bit little-endian size or offset; beyond 2^53 it is past any file's end anyway. */
+const u64 = (b: Buffer, at: number): number => Number(b.readBigUInt64LE(at));
+
+/** Where the central directory starts (ZIP64 end records followed), or -1 when it cannot be found. */
+function centralDirectoryStart(b: Buffer, eocd: number): number {
+  const offset = b.readUInt32LE(eocd + 16);
+  const isZip64 = b.readUInt16LE(eocd + 10) === MAX16 || b.readUInt32LE(eocd + 12) === MAX32 || offset === MAX32;
+  if (!isZip64) return offset;
+  const locator = eocd - 20;
+  if (locator < 0 || b.readUInt32LE(locator) !== ZIP64_LOCATOR) return -1;
+  const record = u64(b, locator + 8);
+  if (record + 56 > b.length || b.readUInt32LE(record) !== ZIP64_EOCD) return -1;
+  return u64(b, record + 48);
+}
 
 /**
- * Why the zip's XML parts cannot be unpacked safely, or undefined. Each .xml/.rels entry is
- * inflated with a cap on what is left of `maxXmlBytes`, so a size the zip lies about cannot get
- * past it. A zip this cannot parse is left to mammoth (which says "damaged").
+ * Why the zip's parts cannot be unpacked safely, or undefined. Every entry (not only the .xml
+ * ones: the main document may be any part its relationships name) is inflated with a cap on what
+ * is left of `maxXmlBytes`, so a size the zip lies about cannot get past it. The central
+ * directory is walked as the DOCX reader's zip library walks it (ZIP64 records followed, the
+ * declared entry count not trusted); a zip whose parts cannot be found that way is refused as
+ * damaged rather than handed on unchecked.
  */
 export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_BYTES): string | undefined {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -35,20 +58,35 @@ export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_
       eocd = i;
       break;
     }
-  if (eocd < 0) return undefined;
-  const count = b.readUInt16LE(eocd + 10);
-  let at = b.readUInt32LE(eocd + 16);
+  if (eocd < 0) return DAMAGED;
+  let at = centralDirectoryStart(b, eocd);
+  if (at < 0 || at + 46 > b.length || b.readUInt32LE(at) !== CENTRAL) return DAMAGED;
   let left = maxXmlBytes;
-  const tooLarge = `unpacks to more than ${Math.round(maxXmlBytes / 1024 / 1024)} MB of XML (a zip bomb, or a document too large to read); split it into smaller documents`;
-  for (let k = 0; k < count && at + 46 <= b.length && b.readUInt32LE(at) === CENTRAL; k++) {
+  const tooLarge = `unpacks to more than ${Math.round(maxXmlBytes / 1024 / 1024)} MB (a zip bomb, or a document too large to read); split it into smaller documents`;
+  for (; at + 46 <= b.length && b.readUInt32LE(at) === CENTRAL; ) {
     const method = b.readUInt16LE(at + 10);
-    const packed = b.readUInt32LE(at + 20);
+    let packed = b.readUInt32LE(at + 20);
+    const unpacked = b.readUInt32LE(at + 24);
+    let local = b.readUInt32LE(at + 42);
     const nameLength = b.readUInt16LE(at + 28);
-    const local = b.readUInt32LE(at + 42);
-    const name = b.toString('utf8', at + 46, at + 46 + nameLength).toLowerCase();
-    at += 46 + nameLength + b.readUInt16LE(at + 30) + b.readUInt16LE(at + 32);
-    if (!name.endsWith('.xml') && !name.endsWith('.rels')) continue;
-    if (local + 30 > b.length || b.readUInt32LE(local) !== LOCAL) return undefined;
+    const extraLength = b.readUInt16LE(at + 30);
+    // ZIP64 sizes and offset, in this order, each present only when its 32-bit field is full.
+    const extra = at + 46 + nameLength;
+    for (let e = extra; e + 4 <= Math.min(extra + extraLength, b.length); e += 4 + b.readUInt16LE(e + 2)) {
+      if (b.readUInt16LE(e) !== 1) continue;
+      let field = e + 4;
+      const next = (): number => {
+        const v = field + 8 <= b.length ? u64(b, field) : Infinity;
+        field += 8;
+        return v;
+      };
+      if (unpacked === MAX32) next();
+      if (packed === MAX32) packed = next();
+      if (local === MAX32) local = next();
+      break;
+    }
+    at = extra + extraLength + b.readUInt16LE(at + 32);
+    if (local + 30 > b.length || b.readUInt32LE(local) !== LOCAL) return DAMAGED;
     const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
     const data = b.subarray(start, start + packed);
     let size = data.length;
@@ -57,7 +95,7 @@ export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_
         size = inflateRawSync(data, { maxOutputLength: left + 1 }).length;
       } catch (err) {
         if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge;
-        return undefined;
+        return DAMAGED;
       }
     }
     left -= size;
@@ -71,13 +109,14 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryIm
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
   if (tooBig) return tooBig;
   const problem = docxUnpackProblem(bytes);
+  if (problem === DAMAGED) throw formatError(DAMAGED);
   if (problem !== undefined) return { documents: [], issues: [makeIssue('error', file, problem)] };
   let value: string;
   let messages: { type: string }[];
   try {
     ({ value, messages } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) }));
   } catch {
-    throw formatError('invalid or damaged DOCX');
+    throw formatError(DAMAGED);
   }
   const result: ImportResult = { documents: [], issues: [] };
   if (messages.length > 0) {
