@@ -113,7 +113,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
       f('epochs', 'N', 'passes over the training data (default 3)'),
       f('batch-size', 'N', 'examples per step (default 32)'),
-      f('lr', 'X', 'peak learning rate (default 5e-5 from --model, 5e-4 from --preset)'),
+      f('lr', 'X', 'peak learning rate (default 5e-4 from --preset or a --model of hidden size ≤ 256, such as the default student; 5e-5 from a larger --model)'),
       f('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)'),
       f('stride', 'N', 'NER: overlap of the windows over long text, in word pieces (default (max-length − 2) / 4)'),
       f('warmup-ratio', 'X', 'share of steps warming the learning rate up, 0 to 1 (default 0.1)'),
