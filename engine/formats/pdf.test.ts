@@ -2,7 +2,7 @@
 // limit and a damaged file.
 
 import { describe, expect, it } from 'vitest';
-import { importPdf, NO_TEXT_LAYER } from './pdf.ts';
+import { importPdf, NO_TEXT_LAYER, pdfUnpackProblem } from './pdf.ts';
 import { buildPdf } from './test-fixtures.ts';
 
 describe('importPdf', () => {
@@ -51,5 +51,25 @@ describe('importPdf', () => {
     await expect(importPdf(new TextEncoder().encode(body), 'locked.pdf')).rejects.toThrow(
       'password-protected PDF; open it with its password and save an unprotected copy (or print it to PDF), then read that copy',
     );
+  });
+
+  it('refuses a compression bomb before the PDF reader unpacks it (a 1.5 MB file took 3.5 GB and 16 s)', async () => {
+    const bomb = buildPdf([['Hello.']], { flate: true, padding: 3 << 20 }); // 3 MB of spaces before the text
+    expect(bomb.length).toBeLessThan(64 << 10);
+    expect(await pdfUnpackProblem(bomb, 1 << 20)).toBe('unpacks to more than 1 MB (a compression bomb, or a PDF too large to read); split it into smaller files');
+    expect(await pdfUnpackProblem(bomb, 4 << 20)).toBeUndefined();
+    const res = await importPdf(bomb, 'bomb.pdf', { maxStreamBytes: 1 << 20 });
+    expect(res).toEqual({ documents: [], issues: [{ severity: 'error', file: 'bomb.pdf', message: 'unpacks to more than 1 MB (a compression bomb, or a PDF too large to read); split it into smaller files' }] });
+    // A compressed text layer reads as before.
+    const { documents, issues } = await importPdf(buildPdf([['Aspirin causes ulcers.'], ['Page two.']], { flate: true }), 'flate.pdf');
+    expect(issues).toEqual([]);
+    expect(documents[0]?.text).toBe('Aspirin causes ulcers.\n\nPage two.');
+  });
+
+  it('leaves images out of the cap: text extraction never unpacks them', async () => {
+    const bomb = Buffer.from(buildPdf([['x']], { flate: true, padding: 3 << 20 })).toString('latin1');
+    const imageBomb = Buffer.from(bomb.replace('/Filter /FlateDecode', '/Subtype /Image /Width 4000 /Height 4000 /Filter /FlateDecode'), 'latin1');
+    expect(await pdfUnpackProblem(imageBomb, 1 << 20)).toBeUndefined();
+    expect(await pdfUnpackProblem(Buffer.from(bomb, 'latin1'), 1 << 20)).toMatch(/^unpacks to more than 1 MB/);
   });
 });

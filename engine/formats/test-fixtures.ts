@@ -4,6 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { type StreamFormat, streamDocuments } from './stream.ts';
 import type { Document, FormatIssue } from './types.ts';
@@ -34,31 +35,43 @@ export async function streamAll(
 
 const pdfString = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
+/** Options of buildPdf: `flate` compresses each page's content stream, after `padding` spaces (a compression bomb when large). */
+export interface PdfOptions {
+  flate?: boolean;
+  padding?: number;
+}
+
 /** A minimal PDF: one page per entry, one Helvetica text line per string (none = no text layer). */
-export function buildPdf(pages: string[][]): Uint8Array {
-  const objs: string[] = ['<< /Type /Catalog /Pages 2 0 R >>'];
+export function buildPdf(pages: string[][], opts: PdfOptions = {}): Uint8Array {
+  const objs: Buffer[] = [Buffer.from('<< /Type /Catalog /Pages 2 0 R >>')];
   const kids = pages.map((_, i) => `${4 + i * 2} 0 R`).join(' ');
-  objs.push(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
-  objs.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  objs.push(Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`));
+  objs.push(Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'));
   for (const lines of pages) {
     const self = objs.length + 1;
-    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${self + 1} 0 R >>`);
+    objs.push(Buffer.from(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${self + 1} 0 R >>`));
     const ops = lines.length > 0
       ? lines.map((l, j) => `BT /F1 12 Tf 72 ${720 - j * 16} Td (${pdfString(l)}) Tj ET`).join('\n')
       : '0 0 1 rg 72 72 200 200 re f';
-    objs.push(`<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`);
+    const content = Buffer.concat([Buffer.alloc(opts.padding ?? 0, ' '), Buffer.from(ops, 'latin1')]);
+    const data = opts.flate ? deflateSync(content) : content;
+    const filter = opts.flate ? ' /Filter /FlateDecode' : '';
+    objs.push(Buffer.concat([Buffer.from(`<< /Length ${data.length}${filter} >>\nstream\n`), data, Buffer.from('\nendstream')]));
   }
-  let out = '%PDF-1.4\n';
+  const out: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  let length = out[0]?.length ?? 0;
   const offsets: number[] = [];
   objs.forEach((o, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    offsets.push(length);
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), o, Buffer.from('\nendobj\n')]);
+    out.push(obj);
+    length += obj.length;
   });
-  const xref = out.length;
-  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return strToU8(out);
+  let tail = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  tail += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  tail += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  out.push(Buffer.from(tail));
+  return new Uint8Array(Buffer.concat(out));
 }
 
 const xmlEscape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
