@@ -106,3 +106,17 @@ describe('JSONL export', () => {
     expect(bad.issues).toEqual([{ severity: 'error', file: 'b.jsonl', line: 1, message: 'document b: passage 1: missing offsets or outside the text; dropped' }]);
   });
 });
+
+describe('JSONL records nested past the stack', () => {
+  it('drop only the field that is, not the whole file (it failed as "could not parse file (RangeError)")', () => {
+    const deep = `{"id": "b", "text": "Second note.", "extra": ${'['.repeat(200_000)}${']'.repeat(200_000)}, "ward": "3"}`;
+    const content = [JSON.stringify({ id: 'a', text: 'First note.' }), deep, JSON.stringify({ id: 'c', text: 'Third note.' })].join('\n');
+    const { documents, issues } = importJsonl(content, 'deep.jsonl');
+    expect(documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['a', 'First note.', undefined],
+      ['b', 'Second note.', { ward: '3' }],
+      ['c', 'Third note.', undefined],
+    ]);
+    expect(issues).toEqual([{ severity: 'warning', file: 'deep.jsonl', line: 2, message: 'document b: a field nested too deeply to keep as metadata; dropped' }]);
+  });
+});

@@ -7,7 +7,7 @@ import { exportAll, type StreamExporter } from './common.ts';
 import type { Document } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
 import type { LineParser } from './stream.ts';
-import { addEntity, addError, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
+import { addEntity, addError, addWarning, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -109,7 +109,12 @@ export function documentFromRecord(rec: unknown, fallbackId: string, sink: Issue
   const labelKey = spanLabels(rec.label) ? 'label' : spanLabels(rec.labels) ? 'labels' : undefined;
   const meta: Record<string, string> = {};
   const keep = (k: string, v: unknown): void => {
-    meta[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    try {
+      meta[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    } catch {
+      // Nested past the stack (JSON.parse reads what JSON.stringify cannot write): this field only.
+      addWarning(sink, `document ${doc.id}: a field nested too deeply to keep as metadata; dropped`, line);
+    }
   };
   if (isObj(rec.metadata)) for (const [k, v] of Object.entries(rec.metadata)) keep(k, v);
   for (const [k, v] of Object.entries(rec)) if (!KNOWN.has(k) || ((k === 'label' || k === 'labels') && k !== labelKey)) keep(k, v);
