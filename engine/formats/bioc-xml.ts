@@ -78,14 +78,44 @@ export function biocXmlNodeParser(): XMLParser {
   });
 }
 
+const REMOVE_DOCTYPE = "remove the DOCTYPE's declarations (BioC files need none) and import it again";
+/**
+ * Why a DOCTYPE's entities cannot be read, or undefined: the XML reader skips an entity whose
+ * value holds '&' (entities made of entities: the "billion laughs" pattern), which would leave
+ * its references in the text as written.
+ */
+function doctypeProblem(xml: string): string | undefined {
+  const subset = /<!DOCTYPE[^[>]*\[([\s\S]*?)\]\s*>/.exec(xml.slice(0, Math.max(0, xml.indexOf('<collection')) || xml.length));
+  if (!subset?.[1]) return undefined;
+  for (const m of subset[1].matchAll(/<!ENTITY\s+[^\s%]+\s+(["'])([^"']*)\1/g))
+    if (m[2]?.includes('&')) return `its DOCTYPE declares entities made of other entities, which are not expanded (a "billion laughs" file?); ${REMOVE_DOCTYPE}`;
+  return undefined;
+}
+
+/** What the XML reader's refusal means, without its words (they may quote the file). */
+function xmlParseProblem(err: unknown): string {
+  const why = err instanceof Error ? err.message : '';
+  if (/External entities/i.test(why)) return `its DOCTYPE declares an external entity (SYSTEM or PUBLIC), which is never read; ${REMOVE_DOCTYPE}`;
+  if (/Parameter entities/i.test(why)) return `its DOCTYPE declares parameter entities, which are not read; ${REMOVE_DOCTYPE}`;
+  if (/Entity|Expan/i.test(why)) return `its DOCTYPE's entities expand beyond what is read (an entity-expansion attack?); ${REMOVE_DOCTYPE}`;
+  if (/nested tags/i.test(why)) return 'elements nested more than 100 deep; not BioC XML';
+  return 'malformed XML (a DOCTYPE or markup the XML reader does not accept)';
+}
+
 /** Parses BioC XML; syntax errors give one error issue with the line, and no documents. */
 export function importBiocXml(xml: string, file: string): ImportResult {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     return { documents: [], issues: [makeIssue('error', file, `malformed XML (${valid.err.code}) at column ${valid.err.col}`, valid.err.line)] };
   }
-  const parser = biocXmlNodeParser();
-  const parsed = asObj(parser.parse(xml) as unknown);
+  const refused = doctypeProblem(xml);
+  if (refused !== undefined) return { documents: [], issues: [makeIssue('error', file, refused)] };
+  let parsed: XmlNode;
+  try {
+    parsed = asObj(biocXmlNodeParser().parse(xml) as unknown);
+  } catch (err) {
+    return { documents: [], issues: [makeIssue('error', file, xmlParseProblem(err))] };
+  }
   // An empty <collection></collection> parses as '': a collection without documents.
   const root = asObj(parsed.collection);
   if (!('collection' in parsed)) {

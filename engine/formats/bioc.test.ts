@@ -228,3 +228,44 @@ describe.skipIf(!HAS_DATA)('BioC round trip of BC5CDR', () => {
     }
   });
 });
+
+describe('BioC XML with a hostile DOCTYPE or shape', () => {
+  const body = (text: string): string =>
+    `<collection><source>x</source><document><id>1</id><passage><offset>0</offset><text>${text}</text></passage></document></collection>`;
+  const refusal = (xml: string): string[] => {
+    const res = importBiocXml(xml, 'hostile.xml');
+    expect(res.documents).toEqual([]);
+    return res.issues.map((i) => `${i.severity}: ${i.message}`);
+  };
+  const removeIt = "remove the DOCTYPE's declarations (BioC files need none) and import it again";
+
+  it('names an external entity (never read) instead of "could not parse file (Error)"', () => {
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE collection [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n${body('Note &x; end')}`;
+    expect(refusal(xml)).toEqual([`error: its DOCTYPE declares an external entity (SYSTEM or PUBLIC), which is never read; ${removeIt}`]);
+  });
+
+  it('refuses entities made of entities (they were skipped, leaving "&g;" in the text as written)', () => {
+    const levels = ['<!ENTITY a "aaaaaaaaaa">', ...'bcdefg'.split('').map((e, i) => `<!ENTITY ${e} "${`&${'abcdef'[i]};`.repeat(10)}">`)];
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE collection [\n${levels.join('\n')}\n]>\n${body('&g;')}`;
+    expect(refusal(xml)).toEqual([`error: its DOCTYPE declares entities made of other entities, which are not expanded (a "billion laughs" file?); ${removeIt}`]);
+  });
+
+  it('names an entity expanding past the limit, and nesting too deep, instead of "could not parse file (Error)"', () => {
+    const wide = `<!DOCTYPE collection [<!ENTITY a "${'x'.repeat(9_000)}">]>\n${body('&a;'.repeat(30))}`;
+    expect(refusal(wide)).toEqual([`error: its DOCTYPE's entities expand beyond what is read (an entity-expansion attack?); ${removeIt}`]);
+    const deep = body(`Note${'<i>'.repeat(5_000)}${'</i>'.repeat(5_000)}`);
+    expect(refusal(deep)).toEqual(['error: elements nested more than 100 deep; not BioC XML']);
+  });
+
+  it('still expands a plain internal entity, offsets counted on the expanded text', () => {
+    const xml = `<!DOCTYPE collection [<!ENTITY h "heart">]>\n${body('&h; attack')}`.replace(
+      '</passage>',
+      '<annotation id="1"><infon key="type">Disease</infon><location offset="0" length="12"/><text>heart attack</text></annotation></passage>',
+    );
+    const res = importBiocXml(xml, 'plain.xml');
+    expect(res.issues).toEqual([]);
+    expect(res.documents[0]?.text).toBe('heart attack');
+    expect(res.documents[0]?.entities.map((e) => e.text)).toEqual(['heart attack']);
+  });
+});
+
