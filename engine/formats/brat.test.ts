@@ -1,8 +1,12 @@
 // brat standoff: discontinuous spans, relations, equivalences, normalisations, attributes,
 // dropped events/notes, malformed lines, CRLF text with code-point offsets, and round trips.
 
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportBrat, importBrat, importBratAfterBom } from './brat.ts';
+import { importPath } from './registry.ts';
 import type { Document } from './types.ts';
 
 const TEXT = 'Aspirin-induced gastric ulcer.\r\nThe 😀 patient took low dose aspirin daily.\r\n';
@@ -159,3 +163,40 @@ describe('brat export of other documents', () => {
     ]);
   });
 });
+
+describe('a brat .txt converted to CRLF line ends after it was annotated', () => {
+  const lf = 'Seen today.\nFever and chest\npain since Monday.\n';
+  // Offsets counted on the LF text (as annotated), the .txt now with CRLF (git autocrlf).
+  const ann = 'T1\tDisease 12 17\tFever\nT2\tDisease 22 27;28 32\tchest pain\nR1\tCoOccurs Arg1:T1 Arg2:T2\n';
+  const crlf = lf.replace(/\n/g, '\r\n');
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'benchtop-brat-crlf-'));
+    writeFileSync(join(dir, 'note.txt'), crlf);
+    writeFileSync(join(dir, 'note.ann'), ann);
+    writeFileSync(join(dir, 'native.txt'), crlf);
+    writeFileSync(join(dir, 'native.ann'), 'T1\tDisease 13 18\tFever\n'); // counted on the CRLF text, as brat does
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the offsets as annotated and keeps the text as it is (the entities were kept one character off per line)', async () => {
+    const res = await importPath(dir);
+    const note = res.documents.find((d) => d.id === 'note');
+    expect(note?.text).toBe(crlf);
+    expect(note?.entities.map((e) => [e.id, e.text, e.spans.map((sp) => note.text.slice(sp.start, sp.end))])).toEqual([
+      ['T1', 'Fever', ['Fever']],
+      ['T2', 'chest pain', ['chest', 'pain']],
+    ]);
+    expect(note?.relations.map((r) => [r.arg1, r.arg2])).toEqual([['T1', 'T2']]);
+    expect(res.issues).toEqual([
+      {
+        severity: 'warning',
+        file: 'note.ann',
+        message: 'the .txt has Windows line ends (CRLF) but its offsets count each line end as one character (converted after annotation?): offsets read that way (the mentions match them), the text kept as it is',
+      },
+    ]);
+    const native = res.documents.find((d) => d.id === 'native');
+    expect(native?.entities.map((e) => [e.text, native.text.slice(e.spans[0]?.start, e.spans[0]?.end)])).toEqual([['Fever', 'Fever']]);
+  });
+});
+

@@ -36,8 +36,6 @@ const OUTSIDE = 'offsets outside the text';
 export function importBratAfterBom(text: string, ann: string, file: string, id: string = fileStem(file)): ImportResult {
   const plain = importBrat(text, ann, file, id);
   const counted = importBrat(`\uFEFF${text}`, ann, file, id);
-  // A span past the end of the text (an entity ending at it, counted brat's way) is as telling.
-  const misses = (r: ImportResult): number => r.issues.filter((i) => i.message.includes(MISMATCH) || i.message.includes(OUTSIDE)).length;
   const doc = counted.documents[0];
   if (!doc || misses(counted) >= misses(plain)) return plain;
   const back = (p: number): number => Math.max(0, p - 1);
@@ -45,6 +43,46 @@ export function importBratAfterBom(text: string, ann: string, file: string, id: 
   for (const e of doc.entities) e.spans = e.spans.map((sp) => ({ start: back(sp.start), end: back(sp.end) }));
   counted.issues.push(makeIssue('warning', file, "the .txt starts with a byte-order mark, which brat counts as character 0: offsets read brat's way (the mentions match them)"));
   return counted;
+}
+
+/** Mentions that do not match their offsets; a span past the end of the text is as telling. */
+const misses = (r: ImportResult): number => r.issues.filter((i) => i.message.includes(MISMATCH) || i.message.includes(OUTSIDE)).length;
+
+/**
+ * A brat document whose .txt has Windows line ends (CRLF). Its offsets count both characters,
+ * as brat does, unless the .txt was converted after it was annotated (git's autocrlf, a Windows
+ * editor): then each line end counts as one. The reading whose mentions match their offsets is
+ * kept; when that is the converted one, the spans are moved onto the text as it is (CRLF kept),
+ * with a note saying so.
+ */
+export function importBratCrlf(text: string, ann: string, file: string, id: string = fileStem(file)): ImportResult {
+  const plain = importBrat(text, ann, file, id);
+  if (!text.includes('\r\n') || misses(plain) === 0) return plain;
+  const converted = importBrat(text.replace(/\r\n/g, '\n'), ann, file, id);
+  const doc = converted.documents[0];
+  if (!doc || misses(converted) >= misses(plain)) return plain;
+  // Where each CRLF's LF is in the converted text, in order.
+  const breaks: number[] = [];
+  for (let i = text.indexOf('\r\n'); i >= 0; i = text.indexOf('\r\n', i + 2)) breaks.push(i - breaks.length);
+  const onText = (p: number): number => {
+    let lo = 0;
+    let hi = breaks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((breaks[mid] ?? 0) < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return p + lo;
+  };
+  doc.text = text;
+  for (const e of doc.entities) {
+    e.spans = e.spans.map((sp) => ({ start: onText(sp.start), end: onText(sp.end) }));
+    e.text = e.spans.map((sp) => text.slice(sp.start, sp.end)).join(' ');
+  }
+  converted.issues.push(
+    makeIssue('warning', file, 'the .txt has Windows line ends (CRLF) but its offsets count each line end as one character (converted after annotation?): offsets read that way (the mentions match them), the text kept as it is'),
+  );
+  return converted;
 }
 
 /** Imports one brat document from its text and annotation file contents (`file` names the .ann). */

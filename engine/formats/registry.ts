@@ -14,7 +14,7 @@ import { makeIssue, safeErrorMessage } from './common.ts';
 import { decodeBytes, looksBinary } from './encoding.ts';
 import { importText } from './text.ts';
 import { exportPubtator, importPubtator } from './pubtator.ts';
-import { exportBrat, importBrat, importBratAfterBom } from './brat.ts';
+import { exportBrat, importBratAfterBom, importBratCrlf } from './brat.ts';
 import { exportBiocXml, importBiocXml } from './bioc-xml.ts';
 import { exportBiocJson, importBiocJson } from './bioc-json.ts';
 import type { ConllExportOptions } from './conll.ts';
@@ -136,7 +136,7 @@ async function importFile(path: string, format: FormatName, display: string, id:
       const ann = decodeBytes(await readTextFile(annPath), display);
       const annDisplay = display.replace(/\.(txt|ann)$/i, '.ann');
       const hasBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-      res = (hasBom ? importBratAfterBom : importBrat)(content, ann.text, annDisplay, id);
+      res = (hasBom ? importBratAfterBom : importBratCrlf)(content, ann.text, annDisplay, id);
       res.issues.unshift(...ann.issues);
       break;
     }
