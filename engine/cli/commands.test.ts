@@ -31,7 +31,7 @@ describe('benchtop COMMAND --help', () => {
     expect(await main(['train', 'ner', '--help'])).toBe(0);
     const page = a.out();
     expect(page).toMatch(/^benchtop train — fine-tune/);
-    expect(page).toMatch(/--epochs N\s+passes over the training data \(default 3\)/);
+    expect(page).toMatch(/--epochs N\s+passes over the training data \(default: 3, or more for little data/);
     expect(page).toMatch(/--patience N\s+.*\(default 3; 0 never stops early\)/);
     expect(page).not.toContain('--transfer');
     // GAD's negative label is 0, found in the data; the page used to say "(default false)".

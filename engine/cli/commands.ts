@@ -111,7 +111,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('test', 'PATH', 'test data, evaluated once with the final model'),
       f('out', 'DIR', 'the model folder to write (required)'),
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
-      f('epochs', 'N', 'passes over the training data (default 3)'),
+      f('epochs', 'N', 'passes over the training data (default: 3, or more for little data so that training takes about 600 steps, at most 20)'),
       f('batch-size', 'N', 'examples per step (default 32)'),
       f('lr', 'X', 'peak learning rate (default 5e-4 from --preset or a --model of hidden size ≤ 256, such as the default student; 5e-5 from a larger --model)'),
       f('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)'),

@@ -195,7 +195,9 @@ export async function runTrainLoop(
       state.badEvals = 0;
       best = trainer.weights();
       hooks.saveBest(best);
-    } else state.badEvals++;
+      // Patience counts only once the model has found something: a small project's dev F1 stays
+      // 0 for its first epochs (30 NCBI abstracts: 4 evaluations), which stopped it there.
+    } else if (state.bestF1 > 0) state.badEvals++;
     ctx.emit({
       type: 'eval',
       step: state.step,

@@ -25,6 +25,7 @@ import {
   removeTempDirs,
 } from './test-helpers.ts';
 import { train, type TrainArgs } from './train-task.ts';
+import { automaticEpochs } from './train-defaults.ts';
 import type { TrainMetrics } from './train-report.ts';
 
 afterAll(removeTempDirs);
@@ -429,3 +430,31 @@ describe.skipIf(!HAS_DATA)('the learning rate when none is given', () => {
     expect(readMetrics(preset).config.lr).toBe(5e-4);
   }, 120_000);
 });
+
+describe.skipIf(!HAS_DATA)('the epoch count when none is given', () => {
+  const dir = tempDir('train-auto-epochs');
+
+  it('is 3 for ample data and more for little, for about 600 steps, at most 20 epochs', () => {
+    expect(automaticEpochs(16 * 300, 16)).toBe(3); // NCBI-disease at batch 16: 340 steps an epoch
+    expect(automaticEpochs(16 * 60, 16)).toBe(10); // 100 abstracts: 60 steps an epoch
+    expect(automaticEpochs(16 * 60 + 1, 16)).toBe(10); // 61 steps an epoch
+    expect(automaticEpochs(20, 4)).toBe(20);
+    expect(automaticEpochs(1, 32)).toBe(20);
+  });
+
+  it('is recorded with the run, and a given count is used as given', async () => {
+    const train20 = conllSubset(path.join(NCBI, 'train.tsv'), 0, 20, dir, 'train.tsv', true);
+    const common = { task: 'ner' as const, train: train20, preset: 'small-2L-128', vocab: VOCAB, batchSize: 4, maxLength: 32 };
+    const auto = path.join(dir, 'auto');
+    const ctx = collect();
+    await train({ ...common, out: auto, maxSteps: 2 }, ctx);
+    const perEpoch = readMetrics(auto).config;
+    expect(perEpoch).toMatchObject({ epochs: 20, epochs_automatic: true });
+    expect(ctx.events.some((e) => e.type === 'log' && /^epochs: 20 \(automatic: little data, \d+ steps an epoch/.test(e.message))).toBe(true);
+    const given = path.join(dir, 'given');
+    await train({ ...common, out: given, maxSteps: 2, epochs: 3 }, collect());
+    expect(readMetrics(given).config.epochs).toBe(3);
+    expect('epochs_automatic' in readMetrics(given).config).toBe(false);
+  }, 120_000);
+});
+

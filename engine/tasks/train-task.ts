@@ -19,6 +19,7 @@ import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
+import { automaticEpochs, automaticEpochsNote, defaultLearningRate } from './train-defaults.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
@@ -69,6 +70,7 @@ export interface TrainArgs {
   arch?: Architecture;
   cased?: boolean;
   format?: InputFormat;
+  /** Passes over the training data; without it, automaticEpochs. */
   epochs?: number;
   batchSize?: number;
   lr?: number;
@@ -159,7 +161,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const threads = positive('threads', args.threads, 2, true, { min: 1, max: MAX_THREADS });
   // Every number is checked before the data or the model is read: a typo fails at once.
   const hp = {
-    epochs: positive('epochs', args.epochs, 3, true, { min: 1 }),
+    // Without --epochs it depends on the amount of data (automaticEpochs), known once encoded.
+    epochs: args.epochs === undefined ? undefined : positive('epochs', args.epochs, 0, true, { min: 1 }),
     // Without --lr it depends on the model's size (defaultLearningRate), known once it is read.
     lr: args.lr === undefined ? undefined : positive('lr', args.lr, 0, false, { positive: true, max: 1 }),
     warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false, { max: 1 }),
@@ -177,11 +180,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     issues.push(...list);
     report(list, ctx);
   };
-  const files: { train: DataSource[]; dev: DataSource[]; test: DataSource[] } = {
-    train: [],
-    dev: [],
-    test: [],
-  };
+  const files: { train: DataSource[]; dev: DataSource[]; test: DataSource[] } = { train: [], dev: [], test: [] };
 
   // Data first (its labels decide the head), then the model, then encoding.
   let dataLabels: string[];
@@ -302,7 +301,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const config = withTaskMeta(pm.config, meta);
   const settings = {
     task: args.task,
-    epochs: hp.epochs,
+    epochs: hp.epochs ?? automaticEpochs(trainEx.length, batchSize),
+    ...(hp.epochs === undefined && { epochs_automatic: true }),
     batch_size: batchSize,
     lr: hp.lr ?? defaultLearningRate(args.model !== undefined, pm.config.hiddenSize),
     warmup_ratio: hp.warmup_ratio,
@@ -357,6 +357,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     type: 'log',
     message: `${args.task}: ${trainEx.length} training inputs, labels ${labels.join(' ')}; dev: ${split}; model ${pm.origin}`,
   });
+  if (hp.epochs === undefined && settings.epochs > 3) ctx.emit({ type: 'log', message: automaticEpochsNote(settings.epochs, trainEx.length, batchSize) });
   const bestDir = path.join(ckpt, 'best');
   // The texts the model learned from and was chosen on, in the workbench's order (fingerprint-file.ts),
   // then the test documents: private notes held beside the model too, which transfer text must not repeat.
@@ -452,14 +453,4 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     },
   });
   return { status: result.status, out, metrics, fingerprinted: textsDigest(seenTexts()) };
-}
-
-/**
- * The peak learning rate when none is given: 5e-4 from random weights and for a small model
- * (hidden size 256 or less, as the shipped default student's 128), 5e-5, Hugging Face's
- * fine-tuning default, for larger ones. At 5e-5 the default student learnt nothing from 100
- * NCBI-disease abstracts in 3 epochs (dev F1 0.000; 0.030 at 5e-4; README "Measured").
- */
-export function defaultLearningRate(fromModel: boolean, hiddenSize: number): number {
-  return fromModel && hiddenSize > 256 ? 5e-5 : 5e-4;
 }

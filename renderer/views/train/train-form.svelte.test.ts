@@ -79,6 +79,16 @@ describe('train form', () => {
     expect(form.blocker).toBeNull();
   });
 
+  it('leaves the epoch count to the engine unless one is typed (automatic for little data)', async () => {
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.blocker).toBeNull();
+    expect(form.epochs).toBeNull();
+    expect('epochs' in form.toArgs(1)).toBe(false);
+    form.epochs = 7;
+    expect(form.toArgs(1).epochs).toBe(7);
+  });
+
   it('names the advanced setting out of the engine’s range before starting', async () => {
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });
     await form.loadOptions();

@@ -38,7 +38,8 @@ export class TrainFormState {
   holdOutPercent = $state(10);
   base = $state('');
   name = $state('');
-  epochs = $state(3);
+  /** Empty: automatic (3, or more for a small project's data; the engine decides). */
+  epochs = $state<number | null>(null);
   batchSize = $state(16);
   lr = $state<number | null>(null);
   maxLength = $state(128);
@@ -114,7 +115,7 @@ export class TrainFormState {
         : { baseModelId: kind === 'shipped' ? this.selectedBase : ref }),
       ...(dev.length > 0 ? { devDatasetIds: dev } : { devFraction: this.holdOutPercent / 100 }),
       ...(this.name.trim() !== '' && { name: this.name.trim() }),
-      epochs: this.epochs,
+      ...(optional(this.epochs) !== undefined && { epochs: optional(this.epochs)! }),
       batchSize: this.batchSize,
       maxLength: this.maxLength,
       seed: this.seed,
@@ -209,7 +210,7 @@ export class TrainFormState {
         ? null
         : `Check the advanced settings: ${label} must be a whole number from ${formatNumber(min)} to ${formatNumber(max)}.`;
     const problem =
-      whole('Epochs', this.epochs, 1, 1000) ??
+      (optional(this.epochs) === undefined ? null : whole('Epochs', this.epochs, 1, 1000)) ??
       whole('Batch size', this.batchSize, 1, 1024) ??
       whole('Max length', this.maxLength, 16, 512) ??
       whole('Random seed', this.seed, 0, 2 ** 31 - 1) ??
