@@ -98,4 +98,58 @@ describe('distillation step runner', () => {
     expect(h.step).toBe(2);
     await runner.release();
   });
+
+  describe('a step whose numbers are not finite', () => {
+    const student = presetConfig('small-2L-128', 'bert', 120, ['O', 'B-X', 'I-X'], 'token-classification');
+    const hardFeeds = (seed: number): Record<string, HostTensor> => ({
+      input_ids: { dtype: 'int64', dims: [B, T], data: BigInt64Array.from({ length: B * T }, (_, i) => BigInt(5 + ((i * 37 + seed * 11) % 115))) },
+      attention_mask: ones(),
+      token_type_ids: { dtype: 'int64', dims: [B, T], data: new BigInt64Array(B * T) },
+      labels: { dtype: 'int64', dims: [B, T], data: BigInt64Array.from({ length: B * T }, (_, i) => BigInt((i + seed) % 3)) },
+    });
+    const nonFinite = (w: Map<string, HostTensor>): number => {
+      let n = 0;
+      for (const t of w.values()) for (const x of t.data as Float32Array) if (!Number.isFinite(x)) n++;
+      return n;
+    };
+
+    it('stops the run at the step that made the weights NaN, even when its loss was still finite', async () => {
+      // At lr 1e3 the loss grows for a few steps; then a step's gradients overflow (norm ∞) while
+      // its loss, taken before the update, is finite, and that update writes NaN into the weights.
+      const spec = buildDistillTrainGraph(student, { kl: 0, hard: 1 }, { optimizer: { lr: 1e3, weightDecay: 0.01, maxGradNorm: 1 }, dropout: false });
+      const runner = await DistillRunner.create([spec], initWeights(student, 1));
+      let error: Error | undefined;
+      let steps = 0;
+      let lastLoss = 0;
+      for (let i = 0; i < 20 && !error; i++) {
+        const r = await runner.run(0, hardFeeds(i)).catch((e: unknown) => {
+          error = e as Error;
+        });
+        if (!r) break;
+        steps++;
+        lastLoss = r.loss;
+        // A step that returns leaves weights a checkpoint or the saved student can use.
+        expect(nonFinite(runner.state().weights), `weights after step ${r.step}`).toBe(0);
+        expect(Number.isFinite(r.gradNorm)).toBe(true);
+      }
+      expect(steps).toBeGreaterThan(1);
+      expect(Number.isFinite(lastLoss)).toBe(true);
+      expect(error?.message).toMatch(new RegExp(`^distillation diverged at step ${steps + 1}: (the gradient norm|loss) is \\S+; lower the learning rate$`));
+      expect(runner.step).toBe(steps);
+      await runner.release();
+    });
+
+    it('names the starting models, not the learning rate, when step 1 overflows', async () => {
+      const weights = initWeights(student, 1);
+      const head = weights.get('classifier.weight')?.data as Float32Array;
+      head.forEach((x, i) => (head[i] = x * 1e37));
+      const spec = buildDistillTrainGraph(student, { kl: 0, hard: 1 }, { optimizer: { lr: 1e-5 }, dropout: false });
+      const runner = await DistillRunner.create([spec], weights);
+      await expect(runner.run(0, hardFeeds(0))).rejects.toThrow(
+        /^distillation cannot start: at step 1, before any update, the (loss|gradient norm) is \S+: the starting student or the teacher gives non-finite values on this batch \(weights far too large\?\), which no learning rate causes; check both models$/,
+      );
+      expect(runner.step).toBe(0);
+      await runner.release();
+    });
+  });
 });

@@ -10,6 +10,7 @@ import { serializeModel } from '../onnx/serialize.ts';
 import { nextName, stateName } from '../optim/adamw.ts';
 import { type Device, Session } from '../runtime/session.ts';
 import { createRng } from '../random.ts';
+import { checkStepFinite, type StepRun } from '../train/step-guard.ts';
 import { TEACHER_PREFIX, type DistillGraphSpec } from './graph.ts';
 
 /** What one step reports. */
@@ -37,6 +38,9 @@ export function initExtra(dims: readonly number[], seed: number): HostTensor {
   const bound = 1 / Math.sqrt(dims[0] ?? 1);
   return { dtype: 'float32', dims: [...dims], data: Float32Array.from({ length: n }, () => (rng.next() * 2 - 1) * bound) };
 }
+
+/** Step 1 runs on the starting student and the teacher's weights or cached outputs. */
+const DISTILL_RUN: StepRun = { run: 'distillation', start: 'the starting student or the teacher', check: 'check both models' };
 
 export class DistillRunner {
   #weights: Map<string, HostTensor>;
@@ -114,12 +118,15 @@ export class DistillRunner {
       into[nextName(stateName(p, 'adam_v'))] = this.#v.get(p) as HostTensor;
     }
     const out = await session.run(all, session.outputNames, into);
+    // The loss is taken before the update: a finite loss with a gradient norm that is not has
+    // left NaN in the weights (in place). Stop there, so that no checkpoint or student keeps them.
     const loss = Number(out['loss']?.data[0]);
-    if (!Number.isFinite(loss)) throw new Error(`distillation diverged at step ${t}: loss is ${loss}; lower the learning rate`);
+    const gradNorm = Number(out['grad_norm']?.data[0]);
+    checkStepFinite(DISTILL_RUN, t, loss, gradNorm);
     this.#step = t;
     const terms: Record<string, number> = {};
     for (const name of spec.terms) terms[name] = Number(out[name]?.data[0]);
-    return { step: t, loss, terms, gradNorm: Number(out['grad_norm']?.data[0]), lr: Number(out['lr']?.data[0]) };
+    return { step: t, loss, terms, gradNorm, lr: Number(out['lr']?.data[0]) };
   }
 
   /** Student weights (projection extras under `distill.` left out), as a snapshot. */

@@ -10,6 +10,7 @@ import { AdamState } from '../optim/state.ts';
 import { Session, type Backend, type Device } from '../runtime/session.ts';
 import { DropoutMaskFeeder } from './dropout-masks.ts';
 import { buildInferenceGraph, buildTrainGraph, type GraphSpec } from './graphs.ts';
+import { checkStepFinite, TRAINING_RUN } from './step-guard.ts';
 
 /** A padded batch, row-major [B, T] (labels [B, T] or [B]). */
 export interface Batch {
@@ -153,17 +154,10 @@ export class Trainer {
       into[nextName(p)] = this.#adam.isPacked(p) ? { ...w, dims: [w.data.length] } : w;
     }
     const out = await this.session.run(feeds, this.session.outputNames, into);
-    // The loss is taken before the update: a step whose gradients overflow still reports a
-    // finite loss, but its update (written in place) has made the weights NaN. Stop there, or
-    // a run ending on such a step would save them as the model.
+    // The loss is taken before the update (see checkStepFinite).
     const loss = Number(out['loss']?.data[0]);
     const gradNorm = Number(out['grad_norm']?.data[0]);
-    const what = !Number.isFinite(loss) ? `loss is ${loss}` : !Number.isFinite(gradNorm) ? `the gradient norm is ${gradNorm}` : undefined;
-    if (what !== undefined) {
-      // Step 1 runs on the starting weights: no learning rate has acted on them yet.
-      if (t === 1) throw new Error(`training cannot start: at step 1, before any update, the ${what.replace(/^the /, '')}: the starting model gives non-finite values on this batch (weights far too large?), which no learning rate causes; check the model`);
-      throw new Error(`training diverged at step ${t}: ${what}; lower the learning rate`);
-    }
+    checkStepFinite(TRAINING_RUN, t, loss, gradNorm);
     this.#step = t;
     return { step: t, loss, gradNorm, lr: Number(out['lr']?.data[0]) };
   }
