@@ -48,6 +48,8 @@ describe('task-agnostic distillation recipes', () => {
     expect(e.status).toBe('completed');
     expect(status('e')).toBe('unknown');
     await expect(distillGeneral({ ...common, teacher: narrow, studentPreset: 'small-2L-128', recipe: 'distilbiobert', out: path.join(dir, 'd') })).rejects.toThrow(/needs the same hiddenSize/);
+    // The learning rate is checked as train's is, before any work (at 1e3 a run saved losses of 1e11).
+    await expect(distillGeneral({ ...common, teacher: wide, studentPreset: 'small-2L-128', recipe: 'tinybert', lr: 1e3, out: path.join(dir, 'lr') })).rejects.toThrow('--lr must be a number > 0 and ≤ 1, got 1000');
   }, 90_000);
 
   it('records text declared as holding patient information as PHI (--text-contains-phi)', async () => {

@@ -144,6 +144,8 @@ describe('task-specific distillation', () => {
     await expect(distillTask({ ...base, transfer: path.join(dir, 'blob.bin'), out: path.join(dir, 'o2') })).rejects.toThrow(/looks binary/);
     await expect(distillTask({ ...base, batchSize: 64, transfer: file, out: path.join(dir, 'o3') })).rejects.toThrow(/fewer than one batch/);
     await expect(distillTask({ task: 'ner', teacher, student: other, transfer: file, steps: 2, out: path.join(dir, 'o4') })).rejects.toThrow(/unknown to the teacher/);
+    await expect(distillTask({ ...base, transfer: file, lr: 2, out: path.join(dir, 'o6') })).rejects.toThrow('--lr must be a number > 0 and ≤ 1, got 2');
+    expect(existsSync(path.join(dir, 'o6'))).toBe(false);
     // A folder's links are skipped (text from elsewhere), and the run says so.
     const folder = path.join(dir, 'transfer');
     mkdirSync(folder);

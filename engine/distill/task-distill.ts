@@ -40,6 +40,7 @@ import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from './fingerprint-f
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
+import { checkLearningRate } from '../train/step-guard.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -121,6 +122,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const T = num('temperature', args.temperature, 2, 0.05);
   const alpha = num('alpha', args.alpha, 0, 0, 1);
   const threads = checkThreads(args.threads ?? 2);
+  checkLearningRate(args.lr);
   if (args.privateData !== undefined && args.privateDocuments !== undefined) throw new Error('give either privateData (a file or folder) or privateDocuments, not both');
   const privateDocs = args.privateDocuments !== undefined ? checkDocuments(args.privateDocuments, 'privateDocuments') : undefined;
   const privateName = args.privateData ?? (args.dataLabel !== undefined ? `private documents (${args.dataLabel})` : 'private documents');

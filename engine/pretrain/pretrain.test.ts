@@ -164,4 +164,25 @@ describe('pretrain', () => {
     expect(b.evalLoss).toBe(a.evalLoss);
     await expect(pretrain({ text: [file], out: path.join(dir, 'c'), model: path.join(dir, 'a'), sinusoidalPositions: true })).rejects.toThrow(/does not apply when continuing/);
   }, 60_000);
+
+  it('refuses a learning rate outside (0, 1] before any work, as train does', async () => {
+    // At --lr 1e3 pretraining used to finish with losses of about 2e11 and save that model.
+    const { dir, file } = writeCorpus('pretrain-lr', 12);
+    const vocab = writeTinyVocab(dir);
+    const args = { preset: 'small-2L-128', vocab, text: [file], steps: 2, batchSize: 4, maxLength: 32, checkpointEvery: 0, evalBlocks: 0 };
+    for (const lr of [1e3, 1.5, 0, -1e-4, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const out = path.join(dir, `lr-${lr}`);
+      await expect(pretrain({ ...args, lr, out })).rejects.toThrow(`--lr must be a number > 0 and ≤ 1, got ${lr}`);
+      expect(existsSync(out), `${lr}: nothing written`).toBe(false);
+    }
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const out = path.join(dir, 'cli');
+      expect(await main(['pretrain', '--preset', 'small-2L-128', '--vocab', vocab, '--text', file, '--steps', '2', '--lr', '1e3', '--out', out])).toBe(1);
+      expect(err.mock.calls.flat().join('\n')).toMatch('--lr must be a number > 0 and ≤ 1, got 1000');
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      err.mockRestore();
+    }
+  });
 });

@@ -20,6 +20,7 @@ import { Session, checkThreads } from '../runtime/session.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { checkLearningRate } from '../train/step-guard.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
@@ -131,13 +132,15 @@ export interface PretrainResult {
 }
 
 /** Shared settings of the MLM runs (pretrain and distill-general). */
-export function mlmSettings(args: { steps?: number; batchSize?: number; maxLength?: number; seed?: number; checkpointEvery?: number; evalBlocks?: number; threads?: number }): { steps: number; batchSize: number; maxLength: number; seed: number; checkpointEvery: number; evalBlocks: number } {
+export function mlmSettings(args: { steps?: number; batchSize?: number; maxLength?: number; seed?: number; checkpointEvery?: number; evalBlocks?: number; threads?: number; lr?: number }): { steps: number; batchSize: number; maxLength: number; seed: number; checkpointEvery: number; evalBlocks: number } {
   const int = (name: string, v: number | undefined, def: number, min: number): number => {
     const x = v ?? def;
     if (!Number.isInteger(x) || x < min) throw new Error(`--${name} must be an integer >= ${min}, got ${x}`);
     return x;
   };
   if (args.threads !== undefined) checkThreads(args.threads);
+  // The Trainer takes any learning rate: at --lr 1e3 a run ended with losses of 2e11, saved.
+  checkLearningRate(args.lr);
   return {
     steps: int('steps', args.steps, 10000, 1), batchSize: int('batch-size', args.batchSize, 32, 1), maxLength: int('max-length', args.maxLength, 128, 16),
     seed: int('seed', args.seed, 42, 0), checkpointEvery: int('checkpoint-every', args.checkpointEvery, 200, 0), evalBlocks: int('eval-blocks', args.evalBlocks, 64, 0),
