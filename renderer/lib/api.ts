@@ -120,8 +120,9 @@ function browserTransport(onConnection: (s: ConnectionState) => void): Api {
           ok: false,
           error: {
             code: 'engine-unavailable',
+            // Browser mode is started by `npm start` or `benchtop serve`: name both.
             message:
-              'Benchtop is not running. Start it again (npm start) and open the address it prints.',
+              'Benchtop is not running. Start it again the way you started it (npm start or benchtop serve), then open the new address it prints.',
           },
         };
       }

@@ -183,6 +183,10 @@ describe('annotation editor under hard input', () => {
     await context.route('**/api/invoke/documents%3Aset-status', (route) => route.abort('connectionrefused'));
     await select.selectOption('annotated');
     await expect.poll(() => page.getByTestId('status-error').textContent()).toMatch(/^The status was not changed\s*Benchtop is not running/);
+    // Browser mode may have been started either way: the advice names both, not only `npm start`.
+    expect(await page.getByTestId('status-error').textContent()).toMatch(
+      /Start it again the way you started it \(npm start or benchtop serve\), then open the new address it prints\.$/,
+    );
     expect(await page.getByTestId('annotate-view').textContent()).not.toContain('could not be opened');
     expect(await select.inputValue()).toBe(saved);
     expect((await detail()).summary.status).toBe(saved);
