@@ -12,20 +12,36 @@ const emit = (name: string, payload: unknown): void => {
   for (const l of listeners.get(name) ?? []) l(payload);
 };
 let jobs: JobInfo[] = [];
-vi.mock('../../lib/api.ts', () => ({
-  call: vi.fn((name: string) => {
-    if (name === 'run:list-jobs') return Promise.resolve(jobs);
-    if (name === 'run:predict-files') return Promise.resolve({ jobId: 'new' });
-    return Promise.reject(new Error(`unexpected ${name}`));
-  }),
-  messageOf: (e: unknown) => String(e),
-  on: (name: string, l: (payload: unknown) => void) => {
-    listeners.set(name, [...(listeners.get(name) ?? []), l]);
-    return () => {};
-  },
-}));
+let outputExists = false;
+vi.mock('../../lib/api.ts', () => {
+  class ApiError extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+    }
+  }
+  return {
+    ApiError,
+    call: vi.fn((name: string) => {
+      if (name === 'run:list-jobs') return Promise.resolve(jobs);
+      if (name === 'run:predict-files')
+        return outputExists
+          ? Promise.reject(new ApiError('exists', '/data/out: files are already there.'))
+          : Promise.resolve({ jobId: 'new' });
+      return Promise.reject(new Error(`unexpected ${name}`));
+    }),
+    messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    on: (name: string, l: (payload: unknown) => void) => {
+      listeners.set(name, [...(listeners.get(name) ?? []), l]);
+      return () => {};
+    },
+  };
+});
 const { call } = await import('../../lib/api.ts');
-const { PredictionState, outputPlaceholder, EXPORT_FORMATS } = await import('./prediction.svelte.ts');
+const { PredictionState, outputPlaceholder, EXPORT_FORMATS } =
+  await import('./prediction.svelte.ts');
 
 const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
 
@@ -72,6 +88,7 @@ const PROJECT = summary('project', [row('note-1', { documentId: 41 })]);
 
 beforeEach(() => {
   listeners.clear();
+  outputExists = false;
   jobs = [
     job('files-1', null, FILES),
     job('project-1', 1, PROJECT),
@@ -143,6 +160,23 @@ describe('run screen state', () => {
     expect(s.result).toBe(FILES);
     await vi.waitFor(() => expect(s.jobs.map((j) => j.jobId)).toEqual(['new']));
     expect(s.earlierRuns(1)).toEqual([]);
+  });
+
+  it('says, when the output is already there, that it waits for Replace, not that the run failed', async () => {
+    jobs = [];
+    outputExists = true;
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    s.source = 'folder';
+    s.inputPath = '/data/notes';
+    s.outPath = '/data/out';
+    await s.start(1);
+    expect(s.state).toBe('failed');
+    expect(s.announcement).toBe(
+      'The output is already there: choose Replace existing files and run, or another output folder.',
+    );
+    outputExists = false;
+    await s.start(1, true);
+    expect(s.announcement).toBe('Running the model…');
   });
 
   it('starts one run when Run is pressed twice before the first answers', async () => {

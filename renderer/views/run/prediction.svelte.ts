@@ -57,6 +57,9 @@ export class PredictionState extends ShowsJob<'predict'> {
     const r = this.result;
     if (this.state === 'running') return 'Running the model…';
     if (this.state === 'cancelled') return 'The run was stopped; nothing was saved.';
+    // Output in the way is no failure: the screen waits for the user to choose Replace.
+    if (this.state === 'failed' && this.job.errorCode === 'exists')
+      return 'The output is already there: choose Replace existing files and run, or another output folder.';
     if (this.state === 'failed') return 'The run did not finish.';
     if (this.state !== 'completed' || !r) return '';
     const found = `${countOf(r.entities, 'entity')}${r.relations > 0 ? ` and ${countOf(r.relations, 'relation')}` : ''}`;
