@@ -13,6 +13,7 @@ import { evaluateNer, type SpanError } from '../metrics/ner.ts';
 import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
+import { getLabelSchema } from '../store/projects.ts';
 import { documentCandidates } from '../tasks/re-data.ts';
 import { rangeAt, sentenceRanges } from '../tasks/segments.ts';
 import {
@@ -251,16 +252,24 @@ function entityPairsOf(dir: string): [string, string][] {
 /**
  * RE: refuses, before loading the model, documents without one pair of entities of the types it
  * relates in a sentence (nothing would be scored; the job would fail with a file-oriented error).
+ * The types are named as the project's schema writes them ("Chemical" for the model's
+ * "CHEMICAL"), else as the model does.
  */
-function requireCandidatePairs(gold: readonly Document[], ref: { dir: string; name: string }): void {
+function requireCandidatePairs(
+  gold: readonly Document[],
+  ref: { dir: string; name: string },
+  schemaTypes: readonly string[],
+): void {
   const pairs = entityPairsOf(ref.dir);
   // Document by document, stopping at the first with a pair: this runs on the engine's thread.
   if (pairs.length === 0 || gold.some((d) => documentCandidates([d], pairs, '', { withGold: false }).length > 0))
     return;
-  const kinds = [...new Set(pairs.map(([a, b]) => `${a}–${b}`))].join(', ');
+  const named = (type: string): string =>
+    schemaTypes.find((s) => s.toLowerCase() === type.toLowerCase()) ?? type;
+  const kinds = [...new Set(pairs.map(([a, b]) => `${named(a)}–${named(b)}`))].join(', ');
   throw new ApiError(
     'invalid',
-    `“${ref.name}” scores pairs of entities (${kinds}) found in the same sentence, but the documents marked Annotated or Reviewed have none. ` +
+    `“${ref.name}” scores pairs of entities (${kinds}) found in the same sentence, but the documents of the chosen datasets (marked Annotated or Reviewed) have none. ` +
       'Annotate those entities first, or choose a relation model for the types this project uses.',
   );
 }
@@ -279,7 +288,10 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
       'invalid',
       'The chosen datasets have no documents marked Annotated or Reviewed to compare with; finish and mark some first.',
     );
-  if (task === 're') requireCandidatePairs(gold, ref);
+  if (task === 're') {
+    const schemaTypes = getLabelSchema(read, a.projectId).entityTypes.map((t) => t.name);
+    requireCandidatePairs(gold, ref, schemaTypes);
+  }
   const base = { modelId: a.modelId, modelName: ref.name, task };
   const { threads, int8Inference: int8, device } = getSettings(ctx);
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
