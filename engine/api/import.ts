@@ -340,7 +340,8 @@ async function importInto(
     return {
       entry,
       format,
-      res: await importPath(entry.absolute, format !== null ? { format } : {}),
+      // Cancel is checked before each page of a PDF too: one long PDF can be stopped.
+      res: await importPath(entry.absolute, { ...(format !== null ? { format } : {}), checkCancelled: stopIfCancelled }),
     };
   };
 

@@ -1,9 +1,16 @@
 // PDF import on generated fixtures: text layer with pages, the no-text-layer error, the size
-// limit and a damaged file.
+// and page-count limits, cancel between pages, and a damaged file.
 
-import { describe, expect, it } from 'vitest';
-import { importPdf, NO_TEXT_LAYER, pdfUnpackProblem } from './pdf.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPdf, MAX_PDF_PAGES, NO_TEXT_LAYER, pdfUnpackProblem } from './pdf.ts';
+import { importPath } from './registry.ts';
 import { buildPdf } from './test-fixtures.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'benchtop-pdf-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('importPdf', () => {
   it('extracts the text layer page by page', async () => {
@@ -26,11 +33,53 @@ describe('importPdf', () => {
     expect(NO_TEXT_LAYER).toBe('no text layer (scanned PDF?) — run OCR first');
   });
 
-  it('refuses files beyond the size limit', async () => {
+  it('refuses files beyond the size limit, saying what to do (as for a text file)', async () => {
     const pdf = buildPdf([['x']]);
     const res = await importPdf(pdf, 'big.pdf', { maxBytes: 100 });
-    expect(res.documents).toEqual([]);
-    expect(res.issues[0]?.message).toMatch(/^file is 0\.0 MB, beyond the 0\.0 MB limit$/);
+    expect(res).toEqual({ documents: [], issues: [{ severity: 'error', file: 'big.pdf', message: 'file too large (0.0 MB; the limit is 0.0 MB): split it into smaller files' }] });
+    const onDisk = join(tmp, 'scan-archive.pdf');
+    writeFileSync(onDisk, Buffer.concat([Buffer.from(pdf), Buffer.alloc(12 << 20, 0x20)])); // 12 MB
+    expect((await importPath(onDisk, { maxBytes: 10 << 20 })).issues).toEqual([
+      { severity: 'error', file: onDisk, message: 'file too large (12 MB; the limit is 10 MB): split it into smaller files' },
+    ]);
+  });
+
+  it('reads a page object listed several times as that many pages', async () => {
+    const { documents, issues } = await importPdf(buildPdf([['Consent form.']], { repeat: 3 }), 'forms.pdf');
+    expect(issues).toEqual([]);
+    expect(documents[0]?.text).toBe('Consent form.\n\nConsent form.\n\nConsent form.');
+    expect(documents[0]?.metadata).toEqual({ pages: '3' });
+  });
+
+  it('refuses more pages than the cap before reading any (300,000 pages ran for over 10 minutes)', async () => {
+    const many = buildPdf([['x']], { repeat: MAX_PDF_PAGES + 1 });
+    expect(many.length).toBeLessThan(128 << 10);
+    let pagesRead = 0;
+    const res = await importPdf(many, 'many.pdf', { checkCancelled: () => pagesRead++ });
+    expect(res).toEqual({
+      documents: [],
+      issues: [{ severity: 'error', file: 'many.pdf', message: 'has 10,001 pages, more than the 10,000 Benchtop reads from one PDF; split it into smaller files' }],
+    });
+    expect(pagesRead).toBe(0);
+    // At the cap, it is read.
+    expect((await importPdf(buildPdf([['x']], { repeat: 5 }), 'five.pdf', { maxPages: 5 })).documents).toHaveLength(1);
+  });
+
+  it('checks for cancel before each page, and importPath lets the cancel through', async () => {
+    const stop = new Error('cancelled');
+    let calls = 0;
+    const cancelAt = (n: number) => (): void => {
+      if (++calls >= n) throw stop;
+    };
+    await expect(importPdf(buildPdf([['A page.']], { repeat: 50 }), 'long.pdf', { checkCancelled: cancelAt(4) })).rejects.toBe(stop);
+    expect(calls).toBe(4); // stopped at the fourth page, not after the fiftieth
+    // Through importPath (the workbench and the CLI): the first call is before the file, the
+    // second before its first page; the cancel ends the import instead of becoming the file's issue.
+    const file = join(tmp, 'long.pdf');
+    writeFileSync(file, buildPdf([['A page.']], { repeat: 50 }));
+    calls = 0;
+    await expect(importPath(file, { checkCancelled: cancelAt(3) })).rejects.toBe(stop);
+    expect(calls).toBe(3);
   });
 
   it('throws a content-free error for a damaged file', async () => {

@@ -1,11 +1,14 @@
 // PDF importer: the text layer via pdfjs-dist (legacy Node build, no worker, no font or network
 // fetching). Pages are joined with a blank line and recorded as 'page' passages. A PDF without a
-// text layer is refused with an error telling the user to OCR it; files beyond maxBytes too, and
+// text layer is refused with an error telling the user to OCR it; files beyond maxBytes too,
 // files whose compressed streams unpack beyond a cap (a compression bomb), checked before pdfjs
-// (which holds a stream whole once decoded) sees them.
+// (which holds a stream whole once decoded) sees them, and files with more pages than a cap
+// (pdfjs finds each page by walking the page tree from the start: 300,000 pages ran for hours).
+// The import's cancel hook is called before each page, so one long PDF can be stopped.
 
 import { createInflate } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { megabytes } from '../io/input-file.ts';
 import type { Document } from './types.ts';
 import type { ImportResult } from './common.ts';
 import { fileStem, formatError, makeIssue } from './common.ts';
@@ -21,6 +24,10 @@ export interface BinaryImportOptions {
   id?: string;
   /** PDF: most bytes its streams may unpack to; default MAX_PDF_STREAM_BYTES. */
   maxStreamBytes?: number;
+  /** PDF: most pages read from one file; default MAX_PDF_PAGES. */
+  maxPages?: number;
+  /** PDF: called before each page is read; throws to stop the import (Cancel, Ctrl-C). */
+  checkCancelled?: () => void;
 }
 
 /** The message for a PDF without extractable text. */
@@ -28,6 +35,12 @@ export const NO_TEXT_LAYER = 'no text layer (scanned PDF?) — run OCR first';
 
 /** Most bytes the Flate streams of one PDF, images left out, may unpack to (text of ~100,000 pages). */
 export const MAX_PDF_STREAM_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Most pages read from one PDF: far above any clinical document (a long chart is hundreds of
+ * pages; 3,000 pages take about 2 s), far below what makes the page-tree walk quadratic in time.
+ */
+export const MAX_PDF_PAGES = 10_000;
 
 /** How many bytes a zlib stream unpacks to, counted up to `cap + 1` (what unpacks before damage counts). */
 function inflatedSize(data: Uint8Array, cap: number): Promise<number> {
@@ -76,8 +89,8 @@ export async function pdfUnpackProblem(bytes: Uint8Array, maxStreamBytes = MAX_P
 /** Error issue for a file beyond the size limit, or null when within it. */
 export function sizeLimitIssue(size: number, file: string, maxBytes = DEFAULT_MAX_BYTES): ImportResult | null {
   if (size <= maxBytes) return null;
-  const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
-  const message = `file is ${mb(size)} MB, beyond the ${mb(maxBytes)} MB limit`;
+  // As a text file over its limit is refused (inputFileProblem), so every format says it alike.
+  const message = `file too large (${megabytes(size)}; the limit is ${megabytes(maxBytes)}): split it into smaller files`;
   return { documents: [], issues: [makeIssue('error', file, message)] };
 }
 
@@ -110,8 +123,15 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
     );
   }
   try {
+    const maxPages = opts.maxPages ?? MAX_PDF_PAGES;
+    if (pdf.numPages > maxPages) {
+      const n = (k: number): string => k.toLocaleString('en-US');
+      const message = `has ${n(pdf.numPages)} pages, more than the ${n(maxPages)} Benchtop reads from one PDF; split it into smaller files`;
+      return { documents: [], issues: [makeIssue('error', file, message)] };
+    }
     const pages: string[] = [];
     for (let i = 1; i <= pdf.numPages; i++) {
+      opts.checkCancelled?.();
       const page = await pdf.getPage(i);
       const content = await page.getTextContent();
       let text = '';

@@ -41,7 +41,10 @@ export interface ImportOptions {
   csv?: CsvImportOptions;
   /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
   maxBytes?: number;
-  /** Called before each file of a folder is read; throws to stop the import (Ctrl-C, Cancel). */
+  /**
+   * Called before each file of a folder is read, and before each page of a PDF; throws to stop
+   * the import (Ctrl-C, Cancel). What it throws ends importPath (it is not made a file's issue).
+   */
   checkCancelled?: () => void;
 }
 
@@ -116,7 +119,11 @@ async function importFile(path: string, format: FormatName, display: string, id:
     const tooBig = sizeLimitIssue((await stat(path)).size, display, maxBytes);
     if (tooBig) return tooBig;
     const bytes = new Uint8Array(await readInputFileAsync(path, maxBytes));
-    const binOpts = { id, ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}) };
+    const binOpts = {
+      id,
+      ...(opts.maxBytes !== undefined ? { maxBytes: opts.maxBytes } : {}),
+      ...(opts.checkCancelled ? { checkCancelled: opts.checkCancelled } : {}),
+    };
     return format === 'pdf' ? importPdf(bytes, display, binOpts) : importDocx(bytes, display, binOpts);
   }
   const isAnn = extname(path).toLowerCase() === '.ann';
@@ -194,6 +201,22 @@ export interface PathImportResult extends ImportResult {
  */
 export async function importPath(path: string, opts: ImportOptions = {}): Promise<PathImportResult> {
   const result: PathImportResult = { documents: [], issues: [], sources: [], files: [] };
+  // What the cancel hook throws (from inside a PDF's pages too) stops the import, not one file.
+  let stop: { err: unknown } | undefined;
+  const { checkCancelled } = opts;
+  if (checkCancelled) {
+    opts = {
+      ...opts,
+      checkCancelled: () => {
+        try {
+          checkCancelled();
+        } catch (err) {
+          stop = { err };
+          throw err;
+        }
+      },
+    };
+  }
   // The path the user chose is followed if it is a link; links inside a folder are skipped.
   const isDir = (await stat(path)).isDirectory();
   const files: string[] = [];
@@ -221,6 +244,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
       for (const _ of res.documents) result.sources.push(display);
       result.issues.push(...res.issues);
     } catch (err) {
+      if (stop) throw stop.err;
       result.issues.push(makeIssue('error', display, safeErrorMessage(err)));
     }
   }

@@ -35,17 +35,23 @@ export async function streamAll(
 
 const pdfString = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
-/** Options of buildPdf: `flate` compresses each page's content stream, after `padding` spaces (a compression bomb when large). */
+/**
+ * Options of buildPdf: `flate` compresses each page's content stream, after `padding` spaces (a
+ * compression bomb when large); `repeat` lists each page that many times in the page tree (one
+ * page object, many pages: a large page count in a few bytes per page).
+ */
 export interface PdfOptions {
   flate?: boolean;
   padding?: number;
+  repeat?: number;
 }
 
 /** A minimal PDF: one page per entry, one Helvetica text line per string (none = no text layer). */
 export function buildPdf(pages: string[][], opts: PdfOptions = {}): Uint8Array {
   const objs: Buffer[] = [Buffer.from('<< /Type /Catalog /Pages 2 0 R >>')];
-  const kids = pages.map((_, i) => `${4 + i * 2} 0 R`).join(' ');
-  objs.push(Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`));
+  const repeat = opts.repeat ?? 1;
+  const kids = pages.map((_, i) => `${4 + i * 2} 0 R `.repeat(repeat)).join('');
+  objs.push(Buffer.from(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length * repeat} >>`));
   objs.push(Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'));
   for (const lines of pages) {
     const self = objs.length + 1;
