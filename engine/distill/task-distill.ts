@@ -41,6 +41,7 @@ import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
+import { checkReMaxLength } from '../tasks/re-length.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -185,11 +186,14 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (!same) ctx.emit({ type: 'log', message: 'teacher and student tokenize differently: transfer text is tokenized per model and NER targets are aligned by word' });
   if (args.hidden && !same) throw new Error('hidden-state alignment needs teacher and student to share the tokenizer (positions must match); drop --hidden');
 
+  const pairs = teacher.meta.entityPairs ?? [];
+  if (args.task === 're' && pairs.length === 0) throw new Error(`${args.teacher}: the teacher records no entity-type pairs (benchtop.entity_pairs in config.json), so transfer sentences cannot be marked`);
+  // Both markers of every transfer and private pair must fit, for the teacher and the student.
+  if (args.task === 're') for (const tok of [teacher.tokenizer, student.tokenizer]) checkReMaxLength(tok, pairs, maxLength);
+
   // Transfer corpus → aligned items.
   const corpus = buildTransferCorpus(sources, { maxPerSource: args.maxPerSource ?? steps * batchSize, seed, ...(args.wordNet ? { wordNet: args.wordNet } : {}) });
   const rng = createRng(mixSeed(seed, 7));
-  const pairs = teacher.meta.entityPairs ?? [];
-  if (args.task === 're' && pairs.length === 0) throw new Error(`${args.teacher}: the teacher records no entity-type pairs (benchtop.entity_pairs in config.json), so transfer sentences cannot be marked`);
   // Tokenizing tens of thousands of sentences takes seconds: Cancel (and Ctrl-C, which waits for
   // the event loop) stops it, as it stops the encoding of private data below.
   const stopped = (): DistillResult => ({ status: 'cancelled', out, steps: 0, ...(hasCheckpoint(ckptDir) && { checkpointDir: ckptDir }) });

@@ -24,7 +24,8 @@ import { checkThreads, type Device } from '../runtime/session.ts';
 import { loadTaskModel } from './model-setup.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { evaluateEntities, predictEntities, type NerModelView } from './ner-task.ts';
-import { guessNegativeLabel, maskType, type ReExample } from './re-data.ts';
+import { guessNegativeLabel, maskType, pairsFromExamples, type ReExample } from './re-data.ts';
+import { checkReMaxLength } from './re-length.ts';
 import {
   classifyExamples,
   distantPairIssues,
@@ -170,6 +171,8 @@ function reView(
       `${dir}: the model has no entity-type pairs for candidate generation (config.json "benchtop.entity_pairs"); train it with Benchtop`,
     );
   }
+  // A model saved with a max length too short for both entity markers is refused, not used.
+  checkReMaxLength(model.tokenizer, model.meta.entityPairs ?? [], model.meta.maxLength, dir);
   return {
     model,
     view: {
@@ -408,6 +411,7 @@ export async function evaluate(
       : { kind: 'documents', ...givenDocuments(src.documents) };
   const { model, view } = reView(args.model, input.kind === 'documents');
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
+  if (view.entityPairs.length === 0) checkReMaxLength(view.tokenizer, pairsFromExamples(examples), view.maxLength, args.model);
   const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
   emitAll(issues, ctx);
   requireReGold(examples.length, name);

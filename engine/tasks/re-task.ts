@@ -25,6 +25,7 @@ import {
   sharedPairRelations,
   type ReExample,
 } from './re-data.ts';
+import { checkReMaxLength } from './re-length.ts';
 
 /** What RE encoding and decoding need from a model. */
 export interface ReModelView {
@@ -306,6 +307,8 @@ export async function encodeReTraining(
   opts: { source: string; batchSize: number },
   ctx: TaskContext,
 ): Promise<{ train: Encoded[]; evaluate?: Awaited<ReturnType<typeof reEvaluator>> } | undefined> {
+  // Before any work: inputs too short for both markers would train on pairs it cannot tell apart.
+  checkReMaxLength(m.tokenizer, m.entityPairs.length > 0 ? m.entityPairs : pairsFromExamples(set.train), m.maxLength);
   try {
     const train = await encodeCancellable(set.train, labelledEncoder(m, opts.source), ctx);
     if (!set.dev || set.dev.length === 0) return { train };
