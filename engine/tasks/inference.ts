@@ -27,6 +27,8 @@ export interface PredictorOptions {
   int8?: boolean;
   /** Where it runs (default the CPU). Int8 runs on the CPU: it is the CPU's fast path. */
   device?: Device;
+  /** The model's folder, named when its scores are not finite. */
+  name?: string;
 }
 
 /** Why an int8 predictor asked to run on the GPU runs on the CPU. */
@@ -66,7 +68,13 @@ export async function createPredictor(
         if (!w) throw new Error(`missing parameter "${p}"`);
         feeds[p] = w;
       }
-      return (await session.run(feeds, ['logits']))['logits'] as HostTensor;
+      const logits = (await session.run(feeds, ['logits']))['logits'] as HostTensor;
+      // NaN would become label 0 (argmax) with NaN confidences: a label nobody predicted.
+      if (!(logits.data as Float32Array).every(Number.isFinite)) {
+        const who = options.name !== undefined ? `${options.name}: the model` : 'the model';
+        throw new Error(`${who} gives non-finite scores (NaN/Infinity) on this input; its weights are damaged or far too large`);
+      }
+      return logits;
     },
     release: () => session.release(),
   };

@@ -230,8 +230,8 @@ function inferenceSizes(args: { batchSize?: number; threads?: number }): { batch
   return { batchSize, threads: checkThreads(args.threads ?? 2) };
 }
 
-function predictorOptions(args: { int8?: boolean; device?: Device }): PredictorOptions {
-  return { int8: args.int8 === true, ...(args.device !== undefined && { device: args.device }) };
+function predictorOptions(args: { int8?: boolean; device?: Device }, model: string): PredictorOptions {
+  return { int8: args.int8 === true, name: model, ...(args.device !== undefined && { device: args.device }) };
 }
 
 /** Report titles say when the scores come from int8 inference (float32 is the default). */
@@ -284,8 +284,8 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     throw noDocumentsError(src.path, issues);
   }
   // Throughput is timed from tokenization to decoded output (sessions are built first).
-  const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args)), ctx);
-  const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args)) : undefined;
+  const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args, args.model)), ctx);
+  const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args, args.reModel as string)) : undefined;
   const t0 = performance.now();
   let out: Document[];
   let words = 0;
@@ -386,7 +386,7 @@ export async function evaluate(
     issues.push(...nerGoldIssues(loaded.documents, view.labels, name));
     emitAll(issues, ctx);
     requireNerGold(loaded.documents, name, loaded.issues);
-    const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
+    const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args, args.model)), ctx);
     try {
       const pred = await predictEntities(
         loaded.documents,
@@ -415,7 +415,7 @@ export async function evaluate(
   const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
   emitAll(issues, ctx);
   requireReGold(examples.length, name);
-  const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args)), ctx);
+  const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args, args.model)), ctx);
   try {
     const c = await classifyExamples(examples, view, predictor.logits, { batchSize }, ctx);
     const ev = scoreExamples(examples, c.labels, c.probs, view);
