@@ -9,7 +9,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import sax from 'sax';
 import type { IssueSink } from './common.ts';
 import type { TextParser } from './csv-rows.ts';
-import { biocDocumentOf, biocXmlNodeParser } from './bioc-xml.ts';
+import { biocDocumentOf, biocXmlNodeParser, countEntityReferences, undefinedEntityIssue } from './bioc-xml.ts';
 import type { XmlNode } from './bioc-xml.ts';
 import { biocDocumentsInto, biocSecondPass } from './bioc-model.ts';
 import type { Document, FormatIssue } from './types.ts';
@@ -140,14 +140,20 @@ export function biocXmlParser(sink: IssueSink, documents: Document[]): TextParse
   const passageIssues: FormatIssue[] = [];
   const converted: IssueSink = { file: sink.file, issues: [] };
   const parser = biocXmlNodeParser();
+  /** Entity references, counted as reading the file whole counts them (no DOCTYPE declares any here: see splitter). */
+  const references = new Map<string, number>();
   let index = 0;
   const split = splitter(
     (xml) => {
+      countEntityReferences(xml, references);
       const root = (parser.parse(alone(xml)) as { collection: { document: XmlNode[] } }).collection;
       const [node = {}] = root.document;
       biocDocumentsInto([biocDocumentOf(node, index++, sink.file, passageIssues)], converted, documents);
     },
-    () => undefined,
+    (xml) => countEntityReferences(xml, references),
   );
-  return biocSecondPass(split, 'XML', () => sink.issues.push(...passageIssues, ...converted.issues));
+  return biocSecondPass(split, 'XML', () => {
+    const entities = undefinedEntityIssue(references, new Set(), sink.file, parser);
+    sink.issues.push(...(entities ? [entities] : []), ...passageIssues, ...converted.issues);
+  });
 }

@@ -92,6 +92,47 @@ function doctypeProblem(xml: string): string | undefined {
   return undefined;
 }
 
+/** Entity references, with the CDATA sections and comments (where `&` is plain text) to pass over. */
+const REFERENCE_RE = /<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|&([A-Za-z_:\u00C0-\uFFFF][\w.:\u00B7\u00C0-\uFFFF-]*);/g;
+const MAX_NAMED = 5;
+
+/** Counts the named entity references in `xml` (CDATA sections and comments passed over) into `counts`. */
+export function countEntityReferences(xml: string, counts: Map<string, number>): void {
+  for (const m of xml.matchAll(REFERENCE_RE)) if (m[1] !== undefined) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
+}
+
+/** Names the DOCTYPE's internal subset declares as entities. */
+function declaredEntities(xml: string): Set<string> {
+  const subset = /<!DOCTYPE[^[>]*\[([\s\S]*?)\]\s*>/.exec(xml.slice(0, Math.max(0, xml.indexOf('<collection')) || xml.length));
+  return new Set([...(subset?.[1] ?? '').matchAll(/<!ENTITY\s+([^\s%]+)\s/g)].map((m) => m[1] ?? ''));
+}
+
+/**
+ * A warning for the named entity references (`counts`, see countEntityReferences) the XML reader
+ * leaves in the text as written: not XML's five, not an HTML entity the reader knows, not
+ * `declared` in the DOCTYPE (`&foo;`, and `&eacute;` too). It names the entities, never the text.
+ */
+export function undefinedEntityIssue(counts: Map<string, number>, declared: Set<string>, file: string, parser: XMLParser): FormatIssue | undefined {
+  const names = [...counts.keys()].filter((n) => !declared.has(n));
+  if (names.length === 0) return undefined;
+  // What the reader makes of each name: one parse for all of them; unknown ones come back as written.
+  const probe = asObj(parser.parse(`<p>${names.map((n) => `<e>&${n};</e>`).join('')}</p>`) as unknown);
+  const e = asObj(probe.p).e;
+  const read: unknown[] = Array.isArray(e) ? e : [e];
+  const unknown = names.filter((n, i) => textOf(read[i]) === `&${n};`);
+  if (unknown.length === 0) return undefined;
+  const refs = unknown.reduce((sum, n) => sum + (counts.get(n) ?? 0), 0);
+  const listed = unknown.slice(0, MAX_NAMED).map((n) => `&${n};`).join(', ') + (unknown.length > MAX_NAMED ? ` and ${unknown.length - MAX_NAMED} more` : '');
+  const times = `${refs.toLocaleString('en-US')} ${refs === 1 ? 'reference' : 'references'}`;
+  return makeIssue(
+    'warning',
+    file,
+    unknown.length === 1
+      ? `undefined XML entity ${listed} (${times}) kept in the text as written; replace it with the character it stands for if that is meant`
+      : `undefined XML entities ${listed} (${times}) kept in the text as written; replace them with the characters they stand for if that is meant`,
+  );
+}
+
 /** What the XML reader's refusal means, without its words (they may quote the file). */
 function xmlParseProblem(err: unknown): string {
   const why = err instanceof Error ? err.message : '';
@@ -111,8 +152,9 @@ export function importBiocXml(xml: string, file: string): ImportResult {
   const refused = doctypeProblem(xml);
   if (refused !== undefined) return { documents: [], issues: [makeIssue('error', file, refused)] };
   let parsed: XmlNode;
+  const parser = biocXmlNodeParser();
   try {
-    parsed = asObj(biocXmlNodeParser().parse(xml) as unknown);
+    parsed = asObj(parser.parse(xml) as unknown);
   } catch (err) {
     return { documents: [], issues: [makeIssue('error', file, xmlParseProblem(err))] };
   }
@@ -122,6 +164,10 @@ export function importBiocXml(xml: string, file: string): ImportResult {
     return { documents: [], issues: [makeIssue('error', file, 'not BioC XML: no <collection> element')] };
   }
   const issues: ImportResult['issues'] = [];
+  const references = new Map<string, number>();
+  countEntityReferences(xml, references);
+  const undefinedEntities = undefinedEntityIssue(references, declaredEntities(xml), file, parser);
+  if (undefinedEntities) issues.push(undefinedEntities);
   const col: BiocCollection = {
     source: textOf(root.source),
     date: textOf(root.date),

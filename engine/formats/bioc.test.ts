@@ -267,5 +267,21 @@ describe('BioC XML with a hostile DOCTYPE or shape', () => {
     expect(res.documents[0]?.text).toBe('heart attack');
     expect(res.documents[0]?.entities.map((e) => e.text)).toEqual(['heart attack']);
   });
-});
 
+  it('warns of undefined entities, naming them (not the text), and keeps them in the text as written', () => {
+    // &amp;bar; is an escaped '&bar;', CDATA holds plain text, &nbsp; and &copy; are known.
+    const text = 'Dose &foo; daily&nbsp;&copy; &eacute;t&eacute; &amp;bar; &foo; <![CDATA[&cd;]]>';
+    const res = importBiocXml(body(text).replace('<offset>', '<infon key="&foo;">x</infon><offset>'), 'notes.xml');
+    expect(res.documents[0]?.text).toBe('Dose &foo; daily\u00a0\u00a9 &eacute;t&eacute; &bar; &foo; &cd;');
+    expect(res.issues).toEqual([
+      {
+        severity: 'warning',
+        file: 'notes.xml',
+        message: 'undefined XML entities &foo;, &eacute; (5 references) kept in the text as written; replace them with the characters they stand for if that is meant',
+      },
+    ]);
+    expect(importBiocXml(body('Dose &foo; daily'), 'one.xml').issues.map((i) => i.message)).toEqual([
+      'undefined XML entity &foo; (1 reference) kept in the text as written; replace it with the character it stands for if that is meant',
+    ]);
+  });
+});
