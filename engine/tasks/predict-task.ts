@@ -265,6 +265,8 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
       ? await loadDocuments(src.path, {
           ...(args.inputFormat ? { format: args.inputFormat } : {}),
           ...(args.csv ? { csv: args.csv } : {}),
+          // Cancel (Ctrl-C) stops between files and between a PDF's pages (a CancelledError).
+          isCancelled: () => ctx.isCancelled(),
         })
       : givenDocuments(src.documents);
   const issues = [...(typeIssue ? [typeIssue] : []), ...loaded.issues];
@@ -375,7 +377,7 @@ export async function evaluate(
   ctx: TaskContext = QUIET,
 ): Promise<EvaluateResult> {
   const { batchSize, threads } = inferenceSizes(args);
-  const fmt = args.inputFormat ? { format: args.inputFormat } : {};
+  const fmt = { ...(args.inputFormat ? { format: args.inputFormat } : {}), isCancelled: () => ctx.isCancelled() };
   const src = oneSource(args.data, args.documents, ['data', 'documents']);
   const name = 'path' in src ? src.path : 'documents';
   if (args.task === 'ner') {

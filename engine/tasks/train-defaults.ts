@@ -1,6 +1,20 @@
-// The learning rate and the epoch count of a training run when none is given (train-task.ts):
-// both depend on what is only known once the model is read and the data encoded.
+// A training run's numbers (train-task.ts): the check of those given, and the learning rate and
+// epoch count when none is given, which depend on what is only known once the model is read and
+// the data encoded.
 import { batchCount } from './batching.ts';
+
+/** A `--name` number as given (or `def`), checked: finite, in range, whole when `int`. */
+export function positive(name: string, v: number | undefined, def: number, int = true, range: { min?: number; max?: number; positive?: boolean } = {}): number {
+  const x = v ?? def;
+  const min = range.min ?? 0;
+  if (!Number.isFinite(x) || x < min || (range.positive && x === 0) || (range.max !== undefined && x > range.max) || (int && !Number.isInteger(x))) {
+    const kind = int ? 'an integer' : 'a number';
+    // `positive` excludes 0 itself: "from 0 to 1" read as if --lr 0 were allowed.
+    const bounds = range.max !== undefined ? (range.positive ? `> ${min} and ≤ ${range.max}` : `from ${min} to ${range.max}`) : range.positive ? '> 0' : `≥ ${min}`;
+    throw new Error(`--${name} must be ${kind} ${bounds}, got ${x}`);
+  }
+  return x;
+}
 
 /**
  * The peak learning rate when none is given: 5e-4 from random weights and for a small model

@@ -19,7 +19,8 @@ import { maxSequenceLength, type Architecture } from '../model/config.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
-import { automaticEpochs, automaticEpochsNote, defaultLearningRate } from './train-defaults.ts';
+import { automaticEpochs, automaticEpochsNote, defaultLearningRate, positive } from './train-defaults.ts';
+import { CancelledError } from './batching.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
@@ -113,18 +114,6 @@ export interface TrainResult {
   fingerprinted?: string;
 }
 
-function positive(name: string, v: number | undefined, def: number, int = true, range: { min?: number; max?: number; positive?: boolean } = {}): number {
-  const x = v ?? def;
-  const min = range.min ?? 0;
-  if (!Number.isFinite(x) || x < min || (range.positive && x === 0) || (range.max !== undefined && x > range.max) || (int && !Number.isInteger(x))) {
-    const kind = int ? 'an integer' : 'a number';
-    // `positive` excludes 0 itself: "from 0 to 1" read as if --lr 0 were allowed.
-    const bounds = range.max !== undefined ? (range.positive ? `> ${min} and ≤ ${range.max}` : `from ${min} to ${range.max}`) : range.positive ? '> 0' : `≥ ${min}`;
-    throw new Error(`--${name} must be ${kind} ${bounds}, got ${x}`);
-  }
-  return x;
-}
-
 /**
  * Checks `<out>` and decides whether to resume, or to discard its checkpoint (`--no-resume`:
  * done by the caller once everything else is checked, so a mistyped flag keeps it).
@@ -146,7 +135,16 @@ function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
 
 /** Trains a NER or RE model; see TrainArgs. Emits progress, eval, checkpoint, issue and log events. */
 export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
-  return withOutLock(path.resolve(args.out), () => trainInFolder(args, ctx));
+  const out = path.resolve(args.out);
+  try {
+    return await withOutLock(out, () => trainInFolder(args, ctx));
+  } catch (err) {
+    // Cancel while the data is read (between files, or a PDF's pages): stopped, like a cancel
+    // while it is encoded, with the checkpoint of an earlier run of this command, if any.
+    if (!(err instanceof CancelledError)) throw err;
+    const ckpt = path.join(out, 'checkpoint');
+    return { status: 'cancelled', out, ...(hasCheckpoint(ckpt) && { checkpointDir: ckpt }) };
+  }
 }
 
 async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainResult> {
@@ -173,7 +171,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     ...(args.maxSteps !== undefined ? { max_steps: positive('max-steps', args.maxSteps, 0, true, { min: 1 }) } : {}),
   };
   const maxWallSec = args.maxMinutes !== undefined ? positive('max-minutes', args.maxMinutes, 0, false, { positive: true }) * 60 : undefined;
-  const loadOpts = args.format ? { format: args.format } : {};
+  const loadOpts = { ...(args.format ? { format: args.format } : {}), isCancelled: () => ctx.isCancelled() };
   const { resume, discard } = prepareOut(out, ckpt, args);
   const issues: FormatIssue[] = [];
   const note = (list: readonly FormatIssue[]): void => {
