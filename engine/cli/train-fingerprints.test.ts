@@ -88,7 +88,14 @@ describe.skipIf(!HAS_DATA)('benchtop train keeps its documents’ fingerprints b
   it('a stopped run leaves no model but its kept weights, which carry them; resumed to the end, its model has them', async () => {
     const out = path.join(dir, 'stopped');
     let checks = 0;
-    const ctx: TaskContext = { emit: () => {}, isCancelled: () => ++checks > 2 };
+    // Two looks by the training loop (after its "N training inputs" line), then cancelled.
+    let looping = false;
+    const ctx: TaskContext = {
+      emit: (e) => {
+        if (e.type === 'log' && /^ner: \d+ training inputs/.test(e.message)) looping = true;
+      },
+      isCancelled: () => looping && ++checks > 2,
+    };
     const same = { checkpointEvery: 1, evalEvery: 1 };
     expect((await train(args({ out, ...same }), ctx)).status).toBe('cancelled');
     expect(readdirSync(out)).toEqual(['checkpoint']);

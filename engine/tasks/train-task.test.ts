@@ -33,10 +33,22 @@ afterAll(removeTempDirs);
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const NCBI = path.join(DATA, 'ner', 'ncbi-disease');
 
+/**
+ * Events kept; cancelled after `cancelAfterSteps` looks at the flag by the training loop (NER:
+ * the looks after its "N training inputs" line; reading the data looks between files too).
+ */
 function collect(cancelAfterSteps = Infinity): TaskContext & { events: TaskEvent[] } {
   let checks = 0;
+  let looping = false;
   const events: TaskEvent[] = [];
-  return { events, emit: (e) => events.push(e), isCancelled: () => ++checks > cancelAfterSteps };
+  return {
+    events,
+    emit: (e) => {
+      events.push(e);
+      if (e.type === 'log' && /^ner: \d+ training inputs/.test(e.message)) looping = true;
+    },
+    isCancelled: () => looping && ++checks > cancelAfterSteps,
+  };
 }
 
 function readMetrics(dir: string): TrainMetrics {
