@@ -114,13 +114,15 @@ describe('keyboard and screen reader', () => {
   });
   it('describes each unavailable Start button by the reason shown beside it', async () => {
     const { page } = app;
-    /** The texts a control's aria-describedby points to. */
-    const describedBy = (testid: string): Promise<string> =>
-      page.evaluate<string>(`(() => {
+    /** The texts a control's aria-describedby points to (once the screen shows the control). */
+    const describedBy = async (testid: string): Promise<string> => {
+      await page.getByTestId(testid).waitFor();
+      return page.evaluate<string>(`(() => {
         const el = document.querySelector('[data-testid="${testid}"]');
         return (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean)
           .map((id) => document.getElementById(id)?.textContent.trim()).join(' | ');
       })()`);
+    };
 
     await page.getByTestId('nav-train').click();
     expect(await describedBy('start-training')).toBe('');
