@@ -192,7 +192,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'DIR', 'the student model folder to write (required)'),
       f('steps', 'N', 'training steps (default 2000)'),
       f('batch-size', 'N', 'examples per step (default 32)'),
-      f('lr', 'X', 'peak learning rate (default 5e-5 from --student or --init-from-teacher, 5e-4 from a preset)'),
+      f('lr', 'X', 'peak learning rate (default 5e-4 from a preset or a student of hidden size ≤ 256; 5e-5 from a larger --student or --init-from-teacher)'),
       f('max-length', 'N', "word pieces per example (default: the teacher's)"),
       SEED,
       THREADS,

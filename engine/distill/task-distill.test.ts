@@ -16,11 +16,11 @@ import { labelMapping, mapLogits } from './task-transfer.ts';
 const SETTINGS = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: 512, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
 const WORDNET = (): string[] => ['a serious disease of the heart muscle', 'the state of being free of illness or injury', 'an animal that lives in the water', 'a tumour of the skin that grows slowly'];
 
-function writeModel(dir: string, vocabFile: string, task: 'ner' | 're', labels: string[], layers = 2): string {
+function writeModel(dir: string, vocabFile: string, task: 'ner' | 're', labels: string[], layers = 2, hiddenSize = 128): string {
   const vocab = readVocab(vocabFile);
   const base = presetConfig('small-2L-128', 'bert', vocab.length, labels, task === 'ner' ? 'token-classification' : 'sequence-classification');
   const meta: TaskMeta = task === 'ner' ? { task, maxLength: 32, stride: 8 } : { task, maxLength: 32, negativeLabel: '0', entityPairs: [['GENE', 'DISEASE']] };
-  const config = withTaskMeta({ ...base, numLayers: layers }, meta);
+  const config = withTaskMeta({ ...base, numLayers: layers, ...(hiddenSize !== 128 && { hiddenSize, intermediateSize: 4 * hiddenSize }) }, meta);
   saveHfFolder(dir, { config, weights: initWeights(config, 3), vocab, tokenizer: SETTINGS });
   return dir;
 }
@@ -118,6 +118,21 @@ describe('task-specific distillation', () => {
     expect((await distillTask({ ...base, student: teacher, out: path.join(dir, 's2') })).lineage?.phi_status).toBe('trained-on-phi');
     const other = writeModel(path.join(dir, 'other'), vocab, 'ner', ['O', 'B-Disease', 'I-Disease']);
     expect((await distillTask({ ...base, student: other, out: path.join(dir, 's3') })).lineage?.phi_status).toBe('unknown');
+  }, 60_000);
+
+  it('takes a learning rate of 5e-4 for a small student and 5e-5 for a larger one when none is given', async () => {
+    // The measured recipe (README "Distillation without PHI") is 5e-4 for students of hidden size
+    // 128; the shipped default student is one. 5e-5 was the default for every --student.
+    const { dir, file } = writeCorpus('distill-lr', 4);
+    const vocab = writeTinyVocab(dir);
+    const labels = ['O', 'B-Disease', 'I-Disease'];
+    const teacher = writeModel(path.join(dir, 'teacher'), vocab, 'ner', labels);
+    const base = { task: 'ner' as const, teacher, transfer: file, steps: 2, batchSize: 2 };
+    const lrOf = (r: { metrics?: Record<string, unknown> }): unknown => (r.metrics?.['settings'] as { lr?: unknown } | undefined)?.lr;
+    expect(lrOf(await distillTask({ ...base, student: writeModel(path.join(dir, 'small'), vocab, 'ner', labels), out: path.join(dir, 's1') }))).toBe(5e-4);
+    expect(lrOf(await distillTask({ ...base, student: writeModel(path.join(dir, 'wide'), vocab, 'ner', labels, 2, 320), out: path.join(dir, 's2') }))).toBe(5e-5);
+    expect(lrOf(await distillTask({ ...base, studentPreset: 'small-2L-128', out: path.join(dir, 's3') }))).toBe(5e-4);
+    expect(lrOf(await distillTask({ ...base, studentPreset: 'small-2L-128', lr: 1e-4, out: path.join(dir, 's4') }))).toBe(1e-4);
   }, 60_000);
 
   it('RE: marks transfer sentences with the teacher entity pairs and distills a sequence classifier', async () => {

@@ -26,6 +26,7 @@ import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
+import { defaultLearningRate } from '../tasks/train-defaults.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
 import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import { encodePrivateNer } from './private-ner.ts';
@@ -265,7 +266,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (cacheStatus === 'cancelled') return { status: 'cancelled', out, steps: 0, checkpointDir: ckptDir };
 
   // Graphs: transfer (KL [+ hidden]) and private (gold labels).
-  const lr = args.lr ?? (args.student || args.initFromTeacher ? 5e-5 : 5e-4);
+  // As for training (train-defaults.ts): 5e-4 for a small student (the recipe measured in README
+  // "Distillation without PHI", students of hidden size 128) and from random weights.
+  const lr = args.lr ?? defaultLearningRate(Boolean(args.student || args.initFromTeacher), student.config.hiddenSize);
   const optimizer = { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear' as const, warmupSteps: Math.round(0.06 * steps), totalSteps: steps } };
   const hidden = args.hidden ? { kind: args.hidden, weight: args.hiddenWeight ?? 1, teacherDim: teacher.config.hiddenSize, pairs: [[student.config.numLayers, teacher.config.numLayers]] as [number, number][] } : undefined;
   const specs = [buildDistillTrainGraph(student.config, { kl: 1, hard: 0, temperature: T, ...(hidden ? { hidden } : {}) }, { optimizer, seed, klMask: args.task === 'ner' })];
