@@ -17,7 +17,7 @@ import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { prepareRunOut } from '../pretrain/pretrain.ts';
-import { bucketBatches, CancelledError, makeBatch, type Encoded } from '../tasks/batching.ts';
+import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../tasks/batching.ts';
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
@@ -447,14 +447,4 @@ export function transferFeeds(recs: readonly ReturnType<ReturnType<typeof openTe
   if (tokenLevel) extra['kl_mask'] = { dtype: 'float32', dims: [B, T], data: kl };
   if (hidden && hiddenLayer !== undefined) extra[teacherInputName('hidden', hiddenLayer)] = { dtype: 'float32', dims: [B, T, C], data: hidden };
   return feedsOf({ batchSize: B, seqLen: T, inputIds: ids, attentionMask: mask }, tokenTypes, extra);
-}
-
-/** Awaits a read that stops with a CancelledError at Cancel (between files); undefined when it did. */
-async function unlessCancelled<T>(read: Promise<T>): Promise<T | undefined> {
-  try {
-    return await read;
-  } catch (err) {
-    if (err instanceof CancelledError) return undefined;
-    throw err;
-  }
 }

@@ -118,6 +118,42 @@ export class CancelledError extends Error {
   }
 }
 
+/** How long work runs between two turns of the event loop (a Ctrl-C handler waits on it). */
+const YIELD_MS = 50;
+
+/**
+ * `f` over `items`, looking at `isCancelled` before each (a CancelledError as soon as it says so)
+ * and letting the event loop run every 50 ms: encoding thousands of notes or pairs took seconds
+ * to minutes that Cancel could not interrupt.
+ */
+export async function mapCancellable<E, T>(
+  items: readonly E[],
+  f: (item: E) => T,
+  isCancelled?: () => boolean,
+): Promise<T[]> {
+  const out: T[] = [];
+  let free = performance.now();
+  for (const item of items) {
+    if (isCancelled?.()) throw new CancelledError();
+    out.push(f(item));
+    if (isCancelled && performance.now() - free > YIELD_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      free = performance.now();
+    }
+  }
+  return out;
+}
+
+/** Awaits work that stops with a CancelledError at Cancel; undefined when it did. */
+export async function unlessCancelled<T>(work: Promise<T>): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof CancelledError) return undefined;
+    throw err;
+  }
+}
+
 /** Softmax of row `r` of a row-major [*, L] array. */
 export function softmaxRow(data: Float32Array, r: number, L: number): Float32Array {
   const out = new Float32Array(L);

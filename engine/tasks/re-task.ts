@@ -10,7 +10,7 @@ import { toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import type { Batch } from '../train/trainer.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
-import { argmaxRow, CancelledError, inferBatched, softmaxRow, type Encoded } from './batching.ts';
+import { argmaxRow, inferBatched, mapCancellable, softmaxRow, unlessCancelled, type Encoded } from './batching.ts';
 import type { ReInput } from './data-load.ts';
 import type { TaskContext } from './events.ts';
 import { splitIndices } from './ner-task.ts';
@@ -271,32 +271,6 @@ export function encodeReExamples(
   return examples.map(labelledEncoder(m, source));
 }
 
-/** How long encoding runs between two looks at the event loop (a Ctrl-C handler waits on it). */
-const YIELD_MS = 50;
-
-/**
- * `encode` over examples, stopping with CancelledError as soon as `ctx` is cancelled: a note
- * without sentence breaks gives thousands of pairs, each tokenized whole, which took minutes
- * that Cancel could not interrupt.
- */
-export async function encodeCancellable<T>(
-  examples: readonly ReExample[],
-  encode: (e: ReExample) => T,
-  ctx?: TaskContext,
-): Promise<T[]> {
-  const out: T[] = [];
-  let free = performance.now();
-  for (const e of examples) {
-    if (ctx?.isCancelled()) throw new CancelledError();
-    out.push(encode(e));
-    if (ctx && performance.now() - free > YIELD_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      free = performance.now();
-    }
-  }
-  return out;
-}
-
 /**
  * Training inputs and the dev evaluator (see reEvaluator) of a training set, or undefined when
  * `ctx` is cancelled while they are encoded (training stops as it does between steps).
@@ -309,14 +283,13 @@ export async function encodeReTraining(
 ): Promise<{ train: Encoded[]; evaluate?: Awaited<ReturnType<typeof reEvaluator>> } | undefined> {
   // Before any work: inputs too short for both markers would train on pairs it cannot tell apart.
   checkReMaxLength(m.tokenizer, m.entityPairs.length > 0 ? m.entityPairs : pairsFromExamples(set.train), m.maxLength);
-  try {
-    const train = await encodeCancellable(set.train, labelledEncoder(m, opts.source), ctx);
-    if (!set.dev || set.dev.length === 0) return { train };
-    return { train, evaluate: await reEvaluator(set.dev, m, opts.batchSize, ctx) };
-  } catch (err) {
-    if (err instanceof CancelledError) return undefined;
-    throw err;
-  }
+  return unlessCancelled(
+    (async () => {
+      const train = await mapCancellable(set.train, labelledEncoder(m, opts.source), () => ctx.isCancelled());
+      if (!set.dev || set.dev.length === 0) return { train };
+      return { train, evaluate: await reEvaluator(set.dev, m, opts.batchSize, ctx) };
+    })(),
+  );
 }
 
 /** Predicted label and class probabilities per example. */
@@ -329,7 +302,7 @@ export async function classifyExamples(
 ): Promise<{ labels: string[]; probs: Float32Array[] }> {
   const L = m.labels.length;
   const total = examples.length;
-  const inputs = opts.inputs ?? (await encodeCancellable(examples, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx));
+  const inputs = opts.inputs ?? (await mapCancellable(examples, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx && (() => ctx.isCancelled())));
   const logits = await inferBatched(
     inputs,
     predict,
@@ -379,7 +352,7 @@ export async function reEvaluator(
   batchSize: number,
   ctx?: TaskContext,
 ): Promise<(predict: Predict) => Promise<{ f1: number; metrics: MetricsJson }>> {
-  const inputs = await encodeCancellable(dev, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx);
+  const inputs = await mapCancellable(dev, (e) => encodeRe(m.tokenizer, e.text, m.maxLength), ctx && (() => ctx.isCancelled()));
   return async (predict) => {
     const { labels, probs } = await classifyExamples(dev, m, predict, { batchSize, inputs });
     const ev = scoreExamples(dev, labels, probs, m);

@@ -20,7 +20,7 @@ import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { automaticEpochs, automaticEpochsNote, defaultLearningRate, positive } from './train-defaults.ts';
-import { CancelledError } from './batching.ts';
+import { unlessCancelled } from './batching.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
@@ -136,15 +136,12 @@ function report(issues: readonly FormatIssue[], ctx: TaskContext): void {
 /** Trains a NER or RE model; see TrainArgs. Emits progress, eval, checkpoint, issue and log events. */
 export async function train(args: TrainArgs, ctx: TaskContext = QUIET): Promise<TrainResult> {
   const out = path.resolve(args.out);
-  try {
-    return await withOutLock(out, () => trainInFolder(args, ctx));
-  } catch (err) {
-    // Cancel while the data is read (between files, or a PDF's pages): stopped, like a cancel
-    // while it is encoded, with the checkpoint of an earlier run of this command, if any.
-    if (!(err instanceof CancelledError)) throw err;
-    const ckpt = path.join(out, 'checkpoint');
-    return { status: 'cancelled', out, ...(hasCheckpoint(ckpt) && { checkpointDir: ckpt }) };
-  }
+  const done = await unlessCancelled(withOutLock(out, () => trainInFolder(args, ctx)));
+  if (done) return done;
+  // Cancelled while the data was read (between files, or a PDF's pages): stopped, as when
+  // cancelled while it is encoded, with the checkpoint of an earlier run of this command, if any.
+  const ckpt = path.join(out, 'checkpoint');
+  return { status: 'cancelled', out, ...(hasCheckpoint(ckpt) && { checkpointDir: ckpt }) };
 }
 
 async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainResult> {
