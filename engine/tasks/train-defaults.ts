@@ -9,8 +9,8 @@ export function positive(name: string, v: number | undefined, def: number, int =
   const min = range.min ?? 0;
   if (!Number.isFinite(x) || x < min || (range.positive && x === 0) || (range.max !== undefined && x > range.max) || (int && !Number.isInteger(x))) {
     const kind = int ? 'an integer' : 'a number';
-    // `positive` excludes 0 itself: "from 0 to 1" read as if --lr 0 were allowed.
-    const bounds = range.max !== undefined ? (range.positive ? `> ${min} and ≤ ${range.max}` : `from ${min} to ${range.max}`) : range.positive ? '> 0' : `≥ ${min}`;
+    // `positive` excludes 0 itself (--lr has its own check, checkLearningRate).
+    const bounds = range.max !== undefined ? `from ${min} to ${range.max}` : range.positive ? '> 0' : `≥ ${min}`;
     throw new Error(`--${name} must be ${kind} ${bounds}, got ${x}`);
   }
   return x;

@@ -21,6 +21,7 @@ import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { automaticEpochs, automaticEpochsNote, defaultLearningRate, positive } from './train-defaults.ts';
 import { unlessCancelled } from './batching.ts';
+import { checkLearningRate } from '../train/step-guard.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
@@ -159,7 +160,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     // Without --epochs it depends on the amount of data (automaticEpochs), known once encoded.
     epochs: args.epochs === undefined ? undefined : positive('epochs', args.epochs, 0, true, { min: 1 }),
     // Without --lr it depends on the model's size (defaultLearningRate), known once it is read.
-    lr: args.lr === undefined ? undefined : positive('lr', args.lr, 0, false, { positive: true, max: 1 }),
+    lr: checkLearningRate(args.lr),
     warmup_ratio: positive('warmup-ratio', args.warmupRatio, 0.1, false, { max: 1 }),
     weight_decay: positive('weight-decay', args.weightDecay, 0.01, false),
     patience: positive('patience', args.patience, 3),
