@@ -85,9 +85,9 @@ const REMOVE_DOCTYPE = "remove the DOCTYPE's declarations (BioC files need none)
  * its references in the text as written.
  */
 function doctypeProblem(xml: string): string | undefined {
-  const subset = /<!DOCTYPE[^[>]*\[([\s\S]*?)\]\s*>/.exec(xml.slice(0, Math.max(0, xml.indexOf('<collection')) || xml.length));
-  if (!subset?.[1]) return undefined;
-  for (const m of subset[1].matchAll(/<!ENTITY\s+[^\s%]+\s+(["'])([^"']*)\1/g))
+  const subset = doctypeSubset(xml);
+  if (!subset) return undefined;
+  for (const m of subset.matchAll(/<!ENTITY\s+[^\s%]+\s+(["'])([^"']*)\1/g))
     if (m[2]?.includes('&')) return `its DOCTYPE declares entities made of other entities, which are not expanded (a "billion laughs" file?); ${REMOVE_DOCTYPE}`;
   return undefined;
 }
@@ -101,10 +101,14 @@ export function countEntityReferences(xml: string, counts: Map<string, number>):
   for (const m of xml.matchAll(REFERENCE_RE)) if (m[1] !== undefined) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
 }
 
+/** The DOCTYPE's internal subset (its declarations, before `<collection`), or '' when none. */
+function doctypeSubset(xml: string): string {
+  return /<!DOCTYPE[^[>]*\[([\s\S]*?)\]\s*>/.exec(xml.slice(0, Math.max(0, xml.indexOf('<collection')) || xml.length))?.[1] ?? '';
+}
+
 /** Names the DOCTYPE's internal subset declares as entities. */
 function declaredEntities(xml: string): Set<string> {
-  const subset = /<!DOCTYPE[^[>]*\[([\s\S]*?)\]\s*>/.exec(xml.slice(0, Math.max(0, xml.indexOf('<collection')) || xml.length));
-  return new Set([...(subset?.[1] ?? '').matchAll(/<!ENTITY\s+([^\s%]+)\s/g)].map((m) => m[1] ?? ''));
+  return new Set([...doctypeSubset(xml).matchAll(/<!ENTITY\s+([^\s%]+)\s/g)].map((m) => m[1] ?? ''));
 }
 
 /**
