@@ -163,8 +163,7 @@ describe('openWorkspace on disk', () => {
       const err = catchError(() => openWorkspace(dir));
       expect(err.code).toBe('conflict');
       expect(err.message).toBe(
-        `${dir} is open in another Benchtop (process ${child.pid}); close that one first, or use another data folder. ` +
-          `If no other Benchtop is running, delete ${join(dir, WORKSPACE_LOCK)}.`,
+        `${dir} is already open in another Benchtop (process ${child.pid}); close that one first, or use another data folder.`,
       );
     } finally {
       child.kill('SIGKILL');
@@ -174,6 +173,30 @@ describe('openWorkspace on disk', () => {
     expect(JSON.parse(readFileSync(join(dir, WORKSPACE_LOCK), 'utf8'))).toEqual({ pid: process.pid });
     ws.close();
     expect(existsSync(join(dir, WORKSPACE_LOCK))).toBe(false);
+  });
+
+  it('is not refused by a lock file whose pid another program was given after its holder died', async () => {
+    const dir = tempDir();
+    track(openWorkspace(dir)).close();
+    open.pop();
+    // A crashed Benchtop's lock names a pid that now belongs to an unrelated, live program.
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dir, WORKSPACE_LOCK), JSON.stringify({ pid: other.pid }));
+      const ws = track(openWorkspace(dir));
+      expect(JSON.parse(readFileSync(join(dir, WORKSPACE_LOCK), 'utf8'))).toEqual({ pid: process.pid });
+      // This process holds it now: a second open here is refused too, saying so.
+      expect(catchError(() => openWorkspace(dir)).message).toBe(
+        `${dir} is already open in this Benchtop; close that one first, or use another data folder.`,
+      );
+      ws.close();
+      open.pop();
+      expect(existsSync(join(dir, WORKSPACE_LOCK))).toBe(false);
+      track(openWorkspace(dir));
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((r) => other.once('exit', r));
+    }
   });
 
   it('creates the folder layout, WAL mode, and reopens without re-migrating', () => {

@@ -2,13 +2,15 @@
 // against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquirePidLock } from '../io/pid-lock.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import { isAlive } from '../io/pid-lock.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
+import { upgradeSchema } from './upgrade.ts';
 import { type SqlQuery, sql } from './sql.ts';
 import { makeDirsSync } from '../io/make-dirs.ts';
 
@@ -65,8 +67,10 @@ export interface Workspace {
 
 export const WORKSPACE_FILE = 'workspace.sqlite';
 export const WORKSPACE_FOLDERS = ['models', 'runs', 'cache'] as const;
-/** Held by the process that has the workspace open (one Benchtop per data folder). */
+/** Names the process that has the workspace open (one Benchtop per data folder). */
 export const WORKSPACE_LOCK = '.benchtop.lock';
+/** Locked by the operating system for the process that has the workspace open, until it ends. */
+export const WORKSPACE_INSTANCE = '.benchtop.instance';
 
 interface Handle {
   conn: Database.Database;
@@ -81,16 +85,7 @@ const SQLITE_HEADER = 'SQLite format 3\0';
 export function openWorkspace(dir: string): Workspace {
   makeWorkspaceFolders(dir);
   const dbPath = join(dir, WORKSPACE_FILE);
-  const lock = join(dir, WORKSPACE_LOCK);
-  const release = acquirePidLock(
-    lock,
-    (pid) =>
-      new StoreError(
-        'conflict',
-        `${dir} is open in another Benchtop (process ${pid}); close that one first, or use another data folder. ` +
-          `If no other Benchtop is running, delete ${lock}.`,
-      ),
-  );
+  const release = lockWorkspace(dir);
   try {
     assertSqliteHeader(dbPath);
     let conn: Database.Database;
@@ -111,6 +106,47 @@ export function openWorkspace(dir: string): Workspace {
   } catch (err) {
     release();
     throw err;
+  }
+}
+
+/**
+ * Makes this process the only one with `dir` open, or throws `conflict` naming the one that has
+ * it. The lock is the operating system's, on WORKSPACE_INSTANCE (SQLite's exclusive locking
+ * mode), so it ends with its process, even one killed with SIGKILL or by a power cut; the pid
+ * file beside it only names the holder. A pid alone decided before: once another program was
+ * given a dead holder's pid (soon on Windows, often after a reboot), the workspace stayed refused.
+ */
+function lockWorkspace(dir: string): () => void {
+  const instance = join(dir, WORKSPACE_INSTANCE);
+  const pidFile = join(dir, WORKSPACE_LOCK);
+  let conn: Database.Database | undefined;
+  try {
+    conn = new Database(instance, { timeout: 0 });
+    conn.pragma('locking_mode = EXCLUSIVE');
+    conn.exec('BEGIN EXCLUSIVE'); // held until the connection closes
+    ownerOnly(instance, 0o600);
+    writeFileAtomic(pidFile, `${JSON.stringify({ pid: process.pid })}\n`);
+  } catch (err) {
+    conn?.close();
+    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw openError(instance, err);
+    const pid = holderOf(pidFile);
+    const who = pid === process.pid ? 'this Benchtop' : pid === null ? 'another Benchtop' : `another Benchtop (process ${pid})`;
+    throw new StoreError('conflict', `${dir} is already open in ${who}; close that one first, or use another data folder.`);
+  }
+  const held = conn;
+  return () => {
+    if (holderOf(pidFile) === process.pid) rmSync(pidFile, { force: true });
+    held.close();
+  };
+}
+
+/** The live process a workspace's pid file names, or null. */
+function holderOf(pidFile: string): number | null {
+  try {
+    const pid = Number((JSON.parse(readFileSync(pidFile, 'utf8')) as { pid?: unknown }).pid);
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+  } catch {
+    return null; // not written yet by a holder that has just started, or damaged
   }
 }
 
@@ -211,13 +247,8 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
     conn.pragma('synchronous = NORMAL');
     // Deleted rows (a purged project's notes) are overwritten, not left readable in free pages.
     conn.pragma('secure_delete = ON');
-    for (const migration of MIGRATIONS.slice(version)) {
-      write.transaction(() => {
-        migration.up(write);
-        // PRAGMA takes no parameters; the version is an integer from our own migration list.
-        conn.pragma(`user_version = ${Math.trunc(migration.version)}`);
-      });
-    }
+    // PRAGMA takes no parameters; the version is an integer from our own migration list.
+    upgradeSchema(write, dbPath, version, (v) => conn.pragma(`user_version = ${Math.trunc(v)}`));
     markInterruptedRuns(write);
     removeUnfinishedImports(write);
   } catch (err) {
