@@ -1,0 +1,143 @@
+// Tests for opening a workspace written by an older schema: a copy is made first, every
+// document, annotation and run is kept, and a migration that fails changes nothing.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type WriteDb, WORKSPACE_FILE, openWorkspace, schemaVersion } from './db.ts';
+import { StoreError } from './errors.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { getDocument } from './documents.ts';
+import { getRun } from './runs.ts';
+import { sql } from './sql.ts';
+import { upgradeBackupPath } from './upgrade.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A data folder holding a workspace as a Benchtop at schema `version` left it (WAL mode), with `extra` SQL run last. */
+function olderWorkspace(version: number, extra = ''): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'benchtop-upgrade-'));
+  dirs.push(dir);
+  const file = join(dir, WORKSPACE_FILE);
+  const conn = new Database(file);
+  conn.pragma('journal_mode = WAL');
+  const db = { exec: (q) => conn.exec(q.query) } as Pick<WriteDb, 'exec'> as WriteDb;
+  for (const m of MIGRATIONS.slice(0, version)) m.up(db);
+  conn.pragma(`user_version = ${version}`);
+  conn.exec(`
+    INSERT INTO projects (id, name, created_at, updated_at) VALUES (1, 'Cardiology', 'x', 'x');
+    INSERT INTO datasets (id, project_id, name, is_private, contains_phi, created_at, updated_at)
+      VALUES (1, 1, 'notes', 1, 1, 'x', 'x');
+    INSERT INTO documents (id, project_id, dataset_id, external_id, text, text_sha256, format, status, created_at, updated_at)
+      VALUES (1, 1, 1, 'n1', 'Aspirin for angina.', '${'b'.repeat(64)}', 'text', 'annotated', 'x', 'x');
+    INSERT INTO entities (id, document_id, key, type, spans, text, origin, status, created_at, updated_at)
+      VALUES (1, 1, 'T1', 'Chemical', '[[0,7]]', 'Aspirin', 'annotator', 'final', 'x', 'x'),
+             (2, 1, 'T2', 'Disease', '[[12,18]]', 'angina', 'annotator', 'final', 'x', 'x');
+    INSERT INTO relations (document_id, key, type, arg1_entity_id, arg2_entity_id, origin, status, created_at, updated_at)
+      VALUES (1, 'R1', 'treats', 1, 2, 'annotator', 'final', 'x', 'x');
+    INSERT INTO training_runs (id, project_id, task, config, status, created_at)
+      VALUES ('run-1', 1, 'ner', '{}', 'completed', 'x');
+    ${extra}`);
+  conn.close();
+  return { dir, file };
+}
+
+function versionOf(file: string): number {
+  const conn = new Database(file, { readonly: true });
+  try {
+    return conn.pragma('user_version', { simple: true }) as number;
+  } finally {
+    conn.close();
+  }
+}
+
+function openError(dir: string): StoreError {
+  try {
+    openWorkspace(dir).close();
+  } catch (err) {
+    if (err instanceof StoreError) return err;
+    throw err;
+  }
+  throw new Error('expected a StoreError');
+}
+
+describe('opening a workspace from an older version', () => {
+  it('copies it first, then upgrades it keeping every document, annotation and run', () => {
+    const { dir, file } = olderWorkspace(4);
+    const ws = openWorkspace(dir);
+    try {
+      expect(schemaVersion(ws.read)).toBe(MIGRATIONS.length);
+      const doc = getDocument(ws.read, 1);
+      expect(doc?.entities.map((e) => [e.id, e.type, e.text])).toEqual([['T1', 'Chemical', 'Aspirin'], ['T2', 'Disease', 'angina']]);
+      expect(doc?.relations.map((r) => [r.id, r.type, r.arg1, r.arg2])).toEqual([['R1', 'treats', 'T1', 'T2']]);
+      expect(getRun(ws.read, 'run-1')?.status).toBe('completed');
+    } finally {
+      ws.close();
+    }
+    const backup = upgradeBackupPath(file, 4);
+    expect(versionOf(backup)).toBe(4);
+    const copy = new Database(backup, { readonly: true });
+    expect(copy.prepare('SELECT count(*) AS n FROM entities').get()).toEqual({ n: 2 });
+    copy.close();
+    if (process.platform !== 'win32') expect(statSync(backup).mode & 0o777).toBe(0o600); // it holds the notes
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('keeps only the copy made before the latest upgrade', () => {
+    const { dir, file } = olderWorkspace(6);
+    writeFileSync(upgradeBackupPath(file, 3), 'a copy left by an earlier upgrade');
+    openWorkspace(dir).close();
+    expect(existsSync(upgradeBackupPath(file, 3))).toBe(false);
+    expect(versionOf(upgradeBackupPath(file, 6))).toBe(6);
+    openWorkspace(dir).close(); // nothing to upgrade: no copy made, the last one kept
+    expect(readdirSync(dir).filter((n) => n.endsWith('-backup.sqlite'))).toEqual(['workspace-schema-6-backup.sqlite']);
+  });
+
+  it('leaves the file at its old schema, data intact, when a migration fails part-way', () => {
+    // Migration 7 creates interrupted_imports: a table of that name already there makes it fail
+    // after migration 6 has rebuilt the search index.
+    const { dir, file } = olderWorkspace(5, 'CREATE TABLE interrupted_imports (x);');
+    const err = openError(dir);
+    expect(err.code).toBe('open-failed');
+    expect(err.message).toBe(
+      `${file} could not be upgraded from schema 5 to ${MIGRATIONS.length} (table interrupted_imports already exists). ` +
+        `Nothing in it was changed: the previous version of Benchtop still opens it, and a copy is kept at ${upgradeBackupPath(file, 5)}. ` +
+        'Please report this problem.',
+    );
+    expect(versionOf(file)).toBe(5);
+    const conn = new Database(file, { readonly: true });
+    try {
+      // Migration 6's search index was rolled back with the rest: still the external-content one.
+      expect(conn.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'documents_fts'`).get()).toEqual({
+        sql: expect.stringContaining("content = 'documents'") as unknown,
+      });
+      expect(conn.prepare('SELECT count(*) AS n FROM relations').get()).toEqual({ n: 1 });
+    } finally {
+      conn.close();
+    }
+    // Once the cause is gone the same file upgrades.
+    const fix = new Database(file);
+    fix.exec('DROP TABLE interrupted_imports');
+    fix.close();
+    const ws = openWorkspace(dir);
+    expect(ws.read.get(sql`SELECT count(*) AS n FROM entities`)).toEqual({ n: 2 });
+    ws.close();
+  });
+
+  it('refuses to upgrade, changing nothing, when the copy cannot be made', () => {
+    const { dir, file } = olderWorkspace(8);
+    // A non-empty folder where the copy goes: the finished copy cannot be renamed into place.
+    const backup = upgradeBackupPath(file, 8);
+    mkdirSync(join(backup, 'inside'), { recursive: true });
+    const err = openError(dir);
+    expect(err.code).toBe('open-failed');
+    expect(err.message).toMatch(`${file} needs an upgrade from schema 8 to ${MIGRATIONS.length}, and Benchtop could not first copy it to ${backup} (`);
+    expect(err.message).toMatch(/Nothing in it was changed/);
+    expect(versionOf(file)).toBe(8);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,83 @@
+// Upgrades a workspace made by an older Benchtop to the current schema: a copy of the database
+// is made first (beside it, owner-only), then every pending migration runs in one transaction,
+// so a migration that fails leaves the file exactly as the older version wrote it (it opens
+// there still) instead of half-way between two schemas that no version of Benchtop knows.
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempBeside } from '../io/atomic.ts';
+import type { WriteDb } from './db.ts';
+import { StoreError } from './errors.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { sql } from './sql.ts';
+
+/** The copy kept of a workspace at schema `version` before it was upgraded (beside `dbPath`). */
+export function upgradeBackupPath(dbPath: string, version: number): string {
+  return join(dirname(dbPath), `workspace-schema-${Math.trunc(version)}-backup.sqlite`);
+}
+
+const BACKUP_NAME = /^workspace-schema-(\d+)-backup\.sqlite$/;
+
+/**
+ * Runs the migrations after `from` (the database's user_version) as one transaction;
+ * `setVersion` records each migration's version (PRAGMA user_version takes no parameters). A
+ * file workspace that already has a schema is copied first: `upgradeBackupPath`, the only such
+ * copy kept (older ones are removed once the upgrade is done).
+ */
+export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVersion: (version: number) => void): void {
+  const pending = MIGRATIONS.slice(from);
+  if (pending.length === 0) return;
+  const to = MIGRATIONS.length;
+  const backup = from > 0 && dbPath !== ':memory:' ? backupBeforeUpgrade(db, dbPath, from, to) : undefined;
+  try {
+    db.transaction(() => {
+      for (const migration of pending) {
+        migration.up(db);
+        setVersion(migration.version);
+      }
+    });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StoreError(
+      'open-failed',
+      `${dbPath} could not be upgraded from schema ${from} to ${to} (${reason}). Nothing in it was changed: ` +
+        `the previous version of Benchtop still opens it${backup === undefined ? '' : `, and a copy is kept at ${backup}`}. ` +
+        'Please report this problem.',
+      { cause: err },
+    );
+  }
+  if (backup !== undefined) removeOlderBackups(dbPath, from);
+}
+
+/**
+ * Copies the database (what is in its log too, without free pages) to its backup path through a
+ * temp file, so a copy cut short by a full disk never replaces a whole one.
+ */
+function backupBeforeUpgrade(db: WriteDb, dbPath: string, from: number, to: number): string {
+  const backup = upgradeBackupPath(dbPath, from);
+  const tmp = tempBeside(backup, `.${process.pid}.tmp`);
+  try {
+    // VACUUM INTO needs a new or empty file: made here, owner-only, as the workspace (it holds PHI).
+    writeFileSync(tmp, '', { mode: 0o600 });
+    db.run(sql`VACUUM INTO ${tmp}`);
+    renameSync(tmp, backup);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    const code = (err as { code?: unknown } | null)?.code;
+    const why = code === 'SQLITE_FULL' || code === 'ENOSPC' ? 'the disk is full' : err instanceof Error ? err.message : String(err);
+    throw new StoreError(
+      'open-failed',
+      `${dbPath} needs an upgrade from schema ${from} to ${to}, and Benchtop could not first copy it to ${backup} (${why}). ` +
+        'Nothing in it was changed; free some disk space (the copy is about the size of the workspace) and open it again.',
+      { cause: err },
+    );
+  }
+  return backup;
+}
+
+function removeOlderBackups(dbPath: string, from: number): void {
+  const folder = dirname(dbPath);
+  for (const name of readdirSync(folder)) {
+    const version = BACKUP_NAME.exec(name)?.[1];
+    if (version !== undefined && Number(version) < from) rmSync(join(folder, name), { force: true });
+  }
+}
