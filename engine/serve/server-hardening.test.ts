@@ -81,7 +81,7 @@ describe('browser-mode server input', () => {
 });
 
 describe('browser-mode methods', () => {
-  it('answers a request sent with GET by naming POST, not as an unknown path', async () => {
+  it('answers a request sent with the wrong method by naming the right one, not as an unknown path', async () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/api/invoke/projects:list`, {
       headers: { Authorization: `Bearer ${server.token}` },
     });
@@ -95,6 +95,16 @@ describe('browser-mode methods', () => {
         message: 'Send API requests with POST, their arguments as a JSON body.',
       },
     });
+    // /api/status is there for GET and HEAD (GET without the body); other methods are named.
+    const status = (method: string): Promise<Response> =>
+      fetch(`http://127.0.0.1:${server.port}/api/status`, { method, headers: { Authorization: `Bearer ${server.token}` } });
+    const head = await status('HEAD');
+    expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'application/json; charset=utf-8', '']);
+    for (const method of ['OPTIONS', 'POST', 'DELETE']) {
+      const other = await status(method);
+      expect([method, other.status, other.headers.get('allow')]).toEqual([method, 405, 'GET, HEAD']);
+      expect(await other.json()).toEqual({ ok: false, error: { code: 'invalid-request', message: 'Ask for /api/status with GET.' } });
+    }
     const unknown = await fetch(`http://127.0.0.1:${server.port}/api/nothing`, {
       headers: { Authorization: `Bearer ${server.token}` },
     });

@@ -159,7 +159,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         headers,
       );
     }
-    if (url.pathname === '/api/status' && req.method === 'GET') {
+    if (url.pathname === '/api/status') {
+      // HEAD is GET without the body (Node leaves it out); it was answered "Unknown API path".
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return sendJson(
+          res,
+          405,
+          errorReply('invalid-request', 'Ask for /api/status with GET.'),
+          { ...headers, Allow: 'GET, HEAD' },
+        );
       return sendJson(
         res,
         200,
