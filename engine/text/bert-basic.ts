@@ -165,6 +165,10 @@ function mapUnits(u: Units, perCp: (c: string) => string, expected: string): Uni
   if (outs.join('') === expected) {
     const r = emptyUnits();
     outs.forEach((o, k) => {
+      // A code point mapped to nothing (a stripped combining mark) stays with the character
+      // before it, so a word's range still ends after its last accent.
+      const last = r.ends.length - 1;
+      if (o === '' && last >= 0) r.ends[last] = Math.max(r.ends[last] ?? 0, u.ends[k] ?? 0);
       for (const c of o) {
         r.cps.push(c);
         r.starts.push(u.starts[k] ?? 0);
@@ -207,10 +211,15 @@ function nfcUnits(u: Units): Units {
         r.ends.push(u.ends[j] ?? 0);
       }
     } else {
+      // A starter NFC leaves alone (marks only reordered, as after "." or ")") keeps its own
+      // range, so the punctuation token and the word after it do not overlap.
+      const keep = ns.codePointAt(0) === seg.codePointAt(0) ? 1 : 0;
+      let n = 0;
       for (const c of ns) {
+        const own = n++ < keep;
         r.cps.push(c);
-        r.starts.push(u.starts[k] ?? 0);
-        r.ends.push(u.ends[e - 1] ?? 0);
+        r.starts.push(own ? (u.starts[k] ?? 0) : (u.starts[k + keep] ?? 0));
+        r.ends.push(own ? (u.ends[k] ?? 0) : (u.ends[e - 1] ?? 0));
       }
     }
     k = e;

@@ -171,6 +171,27 @@ describe('WordPieceTokenizer behaviour', () => {
     expect(r.wordIds).toEqual([0, 1, 2, 3, 4, 4, 4, 5, 6]);
   });
 
+  it('keeps a stripped combining mark inside the range of the character it sits on', () => {
+    // "t" + U+0301 has no precomposed form: accent stripping drops the mark, and the word's
+    // range used to end before it, cutting an entity "deficient́" one character short.
+    const text = 'C9-déficient\u0301 subject ❤\ufe0f';
+    const r = tok.tokenize(text);
+    expect(r.tokens).toEqual(['c', '##9', '-', 'def', '##icient', 'subject', '[UNK]']);
+    expect(r.offsets.map(([a, b]) => text.slice(a, b))).toEqual([
+      'C', '9', '-', 'déf', 'icient\u0301', 'subject', '❤\ufe0f',
+    ]);
+  });
+
+  it('gives punctuation its own range when NFC only reorders the marks after it', () => {
+    // U+0345 (ccc 240) before U+0301 (ccc 230) is reordered by NFC; the "." used to share the
+    // cluster's range with the word after it, so the two tokens overlapped.
+    const keep = WordPieceTokenizer.fromVocabFile(BERT_VOCAB, { stripAccents: false });
+    const text = 'x.\u0345\u0301y';
+    const r = keep.tokenize(text);
+    expect(r.tokens).toEqual(['x', '.', '[UNK]']);
+    expect(r.offsets).toEqual([[0, 1], [1, 2], [2, 5]]);
+  });
+
   it('splits literal special tokens anywhere but not their lowercase forms', () => {
     const r = tok.tokenize('a[SEP]b [cls]');
     expect(r.tokens).toEqual(['a', '[SEP]', 'b', '[', 'cl', '##s', ']']);
