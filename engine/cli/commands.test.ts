@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from './commands.ts';
 import { main, OPTIONS } from './main.ts';
+import { checkLearningRate } from '../train/step-guard.ts';
+import { defaultLearningRate, defaultPretrainLearningRate, GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 
 function capture(): { out: () => string; err: () => string } {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
@@ -53,6 +55,29 @@ describe('benchtop COMMAND --help', () => {
     const e = capture();
     expect(await main(['model'])).toBe(2);
     expect(e.err()).toBe('benchtop: error: "benchtop model" needs a subcommand; usage: benchtop model inspect DIR [--json]');
+  });
+
+  it('every command taking --lr states the range checkLearningRate accepts and the default the run takes', async () => {
+    // The range in the words of the refusal of a rate outside it.
+    expect(() => checkLearningRate(2)).toThrow('--lr must be a number > 0 and ≤ 1, got 2');
+    // The defaults the runs take (train and distill: defaultLearningRate, by the model's size).
+    expect([defaultLearningRate(true, 256), defaultLearningRate(true, 257), defaultLearningRate(false, 768)]).toEqual([5e-4, 5e-5, 5e-4]);
+    expect([defaultPretrainLearningRate(true), defaultPretrainLearningRate(false), GENERAL_DISTILL_LR]).toEqual([1e-4, 5e-4, 5e-4]);
+    const want: Record<string, string> = {
+      train: '5e-4 from --preset or a --model of hidden size ≤ 256, such as the default student; 5e-5 from a larger --model',
+      distill: '5e-4 from --student-preset or a --student (or --init-from-teacher student) of hidden size ≤ 256, such as the default student; 5e-5 from a larger --student (or --init-from-teacher student)',
+      pretrain: '1e-4 from --model, 5e-4 from --preset',
+      'distill-general': '5e-4',
+    };
+    expect(COMMANDS.filter((c) => c.flags.some((x) => x.name === 'lr')).map((c) => c.name)).toEqual(Object.keys(want));
+    for (const [name, defaults] of Object.entries(want)) {
+      const a = capture();
+      expect(await main([name, '--help'])).toBe(0);
+      // pretrain, distill and distill-general used to leave the range out.
+      expect(a.out(), name).toMatch(/--lr X {2,}peak learning rate, a number > 0 and ≤ 1 \(default /);
+      expect(a.out(), name).toContain(`a number > 0 and ≤ 1 (default ${defaults})\n`);
+      vi.restoreAllMocks();
+    }
   });
 
   it('the global help lists every command and points to the per-command pages', async () => {

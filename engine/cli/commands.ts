@@ -5,6 +5,8 @@
 import { PRESETS } from '../model/config.ts';
 import { RECIPES } from '../distill/general-distill.ts';
 import { EXPORT_FORMATS, INPUT_FORMATS } from './task-commands.ts';
+import { LEARNING_RATE_RANGE } from '../train/step-guard.ts';
+import { defaultLearningRateRule, defaultPretrainLearningRateRule, GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 
 export interface FlagSpec {
   /** Flag name without dashes. */
@@ -28,6 +30,8 @@ const PRESET_NAMES = Object.keys(PRESETS).join(', ');
 
 const f = (name: string, arg: string | undefined, desc: string): FlagSpec => ({ name, ...(arg !== undefined && { arg }), desc });
 
+/** --lr: the range every command accepts (checkLearningRate's) and the command's default. */
+const lr = (defaults: string): FlagSpec => f('lr', 'X', `peak learning rate, ${LEARNING_RATE_RANGE} (default ${defaults})`);
 const THREADS = f('threads', 'N', 'CPU threads for onnxruntime (default 2)');
 const DEVICE = f('device', 'cpu|webgpu', 'where the model runs (default cpu); webgpu uses the GPU, or says why it cannot and uses the CPU');
 const OVERWRITE = f('overwrite', undefined, 'replace a non-empty --out folder (without it, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
@@ -113,7 +117,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
       f('epochs', 'N', 'passes over the training data (default: 3, or more for little data so that training takes about 600 steps, at most 20)'),
       f('batch-size', 'N', 'examples per step (default 32)'),
-      f('lr', 'X', 'peak learning rate (default 5e-4 from --preset or a --model of hidden size ≤ 256, such as the default student; 5e-5 from a larger --model)'),
+      lr(defaultLearningRateRule('--preset', '--model')),
       f('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)'),
       f('stride', 'N', 'NER: overlap of the windows over long text, in word pieces (default (max-length − 2) / 4)'),
       f('warmup-ratio', 'X', 'share of steps warming the learning rate up, 0 to 1 (default 0.1)'),
@@ -192,7 +196,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'DIR', 'the student model folder to write (required)'),
       f('steps', 'N', 'training steps (default 2000)'),
       f('batch-size', 'N', 'examples per step (default 32)'),
-      f('lr', 'X', 'peak learning rate (default 5e-4 from a preset or a student of hidden size ≤ 256; 5e-5 from a larger --student or --init-from-teacher)'),
+      lr(defaultLearningRateRule('--student-preset', '--student (or --init-from-teacher student)')),
       f('max-length', 'N', "word pieces per example (default: the teacher's)"),
       SEED,
       THREADS,
@@ -219,7 +223,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('steps', 'N', 'training steps (default 10000)'),
       f('batch-size', 'N', 'blocks per step (default 32)'),
       f('max-length', 'N', 'word pieces per block (default 128)'),
-      f('lr', 'X', 'peak learning rate (default 1e-4 from --model, 5e-4 from --preset)'),
+      lr(defaultPretrainLearningRateRule()),
       f('whole-word-mask', undefined, 'mask whole words instead of single word pieces'),
       f('no-dropout', undefined, 'train without dropout'),
       f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 200)'),
@@ -249,7 +253,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('steps', 'N', 'training steps (default 10000)'),
       f('batch-size', 'N', 'blocks per step (default 32)'),
       f('max-length', 'N', 'word pieces per block (default 128)'),
-      f('lr', 'X', 'peak learning rate (default 5e-4)'),
+      lr(GENERAL_DISTILL_LR.toExponential()),
       SEED,
       THREADS,
       DEVICE,

@@ -18,6 +18,7 @@ import { evalBlocks, mlmEvalLoss, mlmSettings, prepareRunOut, runFingerprint, te
 import { checkTextSources, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
+import { GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
@@ -103,7 +104,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const fromTeacher = args.initFromTeacher ?? args.recipe === 'distilbiobert';
   const weights: Map<string, HostTensor> = fromTeacher ? studentFromTeacher(teacher, student, map) : initWeights(student, s.seed);
   const loss = recipeLosses(args.recipe, student, teacher.config, map, args.temperature);
-  const lr = args.lr ?? 5e-4;
+  const lr = args.lr ?? GENERAL_DISTILL_LR;
   const warmup = Math.round(0.06 * s.steps);
   const spec = buildDistillTrainGraph(student, loss, {
     optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },

@@ -19,6 +19,7 @@ import { hfNoDecay } from '../optim/adamw.ts';
 import { Session, checkThreads } from '../runtime/session.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
+import { defaultPretrainLearningRate } from '../tasks/train-defaults.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 import { Trainer } from '../train/trainer.ts';
@@ -198,7 +199,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);
-  const lr = args.lr ?? (args.model ? 1e-4 : 5e-4);
+  const lr = args.lr ?? defaultPretrainLearningRate(args.model !== undefined);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
   const entries = textEntries(args.text, 'pretrain', args.textContainsPhi === true);
   const dropout = args.dropout ?? true;

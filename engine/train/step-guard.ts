@@ -29,11 +29,17 @@ export function checkStepFinite(who: StepRun, t: number, loss: number, gradNorm:
   throw new Error(`${who.run} diverged at step ${t}: ${name === 'loss' ? '' : 'the '}${name} is ${value}; lower the learning rate`);
 }
 
+/** The largest learning rate accepted. */
+const MAX_LEARNING_RATE = 1;
+
+/** The range checkLearningRate accepts, in the words of its error and of every command's help. */
+export const LEARNING_RATE_RANGE = `a number > 0 and ≤ ${MAX_LEARNING_RATE}`;
+
 /**
  * `--lr` when given: a number > 0 and ≤ 1 (as `train` checks it). Above 1 AdamW moves every
  * weight by about the learning rate per step, and a run "finished" with losses of 1e11.
  */
 export function checkLearningRate(lr: number | undefined): number | undefined {
-  if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr <= 1)) throw new Error(`--lr must be a number > 0 and ≤ 1, got ${lr}`);
+  if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr <= MAX_LEARNING_RATE)) throw new Error(`--lr must be ${LEARNING_RATE_RANGE}, got ${lr}`);
   return lr;
 }
