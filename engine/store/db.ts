@@ -6,7 +6,7 @@ import { chmodSync, closeSync, existsSync, openSync, readFileSync, readSync, rmS
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { isAlive } from '../io/pid-lock.ts';
-import { StoreError } from './errors.ts';
+import { StoreError, corruptError, sqliteFailure } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
@@ -74,6 +74,8 @@ export const WORKSPACE_INSTANCE = '.benchtop.instance';
 
 interface Handle {
   conn: Database.Database;
+  /** The database file, named in errors. */
+  path: string;
   cache: Map<string, Database.Statement>;
   tracer: ((q: SqlQuery) => void) | undefined;
 }
@@ -227,7 +229,7 @@ export function queryPlan(db: ReadDb, q: SqlQuery): string[] {
 }
 
 function initialise(conn: Database.Database, dir: string, dbPath: string): Workspace {
-  const handle: Handle = { conn, cache: new Map(), tracer: undefined };
+  const handle: Handle = { conn, path: dbPath, cache: new Map(), tracer: undefined };
   const snapshots = new Set<Database.Database>();
   const read = makeRead(handle);
   const write = makeWrite(handle);
@@ -265,7 +267,11 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
       for (const snap of snapshots) snap.close();
       snapshots.clear();
       if (!conn.open) return;
-      conn.pragma('optimize');
+      try {
+        conn.pragma('optimize');
+      } catch {
+        // Statistics only: a damaged or full database is still closed, and its lock released.
+      }
       conn.close();
     },
   };
@@ -290,7 +296,7 @@ function openSnapshot(dbPath: string, open: Set<Database.Database>): Snapshot {
   }
   open.add(conn);
   return {
-    read: makeRead({ conn, cache: new Map(), tracer: undefined }),
+    read: makeRead({ conn, path: dbPath, cache: new Map(), tracer: undefined }),
     close() {
       if (!open.delete(conn)) return;
       conn.exec('COMMIT');
@@ -306,8 +312,8 @@ function makeRead(handle: Handle): ReadDb {
     return stmt;
   };
   const db = {
-    get: (q: SqlQuery) => prepareReader(q).get(...bind(q)),
-    all: (q: SqlQuery) => prepareReader(q).all(...bind(q)),
+    get: (q: SqlQuery) => guard(handle, () => prepareReader(q).get(...bind(q))),
+    all: (q: SqlQuery) => guard(handle, () => prepareReader(q).all(...bind(q))),
   };
   handles.set(db, handle);
   return db as unknown as ReadDb;
@@ -315,21 +321,30 @@ function makeRead(handle: Handle): ReadDb {
 
 function makeWrite(handle: Handle): WriteDb {
   const db = {
-    get: (q: SqlQuery) => prepare(handle, q).get(...bind(q)),
-    all: (q: SqlQuery) => prepare(handle, q).all(...bind(q)),
+    get: (q: SqlQuery) => guard(handle, () => prepare(handle, q).get(...bind(q))),
+    all: (q: SqlQuery) => guard(handle, () => prepare(handle, q).all(...bind(q))),
     run(q: SqlQuery): RunResult {
-      const r = prepare(handle, q).run(...bind(q));
+      const r = guard(handle, () => prepare(handle, q).run(...bind(q)));
       return { changes: r.changes, lastInsertRowid: Number(r.lastInsertRowid) };
     },
     exec(q: SqlQuery): void {
       if (q.params.length > 0) throw new StoreError('invalid', 'exec() takes no parameters');
       handle.tracer?.(q);
-      handle.conn.exec(q.query);
+      guard(handle, () => handle.conn.exec(q.query));
     },
-    transaction: <T>(fn: () => T): T => handle.conn.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => guard(handle, () => handle.conn.transaction(fn)()),
   };
   handles.set(db, handle);
   return db as unknown as WriteDb;
+}
+
+/** Runs `fn`; a full disk or a damaged file comes out as a StoreError naming the database (a retry alone cannot mend it). */
+function guard<T>(handle: Handle, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw sqliteFailure(handle.path, err) ?? err;
+  }
 }
 
 function prepare(handle: Handle, q: SqlQuery): Database.Statement {
@@ -364,15 +379,6 @@ function assertSqliteHeader(dbPath: string): void {
     closeSync(fd);
   }
   if (header.toString('latin1') !== SQLITE_HEADER) throw corruptError(dbPath);
-}
-
-function corruptError(dbPath: string, cause?: unknown): StoreError {
-  return new StoreError(
-    'corrupt',
-    `${dbPath} is not a valid Benchtop workspace database (the file is damaged or is not SQLite). ` +
-      'It has been left untouched: restore it from a backup, or move it aside to start a new workspace.',
-    { cause },
-  );
 }
 
 function openError(dbPath: string, err: unknown): StoreError {
