@@ -199,6 +199,22 @@ describe('search folding', () => {
   });
 });
 
+describe('search with combining accents', () => {
+  it('finds a word typed decomposed (e + accent) as the word composed, and the reverse', () => {
+    const docs: Document[] = [
+      { id: 'nfc', text: 'Patient Müller, Café Zoë.', entities: [], relations: [] },
+      { id: 'nfd', text: 'Patientin Ångström-Weiß.'.normalize('NFD'), entities: [], relations: [] },
+    ];
+    const [composed, decomposed] = insertDocuments(ws.write, docs, { projectId, datasetId, format: 'text' }).ids;
+    const found = (search: string): number[] => listDocuments(ws.read, { projectId, search }).map((d) => d.id);
+    expect(found('Müller Zoë'.normalize('NFD'))).toEqual([composed]);
+    expect(found('müller')).toEqual([composed]);
+    expect(found('Ångström')).toEqual([decomposed]);
+    expect(found('Ångström'.normalize('NFD'))).toEqual([decomposed]);
+    expect(found('angstrom weiss')).toEqual([decomposed]);
+  });
+});
+
 describe('getDocumentMetadata', () => {
   it("reads a document's metadata and not its text (a CSV export reads every document's first)", () => {
     const [bare] = insertDocuments(ws.write, [{ id: 'bare', text: 'No metadata.', entities: [], relations: [] }], { projectId, datasetId, format: 'text' }).ids;

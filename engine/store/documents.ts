@@ -392,7 +392,9 @@ function whereOf(q: DocumentQuery): SqlQuery {
   if (q.annotated !== undefined) c.push(q.annotated ? sql`EXISTS (${annotated})` : sql`NOT EXISTS (${annotated})`);
   if (q.predicted !== undefined) c.push(q.predicted ? sql`EXISTS (${predicted})` : sql`NOT EXISTS (${predicted})`);
   const search = q.search?.trim() ?? '';
-  const words = search.match(/[\p{L}\p{N}]+/gu) ?? [];
+  // Combining marks belong to their word: "Müller" pasted decomposed (u + ¨, as from a PDF or a
+  // macOS file name) is one word, which the index folds to "muller", not "Mu" and "ller".
+  const words = search.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   if (words.length > 0) {
     // The index holds ß and ẞ as "ss" (migration 6), so the words are folded the same way.
     const match = words.map((w) => `"${w.replace(/[ßẞ]/g, 'ss')}"*`).join(' ');
