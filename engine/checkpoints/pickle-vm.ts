@@ -38,13 +38,21 @@ const OP_NAMES: Record<number, string> = {
 
 /** Interpret a pickle and return the object left by STOP. */
 export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): unknown {
+  return unpickleAt(data, 0, hooks, file).value;
+}
+
+/**
+ * Interpret the pickle starting at byte `start` of `data`; returns the object left by STOP and
+ * the offset after STOP (legacy torch files hold several pickles back to back, then raw data).
+ */
+export function unpickleAt(data: Uint8Array, start: number, hooks: PickleHooks, file: string): { value: unknown; end: number } {
   const fail = (reason: string): never => {
     throw new CheckpointError(file, `corrupt or unsupported pickle: ${reason}`);
   };
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const latin1 = new TextDecoder('latin1');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  let pos = 0;
+  let pos = start;
   let stack: unknown[] = [];
   const marks: unknown[][] = [];
   const memo = new Map<number, unknown>();
@@ -144,7 +152,7 @@ export function unpickle(data: Uint8Array, hooks: PickleHooks, file: string): un
         // STOP
         const v = pop();
         if (marks.length > 0) fail('unclosed MARK at STOP');
-        return v;
+        return { value: v, end: pos };
       }
       case 0x28: // MARK
         marks.push(stack);

@@ -1,81 +1,39 @@
-// Reader for PyTorch `torch.save` zip checkpoints (pytorch_model.bin, torch >= 1.6) that never
-// executes pickle code: only OrderedDict, tensor rebuild functions and storage classes are allowed.
-// Not for: legacy (pre-1.6) tar/pickle files, TorchScript archives, or writing .bin files.
+// Reader for PyTorch `torch.save` checkpoints (pytorch_model.bin): zip archives (torch >= 1.6)
+// here, legacy pickle streams in torch-legacy.ts. Never executes pickle code: only OrderedDict,
+// tensor rebuild functions and storage classes are allowed (torch-state-dict.ts).
+// Not for: the tar layout of torch < 0.4, TorchScript archives, or writing .bin files.
 
-import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
-import { allocate, numel } from '../onnx/ir.ts';
+import type { HostTensor, TypedArray } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { MAX_WEIGHTS_BYTES, readModelFile } from './model-file.ts';
-import type { PickleGlobal, PickleHooks } from './pickle-vm.ts';
 import { unpickle } from './pickle-vm.ts';
 import { DTYPE_BYTES, typedArrayFromBytes } from './tensor-bytes.ts';
+import { looksLikeLegacyTorch, parseLegacyTorch } from './torch-legacy.ts';
+import type { StorageRef } from './torch-state-dict.ts';
+import { stateDictHooks, toStateDict } from './torch-state-dict.ts';
 import { looksLikeZip, readZip } from './zip-reader.ts';
 import type { ZipEntry } from './zip-reader.ts';
 
-const STORAGE_DTYPES: Record<string, DType> = {
-  FloatStorage: 'float32',
-  HalfStorage: 'float16',
-  BFloat16Storage: 'bfloat16',
-  DoubleStorage: 'float64',
-  LongStorage: 'int64',
-  IntStorage: 'int32',
-  ShortStorage: 'int16',
-  CharStorage: 'int8',
-  ByteStorage: 'uint8',
-  BoolStorage: 'bool',
-};
-const TORCH_DTYPES: Record<string, DType> = {
-  float32: 'float32',
-  float: 'float32',
-  float16: 'float16',
-  half: 'float16',
-  bfloat16: 'bfloat16',
-  float64: 'float64',
-  double: 'float64',
-  int64: 'int64',
-  long: 'int64',
-  int32: 'int32',
-  int: 'int32',
-  int16: 'int16',
-  short: 'int16',
-  int8: 'int8',
-  uint8: 'uint8',
-  bool: 'bool',
-};
-const FUNCTIONS = new Set([
-  'collections.OrderedDict',
-  'torch._utils._rebuild_tensor_v2',
-  'torch._utils._rebuild_parameter',
-]);
-
-interface TorchDType {
-  kind: 'dtype';
-  dtype: DType;
-}
-interface StorageRef {
-  kind: 'storage';
-  key: string;
-  dtype: DType;
-  numel: number;
-}
-
-/** Read every tensor of a torch zip checkpoint. Tensors sharing a storage share its memory. */
+/** Read every tensor of a torch checkpoint. Tensors sharing a storage share its memory. */
 export function readTorchCheckpoint(path: string): Map<string, HostTensor> {
   return parseTorchCheckpoint(readModelFile(path, 'weights', 'cannot read PyTorch checkpoint'), path);
 }
 
-/** Parse torch zip checkpoint bytes; `file` is only used in error messages. */
+/** Parse torch checkpoint bytes (zip or legacy); `file` is only used in error messages. */
 export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<string, HostTensor> {
   const fail = (reason: string): never => {
     throw new CheckpointError(file, reason);
   };
+  if (looksLikeLegacyTorch(bytes)) return parseLegacyTorch(bytes, file);
   if (!looksLikeZip(bytes)) {
     const tar =
       bytes.byteLength > 262 && new TextDecoder().decode(bytes.subarray(257, 262)) === 'ustar';
     if (bytes[0] === 0x80 || tar) {
       fail(
-        'legacy (pre-1.6, non-zip) PyTorch checkpoint format is not supported: re-save it with a recent torch ' +
-          '(torch.save(torch.load(f), f)) or convert it to model.safetensors',
+        tar
+          ? 'the tar checkpoint format of torch before 0.4 is not supported: re-save it with a recent torch ' +
+              '(torch.save(torch.load(f), f)) or convert it to model.safetensors'
+          : 'not a PyTorch checkpoint: a pickle without the torch.save magic number (a plain pickle, or a damaged file)',
       );
     }
     // A safetensors file starts with its header length (u64 LE) and then '{"'.
@@ -109,17 +67,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   if (order && new TextDecoder().decode(unpack(order)).trim() !== 'little')
     fail('big-endian checkpoints are not supported');
 
-  const storages = new Map<string, { ref: StorageRef; arr: TypedArray }>();
-  const loadStorage = (ref: StorageRef): TypedArray => {
-    const seen = storages.get(ref.key);
-    if (seen) {
-      // torch.save describes a shared storage the same way each time; a crafted file could
-      // otherwise get another dtype's bytes, or a tensor longer than its data.
-      if (seen.ref.dtype !== ref.dtype || seen.ref.numel !== ref.numel) {
-        fail(`storage "${ref.key}" is described twice differently (${seen.ref.numel} ${seen.ref.dtype}, then ${ref.numel} ${ref.dtype})`);
-      }
-      return seen.arr;
-    }
+  const readStorage = (ref: StorageRef): TypedArray => {
     const entry: ZipEntry | undefined = entries.get(`${prefix}data/${ref.key}`);
     if (!entry)
       return fail(`storage "${ref.key}" is missing from the archive (${prefix}data/${ref.key})`);
@@ -128,162 +76,7 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
       fail(
         `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
       );
-    const arr = typedArrayFromBytes(unpack(entry), ref.dtype, ref.numel);
-    storages.set(ref.key, { ref, arr });
-    return arr;
+    return typedArrayFromBytes(unpack(entry), ref.dtype, ref.numel);
   };
-
-  const copied = { bytes: 0 }; // what non-contiguous tensors have gathered so far
-  const hooks: PickleHooks = {
-    global(module, name) {
-      const full = `${module}.${name}`;
-      if (FUNCTIONS.has(full)) return { kind: 'global', module, name } satisfies PickleGlobal;
-      if (module === 'torch' && STORAGE_DTYPES[name])
-        return { kind: 'dtype', dtype: STORAGE_DTYPES[name] } satisfies TorchDType;
-      if (module === 'torch' && TORCH_DTYPES[name])
-        return { kind: 'dtype', dtype: TORCH_DTYPES[name] } satisfies TorchDType;
-      return fail(`refuses to load pickle global "${full}": only tensor storage is allowed`);
-    },
-    persistentLoad(pid) {
-      if (!Array.isArray(pid) || pid[0] !== 'storage' || pid.length < 5)
-        fail(`unsupported persistent id ${describe(pid)}`);
-      const [, type, key, , count] = pid as unknown[];
-      if (!isDType(type))
-        return fail(`persistent id has an unknown storage type ${describe(type)}`);
-      if (typeof key !== 'string' || !/^[\w.-]+$/.test(key))
-        return fail(`persistent id has an invalid storage key ${describe(key)}`);
-      return {
-        kind: 'storage',
-        key,
-        dtype: type.dtype,
-        numel: toCount(count, 'storage size', fail),
-      } satisfies StorageRef;
-    },
-    reduce(callable, args) {
-      const name = isGlobal(callable) ? `${callable.module}.${callable.name}` : describe(callable);
-      if (name === 'collections.OrderedDict') {
-        const m = new Map<unknown, unknown>();
-        const items = args[0];
-        if (Array.isArray(items))
-          for (const kv of items) if (Array.isArray(kv)) m.set(kv[0], kv[1]);
-        return m;
-      }
-      if (name === 'torch._utils._rebuild_tensor_v2') return rebuildTensor(args, loadStorage, copied, fail);
-      if (name === 'torch._utils._rebuild_parameter') {
-        if (!isTensor(args[0])) fail('_rebuild_parameter without a tensor');
-        return args[0];
-      }
-      return fail(`refuses to call ${name}: only tensor storage is allowed`);
-    },
-    build(obj, state) {
-      // OrderedDict state (e.g. the state dict's `_metadata`) carries nothing we need.
-      if (obj instanceof Map || isTensor(obj)) return obj;
-      return fail(`refuses BUILD on ${describe(obj)} with state ${describe(state)}`);
-    },
-  };
-
-  const root = unpickle(unpack(pkl), hooks, file);
-  let dict: Map<unknown, unknown> =
-    root instanceof Map
-      ? (root as Map<unknown, unknown>)
-      : fail(`top-level object is ${describe(root)}, expected a state dict`);
-  const nested = dict.get('state_dict');
-  if (nested instanceof Map && ![...dict.values()].some(isTensor)) dict = nested;
-  const out = new Map<string, HostTensor>();
-  for (const [k, v] of dict) {
-    if (typeof k !== 'string') fail(`state dict key ${describe(k)} is not a string`);
-    if (!isTensor(v)) fail(`state dict entry "${String(k)}" is ${describe(v)}, not a tensor`);
-    out.set(k as string, v as HostTensor);
-  }
-  return out;
-}
-
-function rebuildTensor(
-  args: unknown[],
-  loadStorage: (ref: StorageRef) => TypedArray,
-  copied: { bytes: number },
-  fail: (r: string) => never,
-): HostTensor {
-  const [storage, offsetArg, sizeArg, strideArg] = args;
-  if (!isStorage(storage))
-    return fail(`_rebuild_tensor_v2 without a storage (got ${describe(storage)})`);
-  const offset = toCount(offsetArg, 'storage offset', fail);
-  if (!Array.isArray(sizeArg) || !Array.isArray(strideArg) || sizeArg.length !== strideArg.length) {
-    return fail(
-      `tensor in storage "${storage.key}" has invalid size/stride ${describe(sizeArg)} / ${describe(strideArg)}`,
-    );
-  }
-  const dims = sizeArg.map((d) => toCount(d, 'tensor size', fail));
-  const strides = strideArg.map((d) => toCount(d, 'tensor stride', fail));
-  const n = numel(dims);
-  const what = `tensor [${dims.join(', ')}] at offset ${offset} in storage "${storage.key}" (${storage.numel} elements)`;
-  if (n === 0) return { dtype: storage.dtype, dims, data: allocate(storage.dtype, 0) };
-  let last = offset;
-  for (let i = 0; i < dims.length; i++) last += ((dims[i] as number) - 1) * (strides[i] as number);
-  if (last >= storage.numel) fail(`${what} reads past the end of its storage`);
-  const src = loadStorage(storage);
-  let contiguous = true;
-  let expect = 1;
-  for (let i = dims.length - 1; i >= 0; i--) {
-    if (dims[i] !== 1 && strides[i] !== expect) contiguous = false;
-    expect *= dims[i] as number;
-  }
-  if (contiguous) return { dtype: storage.dtype, dims, data: src.subarray(offset, offset + n) };
-  // A view with zero strides can describe far more elements than its storage holds: bound the
-  // copies as the file size is bounded, before allocating them.
-  copied.bytes += n * DTYPE_BYTES[storage.dtype];
-  if (copied.bytes > MAX_WEIGHTS_BYTES) {
-    fail(`${what} with strides [${strides.join(', ')}] would expand to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads`);
-  }
-  // Non-contiguous (e.g. a saved transpose): gather into a fresh row-major array.
-  const data = allocate(storage.dtype, n);
-  const idx = new Array<number>(dims.length).fill(0);
-  let srcPos = offset;
-  for (let o = 0; o < n; o++) {
-    (data as unknown as unknown[])[o] = (src as unknown as unknown[])[srcPos];
-    for (let d = dims.length - 1; d >= 0; d--) {
-      const i = (idx[d] as number) + 1;
-      if (i < (dims[d] as number)) {
-        idx[d] = i;
-        srcPos += strides[d] as number;
-        break;
-      }
-      idx[d] = 0;
-      srcPos -= (i - 1) * (strides[d] as number);
-    }
-  }
-  return { dtype: storage.dtype, dims, data };
-}
-
-function toCount(v: unknown, what: string, fail: (r: string) => never): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-    return fail(`invalid ${what} ${describe(v)}`);
-  return n;
-}
-
-function isGlobal(v: unknown): v is PickleGlobal {
-  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'global';
-}
-function isDType(v: unknown): v is TorchDType {
-  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'dtype';
-}
-function isStorage(v: unknown): v is StorageRef {
-  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'storage';
-}
-function isTensor(v: unknown): v is HostTensor {
-  return typeof v === 'object' && v !== null && 'dtype' in v && 'dims' in v && 'data' in v;
-}
-
-function describe(v: unknown, depth = 0): string {
-  if (isGlobal(v)) return `${v.module}.${v.name}`;
-  if (v instanceof Map) return 'a dict';
-  if (Array.isArray(v)) {
-    if (depth > 2) return '(...)';
-    const items = v.slice(0, 6).map((x) => describe(x, depth + 1));
-    return `(${items.join(', ')}${v.length > 6 ? ', ...' : ''})`;
-  }
-  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}...` : v);
-  if (typeof v === 'object' && v !== null) return (v as { kind?: string }).kind ?? 'an object';
-  return String(v);
+  return toStateDict(unpickle(unpack(pkl), stateDictHooks(readStorage, fail), file), fail);
 }

@@ -1,0 +1,135 @@
+// Model folders as users bring them from the Hugging Face Hub, which differ from the tidy
+// goldens: legacy (pre-zip) pytorch_model.bin files, half-precision weights, configs without
+// model_type, tokenizer settings left out. Each folder is made from a golden in a temp folder.
+
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { HostTensor } from '../onnx/ir.ts';
+import { CheckpointError } from './errors.ts';
+import { loadHfFolder } from './hf-folder.ts';
+import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { legacyTorchFile } from './test-helpers.ts';
+import { readTorchCheckpoint } from './torch-pickle.ts';
+
+const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-hub-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let counter = 0;
+
+/** A golden folder's model files (no golden arrays) in a fresh temp folder, less `drop`. */
+function copyGolden(model: string, drop: string[] = []): string {
+  const dir = path.join(tmp, `${model}-${counter++}`);
+  mkdirSync(dir);
+  for (const f of readdirSync(path.join(GOLDENS, model)))
+    if (!f.startsWith('goldens.') && !drop.includes(f)) cpSync(path.join(GOLDENS, model, f), path.join(dir, f));
+  return dir;
+}
+
+function loadError(dir: string): CheckpointError {
+  try {
+    loadHfFolder(dir);
+  } catch (e) {
+    expect(e).toBeInstanceOf(CheckpointError);
+    return e as CheckpointError;
+  }
+  throw new Error(`expected loading ${dir} to fail`);
+}
+
+const bytesOf = (t: HostTensor): Buffer => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+
+/** The golden's weights in `dtype` (float16 by rounding to nearest even, bfloat16 by truncation). */
+function halfPrecision(tensors: ReadonlyMap<string, HostTensor>, dtype: 'float16' | 'bfloat16'): Map<string, HostTensor> {
+  const out = new Map<string, HostTensor>();
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  for (const [name, t] of tensors) {
+    const src = t.data as Float32Array;
+    const data = new Uint16Array(src.length);
+    for (let i = 0; i < src.length; i++) {
+      f[0] = src[i] as number;
+      data[i] = dtype === 'bfloat16' ? (u[0] as number) >>> 16 : toHalf(src[i] as number);
+    }
+    out.set(name, { dtype, dims: t.dims, data });
+  }
+  return out;
+}
+
+/** Each weight is within `eps` relative (plus float16's smallest step) of the reference. */
+function expectClose(ref: ReadonlyMap<string, HostTensor>, got: ReadonlyMap<string, HostTensor>, eps: number): void {
+  for (const [name, t] of ref) {
+    const g = got.get(name) as HostTensor;
+    expect(g.dtype, name).toBe('float32');
+    const a = g.data as Float32Array;
+    const want = t.data as Float32Array;
+    const bad = want.findIndex((w, i) => !(Math.abs((a[i] as number) - w) <= Math.abs(w) * eps + 2 ** -25));
+    expect(bad, `${name}[${bad}]`).toBe(-1);
+  }
+}
+
+function toHalf(x: number): number {
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a < 2 ** -24 / 2) return sign;
+  if (a < 2 ** -14) return sign | Math.round(a / 2 ** -24); // subnormal
+  const e = Math.floor(Math.log2(a));
+  const m = Math.round((a / 2 ** e - 1) * 1024);
+  return m === 1024 ? sign | ((e + 16) << 10) : sign | ((e + 15) << 10) | m;
+}
+
+describe('legacy (pre-1.6, non-zip) pytorch_model.bin, as in older BioBERT and Bio_ClinicalBERT uploads', () => {
+  it.each(['bert-masked-lm', 'bert-token-classification', 'distilbert-sequence-classification'])(
+    '%s: loads the same weights as model.safetensors, tied tensors sharing one storage',
+    (model) => {
+      const dir = copyGolden(model, ['pytorch_model.bin', 'model.safetensors']);
+      const zip = readTorchCheckpoint(path.join(GOLDENS, model, 'pytorch_model.bin'));
+      writeFileSync(path.join(dir, 'pytorch_model.bin'), legacyTorchFile(zip));
+      const legacy = loadHfFolder(dir);
+      const ref = loadHfFolder(path.join(GOLDENS, model));
+      expect(legacy.sourceFormat).toBe('pytorch');
+      expect(legacy.config).toEqual(ref.config);
+      expect([...legacy.weights.keys()].sort()).toEqual([...ref.weights.keys()].sort());
+      for (const [name, t] of ref.weights) {
+        const u = legacy.weights.get(name) as HostTensor;
+        expect(u.dims, name).toEqual(t.dims);
+        expect(bytesOf(u).equals(bytesOf(t)), name).toBe(true);
+      }
+    },
+  );
+
+  it('converts HalfStorage weights (a fp16 upload) to float32', () => {
+    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
+    writeFileSync(path.join(dir, 'pytorch_model.bin'), legacyTorchFile(halfPrecision(ref, 'float16')));
+    expectClose(ref, loadHfFolder(dir).weights, 2 ** -11);
+  });
+
+  it('refuses storage views, a storage of another length, and a truncated file, naming the file', () => {
+    const ref = readTorchCheckpoint(path.join(GOLDENS, 'bert-token-classification/pytorch_model.bin'));
+    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    const file = path.join(dir, 'pytorch_model.bin');
+    writeFileSync(file, legacyTorchFile(ref, { storageViews: true }));
+    expect(loadError(dir).message).toBe(
+      `${file}: legacy PyTorch checkpoint: holds storage views (torch before 1.0): load it with torch and save it again with a recent torch, or convert it to model.safetensors`,
+    );
+    const good = legacyTorchFile(ref);
+    writeFileSync(file, good.subarray(0, good.byteLength - 100));
+    expect(loadError(dir).message).toMatch(/legacy PyTorch checkpoint: truncated: storage "\d+" needs \d+ bytes/);
+    // The element count before a storage's bytes disagrees with the state dict (a damaged file).
+    const bad = Uint8Array.from(good);
+    const first = bad.length - [...ref.values()].reduce((n, t) => n + t.data.byteLength + 8, 0);
+    new DataView(bad.buffer).setBigInt64(first, 7n, true);
+    writeFileSync(file, bad);
+    expect(loadError(dir).message).toMatch(/legacy PyTorch checkpoint: storage "\d+" holds 7 elements but the state dict says \d+/);
+  });
+});
+
+describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
+  it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
+    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
+    writeSafetensors(path.join(dir, 'model.safetensors'), halfPrecision(ref, dtype));
+    expectClose(ref, loadHfFolder(dir).weights, dtype === 'float16' ? 2 ** -11 : 2 ** -7);
+  });
+});
