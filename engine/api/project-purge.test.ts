@@ -1,11 +1,13 @@
 // A deleted project's documents leave no readable trace in the workspace files: the text of a
 // note marked as containing PHI is gone from workspace.sqlite and its write-ahead log once the
 // purge is over (secure_delete zeroes freed pages; the purge then checkpoints and truncates the
-// log), not merely unlinked and left in free pages for anyone with the file to read.
+// log), not merely unlinked and left in free pages for anyone with the file to read; and the
+// space it took goes back to the disk.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../store/db.ts';
 import { checkpointAndTruncateLog, createProject } from '../store/projects.ts';
@@ -50,6 +52,10 @@ describe('purging a deleted project', () => {
     expect(occurrences(t.dir)).toBe(0);
     await t.engine.close();
     expect(occurrences(t.dir)).toBe(0);
+    // The pages it took went back to the disk (the file has no free pages left).
+    const file = new Database(join(t.dir, 'data', 'workspace.sqlite'), { readonly: true });
+    expect(file.pragma('freelist_count', { simple: true })).toBe(0);
+    file.close();
   }, 30_000);
 
   it('empties the log without waiting for an export reading an older snapshot', () => {

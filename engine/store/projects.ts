@@ -166,6 +166,19 @@ export function mergeSearchIndexStep(db: WriteDb, pages: number): boolean {
 }
 
 /**
+ * Gives up to 1024 free pages (4 MB; a purged project's, zeroed by secure_delete) back to the
+ * disk, moving pages in use from the end of the file into them; true while free pages remain.
+ * The file shrinks at the next checkpoint. A workspace made before incremental auto-vacuum (see
+ * upgradeSchema) cannot: false at once, and later imports reuse its free pages instead.
+ */
+export function releaseFreePages(db: WriteDb): boolean {
+  if (db.get<{ auto_vacuum: number }>(sql`PRAGMA auto_vacuum`)?.auto_vacuum !== 2) return false;
+  // NOTE: run by exec, which steps it to the end: a prepared statement's one step frees one page.
+  db.exec(sql`PRAGMA incremental_vacuum(1024)`);
+  return (db.get<{ freelist_count: number }>(sql`PRAGMA freelist_count`)?.freelist_count ?? 0) > 0;
+}
+
+/**
  * Copies the log's pages into the database file and empties the log, so pages a purge zeroed
  * (secure_delete) replace the old text in both files; false when a reader still holds an older
  * snapshot (an export): the log is then emptied at a later checkpoint or when Benchtop closes.

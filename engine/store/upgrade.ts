@@ -28,6 +28,12 @@ export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVers
   if (pending.length === 0) return;
   const to = MIGRATIONS.length;
   const backup = from > 0 && dbPath !== ':memory:' ? backupBeforeUpgrade(db, dbPath, from, to) : undefined;
+  // A new file keeps a list of its free pages so they can be given back to the disk a few at a
+  // time (releaseFreePages) once a deleted project is purged: without it the file never shrank.
+  // Set before the first table; in WAL mode it takes a VACUUM (of an empty file: instant). A
+  // workspace made earlier would need a VACUUM of all its data, so it keeps reusing its pages.
+  if (from === 0 && db.get<{ n: number }>(sql`SELECT count(*) AS n FROM sqlite_schema`)?.n === 0)
+    db.exec(sql`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`);
   try {
     db.transaction(() => {
       for (const migration of pending) {
