@@ -1,6 +1,8 @@
 // Load and save Hugging Face model folders (config.json, model.safetensors or pytorch_model.bin,
 // vocab.txt, tokenizer files) of the supported encoder families: float32 weights, re-tied heads,
 // validation.
+// A config.json without model_type (written before transformers 2.x) takes its family from the
+// weight names (family-guess.ts).
 // Not for: checking the full parameter list on load (the model builder does) or sharded checkpoints.
 
 import {
@@ -19,6 +21,7 @@ import { embeddingWidth, maxSequenceLength, parseHfConfig } from '../model/confi
 import { toHfConfig } from '../model/config-write.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
+import { familyFromWeightNames, namesFamily } from './family-guess.ts';
 import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
@@ -102,14 +105,21 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
       'missing: a Hugging Face model folder needs config.json (save the model with save_pretrained)',
     );
   }
-  const config = parseHfConfig(readJsonFile(configFile), configFile);
+  let json = readJsonFile(configFile);
+  let weightsFile: string | undefined;
+  let raw: Map<string, HostTensor> | undefined;
+  if (!namesFamily(json)) {
+    // An old config (BioBERT v1.1, Bio_ClinicalBERT): the weight names tell the family.
+    weightsFile = pickWeightsFile(dir, options);
+    raw = readWeights(weightsFile);
+    const family = familyFromWeightNames(raw.keys(), existsSync(path.join(dir, 'vocab.txt')));
+    if (family) json = { ...(json as Record<string, unknown>), model_type: family };
+  }
+  const config = parseHfConfig(json, configFile);
 
-  const weightsFile = pickWeightsFile(dir, options);
+  weightsFile ??= pickWeightsFile(dir, options);
   const sourceFormat = weightsFile.endsWith('.bin') ? 'pytorch' : 'safetensors';
-  const raw =
-    sourceFormat === 'pytorch'
-      ? readTorchCheckpoint(weightsFile)
-      : readSafetensors(weightsFile).tensors;
+  raw ??= readWeights(weightsFile);
   const weights = normaliseWeights(raw, config, weightsFile);
 
   const prefix = basePrefix(config);
@@ -210,6 +220,10 @@ function checkSpecialTokens(vocab: readonly string[], tokenizer: TokenizerSettin
     `lacks the special token${missing.length > 1 ? 's' : ''} ${names}, and the model has no embedding row for ${missing.length > 1 ? 'them' : 'it'} ` +
       `(${known.size} distinct tokens, vocab_size ${rows}): use the vocab.txt that belongs to this model`,
   );
+}
+
+function readWeights(file: string): Map<string, HostTensor> {
+  return file.endsWith('.bin') ? readTorchCheckpoint(file) : readSafetensors(file).tensors;
 }
 
 function pickWeightsFile(dir: string, options: LoadHfOptions): string {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { loadHfFolder } from './hf-folder.ts';
+import { expectedParameterShapes } from './param-shapes.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { legacyTorchFile } from './test-helpers.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
@@ -24,6 +25,40 @@ function copyGolden(model: string, drop: string[] = []): string {
   mkdirSync(dir);
   for (const f of readdirSync(path.join(GOLDENS, model)))
     if (!f.startsWith('goldens.') && !drop.includes(f)) cpSync(path.join(GOLDENS, model, f), path.join(dir, f));
+  return dir;
+}
+
+function editJson(file: string, edit: (j: Record<string, unknown>) => void): void {
+  const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  edit(j);
+  writeFileSync(file, JSON.stringify(j));
+}
+
+/** The keys of a config.json written before transformers 2.x (Bio_ClinicalBERT's, sized to the golden). */
+const OLD_CONFIG_KEYS = ['attention_probs_dropout_prob', 'hidden_act', 'hidden_dropout_prob', 'hidden_size', 'initializer_range', 'intermediate_size', 'max_position_embeddings', 'num_attention_heads', 'num_hidden_layers', 'type_vocab_size', 'vocab_size'];
+
+/**
+ * A folder as old BioBERT conversions ship it, from the bert-masked-lm golden: a config.json
+ * without model_type or architectures, a legacy pytorch_model.bin of BertForPreTraining (also
+ * `cls.seq_relationship`) with TensorFlow's LayerNorm gamma/beta names, vocab.txt and no
+ * tokenizer files.
+ */
+function oldBioBertFolder(prefixed = true): string {
+  const dir = copyGolden('bert-masked-lm', ['pytorch_model.bin', 'model.safetensors', 'tokenizer_config.json', 'special_tokens_map.json', 'generation_config.json']);
+  editJson(path.join(dir, 'config.json'), (j) => {
+    for (const k of Object.keys(j)) if (!OLD_CONFIG_KEYS.includes(k)) delete j[k];
+  });
+  const tensors = new Map<string, HostTensor>();
+  for (const [k, t] of readTorchCheckpoint(path.join(GOLDENS, 'bert-masked-lm/pytorch_model.bin'))) {
+    if (!prefixed && !k.startsWith('bert.')) continue; // a bare BertModel has no heads
+    const name = (prefixed ? k : k.slice('bert.'.length)).replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta');
+    tensors.set(name, t);
+  }
+  if (prefixed) {
+    tensors.set('cls.seq_relationship.weight', { dtype: 'float32', dims: [2, 32], data: new Float32Array(64).fill(0.5) });
+    tensors.set('cls.seq_relationship.bias', { dtype: 'float32', dims: [2], data: new Float32Array(2) });
+  }
+  writeFileSync(path.join(dir, 'pytorch_model.bin'), legacyTorchFile(tensors));
   return dir;
 }
 
@@ -122,6 +157,32 @@ describe('legacy (pre-1.6, non-zip) pytorch_model.bin, as in older BioBERT and B
     new DataView(bad.buffer).setBigInt64(first, 7n, true);
     writeFileSync(file, bad);
     expect(loadError(dir).message).toMatch(/legacy PyTorch checkpoint: storage "\d+" holds 7 elements but the state dict says \d+/);
+  });
+});
+
+describe('config.json without model_type or architectures (written before transformers 2.x)', () => {
+  it.each([true, false])('takes the family from the weight names (task model prefixes: %s) and loads the encoder', (prefixed) => {
+    const dir = oldBioBertFolder(prefixed);
+    const m = loadHfFolder(dir);
+    expect(m.config.architecture).toBe('bert');
+    // No head is named: the encoder, for fine-tuning (the pretraining heads are not read).
+    expect(m.config.task).toBe('base');
+    const expected = [...expectedParameterShapes(m.config).keys()];
+    expect(expected.some((k) => k.startsWith('cls.'))).toBe(false);
+    const ref = loadHfFolder(path.join(GOLDENS, 'bert-masked-lm'));
+    for (const name of expected) {
+      const r = ref.weights.get(name); // BertForMaskedLM has no pooler: optional in an encoder
+      if (r) expect(bytesOf(m.weights.get(name) as HostTensor).equals(bytesOf(r)), name).toBe(true);
+      else expect(name).toMatch(/^bert\.pooler\./);
+    }
+  });
+
+  it('refuses one whose weights do not show the family, saying what to add', () => {
+    const dir = oldBioBertFolder(false);
+    rmSync(path.join(dir, 'vocab.txt')); // a bare BERT-layout encoder could be RoBERTa's
+    const e = loadError(dir);
+    expect(e.file).toBe(path.join(dir, 'config.json'));
+    expect(e.reason).toMatch(/^no model_type or architectures, and the weight names do not show the family: add "model_type" to config\.json \(e\.g\. "bert"/);
   });
 });
 

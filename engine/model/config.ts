@@ -132,7 +132,7 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   } else {
     const what =
       modelType === undefined
-        ? 'no model_type or architectures'
+        ? 'no model_type or architectures, and the weight names do not show the family: add "model_type" to config.json (e.g. "bert" for a BioBERT or ClinicalBERT model)'
         : `unsupported model_type "${modelType}"`;
     throw new CheckpointError(file, `${what} (${SUPPORTED})`);
   }
