@@ -14,7 +14,7 @@ import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
 import { getLabelSchema } from '../store/projects.ts';
-import { documentCandidates } from '../tasks/re-data.ts';
+import { documentCandidates, typeSpelling } from '../tasks/re-data.ts';
 import { rangeAt, sentenceRanges } from '../tasks/segments.ts';
 import {
   type EvaluateResult,
@@ -264,8 +264,7 @@ function requireCandidatePairs(
   // Document by document, stopping at the first with a pair: this runs on the engine's thread.
   if (pairs.length === 0 || gold.some((d) => documentCandidates([d], pairs, '', { withGold: false }).length > 0))
     return;
-  const named = (type: string): string =>
-    schemaTypes.find((s) => s.toLowerCase() === type.toLowerCase()) ?? type;
+  const named = typeSpelling(schemaTypes);
   const kinds = [...new Set(pairs.map(([a, b]) => `${named(a)}–${named(b)}`))].join(', ');
   throw new ApiError(
     'invalid',

@@ -158,7 +158,7 @@ describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encode
       expect(far).toBeGreaterThan(0);
       expect(r.items).toBe(35 * 35 - far);
       expect(r.issues.map((i) => `${i.file}: ${i.message}`)).toEqual([
-        'documents: 1 of 2 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)',
+        'documents: 1 of 2 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (Chemical–Disease)',
         `documents: document notes/list-1: ${far} entity pairs were left out: more than 50 other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for, and 1 annotated relation links such a pair`,
       ]);
     }, 30_000);

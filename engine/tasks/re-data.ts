@@ -60,6 +60,16 @@ export function maskType(type: string): string {
   );
 }
 
+/**
+ * Names the mask types a model relates (`CHEMICAL`) as `spellings` write them (a project's
+ * schema or a data set's entity types: "Chemical"); a type none of them spells keeps its name.
+ */
+export function typeSpelling(spellings: readonly string[]): (type: string) => string {
+  const byMask = new Map<string, string>();
+  for (const s of spellings) if (!byMask.has(maskType(s))) byMask.set(maskType(s), s);
+  return (type) => byMask.get(maskType(type)) ?? type;
+}
+
 /** The negative label among `labels` (the given one, else a conventional name), or undefined. */
 export function guessNegativeLabel(labels: readonly string[], given?: string): string | undefined {
   if (given !== undefined) return given;
