@@ -176,8 +176,8 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     }
   }
   const vocabFile = path.join(dir, 'vocab.txt');
-  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
   if (!existsSync(vocabFile)) {
+    const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
     if (options.requireVocab === false) return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
     const bpe = existsSync(path.join(dir, 'merges.txt')) || existsSync(path.join(dir, 'spiece.model'));
     const fast = existsSync(path.join(dir, 'tokenizer.json'));
@@ -193,6 +193,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     );
   }
   const vocab = readVocab(vocabFile);
+  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab);
   if (vocab.length > config.vocabSize) {
     throw new CheckpointError(
       vocabFile,

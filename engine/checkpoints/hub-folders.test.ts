@@ -10,6 +10,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { loadHfFolder } from './hf-folder.ts';
 import { expectedParameterShapes } from './param-shapes.ts';
+import { makeTokenizer } from '../tasks/model-setup.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { legacyTorchFile } from './test-helpers.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
@@ -183,6 +184,44 @@ describe('config.json without model_type or architectures (written before transf
     const e = loadError(dir);
     expect(e.file).toBe(path.join(dir, 'config.json'));
     expect(e.reason).toMatch(/^no model_type or architectures, and the weight names do not show the family: add "model_type" to config\.json \(e\.g\. "bert"/);
+  });
+});
+
+/** Capitalises every other whole-word token of a folder's vocab.txt, as in a cased vocabulary. */
+function caseVocab(dir: string): void {
+  const file = path.join(dir, 'vocab.txt');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const cased = lines.map((t, i) => (i % 2 === 1 && /^[a-z]{3,}$/.test(t) ? t[0]?.toUpperCase() + t.slice(1) : t));
+  writeFileSync(file, cased.join('\n'));
+}
+
+describe('tokenizer_config.json without do_lower_case (older cased uploads ship none)', () => {
+  it('does not lower-case text for a cased vocabulary, and does for an uncased one', () => {
+    const cased = oldBioBertFolder();
+    caseVocab(cased);
+    const m = loadHfFolder(cased);
+    expect(m.tokenizer.doLowerCase).toBe(false);
+    const word = m.vocab.find((t, i) => i % 2 === 1 && /^[A-Z][a-z]{2,}$/.test(t)) as string;
+    expect(makeTokenizer(m.vocab, m.tokenizer).tokenize(`${word} ${word.toLowerCase()}`).tokens[0]).toBe(word);
+    // A tokenizer_config.json with other keys only says nothing about casing either.
+    writeFileSync(path.join(cased, 'tokenizer_config.json'), JSON.stringify({ model_max_length: 512 }));
+    expect(loadHfFolder(cased).tokenizer.doLowerCase).toBe(false);
+    const uncased = oldBioBertFolder();
+    const u = loadHfFolder(uncased);
+    expect(u.tokenizer.doLowerCase).toBe(true);
+    expect(makeTokenizer(u.vocab, u.tokenizer).tokenize('Charles').tokens).toEqual(['charles']);
+  });
+
+  it('keeps an explicit do_lower_case, whatever the vocabulary', () => {
+    const dir = oldBioBertFolder();
+    caseVocab(dir);
+    writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({ do_lower_case: true }));
+    expect(loadHfFolder(dir).tokenizer.doLowerCase).toBe(true);
+    const uncased = copyGolden('bert-token-classification');
+    editJson(path.join(uncased, 'tokenizer_config.json'), (j) => {
+      j['do_lower_case'] = false;
+    });
+    expect(loadHfFolder(uncased).tokenizer.doLowerCase).toBe(false);
   });
 });
 

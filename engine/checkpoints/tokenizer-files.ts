@@ -127,8 +127,29 @@ function modelMaxLength(v: unknown, file: string, maxPositions: number): number 
   return v > 1e9 ? maxPositions : v;
 }
 
-/** Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults. */
-export function readTokenizerSettings(dir: string, maxPositions: number): TokenizerSettings {
+/**
+ * Whether a WordPiece vocabulary was built from cased text: at least 1% of its tokens (special
+ * and [unused] tokens aside) hold an upper-case letter. An uncased vocabulary has none, since
+ * its text was lower-cased first; bert-base-cased and BioBERT have thousands ("The", "DNA").
+ */
+export function vocabIsCased(vocab: readonly string[]): boolean {
+  let words = 0;
+  let upper = 0;
+  for (const t of vocab) {
+    if (/^\[[^\]]*\]$|^<[^>]*>$/.test(t)) continue;
+    words++;
+    if (/\p{Lu}/u.test(t)) upper++;
+  }
+  return upper > 0 && upper >= words / 100;
+}
+
+/**
+ * Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults, but for
+ * do_lower_case. HF lower-cases when tokenizer_config.json leaves it out, and older cased uploads
+ * (BioBERT, Bio_ClinicalBERT) ship none: their capitalised tokens ("DNA", "The") would never
+ * match. Left out, it follows the casing of `vocab` (lower-case when there is none).
+ */
+export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = []): TokenizerSettings {
   const cfgPath = path.join(dir, 'tokenizer_config.json');
   const mapPath = path.join(dir, 'special_tokens_map.json');
   const obj = (path: string): Record<string, unknown> => {
@@ -164,7 +185,7 @@ export function readTokenizerSettings(dir: string, maxPositions: number): Tokeni
     if (v !== undefined) specialTokens[k] = v;
   }
   return {
-    doLowerCase: bool('do_lower_case', true),
+    doLowerCase: bool('do_lower_case', !vocabIsCased(vocab)),
     stripAccents: typeof sa === 'boolean' ? sa : null,
     tokenizeChineseChars: bool('tokenize_chinese_chars', true),
     modelMaxLength: modelMaxLength(tc['model_max_length'], cfgPath, maxPositions),
