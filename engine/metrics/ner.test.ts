@@ -86,6 +86,55 @@ function seqevalOracle(yTrue: string[][], yPred: string[][]): Record<string, [nu
   return out;
 }
 
+/**
+ * Port of seqeval 1.x mode="strict", scheme=IOB2 (`Entities` / `Tokens.entities` with IOB2's
+ * start/inside/end patterns: an entity is B-X then I-X of the same type; an I- that does not
+ * continue one is no entity), and its classification_report numbers: per-type [tp, fp, fn],
+ * micro F1 and macro F1 over the types found in either side; 0 where a ratio is 0/0.
+ */
+function seqevalStrictReport(
+  yTrue: string[][],
+  yPred: string[][],
+): { perType: Record<string, [number, number, number]>; micro: number; macro: number } {
+  const entities = (seq: string[][]): Set<string> => {
+    const out = new Set<string>();
+    seq.forEach((sent, s) => {
+      const tok = (t: string): [string, string] => [t.charAt(0), t.slice(1).replace(/^-+|-+$/g, '') || '_'];
+      const ext = [...sent, 'O'].map(tok);
+      for (let i = 0; i < sent.length; i++) {
+        const [prefix, type] = ext[i] ?? ['O', '_'];
+        if (prefix !== 'B') continue;
+        let end = i + 1;
+        while (ext[end]?.[0] === 'I' && ext[end]?.[1] === type) end++;
+        out.add(`${type}\t${s}\t${i}\t${end}`);
+        i = end - 1;
+      }
+    });
+    return out;
+  };
+  const t = entities(yTrue);
+  const p = entities(yPred);
+  const div = (a: number, b: number): number => (b === 0 ? 0 : a / b);
+  const f1 = (tp: number, fp: number, fn: number): number => {
+    const [pr, rc] = [div(tp, tp + fp), div(tp, tp + fn)];
+    return div(2 * pr * rc, pr + rc);
+  };
+  const perType: Record<string, [number, number, number]> = {};
+  for (const type of [...new Set([...t, ...p].map((c) => c.split('\t')[0] ?? ''))].sort()) {
+    const tt = [...t].filter((c) => c.startsWith(`${type}\t`));
+    const pp = [...p].filter((c) => c.startsWith(`${type}\t`));
+    const tp = tt.filter((c) => p.has(c)).length;
+    perType[type] = [tp, pp.length - tp, tt.length - tp];
+  }
+  const rows = Object.values(perType);
+  const sum = (k: number): number => rows.reduce((a, r) => a + (r[k] ?? 0), 0);
+  return {
+    perType,
+    micro: f1(sum(0), sum(1), sum(2)),
+    macro: div(rows.reduce((a, [tp, fp, fn]) => a + f1(tp, fp, fn), 0), rows.length),
+  };
+}
+
 describe('evaluateNerTags vs seqeval', () => {
   it('reproduces the seqeval README example', () => {
     const yTrue = [['O', 'O', 'O', 'B-MISC', 'I-MISC', 'I-MISC', 'O'], ['B-PER', 'I-PER', 'O']];
@@ -110,6 +159,58 @@ describe('evaluateNerTags vs seqeval', () => {
       const ours = Object.fromEntries(Object.entries(strict.per_type).map(([k, r]) => [k, [r.tp, r.fp, r.fn]]));
       expect(ours).toEqual(oracle);
     }
+  });
+
+  it('equals seqeval mode="strict" (IOB2) on the tags the engine scores, micro and macro', () => {
+    // Gold comes from spans and predictions go through repairBio, so both are valid IOB2, where
+    // seqeval's strict and default modes agree. On raw tags the modes differ, and the engine
+    // follows the default one (as conlleval): see the next test.
+    const cases: [string, string[][], string[][]][] = [
+      ['I- without B-', [['O', 'B-A', 'I-A', 'O']], [['O', 'I-A', 'I-A', 'O']]],
+      ['B- then I- of another type', [['B-A', 'B-B', 'I-B']], [['B-A', 'I-B', 'I-B']]],
+      ['entities at the sequence end', [['O', 'B-A', 'I-A'], ['B-B']], [['O', 'B-A', 'I-A'], ['I-B']]],
+      ['type switch mid-entity', [['B-A', 'I-A', 'I-A']], [['B-A', 'I-A', 'I-B']]],
+      ['empty gold', [['O', 'O']], [['B-A', 'I-A']]],
+      ['empty prediction', [['B-A', 'O', 'B-B']], [['O', 'O', 'O']]],
+      ['nothing anywhere (0/0 is reported as 0, as seqeval does)', [['O']], [['O']]],
+    ];
+    for (const [name, yTrue, yPred] of cases) {
+      const t = yTrue.map(repairBio);
+      const p = yPred.map(repairBio);
+      const want = seqevalStrictReport(t, p);
+      const { strict } = evaluateNerTags(t, p);
+      const got = {
+        perType: Object.fromEntries(Object.entries(strict.per_type).map(([k, r]) => [k, [r.tp, r.fp, r.fn]])),
+        micro: strict.micro.f1,
+        macro: strict.macro.f1,
+      };
+      expect(got, name).toEqual(want);
+      // Raw tags scored by the engine give the same numbers as their repaired form.
+      expect(evaluateNerTags(yTrue, yPred).strict, name).toEqual(strict);
+    }
+    let seed = 4242;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const vocab = ['O', 'O', 'B-A', 'I-A', 'B-B', 'I-B', 'I-C'];
+    for (let trial = 0; trial < 300; trial++) {
+      const lens = Array.from({ length: 1 + rand(4) }, () => rand(9));
+      const gen = (): string[][] => lens.map((n) => repairBio(Array.from({ length: n }, () => vocab[rand(vocab.length)] ?? 'O')));
+      const [t, p] = [gen(), gen()];
+      const { strict } = evaluateNerTags(t, p);
+      const want = seqevalStrictReport(t, p);
+      expect(strict.micro.f1).toBeCloseTo(want.micro, 12);
+      expect(strict.macro.f1).toBeCloseTo(want.macro, 12);
+    }
+  });
+
+  it('on tags that are not valid IOB2, follows seqeval default mode, not mode="strict"', () => {
+    // seqeval strict drops an I-A after O and the I-B after B-A; the default mode (and the
+    // engine, which decodes model output the same way) counts them as entities.
+    const t = [['O', 'I-A', 'I-A', 'O', 'B-A', 'I-B']];
+    expect(seqevalStrictReport(t, t).perType).toEqual({ A: [1, 0, 0] });
+    expect(seqevalOracle(t, t)).toEqual({ A: [2, 0, 0], B: [1, 0, 0] });
+    const { strict } = evaluateNerTags(t, t);
+    expect(strict.per_type.A).toMatchObject({ tp: 2, fp: 0, fn: 0 });
+    expect(strict.per_type.B).toMatchObject({ tp: 1, fp: 0, fn: 0 });
   });
 
   it('checks sentence counts and lengths', () => {
