@@ -5,7 +5,7 @@
 // workspace's registerModel lineage (engine/store/models.ts) for runs started from the app.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { LineageInput, LineageKind, PhiStatus } from '../store/models.ts';
 import { type VocabularyRecord, vocabularySentence } from './vocab-origin.ts';
@@ -40,12 +40,27 @@ export interface LineageRecord {
   vocabulary?: VocabularyRecord;
 }
 
+/**
+ * The bytes of a file, 1 MB at a time: transfer and pretraining text may be larger than one read
+ * can return (2 GiB), which failed with Node's "File size (…) is greater than 2 GiB". Each chunk is
+ * valid until the next one is read.
+ */
+export function* fileChunks(file: string): Generator<Buffer> {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) yield buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** sha256 over the files under `root` (names and contents, in walk order). */
 export function hashFiles(files: readonly string[]): string {
   const h = createHash('sha256');
   for (const f of files) {
     h.update(path.basename(f));
-    h.update(readFileSync(f));
+    for (const chunk of fileChunks(f)) h.update(chunk);
   }
   return h.digest('hex');
 }

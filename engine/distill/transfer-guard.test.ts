@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { distillTask } from './task-distill.ts';
+import { hashFiles } from './lineage.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 
 const NOTE = 'Patient Jane Roe was admitted with acute kidney failure.\nShe also has asthma since childhood.\n';
@@ -71,4 +72,19 @@ describe('transfer text that is private data', () => {
     const elsewhere = path.join(s.dir, 'elsewhere');
     await expect(distillTask({ ...args, teacher: elsewhere, privateData: s.note, alpha: 0.5 })).rejects.toThrow(/notes\.jsonl: this transfer file repeats/);
   });
+
+  it('checks and hashes a transfer file larger than one read can hold (2 GiB), a chunk at a time', () => {
+    const s = setup('guard-huge');
+    // Sparse: text past the 8 KB the binary check reads, then zeros up to just over 2 GiB (no disk used for them).
+    const big = path.join(s.dir, 'big-corpus.txt');
+    writeFileSync(big, 'A public sentence about the weather and the sea.\n'.repeat(400));
+    truncateSync(big, 2 ** 31 + 16);
+    try {
+      // Both read the whole file with readFileSync, which failed: "File size (…) is greater than 2 GiB".
+      expect(() => checkTransferNotPrivate([big], { teacher: s.teacher })).not.toThrow();
+      expect(hashFiles([big])).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      rmSync(big);
+    }
+  }, 180_000);
 });

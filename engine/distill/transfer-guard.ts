@@ -6,12 +6,13 @@
 // such documents in any layout (`privateTexts`: their texts, and the fingerprints recorded beside
 // a teacher the workbench trained: fingerprint-file.ts; see text-overlap.ts).
 
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
 import { readFingerprintFile } from './fingerprint-file.ts';
+import { fileChunks } from './lineage.ts';
 import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */
@@ -64,11 +65,19 @@ function teacherData(teacherDir: string, known: Known): void {
   }
 }
 
-/** sha256 of the bytes, and of the text without a UTF-8 byte-order mark when it has one. */
-function contentHashes(bytes: Buffer): string[] {
-  const out = [createHash('sha256').update(bytes).digest('hex')];
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) out.push(createHash('sha256').update(bytes.subarray(3)).digest('hex'));
-  return out;
+/** sha256 of a file's bytes, and of its text without a UTF-8 byte-order mark when it has one (streamed). */
+function contentHashes(file: string): string[] {
+  const whole = createHash('sha256');
+  let unmarked: Hash | undefined;
+  let first = true;
+  for (const chunk of fileChunks(file)) {
+    whole.update(chunk);
+    // A first read of a non-empty file returns at least 3 bytes unless the file is shorter.
+    if (first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) unmarked = createHash('sha256');
+    unmarked?.update(first ? chunk.subarray(3) : chunk);
+    first = false;
+  }
+  return [whole.digest('hex'), ...(unmarked ? [unmarked.digest('hex')] : [])];
 }
 
 /**
@@ -128,7 +137,7 @@ export function checkTransferNotPrivate(
   if (opts.privateData !== undefined) {
     for (const f of allFiles(opts.privateData)) {
       known.paths.set(realOrResolved(f), 'the private labelled data (--private-data)');
-      for (const h of contentHashes(readFileSync(f))) known.hashes.set(h, 'the private labelled data (--private-data)');
+      for (const h of contentHashes(f)) known.hashes.set(h, 'the private labelled data (--private-data)');
     }
   }
   for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
@@ -139,7 +148,7 @@ export function checkTransferNotPrivate(
     // A folder walk skips links inside it; a link given as the root is followed (see text-files).
     for (const f of checkTextSources([root])) {
       const byPath = known.paths.get(realOrResolved(f));
-      const byContent = byPath === undefined && known.hashes.size > 0 ? contentHashes(readFileSync(f)).map((h) => known.hashes.get(h)).find((w) => w !== undefined) : undefined;
+      const byContent = byPath === undefined && known.hashes.size > 0 ? contentHashes(f).map((h) => known.hashes.get(h)).find((w) => w !== undefined) : undefined;
       const what = byPath ?? byContent;
       if (what !== undefined) {
         throw new Error(`${f}: this transfer file is ${what} (same ${byPath !== undefined ? 'file' : 'content'}); transfer text must hold no private data: remove it from --transfer`);
