@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../store/db.ts';
 import { checkpointAndTruncateLog, createProject } from '../store/projects.ts';
 import { sql } from '../store/sql.ts';
+import { upgradeBackupPath } from '../store/upgrade.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 const NAME = 'Quixmarchova';
@@ -46,10 +47,17 @@ describe('purging a deleted project', () => {
     expect((await t.call('documents:list', { projectId, search: NAME.toLowerCase() })).total).toBe(40);
     expect(occurrences(t.dir)).toBeGreaterThan(0);
 
+    // A copy kept from an upgrade holds the notes too (upgradeSchema): it goes with the project.
+    const backup = upgradeBackupPath(join(t.dir, 'data', 'workspace.sqlite'), 8);
+    writeFileSync(backup, lines.join('\n'));
+    await sleep(50);
+    expect(existsSync(backup)).toBe(true); // kept while nothing is deleted
+
     await t.call('projects:delete', { projectId });
     // The purge runs in the background: wait (up to 10 s) for it to leave nothing behind.
     for (let waited = 0; occurrences(t.dir) > 0 && waited < 10_000; waited += 50) await sleep(50);
     expect(occurrences(t.dir)).toBe(0);
+    expect(existsSync(backup)).toBe(false);
     await t.engine.close();
     expect(occurrences(t.dir)).toBe(0);
     // The pages it took went back to the disk (the file has no free pages left).

@@ -12,6 +12,7 @@ import {
   releaseFreePages,
   setSearchIndexDeleteMerge,
 } from '../store/projects.ts';
+import { removeUpgradeBackups } from '../store/upgrade.ts';
 import type { ApiContext } from './context.ts';
 import { toErrorInfo } from './errors.ts';
 
@@ -43,11 +44,15 @@ export function purgeDeletedProjects(ctx: ApiContext): Promise<void> {
 async function purgeLoop(ctx: ApiContext): Promise<void> {
   const { read, write } = ctx.ws;
   let isMergeOn: boolean | undefined;
+  let isBackupGone = false;
   for (;;) {
     await tick(); // never inside the request that marked the project; others answered between turns
     if (ctx.jobs.isClosing) return;
     const [id] = listDeletingProjects(read);
     if (id !== undefined) {
+      // The copy made before the last upgrade holds the project's documents too: it goes first.
+      if (!isBackupGone) removeUpgradeBackups(ctx.ws.dbPath);
+      isBackupGone = true;
       if (isMergeOn !== false) setSearchIndexDeleteMerge(write, (isMergeOn = false));
       if (purgeProjectBatch(write, id, PURGE_BATCH))
         ctx.emit('workspace:changed', { projectId: id, what: 'projects' }); // its rows are all gone

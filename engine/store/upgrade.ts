@@ -21,7 +21,7 @@ const BACKUP_NAME = /^workspace-schema-(\d+)-backup\.sqlite$/;
  * Runs the migrations after `from` (the database's user_version) as one transaction;
  * `setVersion` records each migration's version (PRAGMA user_version takes no parameters). A
  * file workspace that already has a schema is copied first: `upgradeBackupPath`, the only such
- * copy kept (older ones are removed once the upgrade is done).
+ * copy kept (older ones are removed once the upgrade is done; it goes when a project is deleted).
  */
 export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVersion: (version: number) => void): void {
   const pending = MIGRATIONS.slice(from);
@@ -81,9 +81,21 @@ function backupBeforeUpgrade(db: WriteDb, dbPath: string, from: number, to: numb
 }
 
 function removeOlderBackups(dbPath: string, from: number): void {
+  removeBackups(dbPath, (version) => version < from);
+}
+
+/**
+ * Removes the copy kept before the last upgrade: called when a project is deleted, whose
+ * documents the copy would otherwise keep on the disk after the workspace has let them go.
+ */
+export function removeUpgradeBackups(dbPath: string): void {
+  if (dbPath !== ':memory:') removeBackups(dbPath, () => true);
+}
+
+function removeBackups(dbPath: string, isOld: (version: number) => boolean): void {
   const folder = dirname(dbPath);
   for (const name of readdirSync(folder)) {
     const version = BACKUP_NAME.exec(name)?.[1];
-    if (version !== undefined && Number(version) < from) rmSync(join(folder, name), { force: true });
+    if (version !== undefined && isOld(Number(version))) rmSync(join(folder, name), { force: true });
   }
 }
