@@ -187,6 +187,30 @@ describe('config.json without model_type or architectures (written before transf
   });
 });
 
+describe('a head class Benchtop does not build', () => {
+  it('loads nlpie/bio-mobilebert (MobileBertForMaskedLM) as the MobileBERT encoder, its MLM head not read', () => {
+    const dir = copyGolden('mobilebert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    editJson(path.join(dir, 'config.json'), (j) => {
+      j['architectures'] = ['MobileBertForMaskedLM'];
+      delete j['id2label'];
+      delete j['label2id'];
+    });
+    const ref = readSafetensors(path.join(GOLDENS, 'mobilebert-token-classification/model.safetensors')).tensors;
+    const tensors = new Map([...ref].filter(([k]) => !k.startsWith('classifier.')));
+    const vocab = ref.get('mobilebert.embeddings.word_embeddings.weight')?.dims[0] as number;
+    tensors.set('cls.predictions.bias', { dtype: 'float32', dims: [vocab], data: new Float32Array(vocab) });
+    tensors.set('cls.predictions.dense.weight', { dtype: 'float32', dims: [2, 2], data: new Float32Array(4) });
+    writeSafetensors(path.join(dir, 'model.safetensors'), tensors);
+    const m = loadHfFolder(dir);
+    expect([m.config.architecture, m.config.task]).toEqual(['mobilebert', 'base']);
+    for (const name of expectedParameterShapes(m.config).keys()) {
+      const r = ref.get(name);
+      if (r) expect(bytesOf(m.weights.get(name) as HostTensor).equals(bytesOf(r)), name).toBe(true);
+      else expect(name).toMatch(/^mobilebert\.pooler\./);
+    }
+  });
+});
+
 /** Capitalises every other whole-word token of a folder's vocab.txt, as in a cased vocabulary. */
 function caseVocab(dir: string): void {
   const file = path.join(dir, 'vocab.txt');

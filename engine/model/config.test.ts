@@ -92,8 +92,8 @@ describe('parseHfConfig', () => {
         new RegExp(`/x/config\\.json: unsupported architecture "${arch}".*supported: model_type "bert", "distilbert", "roberta", "electra", "albert", "mobilebert"`),
       );
     }
-    expect(() => parseHfConfig({ architectures: ['RobertaForMaskedLM'] }, 'f')).toThrow(
-      /masked-LM heads are built for BERT and DistilBERT only/,
+    expect(() => parseHfConfig({ architectures: ['XLMRobertaForMaskedLM'] }, 'f')).toThrow(
+      /unsupported architecture "XLMRobertaForMaskedLM" \(supported: model_type "bert"/,
     );
     expect(() => parseHfConfig({ model_type: 'xlnet' }, 'f')).toThrow(
       /unsupported model_type "xlnet"/,
@@ -103,9 +103,6 @@ describe('parseHfConfig', () => {
     );
     expect(() => parseHfConfig({ model_type: 'albert', num_hidden_layers: 12, num_hidden_groups: 5 }, 'f')).toThrow(
       /not a multiple of num_hidden_groups 5/,
-    );
-    expect(() => parseHfConfig({ architectures: ['BertForQuestionAnswering'] }, 'f')).toThrow(
-      /BertForMaskedLM/,
     );
     expect(() =>
       parseHfConfig({ architectures: ['BertModel'], model_type: 'distilbert' }, 'f'),
@@ -123,6 +120,28 @@ describe('parseHfConfig', () => {
     expect(() =>
       parseHfConfig({ model_type: 'bert', position_embedding_type: 'relative_key' }, 'f'),
     ).toThrow(/position_embedding_type/);
+  });
+
+  it('reads a head class it does not build (nlpie/bio-mobilebert\'s MobileBertForMaskedLM) as its family\'s encoder', () => {
+    // Refused before: the encoder, which fine-tuning starts from, was there to use.
+    const cases: [string, string][] = [
+      ['MobileBertForMaskedLM', 'mobilebert'],
+      ['MobileBertForPreTraining', 'mobilebert'],
+      ['RobertaForMaskedLM', 'roberta'],
+      ['ElectraForPreTraining', 'electra'],
+      ['AlbertForMaskedLM', 'albert'],
+      ['BertForQuestionAnswering', 'bert'],
+      ['DistilBertForQuestionAnswering', 'distilbert'],
+      ['BertLMHeadModel', 'bert'],
+    ];
+    for (const [cls, family] of cases) {
+      const c = parseHfConfig({ architectures: [cls] }, 'f');
+      expect([c.architecture, c.task], cls).toEqual([family, 'base']);
+    }
+    expect(() => parseHfConfig({ architectures: ['RobertaForMaskedLM'], model_type: 'bert' }, 'f')).toThrow(/does not match/);
+    expect(() => parseHfConfig({ architectures: ['RobertaPreLayerNormForMaskedLM'] }, 'f')).toThrow(/unsupported architecture/);
+    // A causal decoder is still refused.
+    expect(() => parseHfConfig({ architectures: ['BertLMHeadModel'], is_decoder: true }, 'f')).toThrow(/is_decoder/);
   });
 
   it('refuses keys of the wrong kind instead of falling back to a default', () => {

@@ -3,7 +3,7 @@
 // Not for: building graphs, loading weights (engine/checkpoints) or tokenizer settings.
 
 import { CheckpointError } from '../checkpoints/errors.ts';
-import { ARCHITECTURES, DEFAULTS, HIDDEN_ACTS, TASK_CLASS } from './families.ts';
+import { ARCHITECTURES, DEFAULTS, HIDDEN_ACTS, TASK_CLASS, familyOfHeadClass } from './families.ts';
 
 export type Architecture = 'bert' | 'distilbert' | 'roberta' | 'electra' | 'albert' | 'mobilebert';
 export type Task = 'token-classification' | 'sequence-classification' | 'masked-lm' | 'base';
@@ -114,11 +114,9 @@ export function parseHfConfig(json: unknown, file: string): EncoderConfig {
   let architecture: Architecture;
   let task: Task;
   if (archName !== undefined) {
-    const known = ARCHITECTURES[archName];
-    if (!known) {
-      const masked = /ForMaskedLM$|ForPreTraining$/.test(archName) ? ' (masked-LM heads are built for BERT and DistilBERT only)' : '';
-      throw new CheckpointError(file, `unsupported architecture "${archName}"${masked} (${SUPPORTED})`);
-    }
+    const headOnly = familyOfHeadClass(archName);
+    const known = ARCHITECTURES[archName] ?? (headOnly ? { architecture: headOnly, task: 'base' as const } : undefined);
+    if (!known) throw new CheckpointError(file, `unsupported architecture "${archName}" (${SUPPORTED})`);
     if (modelType !== undefined && modelType !== known.architecture) {
       throw new CheckpointError(
         file,

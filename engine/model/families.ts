@@ -46,6 +46,19 @@ for (const [architecture, tasks] of Object.entries(TASK_CLASS) as [Architecture,
   for (const [task, cls] of Object.entries(tasks) as [Task, string][]) ARCHITECTURES[cls] = { architecture, task };
 }
 
+/**
+ * The family of a head class this engine does not build (BertForQuestionAnswering,
+ * MobileBertForMaskedLM as nlpie/bio-mobilebert ships, ElectraForPreTraining): its encoder is
+ * that family's base model, as Hugging Face's AutoModelFor… loads it. Undefined for other names.
+ */
+export function familyOfHeadClass(name: string): Architecture | undefined {
+  for (const [architecture, tasks] of Object.entries(TASK_CLASS) as [Architecture, Partial<Record<Task, string>>][]) {
+    const stem = (tasks.base ?? '').replace(/Model$/, '');
+    if (name.startsWith(stem) && /^(For[A-Z]\w*|LMHeadModel)$/.test(name.slice(stem.length))) return architecture;
+  }
+  return undefined;
+}
+
 /** Families whose config.json uses BERT's key names (hidden_size, num_hidden_layers, …). */
 export const BERT_KEYED = new Set<Architecture>(['bert', 'roberta', 'electra', 'albert', 'mobilebert']);
 
