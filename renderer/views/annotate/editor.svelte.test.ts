@@ -142,6 +142,25 @@ describe('AnnotationEditor', () => {
     expect(ed.mode).toBe('idle');
   });
 
+  it('takes a clicked entity as the target after R or Relate…, not as a new selection', () => {
+    const { ed } = make();
+    ed.select('T4'); // olaparib (Chemical)
+    ed.startRelation();
+    expect(ed.mode).toBe('pick-target');
+    ed.clickEntity('T1'); // breast cancer (Disease)
+    expect(ed.mode).toBe('pick-type');
+    expect(ed.relationSource).toBe('T4');
+    expect(ed.relationTarget).toBe('T1');
+    ed.chooseType(0);
+    expect(ed.relations.map((r) => [r.type, r.arg1, r.arg2])).toEqual([['treats', 'T4', 'T1']]);
+    // Outside the relation flow a click selects; on the source itself it leaves the flow.
+    ed.clickEntity('T1');
+    expect([ed.mode, ed.selectedKey]).toEqual(['idle', 'T1']);
+    ed.startRelation();
+    ed.clickEntity('T1');
+    expect([ed.mode, ed.selectedKey]).toEqual(['idle', 'T1']);
+  });
+
   it('refuses a relation the schema does not allow, with a hint', () => {
     const { ed } = make();
     ed.select('T1');

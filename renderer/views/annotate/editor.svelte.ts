@@ -349,6 +349,16 @@ export class AnnotationEditor {
     }
   }
 
+  /**
+   * An entity clicked: while a relation's target is being picked (after R or Relate…), it becomes
+   * the target and the type is chosen next, as the arrow keys and Enter do; otherwise it is selected.
+   */
+  clickEntity(key: string): void {
+    const source = this.relationSource;
+    if (this.mode === 'pick-target' && source !== null && key !== source) this.dragRelation(source, key);
+    else this.select(key);
+  }
+
   /** A relation dragged from one entity to another: the type is chosen next. */
   dragRelation(source: string, target: string): void {
     if (source === target || !this.entity(source) || !this.entity(target)) return;
@@ -367,12 +377,7 @@ export class AnnotationEditor {
   /** Creates the relation with the chosen (or highlighted) type. */
   chooseType(index = this.typeIndex): void {
     const type = this.allowedTypes[index];
-    if (
-      this.mode !== 'pick-type' ||
-      !type ||
-      this.relationSource === null ||
-      this.relationTarget === null
-    )
+    if (this.mode !== 'pick-type' || !type || this.relationSource === null || this.relationTarget === null)
       return;
     const key = `R${++this.#relationNo}`;
     this.#commit(`Add ${type.name}`, [
