@@ -55,6 +55,13 @@ describe('workbench in browser mode', () => {
     await page.getByTestId('nav-documents').click();
     await page.getByTestId('documents-empty').waitFor();
     await screenshot(page, '02-documents-empty');
+    // The empty state's button goes as the panel opens: the keyboard moves on into the panel (it
+    // was left on <body>), and Escape there hands it to the header's Import….
+    await page.getByTestId('empty-import').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset.testid')).toBe('import-path');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset.testid')).toBe('open-import');
     await page.getByTestId('open-import').click();
     await page.getByTestId('import-path').fill(NCBI);
     await page.getByTestId('import-phi-no').check();
@@ -143,6 +150,15 @@ describe('workbench in browser mode', () => {
     await expect.poll(() => page.getByTestId('relation-item').count()).toBe(1);
     await page.keyboard.press('Control+z');
     await expect.poll(() => page.getByTestId('relation-item').count()).toBe(2);
+    // With the mouse alone: Relate… on the Disease, then a click on the Chemical's words picks it as
+    // the target (before, the click selected it and left the relation flow without a word). The
+    // schema has no Disease → Chemical relation, so the flow stays open and says so.
+    await page.locator(`[data-o="${w2.start}"]`).click();
+    await page.getByTestId('start-relation').click();
+    await page.locator(`[data-o="${w1.start}"]`).click();
+    await expect.poll(() => page.getByTestId('editor-hint').textContent()).toContain('No relation type allows Disease → Chemical');
+    await page.getByTestId('relation-flow').waitFor();
+    await page.keyboard.press('Escape');
     await expect
       .poll(() => page.getByTestId('save-state').textContent(), { timeout: 10_000 })
       .toBe('All changes saved');
