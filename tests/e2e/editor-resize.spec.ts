@@ -1,5 +1,6 @@
 // The annotation editor after the window is resized: its text blocks are laid out again for the
-// new width without running over each other, on a real sample note (mtsamples, one long line).
+// new width without running over each other, on a real sample note (mtsamples, one long line),
+// down to 200 % zoom on a laptop screen (683 × 384 CSS pixels).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,16 @@ describe('editor text after a resize', () => {
       await screenshot(page, `editor-resize-${width}`);
       expect(await overlaps(), `at ${width} px`).toEqual([]);
     }
+    // 200 % zoom on a 1366 × 768 laptop: the navigation moves to the top and the text keeps most
+    // of the width (beside the 208 px column it had about 100 px, two words a line), and the
+    // header's controls wrap inside the window instead of running off its right edge.
+    await page.setViewportSize({ width: 683, height: 384 });
+    await page.waitForTimeout(300);
+    await screenshot(page, 'editor-resize-683');
+    expect(await overlaps(), 'at 683 px').toEqual([]);
+    expect((await page.getByTestId('text-pane').boundingBox())!.width).toBeGreaterThan(683 / 2);
+    const next = (await page.getByRole('button', { name: 'Next document' }).boundingBox())!;
+    expect(next.x + next.width).toBeLessThanOrEqual(683);
     expect(app.problems).toEqual([]);
   });
 });
