@@ -168,8 +168,9 @@ export function mergeSearchIndexStep(db: WriteDb, pages: number): boolean {
 /**
  * Gives up to 1024 free pages (4 MB; a purged project's, zeroed by secure_delete) back to the
  * disk, moving pages in use from the end of the file into them; true while free pages remain.
- * The file shrinks at the next checkpoint. A workspace made before incremental auto-vacuum (see
- * upgradeSchema) cannot: false at once, and later imports reuse its free pages instead.
+ * The file shrinks at the next checkpoint. A workspace made before incremental auto-vacuum cannot
+ * until its next schema upgrade turns it on (upgradeSchema): false at once, and later imports
+ * reuse its free pages instead.
  */
 export function releaseFreePages(db: WriteDb): boolean {
   if (db.get<{ auto_vacuum: number }>(sql`PRAGMA auto_vacuum`)?.auto_vacuum !== 2) return false;

@@ -28,12 +28,8 @@ export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVers
   if (pending.length === 0) return;
   const to = MIGRATIONS.length;
   const backup = from > 0 && dbPath !== ':memory:' ? backupBeforeUpgrade(db, dbPath, from, to) : undefined;
-  // A new file keeps a list of its free pages so they can be given back to the disk a few at a
-  // time (releaseFreePages) once a deleted project is purged: without it the file never shrank.
-  // Set before the first table; in WAL mode it takes a VACUUM (of an empty file: instant). A
-  // workspace made earlier would need a VACUUM of all its data, so it keeps reusing its pages.
-  if (from === 0 && db.get<{ n: number }>(sql`SELECT count(*) AS n FROM sqlite_schema`)?.n === 0)
-    db.exec(sql`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`);
+  if (from > 0 || db.get<{ n: number }>(sql`SELECT count(*) AS n FROM sqlite_schema`)?.n === 0)
+    enableIncrementalVacuum(db);
   try {
     db.transaction(() => {
       for (const migration of pending) {
@@ -52,6 +48,18 @@ export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVers
     );
   }
   if (backup !== undefined) removeOlderBackups(dbPath, from);
+}
+
+/**
+ * Makes the file keep a list of its free pages, so they can be given back to the disk a few at a
+ * time (releaseFreePages) once a deleted project is purged: without it the file never shrank. It
+ * takes a VACUUM in WAL mode: instant for a new file; for a workspace made before, once, at its
+ * upgrade (about as long as the copy). A VACUUM is all or nothing: a full disk leaves the file
+ * as it was (and says so: db.ts turns SQLITE_FULL into an 'unwritable' StoreError).
+ */
+function enableIncrementalVacuum(db: WriteDb): void {
+  if (db.get<{ auto_vacuum: number }>(sql`PRAGMA auto_vacuum`)?.auto_vacuum === 2) return;
+  db.exec(sql`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`);
 }
 
 /**
