@@ -1,17 +1,20 @@
 // PDF importer: the text layer via pdfjs-dist (legacy Node build, no worker, no font or network
 // fetching). Pages are joined with a blank line and recorded as 'page' passages. A PDF without a
 // text layer is refused with an error telling the user to OCR it; files beyond maxBytes too,
-// files whose compressed streams unpack beyond a cap (a compression bomb), checked before pdfjs
-// (which holds a stream whole once decoded) sees them, and files with more pages than a cap
-// (pdfjs finds each page by walking the page tree from the start: 300,000 pages ran for hours).
-// The import's cancel hook is called before each page, so one long PDF can be stopped.
+// encrypted files and files whose streams unpack beyond a cap (a compression bomb), both checked
+// before pdfjs (which holds a stream whole once decoded) sees them (pdf-filters.ts), and files
+// with more pages than a cap (pdfjs finds each page by walking the page tree from the start:
+// 300,000 pages ran for hours). The import's cancel hook is called while the streams are counted
+// and before each page, so one long PDF can be stopped.
 
-import { createInflate } from 'node:zlib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { megabytes } from '../io/input-file.ts';
+import { ENCRYPTED_PDF, pdfUnpackProblem } from './pdf-filters.ts';
 import type { Document } from './types.ts';
 import type { ImportResult } from './common.ts';
 import { fileStem, formatError, makeIssue } from './common.ts';
+
+export { ENCRYPTED_PDF, MAX_PDF_STREAM_BYTES, pdfUnpackProblem } from './pdf-filters.ts';
 
 /** Default size limit for PDF and DOCX files (100 MB). */
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
@@ -26,65 +29,18 @@ export interface BinaryImportOptions {
   maxStreamBytes?: number;
   /** PDF: most pages read from one file; default MAX_PDF_PAGES. */
   maxPages?: number;
-  /** PDF: called before each page is read; throws to stop the import (Cancel, Ctrl-C). */
+  /** Called before each page of a PDF, between the parts of a DOCX and while they unpack; throws to stop the import (Cancel, Ctrl-C). */
   checkCancelled?: () => void;
 }
 
 /** The message for a PDF without extractable text. */
 export const NO_TEXT_LAYER = 'no text layer (scanned PDF?) — run OCR first';
 
-/** Most bytes the Flate streams of one PDF, images left out, may unpack to (text of ~100,000 pages). */
-export const MAX_PDF_STREAM_BYTES = 256 * 1024 * 1024;
-
 /**
  * Most pages read from one PDF: far above any clinical document (a long chart is hundreds of
  * pages; 3,000 pages take about 2 s), far below what makes the page-tree walk quadratic in time.
  */
 export const MAX_PDF_PAGES = 10_000;
-
-/** How many bytes a zlib stream unpacks to, counted up to `cap + 1` (what unpacks before damage counts). */
-function inflatedSize(data: Uint8Array, cap: number): Promise<number> {
-  return new Promise((resolve) => {
-    const inflate = createInflate();
-    let size = 0;
-    const done = (): void => {
-      inflate.removeAllListeners('data');
-      inflate.destroy();
-      resolve(size);
-    };
-    inflate.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > cap) done();
-    });
-    inflate.on('error', done);
-    inflate.on('end', done);
-    inflate.end(data);
-  });
-}
-
-/**
- * Why the PDF's streams cannot be unpacked safely, or undefined: each stream whose first filter
- * is FlateDecode is inflated (counted, not kept) until the cap is passed. Images are left out:
- * text extraction never decodes them, and scanned pages unpack to far more than any text.
- */
-export async function pdfUnpackProblem(bytes: Uint8Array, maxStreamBytes = MAX_PDF_STREAM_BYTES): Promise<string | undefined> {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let left = maxStreamBytes;
-  for (let at = b.indexOf('stream', 0, 'latin1'); at >= 0; at = b.indexOf('stream', at + 6, 'latin1')) {
-    if (at >= 3 && b.toString('latin1', at - 3, at) === 'end') continue;
-    const eol = b[at + 6] === 0x0d && b[at + 7] === 0x0a ? 2 : b[at + 6] === 0x0a || b[at + 6] === 0x0d ? 1 : 0;
-    if (eol === 0) continue; // 'stream' inside some other word or string
-    const head = b.toString('latin1', Math.max(0, at - 4096), at);
-    const dict = head.slice(Math.max(0, head.lastIndexOf('obj')));
-    if (!/\/Filter\s*\[?\s*\/(FlateDecode|Fl)\b/.test(dict) || /\/Subtype\s*\/Image\b/.test(dict)) continue;
-    const start = at + 6 + eol;
-    const end = b.indexOf('endstream', start, 'latin1');
-    left -= await inflatedSize(b.subarray(start, end < 0 ? b.length : end), left);
-    if (left < 0)
-      return `unpacks to more than ${Math.round(maxStreamBytes / 1024 / 1024)} MB (a compression bomb, or a PDF too large to read); split it into smaller files`;
-  }
-  return undefined;
-}
 
 /** Error issue for a file beyond the size limit, or null when within it. */
 export function sizeLimitIssue(size: number, file: string, maxBytes = DEFAULT_MAX_BYTES): ImportResult | null {
@@ -98,7 +54,7 @@ export function sizeLimitIssue(size: number, file: string, maxBytes = DEFAULT_MA
 export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImportOptions = {}): Promise<ImportResult> {
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
   if (tooBig) return tooBig;
-  const problem = await pdfUnpackProblem(bytes, opts.maxStreamBytes);
+  const problem = await pdfUnpackProblem(bytes, opts.maxStreamBytes, opts.checkCancelled);
   if (problem !== undefined) return { documents: [], issues: [makeIssue('error', file, problem)] };
   const task = getDocument({
     data: new Uint8Array(bytes), // pdfjs may detach the buffer it is given
@@ -116,11 +72,7 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
     pdf = await task.promise;
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
-    throw formatError(
-      name === 'PasswordException'
-        ? 'password-protected PDF; open it with its password and save an unprotected copy (or print it to PDF), then read that copy'
-        : 'invalid or damaged PDF',
-    );
+    throw formatError(name === 'PasswordException' ? ENCRYPTED_PDF : 'invalid or damaged PDF');
   }
   try {
     const maxPages = opts.maxPages ?? MAX_PDF_PAGES;

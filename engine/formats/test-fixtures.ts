@@ -37,11 +37,13 @@ const pdfString = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
 /**
  * Options of buildPdf: `flate` compresses each page's content stream, after `padding` spaces (a
- * compression bomb when large); `repeat` lists each page that many times in the page tree (one
- * page object, many pages: a large page count in a few bytes per page).
+ * compression bomb when large); `encode` turns it into other stream data and the dictionary
+ * entries that say how (`/Filter ...`); `repeat` lists each page that many times in the page tree
+ * (one page object, many pages: a large page count in a few bytes per page).
  */
 export interface PdfOptions {
   flate?: boolean;
+  encode?: (content: Buffer) => { data: Uint8Array; entries: string };
   padding?: number;
   repeat?: number;
 }
@@ -60,8 +62,9 @@ export function buildPdf(pages: string[][], opts: PdfOptions = {}): Uint8Array {
       ? lines.map((l, j) => `BT /F1 12 Tf 72 ${720 - j * 16} Td (${pdfString(l)}) Tj ET`).join('\n')
       : '0 0 1 rg 72 72 200 200 re f';
     const content = Buffer.concat([Buffer.alloc(opts.padding ?? 0, ' '), Buffer.from(ops, 'latin1')]);
-    const data = opts.flate ? deflateSync(content) : content;
-    const filter = opts.flate ? ' /Filter /FlateDecode' : '';
+    const encoded = opts.encode?.(content) ?? (opts.flate ? { data: deflateSync(content), entries: '/Filter /FlateDecode' } : { data: content, entries: '' });
+    const data = Buffer.from(encoded.data);
+    const filter = encoded.entries === '' ? '' : ` ${encoded.entries}`;
     objs.push(Buffer.concat([Buffer.from(`<< /Length ${data.length}${filter} >>\nstream\n`), data, Buffer.from('\nendstream')]));
   }
   const out: Buffer[] = [Buffer.from('%PDF-1.4\n')];

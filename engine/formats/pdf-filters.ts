@@ -1,0 +1,300 @@
+// What a PDF's streams unpack to, counted before pdfjs (which holds each decoded stream whole, one
+// copy per filter of a chain) sees them. Every stream other than an image is run through its whole
+// filter chain, as pdfjs decodes it (FlateDecode, LZWDecode, RunLengthDecode, ASCIIHexDecode,
+// ASCII85Decode, in any order and number), counted and not kept: the output of every filter counts
+// toward one cap for the file. Image codecs (DCT, JPX, JBIG2, CCITT) end a chain uncounted: text
+// extraction never decodes images. An encrypted PDF is refused: its streams cannot be counted
+// without decrypting them.
+
+import { Unzlib } from 'fflate';
+import { type PdfDict, PdfName, type PdfValue, pdfLayout, MAX_OBJECT_BYTES } from './pdf-objects.ts';
+
+/** Most bytes the streams of one PDF, images left out, may unpack to (text of ~100,000 pages). */
+export const MAX_PDF_STREAM_BYTES = 256 * 1024 * 1024;
+
+/** The message for an encrypted PDF. */
+export const ENCRYPTED_PDF =
+  'encrypted PDF (password-protected, or locked against copying or printing); Benchtop does not read encrypted PDFs: save or print it to an unencrypted PDF, then read that copy';
+
+/** A decoding step fed in chunks, as fflate's streams are: what it decodes goes to `ondata`. */
+interface Stage {
+  ondata: (data: Uint8Array<ArrayBuffer>, final: boolean) => void;
+  push(chunk: Uint8Array, final: boolean): void;
+}
+
+/** Bytes a decoder of ours hands on at a time. */
+const OUT_CHUNK = 64 * 1024;
+/** Bytes pushed into a stage at a time, so one push of Flate output stays a few MB. */
+const IN_CHUNK = 4 * 1024;
+
+/** A decoder that emits its output in OUT_CHUNK pieces and ignores what follows its end-of-data mark. */
+abstract class Decoder implements Stage {
+  ondata: Stage['ondata'] = () => undefined;
+  private out = new Uint8Array(OUT_CHUNK);
+  private n = 0;
+  protected ended = false;
+
+  protected put(byte: number): void {
+    this.out[this.n++] = byte;
+    if (this.n === OUT_CHUNK) this.flush(false);
+  }
+
+  private flush(final: boolean): void {
+    const data = this.out.slice(0, this.n);
+    this.n = 0;
+    this.ondata(data, final);
+  }
+
+  push(chunk: Uint8Array, final: boolean): void {
+    if (!this.ended) this.decode(chunk);
+    if (final) this.flush(true);
+  }
+
+  protected abstract decode(chunk: Uint8Array): void;
+}
+
+class AsciiHex extends Decoder {
+  private high = -1;
+  protected decode(chunk: Uint8Array): void {
+    for (const c of chunk) {
+      if (c === 0x3e) {
+        this.ended = true;
+        break;
+      }
+      const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66 ? (c | 0x20) - 0x57 : -1;
+      if (digit < 0) continue;
+      if (this.high < 0) this.high = digit;
+      else {
+        this.put((this.high << 4) | digit);
+        this.high = -1;
+      }
+    }
+  }
+}
+
+class Ascii85 extends Decoder {
+  private group: number[] = [];
+  protected decode(chunk: Uint8Array): void {
+    for (const c of chunk) {
+      if (c === 0x7e) {
+        this.ended = true;
+        // A final group of n characters is n - 1 bytes.
+        if (this.group.length > 1) this.emit(this.group.length - 1);
+        break;
+      }
+      if (c === 0x7a && this.group.length === 0) {
+        for (let i = 0; i < 4; i++) this.put(0);
+      } else if (c >= 0x21 && c <= 0x75) {
+        this.group.push(c - 0x21);
+        if (this.group.length === 5) this.emit(4);
+      }
+    }
+  }
+
+  private emit(bytes: number): void {
+    while (this.group.length < 5) this.group.push(84);
+    const v = this.group.reduce((acc, d) => acc * 85 + d, 0);
+    for (let i = 0; i < bytes; i++) this.put(Math.floor(v / 256 ** (3 - i)) & 0xff);
+    this.group = [];
+  }
+}
+
+class RunLength extends Decoder {
+  /** What the current run still needs: literal bytes to copy, or (negative) the count of a repeat. */
+  private pending = 0;
+  private literal = false;
+  protected decode(chunk: Uint8Array): void {
+    for (const c of chunk) {
+      if (this.pending > 0) {
+        if (this.literal) {
+          this.put(c);
+          this.pending--;
+        } else {
+          for (let i = 0; i < this.pending; i++) this.put(c);
+          this.pending = 0;
+        }
+      } else if (c === 128) {
+        this.ended = true;
+        break;
+      } else {
+        this.literal = c < 128;
+        this.pending = this.literal ? c + 1 : 257 - c;
+      }
+    }
+  }
+}
+
+/** LZW with 9- to 12-bit codes, clear code 256, end code 257, and /EarlyChange (default 1). */
+class Lzw extends Decoder {
+  private readonly prefix = new Int16Array(4096).fill(-1);
+  private readonly suffix = new Uint8Array(4096);
+  private readonly length = new Uint16Array(4096);
+  private readonly first = new Uint8Array(4096);
+  private readonly string = new Uint8Array(4096);
+  private next = 258;
+  private previous = -1;
+  private bits = 0;
+  private bitCount = 0;
+  private codeLength = 9;
+
+  constructor(private readonly earlyChange: number) {
+    super();
+    for (let i = 0; i < 256; i++) {
+      this.suffix[i] = i;
+      this.first[i] = i;
+      this.length[i] = 1;
+    }
+  }
+
+  protected decode(chunk: Uint8Array): void {
+    for (const c of chunk) {
+      this.bits = ((this.bits << 8) | c) & 0xfffff;
+      this.bitCount += 8;
+      while (this.bitCount >= this.codeLength && !this.ended) {
+        this.bitCount -= this.codeLength;
+        this.code((this.bits >>> this.bitCount) & ((1 << this.codeLength) - 1));
+      }
+      if (this.ended) break;
+    }
+  }
+
+  private code(code: number): void {
+    if (code === 256) {
+      this.next = 258;
+      this.previous = -1;
+      this.codeLength = 9;
+      return;
+    }
+    if (code === 257) {
+      this.ended = true;
+      return;
+    }
+    let head: number;
+    if (code < 256 || (code >= 258 && code < this.next)) head = this.first[code] ?? 0;
+    else if (code === this.next && this.previous >= 0) head = this.first[this.previous] ?? 0;
+    else {
+      this.ended = true; // damaged: pdfjs stops here too
+      return;
+    }
+    if (this.previous >= 0 && this.next < 4096) {
+      this.prefix[this.next] = this.previous;
+      this.suffix[this.next] = head;
+      this.length[this.next] = (this.length[this.previous] ?? 0) + 1;
+      this.first[this.next] = this.first[this.previous] ?? 0;
+      this.next++;
+    }
+    // Walk the code's string back to its first byte, then hand it on in order.
+    const n = this.length[code] ?? 0;
+    for (let i = n - 1, k = code; i >= 0; i--, k = this.prefix[k] ?? 0) this.string[i] = this.suffix[k] ?? 0;
+    for (let i = 0; i < n; i++) this.put(this.string[i] ?? 0);
+    this.previous = code;
+    const size = this.next + this.earlyChange;
+    this.codeLength = size >= 2048 ? 12 : size >= 1024 ? 11 : size >= 512 ? 10 : 9;
+  }
+}
+
+/** The name of each filter of a stream, and its /DecodeParms (one per filter when an array). */
+function filterChain(dict: PdfDict): { name: string; params: PdfValue | undefined }[] {
+  const filter = dict.get('Filter');
+  const names = Array.isArray(filter) ? filter : filter === undefined || filter === null ? [] : [filter];
+  const params = dict.get('DecodeParms');
+  return names.map((f, i) => ({
+    name: f instanceof PdfName ? f.name : '',
+    params: Array.isArray(params) ? params[i] : params,
+  }));
+}
+
+/** A decoding stage for a filter pdfjs decodes when reading text, or undefined (images, unknown names). */
+function stageFor(name: string, params: PdfValue | undefined): Stage | undefined {
+  switch (name) {
+    case 'FlateDecode':
+    case 'Fl':
+      return new Unzlib();
+    case 'LZWDecode':
+    case 'LZW': {
+      const early = params instanceof Map ? params.get('EarlyChange') : undefined;
+      return new Lzw(early === 0 ? 0 : 1);
+    }
+    case 'RunLengthDecode':
+    case 'RL':
+      return new RunLength();
+    case 'ASCIIHexDecode':
+    case 'AHx':
+      return new AsciiHex();
+    case 'ASCII85Decode':
+    case 'A85':
+      return new Ascii85();
+    default:
+      return undefined;
+  }
+}
+
+/** Thrown out of a chain when the cap is passed. */
+class TooLarge extends Error {}
+
+/** Pushes `data` into `stage` IN_CHUNK bytes at a time. */
+function feed(stage: Stage, data: Uint8Array, final: boolean): void {
+  if (data.length === 0 && final) stage.push(data, true);
+  for (let at = 0; at < data.length; at += IN_CHUNK) stage.push(data.subarray(at, at + IN_CHUNK), final && at + IN_CHUNK >= data.length);
+}
+
+/** How long the checks run before they let other work (a Cancel) through. */
+const YIELD_MS = 50;
+
+/**
+ * Why the PDF's streams cannot be unpacked safely, or undefined: an encrypted file, an object
+ * that runs on past MAX_OBJECT_BYTES, or streams (images left out) that unpack to more than the
+ * cap, every filter of every chain counted. `checkCancelled` is called every YIELD_MS of work,
+ * after a pause that lets a Cancel request in; it throws to stop.
+ */
+export async function pdfUnpackProblem(
+  bytes: Uint8Array,
+  maxStreamBytes = MAX_PDF_STREAM_BYTES,
+  checkCancelled?: () => void,
+): Promise<string | undefined> {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const layout = pdfLayout(b);
+  if (layout.encrypted) return ENCRYPTED_PDF;
+  if (layout.overrun) return `invalid or damaged PDF (an object runs on for more than ${MAX_OBJECT_BYTES / 1024 / 1024} MB)`;
+  let left = maxStreamBytes;
+  const count = (n: number): void => {
+    left -= n;
+    if (left < 0) throw new TooLarge();
+  };
+  let free = performance.now();
+  for (const { dict, start, end } of layout.streams) {
+    const subtype = dict.get('Subtype');
+    if (subtype instanceof PdfName && subtype.name === 'Image') continue;
+    const stages: Stage[] = [];
+    for (const { name, params } of filterChain(dict)) {
+      const stage = stageFor(name, params);
+      if (!stage) break; // an image codec or a filter pdfjs does not know: decoded no further
+      stages.push(stage);
+    }
+    if (stages.length === 0) continue;
+    stages.forEach((stage, i) => {
+      const next = stages[i + 1];
+      stage.ondata = (data, final) => {
+        count(data.length);
+        if (next) feed(next, data, final);
+      };
+    });
+    const first = stages[0] as Stage;
+    const data = b.subarray(start, end);
+    for (let at = 0; at < data.length || at === 0; at += 64 * 1024) {
+      try {
+        feed(first, data.subarray(at, at + 64 * 1024), at + 64 * 1024 >= data.length);
+      } catch (err) {
+        if (err instanceof TooLarge)
+          return `unpacks to more than ${Math.round(maxStreamBytes / 1024 / 1024)} MB (a compression bomb, or a PDF too large to read); split it into smaller files`;
+        break; // damaged data: what unpacked before the damage is counted, as pdfjs reads that far
+      }
+      if (performance.now() - free > YIELD_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        checkCancelled?.();
+        free = performance.now();
+      }
+    }
+  }
+  return undefined;
+}
