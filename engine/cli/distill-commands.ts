@@ -37,7 +37,7 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
 }
 
 /** `isUnsaved`: whether a stopped run saved nothing to resume from. */
-async function withContext<T extends { status: string; out: string; steps: number }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
+async function withContext<T extends { status: string; out: string; steps: number; lineage?: { statement: string } }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
   const ctx = cliContext();
   const onSigint = (): void => {
     if (ctx.cancelled) process.exit(130);
@@ -49,7 +49,9 @@ async function withContext<T extends { status: string; out: string; steps: numbe
     const r = await run(ctx);
     ctx.close();
     const early = r.status === 'cancelled' && isUnsaved(r);
-    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; lineage in ${r.out}/lineage.json)` : early ? 'stopped before the first step; nothing was saved' : `${r.status} at step ${r.steps}: run the same command again to resume`);
+    // The status the model was given (a --private-data student is PHI-bearing) is said, not only filed.
+    const status = r.lineage !== undefined ? `${r.lineage.statement}; ` : '';
+    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; ${status}lineage in ${r.out}/lineage.json)` : early ? 'stopped before the first step; nothing was saved' : `${r.status} at step ${r.steps}: run the same command again to resume`);
     if (r.status === 'cancelled') throw new StoppedError();
     return r;
   } finally {

@@ -28,10 +28,14 @@ describe('distilling from a student that saw private labelled data', () => {
     writeFileSync(priv, pubtator);
     const wiki = path.join(dir, 'wiki.txt');
     writeFileSync(wiki, readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8').slice(0, 40_000));
-    const distill = (teacherDir: string, transfer: string, out: string, extra: string[] = []): Promise<{ code: number; errors: string }> =>
+    const distill = (teacherDir: string, transfer: string, out: string, extra: string[] = []): Promise<{ code: number; errors: string; output: string }> =>
       cli(['distill', '--task', 'ner', '--teacher', teacherDir, '--transfer', transfer, '--student-preset', 'small-2L-128', '--steps', '2', '--batch-size', '2', '--out', path.join(dir, out), ...extra]);
-    expect(await distill(teacher, wiki, 'mixed', ['--private-data', priv, '--alpha', '0.5'])).toMatchObject({ code: 0, errors: '' });
+    const first = await distill(teacher, wiki, 'mixed', ['--private-data', priv, '--alpha', '0.5']);
+    expect(first).toMatchObject({ code: 0, errors: '' });
     const mixed = path.join(dir, 'mixed');
+    // The user is told, before the run and at its end, not only in lineage.json.
+    expect(first.output).toContain('note: 50% of the steps train on the private labelled data, so the student will be recorded as trained on PHI');
+    expect(first.output).toContain(`done: ${mixed} (2 steps; trained on PHI: private (possibly PHI-bearing) records contributed gradients; lineage in ${mixed}/lineage.json)`);
     expect(readdirSync(mixed)).toContain(FINGERPRINT_FILE);
     expect(readFileSync(path.join(mixed, FINGERPRINT_FILE)).toString('latin1')).not.toContain(notes[0]!.slice(0, 20));
 
@@ -44,7 +48,10 @@ describe('distilling from a student that saw private labelled data', () => {
       expect(existsSync(path.join(dir, 'again'))).toBe(false);
     }
     // A student of transfer text alone has nothing of its own to keep.
-    expect(await distill(mixed, wiki, 'clean')).toMatchObject({ code: 0, errors: '' });
+    const clean = await distill(mixed, wiki, 'clean');
+    expect(clean).toMatchObject({ code: 0, errors: '' });
+    expect(clean.output).toContain('2 steps; no PHI in training data; distilled from a PHI-trained teacher; lineage in');
+    expect(clean.output).not.toContain('train on the private labelled data');
     expect(readdirSync(path.join(dir, 'clean'))).not.toContain(FINGERPRINT_FILE);
   }, 120_000);
 });

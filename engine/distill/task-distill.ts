@@ -243,6 +243,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
       privateEx = enc.train;
     }
     if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
+    ctx.emit({ type: 'log', message: `note: ${Math.round(alpha * 100)}% of the steps train on the private labelled data, so the student will be recorded as trained on PHI (lineage.json): treat it as PHI-bearing, like the teacher; leave the private data out for a student that learns from the transfer text only` });
   }
 
   // Teacher outputs, once, on disk.
