@@ -21,6 +21,7 @@ import {
   textSha256,
 } from '../store/documents.ts';
 import { getLabelSchema, getProject } from '../store/projects.ts';
+import { isWorkspaceFailure } from '../store/errors.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
@@ -195,12 +196,16 @@ async function importInto(
     };
     try {
       save(batch);
-    } catch {
+    } catch (err) {
+      // A full disk or a damaged workspace fails every document alike: the import fails (and
+      // keeps nothing) instead of skipping each one.
+      if (isWorkspaceFailure(err)) throw err;
       // One bad document rolls back its batch: retry one by one to isolate it.
       for (const d of batch) {
         try {
           save([d]);
         } catch (err) {
+          if (isWorkspaceFailure(err)) throw err;
           const why =
             err instanceof Error && err.name === 'StoreError' ? err.message : 'could not be saved';
           saveIssues.push({

@@ -59,3 +59,11 @@ export function sqliteFailure(dbPath: string, err: unknown): StoreError | undefi
   if (why === undefined) return undefined;
   return new StoreError('unwritable', `${dbPath} could not be written, so nothing of this change was saved: ${why}, then try again.`, { cause: err });
 }
+
+/**
+ * Whether `err` is a failure of the workspace itself (a full disk, a disk error, a damaged file)
+ * rather than of the data given: trying the same write again, or the next one, fails alike.
+ */
+export function isWorkspaceFailure(err: unknown): boolean {
+  return err instanceof StoreError && (err.code === 'unwritable' || err.code === 'corrupt');
+}
