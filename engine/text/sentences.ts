@@ -2,8 +2,9 @@
 // Splits on . ! ? (plus closing quotes/brackets) before whitespace and an uppercase letter, digit or
 // opening quote, on blank lines, on line breaks next to section headers or before list items, and
 // on MTSamples' flattened line breaks ("...effusion.,2.  Trace ..." / "PLAN:,1.").
-// Deliberately conservative: abbreviations, initials, list numbers and decimals never split, and a
-// plain wrapped line break does not split. No ML model, no tokenization.
+// Deliberately conservative: abbreviations, initials, list numbers and decimals never split, nor
+// does a period inside brackets that close later on its line ("(P = 0. 03)"), and a plain wrapped
+// line break does not split. No ML model, no tokenization.
 
 /** A sentence as a trimmed [start, end) range of the input text. */
 export interface SentenceSpan {
@@ -220,13 +221,34 @@ function flattenedBreak(text: string, comma: number, segStart: number): boolean 
   return prev === ':' || !periodIsNotFinal(text, skipBack(text, p, '.'), segStart, k);
 }
 
+/** How far ahead (characters, same line) a bracket left open before a period may close. */
+const BRACKET_REACH = 200;
+
+/**
+ * Does the bracket nesting `depth` open at `k` close again within BRACKET_REACH characters of
+ * the same line? Then a period before `k` is inside the brackets: "(P = 0. 03)", "(EC 1. 1. 1. 49)".
+ */
+function closesAhead(text: string, k: number, depth: number): boolean {
+  let d = depth;
+  const stop = Math.min(text.length, k + BRACKET_REACH);
+  for (let i = k; i < stop && d > 0; i++) {
+    const c = text.charAt(i);
+    if (isLineBreak(c)) return false;
+    if (c === '(' || c === '[') d++;
+    else if (c === ')' || c === ']') d--;
+  }
+  return d === 0;
+}
+
 /** Splits text into trimmed sentence spans, in order, covering every non-whitespace character. */
 export function splitSentences(text: string): SentenceSpan[] {
   const cuts: number[] = [];
   let segStart = 0;
+  let depth = 0; // round/square brackets open since the last cut
   const cut = (at: number): void => {
     cuts.push(at);
     segStart = at;
+    depth = 0;
   };
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -237,9 +259,12 @@ export function splitSentences(text: string): SentenceSpan[] {
       continue;
     }
     if (c === ',') {
-      if (flattenedBreak(text, i, segStart)) cut(i + 1);
+      if (flattenedBreak(text, i, segStart) && !(depth > 0 && closesAhead(text, i + 1, depth)))
+        cut(i + 1);
       continue;
     }
+    if (c === '(' || c === '[') depth++;
+    else if ((c === ')' || c === ']') && depth > 0) depth--;
     if (c !== '.' && c !== '!' && c !== '?') continue;
     const runStart = i;
     let j = i;
@@ -256,6 +281,9 @@ export function splitSentences(text: string): SentenceSpan[] {
     while (k < n && RE_WS.test(text.charAt(k))) k++;
     if (k >= n || !startsSentence(text, k)) continue;
     if (onlyDots && periodIsNotFinal(text, runStart, segStart, k)) continue;
+    let open = depth;
+    for (let q = runEnd; q < j; q++) if (')]'.includes(text.charAt(q)) && open > 0) open--;
+    if (open > 0 && closesAhead(text, k, open)) continue;
     cut(j);
   }
   cuts.push(n);
