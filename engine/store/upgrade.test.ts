@@ -89,11 +89,14 @@ describe('opening a workspace from an older version', () => {
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('keeps only the copy made before the latest upgrade', () => {
+  it('keeps only the copy made before the latest upgrade, not older ones nor one cut short', () => {
     const { dir, file } = olderWorkspace(6);
     writeFileSync(upgradeBackupPath(file, 3), 'a copy left by an earlier upgrade');
+    const cutShort = join(dir, '.workspace-schema-5-backup.sqlite.4242.tmp'); // a copy whose upgrade was killed
+    writeFileSync(cutShort, 'half a copy');
     openWorkspace(dir).close();
     expect(existsSync(upgradeBackupPath(file, 3))).toBe(false);
+    expect(existsSync(cutShort)).toBe(false);
     expect(versionOf(upgradeBackupPath(file, 6))).toBe(6);
     openWorkspace(dir).close(); // nothing to upgrade: no copy made, the last one kept
     expect(readdirSync(dir).filter((n) => n.endsWith('-backup.sqlite'))).toEqual(['workspace-schema-6-backup.sqlite']);

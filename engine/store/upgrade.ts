@@ -15,7 +15,8 @@ export function upgradeBackupPath(dbPath: string, version: number): string {
   return join(dirname(dbPath), `workspace-schema-${Math.trunc(version)}-backup.sqlite`);
 }
 
-const BACKUP_NAME = /^workspace-schema-(\d+)-backup\.sqlite$/;
+/** A kept copy, or the hidden temp file of one cut short (tempBeside's name: a killed upgrade). */
+const BACKUP_NAME = /^(\.)?workspace-schema-(\d+)-backup\.sqlite(\.\d+\.tmp)?$/;
 
 /**
  * Runs the migrations after `from` (the database's user_version) as one transaction;
@@ -88,8 +89,9 @@ function backupBeforeUpgrade(db: WriteDb, dbPath: string, from: number, to: numb
   return backup;
 }
 
+/** Removes the copies of schemas before `from`, and any copy cut short (each holds notes). */
 function removeOlderBackups(dbPath: string, from: number): void {
-  removeBackups(dbPath, (version) => version < from);
+  removeBackups(dbPath, (version, isTemp) => isTemp || version < from);
 }
 
 /**
@@ -100,10 +102,10 @@ export function removeUpgradeBackups(dbPath: string): void {
   if (dbPath !== ':memory:') removeBackups(dbPath, () => true);
 }
 
-function removeBackups(dbPath: string, isOld: (version: number) => boolean): void {
+function removeBackups(dbPath: string, isOld: (version: number, isTemp: boolean) => boolean): void {
   const folder = dirname(dbPath);
   for (const name of readdirSync(folder)) {
-    const version = BACKUP_NAME.exec(name)?.[1];
-    if (version !== undefined && isOld(Number(version))) rmSync(join(folder, name), { force: true });
+    const m = BACKUP_NAME.exec(name);
+    if (m !== null && isOld(Number(m[2]), m[3] !== undefined)) rmSync(join(folder, name), { force: true });
   }
 }
