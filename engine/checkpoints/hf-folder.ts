@@ -22,6 +22,7 @@ import { toHfConfig } from '../model/config-write.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { familyFromWeightNames, namesFamily } from './family-guess.ts';
+import { readFolderVocab } from './folder-vocab.ts';
 import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
@@ -30,7 +31,6 @@ import {
   formatVocab,
   readJsonFile,
   readTokenizerSettings,
-  readVocab,
   specialTokensMapJson,
   tokenizerConfigJson,
 } from './tokenizer-files.ts';
@@ -175,30 +175,17 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
       }
     }
   }
-  const vocabFile = path.join(dir, 'vocab.txt');
-  if (!existsSync(vocabFile)) {
+  if (options.requireVocab === false && !existsSync(path.join(dir, 'vocab.txt'))) {
     const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
-    if (options.requireVocab === false) return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
-    const bpe = existsSync(path.join(dir, 'merges.txt')) || existsSync(path.join(dir, 'spiece.model'));
-    const fast = existsSync(path.join(dir, 'tokenizer.json'));
-    throw new CheckpointError(
-      vocabFile,
-      bpe
-        ? 'missing: this model uses a BPE or SentencePiece tokenizer (merges.txt / spiece.model), and Benchtop tokenizes text with WordPiece only; ' +
-            'token-id work (benchtop forward, export-onnx) still runs on it'
-        : fast
-          ? 'missing: the folder has only a fast tokenizer (tokenizer.json), and Benchtop reads the WordPiece vocab.txt; ' +
-            'write it with transformers: AutoTokenizer.from_pretrained(folder).save_vocabulary(folder)'
-          : 'missing: this engine needs the WordPiece vocab.txt that belongs to the model',
-    );
+    return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
   }
-  const vocab = readVocab(vocabFile);
-  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab);
+  const { vocab, file: vocabFile, lowercase } = readFolderVocab(dir);
+  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab, lowercase);
   if (vocab.length > config.vocabSize) {
     throw new CheckpointError(
       vocabFile,
       `has ${vocab.length} tokens but the model has only ${config.vocabSize} embedding rows ` +
-        '(vocab_size); ids past the table would be out of range: use the vocab.txt that belongs to this model',
+        `(vocab_size); ids past the table would be out of range: use the ${path.basename(vocabFile)} that belongs to this model`,
     );
   }
   checkSpecialTokens(vocab, tokenizer, vocabFile, config.vocabSize);

@@ -249,6 +249,63 @@ describe('tokenizer_config.json without do_lower_case (older cased uploads ship 
   });
 });
 
+/** tokenizer.json as Hugging Face tokenizers writes it for a BERT WordPiece vocabulary. */
+function tokenizerJson(vocab: readonly string[], lowercase: boolean): Record<string, unknown> {
+  const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: specials.map((content) => ({ id: vocab.indexOf(content), content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }] },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocab.map((t, i) => [t, i])) },
+  };
+}
+
+describe('a folder with a fast tokenizer only (tokenizer.json, no vocab.txt)', () => {
+  it('reads the WordPiece vocabulary from tokenizer.json and tokenizes as with vocab.txt', () => {
+    const ref = loadHfFolder(path.join(GOLDENS, 'bert-token-classification'));
+    const dir = copyGolden('bert-token-classification', ['vocab.txt']);
+    writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(ref.vocab, true)));
+    const m = loadHfFolder(dir);
+    expect(m.vocab).toEqual(ref.vocab);
+    expect(m.tokenizer).toEqual(ref.tokenizer);
+    const text = 'The patient, Charles, was admitted to the hospital in 1994.';
+    expect(makeTokenizer(m.vocab, m.tokenizer).encode(text)).toEqual(makeTokenizer(ref.vocab, ref.tokenizer).encode(text));
+  });
+
+  it("follows the normaliser's lowercase when tokenizer_config.json leaves do_lower_case out", () => {
+    const dir = oldBioBertFolder();
+    caseVocab(dir);
+    const vocab = readFileSync(path.join(dir, 'vocab.txt'), 'utf8').split('\n').filter((t) => t !== '');
+    rmSync(path.join(dir, 'vocab.txt'));
+    writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab, true)));
+    expect(loadHfFolder(dir).tokenizer.doLowerCase).toBe(true); // the cased vocabulary alone would say false
+    writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab, false)));
+    expect(loadHfFolder(dir).tokenizer.doLowerCase).toBe(false);
+  });
+
+  it('refuses ids with a gap or given twice, naming tokenizer.json and never quoting a token', () => {
+    const vocab = loadHfFolder(path.join(GOLDENS, 'bert-token-classification')).vocab;
+    const dir = copyGolden('bert-token-classification', ['vocab.txt']);
+    const file = path.join(dir, 'tokenizer.json');
+    const gap = tokenizerJson(vocab, true);
+    const model = gap['model'] as { vocab: Record<string, number> };
+    model.vocab['charles'] = vocab.length + 3;
+    writeFileSync(file, JSON.stringify(gap));
+    const e1 = loadError(dir);
+    expect(e1.file).toBe(file);
+    expect(e1.reason).toBe(`no token has the id ${vocab.indexOf('charles')} (the ids must run from 0 without gaps)`);
+    model.vocab['charles'] = 7;
+    writeFileSync(file, JSON.stringify(gap));
+    expect(loadError(dir).reason).toBe('"model"."vocab" gives id 7 to a second, different token');
+    expect(loadError(dir).message).not.toMatch(/charles/);
+  });
+});
+
 describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
   it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);

@@ -1,6 +1,7 @@
 // WordPiece tokenizer files of a Hugging Face model folder: vocab.txt, tokenizer_config.json and
 // special_tokens_map.json, read into plain settings and written back in HF's layout.
-// Not for: tokenizing text (see the tokenizer module) or fast-tokenizer tokenizer.json files.
+// Not for: tokenizing text (see the tokenizer module) or fast-tokenizer tokenizer.json files
+// (folder-vocab.ts).
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -147,9 +148,10 @@ export function vocabIsCased(vocab: readonly string[]): boolean {
  * Read tokenizer settings from a folder; missing files give HF's BertTokenizer defaults, but for
  * do_lower_case. HF lower-cases when tokenizer_config.json leaves it out, and older cased uploads
  * (BioBERT, Bio_ClinicalBERT) ship none: their capitalised tokens ("DNA", "The") would never
- * match. Left out, it follows the casing of `vocab` (lower-case when there is none).
+ * match. Left out, it follows `lowercase` (a tokenizer.json's normaliser) where given, else the
+ * casing of `vocab` (lower-case when there is none).
  */
-export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = []): TokenizerSettings {
+export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = [], lowercase?: boolean): TokenizerSettings {
   const cfgPath = path.join(dir, 'tokenizer_config.json');
   const mapPath = path.join(dir, 'special_tokens_map.json');
   const obj = (path: string): Record<string, unknown> => {
@@ -185,7 +187,7 @@ export function readTokenizerSettings(dir: string, maxPositions: number, vocab: 
     if (v !== undefined) specialTokens[k] = v;
   }
   return {
-    doLowerCase: bool('do_lower_case', !vocabIsCased(vocab)),
+    doLowerCase: bool('do_lower_case', lowercase ?? !vocabIsCased(vocab)),
     stripAccents: typeof sa === 'boolean' ? sa : null,
     tokenizeChineseChars: bool('tokenize_chinese_chars', true),
     modelMaxLength: modelMaxLength(tc['model_max_length'], cfgPath, maxPositions),
