@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchDemoApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, focusLog, launchDemoApp, recordFocus, screenshot } from './fixtures.ts';
 
 const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
 let app: App;
@@ -52,6 +52,8 @@ describe('model screens in browser mode', () => {
       .poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 })
       .toBe('Finished');
     expect(await chartPoints('f1-chart')).toBeGreaterThan(0);
+    // In %, as "Best dev F1" beside it and the Evaluate screen: the axis ends at 100, not at 1.
+    expect(await page.getByTestId('f1-chart').locator('text.tick').allTextContents()).toContain('100');
     // Dev F1 stops improving long before 120 steps, and the run says that is why it stopped.
     await expect
       .poll(() => page.getByTestId('run-outcome').textContent())
@@ -147,11 +149,16 @@ describe('model screens in browser mode', () => {
     await page.getByTestId('distill-steps').fill('4');
     expect(await page.getByTestId('student-phi').textContent()).toBe('No patient data');
     await screenshot(page, '17-distill-review');
-    await page.getByTestId('start-distill').click();
+    // Started from the keyboard, the keyboard stays on a control throughout (Start was disabled
+    // while the run started, which dropped it to <body>).
+    await page.getByTestId('start-distill').focus();
+    await recordFocus(page);
+    await page.keyboard.press('Enter');
     await page.getByTestId('run-monitor').waitFor();
     await expect
       .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
       .toBe('Finished');
+    expect(await focusLog(page)).not.toContain('BODY');
     await screenshot(page, '18-distill-finished');
     // The trained model and the distilled student (the shipped default student is listed too).
     const models = await apiCall(app.server, 'models:list', {});
