@@ -1,8 +1,10 @@
 // DOCX import on a generated fixture (a zip built with fflate), plus a damaged file, the size
-// limit, an old .doc renamed .docx and zip bombs (XML that unpacks beyond the cap).
+// limit, an old .doc renamed .docx, zip bombs (XML that unpacks beyond the cap), cancel part-way,
+// and the Word markup a clinician's letters have (breaks, tracked changes, fields, tables).
 
 import { strToU8, unzipSync, zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import mammoth from 'mammoth';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { docxUnpackProblem, importDocx } from './docx.ts';
 import { buildDocx } from './test-fixtures.ts';
 
@@ -45,6 +47,21 @@ function asZip64(zip: Uint8Array): Uint8Array {
   return new Uint8Array(Buffer.concat([b.subarray(0, eocd), record, end]));
 }
 
+/** A DOCX whose body is `body` (WordprocessingML), in the transitional namespace or another one. */
+function docxWithBody(body: string, ns = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main'): Uint8Array {
+  const parts = unzipSync(buildDocx([]));
+  parts['word/document.xml'] = strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${ns}"><w:body>${body}</w:body></w:document>`);
+  return zipSync(parts);
+}
+
+const run = (inner: string): string => `<w:r>${inner}</w:r>`;
+const para = (...runs: string[]): string => `<w:p>${runs.join('')}</w:p>`;
+const t = (text: string): string => `<w:t xml:space="preserve">${text}</w:t>`;
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe('importDocx', () => {
   it('extracts paragraphs as raw text', async () => {
     const { documents, issues } = await importDocx(buildDocx(['First paragraph.', 'Second & third <x>.']), 'letter.docx');
@@ -73,39 +90,88 @@ describe('importDocx', () => {
     expect(res.issues[0]?.message).toMatch(/^a Word 97-2003 \.doc file or a password-protected \.docx.*save it as an unprotected \.docx$/);
   });
 
-  it('refuses XML that unpacks beyond the cap, whatever sizes the zip declares', () => {
+  it('refuses XML that unpacks beyond the cap, whatever sizes the zip declares', async () => {
     const bomb = buildDocx(['a'.repeat(3 << 20)]); // 3 MB of XML in a few KB
     expect(bomb.length).toBeLessThan(64 << 10);
-    expect(docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
-    expect(docxUnpackProblem(bomb, 4 << 20)).toBeUndefined();
+    expect(await docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
+    expect(await docxUnpackProblem(bomb, 4 << 20)).toBeUndefined();
     // The central directory now claims every part unpacks to 10 bytes: the cap still holds.
     const lying = Buffer.from(bomb);
     for (let i = 0; i + 46 <= lying.length; i++)
       if (lying.readUInt32LE(i) === 0x02014b50) lying.writeUInt32LE(10, i + 24);
-    expect(docxUnpackProblem(lying, 1 << 20)).toMatch(/zip bomb/);
-    expect(docxUnpackProblem(buildDocx(['Ordinary letter.']))).toBeUndefined();
+    expect(await docxUnpackProblem(lying, 1 << 20)).toMatch(/zip bomb/);
+    expect(await docxUnpackProblem(buildDocx(['Ordinary letter.']))).toBeUndefined();
   });
 
   it('refuses a bomb whose main document is not named .xml (it was handed to the reader unchecked)', async () => {
     const letter = mainPartRenamed(buildDocx(['Ordinary letter.']), 'word/main.dat');
     expect((await importDocx(letter, 'letter.docx')).documents[0]?.text).toBe('Ordinary letter.\n\n');
     const bomb = mainPartRenamed(buildDocx(['a'.repeat(3 << 20)]), 'word/media/image1.png');
-    expect(docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
-    expect(docxUnpackProblem(bomb, 4 << 20)).toBeUndefined();
+    expect(await docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
+    expect(await docxUnpackProblem(bomb, 4 << 20)).toBeUndefined();
   });
 
   it('follows ZIP64 end records to the parts (they were skipped, and the reader unpacked them unchecked)', async () => {
     const letter = asZip64(buildDocx(['Ordinary letter.']));
     expect((await importDocx(letter, 'letter.docx')).documents[0]?.text).toBe('Ordinary letter.\n\n');
     const bomb = asZip64(buildDocx(['a'.repeat(3 << 20)]));
-    expect(docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
+    expect(await docxUnpackProblem(bomb, 1 << 20)).toMatch(/^unpacks to more than 1 MB \(a zip bomb/);
   });
 
   it('refuses a zip whose parts are not where its directory says, instead of handing it on unchecked', async () => {
     const moved = Buffer.from(buildDocx(['Ordinary letter.']));
     const eocd = moved.length - 22;
     moved.writeUInt32LE(moved.readUInt32LE(eocd + 16) + 1, eocd + 16); // the directory one byte off
-    expect(docxUnpackProblem(moved)).toBe('invalid or damaged DOCX');
+    expect(await docxUnpackProblem(moved)).toBe('invalid or damaged DOCX');
     await expect(importDocx(moved, 'letter.docx')).rejects.toThrow('invalid or damaged DOCX');
+  });
+
+  it('keeps a line break as a line break (the lines ran together: "Diagnosis:Pneumonia")', async () => {
+    const docx = docxWithBody(para(run(t('Diagnosis:') + '<w:br/>' + t('Pneumonia')), run('<w:br/>' + t('BP 120/80') + '<w:br w:type="page"/>' + t('HR 72'))));
+    expect((await importDocx(docx, 'letter.docx')).documents[0]?.text).toBe('Diagnosis:\nPneumonia\nBP 120/80\nHR 72\n\n');
+  });
+
+  it('reads what a clinic letter holds: tracked changes, fields, tabs, tables, non-BMP characters, Strict OOXML', async () => {
+    const body =
+      para(
+        run(t('Dose: ')),
+        '<w:del w:id="1" w:author="A"><w:r><w:delText>500 mg</w:delText></w:r></w:del>',
+        '<w:ins w:id="2" w:author="A">' + run(t('250 mg')) + '</w:ins>',
+        '<w:moveFrom w:id="3" w:author="A">' + run(t(' (moved away)')) + '</w:moveFrom>',
+      ) +
+      para(
+        run('<w:fldChar w:fldCharType="begin"/>'),
+        run('<w:instrText xml:space="preserve"> DATE \\@ "d MMMM yyyy" </w:instrText>'),
+        run('<w:fldChar w:fldCharType="separate"/>'),
+        run(t('1 May 2026')),
+        run('<w:fldChar w:fldCharType="end"/>'),
+      ) +
+      para(run(t('Na') + '<w:tab/>' + t('140 mmol/L 𝛼 😀'))) +
+      `<w:tbl><w:tr><w:tc>${para(run(t('Hb')))}</w:tc><w:tc>${para(run(t('13.5')))}</w:tc></w:tr></w:tbl>`;
+    const expected = 'Dose: 250 mg\n\n1 May 2026\n\nNa\t140 mmol/L 𝛼 😀\n\nHb\n\n13.5\n\n';
+    expect((await importDocx(docxWithBody(body), 'letter.docx')).documents[0]?.text).toBe(expected);
+    expect((await importDocx(docxWithBody(body, 'http://purl.oclc.org/ooxml/wordprocessingml/main'), 'strict.docx')).documents[0]?.text).toBe(expected);
+  });
+
+  it('checks for cancel between parts and while a large part unpacks, before the reader is given the file', async () => {
+    const big = buildDocx(Array.from({ length: 2_000 }, (_, i) => `Line ${i} of a long discharge summary. `.repeat(6)));
+    const reader = vi.spyOn(mammoth, 'convertToHtml');
+    // Uncancelled: a check before each of the three parts and one per piece unpacked.
+    let calls = 0;
+    const { documents } = await importDocx(big, 'summary.docx', { checkCancelled: () => calls++ });
+    expect(documents[0]?.text.split('\n\n')).toHaveLength(2_001);
+    const total = calls;
+    expect(total).toBeGreaterThanOrEqual(8); // word/document.xml unpacks in several pieces
+    expect(reader).toHaveBeenCalledTimes(1);
+    // Cancelled at the last check but one, inside word/document.xml: the reader is never given it.
+    const stop = new Error('cancelled');
+    calls = 0;
+    const cancelAt = (n: number) => (): void => {
+      if (++calls >= n) throw stop;
+    };
+    await expect(importDocx(big, 'summary.docx', { checkCancelled: cancelAt(total - 1) })).rejects.toBe(stop);
+    expect(calls).toBe(total - 1);
+    expect(reader).toHaveBeenCalledTimes(1);
+    expect((await importDocx(big, 'summary.docx', { maxXmlBytes: 100 << 10 })).issues[0]?.message).toMatch(/^unpacks to more than 0 MB/);
   });
 });

@@ -1,10 +1,14 @@
-// DOCX importer: raw text via mammoth's extractRawText (paragraphs separated by blank lines).
-// Conversion warnings are only counted: mammoth's messages may quote document content. Before
+// DOCX importer: raw text from mammoth's document tree (paragraphs separated by blank lines, as
+// its extractRawText gives them, but a line break kept as a line break: extractRawText dropped
+// it, running "Diagnosis:" and the line after it together). Conversion warnings are only
+// counted: mammoth's messages may quote document content. Before
 // mammoth sees the file, all its parts are inflated once with a cap: a zip bomb (a small file
 // that unpacks to gigabytes, whatever its parts are named) is refused instead of filling memory,
-// and an old .doc (or an encrypted .docx, also an OLE2 file) is named as such.
+// and an old .doc (or an encrypted .docx, also an OLE2 file) is named as such. The import's
+// cancel hook is called before each part and as each part unpacks, so a large DOCX can be stopped
+// before the reader is given it.
 
-import { inflateRawSync } from 'node:zlib';
+import { createInflateRaw } from 'node:zlib';
 import mammoth from 'mammoth';
 import type { Document } from './types.ts';
 import type { ImportResult } from './common.ts';
@@ -40,15 +44,37 @@ function centralDirectoryStart(b: Buffer, eocd: number): number {
   return u64(b, record + 48);
 }
 
+/** What `data` inflates to, counted up to `cap + 1` bytes, `checkCancelled` called after each piece. */
+async function inflatedSize(data: Uint8Array, cap: number, checkCancelled?: () => void): Promise<number> {
+  const inflate = createInflateRaw({ chunkSize: 64 * 1024 });
+  inflate.end(data);
+  let size = 0;
+  try {
+    for await (const chunk of inflate as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > cap) break;
+      checkCancelled?.();
+    }
+  } finally {
+    inflate.destroy();
+  }
+  return size;
+}
+
 /**
  * Why the zip's parts cannot be unpacked safely, or undefined. Every entry (not only the .xml
  * ones: the main document may be any part its relationships name) is inflated with a cap on what
  * is left of `maxXmlBytes`, so a size the zip lies about cannot get past it. The central
  * directory is walked as the DOCX reader's zip library walks it (ZIP64 records followed, the
  * declared entry count not trusted); a zip whose parts cannot be found that way is refused as
- * damaged rather than handed on unchecked.
+ * damaged rather than handed on unchecked. `checkCancelled` is called before each entry and as
+ * each one unpacks; it throws to stop.
  */
-export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_BYTES): string | undefined {
+export async function docxUnpackProblem(
+  bytes: Uint8Array,
+  maxXmlBytes = MAX_DOCX_XML_BYTES,
+  checkCancelled?: () => void,
+): Promise<string | undefined> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.subarray(0, 8).equals(OLE2_MAGIC))
     return 'a Word 97-2003 .doc file or a password-protected .docx, not a DOCX; open it in Word or LibreOffice and save it as an unprotected .docx';
@@ -64,6 +90,7 @@ export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_
   let left = maxXmlBytes;
   const tooLarge = `unpacks to more than ${Math.round(maxXmlBytes / 1024 / 1024)} MB (a zip bomb, or a document too large to read); split it into smaller documents`;
   for (; at + 46 <= b.length && b.readUInt32LE(at) === CENTRAL; ) {
+    checkCancelled?.();
     const method = b.readUInt16LE(at + 10);
     let packed = b.readUInt32LE(at + 20);
     const unpacked = b.readUInt32LE(at + 24);
@@ -92,10 +119,10 @@ export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_
     let size = data.length;
     if (method === 8) {
       try {
-        size = inflateRawSync(data, { maxOutputLength: left + 1 }).length;
+        size = await inflatedSize(data, left, checkCancelled);
       } catch (err) {
-        if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge;
-        return DAMAGED;
+        if ((err as { code?: string }).code?.startsWith('Z_')) return DAMAGED;
+        throw err; // the cancel
       }
     }
     left -= size;
@@ -104,17 +131,53 @@ export function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_
   return undefined;
 }
 
+/** An element of mammoth's document tree: the fields the raw text needs. */
+interface DocxElement {
+  type: string;
+  value?: string;
+  children?: DocxElement[];
+}
+
+/** The text of mammoth's tree as extractRawText makes it, with a line, page or column break as "\n". */
+function rawText(element: DocxElement): string {
+  switch (element.type) {
+    case 'text':
+      return element.value ?? '';
+    case 'tab':
+      return '\t';
+    case 'break':
+      return '\n';
+    default: {
+      const inner = (element.children ?? []).map(rawText).join('');
+      return element.type === 'paragraph' ? `${inner}\n\n` : inner;
+    }
+  }
+}
+
 /** Extracts the raw text of a .docx file as one document. Files that are not DOCX throw. */
 export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryImportOptions = {}): Promise<ImportResult> {
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
   if (tooBig) return tooBig;
-  const problem = docxUnpackProblem(bytes);
+  const problem = await docxUnpackProblem(bytes, opts.maxXmlBytes, opts.checkCancelled);
   if (problem === DAMAGED) throw formatError(DAMAGED);
   if (problem !== undefined) return { documents: [], issues: [makeIssue('error', file, problem)] };
   let value: string;
   let messages: { type: string }[];
   try {
-    ({ value, messages } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) }));
+    // The public way to the tree: convertToHtml hands it to transformDocument, which keeps it and
+    // gives back an empty document, so no HTML is made.
+    let tree: DocxElement | undefined;
+    ({ messages } = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes) },
+      {
+        transformDocument: (document: DocxElement) => {
+          tree = document;
+          return { ...document, children: [] };
+        },
+      },
+    ));
+    if (!tree) throw formatError(DAMAGED);
+    value = rawText(tree);
   } catch {
     throw formatError(DAMAGED);
   }

@@ -27,6 +27,8 @@ export interface BinaryImportOptions {
   id?: string;
   /** PDF: most bytes its streams may unpack to; default MAX_PDF_STREAM_BYTES. */
   maxStreamBytes?: number;
+  /** DOCX: most bytes its parts may unpack to; default MAX_DOCX_XML_BYTES. */
+  maxXmlBytes?: number;
   /** PDF: most pages read from one file; default MAX_PDF_PAGES. */
   maxPages?: number;
   /** Called before each page of a PDF, between the parts of a DOCX and while they unpack; throws to stop the import (Cancel, Ctrl-C). */
