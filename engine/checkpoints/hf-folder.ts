@@ -240,7 +240,7 @@ function pickWeightsFile(dir: string, options: LoadHfOptions): string {
   const files = readdirSync(dir);
   let hint = 'save the model with save_pretrained';
   if (files.some((f) => f.endsWith('.index.json')))
-    hint = 'sharded checkpoints are not supported: re-save with a larger max_shard_size';
+    hint = 'sharded checkpoints (*.index.json with its shards) are not supported: save the model as one file with transformers, model.save_pretrained(folder, max_shard_size="2GB")';
   else if (files.includes('tf_model.h5') || files.includes('flax_model.msgpack'))
     hint = 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors';
   throw new CheckpointError(

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
-import { loadHfFolder } from './hf-folder.ts';
+import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { expectedParameterShapes } from './param-shapes.ts';
-import { makeTokenizer } from '../tasks/model-setup.ts';
+import { makeTokenizer, prepareModel } from '../tasks/model-setup.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { legacyTorchFile } from './test-helpers.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
@@ -178,6 +178,21 @@ describe('config.json without model_type or architectures (written before transf
     }
   });
 
+  it('fine-tunes for NER from an old cased BioBERT folder: a new classifier only, cased text, saved explicit', () => {
+    const dir = oldBioBertFolder();
+    caseVocab(dir);
+    const p = prepareModel({ model: dir }, 'token-classification', ['O', 'B-Disease', 'I-Disease'], 7);
+    expect(p.newParameters.sort()).toEqual(['classifier.bias', 'classifier.weight']);
+    expect([...p.weights.keys()].some((k) => k.startsWith('cls.'))).toBe(false);
+    expect(p.tokenizerSettings.doLowerCase).toBe(false);
+    const out = path.join(tmp, `saved-${counter++}`);
+    saveHfFolder(out, { config: p.config, weights: p.weights, vocab: p.vocab, tokenizer: p.tokenizerSettings });
+    const config = JSON.parse(readFileSync(path.join(out, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect([config['model_type'], config['architectures']]).toEqual(['bert', ['BertForTokenClassification']]);
+    const tc = JSON.parse(readFileSync(path.join(out, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+    expect(tc['do_lower_case']).toBe(false);
+  });
+
   it('refuses one whose weights do not show the family, saying what to add', () => {
     const dir = oldBioBertFolder(false);
     rmSync(path.join(dir, 'vocab.txt')); // a bare BERT-layout encoder could be RoBERTa's
@@ -303,6 +318,21 @@ describe('a folder with a fast tokenizer only (tokenizer.json, no vocab.txt)', (
     writeFileSync(file, JSON.stringify(gap));
     expect(loadError(dir).reason).toBe('"model"."vocab" gives id 7 to a second, different token');
     expect(loadError(dir).message).not.toMatch(/charles/);
+  });
+});
+
+describe('sharded checkpoints (model.safetensors.index.json and its shards)', () => {
+  it('are refused naming the folder and what to do, not read as a folder without weights', () => {
+    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
+    const names = [...ref.keys()];
+    const shards = [names.slice(0, 10), names.slice(10)].map((part, i) => [`model-0000${i + 1}-of-00002.safetensors`, part] as const);
+    for (const [file, part] of shards) writeSafetensors(path.join(dir, file), new Map(part.map((n) => [n, ref.get(n) as HostTensor])));
+    const weightMap = Object.fromEntries(shards.flatMap(([file, part]) => part.map((n) => [n, file])));
+    writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: 1 }, weight_map: weightMap }));
+    const e = loadError(dir);
+    expect(e.file).toBe(dir);
+    expect(e.reason).toBe('no weights file: expected model.safetensors or pytorch_model.bin (sharded checkpoints (*.index.json with its shards) are not supported: save the model as one file with transformers, model.save_pretrained(folder, max_shard_size="2GB"))');
   });
 });
 
