@@ -154,6 +154,18 @@ describe('Projects and Documents screens', () => {
     const card = (await page.getByRole('heading', { name: 'Relation types' }).locator('..').boundingBox())!;
     const box = (await remove.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+    // At 200 % zoom on a laptop (683 × 384) the entity types fit too: their description fields give
+    // way (the table ran past its card and the whole screen scrolled sideways to reach Remove).
+    await page.setViewportSize({ width: 683, height: 384 });
+    await page.getByTestId('entity-type-remove').first().scrollIntoViewIfNeeded();
+    await screenshot(page, 'screens-schema-683');
+    const narrow = await page.evaluate<number[]>(`(() => {
+      const main = document.querySelector('main');
+      const table = document.querySelector('[data-testid="entity-type-row"]').closest('table');
+      return [main.scrollWidth - main.clientWidth, table.parentElement.scrollWidth - table.parentElement.clientWidth];
+    })()`);
+    await page.setViewportSize({ width: 1024, height: 768 });
+    expect(narrow).toEqual([0, 0]);
   });
 
   it('moves the keyboard through Delete…, Keep and Delete without dropping it', async () => {
