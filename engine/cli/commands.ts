@@ -192,7 +192,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('alpha', 'A', 'share of steps on --private-data, between 0 and 1 (default 0: none)'),
       f('private-data', 'PATH', 'a private labelled set to mix in (needs --alpha; the student then saw PHI)'),
       f('cache', 'DIR', "where to keep the teacher's outputs on the transfer text (default: inside --out)"),
-      f('test', 'PATH', 'annotated data to score teacher and student on at the end'),
+      f('test', 'PATH', 'annotated data to score the student on at the end (its test F1 is printed and kept in metrics.json)'),
       f('out', 'DIR', 'the student model folder to write (required)'),
       f('steps', 'N', 'training steps (default 2000)'),
       f('batch-size', 'N', 'examples per step (default 32)'),

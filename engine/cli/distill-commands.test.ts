@@ -1,8 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { conllSubset, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { main } from './main.ts';
+
+afterAll(removeTempDirs);
 
 describe('distill / pretrain / distill-general CLI', () => {
   it('lists the commands in the help and rejects bad usage with exit code 2', async () => {
@@ -53,4 +56,32 @@ describe('distill / pretrain / distill-general CLI', () => {
       err.mockRestore();
     }
   });
+});
+
+describe.runIf(HAS_DATA)('distill --test', () => {
+  it("prints the student's test F1, as train prints its own, and its help says what is scored", async () => {
+    const dir = tempDir('distill-test');
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease']);
+    const test = conllSubset(path.join(DATA, 'ner', 'ncbi-disease', 'devel.tsv'), 0, 6, dir, 'test.tsv', true);
+    const out = path.join(dir, 'student');
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await main(['distill', '--task', 'ner', '--teacher', teacher, '--transfer', 'random', '--student-preset', 'small-2L-128', '--steps', '1', '--batch-size', '2', '--test', test, '--out', out]);
+      expect(err.mock.calls).toEqual([]);
+      expect(code).toBe(0);
+      const f1 = (JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { test: { micro: { f1: number } } }).test.micro.f1;
+      // The score was only filed in metrics.json: the line said "done: OUT (1 steps; no PHI …)".
+      expect(log.mock.calls.map((c) => String(c[0])).join('\n')).toContain(`done: ${out} (1 step; test F1 ${f1.toFixed(4)}; `);
+      log.mockClear();
+      expect(await main(['distill', '--help'])).toBe(0);
+      // It said "score teacher and student", but the teacher was never scored.
+      expect(String(log.mock.calls[0]?.[0])).toMatch(/--test PATH\s+annotated data to score the student on at the end/);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+      write.mockRestore();
+    }
+  }, 60_000);
 });

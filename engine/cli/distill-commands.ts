@@ -37,7 +37,7 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
 }
 
 /** `isUnsaved`: whether a stopped run saved nothing to resume from. */
-async function withContext<T extends { status: string; out: string; steps: number; lineage?: { statement: string } }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
+async function withContext<T extends { status: string; out: string; steps: number; lineage?: { statement: string }; metrics?: Record<string, unknown> }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
   const ctx = cliContext();
   const onSigint = (): void => {
     if (ctx.cancelled) process.exit(130);
@@ -51,7 +51,10 @@ async function withContext<T extends { status: string; out: string; steps: numbe
     const early = r.status === 'cancelled' && isUnsaved(r);
     // The status the model was given (a --private-data student is PHI-bearing) is said, not only filed.
     const status = r.lineage !== undefined ? `${r.lineage.statement}; ` : '';
-    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} steps; ${status}lineage in ${r.out}/lineage.json)` : early ? 'stopped before the first step; nothing was saved' : `${r.status} at step ${r.steps}: run the same command again to resume`);
+    // distill --test: its score is said, as train says its test F1, not only filed in metrics.json.
+    const f1 = (r.metrics?.['test'] as { micro?: { f1?: number } } | null | undefined)?.micro?.f1;
+    const test = f1 !== undefined ? `test F1 ${f1.toFixed(4)}; ` : '';
+    console.log(r.status === 'completed' ? `done: ${r.out} (${r.steps} step${r.steps === 1 ? '' : 's'}; ${test}${status}lineage in ${r.out}/lineage.json)` : early ? 'stopped before the first step; nothing was saved' : `${r.status} at step ${r.steps}: run the same command again to resume`);
     if (r.status === 'cancelled') throw new StoppedError();
     return r;
   } finally {

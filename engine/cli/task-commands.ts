@@ -139,10 +139,10 @@ function task(rest: string[], cmd: string): 'ner' | 're' {
   return t;
 }
 
-/** Runs `fn` with Ctrl-C wired to the context's cancel flag. */
 /** What Ctrl-C says during prediction and evaluation: they write their output only at the end. */
 const STOP_WITHOUT_WRITING = 'stopping; nothing will be written';
 
+/** Runs `fn` with Ctrl-C wired to the context's cancel flag. */
 async function withSigint<T>(
   ctx: ReturnType<typeof cliContext>,
   fn: () => Promise<T>,
