@@ -126,12 +126,12 @@ describe('importDocx', () => {
     await expect(importDocx(moved, 'letter.docx')).rejects.toThrow('invalid or damaged DOCX');
   });
 
-  it('keeps a line break as a line break (the lines ran together: "Diagnosis:Pneumonia")', async () => {
-    const docx = docxWithBody(para(run(t('Diagnosis:') + '<w:br/>' + t('Pneumonia')), run('<w:br/>' + t('BP 120/80') + '<w:br w:type="page"/>' + t('HR 72'))));
+  it('keeps a line break or carriage return as a line break (the lines ran together: "Diagnosis:Pneumonia")', async () => {
+    const docx = docxWithBody(para(run(t('Diagnosis:') + '<w:br/>' + t('Pneumonia')), run('<w:cr/>' + t('BP 120/80') + '<w:br w:type="page"/>' + t('HR 72'))));
     expect((await importDocx(docx, 'letter.docx')).documents[0]?.text).toBe('Diagnosis:\nPneumonia\nBP 120/80\nHR 72\n\n');
   });
 
-  it('reads what a clinic letter holds: tracked changes, fields, tabs, tables, non-BMP characters, Strict OOXML', async () => {
+  it('reads what a clinic letter holds: tracked changes, fields (a simple field\'s result was dropped), tabs, tables, non-BMP characters, Strict OOXML', async () => {
     const body =
       para(
         run(t('Dose: ')),
@@ -147,8 +147,9 @@ describe('importDocx', () => {
         run('<w:fldChar w:fldCharType="end"/>'),
       ) +
       para(run(t('Na') + '<w:tab/>' + t('140 mmol/L 𝛼 😀'))) +
+      para(run(t('Dear ')), '<w:fldSimple w:instr=" MERGEFIELD Name \\* MERGEFORMAT " w:dirty="false">' + run(t('Ms Smith')) + '</w:fldSimple>', '<w:fldSimple w:instr=" IF 1 > 0 &quot;x&quot; "/>') +
       `<w:tbl><w:tr><w:tc>${para(run(t('Hb')))}</w:tc><w:tc>${para(run(t('13.5')))}</w:tc></w:tr></w:tbl>`;
-    const expected = 'Dose: 250 mg\n\n1 May 2026\n\nNa\t140 mmol/L 𝛼 😀\n\nHb\n\n13.5\n\n';
+    const expected = 'Dose: 250 mg\n\n1 May 2026\n\nNa\t140 mmol/L 𝛼 😀\n\nDear Ms Smith\n\nHb\n\n13.5\n\n';
     expect((await importDocx(docxWithBody(body), 'letter.docx')).documents[0]?.text).toBe(expected);
     expect((await importDocx(docxWithBody(body, 'http://purl.oclc.org/ooxml/wordprocessingml/main'), 'strict.docx')).documents[0]?.text).toBe(expected);
   });

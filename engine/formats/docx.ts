@@ -1,14 +1,16 @@
 // DOCX importer: raw text from mammoth's document tree (paragraphs separated by blank lines, as
 // its extractRawText gives them, but a line break kept as a line break: extractRawText dropped
-// it, running "Diagnosis:" and the line after it together). Conversion warnings are only
-// counted: mammoth's messages may quote document content. Before
+// it, running "Diagnosis:" and the line after it together; and a simple field's result, which
+// mammoth drops, kept). Conversion warnings are only counted: mammoth's messages may quote
+// document content. Before
 // mammoth sees the file, all its parts are inflated once with a cap: a zip bomb (a small file
 // that unpacks to gigabytes, whatever its parts are named) is refused instead of filling memory,
 // and an old .doc (or an encrypted .docx, also an OLE2 file) is named as such. The import's
 // cancel hook is called before each part and as each part unpacks, so a large DOCX can be stopped
-// before the reader is given it.
+// before the reader is given it. The parts unpacked here are what the reader reads.
 
 import { createInflateRaw } from 'node:zlib';
+import { zipSync } from 'fflate';
 import mammoth from 'mammoth';
 import type { Document } from './types.ts';
 import type { ImportResult } from './common.ts';
@@ -44,13 +46,15 @@ function centralDirectoryStart(b: Buffer, eocd: number): number {
   return u64(b, record + 48);
 }
 
-/** What `data` inflates to, counted up to `cap + 1` bytes, `checkCancelled` called after each piece. */
-async function inflatedSize(data: Uint8Array, cap: number, checkCancelled?: () => void): Promise<number> {
+/** What `data` inflates to, up to `cap + 1` bytes (what unpacks before damage throws), `checkCancelled` called after each piece. */
+async function inflated(data: Uint8Array, cap: number, checkCancelled?: () => void): Promise<Buffer> {
   const inflate = createInflateRaw({ chunkSize: 64 * 1024 });
   inflate.end(data);
+  const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of inflate as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
       size += chunk.length;
       if (size > cap) break;
       checkCancelled?.();
@@ -58,11 +62,11 @@ async function inflatedSize(data: Uint8Array, cap: number, checkCancelled?: () =
   } finally {
     inflate.destroy();
   }
-  return size;
+  return Buffer.concat(chunks);
 }
 
 /**
- * Why the zip's parts cannot be unpacked safely, or undefined. Every entry (not only the .xml
+ * The zip's parts, unpacked, or why they cannot be unpacked safely. Every entry (not only the .xml
  * ones: the main document may be any part its relationships name) is inflated with a cap on what
  * is left of `maxXmlBytes`, so a size the zip lies about cannot get past it. The central
  * directory is walked as the DOCX reader's zip library walks it (ZIP64 records followed, the
@@ -70,11 +74,7 @@ async function inflatedSize(data: Uint8Array, cap: number, checkCancelled?: () =
  * damaged rather than handed on unchecked. `checkCancelled` is called before each entry and as
  * each one unpacks; it throws to stop.
  */
-export async function docxUnpackProblem(
-  bytes: Uint8Array,
-  maxXmlBytes = MAX_DOCX_XML_BYTES,
-  checkCancelled?: () => void,
-): Promise<string | undefined> {
+async function docxParts(bytes: Uint8Array, maxXmlBytes: number, checkCancelled?: () => void): Promise<Record<string, Uint8Array> | string> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.subarray(0, 8).equals(OLE2_MAGIC))
     return 'a Word 97-2003 .doc file or a password-protected .docx, not a DOCX; open it in Word or LibreOffice and save it as an unprotected .docx';
@@ -88,6 +88,7 @@ export async function docxUnpackProblem(
   let at = centralDirectoryStart(b, eocd);
   if (at < 0 || at + 46 > b.length || b.readUInt32LE(at) !== CENTRAL) return DAMAGED;
   let left = maxXmlBytes;
+  const parts: Record<string, Uint8Array> = {};
   const tooLarge = `unpacks to more than ${Math.round(maxXmlBytes / 1024 / 1024)} MB (a zip bomb, or a document too large to read); split it into smaller documents`;
   for (; at + 46 <= b.length && b.readUInt32LE(at) === CENTRAL; ) {
     checkCancelled?.();
@@ -97,6 +98,7 @@ export async function docxUnpackProblem(
     let local = b.readUInt32LE(at + 42);
     const nameLength = b.readUInt16LE(at + 28);
     const extraLength = b.readUInt16LE(at + 30);
+    const name = b.toString('utf8', at + 46, at + 46 + nameLength);
     // ZIP64 sizes and offset, in this order, each present only when its 32-bit field is full.
     const extra = at + 46 + nameLength;
     for (let e = extra; e + 4 <= Math.min(extra + extraLength, b.length); e += 4 + b.readUInt16LE(e + 2)) {
@@ -115,20 +117,48 @@ export async function docxUnpackProblem(
     at = extra + extraLength + b.readUInt16LE(at + 32);
     if (local + 30 > b.length || b.readUInt32LE(local) !== LOCAL) return DAMAGED;
     const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
-    const data = b.subarray(start, start + packed);
-    let size = data.length;
+    let data = b.subarray(start, start + packed);
     if (method === 8) {
       try {
-        size = await inflatedSize(data, left, checkCancelled);
+        data = await inflated(data, left, checkCancelled);
       } catch (err) {
         if ((err as { code?: string }).code?.startsWith('Z_')) return DAMAGED;
         throw err; // the cancel
       }
     }
-    left -= size;
+    left -= data.length;
     if (left < 0) return tooLarge;
+    parts[name] = data;
   }
-  return undefined;
+  return parts;
+}
+
+/** Why the zip's parts cannot be unpacked safely (see docxParts), or undefined. */
+export async function docxUnpackProblem(bytes: Uint8Array, maxXmlBytes = MAX_DOCX_XML_BYTES, checkCancelled?: () => void): Promise<string | undefined> {
+  const parts = await docxParts(bytes, maxXmlBytes, checkCancelled);
+  return typeof parts === 'string' ? parts : undefined;
+}
+
+/** A simple field's start or end tag (its attributes may hold '>'), and a carriage return. */
+const SIMPLE_FIELD = /<\/?(?:\w+:)?fldSimple(?:\s+[^\s=>/]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*\/?>/g;
+const CARRIAGE_RETURN = /<(\w+:)?cr\s*\/>/g;
+
+/**
+ * The parts as the DOCX reader should see them: a simple field (w:fldSimple: a date, a page
+ * number, a mail-merged name) opened up to the result it shows, which the reader dropped whole,
+ * and a carriage return (w:cr), which it dropped, made the line break it is.
+ */
+function withFieldResults(parts: Record<string, Uint8Array>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [name, data] of Object.entries(parts)) {
+    const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const isUtf8Xml = /\.(xml|rels)$/i.test(name) || b.subarray(0, 5).toString('latin1') === '<?xml';
+    out[name] =
+      isUtf8Xml && (b.includes('fldSimple') || b.includes(':cr'))
+        ? Buffer.from(b.toString('utf8').replace(SIMPLE_FIELD, '').replace(CARRIAGE_RETURN, '<$1br/>'), 'utf8')
+        : data;
+  }
+  return out;
 }
 
 /** An element of mammoth's document tree: the fields the raw text needs. */
@@ -158,9 +188,9 @@ function rawText(element: DocxElement): string {
 export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryImportOptions = {}): Promise<ImportResult> {
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
   if (tooBig) return tooBig;
-  const problem = await docxUnpackProblem(bytes, opts.maxXmlBytes, opts.checkCancelled);
-  if (problem === DAMAGED) throw formatError(DAMAGED);
-  if (problem !== undefined) return { documents: [], issues: [makeIssue('error', file, problem)] };
+  const parts = await docxParts(bytes, opts.maxXmlBytes ?? MAX_DOCX_XML_BYTES, opts.checkCancelled);
+  if (parts === DAMAGED) throw formatError(DAMAGED);
+  if (typeof parts === 'string') return { documents: [], issues: [makeIssue('error', file, parts)] };
   let value: string;
   let messages: { type: string }[];
   try {
@@ -168,7 +198,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryIm
     // gives back an empty document, so no HTML is made.
     let tree: DocxElement | undefined;
     ({ messages } = await mammoth.convertToHtml(
-      { buffer: Buffer.from(bytes) },
+      { buffer: Buffer.from(zipSync(withFieldResults(parts), { level: 0 })) }, // unpacked once, here
       {
         transformDocument: (document: DocxElement) => {
           tree = document;
