@@ -134,6 +134,14 @@ describe('legacy (pre-1.6, non-zip) pytorch_model.bin, as in older BioBERT and B
     },
   );
 
+  it("reads torch 0.4's files, whose tensors are rebuilt by _rebuild_tensor", () => {
+    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
+    const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
+    writeFileSync(path.join(dir, 'pytorch_model.bin'), legacyTorchFile(ref, { v1: true }));
+    const m = loadHfFolder(dir);
+    for (const [name, t] of ref) expect(bytesOf(m.weights.get(name) as HostTensor).equals(bytesOf(t)), name).toBe(true);
+  });
+
   it('converts HalfStorage weights (a fp16 upload) to float32', () => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
     const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;

@@ -43,14 +43,18 @@ export class Pickle {
     param?: boolean;
     /** Legacy files: the persistent id's sixth item, the storage view (None). */
     view?: 'none' | [string, number, number];
+    /** torch 0.4's `_rebuild_tensor(storage, offset, size, stride)` instead of `_v2`. */
+    v1?: boolean;
   }): this {
     if (t.param) this.global('torch._utils', '_rebuild_parameter').op(0x28);
-    this.global('torch._utils', '_rebuild_tensor_v2').op(0x28);
+    this.global('torch._utils', t.v1 ? '_rebuild_tensor' : '_rebuild_tensor_v2').op(0x28);
     this.op(0x28).str('storage').global('torch', t.storage).str(t.key).str('cpu').int(t.numel);
     if (t.view === 'none') this.op(0x4e);
     else if (t.view) this.op(0x28).str(t.view[0]).int(t.view[1]).int(t.view[2]).op(0x74);
     this.op(0x74, 0x51);
-    this.int(t.offset).ints(t.size).ints(t.stride).op(0x89).orderedDict().op(0x74, 0x52);
+    this.int(t.offset).ints(t.size).ints(t.stride);
+    if (!t.v1) this.op(0x89).orderedDict();
+    this.op(0x74, 0x52);
     if (t.param) this.op(0x88).orderedDict().op(0x74, 0x52);
     return this;
   }
@@ -71,6 +75,8 @@ const STORAGE_CLASS: Partial<Record<HostTensor['dtype'], string>> = {
 export interface LegacyOptions {
   /** Persistent ids carry a storage view instead of None (torch before 1.0). */
   storageViews?: boolean;
+  /** Tensors rebuilt by torch 0.4's `_rebuild_tensor`. */
+  v1?: boolean;
 }
 
 /**
@@ -101,6 +107,7 @@ export function legacyTorchFile(tensors: ReadonlyMap<string, HostTensor>, opts: 
     dict.str(name).tensor({
       storage, key: s.key, numel, offset: 0, size: t.dims, stride,
       view: opts.storageViews ? [s.key, 0, numel] : 'none',
+      v1: opts.v1 ?? false,
     });
   }
   dict.op(0x75); // SETITEMS
