@@ -8,6 +8,7 @@ import { tempBeside } from '../io/atomic.ts';
 import type { WriteDb } from './db.ts';
 import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { checkpointAndTruncateLog } from './projects.ts';
 import { sql } from './sql.ts';
 
 /** The copy kept of a workspace at schema `version` before it was upgraded (beside `dbPath`). */
@@ -49,6 +50,9 @@ export function upgradeSchema(db: WriteDb, dbPath: string, from: number, setVers
     );
   }
   if (backup !== undefined) removeOlderBackups(dbPath, from);
+  // The VACUUM and the migrations went through the log (the VACUUM a copy of the whole database):
+  // emptied now, not kept as large as that until Benchtop closes.
+  checkpointAndTruncateLog(db);
 }
 
 /**
