@@ -294,6 +294,8 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
       ['O,,B-X', '--labels "O,,B-X": label 2 is empty; list the names separated by single commas'],
       ['O,B-X,', '--labels "O,B-X,": label 3 is empty; list the names separated by single commas'],
       ['O', '--labels needs at least 2 labels, got only "O" (e.g. O,B-Disease,I-Disease for ner)'],
+      // It said only "--labels contains duplicates".
+      ['O,B-X,I-X,B-X', '--labels names "B-X" twice; give each label once'],
       // A tab or line break inside a name would split the CoNLL/BIO lines it is written to.
       ...['\t', '\n', '\r', '\u0085', '\u2028', '\u200b'].map((c): [string, string] => [`O,B-Dis${c}ease`, `--labels: label 2 holds U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`]),
     ];
@@ -307,6 +309,12 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     r = await run(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--vocab', missing, '--out', path.join(tmp, 'never-init')]);
     expect(r.code).toBe(1);
     expect(r.err).toBe(`benchtop: error: ${missing}: cannot read the WordPiece vocabulary (no such file; check the path)`);
+    // It named the head ("--labels is required for sequence-classification"), not the --task given.
+    for (const [t, example] of [['re', 'false,CID'], ['ner', 'O,B-Disease,I-Disease'], ['sequence-classification', 'false,CID']]) {
+      r = await init('--task', t as string);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: --task ${t} needs --labels, the class names (e.g. ${example})`);
+    }
     r = await init('--task', 'mlm', '--labels', 'O,B-X');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--labels does not apply to --task mlm/);

@@ -94,12 +94,15 @@ export function cmdInitModel(opts: Opts): void {
   const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');
   const task = TASKS[taskName];
   if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
-  if (task !== 'masked-lm' && labels.length === 0) throw new UsageError(`--labels is required for ${task}`);
+  // Named as the user gave it ("--task re"), not as the head it makes (sequence-classification).
+  if (task !== 'masked-lm' && labels.length === 0)
+    throw new UsageError(`--task ${taskName} needs --labels, the class names (e.g. ${task === 'token-classification' ? 'O,B-Disease,I-Disease' : 'false,CID'})`);
   if (task === 'masked-lm' && labels.length > 0) throw new UsageError('--labels does not apply to --task mlm (a masked-LM head predicts vocabulary tokens); leave it out, or pick --task ner or re');
   const seed = optionalNumber(opts, 'seed', 42);
   // The generator takes 32 bits: 1.5 or 2^32 + 1 would silently give the weights of seed 1.
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be a whole number from 0 to 4294967295, got ${seed}`);
-  if (new Set(labels).size !== labels.length) throw new UsageError('--labels contains duplicates');
+  const twice = labels.find((l, i) => labels.indexOf(l) !== i);
+  if (twice !== undefined) throw new UsageError(`--labels names "${twice}" twice; give each label once`);
   // One class: a constant zero loss (token classification) or, in Hugging Face, regression (sequence).
   if (labels.length === 1) throw new UsageError(`--labels needs at least 2 labels, got only "${labels[0]}" (e.g. O,B-Disease,I-Disease for ner)`);
   checkOutFolder(out, { overwrite: opts['overwrite'] === true });
