@@ -344,6 +344,21 @@ describe('sharded checkpoints (model.safetensors.index.json and its shards)', ()
   });
 });
 
+describe('a folder cloned without Git LFS (pointers in place of the large files)', () => {
+  it('refuses each pointer naming the file and how to get the real one', () => {
+    const pointer = (size: number): string => `version https://git-lfs.github.com/spec/v1\noid sha256:${'ab'.repeat(32)}\nsize ${size}\n`;
+    const why = 'is a Git LFS pointer (a few lines of text standing for the real file), not the file itself: the model was cloned without Git LFS; run "git lfs pull" in its folder, or download the file from the model\'s page';
+    for (const weights of ['model.safetensors', 'pytorch_model.bin']) {
+      const dir = copyGolden('bert-token-classification', ['model.safetensors', 'pytorch_model.bin']);
+      writeFileSync(path.join(dir, weights), pointer(440473133));
+      expect(loadError(dir).message).toBe(`${path.join(dir, weights)}: ${why}`);
+    }
+    const dir = copyGolden('bert-token-classification', ['vocab.txt']);
+    writeFileSync(path.join(dir, 'tokenizer.json'), pointer(711396));
+    expect(loadError(dir).message).toBe(`${path.join(dir, 'tokenizer.json')}: ${why}`);
+  });
+});
+
 describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
   it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);

@@ -1,6 +1,7 @@
 // Reading the files of a model folder: regular files only (links are followed, since Hugging
 // Face cache folders are links into blobs/), of bounded size, with CheckpointErrors naming the
-// file. A config.json that is a pipe, or weights linked to /dev/zero, are refused unread.
+// file. A config.json that is a pipe, or weights linked to /dev/zero, are refused unread; a Git
+// LFS pointer in place of the file (a clone without Git LFS) is refused saying so.
 
 import { InputFileError, checkInputFile, readInputFile } from '../io/input-file.ts';
 import { CheckpointError } from './errors.ts';
@@ -47,12 +48,27 @@ const READ_REASONS: Record<string, string> = {
  * read safetensors file"), which end with the system's reason.
  */
 export function readModelFile(file: string, kind: keyof typeof HINTS, cannot: string): Buffer {
+  let bytes: Buffer;
   try {
-    return readInputFile(file, ...limitOf(kind));
+    bytes = readInputFile(file, ...limitOf(kind));
   } catch (e) {
     if (e instanceof InputFileError) throw asCheckpointError(e);
     const code = (e as NodeJS.ErrnoException).code;
     const why = (code !== undefined && READ_REASONS[code]) || (e as Error).message;
     throw new CheckpointError(file, `${cannot} (${why})`);
   }
+  if (isLfsPointer(bytes)) {
+    throw new CheckpointError(file, 'is a Git LFS pointer (a few lines of text standing for the real file), not the file itself: the model was cloned without Git LFS; run "git lfs pull" in its folder, or download the file from the model\'s page');
+  }
+  return bytes;
+}
+
+const LFS_POINTER = Buffer.from('version https://git-lfs.github.com/spec/');
+
+/**
+ * Whether `bytes` are a Git LFS pointer: what `git clone` leaves for weights (and large
+ * tokenizer files) on the Hub when Git LFS is not installed. Real pointers are under 200 bytes.
+ */
+function isLfsPointer(bytes: Uint8Array): boolean {
+  return bytes.byteLength < 1024 && Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, LFS_POINTER.length)).equals(LFS_POINTER);
 }
