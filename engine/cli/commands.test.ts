@@ -36,6 +36,8 @@ describe('benchtop COMMAND --help', () => {
     expect(page).toMatch(/--epochs N\s+passes over the training data \(default: 3, or more for little data/);
     expect(page).toMatch(/--patience N\s+.*\(default 3; 0 never stops early\)/);
     expect(page).not.toContain('--transfer');
+    // Without --dev, a tenth of the training data is held out: the page did not say so.
+    expect(page).toMatch(/--dev PATH\s+development data .*\(default: a seeded 10% of the --train data, held out from training\)/);
     // GAD's negative label is 0, found in the data; the page used to say "(default false)".
     expect(page).toMatch(/--negative-label L\s+RE: the "no relation" class \(default: the data's false, 0, no_relation, none, negative, NA or other label\)/);
     // A run stopped by its time limit saves its model and keeps no checkpoint to resume from.

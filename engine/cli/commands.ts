@@ -111,7 +111,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       ...MODEL_SOURCE,
       f('cased', undefined, 'with --preset: keep letter case when tokenizing'),
       f('train', 'PATH', 'training data: a file or folder in any supported format (required)'),
-      f('dev', 'PATH', 'development data for evaluation, early stopping and the best checkpoint'),
+      f('dev', 'PATH', 'development data for evaluation, early stopping and the best checkpoint (default: a seeded 10% of the --train data, held out from training)'),
       f('test', 'PATH', 'test data, evaluated once with the final model'),
       f('out', 'DIR', 'the model folder to write (required)'),
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
