@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENCRYPTED_PDF, importPdf, MAX_PDF_PAGES, NO_TEXT_LAYER, pdfUnpackProblem } from './pdf.ts';
 import { importPath } from './registry.ts';
-import { buildPdf } from './test-fixtures.ts';
+import { assemblePdf, buildPdf } from './test-fixtures.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'benchtop-pdf-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -119,5 +119,21 @@ describe('importPdf', () => {
     const imageBomb = Buffer.from(bomb.replace('/Filter /FlateDecode', '/Subtype /Image /Width 4000 /Height 4000 /Filter /FlateDecode'), 'latin1');
     expect(await pdfUnpackProblem(imageBomb, 1 << 20)).toBeUndefined();
     expect(await pdfUnpackProblem(Buffer.from(bomb, 'latin1'), 1 << 20)).toMatch(/^unpacks to more than 1 MB/);
+  });
+
+  it('ends the line before and after text in a form XObject (a letterhead ran into the body: "textIn")', async () => {
+    const stream = (ops: string, dict = ''): Buffer => Buffer.from(`<< /Length ${ops.length}${dict} >>\nstream\n${ops}\nendstream`, 'latin1');
+    const form = ' /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >>';
+    const pdf = assemblePdf([
+      Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
+      Buffer.from('<< /Type /Pages /Kids [4 0 R] /Count 1 >>'),
+      Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> /XObject << /X1 6 0 R >> >> /Contents 5 0 R >>'),
+      stream('BT /F1 12 Tf 72 720 Td (Seen in clinic today.) Tj ET /X1 Do BT /F1 12 Tf 72 600 Td (Plan: review) Tj 0 -3 Td (2) Tj ET'),
+      stream('BT /F1 12 Tf 72 660 Td (Cardiology Department) Tj ET', form),
+    ]);
+    const { documents } = await importPdf(pdf, 'letter.pdf');
+    // A raised or lowered piece of the same line (a footnote mark) stays on it.
+    expect(documents[0]?.text).toBe('Seen in clinic today.\nCardiology Department\nPlan: review2');
   });
 });

@@ -52,6 +52,40 @@ export function sizeLimitIssue(size: number, file: string, maxBytes = DEFAULT_MA
   return { documents: [], issues: [makeIssue('error', file, message)] };
 }
 
+/** What pageText needs of a pdfjs text item. */
+interface TextItem {
+  str: string;
+  hasEOL: boolean;
+  height: number;
+  transform: number[];
+}
+
+/**
+ * A page's text: the items in order, a line end where pdfjs marks one, and one where the next
+ * item of upright text starts more than a line's height above or below the last. pdfjs marks no
+ * line end where a form XObject (a letterhead, a stamped box) starts or ends, which ran the last
+ * word before it and the first in it together ("textIn").
+ */
+function pageText(items: readonly (TextItem | object)[]): string {
+  let text = '';
+  let last: { y: number; height: number } | undefined; // the last text with no line end after it
+  for (const item of items) {
+    if (!('str' in item)) continue;
+    if (item.str !== '') {
+      const [a = 1, b = 0, c = 0, d = 1, , y = 0] = item.transform;
+      const upright = b === 0 && c === 0 && a > 0 && d > 0 && item.height > 0;
+      if (last && upright && Math.abs(y - last.y) > Math.max(item.height, last.height)) text += '\n';
+      text += item.str;
+      last = upright ? { y, height: item.height } : undefined;
+    }
+    if (item.hasEOL) {
+      text += '\n';
+      last = undefined;
+    }
+  }
+  return text;
+}
+
 /** Extracts the text layer of a PDF as one document. Corrupt or encrypted files throw. */
 export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImportOptions = {}): Promise<ImportResult> {
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
@@ -88,12 +122,7 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
       opts.checkCancelled?.();
       const page = await pdf.getPage(i);
       const content = await page.getTextContent();
-      let text = '';
-      for (const item of content.items) {
-        if (!('str' in item)) continue;
-        text += item.str + (item.hasEOL ? '\n' : '');
-      }
-      pages.push(text.replace(/\n+$/, ''));
+      pages.push(pageText(content.items).replace(/\n+$/, ''));
       page.cleanup();
     }
     if (pages.every((p) => p.trim() === '')) {

@@ -67,6 +67,11 @@ export function buildPdf(pages: string[][], opts: PdfOptions = {}): Uint8Array {
     const filter = encoded.entries === '' ? '' : ` ${encoded.entries}`;
     objs.push(Buffer.concat([Buffer.from(`<< /Length ${data.length}${filter} >>\nstream\n`), data, Buffer.from('\nendstream')]));
   }
+  return assemblePdf(objs);
+}
+
+/** A PDF of these objects (numbered from 1, the first the catalog), with a correct xref table. */
+export function assemblePdf(objs: Buffer[]): Uint8Array {
   const out: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   let length = out[0]?.length ?? 0;
   const offsets: number[] = [];
