@@ -100,10 +100,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   }
   const configFile = path.join(dir, 'config.json');
   if (!existsSync(configFile)) {
-    throw new CheckpointError(
-      configFile,
-      'missing: a Hugging Face model folder needs config.json (save the model with save_pretrained)',
-    );
+    throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
   }
   let json = readJsonFile(configFile);
   let weightsFile: string | undefined;
@@ -208,6 +205,23 @@ function checkSpecialTokens(vocab: readonly string[], tokenizer: TokenizerSettin
     `lacks the special token${missing.length > 1 ? 's' : ''} ${names}, and the model has no embedding row for ${missing.length > 1 ? 'them' : 'it'} ` +
       `(${known.size} distinct tokens, vocab_size ${rows}): use the vocab.txt that belongs to this model`,
   );
+}
+
+/**
+ * Where `dir` is a model's Hugging Face cache folder (models--org--name: blobs/, refs/,
+ * snapshots/<commit>/), the snapshot folder to point to instead.
+ */
+function cacheSnapshotHint(dir: string): string | undefined {
+  const snapshots = path.join(dir, 'snapshots');
+  let commits: string[];
+  try {
+    commits = readdirSync(snapshots).filter((c) => existsSync(path.join(snapshots, c, 'config.json')));
+  } catch {
+    return undefined;
+  }
+  if (commits.length === 0) return undefined;
+  const where = commits.length === 1 ? path.join(snapshots, commits[0] as string) : `one of the ${commits.length} folders in ${snapshots}`;
+  return `this is a Hugging Face cache folder, whose model files are in snapshots/; point to ${where}`;
 }
 
 function readWeights(file: string): Map<string, HostTensor> {

@@ -359,6 +359,20 @@ describe('a folder cloned without Git LFS (pointers in place of the large files)
   });
 });
 
+describe("a model's Hugging Face cache folder (models--org--name) given instead of its snapshot", () => {
+  it('is refused naming the snapshot folder to point to', () => {
+    const cache = path.join(tmp, `models--dmis-lab--biobert-base-cased-v1.1-${counter++}`);
+    const commit = 'e0ae8ef31a1c3a7c1c2d2b0ba1e6f6f2f1b6f9a1';
+    mkdirSync(path.join(cache, 'refs'), { recursive: true });
+    mkdirSync(path.join(cache, 'blobs'));
+    writeFileSync(path.join(cache, 'refs', 'main'), commit);
+    cpSync(copyGolden('bert-token-classification'), path.join(cache, 'snapshots', commit), { recursive: true });
+    const e = loadError(cache);
+    expect(e.message).toBe(`${path.join(cache, 'config.json')}: missing: this is a Hugging Face cache folder, whose model files are in snapshots/; point to ${path.join(cache, 'snapshots', commit)}`);
+    expect(loadHfFolder(path.join(cache, 'snapshots', commit)).config.architecture).toBe('bert');
+  });
+});
+
 describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
   it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
