@@ -331,6 +331,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
         state.epochSeed = mixSeed(seed, state.epoch);
         continue;
       }
+      // session.run resolves without a macrotask: let a pending SIGINT handler (the CLI's Ctrl-C
+      // sets the cancel flag from one) run, or Ctrl-C waits for the last step (train-loop.ts).
+      await new Promise((resolve) => setImmediate(resolve));
       if (ctx.isCancelled() || (args.maxMinutes !== undefined && (performance.now() - started) / 60000 >= args.maxMinutes)) {
         save();
         status = ctx.isCancelled() ? 'cancelled' : 'time-limit';

@@ -139,6 +139,8 @@ export async function buildTeacherCache(dir: string, fingerprint: string, count:
     ftruncateSync(recFd, end);
     const chunk = opts.chunk ?? 256;
     while (done < count) {
+      // The teacher's runs resolve without a macrotask: let a SIGINT handler set the flag first.
+      await new Promise((resolve) => setImmediate(resolve));
       if (opts.isCancelled?.()) return 'cancelled';
       const to = Math.min(count, done + chunk);
       const recs = await compute(done, to);

@@ -90,6 +90,9 @@ export async function runMlmLoop(stepper: MlmStepper, opts: MlmLoopOptions, ctx:
       if (seen++ < skip) continue;
       batchBlocks.push(block);
       if (batchBlocks.length < opts.batchSize) continue;
+      // session.run resolves without a macrotask: let a pending SIGINT handler (the CLI's Ctrl-C
+      // sets the cancel flag from one) run, or Ctrl-C waits for the last step (train-loop.ts).
+      await new Promise((resolve) => setImmediate(resolve));
       if (ctx.isCancelled()) {
         save();
         status = 'cancelled';
