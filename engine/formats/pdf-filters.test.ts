@@ -2,7 +2,7 @@
 // (only a first FlateDecode was counted: LZW, RunLength, ASCII85 or a Flate inside another filter
 // unpacked unchecked), stream dictionaries read as pdfjs reads them, and encrypted PDFs refused.
 
-import { deflateSync } from 'node:zlib';
+import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ENCRYPTED_PDF, importPdf, pdfUnpackProblem } from './pdf.ts';
 import { buildPdf } from './test-fixtures.ts';
@@ -171,5 +171,21 @@ describe('pdfUnpackProblem', () => {
     const locked = text.replace('/Root 1 0 R >>', '/Root 1 0 R /Encrypt << /Filter /Standard /V 2 /R 3 /O <00> /U <00> /P -3904 >> >>');
     expect(await importPdf(new TextEncoder().encode(locked), 'locked.pdf')).toEqual({ documents: [], issues: [{ severity: 'error', file: 'locked.pdf', message: ENCRYPTED_PDF }] });
     expect(ENCRYPTED_PDF).toMatch(/^encrypted PDF .*save or print it to an unencrypted PDF, then read that copy$/);
+  });
+
+  it('counts a Flate stream whose zlib header pdfjs reads and zlib refuses (a window size over 32 KB)', async () => {
+    const odd = (c: Buffer): Buffer => Buffer.concat([Buffer.from([0x88, 0x1c]), deflateRawSync(c)]); // CINFO 8, FCHECK right
+    const bomb = buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: odd(c), entries: '/Filter /FlateDecode' }) });
+    expect(await pdfUnpackProblem(bomb, MB)).toBe(BOMB);
+    expect((await importPdf(bomb, 'odd.pdf', { maxStreamBytes: 8 * MB })).documents[0]?.text).toBe('Hello.'); // pdfjs reads it
+  });
+
+  it('finds the encryption a cross-reference stream names (PDF 1.5 and later have no trailer)', async () => {
+    const text = new TextDecoder().decode(buildPdf([['Secret note.']]));
+    const xref = text.indexOf('xref');
+    const entries = '<< /Type /XRef /Size 6 /W [1 1 1] /Root 1 0 R /Encrypt << /Filter /Standard /V 2 /R 3 /O <00> /U <00> /P -3904 >> /Length 1 >>';
+    const locked = `${text.slice(0, xref)}6 0 obj\n${entries}\nstream\nx\nendstream\nendobj\nstartxref\n${xref}\n%%EOF\n`;
+    expect(await pdfUnpackProblem(new TextEncoder().encode(locked))).toBe(ENCRYPTED_PDF);
+    expect(await pdfUnpackProblem(new TextEncoder().encode(locked.replace('/Encrypt <<', '/NotEncrypt <<')))).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
 // extraction never decodes images. An encrypted PDF is refused: its streams cannot be counted
 // without decrypting them.
 
-import { Unzlib } from 'fflate';
+import { Inflate } from 'fflate';
 import { type PdfDict, PdfName, type PdfValue, pdfLayout, MAX_OBJECT_BYTES } from './pdf-objects.ts';
 
 /** Most bytes the streams of one PDF, images left out, may unpack to (text of ~100,000 pages). */
@@ -193,6 +193,27 @@ class Lzw extends Decoder {
   }
 }
 
+/**
+ * FlateDecode: a zlib header checked as pdfjs checks it (deflate, FCHECK, no preset dictionary;
+ * the window size is not checked: zlib readers refuse a header pdfjs reads, which left such a
+ * stream uncounted), then raw deflate data; the checksum after it is not read, as pdfjs does not.
+ */
+class Flate implements Stage {
+  ondata: Stage['ondata'] = () => undefined;
+  private head: number[] = [];
+  private readonly inflate = new Inflate((data, final) => this.ondata(data, final));
+
+  push(chunk: Uint8Array, final: boolean): void {
+    let at = 0;
+    while (this.head.length < 2 && at < chunk.length) {
+      this.head.push(chunk[at++] ?? 0);
+      const [cmf = 0, flg = 0] = this.head;
+      if (this.head.length === 2 && ((cmf & 0x0f) !== 8 || ((cmf << 8) + flg) % 31 !== 0 || flg & 0x20)) throw new Error('not a zlib stream pdfjs reads');
+    }
+    if (this.head.length === 2) this.inflate.push(chunk.subarray(at), final);
+  }
+}
+
 /** The name of each filter of a stream, and its /DecodeParms (one per filter when an array). */
 function filterChain(dict: PdfDict): { name: string; params: PdfValue | undefined }[] {
   const filter = dict.get('Filter');
@@ -209,7 +230,7 @@ function stageFor(name: string, params: PdfValue | undefined): Stage | undefined
   switch (name) {
     case 'FlateDecode':
     case 'Fl':
-      return new Unzlib();
+      return new Flate();
     case 'LZWDecode':
     case 'LZW': {
       const early = params instanceof Map ? params.get('EarlyChange') : undefined;
