@@ -49,6 +49,8 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(out.logits.length).toBe(2);
     expect(Object.keys(out.grads)).toContain('bert.encoder.layer.1.output.LayerNorm.bias');
     expect(out.grads['classifier.weight']?.length).toBe(5 * 32);
+    // It finished without a word; it now says what it wrote, as export-onnx does.
+    expect(r.out).toBe(`wrote ${outFile} (logits [${out.logits.length}, ${out.logits[0]?.length}, 5]; loss ${out.loss}; gradients of ${Object.keys(out.grads).length} parameters)`);
   });
 
   it('forward and inspect run every golden family, RoBERTa without a WordPiece vocab', async () => {

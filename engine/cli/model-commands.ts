@@ -377,6 +377,9 @@ export async function cmdForward(opts: Opts): Promise<void> {
   }
   const loss = labels ? Number(out['loss']?.data[0]) : undefined;
   writeFileAtomic(outFile, forwardJson(logits, loss, grads));
+  // As export-onnx says what it wrote (forward used to finish without a word).
+  const parts = [`logits [${logits.dims.join(', ')}]`, ...(loss !== undefined ? [`loss ${loss}`] : []), ...(grads.size > 0 ? [`gradients of ${grads.size} parameters`] : [])];
+  console.log(`wrote ${outFile} (${parts.join('; ')})`);
 }
 
 export function cmdExportOnnx(opts: Opts): void {
