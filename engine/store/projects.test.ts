@@ -18,6 +18,7 @@ import {
   listProjects,
   purgeProjectBatch,
   updateProject,
+  upsertEntityType,
 } from './projects.ts';
 import { createRun, getRun } from './runs.ts';
 import { sql } from './sql.ts';
@@ -144,5 +145,22 @@ describe('a deletion cut off part-way', () => {
     } finally {
       ws.close();
     }
+  });
+});
+
+describe('types an import adds', () => {
+  it('get colours no other type of the project has, while the palette lasts', () => {
+    const ws = openMemory();
+    const projectId = createProject(ws.write, { name: 'colours' }).id;
+    // The colour Disease's name hashes to, in upper case as a colour picker may write it.
+    upsertEntityType(ws.write, projectId, { name: 'Gene', color: '#911EB4' });
+    const datasetId = createDataset(ws.write, { projectId, name: 'notes', containsPhi: false }).id;
+    insertDocuments(ws.write, notes(2), { projectId, datasetId, format: 'brat' });
+    const schema = getLabelSchema(ws.read, projectId);
+    const colours = [...schema.entityTypes, ...schema.relationTypes].map((t) => t.color.toLowerCase());
+    expect(colours).toHaveLength(4);
+    expect(new Set(colours).size).toBe(4);
+    expect(schema.entityTypes.find((t) => t.name === 'Gene')?.color).toBe('#911EB4'); // kept as chosen
+    ws.close();
   });
 });

@@ -69,6 +69,17 @@ export function defaultColor(name: string): string {
   return PALETTE[h % PALETTE.length] ?? '#888888';
 }
 
+/**
+ * The colour for a new type `name` in a project whose types already use `used`: the first
+ * palette colour none of them has, so types an import adds look different from each other and
+ * from the project's own; once all are taken, the name's stable colour.
+ */
+function unusedColor(used: Set<string>, name: string): string {
+  const color = PALETTE.find((c) => !used.has(c)) ?? defaultColor(name);
+  used.add(color);
+  return color;
+}
+
 /** Converts a projects row to a Project. */
 export function fromRow(row: ProjectRow): Project {
   return {
@@ -381,14 +392,20 @@ export function ensureLabelTypes(
   entityTypes: Iterable<string>,
   relationTypes: Iterable<string>,
 ): void {
+  const existing = db.all<{ name: string; kind: string; color: string }>(sql`
+    SELECT name, 'entity' AS kind, color FROM entity_types WHERE project_id = ${projectId}
+    UNION ALL
+    SELECT name, 'relation' AS kind, color FROM relation_types WHERE project_id = ${projectId}`);
+  const used = new Set(existing.map((t) => t.color.toLowerCase()));
+  const has = (kind: string, name: string): boolean => existing.some((t) => t.kind === kind && t.name === name);
   for (const name of new Set(entityTypes)) {
+    if (has('entity', name)) continue;
     db.run(sql`
-      INSERT INTO entity_types (project_id, name, color) VALUES (${projectId}, ${name}, ${defaultColor(name)})
-      ON CONFLICT (project_id, name) DO NOTHING`);
+      INSERT INTO entity_types (project_id, name, color) VALUES (${projectId}, ${name}, ${unusedColor(used, name)})`);
   }
   for (const name of new Set(relationTypes)) {
+    if (has('relation', name)) continue;
     db.run(sql`
-      INSERT INTO relation_types (project_id, name, color) VALUES (${projectId}, ${name}, ${defaultColor(name)})
-      ON CONFLICT (project_id, name) DO NOTHING`);
+      INSERT INTO relation_types (project_id, name, color) VALUES (${projectId}, ${name}, ${unusedColor(used, name)})`);
   }
 }
