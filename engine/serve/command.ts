@@ -24,7 +24,6 @@ export function parsePort(value: string | number | undefined): number {
   return n;
 }
 
-/** Runs browser mode until SIGINT/SIGTERM; resolves with the exit code. */
 /** The workspace folder --data-dir names (absolute), or the default one. */
 export function resolveDataDir(dataDir: string | undefined): string {
   // resolve('') is the current folder: an empty --data-dir (an unset variable) made it the workspace.
@@ -32,19 +31,28 @@ export function resolveDataDir(dataDir: string | undefined): string {
   return resolve(dataDir ?? defaultDataDir());
 }
 
+/** Runs browser mode until SIGINT, SIGTERM or SIGHUP; resolves with the exit code. */
 export async function cmdServe(opts: ServeOptions = {}): Promise<number> {
   const server = await startServer({
     dataDir: resolveDataDir(opts.dataDir),
     port: parsePort(opts.port),
     ...(opts.host !== undefined && { host: opts.host }),
   });
-  console.log(`Benchtop is running at ${server.url}`);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   return new Promise((done) => {
+    let isStopping = false;
+    // NOTE: a terminal's Ctrl-C (or its window closing: SIGHUP) reaches this process twice, from
+    // the terminal and forwarded by the launcher (bin/benchtop.js). With a listener for the first
+    // only, the second killed it mid-close: no run checkpointed, the workspace left unreleased.
+    // The listeners stay until the process ends: a copy arriving just after the close did too.
     const stop = (): void => {
+      if (isStopping) return;
+      isStopping = true;
       void server.close().then(() => done(0));
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    for (const s of signals) process.on(s, stop);
+    // Only now: a Ctrl-C as soon as the address appears must find the listeners in place.
+    console.log(`Benchtop is running at ${server.url}`);
   });
 }
 

@@ -1,6 +1,7 @@
-// Two `benchtop serve` processes on one data folder, as a user gets by leaving one running and
-// starting another: the second is refused without touching the first one's live run, and a
-// first one killed with SIGKILL leaves nothing that keeps the folder refused.
+// `benchtop serve` as real processes (the launcher and its engine child). Two on one data
+// folder, as a user gets by leaving one running and starting another: the second is refused
+// without touching the first one's live run, and a first one killed with SIGKILL leaves nothing
+// that keeps the folder refused. And the signals a terminal sends stop it cleanly.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,9 +32,12 @@ interface Served {
   outcome: Promise<{ url: string } | { code: number | null; stderr: string }>;
 }
 
-/** Starts `node bin/benchtop.js serve --data-dir <data> --port 0` (the launcher and its engine child). */
-function serve(data: string): Served {
-  const child = spawn(process.execPath, ['bin/benchtop.js', 'serve', '--data-dir', data, '--port', '0'], { cwd: ROOT });
+/**
+ * Starts `node bin/benchtop.js serve --data-dir <data> --port 0` (the launcher and its engine
+ * child); `detached`: in a process group of its own, as a terminal starts a command.
+ */
+function serve(data: string, detached = false): Served {
+  const child = spawn(process.execPath, ['bin/benchtop.js', 'serve', '--data-dir', data, '--port', '0'], { cwd: ROOT, detached });
   started.push(child);
   let stdout = '';
   let stderr = '';
@@ -101,5 +105,23 @@ describe('two Benchtops on one data folder', () => {
     third.child.kill('SIGTERM');
     await new Promise((r) => third.child.once('exit', r));
     expect(existsSync(join(data, WORKSPACE_LOCK))).toBe(false);
+  }, 90_000);
+});
+
+describe('benchtop serve in a terminal', () => {
+  it.skipIf(process.platform === 'win32')('stops cleanly on the Ctrl-C or hang-up a terminal sends to it and the launcher both', async () => {
+    for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+      const data = join(mkdtempSync(join(tmpdir(), 'benchtop-signal-')), 'data');
+      dirs.push(join(data, '..'));
+      const served = serve(data, true);
+      expect(await served.outcome).toHaveProperty('url');
+      const engine = lockHolder(data);
+      const exited = new Promise<[number | null, string | null]>((r) => served.child.once('exit', (code, sig) => r([code, sig])));
+      process.kill(-served.child.pid!, signal); // the whole process group, as the terminal does
+      expect([signal, ...(await exited)]).toEqual([signal, 0, null]);
+      // The engine closed the workspace (a run would have been checkpointed) and let go of it.
+      expect(existsSync(join(data, WORKSPACE_LOCK))).toBe(false);
+      expect(() => process.kill(engine, 0)).toThrow();
+    }
   }, 90_000);
 });
