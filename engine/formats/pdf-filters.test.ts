@@ -188,4 +188,10 @@ describe('pdfUnpackProblem', () => {
     expect(await pdfUnpackProblem(new TextEncoder().encode(locked))).toBe(ENCRYPTED_PDF);
     expect(await pdfUnpackProblem(new TextEncoder().encode(locked.replace('/Encrypt <<', '/NotEncrypt <<')))).toBeUndefined();
   });
+
+  it('stops reading a Flate stream at its end (data after it was copied again on every piece: minutes)', async () => {
+    const tail = (c: Buffer): Buffer => Buffer.concat([deflateSync(c), Buffer.alloc(32 * MB, 0x41)]);
+    const pdf = buildPdf([['Hello.']], { encode: (c) => ({ data: tail(c), entries: '/Filter /FlateDecode' }) });
+    expect(await pdfUnpackProblem(pdf, MB)).toBeUndefined();
+  }, 20_000);
 });

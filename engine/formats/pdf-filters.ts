@@ -203,7 +203,21 @@ class Flate implements Stage {
   private head: number[] = [];
   private readonly inflate = new Inflate((data, final) => this.ondata(data, final));
 
+  /**
+   * Whether the final deflate block has been read. fflate keeps what follows it and copies it
+   * again on each push (a stream with megabytes after its end took minutes); it has no public
+   * flag, so its state is read: final block seen (`f`), no block open (`l`).
+   */
+  private get ended(): boolean {
+    const state = (this.inflate as unknown as { s?: { f?: number; l?: unknown } }).s;
+    return Boolean(state?.f) && !state?.l;
+  }
+
   push(chunk: Uint8Array, final: boolean): void {
+    if (this.ended) {
+      if (final) this.ondata(new Uint8Array(0), true);
+      return;
+    }
     let at = 0;
     while (this.head.length < 2 && at < chunk.length) {
       this.head.push(chunk[at++] ?? 0);
