@@ -135,6 +135,27 @@ describe('task-specific distillation', () => {
     expect(lrOf(await distillTask({ ...base, studentPreset: 'small-2L-128', lr: 1e-4, out: path.join(dir, 's4') }))).toBe(1e-4);
   }, 60_000);
 
+  it('labels the transfer text again for a student of another vocabulary of the same size sharing the cache', async () => {
+    const { dir, file } = writeCorpus('distill-cache-vocab', 4);
+    const vocabFile = writeTinyVocab(dir);
+    const teacher = writeModel(path.join(dir, 'teacher'), vocabFile, 'ner', ['O', 'B-Disease', 'I-Disease']);
+    // Same size, two tokens swapped: the same text gets other ids.
+    const tokens = readVocab(vocabFile);
+    const [a, b] = [tokens.indexOf('cancer'), tokens.indexOf('disease')];
+    const swapped = tokens.map((t, i) => (i === a ? tokens[b] : i === b ? tokens[a] : t) as string);
+    const other = path.join(dir, 'other-vocab.txt');
+    writeFileSync(other, `${swapped.join('\n')}\n`);
+    const base = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', transfer: file, steps: 2, batchSize: 2, cacheDir: path.join(dir, 'cache') };
+    const labelled = async (extra: { vocab?: string }, out: string): Promise<boolean> => {
+      let ran = false;
+      await distillTask({ ...base, ...extra, out: path.join(dir, out) }, { emit: (e) => (ran ||= e.type === 'infer-progress'), isCancelled: () => false });
+      return ran;
+    };
+    expect(await labelled({ vocab: vocabFile }, 's1')).toBe(true);
+    expect(await labelled({ vocab: vocabFile }, 's2')).toBe(false);
+    expect(await labelled({ vocab: other }, 's3')).toBe(true);
+  }, 60_000);
+
   it('RE: marks transfer sentences with the teacher entity pairs and distills a sequence classifier', async () => {
     const { dir, file } = writeCorpus('distill-re', 4);
     const vocab = writeTinyVocab(dir);

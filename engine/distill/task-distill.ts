@@ -36,7 +36,7 @@ import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameT
 import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
-import { vocabularyRecord } from './vocab-origin.ts';
+import { vocabSha256, vocabularyRecord } from './vocab-origin.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from './fingerprint-file.ts';
 import { skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
@@ -251,7 +251,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const weightsFile = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(args.teacher, f)).find((f) => statSync(f, { throwIfNoEntry: false }));
   const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), weightsFile ? statSync(weightsFile).mtimeMs : 0])).digest('hex');
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
-  const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, vocab: student.vocab.length, lower: student.tokenizer.doLowerCase, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
+  // The cache holds the student's token ids: its vocabulary itself, not only its size, decides
+  // them (a --cache shared with a student of another vocabulary of the same size was reused).
+  const tokenizerFp = { vocab: vocabSha256(student.vocab), lower: student.tokenizer.doLowerCase, strip: student.tokenizer.stripAccents };
+  const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, ...tokenizerFp, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
   const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
   const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads, ...(args.device !== undefined && { device: args.device }) });
   ctx.emit({ type: 'log', message: `teacher outputs for ${items.length} transfer sentences → ${cacheDir}` });

@@ -38,7 +38,8 @@ const RESOURCES = fileURLToPath(new URL('../../resources/', import.meta.url));
 const MAX_DEPTH = 8;
 let shippedCache: Map<string, string> | undefined;
 
-function sha256(vocab: readonly string[]): string {
+/** sha256 of a vocabulary as its vocab.txt holds it. */
+export function vocabSha256(vocab: readonly string[]): string {
   return createHash('sha256').update(formatVocab(vocab)).digest('hex');
 }
 
@@ -53,7 +54,7 @@ export function shippedVocabularies(resourcesDir = RESOURCES): Map<string, strin
   const found = new Map<string, string>();
   const add = (name: string, read: () => string[]): void => {
     try {
-      const hash = sha256(read());
+      const hash = vocabSha256(read());
       if (!found.has(hash)) found.set(hash, name);
     } catch {
       // see NOTE
@@ -99,7 +100,7 @@ export function readVocabularyRecord(dir: string): VocabularyRecord | undefined 
 
 /** The record of a new model's `vocab`, taken from `from`. */
 export function vocabularyRecord(vocab: readonly string[], from: VocabularySource, resourcesDir?: string): VocabularyRecord {
-  const hash = sha256(vocab);
+  const hash = vocabSha256(vocab);
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
   const base = { sha256: hash, tokens: vocab.length, shipped };
   if ('file' in from) return { ...base, source: `the vocabulary file "${path.basename(from.file)}"`, origin: shipped !== null ? 'shipped' : 'file' };
@@ -144,7 +145,7 @@ export function folderVocabulary(dir: string, resourcesDir?: string): Vocabulary
   } catch {
     return undefined; // an unreadable vocab.txt is the loader's to report
   }
-  const hash = sha256(vocab);
+  const hash = vocabSha256(vocab);
   const own = readVocabularyRecord(dir);
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
   // A record's claim to be shipped (a folder from elsewhere) is judged by this installation's hashes.
