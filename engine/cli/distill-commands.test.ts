@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { conllSubset, DATA, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { main } from './main.ts';
+import { sourceList } from './distill-commands.ts';
 
 afterAll(removeTempDirs);
 
@@ -81,6 +82,42 @@ describe.runIf(HAS_DATA)('distill --test', () => {
     } finally {
       log.mockRestore();
       err.mockRestore();
+      write.mockRestore();
+    }
+  }, 60_000);
+});
+
+describe('--transfer and --text lists', () => {
+  it('keep a file or folder whose name holds a comma whole, and split the rest at commas', () => {
+    const dir = tempDir('comma-sources');
+    const notes = path.join(dir, 'notes, 2024');
+    mkdirSync(notes);
+    // It was split into ".../notes" and "2024" and refused: "…/notes: no such file or folder".
+    expect(sourceList(notes)).toEqual([notes]);
+    expect(sourceList(`general, ${notes},random`)).toEqual(['general', notes, 'random']);
+    expect(sourceList('general,random-shuffle , ')).toEqual(['general', 'random-shuffle']);
+    expect(sourceList(`${path.join(dir, 'gone')}, 2024`)).toEqual([path.join(dir, 'gone'), '2024']);
+  });
+
+  it.runIf(HAS_DATA)('distill reads a --transfer folder named with a comma', async () => {
+    const dir = tempDir('comma-transfer');
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease']);
+    const text = path.join(dir, 'leaflets, 2024');
+    mkdirSync(text);
+    writeFileSync(path.join(text, 'a.txt'), readFileSync(path.join(DATA, 'text', 'general', 'wiki.valid.tokens'), 'utf8').slice(0, 20_000));
+    const out = path.join(dir, 'student');
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await main(['distill', '--task', 'ner', '--teacher', teacher, '--transfer', `${text},random`, '--student-preset', 'small-2L-128', '--steps', '1', '--batch-size', '2', '--out', out]);
+      expect(err.mock.calls).toEqual([]);
+      expect(code).toBe(0);
+      const m = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8')) as { transfer: { sources: { name: string }[] } };
+      expect(m.transfer.sources.map((x) => x.name)).toEqual(['leaflets, 2024', 'random']);
+    } finally {
+      err.mockRestore();
+      log.mockRestore();
       write.mockRestore();
     }
   }, 60_000);

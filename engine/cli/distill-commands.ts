@@ -2,6 +2,7 @@
 // `distill-general`. They run in-process with the task commands' progress printer (Ctrl-C stops
 // with a checkpoint; the same command resumes) and print where the result and its lineage are.
 
+import { existsSync } from 'node:fs';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
@@ -18,7 +19,23 @@ export const DISTILL_OPTIONS = {
   'sinusoidal-positions': { type: 'boolean' }, 'text-contains-phi': { type: 'boolean' },
 } as const;
 
-const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+/**
+ * A comma-separated list of sources, where commas that belong to the name of an existing file or
+ * folder do not split it: "notes, 2024" (a folder) was read as "notes" and "2024", and refused.
+ */
+export function sourceList(s: string): string[] {
+  const parts = s.split(',');
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; ) {
+    // The longest run of pieces from i that names an existing path, else the one piece.
+    let j = parts.length;
+    while (j > i + 1 && !existsSync(parts.slice(i, j).join(',').trim())) j--;
+    const item = parts.slice(i, j).join(',').trim();
+    if (item !== '') out.push(item);
+    i = j;
+  }
+  return out;
+}
 
 function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: number; steps?: number; batchSize?: number; lr?: number; maxLength?: number; resume: 'auto' | 'never'; overwrite?: boolean } {
   const n = (name: string): number | undefined => (opts[name] === undefined ? undefined : optionalNumber(opts, name, 0));
@@ -77,7 +94,7 @@ export async function cmdDistill(opts: Opts): Promise<void> {
   const s = (k: string): string | undefined => optionalString(opts, k);
   await withContext((ctx) =>
     distillTask({
-      task, teacher: requireString(opts, 'teacher'), transfer: requireString(opts, 'transfer'), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
+      task, teacher: requireString(opts, 'teacher'), transfer: sourceList(requireString(opts, 'transfer')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(s('student') ? { student: s('student') as string } : {}), ...(s('student-preset') ? { studentPreset: s('student-preset') as string } : {}),
       ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(s('vocab') ? { vocab: s('vocab') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['alpha'] !== undefined ? { alpha: optionalNumber(opts, 'alpha', 0) } : {}),
@@ -100,7 +117,7 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary (resolved below).
   await withContext((ctx) =>
     pretrain({
-      text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
+      text: sourceList(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
       ...(opts['no-dropout'] ? { dropout: false } : {}), ...(opts['sinusoidal-positions'] ? { sinusoidalPositions: true } : {}),
@@ -115,7 +132,7 @@ export async function cmdDistillGeneral(opts: Opts): Promise<void> {
   if (!RECIPES.includes(recipe as Recipe)) throw new UsageError(`--recipe must be one of ${RECIPES.join(', ')}`);
   await withContext((ctx) =>
     distillGeneral({
-      teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: list(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
+      teacher: requireString(opts, 'teacher'), studentPreset: requireString(opts, 'student-preset'), recipe: recipe as Recipe, text: sourceList(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(optionalString(opts, 'layer-map') ? { layerMap: optionalString(opts, 'layer-map') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['text-contains-phi'] ? { textContainsPhi: true } : {}),
