@@ -130,7 +130,8 @@ function lockWorkspace(dir: string): () => void {
     writeFileAtomic(pidFile, `${JSON.stringify({ pid: process.pid })}\n`);
   } catch (err) {
     conn?.close();
-    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw openError(instance, err);
+    // A workspace on a read-only disk: the lock opens (read-only) and the pid file cannot be written.
+    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw folderError(dir, pidFile, err);
     const pid = holderOf(pidFile);
     const who = pid === process.pid ? 'this Benchtop' : pid === null ? 'another Benchtop' : `another Benchtop (process ${pid})`;
     throw new StoreError('conflict', `${dir} is already open in ${who}; close that one first, or use another data folder.`);
@@ -188,15 +189,20 @@ function makeWorkspaceFolders(dir: string): void {
       const made = makeDirsSync(p);
       if (p !== dir || made !== undefined || existsSync(join(dir, WORKSPACE_FILE))) ownerOnly(p, 0o700);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
-      throw new StoreError(
-        'open-failed',
-        `${dir}: Benchtop cannot use this data folder: ${why}; choose another data folder, or fix this one.`,
-        { cause: err },
-      );
+      throw folderError(dir, p, err);
     }
   }
+}
+
+/** Why Benchtop cannot make `p` in the data folder `dir`, in words. */
+function folderError(dir: string, p: string, err: unknown): StoreError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
+  return new StoreError(
+    'open-failed',
+    `${dir}: Benchtop cannot use this data folder: ${why}; choose another data folder, or fix this one.`,
+    { cause: err },
+  );
 }
 
 /** Opens a fresh, migrated in-memory workspace (tests). */
