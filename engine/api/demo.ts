@@ -44,7 +44,7 @@ export const BIOMEDICAL_SCHEMA: LabelSchema = {
       name: 'treats',
       arg1Types: ['Chemical'],
       arg2Types: ['Disease'],
-      color: '#2b8a3e',
+      color: '#0c8599',
       symmetric: false,
       description: 'A drug is given for a disease',
     },

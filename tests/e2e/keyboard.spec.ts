@@ -218,6 +218,18 @@ describe('keyboard and screen reader', () => {
     const symptom = row('Symptom');
     await symptom.waitFor();
     expect(await focused()).toBe('entity-type-save');
+    // The new type got a colour no other type had, and the empty row now offers yet another.
+    const colourOf = (rows: string): Promise<string[]> =>
+      page.locator(`${rows} input[type="color"]`).all().then((all) => Promise.all(all.map((c) => c.inputValue())));
+    const others = [
+      ...(await colourOf('[data-testid="entity-type-row"]:not(:has-text("Symptom"))')),
+      ...(await colourOf('[data-testid="relation-type-row"]')),
+    ];
+    expect(others.length).toBeGreaterThan(1);
+    const [symptomColour] = await colourOf('[data-testid="entity-type-row"]:has-text("Symptom")');
+    expect(others).not.toContain(symptomColour);
+    await expect.poll(() => colourOf('[data-testid="entity-type-new"]')).not.toContain(symptomColour);
+    expect(others).not.toContain((await colourOf('[data-testid="entity-type-new"]'))[0]);
     await symptom.getByTestId('entity-type-remove').focus();
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
