@@ -117,6 +117,11 @@ describe('benchtop COMMAND --help', () => {
     expect(a.err().split('\n').at(-1)).toMatch(
       /^benchtop: error: Option '--seed' argument is ambiguous\. .*use '--seed=-XYZ'\. \(see "benchtop init-model --help"\)$/,
     );
+    // A missing or unknown task said only "usage: benchtop train ner|re …".
+    expect(await main(['train', 'pos', '--train', 't', '--out', 'o'])).toBe(2);
+    expect(a.err().split('\n').at(-1)).toBe('benchtop: error: "benchtop train" needs the task first, ner or re, not "pos"; usage: benchtop train ner|re (--model DIR | --preset NAME [--vocab FILE]) --train PATH [--dev PATH] [--test PATH] --out DIR');
+    expect(await main(['eval', '--model', 'm', '--data', 'd'])).toBe(2);
+    expect(a.err().split('\n').at(-1)).toBe('benchtop: error: "benchtop eval" needs the task first, ner or re; usage: benchtop eval ner|re --model DIR --data PATH [--json]');
     expect(await main(['trian'])).toBe(2);
     expect(a.err()).toMatch(/unknown command "trian"; the commands are: start, serve, model inspect, init-model/);
     expect(await main(['help', 'nope'])).toBe(2);

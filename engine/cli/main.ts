@@ -75,6 +75,10 @@ export async function main(argv: string[]): Promise<number> {
       console.log(commandHelp(spec));
       return 0;
     }
+    // "train pos" and a bare "train" said only "usage: benchtop train ner|re …".
+    const kind = rest[0];
+    if ((spec.name === 'train' || spec.name === 'eval') && kind !== 'ner' && kind !== 're')
+      throw new UsageError(`"benchtop ${spec.name}" needs the task first, ner or re${kind !== undefined ? `, not "${kind}"` : ''}; usage: ${spec.usage}`);
     const refused = unknownFlags(spec, Object.keys(opts));
     if (refused) throw new UsageError(refused);
     // A stray word (a value whose flag was mistyped away) used to be ignored without a word.
