@@ -94,6 +94,15 @@ const chains: Record<string, { encode: (c: Buffer) => Buffer; entries: string; s
   'ASCIIHex then LZW': { encode: (c) => ahx(lzw(c)), entries: '/Filter [/AHx /LZW] /DecodeParms [null << /EarlyChange 1 >>]', steps: (c) => [lzw(c).length, c.length] },
 };
 
+/** A zlib stream whose first (stored) block holds the word "endstream", the data of `c` after it. */
+function withDecoy(c: Buffer): Buffer {
+  const decoy = Buffer.from('\nendstream\n', 'latin1');
+  const stored = Buffer.concat([Buffer.from([0, decoy.length, 0, ~decoy.length & 0xff, 0xff]), decoy]);
+  const whole = deflateSync(Buffer.concat([decoy, c]));
+  const rest = deflateSync(c, { level: 9 }).subarray(2, -4); // the raw deflate blocks of c
+  return Buffer.concat([whole.subarray(0, 2), stored, rest, whole.subarray(-4)]);
+}
+
 describe('pdfUnpackProblem', () => {
   it.each(Object.keys(chains))('counts every byte %s decodes to, and the text reads as before', async (name) => {
     const chain = chains[name];
@@ -132,15 +141,7 @@ describe('pdfUnpackProblem', () => {
   });
 
   it('ends a stream at its /Length, as the reader does, not at an "endstream" inside its data', async () => {
-    // A zlib stream whose first (stored) block holds the word "endstream", the bomb after it.
-    const decoy = Buffer.from('\nendstream\n', 'latin1');
-    const stored = Buffer.concat([Buffer.from([0, decoy.length, 0, ~decoy.length & 0xff, 0xff]), decoy]);
-    const zlib = (c: Buffer): Buffer => {
-      const whole = deflateSync(Buffer.concat([decoy, c]));
-      const rest = deflateSync(c, { level: 9 }).subarray(2, -4); // the raw deflate blocks of c
-      return Buffer.concat([whole.subarray(0, 2), stored, rest, whole.subarray(-4)]);
-    };
-    const bomb = buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: zlib(c), entries: '/Filter /FlateDecode' }) });
+    const bomb = buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: withDecoy(c), entries: '/Filter /FlateDecode' }) });
     expect(await pdfUnpackProblem(bomb, MB)).toBe(BOMB);
     const ok = await importPdf(bomb, 'decoy.pdf', { maxStreamBytes: 8 * MB });
     expect(ok.documents[0]?.text).toBe('Hello.'); // the reader did read past the decoy
@@ -194,4 +195,11 @@ describe('pdfUnpackProblem', () => {
     const pdf = buildPdf([['Hello.']], { encode: (c) => ({ data: tail(c), entries: '/Filter /FlateDecode' }) });
     expect(await pdfUnpackProblem(pdf, MB)).toBeUndefined();
   }, 20_000);
+
+  it('reads a stream whose /Length lies in an object stream to its filters\' end, not to an "endstream" inside it', async () => {
+    const text = Buffer.from(buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: withDecoy(c), entries: '/Filter /FlateDecode' }) })).toString('latin1');
+    const bomb = Buffer.from(text.replace(/\/Length \d+ \/Filter/, '/Length 40 0 R /Filter'), 'latin1'); // object 40: compressed, not seen
+    expect(await pdfUnpackProblem(bomb, MB)).toBe(BOMB);
+    expect(await pdfUnpackProblem(bomb, 4 * MB)).toBeUndefined(); // the stream's own end, not the file's
+  });
 });

@@ -18,6 +18,8 @@ export const ENCRYPTED_PDF =
 
 /** A decoding step fed in chunks, as fflate's streams are: what it decodes goes to `ondata`. */
 interface Stage {
+  /** Whether the data's end-of-data mark has been read: what follows is not decoded. */
+  readonly ended: boolean;
   ondata: (data: Uint8Array<ArrayBuffer>, final: boolean) => void;
   push(chunk: Uint8Array, final: boolean): void;
 }
@@ -32,7 +34,7 @@ abstract class Decoder implements Stage {
   ondata: Stage['ondata'] = () => undefined;
   private out = new Uint8Array(OUT_CHUNK);
   private n = 0;
-  protected ended = false;
+  ended = false;
 
   protected put(byte: number): void {
     this.out[this.n++] = byte;
@@ -208,7 +210,7 @@ class Flate implements Stage {
    * again on each push (a stream with megabytes after its end took minutes); it has no public
    * flag, so its state is read: final block seen (`f`), no block open (`l`).
    */
-  private get ended(): boolean {
+  get ended(): boolean {
     const state = (this.inflate as unknown as { s?: { f?: number; l?: unknown } }).s;
     return Boolean(state?.f) && !state?.l;
   }
@@ -319,6 +321,10 @@ export async function pdfUnpackProblem(
     for (let at = 0; at < data.length || at === 0; at += 64 * 1024) {
       try {
         feed(first, data.subarray(at, at + 64 * 1024), at + 64 * 1024 >= data.length);
+        if (first.ended && at + 64 * 1024 < data.length) {
+          feed(first, new Uint8Array(0), true); // hands on what the stages hold, to the end
+          break;
+        }
       } catch (err) {
         if (err instanceof TooLarge)
           return `unpacks to more than ${Math.round(maxStreamBytes / 1024 / 1024)} MB (a compression bomb, or a PDF too large to read); split it into smaller files`;

@@ -244,8 +244,12 @@ export function pdfLayout(b: Buffer): PdfLayout {
       const v = dict.get(key);
       if (v instanceof PdfRef) dict.set(key, resolve(v) ?? null);
     }
+    // A /Length in an object stream is not found here but is read by pdfjs, which then ends the
+    // stream there, past any "endstream" put inside the data: the data is taken to the end of the
+    // file, and its filters end it (each has an end-of-data mark).
     const length = resolve(dict.get('Length'));
-    return { dict, start, end: streamEnd(b, start, typeof length === 'number' ? length : undefined) };
+    const unknown = dict.get('Length') instanceof PdfRef && typeof length !== 'number';
+    return { dict, start, end: unknown ? b.length : streamEnd(b, start, typeof length === 'number' ? length : undefined) };
   });
   return { streams, encrypted, overrun: false };
 }
