@@ -191,6 +191,9 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryIm
   const parts = await docxParts(bytes, opts.maxXmlBytes ?? MAX_DOCX_XML_BYTES, opts.checkCancelled);
   if (parts === DAMAGED) throw formatError(DAMAGED);
   if (typeof parts === 'string') return { documents: [], issues: [makeIssue('error', file, parts)] };
+  // Unpacked once, here: the reader gets the parts stored, and the unpacked copies are let go.
+  const zip = Buffer.from(zipSync(withFieldResults(parts), { level: 0 }));
+  for (const name of Object.keys(parts)) delete parts[name];
   let value: string;
   let messages: { type: string }[];
   try {
@@ -198,7 +201,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: BinaryIm
     // gives back an empty document, so no HTML is made.
     let tree: DocxElement | undefined;
     ({ messages } = await mammoth.convertToHtml(
-      { buffer: Buffer.from(zipSync(withFieldResults(parts), { level: 0 })) }, // unpacked once, here
+      { buffer: zip },
       {
         transformDocument: (document: DocxElement) => {
           tree = document;
