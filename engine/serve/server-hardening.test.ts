@@ -6,7 +6,9 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openWorkspace } from '../store/db.ts';
 import { type RunningServer, startServer } from './server.ts';
+import { upgrade } from './test-client.ts';
 
 let dir: string;
 let server: RunningServer;
@@ -176,6 +178,19 @@ describe('browser-mode request size', () => {
     expect(reply).toMatch(/^HTTP\/1\.1 413 /);
     expect(reply).toMatch(/\r\nConnection: close\r\n/i);
   });
+});
+
+describe('browser-mode stop', () => {
+  it('stops and lets go of the workspace while a frozen page holds the event socket', async () => {
+    const data = join(dir, 'stop-data');
+    const own = await startServer({ dataDir: data, port: 0, rendererDir: join(dir, 'web') });
+    const page = await upgrade(own.port, `/api/events?token=${own.token}`);
+    expect(page.status).toBe(101);
+    page.socket!.pause(); // it never reads the close frame, nor answers it
+    await own.close(); // waited on the page for as long as it stayed frozen
+    openWorkspace(data).close(); // released
+    page.socket!.destroy();
+  }, 15_000);
 });
 
 describe('browser-mode start', () => {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WsConnection, acceptKey, acceptWebSocket } from './websocket.ts';
 import { clientFrame, parseServerFrames, upgrade, waitFor } from './test-client.ts';
@@ -8,6 +9,7 @@ let server: Server;
 let port: number;
 const messages: string[] = [];
 let last: WsConnection | null = null;
+let lastSocket: Duplex | null = null;
 
 beforeAll(async () => {
   server = createServer();
@@ -18,6 +20,7 @@ beforeAll(async () => {
     });
     if (!ws) return;
     last = ws;
+    lastSocket = socket;
     ws.onMessage = (text) => {
       messages.push(text);
       ws.send(`echo:${text}`);
@@ -122,6 +125,16 @@ describe('minimal RFC 6455 server', () => {
     }
     // 40 MiB of pongs asked for: far past the kernel buffers and the 1 MiB cap.
     await waitFor(() => !ws.isOpen);
+    c.socket!.destroy();
+  });
+
+  it('drops a client that does not answer its close, instead of waiting on it for good', async () => {
+    const c = await upgrade(port, '/');
+    c.socket!.pause(); // a frozen tab: it neither reads the close frame nor answers it
+    const socket = lastSocket!;
+    last!.close(1001, 'server stopping');
+    expect(socket.destroyed).toBe(false); // the client has its chance to answer first
+    await waitFor(() => socket.destroyed, 3000);
     c.socket!.destroy();
   });
 

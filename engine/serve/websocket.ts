@@ -14,6 +14,8 @@ const OP_PING = 0x9;
 const OP_PONG = 0xa;
 /** Most frames one message may be split into (browsers send one). */
 const MAX_FRAGMENTS = 1024;
+/** How long a connection we closed waits for the client's close before it is dropped. */
+const CLOSE_WAIT_MS = 1000;
 
 export interface WsConnection {
   readonly isOpen: boolean;
@@ -165,6 +167,10 @@ class Connection implements WsConnection {
     payload.writeUInt16BE(code, 0);
     payload.write(reason, 2);
     this.#socket.end(encodeFrame(OP_CLOSE, payload));
+    // A client that never answers (a frozen tab) held the socket, and with it the server's stop
+    // and the workspace, for as long as it lived. RFC 6455 §7.1.1 lets the server drop it.
+    const drop = setTimeout(() => this.#socket.destroy(), CLOSE_WAIT_MS);
+    this.#socket.once('close', () => clearTimeout(drop));
     this.#closed();
   }
 
