@@ -9,6 +9,7 @@ import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
 import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
+import { onStopSignals } from './stop-signals.ts';
 import { cliContext } from './task-commands.ts';
 
 export const DISTILL_OPTIONS = {
@@ -56,12 +57,7 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
 /** `isUnsaved`: whether a stopped run saved nothing to resume from. */
 async function withContext<T extends { status: string; out: string; steps: number; lineage?: { statement: string }; metrics?: Record<string, unknown> }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
   const ctx = cliContext();
-  const onSigint = (): void => {
-    if (ctx.cancelled) process.exit(130);
-    ctx.cancelled = true;
-    process.stderr.write('\nstopping after this step (checkpoint kept; run the same command to resume)…\n');
-  };
-  process.on('SIGINT', onSigint);
+  const off = onStopSignals(ctx, 'stopping after this step (checkpoint kept; run the same command to resume)');
   try {
     const r = await run(ctx);
     ctx.close();
@@ -75,7 +71,7 @@ async function withContext<T extends { status: string; out: string; steps: numbe
     if (r.status === 'cancelled') throw new StoppedError();
     return r;
   } finally {
-    process.off('SIGINT', onSigint);
+    off();
   }
 }
 

@@ -2,7 +2,7 @@
 // says nothing was written and exits with 130, as a stop the user asked for, not an error. A
 // training-like run stopped by Ctrl-C keeps its checkpoint, says so, and exits with 130 too, so
 // a script does not carry on as if it had finished.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { CancelledError } from '../tasks/batching.ts';
 import type * as PredictTask from '../tasks/predict-task.ts';
 import type * as TrainTask from '../tasks/train-task.ts';
@@ -76,5 +76,25 @@ describe('a stopped training run', () => {
   it('exits with 0 when it stopped at the --max-minutes limit the user set', async () => {
     expect(await main(['pretrain', '--preset', 'small-2L-128', '--text', '/x.txt', '--out', '/p', '--max-minutes', '1'])).toBe(0);
     expect(stdout).toEqual(['time-limit at step 9: run the same command again to resume']);
+  });
+});
+
+describe('SIGTERM and SIGHUP', () => {
+  it('stop a training run as Ctrl-C does, keeping its checkpoint (they used to end it where it stood)', async () => {
+    const { train } = await import('../tasks/train-task.ts');
+    // SIGHUP's handler silences write errors on stdout and stderr (the terminal is gone).
+    const streams = [process.stdout, process.stderr];
+    const listeners = streams.map((s) => s.listeners('error') as ((e: Error) => void)[]);
+    onTestFinished(() => streams.forEach((s, i) => (s.removeAllListeners('error'), listeners[i]?.forEach((l) => s.on('error', l)))));
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      vi.mocked(train).mockImplementationOnce((_args, ctx) => {
+        process.emit(signal, signal);
+        return Promise.resolve(ctx?.isCancelled?.() === true ? { status: 'cancelled', out: '/o', checkpointDir: '/o/checkpoint' } : { status: 'completed', out: '/o' });
+      });
+      stdout = [];
+      expect(await main(['train', 'ner', '--preset', 'small-2L-128', '--train', '/t.tsv', '--out', '/o'])).toBe(130);
+      expect(stdout).toEqual(['stopped; checkpoint saved in /o/checkpoint. Run the same command again to resume.']);
+      expect(process.listenerCount(signal)).toBe(0); // the handlers went with the run
+    }
   });
 });

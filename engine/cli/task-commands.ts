@@ -11,6 +11,7 @@ import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/ev
 import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
 import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 export const INPUT_FORMATS = [
   'text',
@@ -142,22 +143,17 @@ function task(rest: string[], cmd: string): 'ner' | 're' {
 /** What Ctrl-C says during prediction and evaluation: they write their output only at the end. */
 const STOP_WITHOUT_WRITING = 'stopping; nothing will be written';
 
-/** Runs `fn` with Ctrl-C wired to the context's cancel flag. */
+/** Runs `fn` with Ctrl-C (and SIGTERM, SIGHUP) wired to the context's cancel flag. */
 async function withSigint<T>(
   ctx: ReturnType<typeof cliContext>,
   fn: () => Promise<T>,
   stopping = 'stopping after this step, keeping a checkpoint',
 ): Promise<T> {
-  const onSigint = (): void => {
-    if (ctx.cancelled) process.exit(130);
-    ctx.cancelled = true;
-    process.stderr.write(`\n${stopping} (Ctrl-C again to quit at once)…\n`);
-  };
-  process.on('SIGINT', onSigint);
+  const off = onStopSignals(ctx, stopping);
   try {
     return await fn();
   } finally {
-    process.off('SIGINT', onSigint);
+    off();
     ctx.close();
   }
 }
