@@ -237,6 +237,32 @@ describe('openWorkspace on disk', () => {
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
 
+  it('refuses an empty file in a folder with earlier work, and a folder in its place, leaving both as they are', () => {
+    // Cut to nothing by a crash or a full disk: it opened as a new, empty workspace, without a word.
+    const dir = tempDir();
+    const file = join(dir, WORKSPACE_FILE);
+    mkdirSync(join(dir, 'models', 'ner-1'), { recursive: true });
+    writeFileSync(file, '');
+    const err = catchError(() => openWorkspace(dir));
+    expect(err.code).toBe('corrupt');
+    expect(err.message).toContain(`${file} is empty (0 bytes)`);
+    expect(statSync(file).size).toBe(0);
+    // Without earlier work an empty file is a workspace whose first write never happened.
+    const fresh = tempDir();
+    writeFileSync(join(fresh, WORKSPACE_FILE), '');
+    expect(schemaVersion(track(openWorkspace(fresh)).read)).toBe(MIGRATIONS.length);
+    // A folder where the file should be: named, not EISDIR.
+    const other = tempDir();
+    mkdirSync(join(other, WORKSPACE_FILE));
+    const dirErr = catchError(() => openWorkspace(other));
+    expect(dirErr.message).toBe(`${join(other, WORKSPACE_FILE)} is a folder, not a workspace file: move it aside to start a new workspace.`);
+  });
+
+  it('cuts its write-ahead log back to 64 MB at a checkpoint', () => {
+    const ws = track(openWorkspace(tempDir()));
+    expect(ws.write.get<{ journal_size_limit: number }>(sql`PRAGMA journal_size_limit`)?.journal_size_limit).toBe(64 * 1024 * 1024);
+  });
+
   it('upgrades a workspace made by the first release and keeps its runs', () => {
     const dir = join(tempDir(), 'data');
     mkdirSync(dir, { recursive: true });

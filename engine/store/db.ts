@@ -2,8 +2,8 @@
 // against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { StoreError, corruptError, sqliteFailure } from './errors.ts';
@@ -250,6 +250,9 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
       );
     }
     conn.pragma('journal_mode = WAL');
+    // After a large write (an import, a purge) the log is cut back to 64 MB at its next
+    // checkpoint, instead of keeping its largest size until Benchtop closes.
+    conn.pragma('journal_size_limit = 67108864');
     conn.pragma('foreign_keys = ON');
     conn.pragma('busy_timeout = 5000');
     conn.pragma('synchronous = NORMAL');
@@ -376,7 +379,22 @@ function handleOf(db: ReadDb): Handle {
 
 /** Refuses a non-empty file without the SQLite header before SQLite can touch it. */
 function assertSqliteHeader(dbPath: string): void {
-  if (!existsSync(dbPath) || statSync(dbPath).size === 0) return;
+  if (!existsSync(dbPath)) return;
+  const stat = statSync(dbPath);
+  if (stat.isDirectory())
+    throw new StoreError('open-failed', `${dbPath} is a folder, not a workspace file: move it aside to start a new workspace.`);
+  // Empty: a workspace whose first write never happened, or one cut to nothing by a crash or a full
+  // disk. Opened, it became a new empty workspace over the folder's earlier work, without a word.
+  if (stat.size === 0) {
+    if (holdsEarlierWork(dirname(dbPath)))
+      throw new StoreError(
+        'corrupt',
+        `${dbPath} is empty (0 bytes), though this data folder holds earlier work (models, runs or an upgrade's copy): ` +
+          'it was probably cut short by a crash or a full disk. It has been left untouched: restore it from a backup, ' +
+          'or move it aside to start a new workspace.',
+      );
+    return;
+  }
   const header = Buffer.alloc(16);
   const fd = openSync(dbPath, 'r');
   try {
@@ -385,6 +403,18 @@ function assertSqliteHeader(dbPath: string): void {
     closeSync(fd);
   }
   if (header.toString('latin1') !== SQLITE_HEADER) throw corruptError(dbPath);
+}
+
+/** Whether the data folder holds a model, a run or an upgrade's copy of its workspace. */
+function holdsEarlierWork(dir: string): boolean {
+  const has = (sub: string): boolean => {
+    try {
+      return readdirSync(join(dir, sub)).length > 0;
+    } catch {
+      return false;
+    }
+  };
+  return has('models') || has('runs') || readdirSync(dir).some((f) => /^workspace-schema-\d+-backup\.sqlite$/.test(f));
 }
 
 function openError(dbPath: string, err: unknown): StoreError {
