@@ -1,6 +1,7 @@
 // What a PDF's streams unpack to, counted under every filter pdfjs decodes and any chain of them
 // (only a first FlateDecode was counted: LZW, RunLength, ASCII85 or a Flate inside another filter
-// unpacked unchecked), stream dictionaries read as pdfjs reads them, and encrypted PDFs refused.
+// unpacked unchecked), stream dictionaries read as pdfjs reads them, and encrypted PDFs that need
+// a password refused (those that open without one: pdf-crypt.test.ts).
 
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -166,12 +167,12 @@ describe('pdfUnpackProblem', () => {
     expect(calls).toBe(1);
   });
 
-  it('refuses an encrypted PDF, even one that opens without a password, saying so', async () => {
+  it('refuses an encrypted PDF the empty password does not open, saying so (one that it opens is decrypted: pdf-crypt.test.ts)', async () => {
     const text = new TextDecoder().decode(buildPdf([['Secret note.']]));
-    // Opens without a password (no user password), but its streams are encrypted all the same.
+    // A /U that the empty user password does not make: its streams cannot be decrypted to be counted.
     const locked = text.replace('/Root 1 0 R >>', '/Root 1 0 R /Encrypt << /Filter /Standard /V 2 /R 3 /O <00> /U <00> /P -3904 >> >>');
     expect(await importPdf(new TextEncoder().encode(locked), 'locked.pdf')).toEqual({ documents: [], issues: [{ severity: 'error', file: 'locked.pdf', message: ENCRYPTED_PDF }] });
-    expect(ENCRYPTED_PDF).toMatch(/^encrypted PDF .*save or print it to an unencrypted PDF, then read that copy$/);
+    expect(ENCRYPTED_PDF).toMatch(/^password-protected PDF .*save or print it to an unencrypted PDF, then read that copy$/);
   });
 
   it('counts a Flate stream whose zlib header pdfjs reads and zlib refuses (a window size over 32 KB)', async () => {

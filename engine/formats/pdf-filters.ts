@@ -3,18 +3,18 @@
 // filter chain, as pdfjs decodes it (FlateDecode, LZWDecode, RunLengthDecode, ASCIIHexDecode,
 // ASCII85Decode, in any order and number), counted and not kept: the output of every filter counts
 // toward one cap for the file. Image codecs (DCT, JPX, JBIG2, CCITT) end a chain uncounted: text
-// extraction never decodes images. An encrypted PDF is refused: its streams cannot be counted
-// without decrypting them.
+// extraction never decodes images. The streams of an encrypted PDF that opens without a password
+// are decrypted first (pdf-crypt.ts; the decrypted bytes are not counted, as they are no more than
+// the file's); one that needs a password is refused, as its streams cannot be counted.
 
 import { Inflate } from 'fflate';
+import { type StreamDecipher, streamDecryption } from './pdf-crypt.ts';
 import { type PdfDict, PdfName, type PdfValue, pdfLayout, MAX_OBJECT_BYTES } from './pdf-objects.ts';
+
+export { ENCRYPTED_PDF } from './pdf-crypt.ts';
 
 /** Most bytes the streams of one PDF, images left out, may unpack to (text of ~100,000 pages). */
 export const MAX_PDF_STREAM_BYTES = 256 * 1024 * 1024;
-
-/** The message for an encrypted PDF. */
-export const ENCRYPTED_PDF =
-  'encrypted PDF (password-protected, or locked against copying or printing); Benchtop does not read encrypted PDFs: save or print it to an unencrypted PDF, then read that copy';
 
 /** A decoding step fed in chunks, as fflate's streams are: what it decodes goes to `ondata`. */
 interface Stage {
@@ -230,6 +230,25 @@ class Flate implements Stage {
   }
 }
 
+/** A stream's decryption as a stage: what it decrypts is handed on, not counted. */
+class Decrypt implements Stage {
+  ondata: Stage['ondata'] = () => undefined;
+  readonly ended = false;
+
+  constructor(private readonly decipher: StreamDecipher) {}
+
+  push(chunk: Uint8Array, final: boolean): void {
+    const data = this.decipher.update(chunk);
+    if (final) {
+      const last = this.decipher.final();
+      const all = new Uint8Array(data.length + last.length);
+      all.set(data);
+      all.set(last, data.length);
+      this.ondata(all, true);
+    } else if (data.length > 0) this.ondata(new Uint8Array(data), false);
+  }
+}
+
 /** The name of each filter of a stream, and its /DecodeParms (one per filter when an array). */
 function filterChain(dict: PdfDict): { name: string; params: PdfValue | undefined }[] {
   const filter = dict.get('Filter');
@@ -279,7 +298,8 @@ function feed(stage: Stage, data: Uint8Array, final: boolean): void {
 const YIELD_MS = 50;
 
 /**
- * Why the PDF's streams cannot be unpacked safely, or undefined: an encrypted file, an object
+ * Why the PDF's streams cannot be unpacked safely, or undefined: an encrypted file that does not
+ * open with the empty password, an object
  * that runs on past MAX_OBJECT_BYTES, or streams (images left out) that unpack to more than the
  * cap, every filter of every chain counted. `checkCancelled` is called every YIELD_MS of work,
  * after a pause that lets a Cancel request in; it throws to stop.
@@ -291,15 +311,17 @@ export async function pdfUnpackProblem(
 ): Promise<string | undefined> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const layout = pdfLayout(b);
-  if (layout.encrypted) return ENCRYPTED_PDF;
   if (layout.overrun) return `invalid or damaged PDF (an object runs on for more than ${MAX_OBJECT_BYTES / 1024 / 1024} MB)`;
+  const { decrypt, problem } = streamDecryption(layout.encryptions);
+  if (problem !== undefined) return problem;
   let left = maxStreamBytes;
   const count = (n: number): void => {
     left -= n;
     if (left < 0) throw new TooLarge();
   };
   let free = performance.now();
-  for (const { dict, start, end } of layout.streams) {
+  for (const stream of layout.streams) {
+    const { dict, start, end } = stream;
     const subtype = dict.get('Subtype');
     if (subtype instanceof PdfName && subtype.name === 'Image') continue;
     const stages: Stage[] = [];
@@ -317,12 +339,18 @@ export async function pdfUnpackProblem(
       };
     });
     const first = stages[0] as Stage;
+    const decipher = decrypt?.(stream);
+    let head = first;
+    if (decipher) {
+      head = new Decrypt(decipher);
+      head.ondata = (data, final) => feed(first, data, final);
+    }
     const data = b.subarray(start, end);
     for (let at = 0; at < data.length || at === 0; at += 64 * 1024) {
       try {
-        feed(first, data.subarray(at, at + 64 * 1024), at + 64 * 1024 >= data.length);
+        feed(head, data.subarray(at, at + 64 * 1024), at + 64 * 1024 >= data.length);
         if (first.ended && at + 64 * 1024 < data.length) {
-          feed(first, new Uint8Array(0), true); // hands on what the stages hold, to the end
+          feed(head, new Uint8Array(0), true); // hands on what the stages hold, to the end
           break;
         }
       } catch (err) {

@@ -2,7 +2,8 @@
 // every "N G obj" in the file (wherever an xref offset could point, inside other streams too) is
 // parsed by a small lexer, so a stream's dictionary is read as the reader reads it (a string with
 // "obj" in it or a dictionary of many kilobytes cannot hide its /Filter). Strings are skipped, not
-// kept: nothing here needs document text.
+// kept (nothing here needs document text), except in the trailers and the encryption dictionary,
+// whose /ID, /O, /U and /UE the stream decryption needs (pdf-crypt.ts).
 
 /** A PDF name (without its slash, #xx escapes decoded). */
 export class PdfName {
@@ -17,12 +18,14 @@ export class PdfRef {
   ) {}
 }
 
-/** A parsed value; strings are `''` (their bytes are not needed), dictionaries Maps by key name. */
+/** A parsed value; strings are `''` (their bytes are not needed) unless kept (their bytes as latin1), dictionaries Maps by key name. */
 export type PdfValue = number | boolean | null | string | PdfName | PdfRef | PdfValue[] | PdfDict;
 export type PdfDict = Map<string, PdfValue>;
 
-/** One stream: its dictionary and where its data lies. */
+/** One stream: its object number and generation, its dictionary and where its data lies. */
 export interface PdfStream {
+  num: number;
+  gen: number;
   dict: PdfDict;
   start: number;
   end: number;
@@ -50,6 +53,8 @@ class Lexer {
   constructor(
     private readonly b: Buffer,
     public pos: number,
+    /** Whether strings are read (as latin1 text of their bytes) rather than skipped. */
+    private readonly keepStrings = false,
   ) {
     this.limit = Math.min(b.length, pos + MAX_OBJECT_BYTES);
   }
@@ -85,6 +90,32 @@ class Lexer {
         return;
       }
     }
+  }
+
+  /** The bytes of the literal string from `from` (its opening parenthesis) to here, escapes decoded. */
+  private literalBytes(from: number): string {
+    const raw = this.b.subarray(from + 1, this.pos - 1);
+    const out: number[] = [];
+    const escapes: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c };
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i] ?? 0;
+      if (c === 0x0d) {
+        out.push(0x0a); // an end of line in a string is a line feed, whichever it was
+        if (raw[i + 1] === 0x0a) i++;
+      } else if (c !== 0x5c) out.push(c);
+      else {
+        const e = raw[++i];
+        if (e === undefined) break;
+        if (e >= 0x30 && e <= 0x37) {
+          let v = e - 0x30;
+          for (let k = 0; k < 2 && (raw[i + 1] ?? 0) >= 0x30 && (raw[i + 1] ?? 0) <= 0x37; k++) v = v * 8 + (raw[++i] ?? 0) - 0x30;
+          out.push(v & 0xff);
+        } else if (e === 0x0d) {
+          if (raw[i + 1] === 0x0a) i++; // a backslash before an end of line continues the string
+        } else if (e !== 0x0a) out.push(escapes[e] ?? e);
+      }
+    }
+    return Buffer.from(out).toString('latin1');
   }
 
   /** "G R" after an integer, making a reference; the position is kept when it is not one. */
@@ -132,8 +163,11 @@ class Lexer {
         this.overrun ||= end >= 0;
         return undefined;
       }
+      const from = this.pos + 1;
       this.pos = end + 1;
-      return '';
+      if (!this.keepStrings) return '';
+      const digits = this.b.toString('latin1', from, end).replace(/[^0-9a-fA-F]/g, '');
+      return Buffer.from(digits.length % 2 ? `${digits}0` : digits, 'hex').toString('latin1');
     }
     if (c === 0x5b) {
       this.pos++;
@@ -150,8 +184,9 @@ class Lexer {
       }
     }
     if (c === 0x28) {
+      const from = this.pos;
       this.skipString();
-      return '';
+      return this.keepStrings ? this.literalBytes(from) : '';
     }
     if (c === 0x2f) {
       this.pos++;
@@ -166,8 +201,8 @@ class Lexer {
 }
 
 /** The value after an "obj" or "trailer" keyword at `at` (its length), and the lexer past it. */
-function valueAfter(b: Buffer, at: number): { value: PdfValue | undefined; lexer: Lexer } {
-  const lexer = new Lexer(b, at);
+function valueAfter(b: Buffer, at: number, keepStrings = false): { value: PdfValue | undefined; lexer: Lexer } {
+  const lexer = new Lexer(b, at, keepStrings);
   return { value: lexer.value(), lexer };
 }
 
@@ -198,29 +233,46 @@ function streamEnd(b: Buffer, start: number, length: number | undefined): number
   return end < 0 ? b.length : end;
 }
 
-/** What the checks need from a PDF: its streams, whether a trailer names an /Encrypt dictionary, and whether an object ran on past MAX_OBJECT_BYTES. */
+/** An encryption a trailer names: its dictionary (undefined when /Encrypt names no dictionary found outside object streams) and the first string of the trailer's /ID ('' without one), strings kept. */
+export interface PdfEncryption {
+  dict: PdfDict | undefined;
+  fileId: string;
+}
+
+/** What the checks need from a PDF: its streams, the distinct encryptions its trailers name (none when it is not encrypted), and whether an object ran on past MAX_OBJECT_BYTES. */
 export interface PdfLayout {
   streams: PdfStream[];
-  encrypted: boolean;
+  encryptions: PdfEncryption[];
   overrun: boolean;
 }
 
 const isEncrypted = (dict: PdfDict): boolean => dict.has('Encrypt') && dict.get('Encrypt') !== null;
 
+/** A value written out in one canonical way, to tell whether two trailers name the same encryption. */
+function canonical(v: PdfValue | undefined): string {
+  if (v instanceof Map) return `<<${[...v].map(([k, x]) => `/${k} ${canonical(x)}`).join(' ')}>>`;
+  if (Array.isArray(v)) return `[${v.map(canonical).join(' ')}]`;
+  if (v instanceof PdfName) return `/${v.name}`;
+  if (v instanceof PdfRef) return `${v.num} ${v.gen} R`;
+  return JSON.stringify(v) ?? 'undefined';
+}
+
 /**
  * Every stream of a PDF that an object header anywhere in the file starts, with indirect /Length
- * and /Filter values resolved where their objects lie outside object streams; and whether any
- * trailer (classic or cross-reference stream) says the file is encrypted.
+ * and /Filter values resolved where their objects lie outside object streams; and the encryption
+ * every trailer (classic or cross-reference stream) names, its dictionary resolved.
  */
 export function pdfLayout(b: Buffer): PdfLayout {
-  const found: { dict: PdfDict; start: number }[] = [];
+  const found: { num: number; gen: number; dict: PdfDict; start: number }[] = [];
   const direct = new Map<string, PdfValue>(); // non-stream objects, the last definition kept
-  let encrypted = false;
+  const positions = new Map<string, number>(); // where each object's value starts, the last definition kept
+  const trailers: number[] = []; // where each trailer dictionary naming an /Encrypt starts
   for (let at = b.indexOf('obj', 0, 'latin1'); at >= 0; at = b.indexOf('obj', at + 3, 'latin1')) {
     const id = objectHeader(b, at);
     if (id === undefined) continue;
+    positions.set(id, at + 3);
     const { value, lexer } = valueAfter(b, at + 3);
-    if (lexer.overrun) return { streams: [], encrypted, overrun: true };
+    if (lexer.overrun) return { streams: [], encryptions: [], overrun: true };
     if (!(value instanceof Map)) {
       if (typeof value === 'number' || value instanceof PdfName || Array.isArray(value)) direct.set(id, value);
       continue;
@@ -229,17 +281,32 @@ export function pdfLayout(b: Buffer): PdfLayout {
     const s = lexer.pos;
     if (b.toString('latin1', s, s + 6) !== 'stream') continue;
     const eol = b[s + 6] === 0x0d && b[s + 7] === 0x0a ? 2 : b[s + 6] === 0x0a || b[s + 6] === 0x0d ? 1 : 0;
-    found.push({ dict: value, start: s + 6 + eol });
+    const [num = 0, gen = 0] = id.split(' ').map(Number);
+    found.push({ num, gen, dict: value, start: s + 6 + eol });
     const type = value.get('Type');
-    if (type instanceof PdfName && type.name === 'XRef' && isEncrypted(value)) encrypted = true;
+    if (type instanceof PdfName && type.name === 'XRef' && isEncrypted(value)) trailers.push(at + 3);
   }
-  for (let at = b.indexOf('trailer', 0, 'latin1'); at >= 0 && !encrypted; at = b.indexOf('trailer', at + 7, 'latin1')) {
+  for (let at = b.indexOf('trailer', 0, 'latin1'); at >= 0; at = b.indexOf('trailer', at + 7, 'latin1')) {
     const { value, lexer } = valueAfter(b, at + 7);
-    if (lexer.overrun) return { streams: [], encrypted, overrun: true };
-    if (value instanceof Map && isEncrypted(value)) encrypted = true;
+    if (lexer.overrun) return { streams: [], encryptions: [], overrun: true };
+    if (value instanceof Map && isEncrypted(value)) trailers.push(at + 7);
+  }
+  const encryptions = new Map<string, PdfEncryption>();
+  for (const at of trailers) {
+    const trailer = valueAfter(b, at, true).value;
+    if (!(trailer instanceof Map)) continue;
+    let dict = trailer.get('Encrypt');
+    if (dict instanceof PdfRef) {
+      const pos = positions.get(`${dict.num} ${dict.gen}`);
+      dict = pos === undefined ? undefined : valueAfter(b, pos, true).value;
+    }
+    const ids = trailer.get('ID');
+    const first = Array.isArray(ids) ? ids[0] : undefined;
+    const encryption = { dict: dict instanceof Map ? dict : undefined, fileId: typeof first === 'string' ? first : '' };
+    encryptions.set(canonical(encryption.dict) + canonical(encryption.fileId), encryption);
   }
   const resolve = (v: PdfValue | undefined): PdfValue | undefined => (v instanceof PdfRef ? direct.get(`${v.num} ${v.gen}`) : v);
-  const streams = found.map(({ dict, start }) => {
+  const streams = found.map(({ num, gen, dict, start }) => {
     for (const key of ['Filter', 'DecodeParms']) {
       const v = dict.get(key);
       if (v instanceof PdfRef) dict.set(key, resolve(v) ?? null);
@@ -249,7 +316,7 @@ export function pdfLayout(b: Buffer): PdfLayout {
     // file, and its filters end it (each has an end-of-data mark).
     const length = resolve(dict.get('Length'));
     const unknown = dict.get('Length') instanceof PdfRef && typeof length !== 'number';
-    return { dict, start, end: unknown ? b.length : streamEnd(b, start, typeof length === 'number' ? length : undefined) };
+    return { num, gen, dict, start, end: unknown ? b.length : streamEnd(b, start, typeof length === 'number' ? length : undefined) };
   });
-  return { streams, encrypted, overrun: false };
+  return { streams, encryptions: [...encryptions.values()], overrun: false };
 }

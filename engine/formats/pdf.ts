@@ -1,8 +1,8 @@
 // PDF importer: the text layer via pdfjs-dist (legacy Node build, no worker, no font or network
 // fetching). Pages are joined with a blank line and recorded as 'page' passages. A PDF without a
 // text layer is refused with an error telling the user to OCR it; files beyond maxBytes too,
-// encrypted files and files whose streams unpack beyond a cap (a compression bomb), both checked
-// before pdfjs (which holds a stream whole once decoded) sees them (pdf-filters.ts), and files
+// encrypted files that need a password (ones that open without one are read) and files whose
+// streams unpack beyond a cap (a compression bomb), both checked before pdfjs (which holds a stream whole once decoded) sees them (pdf-filters.ts), and files
 // with more pages than a cap (pdfjs finds each page by walking the page tree from the start:
 // 300,000 pages ran for hours). The import's cancel hook is called while the streams are counted
 // and before each page, so one long PDF can be stopped.
