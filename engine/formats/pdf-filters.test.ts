@@ -1,9 +1,10 @@
 // What a PDF's streams unpack to, counted under every filter pdfjs decodes and any chain of them
 // (only a first FlateDecode was counted: LZW, RunLength, ASCII85 or a Flate inside another filter
-// unpacked unchecked), stream dictionaries read as pdfjs reads them, and encrypted PDFs that need
+// unpacked unchecked; then Brotli, a Flate after /Crypt or an unknown name, /F and filters given by
+// reference were), stream dictionaries read as pdfjs reads them, and encrypted PDFs that need
 // a password refused (those that open without one: pdf-crypt.test.ts).
 
-import { deflateRawSync, deflateSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ENCRYPTED_PDF, importPdf, pdfUnpackProblem } from './pdf.ts';
 import { buildPdf } from './test-fixtures.ts';
@@ -93,6 +94,11 @@ const chains: Record<string, { encode: (c: Buffer) => Buffer; entries: string; s
   'ASCII85 then Flate': { encode: (c) => a85(deflateSync(c)), entries: '/Filter [/ASCII85Decode /FlateDecode]', steps: (c) => [deflateSync(c).length, c.length] },
   'Flate twice': { encode: (c) => deflateSync(deflateSync(c)), entries: '/Filter [/Fl /Fl]', steps: (c) => [deflateSync(c).length, c.length] },
   'ASCIIHex then LZW': { encode: (c) => ahx(lzw(c)), entries: '/Filter [/AHx /LZW] /DecodeParms [null << /EarlyChange 1 >>]', steps: (c) => [lzw(c).length, c.length] },
+  // pdfjs decodes BrotliDecode; it hands the data of a name it does not know on as it is, and reads /F before /Filter.
+  BrotliDecode: { encode: (c) => brotliCompressSync(c), entries: '/Filter /BrotliDecode', steps: (c) => [c.length] },
+  'Crypt (Identity) then Flate': { encode: (c) => deflateSync(c), entries: '/Filter [/Crypt /FlateDecode] /DecodeParms [<< /Name /Identity >> null]', steps: (c) => [c.length] },
+  'an unknown name then Flate': { encode: (c) => deflateSync(c), entries: '/Filter [/NoSuchDecode /FlateDecode]', steps: (c) => [c.length] },
+  'Flate named by /F': { encode: (c) => deflateSync(c), entries: '/F /Fl', steps: (c) => [c.length] },
 };
 
 /** A zlib stream whose first (stored) block holds the word "endstream", the data of `c` after it. */
@@ -139,6 +145,13 @@ describe('pdfUnpackProblem', () => {
       const bomb = buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: deflateSync(c), entries: `/Filter /FlateDecode ${extra}` }) });
       expect(await pdfUnpackProblem(bomb, MB)).toBe(BOMB);
     }
+  });
+
+  it('resolves a filter given as a reference inside the filter array, as the reader does', async () => {
+    const text = Buffer.from(buildPdf([['Hello.']], { padding: 3 * MB, encode: (c) => ({ data: deflateSync(c), entries: '/Filter [9 0 R]' }) })).toString('latin1');
+    const bomb = Buffer.from(text.replace('xref', '9 0 obj\n/FlateDecode\nendobj\nxref'), 'latin1');
+    expect(await pdfUnpackProblem(bomb, MB)).toBe(BOMB);
+    expect(await pdfUnpackProblem(bomb, 4 * MB)).toBeUndefined();
   });
 
   it('ends a stream at its /Length, as the reader does, not at an "endstream" inside its data', async () => {

@@ -1,13 +1,15 @@
 // What a PDF's streams unpack to, counted before pdfjs (which holds each decoded stream whole, one
 // copy per filter of a chain) sees them. Every stream other than an image is run through its whole
 // filter chain, as pdfjs decodes it (FlateDecode, LZWDecode, RunLengthDecode, ASCIIHexDecode,
-// ASCII85Decode, in any order and number), counted and not kept: the output of every filter counts
-// toward one cap for the file. Image codecs (DCT, JPX, JBIG2, CCITT) end a chain uncounted: text
-// extraction never decodes images. The streams of an encrypted PDF that opens without a password
+// ASCII85Decode, BrotliDecode, in any order and number; /F before /Filter, as pdfjs reads them; a
+// name pdfjs does not know, /Crypt among them, hands the data on as it is), counted and not kept:
+// the output of every filter counts toward one cap for the file. Image codecs (DCT, JPX, JBIG2,
+// CCITT) end a chain uncounted: text extraction never decodes images. The streams of an encrypted PDF that opens without a password
 // are decrypted first (pdf-crypt.ts; the decrypted bytes are not counted, as they are no more than
 // the file's); one that needs a password is refused, as its streams cannot be counted.
 
 import { Inflate } from 'fflate';
+import { brotliDecompressSync, constants } from 'node:zlib';
 import { type StreamDecipher, streamDecryption } from './pdf-crypt.ts';
 import { type PdfDict, PdfName, type PdfValue, pdfLayout, MAX_OBJECT_BYTES } from './pdf-objects.ts';
 
@@ -249,19 +251,51 @@ class Decrypt implements Stage {
   }
 }
 
-/** The name of each filter of a stream, and its /DecodeParms (one per filter when an array). */
+/**
+ * BrotliDecode, as pdfjs decodes it: the whole stream at once (pdfjs holds its output whole too),
+ * never more than `room()` bytes (what is left of the cap) and one; past them, too large.
+ */
+class Brotli implements Stage {
+  ondata: Stage['ondata'] = () => undefined;
+  readonly ended = false;
+  private input: Uint8Array[] = [];
+
+  constructor(private readonly room: () => number) {}
+
+  push(chunk: Uint8Array, final: boolean): void {
+    this.input.push(chunk.slice());
+    if (!final) return;
+    let out: Buffer;
+    try {
+      // FLUSH at the end: a stream cut short gives what it holds, not an error.
+      out = brotliDecompressSync(Buffer.concat(this.input), { maxOutputLength: Math.max(0, this.room()) + 1, finishFlush: constants.BROTLI_OPERATION_FLUSH });
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new TooLarge();
+      throw err;
+    } finally {
+      this.input = [];
+    }
+    for (let at = 0; at < out.length || at === 0; at += OUT_CHUNK) this.ondata(new Uint8Array(out.subarray(at, at + OUT_CHUNK)), at + OUT_CHUNK >= out.length);
+  }
+}
+
+/** Image codecs: text extraction never decodes them, so a chain ends uncounted at one. */
+const IMAGE_CODECS = new Set(['DCTDecode', 'DCT', 'JPXDecode', 'JPX', 'CCITTFaxDecode', 'CCF', 'JBIG2Decode']);
+
+/** The name of each filter of a stream ('' where it is no name), and its /DecodeParms (one per filter when an array); /F and /DP first, as pdfjs reads them. */
 function filterChain(dict: PdfDict): { name: string; params: PdfValue | undefined }[] {
-  const filter = dict.get('Filter');
+  const filter = dict.has('F') ? dict.get('F') : dict.get('Filter');
+  if (filter instanceof Map) return []; // /F a file specification: pdfjs applies no filter
   const names = Array.isArray(filter) ? filter : filter === undefined || filter === null ? [] : [filter];
-  const params = dict.get('DecodeParms');
+  const params = dict.has('DP') ? dict.get('DP') : dict.get('DecodeParms');
   return names.map((f, i) => ({
     name: f instanceof PdfName ? f.name : '',
     params: Array.isArray(params) ? params[i] : params,
   }));
 }
 
-/** A decoding stage for a filter pdfjs decodes when reading text, or undefined (images, unknown names). */
-function stageFor(name: string, params: PdfValue | undefined): Stage | undefined {
+/** A decoding stage for a filter pdfjs decodes when reading text, or undefined (a name it does not know). */
+function stageFor(name: string, params: PdfValue | undefined, room: () => number): Stage | undefined {
   switch (name) {
     case 'FlateDecode':
     case 'Fl':
@@ -280,6 +314,8 @@ function stageFor(name: string, params: PdfValue | undefined): Stage | undefined
     case 'ASCII85Decode':
     case 'A85':
       return new Ascii85();
+    case 'BrotliDecode':
+      return new Brotli(room);
     default:
       return undefined;
   }
@@ -326,9 +362,9 @@ export async function pdfUnpackProblem(
     if (subtype instanceof PdfName && subtype.name === 'Image') continue;
     const stages: Stage[] = [];
     for (const { name, params } of filterChain(dict)) {
-      const stage = stageFor(name, params);
-      if (!stage) break; // an image codec or a filter pdfjs does not know: decoded no further
-      stages.push(stage);
+      if (name === '' || IMAGE_CODECS.has(name)) break; // an image codec, or no name (pdfjs refuses the stream): decoded no further
+      const stage = stageFor(name, params, () => left);
+      if (stage) stages.push(stage); // a name pdfjs does not know is handed on as it is, as pdfjs does
     }
     if (stages.length === 0) continue;
     stages.forEach((stage, i) => {

@@ -258,8 +258,9 @@ function canonical(v: PdfValue | undefined): string {
 }
 
 /**
- * Every stream of a PDF that an object header anywhere in the file starts, with indirect /Length
- * and /Filter values resolved where their objects lie outside object streams; and the encryption
+ * Every stream of a PDF that an object header anywhere in the file starts, with indirect /Length,
+ * /Filter and /DecodeParms values (/F and /DP too) and the entries of their arrays resolved where
+ * their objects lie outside object streams; and the encryption
  * every trailer (classic or cross-reference stream) names, its dictionary resolved.
  */
 export function pdfLayout(b: Buffer): PdfLayout {
@@ -307,9 +308,9 @@ export function pdfLayout(b: Buffer): PdfLayout {
   }
   const resolve = (v: PdfValue | undefined): PdfValue | undefined => (v instanceof PdfRef ? direct.get(`${v.num} ${v.gen}`) : v);
   const streams = found.map(({ num, gen, dict, start }) => {
-    for (const key of ['Filter', 'DecodeParms']) {
-      const v = dict.get(key);
-      if (v instanceof PdfRef) dict.set(key, resolve(v) ?? null);
+    for (const key of ['Filter', 'DecodeParms', 'F', 'DP']) {
+      const v = resolve(dict.get(key));
+      if (dict.has(key)) dict.set(key, (Array.isArray(v) ? v.map((x) => resolve(x) ?? null) : v) ?? null); // pdfjs resolves each filter of an array too
     }
     // A /Length in an object stream is not found here but is read by pdfjs, which then ends the
     // stream there, past any "endstream" put inside the data: the data is taken to the end of the
