@@ -53,6 +53,14 @@ describe('encrypted PDFs', () => {
     expect(documents[0]?.text).toBe(TEXT);
   });
 
+  it('decrypts a linearized file, its hint stream too', async () => {
+    const pdf = fixture('aes-128-linearized.pdf');
+    expect(latin1(pdf)).toMatch(/\/Linearized 1/);
+    // The hint stream (object 7) unpacks to 71 bytes: qpdf --show-object=7 --filtered-stream-data aes-128-linearized.pdf | wc -c
+    expect(await unpacked(pdf)).toBe((await unpacked(fixture('plain.pdf'))) + 71);
+    expect((await importPdf(pdf, 'linearized.pdf')).documents[0]?.text).toBe(TEXT);
+  });
+
   it('decrypts object streams, and leaves the cross-reference stream as it is (never encrypted)', async () => {
     const pdf = fixture('aes-256-objstm.pdf');
     expect(latin1(pdf)).toMatch(/\/Type \/ObjStm/);
