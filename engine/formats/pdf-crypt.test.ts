@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ENCRYPTED_PDF, importPdf, MAX_PDF_STREAM_BYTES, pdfUnpackProblem } from './pdf.ts';
 import { buildPdf } from './test-fixtures.ts';
@@ -42,7 +43,7 @@ describe('encrypted PDFs', () => {
     expect(fixture('plain.pdf').equals(Buffer.from(buildPdf(LINES, { flate: true })))).toBe(true);
   });
 
-  it.each(['rc4-40', 'rc4-128', 'aes-128', 'aes-256', 'aes-256-r5'])('decrypts %s with the empty password: counts what the original unpacks to, and reads the text', async (name) => {
+  it.each(['rc4-40', 'rc4-128', 'rc4-128-v4', 'aes-128', 'aes-256', 'aes-256-r5'])('decrypts %s with the empty password: counts what the original unpacks to, and reads the text', async (name) => {
     const pdf = fixture(`${name}.pdf`);
     expect(latin1(pdf)).toMatch(/\/Encrypt \d+ 0 R/);
     const plain = await unpacked(fixture('plain.pdf'));
@@ -59,6 +60,21 @@ describe('encrypted PDFs', () => {
     // The hint stream (object 7) unpacks to 71 bytes: qpdf --show-object=7 --filtered-stream-data aes-128-linearized.pdf | wc -c
     expect(await unpacked(pdf)).toBe((await unpacked(fixture('plain.pdf'))) + 71);
     expect((await importPdf(pdf, 'linearized.pdf')).documents[0]?.text).toBe(TEXT);
+  });
+
+  it('leaves the metadata stream undecrypted where /EncryptMetadata is false', async () => {
+    const pdf = fixture('aes-128-cleartext-metadata.pdf');
+    expect((await importPdf(pdf, 'metadata.pdf')).documents[0]?.text).toBe('Page one.');
+    // qpdf stores clear metadata unfiltered (nothing to count): compressed, as other writers keep it, it is counted as it is.
+    const text = latin1(pdf);
+    const m = /<< \/Subtype \/XML \/Type \/Metadata \/Length (\d+) >>\nstream\n/.exec(text);
+    if (!m) throw new Error('aes-128-cleartext-metadata.pdf: no metadata stream');
+    const start = m.index + m[0].length;
+    const xml = Buffer.from(text.slice(start, start + Number(m[1])), 'latin1');
+    const packed = deflateSync(xml);
+    const head = `${text.slice(0, m.index)}<< /Subtype /XML /Type /Metadata /Filter /FlateDecode /Length ${packed.length} >>\nstream\n`;
+    const compressed = Buffer.concat([Buffer.from(head, 'latin1'), packed, Buffer.from(text.slice(start + xml.length), 'latin1')]);
+    expect(await unpacked(compressed)).toBe((await unpacked(pdf)) + xml.length);
   });
 
   it('decrypts object streams, and leaves the cross-reference stream as it is (never encrypted)', async () => {
