@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Workspace, openWorkspace } from '../store/db.ts';
 import { listDatasets } from '../store/datasets.ts';
 import { StoreError } from '../store/errors.ts';
@@ -17,6 +17,7 @@ import { JobRegistry } from './job-registry.ts';
 let dir = '';
 let ws: Workspace | undefined;
 afterEach(() => {
+  vi.restoreAllMocks();
   ws?.close();
   ws = undefined;
   rmSync(dir, { recursive: true, force: true });
@@ -30,6 +31,10 @@ describe('an import that fills the disk', () => {
     // Once the first batch is saved the file may not grow any more: SQLite then fails each write
     // as on a full disk (SQLITE_FULL). Its limit never goes below the file's size: 1 is that size.
     let isFull = false;
+    // Progress is reported at most every so often: a clock a minute on at every look reports each
+    // saved batch, so the disk fills after the first one however fast the machine is.
+    let clock = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (clock += 60_000));
     const emit = (name: string, payload: unknown): void => {
       if (name !== 'documents:import-progress' || isFull || (payload as { documentsSaved: number }).documentsSaved < 50) return;
       db.write.exec(sql`PRAGMA max_page_count = 1`);
