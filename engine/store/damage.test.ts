@@ -1,28 +1,18 @@
 // Tests for a workspace that fails under the user while it is open: a damaged page found by a
 // query, a full disk. Each comes out as a StoreError naming the file (not the generic "try
 // again"), nothing of the change is saved, and the workspace still closes and frees its folder.
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toErrorInfo } from '../api/errors.ts';
 import { WORKSPACE_FILE, type Workspace, openWorkspace } from './db.ts';
-import { StoreError } from './errors.ts';
 import { createDataset } from './datasets.ts';
 import { countDocuments, getDocument, insertDocuments } from './documents.ts';
 import { createProject } from './projects.ts';
 import { sql } from './sql.ts';
+import { storeErrorOf, tempDirs } from './test-helpers.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'benchtop-damage-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('benchtop-damage-');
 
 const note = (id: string) => ({
   id,
@@ -40,15 +30,7 @@ function fill(ws: Workspace, n: number): { projectId: number; datasetId: number 
   return { projectId, datasetId };
 }
 
-function storeError(fn: () => unknown): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StoreError) return err;
-    throw err;
-  }
-  throw new Error('expected a StoreError');
-}
+const storeError = storeErrorOf;
 
 describe('a workspace that fails while open', () => {
   it('says the file is damaged when a query meets a damaged page, and still closes', () => {

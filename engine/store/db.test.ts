@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WriteDb, type Workspace, WORKSPACE_FILE, WORKSPACE_LOCK, openMemory, openWorkspace, schemaVersion } from './db.ts';
-import { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
@@ -16,6 +15,7 @@ import { createDataset, dismissInterruptedImports, finishImport, listDatasets, l
 import { countDocuments, insertDocuments } from './documents.ts';
 import { getRun, updateRunStatus } from './runs.ts';
 import { joinSql, sql } from './sql.ts';
+import { storeErrorOf } from './test-helpers.ts';
 
 const dirs: string[] = [];
 const open: Workspace[] = [];
@@ -35,15 +35,7 @@ function track(ws: Workspace): Workspace {
   return ws;
 }
 
-function catchError(fn: () => unknown): StoreError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StoreError) return err;
-    throw err;
-  }
-  throw new Error('expected a StoreError');
-}
+const catchError = storeErrorOf;
 
 describe('sql tag', () => {
   it('turns values into parameters and inlines fragments', () => {

@@ -1,9 +1,8 @@
 // Tests for the disk space a workspace takes over months of imports and deletions: a purged
 // project's pages go back to the disk, and import/delete cycles do not grow the file.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WORKSPACE_FILE, type Workspace, openWorkspace } from './db.ts';
 import { createDataset } from './datasets.ts';
 import { insertDocuments } from './documents.ts';
@@ -16,17 +15,9 @@ import {
   releaseFreePages,
 } from './projects.ts';
 import { sql } from './sql.ts';
+import { tempDirs } from './test-helpers.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'benchtop-space-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('benchtop-space-');
 
 /** A project of 250 notes of about 3 KB with 10 annotations each (about 2 MB with its index). */
 function importProject(ws: Workspace, name: string): number {

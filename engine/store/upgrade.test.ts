@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WriteDb, WORKSPACE_FILE, openWorkspace, schemaVersion } from './db.ts';
-import { StoreError } from './errors.ts';
+import type { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { getDocument } from './documents.ts';
 import { getRun } from './runs.ts';
 import { sql } from './sql.ts';
+import { storeErrorOf } from './test-helpers.ts';
 import { upgradeBackupPath } from './upgrade.ts';
 
 const dirs: string[] = [];
@@ -56,13 +57,7 @@ function versionOf(file: string): number {
 }
 
 function openError(dir: string): StoreError {
-  try {
-    openWorkspace(dir).close();
-  } catch (err) {
-    if (err instanceof StoreError) return err;
-    throw err;
-  }
-  throw new Error('expected a StoreError');
+  return storeErrorOf(() => openWorkspace(dir).close());
 }
 
 describe('opening a workspace from an older version', () => {
