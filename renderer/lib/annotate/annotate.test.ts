@@ -221,6 +221,16 @@ describe('renderBlock', () => {
     const unrelated = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T3', 22, 28, 0)]), { ...st, related: new Set(['T9']) });
     expect(unrelated.match(/line-height:\d+px/g)).toEqual(['line-height:46px']);
   });
+  it('stacks the chips of two short adjacent entities instead of overlapping them', async () => {
+    const { renderBlock } = await import('./render.ts');
+    const text = 'HD PD and later a tremor';
+    const mark = (key: string, start: number, end: number) => ({ key, type: 'SpecificDisease', start, end, lane: 0, isHead: true, isSuggestion: false });
+    const st = { selected: null, source: null, target: null, colors: new Map() };
+    const html = renderBlock(text, segmentBlock({ start: 0, end: text.length }, [mark('T1', 0, 2), mark('T2', 3, 5), mark('T3', 18, 24)]), st);
+    // T2's chip goes a row up (and its line grows for it); T3 is far enough for the first row.
+    expect(html.match(/bottom:calc\(100% \+ \d+px\)/g)).toEqual(['bottom:calc(100% + 0px)', 'bottom:calc(100% + 14px)', 'bottom:calc(100% + 0px)']);
+    expect(html.match(/line-height:\d+px/g)).toEqual(['line-height:46px', 'line-height:74px', 'line-height:46px']);
+  });
   it('spells out each entity type as hidden text for screen readers only when asked (read-only views)', async () => {
     const { renderBlock } = await import('./render.ts');
     const text = 'BRCA1 and <tumour>';

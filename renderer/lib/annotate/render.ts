@@ -1,7 +1,7 @@
 // HTML for one block of annotated text. Blocks are rendered as one string each (set through
 // {@html}) rather than one Svelte element per segment: far fewer nodes and effects to create
 // while scrolling. Everything from the document or the schema is escaped; colours must be hex.
-import { PENDING_KEY, type Segment } from './layout.ts';
+import { PENDING_KEY, type Mark, type Segment } from './layout.ts';
 
 export interface RenderState {
   selected: string | null;
@@ -60,10 +60,41 @@ export function chipTextColor(hex: string): '#000000' | '#ffffff' {
 }
 
 /**
+ * How far (in characters of the text) a chip may reach past the start of its entity: a chip's
+ * letters are narrower than the text's (10 px bold against the body font), and its padding is
+ * about one letter of text; one more keeps a gap when the text's letters are narrow.
+ */
+export function chipReach(type: string): number {
+  return type.length + 2;
+}
+
+/**
+ * The row of each label chip in a block (row r sits r × CHIP_STEP above the text): at least its
+ * entity's lane, and above any earlier chip it would overlap, so two short adjacent entities'
+ * labels stack instead of covering each other ("SpecificDi SpecificDisease"). Chips whose
+ * entities fall on different visual lines may be stacked needlessly; that costs only height.
+ */
+export function chipRows(segments: readonly Segment[]): Map<Mark, number> {
+  const rows = new Map<Mark, number>();
+  /** Per row, the offset where its last chip ends. */
+  const ends: number[] = [];
+  for (const seg of segments)
+    for (const h of seg.heads) {
+      if (h.key === PENDING_KEY) continue;
+      let row = h.lane;
+      while ((ends[row] ?? -Infinity) > h.start) row++;
+      rows.set(h, row);
+      ends[row] = h.start + chipReach(h.type);
+    }
+  return rows;
+}
+
+/**
  * The block's HTML: segments carry data-o (their offset); label chips are aria-hidden (the
  * editor announces types itself; `isSpoken` spells them out as hidden text in read-only views).
  */
 export function renderBlock(text: string, segments: readonly Segment[], st: RenderState): string {
+  const rows = chipRows(segments);
   let html = '';
   for (const seg of segments) {
     const body = escapeHtml(text.slice(seg.start, seg.end));
@@ -94,14 +125,15 @@ export function renderBlock(text: string, segments: readonly Segment[], st: Rend
     // A relation argument's line also gets ARC_ROOM above its chips, so arcs stay out of the
     // line above (half of the extra height lands above the text).
     const arcs = st.related !== undefined && heads.some((h) => st.related!.has(h.key));
-    const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * Math.max(...heads.map((h) => h.lane)) + (arcs ? 2 * ARC_ROOM : 0) : 0;
+    const top = Math.max(...heads.map((h) => rows.get(h) ?? h.lane));
+    const lineHeight = heads.length > 0 ? LINE_BASE + 2 * CHIP_STEP * top + (arcs ? 2 * ARC_ROOM : 0) : 0;
     let spoken = '';
     for (const h of seg.heads) {
       if (h.key === PENDING_KEY) continue;
       if (st.isSpoken) spoken += `<span class="visually-hidden">(${escapeHtml(h.type)}) </span>`;
       const color = colorOf(st.colors, h.type);
       chips +=
-        `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${color};color:${chipTextColor(color)};bottom:calc(100% + ${h.lane * CHIP_STEP}px)" ` +
+        `<span class="chip" data-chip="${escapeHtml(h.key)}" style="background:${color};color:${chipTextColor(color)};bottom:calc(100% + ${(rows.get(h) ?? h.lane) * CHIP_STEP}px)" ` +
         `aria-hidden="true" title="Drag to another entity to relate them">${escapeHtml(h.type)}</span>`;
     }
     html +=
