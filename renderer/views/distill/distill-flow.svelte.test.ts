@@ -6,7 +6,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
 }));
-const { DistillFlow, presetLabel } = await import('./distill-flow.svelte.ts');
+const { DistillFlow, presetLabel, presetPlain } = await import('./distill-flow.svelte.ts');
 
 function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
   return {
@@ -33,6 +33,11 @@ describe('distill flow', () => {
     // the model it makes shows 4.4 M on the Models screen (30,522 × 128 embeddings included).
     const label = presetLabel({ name: 'small-2L-128', layers: 2, hidden: 128, approxParameters: 393_216, note: 'very small and fast' });
     expect(label).toBe('small-2L-128: very small and fast (~393 K weights, not counting the word embeddings)');
+  });
+
+  it('names a student size in plain words, not the preset code (small-2L-128)', () => {
+    expect(presetPlain({ name: 'small-2L-128', layers: 2, hidden: 128 })).toBe('small model (2 layers, 128 wide)');
+    expect(presetPlain({ name: 'tiny-1L-64', layers: 1, hidden: 64 })).toBe('tiny model (1 layer, 64 wide)');
   });
 
   it('says what the student will be and pins the teacher once past the first step', () => {

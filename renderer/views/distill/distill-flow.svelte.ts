@@ -19,6 +19,13 @@ export function presetLabel(p: PresetInfo): string {
   return `${p.name}: ${p.note} (~${formatParameters(p.approxParameters)} weights, not counting the word embeddings)`;
 }
 
+/** A preset in plain words, "small model (2 layers, 128 wide)", for the size list and the review;
+ * its name (small-2L-128) stays in the title, with presetLabel. */
+export function presetPlain(p: Pick<PresetInfo, 'name' | 'layers' | 'hidden'>): string {
+  const size = p.name.split('-')[0] ?? p.name;
+  return `${size} model (${p.layers} ${p.layers === 1 ? 'layer' : 'layers'}, ${p.hidden} wide)`;
+}
+
 export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
 const TASK_MODELS = new Set(['token-classification', 'sequence-classification']);
 const PHI_TEACHER = new Set<PhiStatus>(['trained-on-phi', 'distilled-from-phi-teacher']);
