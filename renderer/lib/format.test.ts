@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCaseParts, countOf, exportSummary, finishedLabel, importSummary, issuesSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
+import { camelCaseParts, countOf, exportSummary, finishedLabel, importSummary, issueSentence, issuesSummary, MAX_PROJECT_NAME, modelLabel, projectNameProblem, rowScores, runOutcome } from './format.ts';
 
 describe('runOutcome', () => {
   it('names why a run stopped before the planned steps', () => {
@@ -128,5 +128,13 @@ describe('issuesSummary', () => {
       `${(10_001).toLocaleString()} problems found (${(10_000).toLocaleString()} errors, 1 warning)`,
     );
     expect(issuesSummary([{ severity: 'warning' }])).toBe('1 problem found (0 errors, 1 warning)');
+  });
+});
+
+describe('issueSentence', () => {
+  it("says an export's losses as sentences", () => {
+    expect(issueSentence('2 entity scores dropped')).toBe('2 entity scores were dropped.');
+    expect(issueSentence('3 documents had passage boundaries dropped')).toBe('3 documents had passage boundaries dropped.');
+    expect(issueSentence('documents had passage boundaries dropped (read back as sentences)')).toBe('Documents had passage boundaries dropped (read back as sentences).');
   });
 });

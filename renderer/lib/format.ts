@@ -186,6 +186,16 @@ export function issuesSummary(issues: readonly { severity: string }[]): string {
   return `${countOf(issues.length, 'problem')} found (${countOf(errors, 'error')}, ${countOf(issues.length - errors, 'warning')})`;
 }
 
+/**
+ * A file-less issue (what an export had to leave out: "2 entity scores dropped") as a sentence:
+ * "2 entity scores were dropped."
+ */
+export function issueSentence(message: string): string {
+  const t = message.trim();
+  const m = /\b(had|were|was)\b/u.test(t) ? t : t.replace(/ dropped\b/u, ' were dropped');
+  return `${m.charAt(0).toUpperCase()}${m.slice(1)}${/[.!?]$/u.test(m) ? '' : '.'}`;
+}
+
 /** An export's outcome in one sentence ("Exported 1,007 documents to 1 file."). */
 export function exportSummary(r: { documents: number; written: readonly string[] }): string {
   return `Exported ${countOf(r.documents, 'document')} to ${countOf(r.written.length, 'file')}.`;
