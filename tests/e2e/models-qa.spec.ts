@@ -272,6 +272,17 @@ describe('Train and Distill', () => {
     expect(before!.canResume || before!.canRestart).toBe(true);
     await page.getByTestId('nav-train').click();
     await page.getByTestId('run-item').filter({ hasText: 'Background run' }).click();
+    // The run's buttons wrap together, not "Discard…" alone under "Continue training".
+    await page.setViewportSize({ width: 1024, height: 700 });
+    try {
+      const tops = await page.evaluate(
+        `['resume-run', 'restart-run', 'discard-run'].map((id) => document.querySelector('[data-testid="' + id + '"]')).filter(Boolean).map((b) => Math.round(b.getBoundingClientRect().top))`,
+      );
+      expect((tops as number[]).length).toBeGreaterThan(1);
+      expect(new Set(tops as number[]).size).toBe(1);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
     await page.getByTestId('discard-run').click();
     expect((await page.getByTestId('discard-run-note').textContent())!.replace(/\s+/g, ' ')).toContain(
       'This run keeps a copy of the documents it trained on',
