@@ -1,7 +1,8 @@
 // Adversarial checks of the Settings, Models, Train and Distill screens in browser mode: values
 // the screens refuse say why and never stay on screen as if saved, and what the screens show
 // matches what the engine will do.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -59,8 +60,12 @@ describe('Settings', () => {
     await page.getByTestId('theme-select').selectOption('dark');
     await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
     await expect.poll(() => (JSON.parse(readFileSync(join(app.dataDir, 'settings.json'), 'utf8')) as { theme?: unknown }).theme).toBe('dark');
-    // A second launch on the same data folder: another port, so another (empty) localStorage.
-    const again = await startServer({ dataDir: app.dataDir, port: 0 });
+    // A later launch: another port, so another (empty) localStorage. One Benchtop at a time opens
+    // a data folder, and this one stays open for the next tests: the later launch reads a copy
+    // of its settings.json from another folder.
+    const laterDir = mkdtempSync(join(tmpdir(), 'benchtop-e2e-later-'));
+    copyFileSync(join(app.dataDir, 'settings.json'), join(laterDir, 'settings.json'));
+    const again = await startServer({ dataDir: laterDir, port: 0 });
     const context = await app.browser.newContext();
     try {
       const other = await context.newPage();
@@ -71,6 +76,7 @@ describe('Settings', () => {
     } finally {
       await context.close();
       await again.close();
+      rmSync(laterDir, { recursive: true, force: true });
     }
     await page.getByTestId('theme-select').selectOption('system');
   });
