@@ -15,7 +15,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { runMlmLoop } from '../pretrain/mlm-loop.ts';
 import { evalBlocks, mlmEvalLoss, mlmSettings, prepareRunOut, runFingerprint, textEntries } from '../pretrain/pretrain.ts';
-import { checkTextSources, skippedLinkNotes } from '../pretrain/text-files.ts';
+import { checkTextSources, encodingNotes, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
@@ -89,7 +89,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const out = path.resolve(args.out);
   const s = mlmSettings(args);
   const files = checkTextSources(args.text);
-  for (const note of skippedLinkNotes(args.text)) ctx.emit({ type: 'log', message: `note: ${note}` });
+  for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   // Text not declared as PHI must not repeat the teacher's PHI text (its recorded fingerprints).
   if (args.textContainsPhi !== true) checkGeneralText(args.text, args.teacher);
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);

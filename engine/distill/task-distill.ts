@@ -38,7 +38,7 @@ import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabSha256, vocabularyRecord } from './vocab-origin.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from './fingerprint-file.ts';
-import { skippedLinkNotes } from '../pretrain/text-files.ts';
+import { encodingNotes, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
@@ -138,7 +138,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   // A mistyped --test used to fail the command after the whole run (with the student saved).
   if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
-  for (const note of skippedLinkNotes(paths)) ctx.emit({ type: 'log', message: `note: ${note}` });
+  for (const note of [...skippedLinkNotes(paths), ...encodingNotes(paths)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};
   const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d) => d.text)];
   checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts });

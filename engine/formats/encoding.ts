@@ -83,6 +83,15 @@ export function replacedIssue(encoding: TextEncodingName, replaced: number, file
   return makeIssue('warning', file, message);
 }
 
+/** The encoding a byte-order mark at the start of `bytes` names, and its length; null when none. */
+export function byteOrderMark(bytes: Uint8Array): { encoding: 'utf-8' | 'utf-16le' | 'utf-16be'; skip: number } | null {
+  const [b0, b1, b2] = bytes;
+  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return { encoding: 'utf-8', skip: 3 };
+  if (b0 === 0xff && b1 === 0xfe) return { encoding: 'utf-16le', skip: 2 };
+  if (b0 === 0xfe && b1 === 0xff) return { encoding: 'utf-16be', skip: 2 };
+  return null;
+}
+
 /**
  * Decodes file bytes; `file` names the file in issues. Bytes that cannot fit in one string
  * throw a FormatError: they are too many, not a different encoding (and decoding them as
@@ -92,11 +101,8 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
   // Every byte decodes to at most one UTF-16 unit (two UTF-16 bytes to one).
   if (bytes.length > MAX_CHARS)
     throw formatError(`too large to read as text (${bytes.length} bytes, more than the ${MAX_CHARS} characters a string can hold); split it into smaller files`);
-  const b0 = bytes[0];
-  const b1 = bytes[1];
-  if (b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) return decodeAs('utf-8', bytes.subarray(3), file, []);
-  if (b0 === 0xff && b1 === 0xfe) return decodeAs('utf-16le', bytes.subarray(2), file, []);
-  if (b0 === 0xfe && b1 === 0xff) return decodeAs('utf-16be', bytes.subarray(2), file, []);
+  const bom = byteOrderMark(bytes);
+  if (bom) return decodeAs(bom.encoding, bytes.subarray(bom.skip), file, []);
   const utf16 = sniffUtf16(bytes);
   if (utf16) {
     const issue = makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`);

@@ -28,7 +28,7 @@ import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { FINGERPRINT_FILE, textFingerprintBytes } from '../distill/fingerprint-file.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
-import { checkTextSources, skippedLinkNotes } from './text-files.ts';
+import { checkTextSources, encodingNotes, skippedLinkNotes } from './text-files.ts';
 import { checkNotFile, checkOutFolder, withOutLock } from '../io/out-folder.ts';
 
 /** A masked-LM model ready to train. */
@@ -194,7 +194,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const s = mlmSettings(args);
   if (args.text.length === 0) throw new Error('--text needs at least one file or folder');
   const files = checkTextSources(args.text);
-  for (const note of skippedLinkNotes(args.text)) ctx.emit({ type: 'log', message: `note: ${note}` });
+  for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });

@@ -1,12 +1,27 @@
 // Raw text from disk for pretraining and distillation transfer: files or folders walked in a
 // stable order, read in 1 MB chunks (never a whole corpus in memory), checked for binary or
 // empty content, and turned into text lines. JSONL lines give their long string fields and
-// TSV lines their longest column, so SNLI/SST-style files read as plain sentences.
+// TSV lines their longest column, so SNLI/SST-style files read as plain sentences. Files are
+// decoded as document import decodes them (formats/encoding.ts): UTF-8, UTF-16 with a byte-order
+// mark, otherwise Windows-1252 with a note naming the file.
 
-import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { makeIssue } from '../formats/common.ts';
+import {
+  type TextEncodingName,
+  byteOrderMark,
+  countReplaced,
+  decodeWindows1252,
+  isInvalidData,
+  looksBinary,
+  replacedIssue,
+} from '../formats/encoding.ts';
+import type { FormatIssue } from '../formats/types.ts';
 
 const CHUNK = 1 << 20;
+/** A longer line (a file with no line breaks at all) is cut into pieces of at most this many characters. */
+export const MAX_LINE_CHARS = 1 << 20;
 
 /** Annotation files beside their texts (brat's .ann): lines of offsets and labels, not prose. */
 const ANNOTATION_FILES = /\.ann$/i;
@@ -51,42 +66,161 @@ export function skippedLinkNotes(roots: readonly string[]): string[] {
 export function textProblem(file: string): string | undefined {
   const size = statSync(file).size;
   if (size === 0) return 'is empty';
-  const fd = openSync(file, 'r');
-  try {
-    const head = Buffer.alloc(Math.min(size, 8192));
-    readSync(fd, head, 0, head.length, 0);
-    if (head.includes(0)) return 'looks binary (contains NUL bytes); give plain UTF-8 text';
-    let control = 0;
-    for (const c of head) if (c < 9 || (c > 13 && c < 32)) control++;
-    if (control > head.length * 0.05) return 'looks binary (many control characters); give plain UTF-8 text';
-    if (head.toString('utf8').trim() === '') return 'holds only whitespace';
-  } finally {
-    closeSync(fd);
-  }
+  const head = decodedHead(file, 8192);
+  if (looksBinary(head)) return 'looks binary (an image, archive or program), not text; give plain text (UTF-16 needs a byte-order mark)';
+  if (head.trim() === '') return 'holds only whitespace';
   return undefined;
 }
 
-/** Lines of a file, read in chunks (UTF-8; a trailing line without newline included). */
-export function* fileLines(file: string): Generator<string> {
+/** How a file's bytes are decoded: as decodeBytes (formats/encoding.ts) decodes a whole file. */
+export interface TextDecoding {
+  encoding: TextEncodingName;
+  /** Byte-order mark bytes skipped. */
+  skip: number;
+  /** Warnings about the guess, or about bytes replaced by U+FFFD (the file named in each). */
+  issues: FormatIssue[];
+}
+
+/** Decodings already worked out, by file (valid while its size, time and inode stay the same). */
+const decodings = new Map<string, { key: string; decoding: TextDecoding }>();
+
+/** The bytes from `from` on, `size` at a time. */
+function* byteChunks(fd: number, from: number, size = CHUNK): Generator<Uint8Array> {
+  const buf = Buffer.alloc(size);
+  for (let pos = from; ; ) {
+    const n = readSync(fd, buf, 0, size, pos);
+    if (n === 0) return;
+    pos += n;
+    yield buf.subarray(0, n);
+  }
+}
+
+/** U+FFFD characters that decoding the bytes from `from` on in `encoding` gives (0: all valid). */
+function replacedCount(fd: number, from: number, encoding: 'utf-8' | 'utf-16le' | 'utf-16be', count: boolean): number {
+  try {
+    const fatal = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+    for (const bytes of byteChunks(fd, from)) fatal.decode(bytes, { stream: true });
+    fatal.decode();
+    return 0;
+  } catch (err) {
+    if (!isInvalidData(err)) throw err;
+  }
+  if (!count) return 1;
+  const lax = new TextDecoder(encoding, { ignoreBOM: true });
+  let n = 0;
+  for (const bytes of byteChunks(fd, from)) n += countReplaced(lax.decode(bytes, { stream: true }));
+  return n + countReplaced(lax.decode());
+}
+
+/**
+ * The file's encoding, chosen as document import chooses it (one pass over the file to check it):
+ * a byte-order mark, or UTF-8; a file that is not valid UTF-8 is Windows-1252 (Latin-1), with a
+ * warning. Unlike import, UTF-16 without a byte-order mark is not guessed: its NUL bytes make it
+ * "binary" (textProblem), as tiny binary files could pass for it.
+ */
+export function textDecoding(file: string): TextDecoding {
   const fd = openSync(file, 'r');
   try {
-    const buf = Buffer.alloc(CHUNK);
-    let rest = Buffer.alloc(0);
-    for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK, null);
-      if (n === 0) break;
-      const data = Buffer.concat([rest, buf.subarray(0, n)]);
-      let start = 0;
-      for (let i = data.indexOf(10); i >= 0; i = data.indexOf(10, start)) {
-        yield data.toString('utf8', start, i).replace(/\r$/, '');
-        start = i + 1;
-      }
-      rest = Buffer.from(data.subarray(start));
-    }
-    if (rest.length > 0) yield rest.toString('utf8').replace(/\r$/, '');
+    const st = fstatSync(fd);
+    const key = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    const known = decodings.get(file);
+    if (known?.key === key) return known.decoding;
+    const head = Buffer.alloc(Math.min(4096, st.size));
+    readSync(fd, head, 0, head.length, 0);
+    const sure = (encoding: 'utf-8' | 'utf-16le' | 'utf-16be', skip: number, issues: FormatIssue[]): TextDecoding => {
+      const replaced = replacedCount(fd, skip, encoding, true);
+      return { encoding, skip, issues: replaced > 0 ? [...issues, replacedIssue(encoding, replaced, file)] : issues };
+    };
+    const bom = byteOrderMark(head);
+    let decoding: TextDecoding;
+    if (bom) decoding = sure(bom.encoding, bom.skip, []);
+    else if (replacedCount(fd, 0, 'utf-8', false) === 0) decoding = { encoding: 'utf-8', skip: 0, issues: [] };
+    else decoding = { encoding: 'windows-1252', skip: 0, issues: [makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)')] };
+    decodings.set(file, { key, decoding });
+    return decoding;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Text pieces of a file decoded as textDecoding says, a chunk at a time (up to about `maxBytes`). */
+function* fileTexts(file: string, maxBytes = Infinity): Generator<string> {
+  const d = textDecoding(file);
+  const fd = openSync(file, 'r');
+  try {
+    const decoder = d.encoding === 'windows-1252' ? null : new TextDecoder(d.encoding, { ignoreBOM: true });
+    let read = 0;
+    for (const bytes of byteChunks(fd, d.skip, Math.min(CHUNK, maxBytes))) {
+      yield decoder ? decoder.decode(bytes, { stream: true }) : decodeWindows1252(bytes);
+      read += bytes.length;
+      if (read >= maxBytes) return;
+    }
+    const rest = decoder?.decode() ?? '';
+    if (rest !== '') yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first `bytes` bytes of a file (after a byte-order mark), decoded. */
+function decodedHead(file: string, bytes: number): string {
+  let text = '';
+  for (const t of fileTexts(file, bytes)) text += t;
+  return text;
+}
+
+/** The encoding warnings of usable text files (for a run's log, as notes). */
+export function encodingNotes(roots: readonly string[]): string[] {
+  return roots.flatMap((root) =>
+    listTextFiles(root)
+      .filter((f) => textProblem(f) === undefined)
+      .flatMap((f) => textDecoding(f).issues.map((i) => `${i.file}: ${i.message}`)),
+  );
+}
+
+/** `line` cut into pieces of at most `max` characters, at a space where one is near the end. */
+function* pieces(line: string, max: number): Generator<string> {
+  let rest = line;
+  while (rest.length > max) {
+    const space = rest.lastIndexOf(' ', max);
+    let cut = space > max / 2 ? space : max;
+    const c = rest.charCodeAt(cut - 1);
+    if (c >= 0xd800 && c <= 0xdbff) cut--; // never between the halves of a surrogate pair
+    yield rest.slice(0, cut);
+    rest = rest.slice(cut);
+  }
+  if (rest !== '') yield rest;
+}
+
+/**
+ * Lines of a file, read in chunks and decoded as textDecoding says (a trailing line without a
+ * line break included). LF, CRLF and a lone CR (classic Mac) each end a line; a line longer than
+ * `maxChars` is cut into pieces (at a space where one is near), so no line grows without bound.
+ */
+export function* fileLines(file: string, maxChars = MAX_LINE_CHARS): Generator<string> {
+  let carry = '';
+  let afterCr = false;
+  const breaks = /\r\n|\r|\n/g;
+  for (const text of fileTexts(file)) {
+    let start = afterCr && text.startsWith('\n') ? 1 : 0;
+    breaks.lastIndex = start;
+    for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
+      const line = carry + text.slice(start, m.index);
+      carry = '';
+      if (line.length > maxChars) yield* pieces(line, maxChars);
+      else yield line;
+      start = breaks.lastIndex;
+    }
+    // A CR ending one chunk may be the first half of a CRLF split across two.
+    if (text !== '') afterCr = text.endsWith('\r');
+    carry += text.slice(start);
+    if (carry.length > maxChars) {
+      const all = [...pieces(carry, maxChars)];
+      carry = all.pop() ?? '';
+      yield* all;
+    }
+  }
+  if (carry !== '') yield carry;
 }
 
 /** Plain text of one raw line: JSON string fields of a JSONL object, the longest TSV column. */

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkTextSources, encodingNotes, fileLines, MAX_LINE_CHARS, textParagraphs } from './text-files.ts';
+
+let dir = '';
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = '';
+});
+const file = (name: string, bytes: Buffer | string): string => {
+  dir ||= mkdtempSync(path.join(tmpdir(), 'text-files-'));
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+};
+
+describe('text files are decoded as document import decodes them', () => {
+  it('reads UTF-16 with a byte-order mark as text, without notes', () => {
+    const text = 'Le patient a une fièvre élevée.\r\nSecond line here.\r\n';
+    const le = file('le.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const be = file('be.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+    expect(checkTextSources([le, be])).toEqual([le, be]);
+    expect([...fileLines(le)]).toEqual(['Le patient a une fièvre élevée.', 'Second line here.']);
+    expect([...fileLines(be)]).toEqual(['Le patient a une fièvre élevée.', 'Second line here.']);
+    expect(encodingNotes([le, be])).toEqual([]);
+  });
+
+  it('reads a file that is not UTF-8 as Windows-1252, with a note naming it', () => {
+    // "café – naïve" in Windows-1252: é, en dash and ï are single bytes, invalid as UTF-8.
+    const latin = file('latin.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x96, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a]));
+    expect([...textParagraphs([latin])]).toEqual(['café – naïve']);
+    expect(encodingNotes([latin])).toEqual([`${latin}: not valid UTF-8; decoded as Windows-1252 (Latin-1)`]);
+    const utf8 = file('utf8.txt', 'café – naïve\n');
+    expect([...textParagraphs([utf8])]).toEqual(['café – naïve']);
+    expect(encodingNotes([utf8])).toEqual([]);
+  });
+
+  it('counts bytes a byte-order-marked file holds that are not valid in its encoding', () => {
+    const bad = file('bad.txt', Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x62, 0xff, 0x63, 0x0a]));
+    expect([...fileLines(bad)]).toEqual(['ab\uFFFDc']);
+    expect(encodingNotes([bad])).toEqual([
+      `${bad}: not valid UTF-8 throughout: 1 invalid byte sequence was replaced by U+FFFD; check the file's encoding (a truncated or mixed-encoding file?)`,
+    ]);
+  });
+});
+
+describe('fileLines', () => {
+  it('ends lines at LF, CRLF and a lone CR, also across chunks', () => {
+    const mac = file('mac.txt', 'first line\rsecond line\r\rnext paragraph\r');
+    expect([...fileLines(mac)]).toEqual(['first line', 'second line', '', 'next paragraph']);
+    expect([...textParagraphs([mac])]).toEqual(['first line second line', 'next paragraph']);
+    // A CRLF split between two 1 MB chunks is one line end.
+    const a = 'a'.repeat((1 << 20) - 1);
+    const split = file('split.txt', `${a}\r\nb\n`);
+    expect([...fileLines(split)].map((l) => l.length)).toEqual([a.length, 1]);
+  });
+
+  it('reads a few MB without line breaks in pieces of bounded length, all the text kept', () => {
+    const words = 'lorem ipsum dolor sit amet '.repeat(200_000); // 5.4 MB, no line break
+    const lines = [...fileLines(file('one-line.txt', words))];
+    expect(lines.length).toBeGreaterThan(5);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+    expect(lines.join('')).toBe(words);
+    const crOnly = 'A sentence of a classic Mac file.\r'.repeat(150_000); // 5 MB, lone CRs
+    const crLines = [...fileLines(file('cr.txt', crOnly))];
+    expect(crLines.length).toBe(150_000);
+    expect(new Set(crLines)).toEqual(new Set(['A sentence of a classic Mac file.']));
+  });
+});
