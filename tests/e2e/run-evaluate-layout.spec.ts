@@ -56,6 +56,16 @@ describe('Run and Evaluate at 1024 px', () => {
     expect(last.x + last.width).toBeLessThanOrEqual(card.x + card.width);
     const row = (await results.getByTestId('result-row').first().boundingBox())!;
     expect(row.x + row.width).toBeLessThanOrEqual(card.x + card.width);
+    // The document opens under the results: it is scrolled into view, the keyboard stays on the row.
+    await results.getByTestId('result-row').first().click();
+    const title = page.getByTestId('document-viewer').getByTestId('viewer-title');
+    await title.waitFor();
+    const inView = async (): Promise<boolean> => {
+      const v = (await page.getByTestId('document-viewer').boundingBox())!;
+      return v.y >= 0 && (v.y + v.height <= 768 || v.y < 768 / 2);
+    };
+    await expect.poll(inView).toBe(true);
+    expect(await page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('result-row');
   });
 
   it('chooses none, one, or all of many datasets to compare with', async () => {
