@@ -1,6 +1,8 @@
 // Small helpers over node:util parseArgs for the benchtop CLI: typed option access with
 // clear usage errors. No third-party parser: the built-in one covers what the CLI needs.
 
+import { checkLearningRate } from '../train/step-guard.ts';
+
 export class UsageError extends Error {}
 
 /**
@@ -26,6 +28,20 @@ export function optionalNumber(opts: Opts, name: string, fallback: number): numb
   const n = typeof v === 'string' && DECIMAL.test(v) ? Number(v) : Number.NaN;
   if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${String(v)}"`);
   return n;
+}
+
+/**
+ * `--lr`, when given: a number in the engine's range (checkLearningRate, whose words it keeps),
+ * else a usage mistake (exit 2) like any other bad flag value, refused before any work.
+ */
+export function learningRateOption(opts: Opts): number | undefined {
+  if (opts['lr'] === undefined) return undefined;
+  const lr = optionalNumber(opts, 'lr', 0);
+  try {
+    return checkLearningRate(lr);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 export function optionalString(opts: Opts, name: string): string | undefined {

@@ -34,6 +34,8 @@ const f = (name: string, arg: string | undefined, desc: string): FlagSpec => ({ 
 const lr = (defaults: string): FlagSpec => f('lr', 'X', `peak learning rate, ${LEARNING_RATE_RANGE} (default ${defaults})`);
 const THREADS = f('threads', 'N', 'CPU threads for onnxruntime (default 2)');
 const DEVICE = f('device', 'cpu|webgpu', 'where the model runs (default cpu); webgpu uses the GPU, or says why it cannot and uses the CPU');
+/** --overwrite of the commands that write one file (never a file of the model or the input). */
+const OVERWRITE_FILE = f('overwrite', undefined, 'replace an existing output file');
 const OVERWRITE = f('overwrite', undefined, 'replace a non-empty --out folder (without it, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
 const MAX_MINUTES = f('max-minutes', 'X', 'stop after X minutes, keeping a checkpoint to resume from');
 const NO_RESUME = f('no-resume', undefined, 'start over, discarding OUT/checkpoint/ (by default a run resumes from it)');
@@ -95,13 +97,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'OUT.json', 'where to write logits, loss and gradients (required)'),
       f('grads', undefined, 'also write the gradient of every parameter, by its Hugging Face name (needs labels)'),
       THREADS,
+      OVERWRITE_FILE,
     ],
   },
   {
     name: 'export-onnx',
     usage: 'benchtop export-onnx --model DIR --out FILE.onnx',
     summary: 'export the inference graph as a standalone .onnx file',
-    flags: [f('model', 'DIR', 'the model folder (required)'), f('out', 'FILE.onnx', 'the file to write (required)')],
+    flags: [f('model', 'DIR', 'the model folder (required)'), f('out', 'FILE.onnx', 'the file to write (required)'), OVERWRITE_FILE],
   },
   {
     name: 'train',

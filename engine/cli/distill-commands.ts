@@ -8,7 +8,7 @@ import type { Architecture } from '../model/config.ts';
 import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill.ts';
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
-import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
+import { deviceOption, learningRateOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 import { onStopSignals } from './stop-signals.ts';
 import { cliContext } from './task-commands.ts';
 
@@ -49,7 +49,7 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
   set('maxMinutes', n('max-minutes'));
   set('steps', n('steps'));
   set('batchSize', n('batch-size'));
-  set('lr', n('lr'));
+  set('lr', learningRateOption(opts));
   set('maxLength', n('max-length'));
   return out;
 }

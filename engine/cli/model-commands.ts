@@ -139,9 +139,10 @@ const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'v
 
 /**
  * Throws unless an output file can be written at `out` (checked before any work is done) without
- * replacing an input: `--out` naming the model's weights or the inputs file destroyed them.
+ * replacing an input: `--out` naming the model's weights or the inputs file destroyed them. An
+ * existing file is replaced only with `overwrite` (--overwrite), as predict does, in its words.
  */
-function checkOutFile(out: string, inputs: { model: string; file?: string }): void {
+function checkOutFile(out: string, inputs: { model: string; file?: string }, overwrite: boolean): void {
   if (existsSync(out) && statSync(out).isDirectory()) throw new UsageError(`${out}: is a folder; give --out a file name inside it`);
   checkNotSpecialFile(out);
   if (existsSync(out)) {
@@ -149,6 +150,7 @@ function checkOutFile(out: string, inputs: { model: string; file?: string }): vo
     const taken = [...MODEL_FILES.map((f) => path.join(inputs.model, f)), ...(inputs.file ? [inputs.file] : [])];
     const input = taken.find((f) => existsSync(f) && realpathSync(f) === real);
     if (input) throw new UsageError(`${out}: is ${input === inputs.file ? 'the --inputs file' : 'a file of the --model folder'}, and writing there would destroy it; give --out another file name`);
+    if (!overwrite) throw new Error(`${out}: already exists; choose another file name, or pass --overwrite to replace it`);
   }
   checkWritable(out);
 }
@@ -322,7 +324,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
     throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
   }
-  checkOutFile(outFile, { model: dir, file: inFile });
+  checkOutFile(outFile, { model: dir, file: inFile }, opts['overwrite'] === true);
   const m = loadHfFolder(dir, { requireVocab: false });
   const parsed = readInputsJson(inFile);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !('input_ids' in parsed)) {
@@ -385,7 +387,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
 export function cmdExportOnnx(opts: Opts): void {
   const dir = requireString(opts, 'model');
   const out = requireString(opts, 'out');
-  checkOutFile(out, { model: dir });
+  checkOutFile(out, { model: dir }, opts['overwrite'] === true);
   const m = loadHfFolder(dir, { requireVocab: false });
   const onnx = standaloneOnnx(m.config, m.weights);
   writeFileAtomic(out, onnx.bytes);

@@ -10,7 +10,7 @@ import type { InputFormat } from '../tasks/data-load.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from '../tasks/events.ts';
 import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
-import { deviceOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
+import { deviceOption, learningRateOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 import { onStopSignals } from './stop-signals.ts';
 
 export const INPUT_FORMATS = [
@@ -195,7 +195,6 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
   const numbers = {
     epochs: 'epochs',
     batchSize: 'batch-size',
-    lr: 'lr',
     maxLength: 'max-length',
     stride: 'stride',
     seed: 'seed',
@@ -212,6 +211,8 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
     const v = num(opts, flag);
     if (v !== undefined) args[key as keyof typeof numbers] = v;
   }
+  const lr = learningRateOption(opts);
+  if (lr !== undefined) args.lr = lr;
   const format = oneOf<InputFormat>(opts, 'format', INPUT_FORMATS);
   if (format) args.format = format;
   const arch = oneOf<Architecture>(opts, 'arch', ['bert', 'distilbert']);

@@ -178,7 +178,7 @@ describe('pretrain', () => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const out = path.join(dir, 'cli');
-      expect(await main(['pretrain', '--preset', 'small-2L-128', '--vocab', vocab, '--text', file, '--steps', '2', '--lr', '1e3', '--out', out])).toBe(1);
+      expect(await main(['pretrain', '--preset', 'small-2L-128', '--vocab', vocab, '--text', file, '--steps', '2', '--lr', '1e3', '--out', out])).toBe(2); // a usage mistake, as --lr abc
       expect(err.mock.calls.flat().join('\n')).toMatch('--lr must be a number > 0 and ≤ 1, got 1000');
       expect(existsSync(out)).toBe(false);
     } finally {
