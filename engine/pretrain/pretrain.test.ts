@@ -117,6 +117,18 @@ describe('pretrain', () => {
     expect(events.filter((e) => e.type === 'progress').map((e) => e.type === 'progress' && [e.device, e.deviceNote])).toEqual([['cpu', reason]]);
   });
 
+  it('notes in its log a text file read as Windows-1252 because it is not UTF-8', async () => {
+    const { dir, file } = writeCorpus('pretrain-latin', 8);
+    const latin = path.join(dir, 'latin.txt');
+    writeFileSync(latin, Buffer.from(readFileSync(file, 'utf8').replace(/\./g, ' caf\u00e9.'), 'latin1'));
+    const events: TaskEvent[] = [];
+    const args = { preset: 'small-2L-128', vocab: writeTinyVocab(dir), text: [latin], out: path.join(dir, 'latin-model'), steps: 1, batchSize: 2, maxLength: 24, evalBlocks: 1, checkpointEvery: 0 };
+    expect((await pretrain(args, { emit: (e) => events.push(e), isCancelled: () => false })).status).toBe('completed');
+    expect(events.filter((e) => e.type === 'log' && e.message.includes('Windows-1252')).map((e) => e.type === 'log' && e.message)).toEqual([
+      `note: ${latin}: not valid UTF-8; decoded as Windows-1252 (Latin-1)`,
+    ]);
+  });
+
   it('continued pretraining keeps the PHI status of the weights it starts from', async () => {
     const { dir, file } = writeCorpus('pretrain-base', 8);
     const args = { text: [file], steps: 1, batchSize: 2, maxLength: 32, checkpointEvery: 0, evalBlocks: 1 };
