@@ -168,6 +168,27 @@ describe('Projects and Documents screens', () => {
     expect(narrow).toEqual([0, 0]);
   });
 
+  it('tabs through the top bar of a narrow window in the order it is seen: theme, then the screens', async () => {
+    const { page } = app;
+    const focused = `document.activeElement?.getAttribute('data-testid')`;
+    await page.setViewportSize({ width: 800, height: 600 });
+    try {
+      // The theme sits at the top right, above the row of screens.
+      const theme = (await page.getByTestId('theme-select').boundingBox())!;
+      const first = (await page.getByTestId('nav-projects').boundingBox())!;
+      expect(theme.y + theme.height).toBeLessThanOrEqual(first.y);
+      await page.getByTestId('theme-select').focus();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(focused)).toBe('nav-projects');
+    } finally {
+      await page.setViewportSize({ width: 1024, height: 768 });
+    }
+    // In the sidebar of a wide window the theme is at the bottom, after the screens.
+    await page.getByTestId('nav-settings').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(focused)).toBe('theme-select');
+  });
+
   it('moves the keyboard through Delete…, Keep and Delete without dropping it', async () => {
     const { page } = app;
     await apiCall(app.server, 'projects:create', { name: 'To delete', template: 'empty' });
