@@ -36,8 +36,8 @@ describe('distill flow', () => {
   });
 
   it('names a student size in plain words, not the preset code (small-2L-128)', () => {
-    expect(presetPlain({ name: 'small-2L-128', layers: 2, hidden: 128 })).toBe('small model (2 layers, 128 wide)');
-    expect(presetPlain({ name: 'tiny-1L-64', layers: 1, hidden: 64 })).toBe('tiny model (1 layer, 64 wide)');
+    expect(presetPlain({ note: 'very small and fast; good for trying things out', layers: 2, hidden: 128 })).toBe('very small and fast (2 layers, 128 wide)');
+    expect(presetPlain({ note: '', layers: 1, hidden: 64 })).toBe('1 layer, 64 wide');
   });
 
   it('says what the student will be and pins the teacher once past the first step', () => {

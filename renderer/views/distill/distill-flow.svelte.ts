@@ -19,11 +19,12 @@ export function presetLabel(p: PresetInfo): string {
   return `${p.name}: ${p.note} (~${formatParameters(p.approxParameters)} weights, not counting the word embeddings)`;
 }
 
-/** A preset in plain words, "small model (2 layers, 128 wide)", for the size list and the review;
- * its name (small-2L-128) stays in the title, with presetLabel. */
-export function presetPlain(p: Pick<PresetInfo, 'name' | 'layers' | 'hidden'>): string {
-  const size = p.name.split('-')[0] ?? p.name;
-  return `${size} model (${p.layers} ${p.layers === 1 ? 'layer' : 'layers'}, ${p.hidden} wide)`;
+/** A preset in plain words, its note's first part and its shape: "very small and fast (2 layers,
+ * 128 wide)" for small-2L-128, whose name stays in the title and the note under the list. */
+export function presetPlain(p: Pick<PresetInfo, 'note' | 'layers' | 'hidden'>): string {
+  const size = p.note.split(';')[0]!.trim();
+  const shape = `${p.layers} ${p.layers === 1 ? 'layer' : 'layers'}, ${p.hidden} wide`;
+  return size === '' ? shape : `${size} (${shape})`;
 }
 
 export const STEPS = ['Teacher', 'Student', 'Transfer text', 'Review and run'] as const;
