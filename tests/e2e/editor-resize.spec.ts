@@ -86,4 +86,31 @@ describe('editor text after a resize', () => {
     expect(next.x + next.width).toBeLessThanOrEqual(683);
     expect(app.problems).toEqual([]);
   });
+
+  it('stacks the label chips of short adjacent entities instead of drawing one over the other', async () => {
+    const { page } = app;
+    await page.setViewportSize({ width: 1366, height: 768 });
+    const dir = join(app.tmp, 'abbreviations');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'abbreviations.txt'), 'HD PD MS and a long tail of plain words after them.\n');
+    const ann = ['T1\tSpecificDisease 0 2\tHD', 'T2\tSpecificDisease 3 5\tPD', 'T3\tDiseaseClass 6 8\tMS'];
+    writeFileSync(join(dir, 'abbreviations.ann'), `${ann.join('\n')}\n`);
+    const [demo] = await apiCall(app.server, 'projects:list', {});
+    await apiCall(app.server, 'documents:import', { projectId: demo!.id, path: dir, containsPhi: true });
+    await page.getByTestId('nav-documents').click();
+    await page.getByRole('link', { name: 'abbreviations' }).click();
+    await page.getByTestId('text-pane').locator('[data-chip]').nth(2).waitFor();
+    const overlapping = await page.evaluate<string[]>(`(() => {
+      const chips = [...document.querySelectorAll('[data-testid="text-pane"] [data-chip]')].map((c) => ({ t: c.textContent, r: c.getBoundingClientRect() }));
+      const out = [];
+      for (let i = 0; i < chips.length; i++)
+        for (let j = i + 1; j < chips.length; j++) {
+          const a = chips[i].r, b = chips[j].r;
+          if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) out.push(chips[i].t + ' / ' + chips[j].t);
+        }
+      return out;
+    })()`);
+    await screenshot(page, 'editor-adjacent-chips');
+    expect(overlapping).toEqual([]);
+  });
 });
