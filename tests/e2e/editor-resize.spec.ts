@@ -1,6 +1,7 @@
 // The annotation editor after the window is resized: its text blocks are laid out again for the
 // new width without running over each other, on a real sample note (mtsamples, one long line),
 // down to 200 % zoom on a laptop screen (683 × 384 CSS pixels).
+// Also: the label chips of short adjacent entities are stacked, never drawn over each other.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
