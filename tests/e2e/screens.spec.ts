@@ -171,12 +171,19 @@ describe('Projects and Documents screens', () => {
   it('tabs through the top bar of a narrow window in the order it is seen: theme, then the screens', async () => {
     const { page } = app;
     const focused = `document.activeElement?.getAttribute('data-testid')`;
+    // Whether the theme is drawn above the first screen (the top bar) or below the last (the
+    // sidebar). Polled: the layout changes, and the theme control moves, once the page has seen
+    // the new window size (measured before that, it could be between two places: no box).
+    const themeIs = async (where: 'above' | 'below'): Promise<boolean> => {
+      const theme = await page.getByTestId('theme-select').boundingBox();
+      const nav = await page.getByTestId(where === 'above' ? 'nav-projects' : 'nav-settings').boundingBox();
+      if (theme === null || nav === null) return false;
+      return where === 'above' ? theme.y + theme.height <= nav.y : theme.y >= nav.y + nav.height;
+    };
     await page.setViewportSize({ width: 800, height: 600 });
     try {
       // The theme sits at the top right, above the row of screens.
-      const theme = (await page.getByTestId('theme-select').boundingBox())!;
-      const first = (await page.getByTestId('nav-projects').boundingBox())!;
-      expect(theme.y + theme.height).toBeLessThanOrEqual(first.y);
+      await expect.poll(() => themeIs('above')).toBe(true);
       await page.getByTestId('theme-select').focus();
       await page.keyboard.press('Tab');
       expect(await page.evaluate(focused)).toBe('nav-projects');
@@ -184,6 +191,7 @@ describe('Projects and Documents screens', () => {
       await page.setViewportSize({ width: 1024, height: 768 });
     }
     // In the sidebar of a wide window the theme is at the bottom, after the screens.
+    await expect.poll(() => themeIs('below')).toBe(true);
     await page.getByTestId('nav-settings').focus();
     await page.keyboard.press('Tab');
     expect(await page.evaluate(focused)).toBe('theme-select');
