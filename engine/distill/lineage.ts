@@ -5,8 +5,9 @@
 // workspace's registerModel lineage (engine/store/models.ts) for runs started from the app.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileChunks } from '../io/file-chunks.ts';
 import type { LineageInput, LineageKind, PhiStatus } from '../store/models.ts';
 import { type VocabularyRecord, vocabularySentence } from './vocab-origin.ts';
 
@@ -38,21 +39,6 @@ export interface LineageRecord {
   entries: LineageEntry[];
   /** Where vocab.txt came from (vocab-origin.ts); absent in records written before it was kept. */
   vocabulary?: VocabularyRecord;
-}
-
-/**
- * The bytes of a file, 1 MB at a time: transfer and pretraining text may be larger than one read
- * can return (2 GiB), which failed with Node's "File size (…) is greater than 2 GiB". Each chunk is
- * valid until the next one is read.
- */
-export function* fileChunks(file: string): Generator<Buffer> {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) yield buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** sha256 over the files under `root` (names and contents, in walk order). */

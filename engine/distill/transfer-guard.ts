@@ -12,7 +12,7 @@ import path from 'node:path';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
 import { readFingerprintFile } from './fingerprint-file.ts';
-import { fileChunks } from './lineage.ts';
+import { fileChunks } from '../io/file-chunks.ts';
 import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */

@@ -18,6 +18,7 @@ import {
   replacedIssue,
 } from '../formats/encoding.ts';
 import type { FormatIssue } from '../formats/types.ts';
+import { chunksOf } from '../io/file-chunks.ts';
 
 const CHUNK = 1 << 20;
 /** A longer line (a file with no line breaks at all) is cut into pieces of at most this many characters. */
@@ -84,22 +85,11 @@ export interface TextDecoding {
 /** Decodings already worked out, by file (valid while its size, time and inode stay the same). */
 const decodings = new Map<string, { key: string; decoding: TextDecoding }>();
 
-/** The bytes from `from` on, `size` at a time. */
-function* byteChunks(fd: number, from: number, size = CHUNK): Generator<Uint8Array> {
-  const buf = Buffer.alloc(size);
-  for (let pos = from; ; ) {
-    const n = readSync(fd, buf, 0, size, pos);
-    if (n === 0) return;
-    pos += n;
-    yield buf.subarray(0, n);
-  }
-}
-
 /** U+FFFD characters that decoding the bytes from `from` on in `encoding` gives (0: all valid). */
 function replacedCount(fd: number, from: number, encoding: 'utf-8' | 'utf-16le' | 'utf-16be', count: boolean): number {
   try {
     const fatal = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
-    for (const bytes of byteChunks(fd, from)) fatal.decode(bytes, { stream: true });
+    for (const bytes of chunksOf(fd, from)) fatal.decode(bytes, { stream: true });
     fatal.decode();
     return 0;
   } catch (err) {
@@ -108,7 +98,7 @@ function replacedCount(fd: number, from: number, encoding: 'utf-8' | 'utf-16le' 
   if (!count) return 1;
   const lax = new TextDecoder(encoding, { ignoreBOM: true });
   let n = 0;
-  for (const bytes of byteChunks(fd, from)) n += countReplaced(lax.decode(bytes, { stream: true }));
+  for (const bytes of chunksOf(fd, from)) n += countReplaced(lax.decode(bytes, { stream: true }));
   return n + countReplaced(lax.decode());
 }
 
@@ -150,7 +140,7 @@ function* fileTexts(file: string, maxBytes = Infinity): Generator<string> {
   try {
     const decoder = d.encoding === 'windows-1252' ? null : new TextDecoder(d.encoding, { ignoreBOM: true });
     let read = 0;
-    for (const bytes of byteChunks(fd, d.skip, Math.min(CHUNK, maxBytes))) {
+    for (const bytes of chunksOf(fd, d.skip, Math.min(CHUNK, maxBytes))) {
       yield decoder ? decoder.decode(bytes, { stream: true }) : decodeWindows1252(bytes);
       read += bytes.length;
       if (read >= maxBytes) return;
