@@ -399,7 +399,7 @@ describe('workbench in browser mode', () => {
     expect(await row.getByTestId('rename-project-error').textContent()).toMatch(/already exists; choose another name/);
     await field.press('Escape');
     await row.getByTestId('rename-project-form').waitFor({ state: 'detached' });
-    expect(await page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('rename-project');
+    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('rename-project');
     await row.getByTestId('rename-project').click();
     await row.getByTestId('rename-project-name').fill('NCBI disease e2e (renamed)');
     await row.getByTestId('rename-project-name').press('Enter');
