@@ -3,13 +3,13 @@
 // validation.
 // A config.json without model_type (written before transformers 2.x) takes its family from the
 // weight names (family-guess.ts).
-// Not for: checking the full parameter list on load (the model builder does) or sharded checkpoints.
+// Which weights file is read, and sharded checkpoints, are in shards.ts.
+// Not for: checking the full parameter list on load (the model builder does).
 
 import {
   existsSync,
   mkdirSync,
   readdirSync,
-  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -24,7 +24,8 @@ import { CheckpointError } from './errors.ts';
 import { familyFromWeightNames, namesFamily } from './family-guess.ts';
 import { readFolderVocab } from './folder-vocab.ts';
 import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
-import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { writeSafetensors } from './safetensors.ts';
+import { findWeights, readWeights } from './shards.ts';
 import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
 import type { TokenizerSettings } from './tokenizer-files.ts';
 import {
@@ -34,7 +35,6 @@ import {
   specialTokensMapJson,
   tokenizerConfigJson,
 } from './tokenizer-files.ts';
-import { readTorchCheckpoint } from './torch-pickle.ts';
 import { makeDirsSync } from '../io/make-dirs.ts';
 import { tempBeside } from '../io/atomic.ts';
 
@@ -47,14 +47,16 @@ export interface HfFolder {
   weights: Map<string, HostTensor>;
   vocab: string[];
   tokenizer: TokenizerSettings;
-  /** Path of the weights file that was read. */
+  /** Path of the weights file that was read (of a sharded checkpoint: its index). */
   weightsFile: string;
+  /** The shard files of a sharded checkpoint (full paths); empty when the weights are one file. */
+  shards: string[];
   sourceFormat: 'safetensors' | 'pytorch';
 }
 
 /** Options for loadHfFolder. */
 export interface LoadHfOptions {
-  /** Force one weights file instead of preferring model.safetensors. */
+  /** Force one weights format (its file, else its shard index) instead of preferring safetensors. */
   prefer?: 'safetensors' | 'pytorch';
   /**
    * false: a folder without vocab.txt loads with an empty `vocab` (token-id work: forward,
@@ -74,7 +76,6 @@ export interface SaveHfInput {
 }
 
 const SAFETENSORS = 'model.safetensors';
-const PYTORCH = 'pytorch_model.bin';
 const BASE_ROOTS: Record<EncoderConfig['architecture'], string[]> = {
   bert: ['embeddings.', 'encoder.', 'pooler.'],
   distilbert: ['embeddings.', 'transformer.'],
@@ -103,20 +104,20 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
   }
   let json = readJsonFile(configFile);
-  let weightsFile: string | undefined;
+  let source: ReturnType<typeof findWeights> | undefined;
   let raw: Map<string, HostTensor> | undefined;
   if (!namesFamily(json)) {
     // An old config (BioBERT v1.1, Bio_ClinicalBERT): the weight names tell the family.
-    weightsFile = pickWeightsFile(dir, options);
-    raw = readWeights(weightsFile);
+    source = findWeights(dir, options.prefer);
+    raw = readWeights(source);
     const family = familyFromWeightNames(raw.keys(), existsSync(path.join(dir, 'vocab.txt')));
     if (family) json = { ...(json as Record<string, unknown>), model_type: family };
   }
   const config = parseHfConfig(json, configFile);
 
-  weightsFile ??= pickWeightsFile(dir, options);
-  const sourceFormat = weightsFile.endsWith('.bin') ? 'pytorch' : 'safetensors';
-  raw ??= readWeights(weightsFile);
+  source ??= findWeights(dir, options.prefer);
+  const { file: weightsFile, format: sourceFormat, shards } = source;
+  raw ??= readWeights(source);
   const weights = normaliseWeights(raw, config, weightsFile);
 
   const prefix = basePrefix(config);
@@ -174,7 +175,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   }
   if (options.requireVocab === false && !existsSync(path.join(dir, 'vocab.txt'))) {
     const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config));
-    return { config, weights, vocab: [], tokenizer, weightsFile, sourceFormat };
+    return { config, weights, vocab: [], tokenizer, weightsFile, shards, sourceFormat };
   }
   const { vocab, file: vocabFile, lowercase } = readFolderVocab(dir);
   const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab, lowercase);
@@ -186,7 +187,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     );
   }
   checkSpecialTokens(vocab, tokenizer, vocabFile, config.vocabSize);
-  return { config, weights, vocab, tokenizer, weightsFile, sourceFormat };
+  return { config, weights, vocab, tokenizer, weightsFile, shards, sourceFormat };
 }
 
 /**
@@ -222,45 +223,6 @@ function cacheSnapshotHint(dir: string): string | undefined {
   if (commits.length === 0) return undefined;
   const where = commits.length === 1 ? path.join(snapshots, commits[0] as string) : `one of the ${commits.length} folders in ${snapshots}`;
   return `this is a Hugging Face cache folder, whose model files are in snapshots/; point to ${where}`;
-}
-
-function readWeights(file: string): Map<string, HostTensor> {
-  return file.endsWith('.bin') ? readTorchCheckpoint(file) : readSafetensors(file).tensors;
-}
-
-function pickWeightsFile(dir: string, options: LoadHfOptions): string {
-  const st = path.join(dir, SAFETENSORS);
-  const pt = path.join(dir, PYTORCH);
-  if (options.prefer === 'pytorch') {
-    if (existsSync(pt)) return pt;
-    throw new CheckpointError(pt, 'missing (PyTorch weights were requested)');
-  }
-  if (options.prefer === 'safetensors') {
-    if (existsSync(st)) return st;
-    throw new CheckpointError(st, 'missing (safetensors weights were requested)');
-  }
-  if (existsSync(st)) return st;
-  if (existsSync(pt)) return pt;
-  for (const file of [st, pt]) {
-    // existsSync follows links: a dangling one would read as "no weights file".
-    let target: string | undefined;
-    try {
-      target = readlinkSync(file);
-    } catch {
-      continue;
-    }
-    throw new CheckpointError(file, `is a link to ${target}, which does not exist (a Hugging Face cache whose blobs/ were removed?); download or copy the weights again`);
-  }
-  const files = readdirSync(dir);
-  let hint = 'save the model with save_pretrained';
-  if (files.some((f) => f.endsWith('.index.json')))
-    hint = 'sharded checkpoints (*.index.json with its shards) are not supported: save the model as one file with transformers, model.save_pretrained(folder, max_shard_size="2GB")';
-  else if (files.includes('tf_model.h5') || files.includes('flax_model.msgpack'))
-    hint = 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors';
-  throw new CheckpointError(
-    dir,
-    `no weights file: expected ${SAFETENSORS} or ${PYTORCH} (${hint})`,
-  );
 }
 
 /** Rename legacy/base-model names, drop known buffers, convert to float32 and re-tie aliases. */

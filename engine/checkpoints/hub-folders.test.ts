@@ -329,21 +329,6 @@ describe('a folder with a fast tokenizer only (tokenizer.json, no vocab.txt)', (
   });
 });
 
-describe('sharded checkpoints (model.safetensors.index.json and its shards)', () => {
-  it('are refused naming the folder and what to do, not read as a folder without weights', () => {
-    const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
-    const ref = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
-    const names = [...ref.keys()];
-    const shards = [names.slice(0, 10), names.slice(10)].map((part, i) => [`model-0000${i + 1}-of-00002.safetensors`, part] as const);
-    for (const [file, part] of shards) writeSafetensors(path.join(dir, file), new Map(part.map((n) => [n, ref.get(n) as HostTensor])));
-    const weightMap = Object.fromEntries(shards.flatMap(([file, part]) => part.map((n) => [n, file])));
-    writeFileSync(path.join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: 1 }, weight_map: weightMap }));
-    const e = loadError(dir);
-    expect(e.file).toBe(dir);
-    expect(e.reason).toBe('no weights file: expected model.safetensors or pytorch_model.bin (sharded checkpoints (*.index.json with its shards) are not supported: save the model as one file with transformers, model.save_pretrained(folder, max_shard_size="2GB"))');
-  });
-});
-
 describe('a folder cloned without Git LFS (pointers in place of the large files)', () => {
   it('refuses each pointer naming the file and how to get the real one', () => {
     const pointer = (size: number): string => `version https://git-lfs.github.com/spec/v1\noid sha256:${'ab'.repeat(32)}\nsize ${size}\n`;
