@@ -6,12 +6,15 @@
 // wherever it is copied). A Benchtop model's private-fingerprints.bin (its training documents'
 // word hashes, engine/distill/fingerprint-file.ts) is kept too, once checked: it stays with the
 // model for the transfer check of distillation; an export leaves it out.
+// A sharded checkpoint (an index and its shards) is stored joined, as one model.safetensors of the
+// same tensors and dtypes: the library's model is one weights file, as an export is.
 // Shipped models (resources/models) are read-only: they cannot be removed or renamed.
 import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
+import { writeJoinedShards } from '../checkpoints/shards.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { declaredPhiStatus } from '../distill/lineage.ts';
 import { FINGERPRINT_FILE, fingerprintFileProblem } from '../distill/fingerprint-file.ts';
@@ -68,14 +71,27 @@ function checkFingerprints(file: string): void {
     );
 }
 
-/** Copies the weights and companion files, each checked to be a regular file of sane size first. */
-async function copyModelFiles(source: string, weightsName: string, into: string): Promise<void> {
+/** The weights file of the library's copy: a sharded checkpoint's shards are stored joined. */
+function libraryWeightsName(loaded: HfFolder): string {
+  return loaded.shards.length > 0 ? 'model.safetensors' : basename(loaded.weightsFile);
+}
+
+/**
+ * Copies the weights (a sharded checkpoint's joined into one model.safetensors) and companion
+ * files, each checked to be a regular file of sane size first.
+ */
+async function copyModelFiles(source: string, loaded: HfFolder, into: string): Promise<void> {
   const present = new Set(await readdir(source));
+  const weightsName = libraryWeightsName(loaded);
   const companions = MODEL_COMPANIONS.filter((f) => f !== weightsName && present.has(f));
   // The fingerprints of a Benchtop model's documents stay with it here (an export leaves them out).
   const fingerprints = present.has(FINGERPRINT_FILE) ? [FINGERPRINT_FILE] : [];
   for (const f of fingerprints) checkFingerprints(join(source, f));
-  for (const f of [weightsName, ...companions, ...fingerprints]) {
+  if (loaded.shards.length > 0) {
+    writeJoinedShards({ file: loaded.weightsFile, format: loaded.sourceFormat, shards: loaded.shards }, join(into, weightsName));
+  }
+  const copied = loaded.shards.length > 0 ? [...companions, ...fingerprints] : [weightsName, ...companions, ...fingerprints];
+  for (const f of copied) {
     checkModelFile(join(source, f), f === weightsName || f === FINGERPRINT_FILE ? 'weights' : 'text');
     await copyFile(join(source, f), join(into, f));
   }
@@ -111,7 +127,7 @@ async function register(
 ): Promise<Model> {
   const relDir = `models/${id}`;
   const dir = join(ctx.dataDir, relDir);
-  const weightsName = basename(loaded.weightsFile);
+  const weightsName = libraryWeightsName(loaded);
   const { sizeBytes, sha256 } = await hashFile(join(dir, weightsName));
   const cardFile = join(dir, 'README.md');
   // The card's privacy section states the exporting library's status, not this one's (shown
@@ -184,7 +200,7 @@ export async function importModelFolder(
   const target = join(modelsDir, id);
   await mkdir(staging, { recursive: true });
   try {
-    await copyModelFiles(source, basename(loaded.weightsFile), staging);
+    await copyModelFiles(source, loaded, staging);
     await rename(staging, target);
     const model = await register(ctx, { ...args, path: source }, id, loaded, parameters);
     ctx.emit('workspace:changed', { projectId: null, what: 'models' });

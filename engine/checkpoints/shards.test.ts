@@ -11,7 +11,7 @@ import { standaloneOnnx } from '../train/graphs.ts';
 import { CheckpointError } from './errors.ts';
 import { type HfFolder, loadHfFolder } from './hf-folder.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
-import { legacyTorchFile } from './test-helpers.ts';
+import { SHARD_INDEX, type ShardFormat, legacyTorchFile, shardName, writeShardedCheckpoint } from './test-helpers.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-shards-'));
@@ -29,32 +29,11 @@ function bareFolder(): string {
   return dir;
 }
 
-type Format = 'safetensors' | 'pytorch';
-const INDEX: Record<Format, string> = { safetensors: 'model.safetensors.index.json', pytorch: 'pytorch_model.bin.index.json' };
+const INDEX = SHARD_INDEX;
 
-/** Shard file names as save_pretrained writes them. */
-function shardName(format: Format, i: number, n: number): string {
-  const num = (k: number): string => String(k).padStart(5, '0');
-  return format === 'safetensors' ? `model-${num(i + 1)}-of-${num(n)}.safetensors` : `pytorch_model-${num(i + 1)}-of-${num(n)}.bin`;
-}
-
-/**
- * Writes the golden's tensors into `n` shards of `format` and their index in `dir`; returns the
- * weight_map. `weightMap` edits it before the index is written.
- */
-function writeShards(dir: string, format: Format, n = 3, weightMap: (m: Record<string, string>) => void = () => {}): Record<string, string> {
-  const map: Record<string, string> = {};
-  const per = Math.ceil(NAMES.length / n);
-  for (let i = 0; i < n; i++) {
-    const part = new Map(NAMES.slice(i * per, (i + 1) * per).map((k) => [k, REF.get(k) as HostTensor]));
-    const file = path.join(dir, shardName(format, i, n));
-    if (format === 'safetensors') writeSafetensors(file, part);
-    else writeFileSync(file, legacyTorchFile(part));
-    for (const k of part.keys()) map[k] = shardName(format, i, n);
-  }
-  weightMap(map);
-  writeFileSync(path.join(dir, INDEX[format]), JSON.stringify({ metadata: { total_size: 123 }, weight_map: map }));
-  return map;
+/** Writes the golden's tensors into `n` shards of `format` and their index in `dir`. */
+function writeShards(dir: string, format: ShardFormat, n = 3, edit: (m: Record<string, string>) => void = () => {}): Record<string, string> {
+  return writeShardedCheckpoint(dir, REF, format, n, edit);
 }
 
 function loadError(dir: string): CheckpointError {

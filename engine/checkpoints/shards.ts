@@ -3,7 +3,7 @@
 // and sharded checkpoints: an index {"metadata": {...}, "weight_map": {tensor: shard file}} with
 // the shard files beside it, each read by the single-file reader of its format (their dtypes,
 // limits, legacy layouts and Git LFS pointer check apply), their tensors merged into one map.
-// Not for: writing shards (a saved folder is one model.safetensors).
+// Not for: writing shards (a saved folder is one model.safetensors; writeJoinedShards joins them).
 
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { megabytes } from '../io/input-file.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { MAX_WEIGHTS_BYTES, checkModelFile } from './model-file.ts';
-import { readSafetensors } from './safetensors.ts';
+import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { readJsonFile } from './tokenizer-files.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
 
@@ -98,6 +98,14 @@ export function readWeights(source: WeightsSource): Map<string, HostTensor> {
     throw new CheckpointError(path.join(path.dirname(source.file), shard), `lacks tensor "${name}", which ${indexName} lists in it${more}: the shard is incomplete or from another save; download the model's files again`);
   }
   return out;
+}
+
+/**
+ * Writes the tensors of the weights as one safetensors file, their names and dtypes kept: the
+ * same bytes for the same shards, so a hash of it identifies them.
+ */
+export function writeJoinedShards(source: WeightsSource, out: string): void {
+  writeSafetensors(out, readWeights(source), { format: 'pt' });
 }
 
 /** Where `file` links to if it is a symbolic link (dangling or not). */

@@ -1,7 +1,11 @@
 // Test inputs for the checkpoint readers: a minimal pickle writer, and a writer of legacy
-// torch.save files (the pre-zip layout of older Hub uploads) laid out as torch writes them.
+// torch.save files (the pre-zip layout of older Hub uploads) laid out as torch writes them, and
+// sharded checkpoints (an index and its shards) as save_pretrained writes them.
 
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { HostTensor } from '../onnx/ir.ts';
+import { writeSafetensors } from './safetensors.ts';
 import { tensorBytes } from './tensor-bytes.ts';
 
 /** Minimal pickle writer (protocol 2) for crafting test inputs; `bytes()` adds STOP. */
@@ -124,4 +128,35 @@ export function legacyTorchFile(tensors: ReadonlyMap<string, HostTensor>, opts: 
     parts.push(count, tensorBytes(t));
   }
   return Buffer.concat(parts);
+}
+
+export type ShardFormat = 'safetensors' | 'pytorch';
+/** The index file of a sharded checkpoint of each format. */
+export const SHARD_INDEX: Record<ShardFormat, string> = { safetensors: 'model.safetensors.index.json', pytorch: 'pytorch_model.bin.index.json' };
+
+/** Shard `i` (from 0) of `n`, named as save_pretrained names it. */
+export function shardName(format: ShardFormat, i: number, n: number): string {
+  const num = (k: number): string => String(k).padStart(5, '0');
+  return format === 'safetensors' ? `model-${num(i + 1)}-of-${num(n)}.safetensors` : `pytorch_model-${num(i + 1)}-of-${num(n)}.bin`;
+}
+
+/**
+ * Writes `tensors` (in their order) into `n` shards of `format` (legacy torch.save files for
+ * pytorch) and their index in `dir`; returns the weight_map, which `edit` may change before the
+ * index is written.
+ */
+export function writeShardedCheckpoint(dir: string, tensors: ReadonlyMap<string, HostTensor>, format: ShardFormat, n: number, edit: (m: Record<string, string>) => void = () => {}): Record<string, string> {
+  const names = [...tensors.keys()];
+  const map: Record<string, string> = {};
+  const per = Math.ceil(names.length / n);
+  for (let i = 0; i < n; i++) {
+    const part = new Map(names.slice(i * per, (i + 1) * per).map((k) => [k, tensors.get(k) as HostTensor]));
+    const file = path.join(dir, shardName(format, i, n));
+    if (format === 'safetensors') writeSafetensors(file, part);
+    else writeFileSync(file, legacyTorchFile(part));
+    for (const k of part.keys()) map[k] = shardName(format, i, n);
+  }
+  edit(map);
+  writeFileSync(path.join(dir, SHARD_INDEX[format]), JSON.stringify({ metadata: { total_size: 123 }, weight_map: map }));
+  return map;
 }
