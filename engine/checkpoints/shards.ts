@@ -34,6 +34,9 @@ const CANDIDATES: readonly { name: string; format: WeightsFormat; sharded: boole
   { name: 'pytorch_model.bin.index.json', format: 'pytorch', sharded: true },
 ];
 
+/** The weights file names of a model folder, in Hugging Face's order of precedence. */
+export const WEIGHTS_NAMES: readonly string[] = CANDIDATES.map((c) => c.name);
+
 /**
  * The weights of `dir` in Hugging Face's precedence (`prefer`: only that format), with the
  * shard list of an index read and checked; throws a CheckpointError naming what is missing.

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lineageRecord, phiStatusOf, privacySection, startingPointEntry, type LineageEntry } from './lineage.ts';
+import { writeShardedCheckpoint } from '../checkpoints/test-helpers.ts';
+import { lineageRecord, phiStatusOf, privacySection, startingPointEntry, teacherEntry, type LineageEntry } from './lineage.ts';
 
 const TEACHER: LineageEntry = { kind: 'teacher', source: 'teacher', containsPhi: true, gradients: false };
 const TRANSFER: LineageEntry = { kind: 'distill-transfer', source: 'WordNet', containsPhi: false, gradients: true };
@@ -47,5 +48,23 @@ describe('weights a run starts from', () => {
     const e = startingPointEntry(dir, 'base-model', 'weights', 'unknown');
     expect(e.source).not.toContain(path.dirname(dir));
     expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('of a sharded checkpoint are identified by the hash of the index and every shard', () => {
+    const tensors = new Map(['a', 'b', 'c'].map((k, i) => [k, { dtype: 'float32' as const, dims: [2], data: Float32Array.of(i, i + 1) }]));
+    const sharded = (values = tensors): string => {
+      const dir = path.join(mkdtempSync(path.join(tmpdir(), 'benchtop-lineage-')), 'sharded');
+      mkdirSync(dir);
+      writeShardedCheckpoint(dir, values, 'safetensors', 2);
+      return dir;
+    };
+    const [one, two] = [sharded(), sharded()] as [string, string];
+    const sha = startingPointEntry(one, 'base-model', 'weights', 'unknown').sha256;
+    expect(sha).toMatch(/^[0-9a-f]{64}$/);
+    expect(teacherEntry(two).sha256).toBe(sha);
+    expect(teacherEntry(two).source).toBe('teacher model "sharded" (identified by the sha256 of its weights)');
+    // A change in the last shard alone is another model.
+    const changed = sharded(new Map([...tensors, ['c', { dtype: 'float32' as const, dims: [2], data: Float32Array.of(9, 9) }]]));
+    expect(startingPointEntry(changed, 'base-model', 'weights', 'unknown').sha256).not.toBe(sha);
   });
 });

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { WEIGHTS_NAMES, findWeights, weightsFiles } from '../checkpoints/shards.ts';
 import { fileChunks } from '../io/file-chunks.ts';
 import type { LineageInput, LineageKind, PhiStatus } from '../store/models.ts';
 import { type VocabularyRecord, vocabularySentence } from './vocab-origin.ts';
@@ -97,7 +98,7 @@ export function teacherEntry(dir: string, assumePhi = true): LineageEntry {
   return {
     kind: 'teacher',
     source: `teacher model "${folderName(dir)}" (${weights ? 'identified by the sha256 of its weights' : 'no weights file found'})`,
-    ...(weights && { sha256: hashFiles([weights]) }),
+    ...(weights && { sha256: hashFiles(weights) }),
     containsPhi,
     gradients: false,
   };
@@ -128,7 +129,7 @@ export function startingPointEntry(dir: string, kind: 'init' | 'base-model', wha
   return {
     kind,
     source: `${what} of model "${folderName(dir)}" (${why})`,
-    ...(weights && { sha256: hashFiles([weights]) }),
+    ...(weights && { sha256: hashFiles(weights) }),
     containsPhi: status === 'trained-on-phi' || status === 'distilled-from-phi-teacher',
     gradients: true,
     phiStatus: status,
@@ -141,8 +142,9 @@ function folderName(dir: string): string {
   return path.basename(path.resolve(dir));
 }
 
-function weightsFile(dir: string): string | undefined {
-  return ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+/** The files the weights are read from (a sharded checkpoint: its index and every shard). */
+function weightsFile(dir: string): string[] | undefined {
+  return WEIGHTS_NAMES.some((f) => existsSync(path.join(dir, f))) ? weightsFiles(findWeights(dir)) : undefined;
 }
 
 /** A private labelled data entry (treated as PHI). */

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { findWeights, weightsFiles } from '../checkpoints/shards.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import type { Document } from '../formats/types.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
@@ -248,8 +249,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
 
   // Teacher outputs, once, on disk.
   const hiddenLayers = args.hidden ? [teacher.config.numLayers] : [];
-  const weightsFile = ['model.safetensors', 'pytorch_model.bin'].map((f) => path.join(args.teacher, f)).find((f) => statSync(f, { throwIfNoEntry: false }));
-  const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), weightsFile ? statSync(weightsFile).mtimeMs : 0])).digest('hex');
+  const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), ...weightsFiles(findWeights(args.teacher)).map((f) => statSync(f).mtimeMs)])).digest('hex');
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
   // The cache holds the student's token ids: its vocabulary itself, not only its size, decides
   // them (a --cache shared with a student of another vocabulary of the same size was reused).
