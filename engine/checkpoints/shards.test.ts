@@ -1,11 +1,12 @@
 // Sharded checkpoints (model.safetensors.index.json / pytorch_model.bin.index.json and their
 // shards), made from a golden's tensors split into shards in a temp folder.
 
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, statSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
+import { inspectModel } from '../cli/model-commands.ts';
 import { goldenOnnxLogits } from '../runtime/test-helpers.ts';
 import { standaloneOnnx } from '../train/graphs.ts';
 import { CheckpointError } from './errors.ts';
@@ -69,6 +70,19 @@ describe('sharded checkpoints load as the one-file checkpoint does', () => {
     const want = readSafetensors(path.join(GOLDEN, 'goldens.safetensors')).tensors.get('output/logits')?.data as Float32Array;
     expect(got.length).toBe(want.length);
     expect(Math.max(...Array.from(got, (x, i) => Math.abs(x - (want[i] as number))))).toBeLessThan(1e-5);
+  });
+
+  it('model inspect names the index, the number of shards and their size together', () => {
+    const dir = bareFolder();
+    writeShards(dir, 'pytorch', 3);
+    const files = [INDEX.pytorch, ...[0, 1, 2].map((i) => shardName('pytorch', i, 3))];
+    expect(inspectModel(dir)).toMatchObject({
+      weights_file: 'pytorch_model.bin.index.json',
+      weights_shards: 3,
+      weights_format: 'pytorch',
+      size_bytes: files.reduce((n, f) => n + statSync(path.join(dir, f)).size, 0),
+    });
+    expect(inspectModel(GOLDEN)).not.toHaveProperty('weights_shards');
   });
 
   it('follows a shard that is a link out of the folder (a Hugging Face cache snapshot links into blobs/)', () => {

@@ -47,9 +47,10 @@ export function inspectModel(dir: string): Record<string, unknown> {
     embedding_size: embeddingWidth(m.config),
     // A WordPiece setting: without vocab.txt (RoBERTa's BPE, a bare folder) it said true, about nothing.
     do_lower_case: m.vocab.length > 0 ? m.tokenizer.doLowerCase : null,
-    weights_file: path.basename(m.weightsFile),
+    weights_file: path.basename(m.weightsFile), // a sharded checkpoint's index
+    ...(m.shards.length > 0 && { weights_shards: m.shards.length }),
     weights_format: m.sourceFormat,
-    size_bytes: statSync(m.weightsFile).size,
+    size_bytes: [m.weightsFile, ...m.shards].reduce((n, f) => n + statSync(f).size, 0),
   };
 }
 
