@@ -7,6 +7,7 @@ import { RECIPES } from '../distill/general-distill.ts';
 import { EXPORT_FORMATS, INPUT_FORMATS } from './task-commands.ts';
 import { LEARNING_RATE_RANGE } from '../train/step-guard.ts';
 import { defaultLearningRateRule, defaultPretrainLearningRateRule, GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
+import { COUNT_RANGE, describeRange, MINUTES_RANGE, OPTIONAL_COUNT_RANGE, SEED_RANGE, SHARE_RANGE, THREADS_RANGE, type FlagRange } from './number-flags.ts';
 
 export interface FlagSpec {
   /** Flag name without dashes. */
@@ -14,6 +15,8 @@ export interface FlagSpec {
   /** Its value's placeholder (absent for switches). */
   arg?: string;
   desc: string;
+  /** A numeric flag's accepted values: stated in the help, refused outside before any work (exit 2). */
+  range?: FlagRange;
 }
 
 export interface CommandSpec {
@@ -27,19 +30,23 @@ export interface CommandSpec {
 }
 
 const PRESET_NAMES = Object.keys(PRESETS).join(', ');
+/** distill's floor (task-distill.ts); distill-general takes the same. */
+const TEMPERATURE_RANGE: FlagRange = { int: false, min: 0.05 };
 
 const f = (name: string, arg: string | undefined, desc: string): FlagSpec => ({ name, ...(arg !== undefined && { arg }), desc });
+/** A numeric flag and its range. */
+const n = (name: string, arg: string, desc: string, range: FlagRange): FlagSpec => ({ ...f(name, arg, desc), range });
 
 /** --lr: the range every command accepts (checkLearningRate's) and the command's default. */
 const lr = (defaults: string): FlagSpec => f('lr', 'X', `peak learning rate, ${LEARNING_RATE_RANGE} (default ${defaults})`);
-const THREADS = f('threads', 'N', 'CPU threads for onnxruntime (default 2)');
+const THREADS = n('threads', 'N', 'CPU threads for onnxruntime (default 2)', THREADS_RANGE);
 const DEVICE = f('device', 'cpu|webgpu', 'where the model runs (default cpu); webgpu uses the GPU, or says why it cannot and uses the CPU');
 /** --overwrite of the commands that write one file (never a file of the model or the input). */
 const OVERWRITE_FILE = f('overwrite', undefined, 'replace an existing output file');
 const OVERWRITE = f('overwrite', undefined, 'replace a non-empty --out folder (without it, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
-const MAX_MINUTES = f('max-minutes', 'X', 'stop after X minutes, keeping a checkpoint to resume from');
+const MAX_MINUTES = n('max-minutes', 'X', 'stop after X minutes, keeping a checkpoint to resume from', MINUTES_RANGE);
 const NO_RESUME = f('no-resume', undefined, 'start over, discarding OUT/checkpoint/ (by default a run resumes from it)');
-const SEED = f('seed', 'N', 'random seed (default 42); the same seed and data give the same model');
+const SEED = n('seed', 'N', 'random seed (default 42); the same seed and data give the same model', SEED_RANGE);
 const DATA_DIR = f('data-dir', 'DIR', 'the workspace folder (default: the per-user application data folder)');
 const MODEL_SOURCE = [
   f('model', 'DIR', 'start from this Hugging Face model folder'),
@@ -60,7 +67,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'benchtop serve [--port N] [--host 127.0.0.1] [--data-dir DIR]',
     summary: 'browser mode: serve the workbench on loopback and print its URL with the access token',
     flags: [
-      f('port', 'N', 'port to listen on (default 0: a free one)'),
+      n('port', 'N', 'port to listen on (default 0: a free one)', { int: true, min: 0, max: 65535 }),
       f('host', 'ADDR', '127.0.0.1 (default) or localhost; other addresses are refused'),
       DATA_DIR,
     ],
@@ -118,21 +125,21 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('test', 'PATH', 'test data, evaluated once with the final model'),
       f('out', 'DIR', 'the model folder to write (required)'),
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
-      f('epochs', 'N', 'passes over the training data (default: 3, or more for little data so that training takes about 600 steps, at most 20)'),
-      f('batch-size', 'N', 'examples per step (default 32)'),
+      n('epochs', 'N', 'passes over the training data (default: 3, or more for little data so that training takes about 600 steps, at most 20)', COUNT_RANGE),
+      n('batch-size', 'N', 'examples per step (default 32)', COUNT_RANGE),
       lr(defaultLearningRateRule('--preset', '--model')),
-      f('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)'),
-      f('stride', 'N', 'NER: overlap of the windows over long text, in word pieces (default (max-length − 2) / 4)'),
-      f('warmup-ratio', 'X', 'share of steps warming the learning rate up, 0 to 1 (default 0.1)'),
-      f('weight-decay', 'X', 'AdamW weight decay (default 0.01)'),
+      n('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)', { int: true, min: 3 }),
+      n('stride', 'N', 'NER: overlap of the windows over long text, in word pieces, at most max-length − 3 (default (max-length − 2) / 4)', OPTIONAL_COUNT_RANGE),
+      n('warmup-ratio', 'X', 'share of steps warming the learning rate up (default 0.1)', SHARE_RANGE),
+      n('weight-decay', 'X', 'AdamW weight decay (default 0.01)', { int: false, min: 0 }),
       f('no-dropout', undefined, 'train without dropout'),
       f('negative-label', 'L', 'RE: the "no relation" class (default: the data\'s false, 0, no_relation, none, negative, NA or other label)'),
-      f('patience', 'N', 'stop after N evaluations without a better dev F1 (default 3; 0 never stops early)'),
-      f('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)'),
-      f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps, besides one at each epoch end (default 500; 0: at epoch ends only)'),
-      f('max-steps', 'N', 'stop after N steps'),
+      n('patience', 'N', 'stop after N evaluations without a better dev F1 (default 3; 0 never stops early)', OPTIONAL_COUNT_RANGE),
+      n('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)', OPTIONAL_COUNT_RANGE),
+      n('checkpoint-every', 'N', 'save a resumable checkpoint every N steps, besides one at each epoch end (default 500; 0: at epoch ends only)', OPTIONAL_COUNT_RANGE),
+      n('max-steps', 'N', 'stop after N steps', COUNT_RANGE),
       // A fine-tuning run that reaches its time limit saves its model, as one that completes (no checkpoint stays).
-      f('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)'),
+      n('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)', MINUTES_RANGE),
       SEED,
       THREADS,
       DEVICE,
@@ -152,7 +159,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
       f('json', undefined, 'print the metrics as JSON'),
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
-      f('batch-size', 'N', 'examples per batch (default 32)'),
+      n('batch-size', 'N', 'examples per batch (default 32)', COUNT_RANGE),
       THREADS,
       DEVICE,
     ],
@@ -169,7 +176,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'PATH', 'the file (or, for brat, folder) to write (required; never the input)'),
       f('format', 'F', `output format (required): ${EXPORT_FORMATS.join(', ')}`),
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
-      f('batch-size', 'N', 'windows per batch (default 32)'),
+      n('batch-size', 'N', 'windows per batch (default 32)', COUNT_RANGE),
       THREADS,
       DEVICE,
       f('overwrite', undefined, 'replace an existing output file, or same-named files in a brat folder'),
@@ -189,18 +196,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('init-from-teacher', undefined, "start the student from a subset of the teacher's layers"),
       f('layer-map', '0,2,…', 'with --init-from-teacher: which teacher layers (default: evenly spaced)'),
       f('transfer', 'SOURCES', 'comma-separated: general (WordNet text), random, random-shuffle, or files and folders of text (required)'),
-      f('max-per-source', 'N', 'transfer examples taken from each source (default steps × batch size)'),
-      f('temperature', 'T', 'softening of the teacher logits (default 2)'),
+      n('max-per-source', 'N', 'transfer examples taken from each source (default steps × batch size)', COUNT_RANGE),
+      n('temperature', 'T', 'softening of the teacher logits (default 2)', TEMPERATURE_RANGE),
       f('hidden', 'cosine|mse', 'also align the last hidden states'),
-      f('alpha', 'A', 'share of steps on --private-data, between 0 and 1 (default 0: none)'),
+      n('alpha', 'A', 'share of steps on --private-data (default 0: none)', { int: false, min: 0, max: 1, belowMax: true }),
       f('private-data', 'PATH', 'a private labelled set to mix in (needs --alpha; the student then saw PHI)'),
       f('cache', 'DIR', "where to keep the teacher's outputs on the transfer text (default: inside --out)"),
       f('test', 'PATH', 'annotated data to score the student on at the end (its test F1 is printed and kept in metrics.json)'),
       f('out', 'DIR', 'the student model folder to write (required)'),
-      f('steps', 'N', 'training steps (default 2000)'),
-      f('batch-size', 'N', 'examples per step (default 32)'),
+      n('steps', 'N', 'training steps (default 2000)', COUNT_RANGE),
+      n('batch-size', 'N', 'examples per step (default 32)', COUNT_RANGE),
       lr(defaultLearningRateRule('--student-preset', '--student (or --init-from-teacher student)')),
-      f('max-length', 'N', "word pieces per example (default: the teacher's)"),
+      n('max-length', 'N', "word pieces per example (default: the teacher's)", { int: true, min: 8, max: 512 }),
       SEED,
       THREADS,
       DEVICE,
@@ -223,13 +230,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('text', 'PATH[,…]', 'text files or folders (required)'),
       f('text-contains-phi', undefined, 'the text holds (or may hold) patient information: the model is recorded as trained on PHI'),
       f('out', 'DIR', 'the model folder to write (required)'),
-      f('steps', 'N', 'training steps (default 10000)'),
-      f('batch-size', 'N', 'blocks per step (default 32)'),
-      f('max-length', 'N', 'word pieces per block (default 128)'),
+      n('steps', 'N', 'training steps (default 10000)', COUNT_RANGE),
+      n('batch-size', 'N', 'blocks per step (default 32)', COUNT_RANGE),
+      n('max-length', 'N', 'word pieces per block (default 128)', { int: true, min: 16 }),
       lr(defaultPretrainLearningRateRule()),
       f('whole-word-mask', undefined, 'mask whole words instead of single word pieces'),
       f('no-dropout', undefined, 'train without dropout'),
-      f('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 200)'),
+      n('checkpoint-every', 'N', 'save a resumable checkpoint every N steps (default 200)', OPTIONAL_COUNT_RANGE),
       SEED,
       THREADS,
       DEVICE,
@@ -251,11 +258,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'DIR', 'the student model folder to write (required)'),
       f('layer-map', '1,3,…', 'which teacher layer each student layer learns from'),
       f('init-from-teacher', undefined, "start from the teacher's layers (default with distilbiobert)"),
-      f('temperature', 'T', 'softening of the teacher logits (default 2; 1 for tinybert)'),
+      n('temperature', 'T', 'softening of the teacher logits (default 2; 1 for tinybert)', TEMPERATURE_RANGE),
       f('whole-word-mask', undefined, 'mask whole words instead of single word pieces'),
-      f('steps', 'N', 'training steps (default 10000)'),
-      f('batch-size', 'N', 'blocks per step (default 32)'),
-      f('max-length', 'N', 'word pieces per block (default 128)'),
+      n('steps', 'N', 'training steps (default 10000)', COUNT_RANGE),
+      n('batch-size', 'N', 'blocks per step (default 32)', COUNT_RANGE),
+      n('max-length', 'N', 'word pieces per block (default 128)', { int: true, min: 16 }),
       lr(GENERAL_DISTILL_LR.toExponential()),
       SEED,
       THREADS,
@@ -278,7 +285,7 @@ export function commandHelp(c: CommandSpec): string {
   const flags = [...c.flags, f('help', undefined, 'show this help')];
   const width = Math.max(...flags.map((x) => flagLabel(x).length));
   const lines = [`benchtop ${c.name} — ${c.summary}`, '', 'Usage:', `  ${c.usage}`, '', 'Options:'];
-  for (const x of flags) lines.push(`  ${flagLabel(x).padEnd(width)}  ${x.desc}`);
+  for (const x of flags) lines.push(`  ${flagLabel(x).padEnd(width)}  ${x.desc}${x.range ? `; ${describeRange(x.range)}` : ''}`);
   if (c.notes) lines.push('', ...c.notes);
   return lines.join('\n');
 }

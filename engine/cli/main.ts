@@ -10,6 +10,7 @@ import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './d
 import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
+import { checkNumberFlags } from './number-flags.ts';
 import { packageVersion } from '../version.ts';
 
 const HELP = [
@@ -81,6 +82,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(`"benchtop ${spec.name}" needs the task first, ner or re${kind !== undefined ? `, not "${kind}"` : ''}; usage: ${spec.usage}`);
     const refused = unknownFlags(spec, Object.keys(opts));
     if (refused) throw new UsageError(refused);
+    // A number out of its range is a usage mistake like a mistyped flag: refused before any work.
+    checkNumberFlags(spec.flags, opts);
     // A stray word (a value whose flag was mistyped away) used to be ignored without a word.
     const extra = parsed.positionals.slice(spec.name.split(' ').length + (POSITIONAL_ARGS[spec.name] ?? 0));
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; usage: ${spec.usage}`);

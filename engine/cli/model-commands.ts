@@ -15,9 +15,10 @@ import { defaultVocabFile } from '../text/default-vocab.ts';
 import { lineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
-import { MAX_THREADS, Session } from '../runtime/session.ts';
+import { Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
-import { optionalNumber, optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { optionalString, requireString, UsageError, type Opts } from './args.ts';
+import { checkedNumber, SEED_RANGE, THREADS_RANGE } from './number-flags.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { InputFileError, readInputFile } from '../io/input-file.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
@@ -99,9 +100,8 @@ export function cmdInitModel(opts: Opts): void {
   if (task !== 'masked-lm' && labels.length === 0)
     throw new UsageError(`--task ${taskName} needs --labels, the class names (e.g. ${task === 'token-classification' ? 'O,B-Disease,I-Disease' : 'false,CID'})`);
   if (task === 'masked-lm' && labels.length > 0) throw new UsageError('--labels does not apply to --task mlm (a masked-LM head predicts vocabulary tokens); leave it out, or pick --task ner or re');
-  const seed = optionalNumber(opts, 'seed', 42);
   // The generator takes 32 bits: 1.5 or 2^32 + 1 would silently give the weights of seed 1.
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be a whole number from 0 to 4294967295, got ${seed}`);
+  const seed = checkedNumber(opts, 'seed', SEED_RANGE) ?? 42;
   const twice = labels.find((l, i) => labels.indexOf(l) !== i);
   if (twice !== undefined) throw new UsageError(`--labels names "${twice}" twice; give each label once`);
   // One class: a constant zero loss (token classification) or, in Hugging Face, regression (sequence).
@@ -320,11 +320,8 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const inFile = requireString(opts, 'inputs');
   const outFile = requireString(opts, 'out');
   const wantGrads = Boolean(opts['grads']);
-  const threads = optionalNumber(opts, 'threads', 2);
   // onnxruntime starts every thread it is asked for: 100000 took 16 GB before the first step.
-  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
-    throw new UsageError(`--threads must be a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
-  }
+  const threads = checkedNumber(opts, 'threads', THREADS_RANGE) ?? 2;
   checkOutFile(outFile, { model: dir, file: inFile }, opts['overwrite'] === true);
   const m = loadHfFolder(dir, { requireVocab: false });
   const parsed = readInputsJson(inFile);
