@@ -72,6 +72,28 @@ describe('sharded checkpoints load as the one-file checkpoint does', () => {
     expect(Math.max(...Array.from(got, (x, i) => Math.abs(x - (want[i] as number))))).toBeLessThan(1e-5);
   });
 
+  it('converts half-precision shards to float32 as it converts one file', () => {
+    // bfloat16 by truncation: the first half of the tensors, in the first shard(s).
+    const f = new Float32Array(1);
+    const u = new Uint32Array(f.buffer);
+    const half = new Map(NAMES.map((k, i) => {
+      const t = REF.get(k) as HostTensor;
+      if (i >= NAMES.length / 2 || t.dtype !== 'float32') return [k, t];
+      const data = Uint16Array.from(t.data as Float32Array, (x) => ((f[0] = x), (u[0] as number) >>> 16));
+      return [k, { dtype: 'bfloat16' as const, dims: t.dims, data }];
+    }));
+    const one = bareFolder();
+    writeSafetensors(path.join(one, 'model.safetensors'), half);
+    const dir = bareFolder();
+    writeShardedCheckpoint(dir, half, 'safetensors', 3);
+    const [a, b] = [loadHfFolder(one), loadHfFolder(dir)];
+    expect([...b.weights.keys()].sort()).toEqual([...a.weights.keys()].sort());
+    for (const [k, w] of a.weights) expect(b.weights.get(k), k).toEqual(w);
+    const word = b.weights.get('bert.embeddings.word_embeddings.weight') as HostTensor;
+    expect(word.dtype).toBe('float32');
+    expect(word.data).not.toEqual(REF.get('bert.embeddings.word_embeddings.weight')?.data); // it was rounded
+  });
+
   it('model inspect names the index, the number of shards and their size together', () => {
     const dir = bareFolder();
     writeShards(dir, 'pytorch', 3);
