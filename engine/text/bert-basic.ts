@@ -128,6 +128,10 @@ export function isBertPunctuation(ch: string): boolean {
   return (classify(ch.codePointAt(0) ?? 0) & F_PUNCT) !== 0;
 }
 
+/** BERT `_is_whitespace` (plus U+2028/U+2029), and `_is_chinese_char` (a CJK ideograph). */
+export const isBertSpace = (ch: string): boolean => (classify(ch.codePointAt(0) ?? 0) & F_SPACE) !== 0;
+export const isChineseChar = (ch: string): boolean => (classify(ch.codePointAt(0) ?? 0) & F_CJK) !== 0;
+
 /** BERT `_is_control` plus NUL/U+FFFD: characters `_clean_text` deletes. */
 export function isBertRemoved(ch: string): boolean {
   return (classify(ch.codePointAt(0) ?? 0) & F_REMOVE) !== 0;

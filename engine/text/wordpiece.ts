@@ -12,6 +12,7 @@ import {
   type BasicOptions,
   type BasicToken,
 } from './bert-basic.ts';
+import { AddedTokenSplitter, placeAddedTokens, type AddedToken } from './added-tokens.ts';
 import { buildVocab, readVocabFile } from './vocab.ts';
 
 /** Constructor options; defaults match `BertTokenizer` / bert-base-uncased. */
@@ -30,6 +31,8 @@ export interface WordPieceOptions {
   maxInputCharsPerWord?: number;
   modelMaxLength?: number;
   cleanUpTokenizationSpaces?: boolean;
+  /** Tokens added beyond the vocabulary (HF added_tokens), in the order HF adds them. */
+  addedTokens?: readonly AddedToken[];
 }
 
 /** Output of `tokenize`: WordPiece tokens with ids, source offsets and basic-word index. */
@@ -107,6 +110,8 @@ export class WordPieceTokenizer {
   readonly size: number;
   /** Special tokens in HF `all_special_tokens` order (unk, sep, pad, cls, mask). */
   readonly specialTokens: readonly string[];
+  /** The added tokens (special tokens included) with their ids, as HF's fast tokenizer numbers them. */
+  readonly addedTokens: readonly AddedToken[];
 
   private readonly vocab: Map<string, number>;
   private readonly idToTok: (string | undefined)[];
@@ -116,8 +121,7 @@ export class WordPieceTokenizer {
   private readonly userNeverSplit: Set<string>;
   private readonly basicNeverSplit: Set<string>;
   private readonly basicOpts: BasicOptions;
-  private readonly specialsByLength: string[];
-  private readonly specialFirstChars: Set<string>;
+  private readonly splitter: AddedTokenSplitter;
   private readonly cache = new Map<string, Piece[] | null>();
 
   /** Loads `vocab.txt` and builds a tokenizer. */
@@ -141,22 +145,30 @@ export class WordPieceTokenizer {
     const v = buildVocab(vocab);
     this.vocab = v.tokenToId;
     this.idToTok = v.idToToken;
-    // HF registers every special token as an added token; missing ones get ids after the vocab.
+    // HF registers every special token as an added token after the file's added tokens; missing
+    // ones get ids after the vocabulary.
     const specials = [this.unkToken, this.sepToken, this.padToken, this.clsToken, this.maskToken];
     this.specialTokens = [...new Set(specials)];
-    let next = v.size;
-    for (const t of this.specialTokens) {
-      const id = this.vocab.get(t) ?? next++;
-      this.added.set(t, id);
-      this.addedById.set(id, t);
+    const given = opts.addedTokens ?? [];
+    const listed = new Set(given.map((t) => t.content));
+    const flags = { special: true, normalized: false, lstrip: false, rstrip: false, singleWord: false };
+    const all = [...given, ...this.specialTokens.filter((t) => !listed.has(t)).map((content) => ({ content, ...flags }))];
+    const { placed, misplaced } = placeAddedTokens(this.vocab, v.size, all);
+    const wrong = misplaced[0];
+    if (wrong !== undefined)
+      throw new Error(`added token ${wrong.index + 1} has the id ${wrong.declared}, but follows a vocabulary that gives it ${wrong.actual}: added tokens take the ids after the vocabulary, in order, without gaps`);
+    for (const t of placed) {
+      this.added.set(t.content, t.id);
+      this.addedById.set(t.id, t.content);
     }
-    this.size = next;
+    this.addedTokens = placed;
+    this.size = placed.reduce((n, t) => Math.max(n, t.id + 1), v.size);
     this.unkId = this.tokenToId(this.unkToken);
     this.sepId = this.tokenToId(this.sepToken);
     this.padId = this.tokenToId(this.padToken);
     this.clsId = this.tokenToId(this.clsToken);
     this.maskId = this.tokenToId(this.maskToken);
-    this.specialIds = new Set(this.specialTokens.map((t) => this.tokenToId(t)));
+    this.specialIds = new Set([...this.specialTokens.map((t) => this.tokenToId(t)), ...placed.filter((t) => t.special).map((t) => t.id)]);
     this.userNeverSplit = new Set(opts.neverSplit ?? []);
     this.basicNeverSplit = new Set([...this.userNeverSplit, ...this.specialTokens]);
     this.basicOpts = {
@@ -164,8 +176,8 @@ export class WordPieceTokenizer {
       stripAccents: this.stripAccents,
       tokenizeChineseChars: this.tokenizeChineseChars,
     };
-    this.specialsByLength = [...this.specialTokens].sort((a, b) => b.length - a.length);
-    this.specialFirstChars = new Set(this.specialTokens.map((t) => t.charAt(0)));
+    const stripAccents = this.stripAccents ?? this.doLowerCase;
+    this.splitter = new AddedTokenSplitter(placed, { lowercase: this.doLowerCase, stripAccents, chineseChars: this.tokenizeChineseChars });
   }
 
   /** HF `convert_tokens_to_ids` for one token (added/special tokens first, then vocab, else [UNK]). */
@@ -186,7 +198,7 @@ export class WordPieceTokenizer {
     return this.addedById.get(id) ?? this.idToTok[id] ?? this.unkToken;
   }
 
-  /** True for ids of [UNK]/[SEP]/[PAD]/[CLS]/[MASK]. */
+  /** True for ids of [UNK]/[SEP]/[PAD]/[CLS]/[MASK] and of added tokens marked special. */
   isSpecialId(id: number): boolean {
     return this.specialIds.has(id);
   }
@@ -212,10 +224,9 @@ export class WordPieceTokenizer {
       res.wordIds.push(word);
     };
     const basic: BasicToken[] = [];
-    for (const [a, b, special] of this.splitOnSpecials(text)) {
-      if (special) {
-        const tok = text.slice(a, b);
-        push(tok, this.tokenToId(tok), a, b);
+    for (const [a, b, id] of this.splitter.split(text)) {
+      if (id >= 0) {
+        push(this.idToToken(id), id, a, b);
         word++;
         continue;
       }
@@ -270,23 +281,6 @@ export class WordPieceTokenizer {
       if (!(skipSpecial && this.specialIds.has(id))) toks.push(this.idToToken(id));
     const s = toks.join(' ').replaceAll(' ##', '').replace(PY_STRIP, '');
     return this.cleanUpTokenizationSpaces ? cleanUpTokenization(s) : s;
-  }
-
-  /** Splits `text` at literal special tokens (HF added-token trie, case-sensitive, longest first). */
-  private splitOnSpecials(text: string): [number, number, boolean][] {
-    const out: [number, number, boolean][] = [];
-    let last = 0;
-    for (let i = 0; i < text.length; i++) {
-      if (!this.specialFirstChars.has(text.charAt(i))) continue;
-      const hit = this.specialsByLength.find((t) => text.startsWith(t, i));
-      if (hit === undefined) continue;
-      if (i > last) out.push([last, i, false]);
-      out.push([i, i + hit.length, true]);
-      last = i + hit.length;
-      i = last - 1;
-    }
-    if (last < text.length) out.push([last, text.length, false]);
-    return out;
   }
 
   /** Greedy longest-match-first WordPiece over code points; null means the word becomes [UNK]. */
