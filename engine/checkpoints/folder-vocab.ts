@@ -18,7 +18,7 @@ export interface FolderVocab {
 
 const WORDPIECE_ONLY = 'Benchtop tokenizes text with WordPiece only; token-id work (benchtop forward, export-onnx) still runs on it';
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -178,7 +178,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
     return { config, weights, vocab: [], tokenizer, weightsFile, shards, sourceFormat };
   }
   const { vocab, file: vocabFile, lowercase } = readFolderVocab(dir);
-  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab, lowercase);
+  const tokenizer = readTokenizerSettings(dir, maxSequenceLength(config), vocab, lowercase, config.vocabSize);
   if (vocab.length > config.vocabSize) {
     throw new CheckpointError(
       vocabFile,

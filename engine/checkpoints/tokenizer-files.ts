@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Architecture } from '../model/config.ts';
+import { placeAddedTokens, type AddedToken } from '../text/added-tokens.ts';
+import { readAddedTokens } from './added-token-files.ts';
 import { CheckpointError } from './errors.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { readModelFile } from './model-file.ts';
@@ -27,6 +29,8 @@ export interface TokenizerSettings {
   tokenizeChineseChars: boolean;
   modelMaxLength: number;
   specialTokens: SpecialTokens;
+  /** Tokens added beyond the vocabulary, special tokens included, with their ids (added-token-files.ts). */
+  addedTokens?: AddedToken[];
 }
 
 const SPECIAL_KEYS: Record<keyof SpecialTokens, string> = {
@@ -109,7 +113,7 @@ function shown(v: unknown): string {
  * A special token's text: a string, or HF's AddedToken form {"content": "[UNK]", …}; undefined
  * when not given (absent or null). Anything else was quietly replaced by the default token.
  */
-function tokenString(v: unknown, file: string, key: string): string | undefined {
+export function tokenString(v: unknown, file: string, key: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v;
   if (typeof v === 'object' && !Array.isArray(v) && typeof (v as { content?: unknown }).content === 'string')
@@ -149,9 +153,10 @@ export function vocabIsCased(vocab: readonly string[]): boolean {
  * do_lower_case. HF lower-cases when tokenizer_config.json leaves it out, and older cased uploads
  * (BioBERT, Bio_ClinicalBERT) ship none: their capitalised tokens ("DNA", "The") would never
  * match. Left out, it follows `lowercase` (a tokenizer.json's normaliser) where given, else the
- * casing of `vocab` (lower-case when there is none).
+ * casing of `vocab` (lower-case when there is none). With a vocabulary, the added tokens come
+ * too, their ids checked to lie below `rows` (the model's embedding rows) where given.
  */
-export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = [], lowercase?: boolean): TokenizerSettings {
+export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = [], lowercase?: boolean, rows?: number): TokenizerSettings {
   const cfgPath = path.join(dir, 'tokenizer_config.json');
   const mapPath = path.join(dir, 'special_tokens_map.json');
   const obj = (path: string): Record<string, unknown> => {
@@ -186,7 +191,9 @@ export function readTokenizerSettings(dir: string, maxPositions: number, vocab: 
     const v = tokenString(sm[key], mapPath, key) ?? fromConfig;
     if (v !== undefined) specialTokens[k] = v;
   }
+  const added = vocab.length > 0 ? readAddedTokens(dir, vocab, specialTokens, tc, sm, rows) : [];
   return {
+    ...(added.length > 0 ? { addedTokens: added } : {}),
     doLowerCase: bool('do_lower_case', lowercase ?? !vocabIsCased(vocab)),
     stripAccents: typeof sa === 'boolean' ? sa : null,
     tokenizeChineseChars: bool('tokenize_chinese_chars', true),
@@ -216,19 +223,20 @@ export function tokenizerConfigJson(
 ): Record<string, unknown> {
   const s = settings.specialTokens;
   const specials = new Set(Object.values(s));
-  const decoder: Record<string, unknown> = {};
+  const entries = new Map<number, Record<string, unknown>>();
+  const flags = { lstrip: false, normalized: false, rstrip: false, single_word: false, special: true };
   vocab.forEach((tok, id) => {
-    if (specials.has(tok)) {
-      decoder[String(id)] = {
-        content: tok,
-        lstrip: false,
-        normalized: false,
-        rstrip: false,
-        single_word: false,
-        special: true,
-      };
-    }
+    if (specials.has(tok)) entries.set(id, { content: tok, ...flags });
   });
+  // Added tokens keep their ids and flags, so the folder loads back (here and in HF) the same.
+  const ids = new Map(vocab.map((t, i) => [t, i]));
+  const { placed, misplaced } = placeAddedTokens(ids, ids.size, settings.addedTokens ?? []);
+  if (misplaced.length > 0) throw new Error(`the added tokens were numbered for another vocabulary than the ${ids.size} tokens saved with them`);
+  for (const t of placed) {
+    entries.set(t.id, { content: t.content, lstrip: t.lstrip, normalized: t.normalized, rstrip: t.rstrip, single_word: t.singleWord, special: t.special });
+  }
+  const decoder: Record<string, unknown> = {};
+  for (const id of [...entries.keys()].sort((a, b) => a - b)) decoder[String(id)] = entries.get(id);
   return {
     added_tokens_decoder: decoder,
     clean_up_tokenization_spaces: true,

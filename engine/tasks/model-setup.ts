@@ -70,6 +70,7 @@ export function makeTokenizer(vocab: readonly string[], s: TokenizerSettings): W
     padToken: t.pad,
     clsToken: t.cls,
     maskToken: t.mask,
+    ...(s.addedTokens === undefined ? {} : { addedTokens: s.addedTokens }),
   });
 }
 
