@@ -70,6 +70,21 @@ describe.skipIf(!HAS_DATA)('data that yields no document', () => {
     ]);
   }, 30_000);
 
+  it('RE data whose documents hold entities but no relation is refused by eval and as --test', async () => {
+    // Its pairs were all scored as the negative label: F1 0 with support 0, read as a bad model.
+    const noRelations = path.join(dir, 'no-relations.jsonl');
+    writeFileSync(noRelations, `${jsonDoc('n1', 'Aspirin induced asthma.', [[0, 7, 'Chemical'], [16, 22, 'Disease']])}\n`);
+    const nothing = `${noRelations}: none of the 1 document has annotated relations, so there is nothing to score against`;
+    const model = randomTaskModel(path.join(dir, 're'), { task: 're', maxLength: 32, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
+    await expect(evaluate({ task: 're', model, data: noRelations })).rejects.toThrow(nothing);
+    const withRelation = path.join(dir, 'with-relation.jsonl');
+    writeFileSync(withRelation, `${jsonDoc('w1', 'Aspirin induced asthma.', [[0, 7, 'Chemical'], [16, 22, 'Disease']], [['CID', 'E1', 'E2']])}\n`);
+    expect((await evaluate({ task: 're', model, data: withRelation })).metrics.per_type['CID']).toBeDefined();
+    const out = path.join(dir, 're-test');
+    await expect(train({ task: 're', ...preset, train: withRelation, test: noRelations, out })).rejects.toThrow(nothing);
+    expect(existsSync(out)).toBe(false);
+  }, 30_000);
+
   it('names the first problem, preferring an error, and counts the rest', () => {
     const issues = [
       { severity: 'warning' as const, file: 'notes/a.txt', message: 'empty document' },

@@ -35,6 +35,18 @@ export function requireNerGold(docs: readonly Document[], name: string, issues: 
     );
 }
 
+/**
+ * Throws unless some of `docs` (relation data read from `name`) hold an annotated relation:
+ * documents with entities but no relation give only negative pairs, so F1 over no gold at all.
+ */
+export function requireReDocumentGold(docs: readonly Document[], name: string): void {
+  if (docs.length > 0 && !docs.some((d) => d.relations.length > 0))
+    throw new Error(
+      `${name}: none of the ${docs.length} document${docs.length === 1 ? '' : 's'} has annotated relations, so there is nothing to score against; ` +
+        'give annotated relation data (TSV with @ markers, PubTator, BioC, brat, JSONL)',
+    );
+}
+
 /** Throws unless there are relation examples (entity pairs) to score. */
 export function requireReGold(examples: number, name: string): void {
   if (examples === 0)
@@ -61,6 +73,7 @@ export function requireGold(input: ReInput, task: 'ner' | 're', name: string): v
   if (input.kind === 'documents') {
     if (task === 'ner') requireNerGold(input.documents, name, input.issues);
     else if (input.documents.length === 0) requireReGold(0, name);
+    else requireReDocumentGold(input.documents, name);
   } else if (input.examples.length === 0) requireReGold(0, name);
 }
 

@@ -4,7 +4,7 @@
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
 // strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
-import { nerGoldIssues, noDocumentsError, reGoldIssues, requireNerGold, requireReGold } from './gold.ts';
+import { nerGoldIssues, noDocumentsError, reGoldIssues, requireNerGold, requireReDocumentGold, requireReGold } from './gold.ts';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
@@ -416,6 +416,7 @@ export async function evaluate(
   if (view.entityPairs.length === 0) checkReMaxLength(view.tokenizer, pairsFromExamples(examples), view.maxLength, args.model);
   const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
   emitAll(issues, ctx);
+  if (input.kind === 'documents') requireReDocumentGold(input.documents, name);
   requireReGold(examples.length, name);
   const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args, args.model)), ctx);
   try {
