@@ -253,7 +253,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
   // The cache holds the student's token ids: its vocabulary itself, not only its size, decides
   // them (a --cache shared with a student of another vocabulary of the same size was reused).
-  const tokenizerFp = { vocab: vocabSha256(student.vocab), lower: student.tokenizer.doLowerCase, strip: student.tokenizer.stripAccents };
+  const tokenizerFp = { vocab: vocabSha256(student.vocab), lower: student.tokenizer.doLowerCase, strip: student.tokenizer.stripAccents, ...(student.tokenizerSettings.addedTokens !== undefined && { added: student.tokenizerSettings.addedTokens }) };
   const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, ...tokenizerFp, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
   const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
   const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads, ...(args.device !== undefined && { device: args.device }) });

@@ -41,7 +41,7 @@ export function labelMapping(teacher: readonly string[], student: readonly strin
 
 /** True when both tokenizers produce the same ids for any text (same vocabulary and settings). */
 export function sameTokenization(a: { vocab: readonly string[]; tok: WordPieceTokenizer }, b: { vocab: readonly string[]; tok: WordPieceTokenizer }): boolean {
-  return a.tok.doLowerCase === b.tok.doLowerCase && a.tok.stripAccents === b.tok.stripAccents && a.vocab.length === b.vocab.length && a.vocab.every((t, i) => t === b.vocab[i]);
+  return a.tok.doLowerCase === b.tok.doLowerCase && a.tok.stripAccents === b.tok.stripAccents && a.vocab.length === b.vocab.length && a.vocab.every((t, i) => t === b.vocab[i]) && JSON.stringify(a.tok.addedTokens) === JSON.stringify(b.tok.addedTokens);
 }
 
 /** NER: the sentence cut to whole words fitting both models, aligned on word starts. */
