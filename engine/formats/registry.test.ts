@@ -44,6 +44,10 @@ describe('detectFormat', () => {
     ['a.iob', 'x O', 'conll'],
     ['a.csv', 'a,b', 'csv'],
     ['a.bin', '\u0000\u0001', null],
+    // Named after predict's --format: BioC by content, as BioC XML already was.
+    ['preds.bioc-json', '{\n "source": "Benchtop",\n "documents": [', 'bioc-json'],
+    ['preds.bioc-xml', '<?xml version="1.0"?><collection><source/>', 'bioc-xml'],
+    ['a.out', '[{"documents": []}]', null],
   ] as const)('%s with %j → %s', (path, head, expected) => {
     expect(detectFormat(path, enc(head), none)).toBe(expected);
   });

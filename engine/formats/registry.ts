@@ -92,13 +92,16 @@ export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: 
   if (ext === '.txt' && hasFile(path.slice(0, -4) + '.ann')) return 'brat';
   if (PUBTATOR_RE.test(firstLine)) return 'pubtator';
   if (ext === '.xml' || ext === '.bioc') return /<collection[\s>]/.test(head) ? 'bioc-xml' : null;
-  if (ext === '.json') return /"documents"\s*:/.test(head) || /"PubTator3"\s*:/.test(head) ? 'bioc-json' : 'jsonl';
+  const biocJsonKey = /"documents"\s*:/.test(head) || /"PubTator3"\s*:/.test(head);
+  if (ext === '.json') return biocJsonKey ? 'bioc-json' : 'jsonl';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
   if (CONLL_EXT.has(ext)) return 'conll';
   if (ext === '.tsv') return looksLikeConll(head) ? 'conll' : 'csv';
   if (ext === '.csv') return 'csv';
   if (ext === '.txt' || ext === '.text') return looksLikeConll(head) && head.includes('\t') ? 'conll' : 'text';
+  // Any other name (`predict --format bioc-json --out preds.bioc-json`): BioC by its content.
   if (/<collection[\s>]/.test(head)) return 'bioc-xml';
+  if (biocJsonKey && /^\s*\{/.test(head)) return 'bioc-json';
   return null;
 }
 
