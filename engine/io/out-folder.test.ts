@@ -1,9 +1,10 @@
 // checkOutFolder: a model's output folder is new, empty or the run's own, unless --overwrite.
 
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OutputPathError, checkOutFolder, checkWritable, withOutLock } from './out-folder.ts';
 
@@ -47,21 +48,50 @@ describe('checkWritable', () => {
 });
 
 describe('withOutLock', () => {
-  it('refuses a folder another live run holds, takes over a dead one, and releases', async () => {
-    const out = path.join(tmp, 'locked');
-    mkdirSync(out);
-    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: process.ppid }));
-    await expect(withOutLock(out, () => Promise.resolve(1))).rejects.toThrow(
-      `${out}: another Benchtop run (process ${process.ppid}) is writing to this folder; wait for it to finish or stop it, then run again`,
-    );
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: dead }));
+  it('refuses a folder another live run holds, naming it, and frees it the moment that run is killed', async () => {
+    const out = path.join(tmp, 'held');
+    const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { withOutLock } from ${JSON.stringify(fileURLToPath(new URL('./out-folder.ts', import.meta.url)))};
+      await withOutLock(${JSON.stringify(out)}, () => { console.log('held'); return new Promise(() => setInterval(() => {}, 1000)); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const gone = new Promise((r) => holder.once('exit', r));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+        holder.once('exit', (c) => reject(new Error(`holder exited (${String(c)})`)));
+      });
+      await expect(withOutLock(out, () => Promise.resolve(1))).rejects.toThrow(
+        `${out}: another Benchtop run (process ${holder.pid}) is writing to this folder; wait for it to finish or stop it, then run again`,
+      );
+    } finally {
+      holder.kill('SIGKILL');
+      await gone;
+    }
+    // Killed with its lock file and pid file left behind: free at once.
+    expect(readdirSync(out)).toEqual(['.benchtop.lock']);
     expect(await withOutLock(out, () => Promise.resolve(readdirSync(out)))).toEqual(['.benchtop.lock']);
     expect(readdirSync(out)).toEqual([]);
-    // A lock left by this very process (a worker thread that crashed) is taken over.
-    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: process.pid }));
+    expect(readdirSync(tmp).filter((f) => f.includes('held.benchtop-lock'))).toEqual([]);
+  }, 60_000);
+
+  it('is not blocked by a lock file naming a live process that is no Benchtop run (a reused pid)', async () => {
+    const out = path.join(tmp, 'reused');
+    mkdirSync(out);
+    writeFileSync(path.join(out, '.benchtop.lock'), JSON.stringify({ pid: process.ppid }));
     expect(await withOutLock(out, () => Promise.resolve(7))).toBe(7);
     expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('refuses the folder to a second run of this process while the first holds it, then takes it again', async () => {
+    const out = path.join(tmp, 'same');
+    await withOutLock(out, async () => {
+      await expect(withOutLock(out, () => Promise.resolve(1))).rejects.toThrow(`${out}: another Benchtop run is writing to this folder`);
+    });
+    expect(await withOutLock(out, () => Promise.resolve(2))).toBe(2);
+  });
+
+  it('locks a folder whose name takes all 255 bytes', async () => {
+    const out = path.join(tmp, 'é'.repeat(127) + 'x');
+    expect(await withOutLock(out, () => Promise.resolve(readdirSync(out)))).toEqual(['.benchtop.lock']);
   });
 
   it('removes a folder it created when the work fails before writing anything', async () => {

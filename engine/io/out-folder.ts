@@ -2,9 +2,10 @@
 // hold only this command's own resumable checkpoint; anything else the user put there is never
 // replaced unless they said so (--overwrite), because saving a model replaces the whole folder.
 
-import { accessSync, constants, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { acquirePidLock } from './pid-lock.ts';
+import { tempBeside, writeFileAtomic } from './atomic.ts';
+import { holderOf, tryOsLock } from './os-lock.ts';
 import { makeDirsSync } from './make-dirs.ts';
 
 /** An output path that cannot be used as given; `message` names the path and what to do. */
@@ -60,27 +61,42 @@ export function checkWritable(target: string, label = target): void {
   }
 }
 
-const LOCK = '.benchtop.lock';
+/** Names the process writing the folder, for the message of a run refused beside it. */
+const HOLDER = '.benchtop.lock';
+/**
+ * The lock is beside the folder (`.<name>.benchtop-lock`): a file held open inside it would stop
+ * Windows from renaming the folder, as saving a model does (and would go with the old folder).
+ */
+const LOCK_SUFFIX = '.benchtop-lock';
 
 /**
- * Runs `work` holding `<out>/.benchtop.lock`, so two processes never write the same folder at
- * once. A lock whose process is gone (killed) is taken over, and so is one of this very process:
- * within the app, runs on one folder are already serialised by the run launcher, and a worker
- * thread that crashed mid-run must not lock its folder until the app restarts. A folder this
- * call had to create is removed again if `work` leaves it empty.
+ * Runs `work` holding the operating system's lock on the folder `out` (os-lock.ts), so two
+ * processes never write it at once, and a run that ended however it ended (killed, a crash)
+ * leaves it free at once, even once its pid is another program's. Within this process the
+ * folder is refused while held (the app's run launcher serialises its runs anyway); a worker
+ * thread that crashes releases it as it ends. `<out>/.benchtop.lock` names the holder. A folder
+ * this call had to create is removed again if `work` leaves it empty.
  */
 export async function withOutLock<T>(out: string, work: () => Promise<T>): Promise<T> {
   if (existsSync(out) && !statSync(out).isDirectory()) return work(); // work reports it
   checkWritable(out);
   const created = !existsSync(out);
   makeDirsSync(out);
-  const release = acquirePidLock(
-    path.join(out, LOCK),
-    (pid) => new Error(`${out}: another Benchtop run (process ${pid}) is writing to this folder; wait for it to finish or stop it, then run again`),
-  );
+  const holder = path.join(out, HOLDER);
+  const lock = tempBeside(realpathSync(out), LOCK_SUFFIX); // shortened as temp names are
+  // Saving a model replaces the folder through its parent, which holds the lock: checked now.
+  checkWritable(lock, out);
+  const release = tryOsLock(lock, { removable: true });
+  if (!release) {
+    const pid = holderOf(holder);
+    const who = pid === null || pid === process.pid ? 'another Benchtop run' : `another Benchtop run (process ${pid})`;
+    throw new Error(`${out}: ${who} is writing to this folder; wait for it to finish or stop it, then run again`);
+  }
   try {
+    writeFileAtomic(holder, `${JSON.stringify({ pid: process.pid })}\n`);
     return await work();
   } finally {
+    if (holderOf(holder) === process.pid) rmSync(holder, { force: true });
     release();
     if (created && existsSync(out) && readdirSync(out).length === 0) rmSync(out, { recursive: true, force: true });
   }

@@ -2,10 +2,10 @@
 // against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
 // hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
-import { isAlive } from '../io/pid-lock.ts';
+import { holderOf, tryOsLock } from '../io/os-lock.ts';
 import { StoreError, corruptError, sqliteFailure } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { removeUnfinishedImports } from './datasets.ts';
@@ -121,36 +121,28 @@ export function openWorkspace(dir: string): Workspace {
 function lockWorkspace(dir: string): () => void {
   const instance = join(dir, WORKSPACE_INSTANCE);
   const pidFile = join(dir, WORKSPACE_LOCK);
-  let conn: Database.Database | undefined;
+  let release: (() => void) | null = null;
   try {
-    conn = new Database(instance, { timeout: 0 });
-    conn.pragma('locking_mode = EXCLUSIVE');
-    conn.exec('BEGIN EXCLUSIVE'); // held until the connection closes
-    ownerOnly(instance, 0o600);
-    writeFileAtomic(pidFile, `${JSON.stringify({ pid: process.pid })}\n`);
+    release = tryOsLock(instance);
+    if (release) {
+      ownerOnly(instance, 0o600);
+      writeFileAtomic(pidFile, `${JSON.stringify({ pid: process.pid })}\n`);
+    }
   } catch (err) {
-    conn?.close();
+    release?.();
     // A workspace on a read-only disk: the lock opens (read-only) and the pid file cannot be written.
-    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw folderError(dir, pidFile, err);
+    throw folderError(dir, pidFile, err);
+  }
+  if (!release) {
     const pid = holderOf(pidFile);
     const who = pid === process.pid ? 'this Benchtop' : pid === null ? 'another Benchtop' : `another Benchtop (process ${pid})`;
     throw new StoreError('conflict', `${dir} is already open in ${who}; close that one first, or use another data folder.`);
   }
-  const held = conn;
+  const held = release;
   return () => {
     if (holderOf(pidFile) === process.pid) rmSync(pidFile, { force: true });
-    held.close();
+    held();
   };
-}
-
-/** The live process a workspace's pid file names, or null. */
-function holderOf(pidFile: string): number | null {
-  try {
-    const pid = Number((JSON.parse(readFileSync(pidFile, 'utf8')) as { pid?: unknown }).pid);
-    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
-  } catch {
-    return null; // not written yet by a holder that has just started, or damaged
-  }
 }
 
 const FOLDER_REASONS: Record<string, string> = {
