@@ -12,6 +12,7 @@ export const MODEL_COMPANIONS = [
   'tokenizer.json',
   'tokenizer_config.json',
   'special_tokens_map.json',
+  'added_tokens.json',
   'README.md',
   'training_card.md',
   'metrics.json',

@@ -1,64 +1,31 @@
 // Added tokens read from a model folder in each layout Hugging Face writes them (tokenizer_config's
 // added_tokens_decoder, the older added_tokens.json, a fast-only tokenizer.json), checked ids, and
 // a saved folder that loads back the same. The expected ids were produced offline by the Rust
-// tokenizers library (npm "tokenizers" 0.23.2, Tokenizer.fromString) on FAST_JSON below.
+// tokenizers library (npm "tokenizers" 0.23.2, Tokenizer.fromString) on the tokenizer.json that
+// fastJson below writes for the same tokens.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTokenizer } from '../tasks/model-setup.ts';
-import { loadHfFolder, saveHfFolder, type HfFolder } from './hf-folder.ts';
+import { DECODER, flags, readJson as json, withDecoder, withLegacyFiles, writeGoldenFolder, writeJson as write } from './added-token-test-folders.ts';
+import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { readVocab } from './tokenizer-files.ts';
 
-const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-added-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 let counter = 0;
 
 const TEXT = '<e1>BRCA1</e1> variants raise <e2>breast cancer</e2> risk; @GENE$ and @gene$ too. [MASK]';
-// tokenizers 0.23.2 on FAST_JSON (vocabulary: the golden's 1000-token vocab.txt).
+// tokenizers 0.23.2 on fastJson(the golden's 1000-token vocab.txt, its five specials and DECODER).
 const EXPECTED = [
   2, 1000, 44, 80, 88, 74, 93, 1001, 64, 74, 80, 528, 77, 82, 73, 60, 74, 608, 75, 1002, 44, 80, 75, 74, 73, 82, 206, 88, 256,
   1003, 60, 608, 87, 31, 1004, 143, 1004, 339, 18, 4, 3,
 ];
-const MARKERS = ['<e1>', '</e1>', '<e2>', '</e2>'];
-const flags = (special: boolean) => ({ lstrip: false, normalized: !special, rstrip: false, single_word: false, special });
-const DECODER: Record<string, unknown> = Object.fromEntries([
-  ...MARKERS.map((content, i): [string, unknown] => [String(1000 + i), { content, ...flags(true) }]),
-  ['1004', { content: '@GENE$', ...flags(false) }] as [string, unknown],
-]);
-
-const json = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-const write = (file: string, v: unknown): void => writeFileSync(file, JSON.stringify(v, null, 2));
-
-const golden = loadHfFolder(GOLDEN);
-
-/** The golden model with room for `extra` added tokens (zero rows appended to the word embeddings). */
-function widened(extra: number): HfFolder {
-  const weights = new Map(golden.weights);
-  const name = 'bert.embeddings.word_embeddings.weight';
-  const t = golden.weights.get(name)!;
-  const data = new Float32Array(t.data.length + extra * t.dims[1]!);
-  data.set(t.data as Float32Array);
-  weights.set(name, { ...t, dims: [t.dims[0]! + extra, t.dims[1]!], data });
-  return { ...golden, weights, config: { ...golden.config, vocabSize: golden.config.vocabSize + extra } };
-}
 
 /** A model folder (vocab_size 1000 + `extra`) whose tokenizer files `edit` changes. */
-function folder(extra: number, edit: (dir: string) => void): string {
-  const dir = path.join(tmp, `m${counter++}`);
-  const m = widened(extra);
-  saveHfFolder(dir, { config: m.config, weights: m.weights, vocab: m.vocab, tokenizer: m.tokenizer });
-  edit(dir);
-  return dir;
-}
-
-const withDecoder = (decoder: Record<string, unknown>) => (dir: string): void => {
-  const file = path.join(dir, 'tokenizer_config.json');
-  const tc = json(file);
-  write(file, { ...tc, added_tokens_decoder: { ...(tc['added_tokens_decoder'] as object), ...decoder } });
-};
+const folder = (extra: number, edit: (dir: string) => void): string => writeGoldenFolder(path.join(tmp, `m${counter++}`), extra, edit);
 
 function ids(dir: string): number[] {
   const m = loadHfFolder(dir);
@@ -80,14 +47,7 @@ describe('added tokens of a model folder', () => {
   });
 
   it('reads the older added_tokens.json, markers special through additional_special_tokens', () => {
-    const dir = folder(5, (d) => {
-      const tc = json(path.join(d, 'tokenizer_config.json'));
-      delete tc['added_tokens_decoder'];
-      write(path.join(d, 'tokenizer_config.json'), tc);
-      write(path.join(d, 'added_tokens.json'), { '<e1>': 1000, '</e1>': 1001, '<e2>': 1002, '</e2>': 1003, '@GENE$': 1004 });
-      write(path.join(d, 'special_tokens_map.json'), { ...json(path.join(d, 'special_tokens_map.json')), additional_special_tokens: MARKERS });
-    });
-    expect(ids(dir)).toEqual(EXPECTED);
+    expect(ids(folder(5, (d) => withLegacyFiles(d)))).toEqual(EXPECTED);
   });
 
   it('reads a fast-only folder’s tokenizer.json added_tokens', () => {
@@ -127,12 +87,7 @@ describe('added tokens of a model folder', () => {
     const message = refusal(taken);
     expect(message).toContain('"added_tokens_decoder"."7" gives a token the id 7, which the vocabulary or another added token already holds');
     expect(message).not.toContain('<e1>');
-    const legacy = folder(5, (d) => {
-      const tc = json(path.join(d, 'tokenizer_config.json'));
-      delete tc['added_tokens_decoder'];
-      write(path.join(d, 'tokenizer_config.json'), tc);
-      write(path.join(d, 'added_tokens.json'), { '<e1>': 1000, '<e2>': 1000 });
-    });
+    const legacy = folder(5, (d) => withLegacyFiles(d, { '<e1>': 1000, '<e2>': 1000 }));
     expect(refusal(legacy)).toContain(`${path.join(legacy, 'added_tokens.json')}: the entry with id 1000 gives a token the id 1000, which`);
   });
 
