@@ -1,6 +1,7 @@
-// Opens the workspace database: the only importer of better-sqlite3. Sets the pragmas, guards
-// against corrupt files and newer schemas, runs migrations, recovers interrupted runs, and
-// hands out branded ReadDb / WriteDb facades so a reader cannot call a writer.
+// Opens the workspace database: the only importer of better-sqlite3 but the file lock
+// (io/os-lock.ts). Sets the pragmas, guards against corrupt files and newer schemas, runs
+// migrations, recovers interrupted runs, and hands out branded ReadDb / WriteDb facades so a
+// reader cannot call a writer.
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -113,9 +114,9 @@ export function openWorkspace(dir: string): Workspace {
 
 /**
  * Makes this process the only one with `dir` open, or throws `conflict` naming the one that has
- * it. The lock is the operating system's, on WORKSPACE_INSTANCE (SQLite's exclusive locking
- * mode), so it ends with its process, even one killed with SIGKILL or by a power cut; the pid
- * file beside it only names the holder. A pid alone decided before: once another program was
+ * it. The lock is the operating system's (io/os-lock.ts: SQLite's exclusive locking mode, on
+ * WORKSPACE_INSTANCE), so it ends with its process, even one killed with SIGKILL or by a power
+ * cut; the pid file beside it only names the holder. A pid alone decided before: once another program was
  * given a dead holder's pid (soon on Windows, often after a reboot), the workspace stayed refused.
  */
 function lockWorkspace(dir: string): () => void {
