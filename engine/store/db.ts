@@ -116,8 +116,9 @@ export function openWorkspace(dir: string): Workspace {
  * Makes this process the only one with `dir` open, or throws `conflict` naming the one that has
  * it. The lock is the operating system's (io/os-lock.ts: SQLite's exclusive locking mode, on
  * WORKSPACE_INSTANCE), so it ends with its process, even one killed with SIGKILL or by a power
- * cut; the pid file beside it only names the holder. A pid alone decided before: once another program was
- * given a dead holder's pid (soon on Windows, often after a reboot), the workspace stayed refused.
+ * cut; the pid file beside it only names the holder. A pid alone decided before: once another
+ * program was given a dead holder's pid (soon on Windows, often after a reboot), the workspace
+ * stayed refused.
  */
 function lockWorkspace(dir: string): () => void {
   const instance = join(dir, WORKSPACE_INSTANCE);
