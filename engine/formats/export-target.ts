@@ -61,9 +61,11 @@ function isInside(child: string, parent: string): boolean {
 
 function checkNotInput(out: string, outPath: string, format: string, input: string): void {
   const inp = resolve(input);
-  // brat writes <document>.txt files into the folder, so an input inside it could be replaced.
-  if (out === inp || (format === 'brat' && inp.startsWith(out + sep)))
+  if (out === inp)
     throw new ExportTargetError(`${outPath}: this is the input; writing predictions there would replace your documents. Choose another output`, 'input');
+  // brat writes <document>.txt files into the folder, so an input inside it could be replaced.
+  if (format === 'brat' && inp.startsWith(out + sep))
+    throw new ExportTargetError(`${outPath}: holds the input ${input}; brat's .txt files written there could replace your documents. Choose another output`, 'input');
   // Written inside the input folder, the predictions would be read back as documents (with
   // their predicted entities as if annotated) by the next run over that folder.
   const realInput = realPathOf(inp);

@@ -278,10 +278,12 @@ describe('export targets: nothing is replaced without consent', () => {
     const input = join(base, 'gold');
     mkdirSync(input, { recursive: true });
     writeFileSync(join(input, 'doc.txt'), 'text');
-    for (const [out, format] of [[input, 'brat'], [base, 'brat'], [join(input, 'doc.txt'), 'jsonl']] as const) {
+    for (const [out, format] of [[input, 'brat'], [join(input, 'doc.txt'), 'jsonl']] as const) {
       const inp = format === 'jsonl' ? out : input;
       expect(() => checkExportTarget(out, format, { input: inp, overwrite: true })).toThrow(/this is the input/);
     }
+    // A brat folder that holds the input is not the input: it said "this is the input".
+    expect(() => checkExportTarget(base, 'brat', { input, overwrite: true })).toThrow(`${base}: holds the input ${input}; brat's .txt files written there could replace your documents`);
     expect(() => checkExportTarget(join(base, 'elsewhere'), 'brat', { input })).not.toThrow();
   });
 
