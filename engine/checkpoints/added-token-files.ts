@@ -8,7 +8,7 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { placeAddedTokens, type AddedToken } from '../text/added-tokens.ts';
+import { placeAddedTokens, type AddedToken, type PlacedToken } from '../text/added-tokens.ts';
 import { CheckpointError } from './errors.ts';
 import { isRecord } from './folder-vocab.ts';
 import { readJsonFile, tokenString, type SpecialTokens } from './tokenizer-files.ts';
@@ -80,7 +80,7 @@ export function readAddedTokens(
   tc: Record<string, unknown>,
   sm: Record<string, unknown>,
   rows?: number,
-): AddedToken[] {
+): PlacedToken[] {
   const cfgPath = path.join(dir, 'tokenizer_config.json');
   const mapPath = path.join(dir, 'special_tokens_map.json');
   const extra = [...additionalSpecials(sm, mapPath), ...additionalSpecials(tc, cfgPath)];

@@ -4,6 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { HostTensor } from '../onnx/ir.ts';
 import { loadHfFolder, saveHfFolder, type HfFolder } from './hf-folder.ts';
 
 export const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
@@ -19,23 +20,33 @@ export const DECODER: Record<string, unknown> = Object.fromEntries([
 export const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 export const writeJson = (file: string, v: unknown): void => writeFileSync(file, JSON.stringify(v, null, 2));
 
-let golden: HfFolder | undefined;
+const loaded = new Map<string, HfFolder>();
 
-/** The golden model with room for `extra` added tokens (zero rows appended to the word embeddings). */
-export function widenedGolden(extra: number): HfFolder {
-  golden ??= loadHfFolder(GOLDEN);
-  const weights = new Map(golden.weights);
-  const name = 'bert.embeddings.word_embeddings.weight';
-  const t = golden.weights.get(name)!;
-  const data = new Float32Array(t.data.length + extra * t.dims[1]!);
-  data.set(t.data as Float32Array);
-  weights.set(name, { ...t, dims: [t.dims[0]! + extra, t.dims[1]!], data });
-  return { ...golden, weights, config: { ...golden.config, vocabSize: golden.config.vocabSize + extra } };
+/** The model in `from` (the golden) with room for `extra` added tokens (zero rows appended to every vocabulary-sized tensor). */
+export function widenedGolden(extra: number, from = GOLDEN): HfFolder {
+  const golden = loaded.get(from) ?? loadHfFolder(from);
+  loaded.set(from, golden);
+  const rows = golden.config.vocabSize;
+  const grown = new Map<unknown, HostTensor>(); // tied tensors share their data: widen them once
+  const weights = new Map<string, HostTensor>();
+  for (const [name, t] of golden.weights) {
+    if (t.dims[0] !== rows) {
+      weights.set(name, t);
+      continue;
+    }
+    const width = t.data.length / rows;
+    const data = new Float32Array(t.data.length + extra * width);
+    data.set(t.data as Float32Array);
+    const wide = grown.get(t.data) ?? { ...t, dims: [rows + extra, ...t.dims.slice(1)], data };
+    grown.set(t.data, wide);
+    weights.set(name, wide);
+  }
+  return { ...golden, weights, config: { ...golden.config, vocabSize: rows + extra } };
 }
 
-/** Writes the golden model (vocab_size 1000 + `extra`) to `dir`, then lets `edit` change its files. */
-export function writeGoldenFolder(dir: string, extra: number, edit: (dir: string) => void): string {
-  const m = widenedGolden(extra);
+/** Writes the golden model (vocab_size 1000 + `extra`), or the one in `from`, to `dir`, then lets `edit` change its files. */
+export function writeGoldenFolder(dir: string, extra: number, edit: (dir: string) => void, from = GOLDEN): string {
+  const m = widenedGolden(extra, from);
   saveHfFolder(dir, { config: m.config, weights: m.weights, vocab: m.vocab, tokenizer: m.tokenizer });
   edit(dir);
   return dir;

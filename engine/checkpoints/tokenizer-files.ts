@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Architecture } from '../model/config.ts';
-import { placeAddedTokens, type AddedToken } from '../text/added-tokens.ts';
+import { placeAddedTokens, type PlacedToken } from '../text/added-tokens.ts';
 import { readAddedTokens } from './added-token-files.ts';
 import { CheckpointError } from './errors.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
@@ -30,7 +30,7 @@ export interface TokenizerSettings {
   modelMaxLength: number;
   specialTokens: SpecialTokens;
   /** Tokens added beyond the vocabulary, special tokens included, with their ids (added-token-files.ts). */
-  addedTokens?: AddedToken[];
+  addedTokens?: PlacedToken[];
 }
 
 const SPECIAL_KEYS: Record<keyof SpecialTokens, string> = {
