@@ -91,6 +91,17 @@ describe('added tokens of a model folder', () => {
     expect(refusal(legacy)).toContain(`${path.join(legacy, 'added_tokens.json')}: the entry with id 1000 gives a token the id 1000, which`);
   });
 
+  it('takes the flags an entry leaves out as transformers does: normalized unless the entry says special', () => {
+    const dir = folder(1, (d) => {
+      withDecoder({ '1000': { content: '<e1>' } })(d);
+      write(path.join(d, 'special_tokens_map.json'), { ...json(path.join(d, 'special_tokens_map.json')), additional_special_tokens: ['<e1>'] });
+    });
+    const m = loadHfFolder(dir);
+    expect(m.tokenizer.addedTokens?.find((t) => t.content === '<e1>')).toMatchObject({ id: 1000, special: true, normalized: true });
+    // tokenizers 0.23.2 with <e1> normalized and special: the lower-cased text matches it.
+    expect(makeTokenizer(m.vocab, m.tokenizer).encode('<E1>BRCA1 <e1>').inputIds).toEqual([2, 1000, 44, 80, 88, 74, 93, 1000, 3]);
+  });
+
   it('refuses a flag that is not true or false, naming it', () => {
     const dir = folder(5, withDecoder({ '1000': { content: '<e1>', special: 'yes' } }));
     expect(refusal(dir)).toBe(`${path.join(dir, 'tokenizer_config.json')}: "added_tokens_decoder"."1000" has "special" "yes"; it must be true or false`);

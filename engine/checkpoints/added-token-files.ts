@@ -43,7 +43,7 @@ function entry(v: unknown, id: number | undefined, file: string, where: string, 
   const token: AddedToken = {
     content: v['content'],
     special: isSpecial,
-    normalized: normalized ?? !isSpecial,
+    normalized: normalized ?? special !== true, // HF: AddedToken(**entry), made special afterwards
     lstrip: lstrip ?? false,
     rstrip: rstrip ?? false,
     singleWord: singleWord ?? false,
