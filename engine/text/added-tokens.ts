@@ -90,6 +90,12 @@ export function bertNormalize(text: string, from: number, to: number, o: Normali
   for (let i = from; i < to;) {
     const cp = text.codePointAt(i) ?? 0;
     const w = cp > 0xffff ? 2 : 1;
+    if (cp > 32 && cp < 127) {
+      // Plain ASCII (the usual case): no accents, nothing removed, no CJK.
+      put(o.lowercase && cp >= 65 && cp <= 90 ? String.fromCharCode(cp + 32) : text.charAt(i), i, i + 1);
+      i += 1;
+      continue;
+    }
     const ch = text.slice(i, i + w);
     if (isBertSpace(ch)) put(' ', i, i + w);
     else if (!isBertRemoved(ch)) {
@@ -103,32 +109,47 @@ export function bertNormalize(text: string, from: number, to: number, o: Normali
   return out;
 }
 
-/** Leftmost-longest matches of `patterns` (index = pattern number) in `s`, not overlapping. */
-function findAll(s: string, byFirst: ReadonlyMap<string, number[]>, patterns: readonly string[]): [number, number, number][] {
-  const hits: [number, number, number][] = [];
-  for (let i = 0; i < s.length; i++) {
-    const cands = byFirst.get(s.charAt(i));
-    if (cands === undefined) continue;
-    const p = cands.find((k) => s.startsWith(patterns[k] ?? '', i));
-    if (p === undefined) continue;
-    const end = i + (patterns[p] ?? '').length;
-    hits.push([i, end, p]);
-    i = end - 1;
-  }
-  return hits;
+/** A trie over UTF-16 units; `end` is the pattern that ends at a node (the first given wins). */
+interface TrieNode {
+  next: Map<string, TrieNode>;
+  end: number;
 }
 
-/** Patterns grouped by first UTF-16 unit, longest first (the longest match at a position wins). */
-function index(patterns: readonly string[]): Map<string, number[]> {
-  const m = new Map<string, number[]>();
+/** The trie of `patterns` (index = pattern number); empty patterns match nothing. */
+function buildTrie(patterns: readonly string[]): TrieNode {
+  const root: TrieNode = { next: new Map(), end: -1 };
   patterns.forEach((p, k) => {
-    if (p === '') return;
-    const list = m.get(p.charAt(0)) ?? [];
-    list.push(k);
-    m.set(p.charAt(0), list);
+    let node = root;
+    for (let u = 0; u < p.length; u++) {
+      let child = node.next.get(p.charAt(u));
+      if (child === undefined) {
+        child = { next: new Map(), end: -1 };
+        node.next.set(p.charAt(u), child);
+      }
+      node = child;
+    }
+    if (node !== root && node.end < 0) node.end = k;
   });
-  for (const list of m.values()) list.sort((a, b) => (patterns[b] ?? '').length - (patterns[a] ?? '').length);
-  return m;
+  return root;
+}
+
+/** Leftmost-longest matches in `s`, not overlapping (aho-corasick's MatchKind::LeftmostLongest). */
+function findAll(s: string, trie: TrieNode): [number, number, number][] {
+  const hits: [number, number, number][] = [];
+  for (let i = 0; i < s.length; i++) {
+    let node: TrieNode | undefined = trie;
+    let best = -1;
+    let bestEnd = i;
+    for (let j = i; j < s.length; j++) {
+      node = node.next.get(s.charAt(j));
+      if (node === undefined) break;
+      if (node.end >= 0) [best, bestEnd] = [node.end, j + 1];
+    }
+    if (best < 0) continue;
+    hits.push([i, bestEnd, best]);
+    i = bestEnd - 1;
+  }
+  return hits;
 }
 
 /** A part of the text: [start, end) and the added token's id, or -1 for text left to WordPiece. */
@@ -137,17 +158,17 @@ export type Part = [start: number, end: number, id: number];
 /** Splits text at added tokens the way the fast tokenizer's AddedVocabulary does. */
 export class AddedTokenSplitter {
   private readonly raw: PlacedToken[];
-  private readonly rawIndex: Map<string, number[]>;
+  private readonly rawTrie: TrieNode;
   private readonly norm: PlacedToken[];
   private readonly normPatterns: string[];
-  private readonly normIndex: Map<string, number[]>;
+  private readonly normTrie: TrieNode;
 
   constructor(tokens: readonly PlacedToken[], private readonly opts: NormalizeOptions) {
     this.raw = tokens.filter((t) => !t.normalized);
-    this.rawIndex = index(this.raw.map((t) => t.content));
+    this.rawTrie = buildTrie(this.raw.map((t) => t.content));
     this.norm = tokens.filter((t) => t.normalized);
     this.normPatterns = this.norm.map((t) => bertNormalize(t.content, 0, t.content.length, opts).text);
-    this.normIndex = index(this.normPatterns);
+    this.normTrie = buildTrie(this.normPatterns);
   }
 
   /** The parts of `text`, in order, covering all of it. */
@@ -157,8 +178,7 @@ export class AddedTokenSplitter {
     const rest = (a: number, b: number): void => {
       if (b > a) this.splitNormalized(text, a, b, out);
     };
-    const patterns = this.raw.map((t) => t.content);
-    for (const [a, b, p] of findAll(text, this.rawIndex, patterns)) {
+    for (const [a, b, p] of findAll(text, this.rawTrie)) {
       const t = this.raw[p]!;
       if (t.singleWord && !isSingleWord(text, a, b)) continue;
       rest(last, a);
@@ -177,7 +197,7 @@ export class AddedTokenSplitter {
     }
     const n = bertNormalize(text, from, to, this.opts);
     let last = from;
-    for (const [a, b, p] of findAll(n.text, this.normIndex, this.normPatterns)) {
+    for (const [a, b, p] of findAll(n.text, this.normTrie)) {
       const t = this.norm[p]!;
       if (t.singleWord && !isSingleWord(n.text, a, b)) continue;
       // A match must begin and end on whole source characters ("i" is half of a lower-cased "İ").
