@@ -2,7 +2,9 @@
 // `BertTokenizer`, plus per-token [start, end) UTF-16 offsets into the original string.
 // Written here, not taken from npm: HF's JS port (transformers.js) mirrors the fast Rust pipeline,
 // which skips the slow tokenizer's NFC step and does not expose slow-identical offsets for this
-// normalisation (NFD/ligatures/expanding lowercase). Does not pad or build windows (windows.ts).
+// normalisation (NFD/ligatures/expanding lowercase). Added tokens (special tokens included) split
+// the text as in the fast tokenizer AutoTokenizer loads (added-tokens.ts): the slow one matches
+// them on the raw text only. Does not pad or build windows (windows.ts).
 
 import {
   basicTokenizeRange,
