@@ -59,6 +59,11 @@ function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
+/** Is `child` the path `parent` or inside it, links resolved as far as the paths exist? */
+export function isWithin(child: string, parent: string): boolean {
+  return isInside(realPathOf(child), realPathOf(parent));
+}
+
 function checkNotInput(out: string, outPath: string, format: string, input: string): void {
   const inp = resolve(input);
   if (out === inp)

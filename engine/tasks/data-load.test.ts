@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UNPRIVILEGED, localeEnv, runChildJson, unprivilegedSkipReason } from '../io/test-helpers.ts';
 import { CancelledError } from './batching.ts';
 import { loadDocuments, loadReInput } from './data-load.ts';
+import { VOCAB } from './test-helpers.ts';
+import { train } from './train-task.ts';
 
 const DOCS = path.resolve(import.meta.dirname, '../../../shared/data/documents');
 
@@ -103,5 +105,27 @@ describe('cancelling while a folder is read', () => {
     asked = 0;
     await expect(loadDocuments(folder, { maxBytes: 10_000, isCancelled: () => ++asked > 3 })).rejects.toBeInstanceOf(CancelledError);
     expect(asked).toBe(4);
+  });
+});
+
+describe('a model folder apart from the data', () => {
+  const preset = { task: 'ner', preset: 'small-2L-128', vocab: VOCAB, maxSteps: 1 } as const;
+  const corpus = path.join(tmp, 'apart', 'corpus');
+  mkdirSync(corpus, { recursive: true });
+  const conll = path.join(corpus, 'a.conll');
+  writeFileSync(conll, 'Aspirin\tO\ncauses\tO\nasthma\tB-Disease\n\nNo\tO\nasthma\tB-Disease\n\n');
+  symlinkSync(corpus, path.join(tmp, 'apart', 'corpus-link'));
+
+  it('train refuses an --out that holds its data (--overwrite deleted it) or lies inside a data folder', async () => {
+    // `train --train corpus --out corpus --overwrite` replaced the folder: the corpus was gone.
+    const parent = path.join(tmp, 'apart');
+    for (const out of [corpus, parent, path.join(tmp, 'apart', 'corpus-link')])
+      await expect(train({ ...preset, train: corpus, out, overwrite: true })).rejects.toThrow(`${out}: holds the training data ${corpus}; saving the model replaces this whole folder`);
+    await expect(train({ ...preset, train: conll, dev: conll, out: parent, overwrite: true })).rejects.toThrow(`${parent}: holds the training data ${conll}`);
+    // Inside the data folder, the next run over it would read vocab.txt and config.json as documents.
+    const inside = path.join(corpus, 'model');
+    await expect(train({ ...preset, train: path.join(tmp, 'apart', 'corpus-link'), out: inside })).rejects.toThrow(`${inside}: is inside the training data folder`);
+    await expect(train({ ...preset, train: conll, test: corpus, out: inside })).rejects.toThrow(`${inside}: is inside the test data folder ${corpus}`);
+    expect(readdirSync(corpus)).toEqual(['a.conll']);
   });
 });

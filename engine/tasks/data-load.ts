@@ -8,6 +8,7 @@ import { NOT_REGULAR } from '../io/input-file.ts';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CsvImportOptions } from '../formats/csv.ts';
+import { isWithin } from '../formats/export-target.ts';
 import { importPath } from '../formats/registry.ts';
 import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { CancelledError } from './batching.ts';
@@ -245,6 +246,22 @@ export async function loadReInput(root: string, opts: LoadOptions = {}): Promise
     };
   }
   return { kind: 'documents', ...(await loadDocuments(root, opts)) };
+}
+
+/**
+ * Throws unless the model folder `out` (as given) lies apart from each data path (`role` → path):
+ * saving a model replaces its whole folder, so data inside it would be deleted (with
+ * --overwrite), and a model saved inside a data folder would be read as documents (its
+ * vocab.txt, config.json) by the next run over that folder.
+ */
+export function checkOutApartFromData(out: string, data: Readonly<Record<string, string | undefined>>): void {
+  for (const [role, p] of Object.entries(data)) {
+    if (p === undefined) continue;
+    if (isWithin(p, out))
+      throw new Error(`${out}: holds the ${role} data ${p}; saving the model replaces this whole folder, which would delete it. Choose another --out folder`);
+    if (statSync(p, { throwIfNoEntry: false })?.isDirectory() === true && isWithin(out, p))
+      throw new Error(`${out}: is inside the ${role} data folder ${p}; the next run over that folder would read the model's files (vocab.txt, config.json) as documents. Choose an --out folder outside it`);
+  }
 }
 
 /** One part of the data: a path to read, or in-memory documents with their lineage and a hash

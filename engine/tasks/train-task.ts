@@ -25,6 +25,7 @@ import { checkLearningRate } from '../train/step-guard.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
+  checkOutApartFromData,
   readDataPart,
   trainingData,
   type DataSource,
@@ -121,6 +122,7 @@ export interface TrainResult {
  */
 function prepareOut(out: string, ckpt: string, args: TrainArgs): { resume: boolean; discard: boolean } {
   checkNotFile(out);
+  checkOutApartFromData(args.out, { training: args.train, dev: args.dev, test: args.test });
   const mode = args.resume ?? 'auto';
   const has = hasCheckpoint(ckpt);
   if (mode === 'require' && !has)
