@@ -76,7 +76,10 @@ describe.skipIf(!HAS_DATA)('data that yields no document', () => {
     writeFileSync(noRelations, `${jsonDoc('n1', 'Aspirin induced asthma.', [[0, 7, 'Chemical'], [16, 22, 'Disease']])}\n`);
     const nothing = `${noRelations}: none of the 1 document has annotated relations, so there is nothing to score against`;
     const model = randomTaskModel(path.join(dir, 're'), { task: 're', maxLength: 32, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'CID']);
-    await expect(evaluate({ task: 're', model, data: noRelations })).rejects.toThrow(nothing);
+    await expect(evaluate({ task: 're', model, data: noRelations })).rejects.toThrow(`${nothing}; give annotated relation data`);
+    // The workbench's documents (read from the workspace) are not a file to replace.
+    const documents = [{ id: 'n1', text: 'Aspirin induced asthma.', relations: [], entities: [{ id: 'E1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin' }, { id: 'E2', type: 'Disease', spans: [{ start: 16, end: 22 }], text: 'asthma' }] }];
+    await expect(evaluate({ task: 're', model, documents })).rejects.toThrow('documents: none of the 1 document has annotated relations, so there is nothing to score against; annotate relations in them, then evaluate again');
     const withRelation = path.join(dir, 'with-relation.jsonl');
     writeFileSync(withRelation, `${jsonDoc('w1', 'Aspirin induced asthma.', [[0, 7, 'Chemical'], [16, 22, 'Disease']], [['CID', 'E1', 'E2']])}\n`);
     expect((await evaluate({ task: 're', model, data: withRelation })).metrics.per_type['CID']).toBeDefined();

@@ -37,14 +37,12 @@ export function requireNerGold(docs: readonly Document[], name: string, issues: 
 
 /**
  * Throws unless some of `docs` (relation data read from `name`) hold an annotated relation:
- * documents with entities but no relation give only negative pairs, so F1 over no gold at all.
+ * documents with entities but no relation give only negative pairs, so F1 over no gold at all;
+ * `fix` says what to do (documents handed over by the workbench are not files to replace).
  */
-export function requireReDocumentGold(docs: readonly Document[], name: string): void {
+export function requireReDocumentGold(docs: readonly Document[], name: string, fix = 'give annotated relation data (TSV with @ markers, PubTator, BioC, brat, JSONL)'): void {
   if (docs.length > 0 && !docs.some((d) => d.relations.length > 0))
-    throw new Error(
-      `${name}: none of the ${docs.length} document${docs.length === 1 ? '' : 's'} has annotated relations, so there is nothing to score against; ` +
-        'give annotated relation data (TSV with @ markers, PubTator, BioC, brat, JSONL)',
-    );
+    throw new Error(`${name}: none of the ${docs.length} document${docs.length === 1 ? '' : 's'} has annotated relations, so there is nothing to score against; ${fix}`);
 }
 
 /** Throws unless there are relation examples (entity pairs) to score. */

@@ -416,7 +416,8 @@ export async function evaluate(
   if (view.entityPairs.length === 0) checkReMaxLength(view.tokenizer, pairsFromExamples(examples), view.maxLength, args.model);
   const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
   emitAll(issues, ctx);
-  if (input.kind === 'documents') requireReDocumentGold(input.documents, name);
+  if (input.kind === 'documents')
+    requireReDocumentGold(input.documents, name, 'path' in src ? undefined : 'annotate relations in them, then evaluate again');
   requireReGold(examples.length, name);
   const predictor = noteDevice(await createPredictor(model.config, model.weights, threads, predictorOptions(args, args.model)), ctx);
   try {
