@@ -1,9 +1,11 @@
 // CLI contract of the engine-core commands, on the shared goldens and on bad input.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { readSafetensors } from '../checkpoints/safetensors.ts';
+import { SHARD_INDEX, shardName, writeShardedCheckpoint } from '../checkpoints/test-helpers.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { main } from './main.ts';
 import { forwardJson } from './model-commands.ts';
@@ -177,6 +179,20 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(readFileSync(path.join(own, 'private-fingerprints.bin'), 'utf8')).toBe('BTFPRNT1 as written by benchtop train');
     expect(readFileSync(path.join(own, 'lineage.json'), 'utf8')).toBe('{"phi_status": "trained-on-phi"}\n');
     expect(JSON.parse(readFileSync(inFile, 'utf8'))).toEqual({ input_ids: [[2, 5, 3]] });
+    // A sharded checkpoint's index and shards, and a tokenizer's added tokens, are the model too.
+    const sharded = path.join(tmp, 'sharded-model');
+    mkdirSync(sharded);
+    for (const f of ['config.json', 'vocab.txt', 'tokenizer_config.json']) cpSync(path.join(GOLDEN, f), path.join(sharded, f));
+    writeShardedCheckpoint(sharded, readSafetensors(path.join(GOLDEN, 'model.safetensors')).tensors, 'safetensors', 2);
+    writeFileSync(path.join(sharded, 'added_tokens.json'), '{}');
+    for (const name of [shardName('safetensors', 1, 2), SHARD_INDEX.safetensors, 'added_tokens.json']) {
+      const target = path.join(sharded, name);
+      const kept = readFileSync(target);
+      r = await run(['export-onnx', '--model', sharded, '--out', target, '--overwrite']);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`benchtop: error: ${target}: is a file of the --model folder, and writing there would destroy it; give --out another file name`);
+      expect(readFileSync(target).equals(kept)).toBe(true);
+    }
     r = await run(['model', 'inspect', GOLDEN, 'other-model', '--json']);
     expect(r.code).toBe(2);
     expect(r.err).toBe('benchtop: error: unexpected argument "other-model"; usage: benchtop model inspect DIR [--json]');

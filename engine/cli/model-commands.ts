@@ -5,6 +5,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
+import { findWeights, WEIGHTS_NAMES } from '../checkpoints/shards.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type EncoderConfig, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
@@ -136,7 +137,18 @@ export function cmdInitModel(opts: Opts): void {
  * The files a model folder is read from, and its records of what it learned from (the transfer
  * check of distillation reads them), which an output must not replace.
  */
-const MODEL_FILES = ['config.json', 'model.safetensors', 'pytorch_model.bin', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json', 'metrics.json', 'lineage.json', FINGERPRINT_FILE];
+const MODEL_FILES = ['config.json', ...WEIGHTS_NAMES, 'vocab.txt', 'tokenizer.json', 'added_tokens.json', 'tokenizer_config.json', 'special_tokens_map.json', 'metrics.json', 'lineage.json', FINGERPRINT_FILE];
+
+/** The files of the `model` folder an output must not replace: MODEL_FILES and the shards its index names. */
+function modelFilesOf(model: string): string[] {
+  let shards: string[] = [];
+  try {
+    shards = findWeights(model).shards;
+  } catch {
+    // No weights or a damaged index: loading the folder, next, says what is wrong with it.
+  }
+  return [...MODEL_FILES.map((f) => path.join(model, f)), ...shards];
+}
 
 /**
  * Throws unless an output file can be written at `out` (checked before any work is done) without
@@ -148,7 +160,7 @@ function checkOutFile(out: string, inputs: { model: string; file?: string }, ove
   checkNotSpecialFile(out);
   if (existsSync(out)) {
     const real = realpathSync(out);
-    const taken = [...MODEL_FILES.map((f) => path.join(inputs.model, f)), ...(inputs.file ? [inputs.file] : [])];
+    const taken = [...modelFilesOf(inputs.model), ...(inputs.file ? [inputs.file] : [])];
     const input = taken.find((f) => existsSync(f) && realpathSync(f) === real);
     if (input) throw new UsageError(`${out}: is ${input === inputs.file ? 'the --inputs file' : 'a file of the --model folder'}, and writing there would destroy it; give --out another file name`);
     if (!overwrite) throw new Error(`${out}: already exists; choose another file name, or pass --overwrite to replace it`);
