@@ -1,6 +1,7 @@
 // ESLint flat config: typescript-eslint (type-checked), svelte, and the module boundaries of
 // ARCHITECTURE.md (engine never imports electron/renderer; one importer each of
-// onnxruntime-node, koffi, better-sqlite3 and the protobuf schema).
+// onnxruntime-node, koffi and the protobuf schema; better-sqlite3 is imported by the store and
+// by io/os-lock.ts, whose OS file locks are SQLite's exclusive locking mode).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
