@@ -8,9 +8,10 @@ export interface MaskingOptions {
   probability?: number; // default 0.15
   wholeWord?: boolean;
   maskId: number;
+  /** Random replacements are drawn from ids 0 … vocabSize - 1 (HF: `len(tokenizer)`). */
   vocabSize: number;
-  /** Ids that are never selected ([CLS], [SEP], [PAD]). */
-  specialIds: ReadonlySet<number>;
+  /** Ids that are never selected: [CLS], [SEP], [PAD], … and added tokens marked special (HF special_tokens_mask). */
+  specialIds: { has(id: number): boolean };
 }
 
 export interface MaskedSequence {

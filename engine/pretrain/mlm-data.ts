@@ -76,13 +76,21 @@ export interface MaskSettings {
   tok: WordPieceTokenizer;
   wholeWord: boolean;
   probability?: number;
+  /** The model's embedding rows (config vocab_size): at least every id of `tok`. */
   vocabSize: number;
 }
 
-/** A padded MLM batch with gathered positions; the mask is drawn from `seed` (dynamic). */
+/**
+ * A padded MLM batch with gathered positions; the mask is drawn from `seed` (dynamic). As HF's
+ * DataCollatorForLanguageModeling: special tokens (added ones marked special too, such as RE
+ * markers) are never selected, and random replacements are any of the tokenizer's ids (added
+ * tokens included; never an embedding row past them, which no text gives).
+ */
 export function mlmBatch(blocks: readonly MlmBlock[], m: MaskSettings, seed: number): Batch {
-  const special = new Set([m.tok.clsId, m.tok.sepId, m.tok.padId, m.tok.unkId, m.tok.maskId]);
-  const masker = createMasker({ maskId: m.tok.maskId, vocabSize: m.vocabSize, specialIds: special, wholeWord: m.wholeWord, probability: m.probability ?? 0.15 }, seed);
+  if (m.tok.size > m.vocabSize)
+    throw new Error(`the tokenizer gives ${m.tok.size} ids but the model has ${m.vocabSize} embedding rows (vocab_size): resize the embeddings to the tokenizer`);
+  const special = { has: (id: number): boolean => m.tok.isSpecialId(id) };
+  const masker = createMasker({ maskId: m.tok.maskId, vocabSize: m.tok.size, specialIds: special, wholeWord: m.wholeWord, probability: m.probability ?? 0.15 }, seed);
   const B = blocks.length;
   const T = Math.max(...blocks.map((b) => b.ids.length));
   const inputIds = new BigInt64Array(B * T).fill(BigInt(m.tok.padId));
