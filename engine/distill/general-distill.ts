@@ -92,7 +92,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   // Text not declared as PHI must not repeat the teacher's PHI text (its recorded fingerprints).
   if (args.textContainsPhi !== true) checkGeneralText(args.text, args.teacher);
-  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);
   const tok = makeTokenizer(teacher.vocab, teacher.tokenizer);

@@ -143,7 +143,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};
   const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d) => d.text)];
   checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts });
-  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
+  const data = [...paths.map((p) => ['--transfer', p] as const), ['--private-data', args.privateData], ['--test', args.test]] as const;
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, data);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
   const negative = teacher.meta.negativeLabel ?? 'false';

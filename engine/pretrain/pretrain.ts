@@ -20,6 +20,7 @@ import { Session, checkThreads } from '../runtime/session.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, prepareModel, shareName } from '../tasks/model-setup.ts';
 import { defaultPretrainLearningRate } from '../tasks/train-defaults.ts';
+import { checkOutApartFromData } from '../tasks/data-load.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 import { Trainer } from '../train/trainer.ts';
@@ -163,10 +164,15 @@ export function runFingerprint(settings: unknown, origin: string, entries: reado
   return createHash('sha256').update(JSON.stringify({ settings, origin, text: entries.map((e) => e.sha256 ?? e.source) })).digest('hex');
 }
 
-/** Checks `--out`; returns whether to resume (a checkpoint there and `resume` is not 'never'). */
-export function prepareRunOut(out: string, resume: 'auto' | 'never', overwrite = false): boolean {
+/**
+ * Checks `--out` (a file; a folder holding or inside one of the `data` paths, which saving would
+ * delete or a later run read as text); returns whether to resume (a checkpoint there and
+ * `resume` is not 'never').
+ */
+export function prepareRunOut(out: string, resume: 'auto' | 'never', overwrite: boolean, data: readonly (readonly [role: string, path: string | undefined])[]): boolean {
   const ckpt = path.join(out, 'checkpoint');
   checkNotFile(out);
+  checkOutApartFromData(out, data);
   if (resume === 'never' && existsSync(ckpt)) rmSync(ckpt, { recursive: true, force: true });
   const resuming = resume === 'auto' && existsSync(path.join(ckpt, 'state.json'));
   checkOutFolder(out, { overwrite, resuming });
@@ -195,7 +201,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   if (args.text.length === 0) throw new Error('--text needs at least one file or folder');
   const files = checkTextSources(args.text);
   for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
-  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true);
+  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);

@@ -249,13 +249,13 @@ export async function loadReInput(root: string, opts: LoadOptions = {}): Promise
 }
 
 /**
- * Throws unless the model folder `out` (as given) lies apart from each data path (`role` → path):
+ * Throws unless the model folder `out` (as given) lies apart from each data path ([role, path]):
  * saving a model replaces its whole folder, so data inside it would be deleted (with
  * --overwrite), and a model saved inside a data folder would be read as documents (its
  * vocab.txt, config.json) by the next run over that folder.
  */
-export function checkOutApartFromData(out: string, data: Readonly<Record<string, string | undefined>>): void {
-  for (const [role, p] of Object.entries(data)) {
+export function checkOutApartFromData(out: string, data: readonly (readonly [role: string, path: string | undefined])[]): void {
+  for (const [role, p] of data) {
     if (p === undefined) continue;
     if (isWithin(p, out))
       throw new Error(`${out}: holds the ${role} data ${p}; saving the model replaces this whole folder, which would delete it. Choose another --out folder`);

@@ -122,7 +122,7 @@ export interface TrainResult {
  */
 function prepareOut(out: string, ckpt: string, args: TrainArgs): { resume: boolean; discard: boolean } {
   checkNotFile(out);
-  checkOutApartFromData(args.out, { training: args.train, dev: args.dev, test: args.test });
+  checkOutApartFromData(args.out, [['training', args.train], ['dev', args.dev], ['test', args.test]]);
   const mode = args.resume ?? 'auto';
   const has = hasCheckpoint(ckpt);
   if (mode === 'require' && !has)
