@@ -4,12 +4,13 @@
 // tokenizers library (npm "tokenizers" 0.23.2, Tokenizer.fromString) on the tokenizer.json that
 // fastJson below writes for the same tokens.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTokenizer } from '../tasks/model-setup.ts';
-import { DECODER, flags, readJson as json, withDecoder, withLegacyFiles, writeGoldenFolder, writeJson as write } from './added-token-test-folders.ts';
+import type { AddedToken } from '../text/added-tokens.ts';
+import { DECODER, MARKERS, flags, readJson as json, withDecoder, withLegacyFiles, writeGoldenFolder, writeJson as write } from './added-token-test-folders.ts';
 import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { readVocab } from './tokenizer-files.ts';
 
@@ -69,6 +70,37 @@ describe('added tokens of a model folder', () => {
     for (const [id, t] of Object.entries(DECODER)) expect(decoder[id]).toEqual(t);
     expect(loadHfFolder(out).tokenizer.addedTokens).toEqual(src.tokenizer.addedTokens);
     expect(ids(out)).toEqual(EXPECTED);
+  });
+
+  it('saves added_tokens.json and additional_special_tokens too, as save_pretrained does, so transformers < 4.34 gives the same ids', () => {
+    const src = loadHfFolder(folder(5, withDecoder(DECODER)));
+    const out = path.join(tmp, `saved${counter++}`);
+    saveHfFolder(out, { config: src.config, weights: src.weights, vocab: src.vocab, tokenizer: src.tokenizer });
+    // json.dumps(added_vocab, indent=2, sort_keys=True, ensure_ascii=False) + "\n" of transformers 4.36.
+    expect(readFileSync(path.join(out, 'added_tokens.json'), 'utf8')).toBe('{\n  "</e1>": 1001,\n  "</e2>": 1003,\n  "<e1>": 1000,\n  "<e2>": 1002,\n  "@GENE$": 1004\n}\n');
+    expect(json(path.join(out, 'special_tokens_map.json'))['additional_special_tokens']).toEqual(MARKERS);
+    expect(json(path.join(out, 'tokenizer_config.json'))['additional_special_tokens']).toEqual(MARKERS);
+    // What an older transformers reads: no added_tokens_decoder, so added_tokens.json and the map.
+    const tc = json(path.join(out, 'tokenizer_config.json'));
+    delete tc['added_tokens_decoder'];
+    write(path.join(out, 'tokenizer_config.json'), tc);
+    const byId = (t: readonly AddedToken[] = []): AddedToken[] => [...t].sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+    expect(byId(loadHfFolder(out).tokenizer.addedTokens)).toEqual(byId(src.tokenizer.addedTokens));
+    expect(ids(out)).toEqual(EXPECTED);
+  });
+
+  it('writes no added_tokens.json for a folder without added tokens, and sorts its keys as Python does', () => {
+    const plain = loadHfFolder(folder(0, () => undefined));
+    const out = path.join(tmp, `saved${counter++}`);
+    saveHfFolder(out, { config: plain.config, weights: plain.weights, vocab: plain.vocab, tokenizer: plain.tokenizer });
+    expect(existsSync(path.join(out, 'added_tokens.json'))).toBe(false);
+    expect(json(path.join(out, 'special_tokens_map.json'))).not.toHaveProperty('additional_special_tokens');
+    // Keys that look like numbers stay in text order ("10000" before "9999"), astral letters after U+FF01.
+    const words = ['9999', '10000', '\u{1F600}', '\uFF01'];
+    const src = loadHfFolder(folder(4, withDecoder(Object.fromEntries(words.map((content, i) => [String(1000 + i), { content, ...flags(false) }])))));
+    const out2 = path.join(tmp, `saved${counter++}`);
+    saveHfFolder(out2, { config: src.config, weights: src.weights, vocab: src.vocab, tokenizer: src.tokenizer });
+    expect(readFileSync(path.join(out2, 'added_tokens.json'), 'utf8')).toBe('{\n  "10000": 1001,\n  "9999": 1000,\n  "\uFF01": 1003,\n  "\u{1F600}": 1002\n}\n');
   });
 
   it('refuses an added token without an embedding row, naming the file, the entry and what to do', () => {

@@ -29,6 +29,7 @@ import { findWeights, readWeights } from './shards.ts';
 import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
 import type { TokenizerSettings } from './tokenizer-files.ts';
 import {
+  addedTokensJsonText,
   formatVocab,
   readJsonFile,
   readTokenizerSettings,
@@ -303,6 +304,8 @@ export function saveHfFolder(dir: string, model: SaveHfInput): void {
       json(tokenizerConfigJson(tokenizer, vocab, config.architecture)),
     );
     writeFileSync(path.join(tmp, 'special_tokens_map.json'), json(specialTokensMapJson(tokenizer)));
+    const added = addedTokensJsonText(tokenizer, vocab);
+    if (added !== undefined) writeFileSync(path.join(tmp, 'added_tokens.json'), added);
     for (const [name, content] of Object.entries(model.extraFiles ?? {})) {
       const rel = path.normalize(name);
       if (path.isAbsolute(rel) || rel.split(path.sep).includes('..') || rel === '.') {

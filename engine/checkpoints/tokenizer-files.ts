@@ -215,6 +215,31 @@ const WORDPIECE_CLASS: Record<Architecture, string> = {
   roberta: 'BertTokenizer',
 };
 
+/** The five named special tokens in HF's all_special_tokens order. */
+const namedSpecials = (s: SpecialTokens): string[] => [s.unk, s.sep, s.pad, s.cls, s.mask];
+
+/**
+ * The added tokens with the ids the tokenizer gives them, the named special tokens vocab.txt lacks
+ * included (HF adds those after the file's tokens), as a saved folder lists them.
+ */
+function placedForSave(settings: TokenizerSettings, vocab: readonly string[]): { placed: PlacedToken[]; vocabSize: number } {
+  const ids = new Map(vocab.map((t, i): [string, number] => [t, i]));
+  const given = settings.addedTokens ?? [];
+  const listed = new Set(given.map((t) => t.content));
+  const flags = { special: true, normalized: false, lstrip: false, rstrip: false, singleWord: false };
+  const named = [...new Set(namedSpecials(settings.specialTokens))].filter((t) => !listed.has(t) && !ids.has(t));
+  const { placed, misplaced } = placeAddedTokens(ids, ids.size, [...given, ...named.map((content) => ({ content, ...flags }))]);
+  if (misplaced.length > 0) throw new Error(`the added tokens were numbered for another vocabulary than the ${ids.size} tokens saved with them`);
+  return { placed, vocabSize: ids.size };
+}
+
+/** The added tokens marked special beyond the five named ones (HF additional_special_tokens), in id order. */
+function additionalSpecialTokens(settings: TokenizerSettings): string[] {
+  const named = new Set(namedSpecials(settings.specialTokens));
+  const extra = (settings.addedTokens ?? []).filter((t) => t.special && !named.has(t.content));
+  return [...new Set(extra.sort((a, b) => (a.id ?? 0) - (b.id ?? 0)).map((t) => t.content))];
+}
+
 /** tokenizer_config.json content in the layout transformers 4.36 writes for BertTokenizer. */
 export function tokenizerConfigJson(
   settings: TokenizerSettings,
@@ -229,16 +254,15 @@ export function tokenizerConfigJson(
     if (specials.has(tok)) entries.set(id, { content: tok, ...flags });
   });
   // Added tokens keep their ids and flags, so the folder loads back (here and in HF) the same.
-  const ids = new Map(vocab.map((t, i) => [t, i]));
-  const { placed, misplaced } = placeAddedTokens(ids, ids.size, settings.addedTokens ?? []);
-  if (misplaced.length > 0) throw new Error(`the added tokens were numbered for another vocabulary than the ${ids.size} tokens saved with them`);
-  for (const t of placed) {
+  for (const t of placedForSave(settings, vocab).placed) {
     entries.set(t.id, { content: t.content, lstrip: t.lstrip, normalized: t.normalized, rstrip: t.rstrip, single_word: t.singleWord, special: t.special });
   }
   const decoder: Record<string, unknown> = {};
   for (const id of [...entries.keys()].sort((a, b) => a - b)) decoder[String(id)] = entries.get(id);
+  const additional = additionalSpecialTokens(settings);
   return {
     added_tokens_decoder: decoder,
+    ...(additional.length > 0 ? { additional_special_tokens: additional } : {}),
     clean_up_tokenization_spaces: true,
     cls_token: s.cls,
     do_basic_tokenize: true,
@@ -255,14 +279,41 @@ export function tokenizerConfigJson(
   };
 }
 
-/** special_tokens_map.json content. */
-export function specialTokensMapJson(settings: TokenizerSettings): Record<string, string> {
+/** special_tokens_map.json content (added special tokens as additional_special_tokens, as HF saves them). */
+export function specialTokensMapJson(settings: TokenizerSettings): Record<string, string | string[]> {
   const s = settings.specialTokens;
+  const additional = additionalSpecialTokens(settings);
   return {
+    ...(additional.length > 0 ? { additional_special_tokens: additional } : {}),
     cls_token: s.cls,
     mask_token: s.mask,
     pad_token: s.pad,
     sep_token: s.sep,
     unk_token: s.unk,
   };
+}
+
+/** Compares strings by code point, as Python sorts them (not by UTF-16 unit). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]!.codePointAt(0) ?? 0) - (y[i]!.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/**
+ * added_tokens.json as transformers' save_pretrained writes it (json.dumps(indent=2,
+ * sort_keys=True, ensure_ascii=False)): every added token whose id lies past vocab.txt, by text.
+ * Transformers before 4.34 read added tokens only from this file. Undefined when there are none
+ * (HF then writes no file).
+ */
+export function addedTokensJsonText(settings: TokenizerSettings, vocab: readonly string[]): string | undefined {
+  const { placed, vocabSize } = placedForSave(settings, vocab);
+  const past = placed.filter((t) => t.id >= vocabSize).sort((a, b) => byCodePoint(a.content, b.content));
+  if (past.length === 0) return undefined;
+  // Written line by line: a JS object would put keys such as "42" first.
+  return `{\n${past.map((t) => `  ${JSON.stringify(t.content)}: ${t.id}`).join(',\n')}\n}\n`;
 }
