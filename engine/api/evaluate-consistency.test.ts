@@ -180,7 +180,7 @@ describe('relations no candidate pair reaches', () => {
     // The first four BC5CDR abstracts: 8 CID relations, 3 of them only across sentences.
     const cli = await evaluate({ task: 're', model: join(dir, 're-cdr'), data: join(dir, 'cdr4.txt') });
     expect(cli.issues.map((i) => i.message)).toEqual([
-      '3 of 8 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (Chemical–Disease)',
+      '3 of 8 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (Chemical–Disease), with at most 50 other entities between them',
     ]);
     const p = await projectOfAnnotated();
     const model = await t.call('models:import-folder', { path: join(dir, 're-cdr'), phiStatus: 'no-phi', name: 'CID' });

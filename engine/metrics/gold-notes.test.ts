@@ -50,14 +50,14 @@ describe('unscoredRelationsNote', () => {
     ],
   };
   it('counts the relations no candidate pair reaches, by entity or by concept', () => {
-    const note = unscoredRelationsNote([doc], [{ doc: 0, arg1: 'T2', arg2: 'T1' }], [['CHEMICAL', 'DISEASE']]);
+    const note = unscoredRelationsNote([doc], [{ doc: 0, arg1: 'T2', arg2: 'T1' }], [['CHEMICAL', 'DISEASE']], 50);
     expect(note).toBe(
-      '2 of 4 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE)',
+      '2 of 4 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (CHEMICAL–DISEASE), with at most 50 other entities between them',
     );
     const all = [
       { doc: 0, arg1: 'T2', arg2: 'T1' },
       { doc: 0, arg1: 'T4', arg2: 'T3' },
     ];
-    expect(unscoredRelationsNote([doc], all, [['CHEMICAL', 'DISEASE']])).toBeUndefined();
+    expect(unscoredRelationsNote([doc], all, [['CHEMICAL', 'DISEASE']], 50)).toBeUndefined();
   });
 });

@@ -93,15 +93,17 @@ export function unreachedRelations(
 
 /**
  * A note on annotated relations that no candidate pair reaches, so they are not scored at all
- * (see `unreachedRelations`); `kinds`: the model's type pairs.
+ * (see `unreachedRelations`); `kinds`: the model's type pairs; `maxBetween`: the most entities
+ * a pair may have between its two (a pair further apart is not a candidate either).
  */
 export function unscoredRelationsNote(
   docs: readonly GoldRelationDoc[],
   pairs: readonly { doc: number; arg1: string; arg2: string }[],
   kinds: readonly (readonly [string, string])[],
+  maxBetween: number,
 ): string | undefined {
   const { unreached, total } = unreachedRelations(docs, pairs);
   if (unreached === 0) return undefined;
   const types = [...new Set(kinds.map(([a, b]) => `${a}–${b}`))].join(', ');
-  return `${unreached} of ${plural(total, 'annotated relation is', 'annotated relations are')} not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (${types})`;
+  return `${unreached} of ${plural(total, 'annotated relation is', 'annotated relations are')} not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (${types}), with at most ${maxBetween} other entities between them`;
 }

@@ -6,7 +6,7 @@ import type { Document, FormatIssue } from '../formats/types.ts';
 import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
 import type { DataSource, ReInput, SourceFile } from './data-load.ts';
 import { typesOfLabels } from './ner-data.ts';
-import { sharedPairRelations, typeSpelling, type ReExample } from './re-data.ts';
+import { MAX_ENTITIES_BETWEEN, sharedPairRelations, typeSpelling, type ReExample } from './re-data.ts';
 import { distantPairIssues } from './re-task.ts';
 
 /**
@@ -105,7 +105,7 @@ export function reGoldIssues(
     // The model's types (mask types, CHEMICAL) as the data spells them (Chemical).
     const named = typeSpelling([...new Set(input.documents.flatMap((d) => d.entities.map((e) => e.type)))]);
     const kinds = m.entityPairs.map(([a, b]) => [named(a), named(b)] as const);
-    const note = unscoredRelationsNote(input.documents, pairs, kinds);
+    const note = unscoredRelationsNote(input.documents, pairs, kinds, MAX_ENTITIES_BETWEEN);
     if (note !== undefined) issues.push({ severity: 'warning', file, message: note });
     issues.push(...distantPairIssues(input.documents, m.entityPairs, () => file, { gold: true }));
     const shared = sharedPairRelations(input.documents);

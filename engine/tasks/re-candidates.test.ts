@@ -71,7 +71,7 @@ describe('candidate pairs of a sentence with many entities', () => {
     );
     // Scoring counts it among the relations no candidate pair reaches, in that warning's words.
     const cands = documentCandidates([doc], PAIRS, 'false', { withGold: true });
-    expect(unscoredRelationsNote([doc], cands.map((c) => c.pair!), PAIRS)).toMatch(/^1 of 2 annotated relations are not scored/);
+    expect(unscoredRelationsNote([doc], cands.map((c) => c.pair!), PAIRS, MAX_ENTITIES_BETWEEN)).toMatch(/^1 of 2 annotated relations are not scored/);
   });
 });
 
@@ -158,7 +158,7 @@ describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encode
       expect(far).toBeGreaterThan(0);
       expect(r.items).toBe(35 * 35 - far);
       expect(r.issues.map((i) => `${i.file}: ${i.message}`)).toEqual([
-        'documents: 1 of 2 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (Chemical–Disease)',
+        'documents: 1 of 2 annotated relations are not scored: the model only looks at pairs of entities in the same sentence, of the types it relates (Chemical–Disease), with at most 50 other entities between them',
         `documents: document notes/list-1: ${far} entity pairs were left out: more than 50 other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for, and 1 annotated relation links such a pair`,
       ]);
     }, 30_000);
