@@ -41,7 +41,7 @@ async function openExport(): Promise<void> {
 describe('Models: where a vocabulary came from', () => {
   it('says the shipped student has the shipped vocabulary, with no caveat on its detail or export', async () => {
     const { page } = app;
-    expect(await select('Default student (shipped)')).toMatch(/^Vocabulary: Benchtop's shipped bert-base-uncased vocabulary \(30,522 tokens, sha256 [0-9a-f]{12}…\)\.$/);
+    expect(await select('Default student (shipped)')).toMatch(/^Vocabulary: Benchtop's shipped bert-base-uncased vocabulary\. Its vocab\.txt holds 30,522 tokens \(sha256 [0-9a-f]{12}…\)\.$/);
     await openExport();
     expect(await page.getByTestId('model-vocabulary-caveat').count()).toBe(0);
     expect(await page.getByTestId('model-export-vocabulary').count()).toBe(0);
@@ -52,7 +52,7 @@ describe('Models: where a vocabulary came from', () => {
     const { page } = app;
     await apiCall(app.server, 'models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Golden NER' });
     expect(await select('Golden NER')).toMatch(
-      /^Vocabulary: unknown origin: the imported folder does not record where its vocab\.txt came from \(1,000 tokens, sha256 a832f69f3bfd…\)\.$/,
+      /^Vocabulary: unknown origin: the imported folder does not record where its vocab\.txt came from\. Its vocab\.txt holds 1,000 tokens \(sha256 a832f69f3bfd…\)\.$/,
     );
     const caveat = page.getByTestId('model-vocabulary-caveat');
     expect(await caveat.getAttribute('role')).toBe('status');
@@ -80,7 +80,7 @@ describe('Models: where a vocabulary came from', () => {
     writeFileSync(join(folder, 'lineage.json'), JSON.stringify({ phi_status: 'no-phi', statement: '', entries: [], vocabulary }));
     await apiCall(app.server, 'models:import-folder', { path: folder, phiStatus: 'no-phi', name: 'Notes NER' });
     const line = await select('Notes NER');
-    expect(line).toMatch(/^Vocabulary: a vocabulary file \(vocab-from-notes\.txt\) Benchtop does not ship \(1,000 tokens/);
+    expect(line).toMatch(/^Vocabulary: a vocabulary file \(vocab-from-notes\.txt\) Benchtop does not ship\. Its vocab\.txt holds 1,000 tokens/);
     expect(await page.getByTestId('model-vocabulary-caveat').textContent()).toContain('Vocabulary from a file Benchtop does not ship');
     expect(await page.getByTestId('model-detail').textContent()).not.toContain('dr-smith');
     expect(app.problems).toEqual([]);
