@@ -5,8 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readTokenizerSettings, readVocab } from '../checkpoints/tokenizer-files.ts';
-import { type VocabularyRecord, folderVocabulary, readVocabularyRecord, shippedVocabularies } from '../distill/vocab-origin.ts';
+import { type VocabularyRecord, folderAddedAfterVocab, folderVocabulary, readVocabularyRecord, shippedVocabularies } from '../distill/vocab-origin.ts';
 import type { ModelLineage } from '../store/lineage.ts';
 import { getModel } from '../store/models.ts';
 import { DEFAULT_VOCAB_NAME } from '../text/default-vocab.ts';
@@ -110,24 +109,11 @@ function damagedRecord(dir: string): string | undefined {
   return metrics?.model?.vocabulary !== undefined ? 'metrics.json' : undefined;
 }
 
-/**
- * How many tokens the folder's tokenizer adds after vocab.txt (added_tokens.json, tokenizer_config.json):
- * words too, which no record accounts for; undefined when its tokenizer files cannot be read.
- */
-function addedAfterVocab(dir: string): number | undefined {
-  try {
-    const vocab = readVocab(join(dir, 'vocab.txt'));
-    return (readTokenizerSettings(dir, 512, vocab).addedTokens ?? []).filter((t) => t.id >= vocab.length).length;
-  } catch {
-    return undefined; // the loader reports a broken tokenizer file; here it only leaves doubt
-  }
-}
-
 /** describeVocabTxt, with the caveat when tokens were added after vocab.txt (or may have been). */
 function describeFolder(ctx: ApiContext, dir: string, as: 'library' | 'imported' | 'shipped'): VocabularyInfo {
   const info = describeVocabTxt(ctx, dir, as);
   if (info.tokens === null) return info;
-  const added = addedAfterVocab(dir);
+  const added = folderAddedAfterVocab(dir);
   if (added === 0) return info;
   const note = added === undefined ? 'its added tokens cannot be read' : `plus ${added} token${added === 1 ? '' : 's'} added after it, which no record accounts for`;
   return { ...info, summary: `${info.summary}; ${note}`, caveat: VOCABULARY_CAVEAT };

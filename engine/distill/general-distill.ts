@@ -147,7 +147,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   // Teacher layers copied into the student keep what the teacher's weights carry; without a
   // lineage.json that is unknown, as for pretrain --model from the same folder (it said no PHI).
   const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'unknown')] : [];
-  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries], vocabularyRecord(teacher.vocab, { model: args.teacher, role: 'teacher model' }));
+  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries], vocabularyRecord(teacher.vocab, { model: args.teacher, role: 'teacher model' }, teacher.tokenizer));
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
     mlm_eval_loss: evalLoss ?? null, settings, student: { origin, architecture: `${student.architecture} ${student.numLayers}L-${student.hiddenSize}` },

@@ -379,7 +379,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
   const vocabFrom = args.student ? { model: args.student, role: 'student folder' } : args.vocab !== undefined ? { file: args.vocab } : { model: args.teacher, role: 'teacher model' };
-  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom));
+  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom, student.tokenizerSettings));
   const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
   const config = withTaskMeta(student.config, meta);
   const tail = (k: string): number | null => {

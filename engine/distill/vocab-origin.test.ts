@@ -65,6 +65,36 @@ describe('a model’s vocabulary record', () => {
     expect(vocabularyRecord(bert, { model: folder('hf-model', bert), role: 'base model' })).toMatchObject({ origin: 'shipped', source: 'the base model "hf-model"' });
   });
 
+  it('counts the tokens a tokenizer adds after a shipped vocab.txt, and does not call it the plain shipped vocabulary', () => {
+    const bert = readVocab(SHIPPED);
+    const specialTokens = { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' };
+    const flags = { special: false, normalized: true, lstrip: false, rstrip: false, singleWord: false };
+    // Two words from a note and a marker count; one already in vocab.txt ("heart") and a named special do not.
+    const addedTokens = [
+      { ...flags, content: 'qzsmithq', id: 30522 }, { ...flags, content: 'mrn4471', id: 30523 }, { ...flags, content: '<e1>', id: 30524, special: true },
+      { ...flags, content: 'heart', id: 2540 }, { ...flags, content: '[MASK]', id: 103, special: true },
+    ];
+    const record = vocabularyRecord(bert, { model: folder('added-words', bert), role: 'base model' }, { specialTokens, addedTokens });
+    expect(record).toMatchObject({ origin: 'shipped', added: 3 });
+    const sentence = vocabularySentence(record);
+    expect(sentence).toContain('a public vocabulary shipped with Benchtop, but the tokenizer adds 3 tokens after it (added tokens, which no record accounts for)');
+    expect(sentence).toContain('check them before sharing the model.');
+    expect(sentence).not.toContain('qzsmithq');
+    // Read back from lineage.json (the card of a model trained from it), and from the folder's own tokenizer files.
+    const trained = folder('trained-added', bert, { vocabulary: record });
+    expect(readVocabularyRecord(trained)).toEqual(record);
+    writeFileSync(path.join(trained, 'tokenizer_config.json'), JSON.stringify({ added_tokens_decoder: { '30522': { content: 'qzsmithq', special: false } } }));
+    expect(folderVocabulary(trained)).toMatchObject({ origin: 'shipped', added: 1 });
+    expect(vocabularySentence(folderVocabulary(trained))).toContain('but the tokenizer adds 1 token after it');
+    // Without added tokens, the record and the sentence are as before.
+    const plain = vocabularyRecord(bert, { file: SHIPPED }, { specialTokens, addedTokens: addedTokens.slice(3) });
+    expect(plain).not.toHaveProperty('added');
+    expect(vocabularySentence(plain)).toMatch(/a public vocabulary shipped with Benchtop\.$/);
+    // A vocabulary Benchtop does not ship names them in its caveat too.
+    const own = vocabularyRecord(privateVocab, { file: 'notes-vocab.txt' }, { specialTokens, addedTokens: [{ ...flags, content: 'jones', id: 9 }] });
+    expect(vocabularySentence(own)).toContain('it is not a vocabulary Benchtop ships (and the tokenizer adds 1 token after it), and a vocabulary built from private notes');
+  });
+
   it('reads an old or damaged record as none, without failing', () => {
     const cases = {
       old: '{"phi_status":"no-phi","statement":"","entries":[]}',
@@ -95,6 +125,6 @@ describe('the vocabularies Benchtop ships', () => {
     writeFileSync(path.join(resources, 'models', 'extra', 'vocab.txt'), formatVocab(privateVocab));
     const names = [...shippedVocabularies(resources).values()];
     expect(names).toEqual([expect.stringMatching(/^bert-base-uncased/) as unknown, 'the vocabulary of the shipped model "extra"']);
-    expect(vocabularyRecord(privateVocab, { file: 'x.txt' }, resources)).toMatchObject({ origin: 'shipped', shipped: 'the vocabulary of the shipped model "extra"' });
+    expect(vocabularyRecord(privateVocab, { file: 'x.txt' }, undefined, resources)).toMatchObject({ origin: 'shipped', shipped: 'the vocabulary of the shipped model "extra"' });
   });
 });

@@ -3,14 +3,16 @@
 // rides along into any model that takes it, whatever the weights learned from. The record gives
 // its sha256, where this model got it (a file, named by file name only, or the model it was taken
 // from, and then what that model's own record says), and whether it is one Benchtop ships: only
-// the shipped ones are known to be public. Reading a record never fails a run: a record that is
-// missing or damaged leaves the origin unknown, which the card says.
+// the shipped ones are known to be public. Tokens the tokenizer adds after vocab.txt (RE markers,
+// words added with add_tokens, which may come from private notes) are counted apart: a shipped
+// vocab.txt with them is not described as the plain shipped vocabulary. Reading a record never
+// fails a run: a record that is missing or damaged leaves the origin unknown, which the card says.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatVocab, readVocab } from '../checkpoints/tokenizer-files.ts';
+import { formatVocab, readTokenizerSettings, readVocab, type TokenizerSettings } from '../checkpoints/tokenizer-files.ts';
 import { DEFAULT_VOCAB_NAME, defaultVocab } from '../text/default-vocab.ts';
 
 /** The vocabulary part of a model's record. */
@@ -29,6 +31,32 @@ export interface VocabularyRecord {
   origin: 'shipped' | 'file' | 'unknown';
   /** The record of the model it was taken from, when that model has one for this vocabulary. */
   from?: VocabularyRecord;
+  /** How many tokens the model's tokenizer adds after vocab.txt (special tokens it lacks aside); absent: none. */
+  added?: number;
+}
+
+/** The tokenizer settings that tell which tokens are added after vocab.txt. */
+export type AddedTokenSettings = Pick<TokenizerSettings, 'addedTokens' | 'specialTokens'>;
+
+/** The tokens a tokenizer adds after `vocab` (RE markers, words), the five named special tokens aside. */
+export function addedAfterVocab(vocab: readonly string[], settings: AddedTokenSettings): number {
+  const inVocab = new Set(vocab);
+  const s = settings.specialTokens;
+  const named = new Set([s.unk, s.sep, s.pad, s.cls, s.mask]);
+  return new Set((settings.addedTokens ?? []).map((t) => t.content).filter((t) => !inVocab.has(t) && !named.has(t))).size;
+}
+
+/**
+ * The tokens the tokenizer files in `dir` (added_tokens.json, tokenizer_config.json, tokenizer.json)
+ * add after its vocab.txt (`vocab`, read when not given); undefined when they cannot be read.
+ */
+export function folderAddedAfterVocab(dir: string, vocab?: readonly string[]): number | undefined {
+  try {
+    const v = vocab ?? readVocab(path.join(dir, 'vocab.txt'));
+    return addedAfterVocab(v, readTokenizerSettings(dir, 512, v));
+  } catch {
+    return undefined; // the loader reports a broken tokenizer file; here it only leaves doubt
+  }
 }
 
 /** Where the vocabulary of a new model comes from. */
@@ -75,7 +103,7 @@ function isRecord(v: unknown, depth = 0): v is VocabularyRecord {
   return (
     typeof r.sha256 === 'string' && /^[0-9a-f]{64}$/.test(r.sha256) && typeof r.tokens === 'number' && typeof r.source === 'string' &&
     (r.shipped === null || typeof r.shipped === 'string') && (r.origin === 'shipped' || r.origin === 'file' || r.origin === 'unknown') &&
-    (r.from === undefined || isRecord(r.from, depth + 1))
+    (r.from === undefined || isRecord(r.from, depth + 1)) && (r.added === undefined || (Number.isSafeInteger(r.added) && r.added > 0))
   );
 }
 
@@ -98,11 +126,15 @@ export function readVocabularyRecord(dir: string): VocabularyRecord | undefined 
   return isRecord(metrics?.model?.vocabulary) ? metrics.model.vocabulary : undefined;
 }
 
-/** The record of a new model's `vocab`, taken from `from`. */
-export function vocabularyRecord(vocab: readonly string[], from: VocabularySource, resourcesDir?: string): VocabularyRecord {
+/**
+ * The record of a new model's `vocab`, taken from `from`; `tokenizer`: the model's tokenizer
+ * settings, whose added tokens the record counts.
+ */
+export function vocabularyRecord(vocab: readonly string[], from: VocabularySource, tokenizer?: AddedTokenSettings, resourcesDir?: string): VocabularyRecord {
   const hash = vocabSha256(vocab);
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
-  const base = { sha256: hash, tokens: vocab.length, shipped };
+  const added = tokenizer === undefined ? 0 : addedAfterVocab(vocab, tokenizer);
+  const base = { sha256: hash, tokens: vocab.length, shipped, ...(added > 0 && { added }) };
   if ('file' in from) return { ...base, source: `the vocabulary file "${path.basename(from.file)}"`, origin: shipped !== null ? 'shipped' : 'file' };
   // By folder name, as lineage entries are: a library name can list the datasets (files) it
   // was trained on, and the record travels on into students meant to be shared.
@@ -125,8 +157,13 @@ export function vocabularySentence(v: VocabularyRecord | undefined, nearest?: st
   const chain: string[] = [];
   for (let r: VocabularyRecord | undefined = v; r !== undefined && chain.length <= MAX_DEPTH; r = r.from) chain.push(chain.length === 0 ? (nearest ?? r.source) : r.source);
   const what = `Vocabulary: vocab.txt (${v.tokens.toLocaleString('en-US')} tokens, sha256 ${v.sha256.slice(0, 12)}…) came from ${chain.join(', which took it from ')}`;
+  const n = v.added ?? 0;
+  const added = `${n.toLocaleString('en-US')} token${n === 1 ? '' : 's'}`;
+  if (v.shipped !== null && n > 0)
+    return `${what}; it is ${v.shipped}, a public vocabulary shipped with Benchtop, but the tokenizer adds ${added} after it (added tokens, which no record accounts for): words added this way can come from private notes (names, identifiers): check them before sharing the model.`;
   if (v.shipped !== null) return `${what}; it is ${v.shipped}, a public vocabulary shipped with Benchtop.`;
-  const caveat = 'it is not a vocabulary Benchtop ships, and a vocabulary built from private notes can hold their words (names, identifiers): check it before sharing the model.';
+  const also = n > 0 ? ` (and the tokenizer adds ${added} after it)` : '';
+  const caveat = `it is not a vocabulary Benchtop ships${also}, and a vocabulary built from private notes can hold their words (names, identifiers): check it before sharing the model.`;
   if (v.origin === 'file') return `${what}; ${caveat}`;
   const isSilent = !chain.at(-1)!.endsWith('another vocabulary');
   return `${what}${isSilent ? ', which does not record where its vocabulary came from' : ''}, so its origin is unknown; ${caveat}`;
@@ -148,14 +185,18 @@ export function folderVocabulary(dir: string, resourcesDir?: string): Vocabulary
   const hash = vocabSha256(vocab);
   const own = readVocabularyRecord(dir);
   const shipped = shippedVocabularies(resourcesDir).get(hash) ?? null;
+  // The tokens added as the folder's tokenizer files stand (a record may predate them).
+  const count = folderAddedAfterVocab(dir, vocab) ?? 0;
+  const added = count > 0 ? { added: count } : {};
   // A record's claim to be shipped (a folder from elsewhere) is judged by this installation's hashes.
   if (own !== undefined && own.sha256 === hash) {
-    if (own.shipped === shipped) return own;
+    const { added: _recorded, ...rest } = own;
+    if (own.shipped === shipped) return { ...rest, ...added };
     let first = own; // where the chain of records starts: a file, or a model recording nothing
     while (first.from !== undefined) first = first.from;
     const isFile = own.origin === 'file' || first.source.startsWith('the vocabulary file "');
-    return { ...own, shipped, origin: shipped !== null ? 'shipped' : isFile ? 'file' : 'unknown' };
+    return { ...rest, ...added, shipped, origin: shipped !== null ? 'shipped' : isFile ? 'file' : 'unknown' };
   }
   const source = `this model's vocab.txt${own !== undefined ? ' (its record describes another vocabulary)' : ''}`;
-  return { sha256: hash, tokens: vocab.length, source, shipped, origin: shipped !== null ? 'shipped' : 'unknown' };
+  return { sha256: hash, tokens: vocab.length, source, shipped, origin: shipped !== null ? 'shipped' : 'unknown', ...added };
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { DECODER, withDecoder, writeGoldenFolder } from '../checkpoints/added-token-test-folders.ts';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { main } from '../cli/main.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
@@ -128,6 +129,16 @@ describe('pretrain', () => {
       `note: ${latin}: not valid UTF-8; decoded as Windows-1252 (Latin-1)`,
     ]);
   });
+
+  it('continued pretraining of a model with added tokens records them on its card and saves them for every transformers', async () => {
+    const { dir, file } = writeCorpus('pretrain-added', 8);
+    const base = writeGoldenFolder(path.join(dir, 'base'), 5, withDecoder(DECODER));
+    await pretrain({ text: [file], steps: 1, batchSize: 2, maxLength: 32, checkpointEvery: 0, evalBlocks: 1, model: base, out: path.join(dir, 'more') });
+    const lineage = JSON.parse(readFileSync(path.join(dir, 'more', 'lineage.json'), 'utf8')) as { vocabulary: { added?: number } };
+    expect(lineage.vocabulary.added).toBe(5);
+    expect(readFileSync(path.join(dir, 'more', 'README.md'), 'utf8')).toContain('it is not a vocabulary Benchtop ships (and the tokenizer adds 5 tokens after it)');
+    expect(Object.keys(JSON.parse(readFileSync(path.join(dir, 'more', 'added_tokens.json'), 'utf8')) as object)).toHaveLength(5);
+  }, 60_000);
 
   it('continued pretraining keeps the PHI status of the weights it starts from', async () => {
     const { dir, file } = writeCorpus('pretrain-base', 8);

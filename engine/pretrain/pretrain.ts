@@ -246,7 +246,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const evalLoss = await mlmEvalLoss(mm.config, weights, evalBlocks(files, mm.tokenizer, s.maxLength, s.evalBlocks), mm.tokenizer, { seed: s.seed, threads });
   // Continued pretraining keeps whatever the base's weights carry (unknown without its lineage.json).
   const vocabFrom = args.model ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' };
-  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries], vocabularyRecord(mm.vocab, vocabFrom));
+  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries], vocabularyRecord(mm.vocab, vocabFrom, mm.tokenizerSettings));
   const tail = result.losses.slice(-100);
   const metrics = {
     kind: 'pretrain', status: result.status, steps: result.steps, wall_time_sec: result.wallSec, epochs: result.epochs, blocks_per_epoch: result.blocksPerEpoch ?? null,

@@ -429,7 +429,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       parameters,
       labels,
       new_parameters: pm.newParameters.length,
-      vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }),
+      vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }, pm.tokenizerSettings),
     },
     data: { ...files, split, counts },
     issues: {
