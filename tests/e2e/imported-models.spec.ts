@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DECODER, GOLDEN, flags, withDecoder, writeGoldenFolder } from '../../engine/checkpoints/added-token-test-folders.ts';
+import { DECODER, GOLDEN, flags, widenedGolden, withDecoder, withLegacyFiles, writeGoldenFolder } from '../../engine/checkpoints/added-token-test-folders.ts';
 import { loadHfFolder } from '../../engine/checkpoints/hf-folder.ts';
 import { writeShardedCheckpoint } from '../../engine/checkpoints/test-helpers.ts';
 import { apiCall } from './api-client.ts';
@@ -22,7 +22,7 @@ const CAVEAT = 'Check it was not built from private notes before sharing this mo
 const STUDENT = join(ROOT, 'resources', 'models', 'default-student');
 const TOKENIZER_FILES = ['config.json', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json'];
 let app: App;
-let folders: Record<'sharded' | 'added' | 'shippedAdded' | 'missingShard' | 'lackingTensor' | 'pastVocab', string>;
+let folders: Record<'sharded' | 'added' | 'shippedAdded' | 'legacyShards' | 'missingShard' | 'lackingTensor' | 'pastVocab', string>;
 
 /** A copy of the golden whose weights are `n` safetensors shards and an index. */
 function shardedGolden(dir: string, n: number, edit?: (map: Record<string, string>) => void): string {
@@ -30,6 +30,20 @@ function shardedGolden(dir: string, n: number, edit?: (map: Record<string, strin
   for (const f of TOKENIZER_FILES) copyFileSync(join(GOLDEN, f), join(dir, f));
   writeShardedCheckpoint(dir, loadHfFolder(GOLDEN).weights, 'safetensors', n, edit);
   return dir;
+}
+
+/** The golden with 5 added tokens as transformers < 4.34 saved them (added_tokens.json), its weights in 2 pytorch_model.bin shards. */
+function legacyShardedGolden(dir: string): string {
+  writeGoldenFolder(dir, 5, withLegacyFiles);
+  rmSync(join(dir, 'model.safetensors'));
+  writeShardedCheckpoint(dir, widenedGolden(5).weights, 'pytorch', 2);
+  return dir;
+}
+
+/** The tokens the model folder `dir` adds after its vocab.txt, as the engine reads them: content -> id. */
+function addedTokens(dir: string): Record<string, number> {
+  const { tokenizer, vocab } = loadHfFolder(dir);
+  return Object.fromEntries((tokenizer.addedTokens ?? []).filter((t) => t.id >= vocab.length).map((t) => [t.content, t.id]));
 }
 
 function buildFolders(tmp: string): typeof folders {
@@ -41,6 +55,7 @@ function buildFolders(tmp: string): typeof folders {
     added: writeGoldenFolder(at('markers-ner'), 5, withDecoder(DECODER)),
     // The shipped student's vocab.txt, and a word added after it (add_tokens).
     shippedAdded: writeGoldenFolder(at('student-plus-word'), 1, withDecoder({ '30522': { content: 'Smithson', ...flags(false) } }), STUDENT),
+    legacyShards: legacyShardedGolden(at('legacy-shards')),
     missingShard,
     // The index places a tensor in the first shard, which does not hold it.
     lackingTensor: shardedGolden(at('lacking-tensor'), 2, (map) => {
@@ -116,7 +131,7 @@ describe('Models: imported Hugging Face folders from end to end', () => {
     expect(model.parameters).toBe(65765);
     expect(model.labels).toEqual(['LABEL_0', 'LABEL_1', 'LABEL_2', 'LABEL_3', 'LABEL_4']);
     // Stored joined as one model.safetensors, with the golden's logits.
-    expect(readdirSync(join(app.dataDir, model.path)).filter((f) => f.includes('safetensors'))).toEqual(['model.safetensors']);
+    expect(readdirSync(join(app.dataDir, model.path)).filter((f) => /^(model|pytorch_model)[.-]/.test(f))).toEqual(['model.safetensors']);
     expect(await forwardLogits(join(app.dataDir, model.path), 'sharded')).toEqual(await forwardLogits(GOLDEN, 'golden'));
     expect(await detailText('model-vocabulary')).toMatch(/^Vocabulary: unknown origin: the imported folder does not record where its vocab\.txt came from\. Its vocab\.txt holds 1,000 tokens \(sha256 a832f69f3bfd…\)\.$/);
     expect(await detailText('model-vocabulary-caveat')).toContain(CAVEAT);
@@ -133,6 +148,18 @@ describe('Models: imported Hugging Face folders from end to end', () => {
     );
     expect(await detailText('model-vocabulary-caveat')).toBe(`Vocabulary of unknown origin ${CAVEAT}: a vocabulary holds words of the text it was built from (names, identifiers), whatever the weights learned.`);
     await screenshot(page, 'imported-added-tokens');
+  });
+
+  it('imports pytorch_model.bin shards with an added_tokens.json, keeping the tokens in the library', async () => {
+    const { page } = app;
+    await importOnScreen(folders.legacyShards, 'Legacy shards');
+    await expect.poll(() => page.getByTestId('model-detail-name').textContent()).toBe('Legacy shards');
+    expect(await detailText('model-vocabulary')).toMatch(/; plus 5 tokens added after it, which no record accounts for\. Its vocab\.txt holds 1,000 tokens/);
+    expect(await detailText('model-vocabulary-caveat')).toContain(CAVEAT);
+    const model = (await apiCall(app.server, 'models:list', {})).find((m) => m.name === 'Legacy shards')!;
+    const library = join(app.dataDir, model.path);
+    expect(readdirSync(library).filter((f) => /^(model|pytorch_model)[.-]/.test(f))).toEqual(['model.safetensors']); // joined, no index
+    expect(addedTokens(library)).toEqual({ '<e1>': 1000, '</e1>': 1001, '<e2>': 1002, '</e2>': 1003, '@GENE$': 1004 });
   });
 
   it('says a word was added to a vocabulary Benchtop ships, with the caveat, not that its origin is unknown', async () => {
@@ -190,6 +217,9 @@ describe('Models: imported Hugging Face folders from end to end', () => {
       await detail.getByTestId('model-export-report').waitFor();
       const inspect = async (dir: string): Promise<unknown> => JSON.parse(await cli('model', 'inspect', dir, '--json'));
       expect(await inspect(out)).toEqual(await inspect(library));
+      // The markers and the added word travel with the trained model and its export.
+      expect(addedTokens(out)).toEqual(addedTokens(library));
+      if (base === 'Markers NER') expect(addedTokens(out)).toEqual({ '<e1>': 1000, '</e1>': 1001, '<e2>': 1002, '</e2>': 1003, '@GENE$': 1004 });
       expect(await forwardLogits(out, `${trained}-export`)).toEqual(await forwardLogits(library, trained));
       const text = join(app.tmp, 'notes.txt');
       writeFileSync(text, 'The <e1> BRCA1 </e1> variant of @GENE$ causes breast cancer in <e2> women </e2>.\n');
