@@ -350,6 +350,7 @@ const GIVES_PIECE = /(?!\uFFFD)[\p{L}\p{N}\p{P}\p{S}]/u;
  * markers' runs (or at the sentence's ends). The tokenizer splits at spaces and every such run
  * gives a piece, so the pieces `encodeRe` keeps are the same as from the whole sentence, but a
  * pair in a 20,000-character list costs a window, not the list. Other text is returned whole.
+ * Not for a tokenizer whose added tokens hold spaces (encodeRe tokenizes all the text then).
  */
 export function markerWindow(text: string, budget: number): string {
   const marks = [...text.matchAll(MARKER_RE)];
@@ -381,12 +382,13 @@ export function markerWindow(text: string, budget: number): string {
  * piece window centred on its two markers instead of cutting the tail (and maybe a marker). When
  * the markers are further apart than the window, it keeps the half from the first marker on and
  * the half up to the end of the second, so the model still sees both entities. Only the text
- * around the markers is tokenized (`markerWindow`).
+ * around the markers is tokenized (`markerWindow`), unless an added token spans spaces: one
+ * piece may then cover several words, and a cut inside one changes the pieces after it.
  */
 export function encodeRe(tok: WordPieceTokenizer, masked: string, maxLength: number): number[] {
   const budget = maxLength - 2;
   if (budget < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
-  const text = markerWindow(masked, budget);
+  const text = tok.addedTokenSpansSpaces ? masked : markerWindow(masked, budget);
   const res = tok.tokenize(text);
   let start = 0;
   if (res.ids.length > budget) {

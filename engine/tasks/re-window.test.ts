@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../random.ts';
-import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { encodeRe, markerWindow, readReTsv } from './re-data.ts';
-import { bertTokenizer, DATA, HAS_DATA } from './test-helpers.ts';
+import { bertTokenizer, DATA, HAS_DATA, VOCAB } from './test-helpers.ts';
 
 /** encodeRe before markerWindow: the whole sentence tokenized (the oracle). */
 function encodeWhole(tok: WordPieceTokenizer, text: string, maxLength: number): number[] {
@@ -69,6 +69,22 @@ describe.skipIf(!HAS_DATA)('encoding around the markers only', () => {
     }
     expect(n).toBeGreaterThan(2500);
   }, 60_000);
+
+  it('keeps the same pieces when an added token spans spaces ("heart failure" added with add_tokens)', () => {
+    const flags = { special: false, normalized: true, lstrip: false, rstrip: false, singleWord: false };
+    const vocab = readFileSync(VOCAB, 'utf8').trimEnd().split('\n');
+    const added = new WordPieceTokenizer(vocab, { addedTokens: [{ ...flags, content: 'heart failure' }, { ...flags, content: 'failure heart' }] });
+    const pad = Array.from({ length: 12 }, () => 'heart failure').join(' ');
+    const texts = [
+      `@GENE$ causes @DISEASE$ ${pad}`,
+      `${pad} @GENE$ causes @DISEASE$`,
+      `${pad} @GENE$ causes @DISEASE$ ${pad}`,
+      `x ${pad} @GENE$ causes @DISEASE$ in a ${pad} y`,
+      // Cut between "heart" and "failure", the window read "failure heart" as one token: other pieces.
+      `${pad} @GENE$ @DISEASE$`,
+    ];
+    for (const text of texts) for (const len of [4, 6, 9, 11, 16, 24]) expect(encodeRe(added, text, len), `${len}: ${text}`).toEqual(encodeWhole(added, text, len));
+  });
 
   it('random hostile text encodes as before', () => {
     const rand = createRng(7);

@@ -8,6 +8,7 @@
 
 import {
   basicTokenizeRange,
+  isBertSpace,
   sourceRange,
   tokenLength,
   tokenSlice,
@@ -114,6 +115,11 @@ export class WordPieceTokenizer {
   readonly specialTokens: readonly string[];
   /** The added tokens (special tokens included) with their ids, as HF's fast tokenizer numbers them. */
   readonly addedTokens: readonly AddedToken[];
+  /**
+   * Whether an added token holds whitespace ("heart failure" added with add_tokens): one piece can
+   * then span several space-separated words, and where text is cut changes the pieces after the cut.
+   */
+  readonly addedTokenSpansSpaces: boolean;
 
   private readonly vocab: Map<string, number>;
   private readonly idToTok: (string | undefined)[];
@@ -164,6 +170,7 @@ export class WordPieceTokenizer {
       this.addedById.set(t.id, t.content);
     }
     this.addedTokens = placed;
+    this.addedTokenSpansSpaces = placed.some((t) => [...t.content].some(isBertSpace));
     this.size = placed.reduce((n, t) => Math.max(n, t.id + 1), v.size);
     this.unkId = this.tokenToId(this.unkToken);
     this.sepId = this.tokenToId(this.sepToken);
