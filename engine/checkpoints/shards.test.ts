@@ -12,7 +12,8 @@ import { standaloneOnnx } from '../train/graphs.ts';
 import { CheckpointError } from './errors.ts';
 import { type HfFolder, loadHfFolder } from './hf-folder.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
-import { SHARD_INDEX, type ShardFormat, legacyTorchFile, shardName, writeShardedCheckpoint } from './test-helpers.ts';
+import { findWeights, readWeights } from './shards.ts';
+import { Pickle, SHARD_INDEX, type ShardFormat, legacyTorchFile, shardName, torchArchive, writeShardedCheckpoint } from './test-helpers.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-shards-'));
@@ -226,6 +227,38 @@ describe('a sharded checkpoint that cannot be read is refused naming the file', 
     const shard = path.join(dir, shardName('safetensors', 1, 2));
     writeFileSync(shard, `version https://git-lfs.github.com/spec/v1\noid sha256:${'ab'.repeat(32)}\nsize 440473133\n`);
     expect(loadError(dir).message).toBe(`${shard}: is a Git LFS pointer (a few lines of text standing for the real file), not the file itself: the model was cloned without Git LFS; run "git lfs pull" in its folder, or download the file from the model's page`);
+  });
+
+  it('PyTorch shards whose strided views expand past the limit together, though each is within it, before allocating', () => {
+    const dir = path.join(tmp, `expand-${counter++}`);
+    mkdirSync(dir);
+    // Each shard: one float32 element viewed with stride 0 as 100 elements (400 bytes gathered).
+    const map: Record<string, string> = {};
+    for (let i = 0; i < 3; i++) {
+      const pkl = new Pickle().op(0x7d).str(`w${i}`).tensor({ storage: 'FloatStorage', key: '0', numel: 1, offset: 0, size: [100], stride: [0] }).op(0x73).bytes();
+      writeFileSync(path.join(dir, shardName('pytorch', i, 3)), torchArchive(pkl, { '0': new Uint8Array(Float32Array.of(i).buffer) }));
+      map[`w${i}`] = shardName('pytorch', i, 3);
+    }
+    writeFileSync(path.join(dir, INDEX.pytorch), JSON.stringify({ metadata: {}, weight_map: map }));
+    const source = findWeights(dir);
+    expect([...readWeights(source, 1200).values()].map((t) => (t.data as Float32Array)[99])).toEqual([0, 1, 2]);
+    let e: unknown;
+    try {
+      readWeights(source, 1000); // a lowered limit: 3 × 400 bytes pass it only shard by shard
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(CheckpointError);
+    expect((e as Error).message).toBe(
+      `${path.join(dir, shardName('pytorch', 2, 3))}: tensor [100] at offset 0 in storage "0" (1 elements) with strides [0] would expand to more than the 1000 bytes of weights Benchtop reads, with the 800 bytes the views of the shards read before it expand to`,
+    );
+    // What zip entries unpack to is bounded for the shards together too (a compressed bomb per shard).
+    for (let i = 0; i < 3; i++) {
+      const pkl = new Pickle().op(0x7d).str(`w${i}`).tensor({ storage: 'FloatStorage', key: '0', numel: 100, offset: 0, size: [100], stride: [1] }).op(0x73).bytes();
+      writeFileSync(path.join(dir, shardName('pytorch', i, 3)), torchArchive(pkl, { '0': new Uint8Array(400) }, 'archive', 6));
+    }
+    expect(readWeights(source, 2000).size).toBe(3);
+    expect(() => readWeights(source, 1200)).toThrow(/pytorch_model-00003-of-00003\.bin: its entries unpack to more than the 1200 bytes of weights Benchtop reads \("archive\/[\w.]+" alone declares \d+, with the \d+ bytes of the shards read before it\)/);
   });
 
   it('shards over the 2 GB weights limit together, before any is read', () => {

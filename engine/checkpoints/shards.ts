@@ -14,6 +14,7 @@ import { MAX_WEIGHTS_BYTES, checkModelFile } from './model-file.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { readJsonFile } from './tokenizer-files.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
+import { torchReadBudget } from './torch-state-dict.ts';
 
 export type WeightsFormat = 'safetensors' | 'pytorch';
 
@@ -71,9 +72,14 @@ export function weightsFiles(source: WeightsSource): string[] {
   return [source.file, ...source.shards];
 }
 
-/** The tensors of the weights (one file, or every shard merged), in their stored dtypes. */
-export function readWeights(source: WeightsSource): Map<string, HostTensor> {
-  const read = (file: string): Map<string, HostTensor> => (source.format === 'pytorch' ? readTorchCheckpoint(file) : readSafetensors(file).tensors);
+/**
+ * The tensors of the weights (one file, or every shard merged), in their stored dtypes. What
+ * PyTorch files may unpack and expand beyond their bytes is bounded for all shards together
+ * (`expandLimit`, default 2 GB), not per shard.
+ */
+export function readWeights(source: WeightsSource, expandLimit: number = MAX_WEIGHTS_BYTES): Map<string, HostTensor> {
+  const budget = torchReadBudget(expandLimit);
+  const read = (file: string): Map<string, HostTensor> => (source.format === 'pytorch' ? readTorchCheckpoint(file, budget) : readSafetensors(file).tensors);
   if (source.shards.length === 0) return read(source.file);
   const index = readIndex(source.file);
   const indexName = path.basename(source.file);

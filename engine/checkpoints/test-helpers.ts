@@ -4,6 +4,7 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { zipSync } from 'fflate';
 import type { HostTensor } from '../onnx/ir.ts';
 import { writeSafetensors } from './safetensors.ts';
 import { tensorBytes } from './tensor-bytes.ts';
@@ -65,6 +66,16 @@ export class Pickle {
   bytes(): Uint8Array {
     return Uint8Array.from([...this.out, 0x2e]);
   }
+}
+
+/** A torch.save zip archive (torch >= 1.6) of a state dict pickle and its storages' bytes by key. */
+export function torchArchive(pkl: Uint8Array, storages: Record<string, Uint8Array>, top = 'archive', level: 0 | 6 = 0): Uint8Array {
+  const files: Record<string, [Uint8Array, { level: 0 | 6 }]> = {
+    [`${top}/data.pkl`]: [pkl, { level }],
+  };
+  for (const [k, v] of Object.entries(storages)) files[`${top}/data/${k}`] = [v, { level }];
+  files[`${top}/version`] = [new TextEncoder().encode('3\n'), { level }];
+  return zipSync(files);
 }
 
 const STORAGE_CLASS: Partial<Record<HostTensor['dtype'], string>> = {

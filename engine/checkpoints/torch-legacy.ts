@@ -11,7 +11,7 @@ import type { PickleHooks } from './pickle-vm.ts';
 import { unpickleAt as unpickleFrom } from './pickle-vm.ts';
 import { DTYPE_BYTES, typedArrayFromBytes } from './tensor-bytes.ts';
 import type { StorageRef } from './torch-state-dict.ts';
-import { allowedGlobal, describe, stateDictHooks, storageRef, toStateDict } from './torch-state-dict.ts';
+import { allowedGlobal, describe, stateDictHooks, storageRef, toStateDict, type TorchReadBudget } from './torch-state-dict.ts';
 
 const MAGIC = 0x1950a86a20f9469cfc6cn;
 const PROTOCOL_VERSION = 1001;
@@ -26,7 +26,7 @@ export function looksLikeLegacyTorch(bytes: Uint8Array): boolean {
 }
 
 /** Parse legacy torch.save bytes into a state dict; `file` is only used in error messages. */
-export function parseLegacyTorch(bytes: Uint8Array, file: string): Map<string, HostTensor> {
+export function parseLegacyTorch(bytes: Uint8Array, file: string, budget?: TorchReadBudget): Map<string, HostTensor> {
   const fail = (reason: string): never => {
     throw new CheckpointError(file, `legacy PyTorch checkpoint: ${reason}`);
   };
@@ -95,6 +95,6 @@ export function parseLegacyTorch(bytes: Uint8Array, file: string): Map<string, H
     if (!b) return fail(`storage "${ref.key}" is not in the file's storage list`);
     return typedArrayFromBytes(b, ref.dtype, ref.numel);
   };
-  const root = unpickleAt(bytes, dictStart, stateDictHooks(readStorage, fail)).value;
+  const root = unpickleAt(bytes, dictStart, stateDictHooks(readStorage, fail, budget)).value;
   return toStateDict(root, fail);
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
 import { readSafetensors } from './safetensors.ts';
-import { Pickle } from './test-helpers.ts';
+import { Pickle, torchArchive } from './test-helpers.ts';
 import { parseTorchCheckpoint, readTorchCheckpoint } from './torch-pickle.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
@@ -16,19 +16,7 @@ const MODELS = ['bert', 'distilbert'].flatMap((a) =>
   ['token-classification', 'sequence-classification', 'masked-lm'].map((t) => `${a}-${t}`),
 );
 
-function archive(
-  pkl: Uint8Array,
-  storages: Record<string, Uint8Array>,
-  top = 'archive',
-  level: 0 | 6 = 0,
-): Uint8Array {
-  const files: Record<string, [Uint8Array, { level: 0 | 6 }]> = {
-    [`${top}/data.pkl`]: [pkl, { level }],
-  };
-  for (const [k, v] of Object.entries(storages)) files[`${top}/data/${k}`] = [v, { level }];
-  files[`${top}/version`] = [new TextEncoder().encode('3\n'), { level }];
-  return zipSync(files);
-}
+const archive = torchArchive;
 
 const values = (t: HostTensor | undefined): number[] =>
   Array.from((t?.data ?? []) as ArrayLike<number | bigint>, (v) => Number(v));

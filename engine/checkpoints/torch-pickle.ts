@@ -5,26 +5,29 @@
 
 import type { HostTensor, TypedArray } from '../onnx/ir.ts';
 import { CheckpointError } from './errors.ts';
-import { MAX_WEIGHTS_BYTES, readModelFile } from './model-file.ts';
+import { readModelFile } from './model-file.ts';
 import { unpickle } from './pickle-vm.ts';
 import { DTYPE_BYTES, typedArrayFromBytes } from './tensor-bytes.ts';
 import { looksLikeLegacyTorch, parseLegacyTorch } from './torch-legacy.ts';
-import type { StorageRef } from './torch-state-dict.ts';
-import { stateDictHooks, toStateDict } from './torch-state-dict.ts';
+import type { StorageRef, TorchReadBudget } from './torch-state-dict.ts';
+import { stateDictHooks, toStateDict, torchReadBudget } from './torch-state-dict.ts';
 import { looksLikeZip, readZip } from './zip-reader.ts';
 import type { ZipEntry } from './zip-reader.ts';
 
-/** Read every tensor of a torch checkpoint. Tensors sharing a storage share its memory. */
-export function readTorchCheckpoint(path: string): Map<string, HostTensor> {
-  return parseTorchCheckpoint(readModelFile(path, 'weights', 'cannot read PyTorch checkpoint'), path);
+/**
+ * Read every tensor of a torch checkpoint. Tensors sharing a storage share its memory. `budget`:
+ * what unpacking and gathering views may allocate, shared by the shards of one checkpoint.
+ */
+export function readTorchCheckpoint(path: string, budget: TorchReadBudget = torchReadBudget()): Map<string, HostTensor> {
+  return parseTorchCheckpoint(readModelFile(path, 'weights', 'cannot read PyTorch checkpoint'), path, budget);
 }
 
 /** Parse torch checkpoint bytes (zip or legacy); `file` is only used in error messages. */
-export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<string, HostTensor> {
+export function parseTorchCheckpoint(bytes: Uint8Array, file: string, budget: TorchReadBudget = torchReadBudget()): Map<string, HostTensor> {
   const fail = (reason: string): never => {
     throw new CheckpointError(file, reason);
   };
-  if (looksLikeLegacyTorch(bytes)) return parseLegacyTorch(bytes, file);
+  if (looksLikeLegacyTorch(bytes)) return parseLegacyTorch(bytes, file, budget);
   if (!looksLikeZip(bytes)) {
     const tar =
       bytes.byteLength > 262 && new TextDecoder().decode(bytes.subarray(257, 262)) === 'ustar';
@@ -56,11 +59,12 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
   const order = entries.get(`${prefix}byteorder`);
   // torch.save stores entries uncompressed, so they cannot outgrow the file; a compressed one
   // (a hand-made zip) could unpack a few MB into more memory than the machine has.
-  let unpacked = 0; // bytes of entries read so far
+  const earlier = budget.unpacked; // what the shards read before this file unpacked
   const unpack = (entry: ZipEntry): Uint8Array => {
-    unpacked += entry.size;
-    if (unpacked > MAX_WEIGHTS_BYTES) {
-      fail(`its entries unpack to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads ("${entry.name}" alone declares ${entry.size}); the archive is damaged or a zip bomb`);
+    budget.unpacked += entry.size;
+    if (budget.unpacked > budget.limit) {
+      const others = earlier > 0 ? `, with the ${earlier} bytes of the shards read before it` : '';
+      fail(`its entries unpack to more than the ${budget.limit} bytes of weights Benchtop reads ("${entry.name}" alone declares ${entry.size}${others}); the archive is damaged or a zip bomb`);
     }
     return entry.read();
   };
@@ -78,5 +82,5 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string): Map<strin
       );
     return typedArrayFromBytes(unpack(entry), ref.dtype, ref.numel);
   };
-  return toStateDict(unpickle(unpack(pkl), stateDictHooks(readStorage, fail), file), fail);
+  return toStateDict(unpickle(unpack(pkl), stateDictHooks(readStorage, fail, budget), file), fail);
 }

@@ -51,6 +51,24 @@ interface TorchDType {
   kind: 'dtype';
   dtype: DType;
 }
+/**
+ * What reading one checkpoint may produce beyond its file bytes, shared by every shard of a
+ * sharded one so that the bound holds for the shards together: bytes unpacked from compressed
+ * zip entries, and bytes of non-contiguous views gathered into new arrays (a zero-stride view can
+ * describe far more elements than its storage holds). Both are checked before allocating.
+ */
+export interface TorchReadBudget {
+  /** The most bytes each of `unpacked` and `copied` may reach (default MAX_WEIGHTS_BYTES). */
+  limit: number;
+  unpacked: number;
+  copied: number;
+}
+
+/** A fresh budget for one checkpoint (one file, or all the shards of one). */
+export function torchReadBudget(limit: number = MAX_WEIGHTS_BYTES): TorchReadBudget {
+  return { limit, unpacked: 0, copied: 0 };
+}
+
 /** A storage as a persistent id describes it: `key` names its bytes in the file. */
 export interface StorageRef {
   kind: 'storage';
@@ -90,9 +108,10 @@ export function storageRef(pid: unknown, fail: Fail): StorageRef {
 
 /**
  * Hooks that rebuild a state dict. `readStorage` gives a storage's elements; it is called once
- * per storage key, and a key described twice differently is refused.
+ * per storage key, and a key described twice differently is refused. Gathered views count
+ * against `budget` (that of the whole checkpoint when this file is one of its shards).
  */
-export function stateDictHooks(readStorage: (ref: StorageRef) => TypedArray, fail: Fail): PickleHooks {
+export function stateDictHooks(readStorage: (ref: StorageRef) => TypedArray, fail: Fail, budget: TorchReadBudget = torchReadBudget()): PickleHooks {
   const storages = new Map<string, { ref: StorageRef; arr: TypedArray }>();
   const loadStorage = (ref: StorageRef): TypedArray => {
     const seen = storages.get(ref.key);
@@ -108,7 +127,7 @@ export function stateDictHooks(readStorage: (ref: StorageRef) => TypedArray, fai
     storages.set(ref.key, { ref, arr });
     return arr;
   };
-  const copied = { bytes: 0 }; // what non-contiguous tensors have gathered so far
+  const earlier = budget.copied; // what the views of shards read before this file gathered
   return {
     global: (module, name) => allowedGlobal(module, name, fail),
     persistentLoad: (pid) => storageRef(pid, fail),
@@ -122,7 +141,7 @@ export function stateDictHooks(readStorage: (ref: StorageRef) => TypedArray, fai
         return m;
       }
       if (name === 'torch._utils._rebuild_tensor_v2' || name === 'torch._utils._rebuild_tensor')
-        return rebuildTensor(args, loadStorage, copied, fail);
+        return rebuildTensor(args, loadStorage, budget, earlier, fail);
       if (name === 'torch._utils._rebuild_parameter') {
         if (!isTensor(args[0])) fail('_rebuild_parameter without a tensor');
         return args[0];
@@ -157,7 +176,8 @@ export function toStateDict(root: unknown, fail: Fail): Map<string, HostTensor> 
 function rebuildTensor(
   args: unknown[],
   loadStorage: (ref: StorageRef) => TypedArray,
-  copied: { bytes: number },
+  budget: TorchReadBudget,
+  earlier: number,
   fail: (r: string) => never,
 ): HostTensor {
   const [storage, offsetArg, sizeArg, strideArg] = args;
@@ -187,9 +207,10 @@ function rebuildTensor(
   if (contiguous) return { dtype: storage.dtype, dims, data: src.subarray(offset, offset + n) };
   // A view with zero strides can describe far more elements than its storage holds: bound the
   // copies as the file size is bounded, before allocating them.
-  copied.bytes += n * DTYPE_BYTES[storage.dtype];
-  if (copied.bytes > MAX_WEIGHTS_BYTES) {
-    fail(`${what} with strides [${strides.join(', ')}] would expand to more than the ${MAX_WEIGHTS_BYTES} bytes of weights Benchtop reads`);
+  budget.copied += n * DTYPE_BYTES[storage.dtype];
+  if (budget.copied > budget.limit) {
+    const others = earlier > 0 ? `, with the ${earlier} bytes the views of the shards read before it expand to` : '';
+    fail(`${what} with strides [${strides.join(', ')}] would expand to more than the ${budget.limit} bytes of weights Benchtop reads${others}`);
   }
   // Non-contiguous (e.g. a saved transpose): gather into a fresh row-major array.
   const data = allocate(storage.dtype, n);
