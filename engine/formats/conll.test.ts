@@ -1,12 +1,16 @@
 // CoNLL: NCBI-disease and BC5CDR test splits (sentence and entity counts, byte-exact round
 // trip of tokens/tags), repairs of invalid I- tags, BIOES, multi-column and -DOCSTART- input.
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sentenceRanges as taskSentences } from '../tasks/segments.ts';
 import { exportConll, importConll } from './conll.ts';
+import { writeExport } from './export-stream.ts';
+import { importPubtator } from './pubtator.ts';
 import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
-import type { Document } from './types.ts';
+import type { Document, Entity } from './types.ts';
 
 describe.skipIf(!HAS_DATA)('CoNLL on real NER splits', () => {
   for (const [rel, sentences] of [['ner/ncbi-disease/test.tsv', 940], ['ner/bc5cdr/test.tsv', 4797]] as const) {
@@ -29,6 +33,72 @@ describe.skipIf(!HAS_DATA)('CoNLL on real NER splits', () => {
       expect(out.files[0]?.content).toBe(content);
     });
   }
+});
+
+describe('CoNLL sentences of documents without sentence passages', () => {
+  const title = 'Naloxone reverses clonidine hypotension in rats.';
+  const abstract = 'Clonidine lowered blood pressure. Naloxone (0.4 mg/kg) reversed it in rats and mice! Dr. Smith agreed.';
+  const text = `${title}\n${abstract}`;
+  const at = (w: string, type: string, id: string, from = 0): Entity => {
+    const start = text.indexOf(w, from);
+    return { id, type, spans: [{ start, end: start + w.length }], text: w };
+  };
+  const doc: Document = {
+    id: 'p',
+    text,
+    entities: [at('Naloxone', 'Chemical', 'a'), at('hypotension', 'Disease', 'b'), at('Clonidine', 'Chemical', 'c'), at('Naloxone', 'Chemical', 'd', 1), at('rats', 'Species', 'e', title.length)],
+    relations: [],
+    passages: [{ type: 'title', start: 0, end: title.length }, { type: 'abstract', start: title.length + 1, end: text.length }],
+  };
+  const blocks = (content: string): string[] => content.trim().split('\n\n').map((b) => b.split('\n').map((l) => l.split('\t')[0]).join(' '));
+
+  it('writes each sentence the NER and RE tasks read as a block, and reads back with the same offsets', () => {
+    const out = exportConll([doc], { name: 'p.conll' });
+    const content = out.files[0]?.content ?? '';
+    expect(blocks(content)).toEqual(taskSentences(doc).map((r) => text.slice(r.start, r.end)));
+    expect(blocks(content)).toEqual([title, 'Clonidine lowered blood pressure.', 'Naloxone (0.4 mg/kg) reversed it in rats and mice!', 'Dr. Smith agreed.']);
+    expect(out.issues.map((i) => i.message)).toEqual([
+      '1 documents had passage boundaries dropped (read back as sentences)',
+      '1 documents had sentences that share a line read back on lines of their own (character offsets kept)',
+    ]);
+    const back = importConll(content, 'p.conll');
+    expect(back.issues).toEqual([]);
+    const got = back.documents[0] as Document;
+    expect(got.text).toBe(text.replace(/([.!]) (?=[CND])/g, '$1\n'));
+    expect(got.entities.map((e) => [e.type, e.spans])).toEqual(doc.entities.map((e) => [e.type, e.spans]));
+    // Written again, the same file (its sentences are passages now).
+    expect(exportConll(back.documents, { name: 'p.conll' })).toEqual({ files: out.files, issues: [] });
+  });
+
+  it('keeps an entity the sentence splitter would cut whole, in one block; one crossing a line is dropped, as before', () => {
+    const t = 'Given vitamin C. Then fever fell.\nWe saw E. coli. Then\nit grew.';
+    const ent = (w: string, id: string): Entity => ({ id, type: 'X', spans: [{ start: t.indexOf(w), end: t.indexOf(w) + w.length }], text: w });
+    const d: Document = { id: 'v', text: t, entities: [ent('vitamin C. Then', 'a'), ent('Then\nit', 'b')], relations: [] };
+    const out = exportConll([d], { name: 'v.conll' });
+    const content = out.files[0]?.content ?? '';
+    expect(blocks(content)).toEqual(['Given vitamin C. Then fever fell.', 'We saw E. coli.', 'Then', 'it grew.']);
+    expect(out.issues.map((i) => i.message)).toEqual([
+      '1 entities crossing a sentence boundary dropped',
+      '1 documents had sentences that share a line read back on lines of their own (character offsets kept)',
+    ]);
+    expect(importConll(content, 'v.conll').documents[0]?.entities.map((e) => e.text)).toEqual(['vitamin C. Then']);
+  });
+
+  it.skipIf(!HAS_DATA)('streamed a batch at a time, writes what the whole-file export does (BC5CDR abstracts)', async () => {
+    const pubtator = readFileSync(join(DATA_DIR, 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt'), 'utf8');
+    const docs = importPubtator(pubtator, 'cdr').documents.slice(0, 20);
+    const whole = exportConll(docs, { name: 'cdr.conll' });
+    expect(blocks(whole.files[0]?.content ?? '').length).toBeGreaterThan(docs.length * 5);
+    const dir = mkdtempSync(join(tmpdir(), 'benchtop-conll-stream-'));
+    try {
+      const out = join(dir, 'cdr.conll');
+      const res = await writeExport([docs.slice(0, 7), docs.slice(7)], 'conll', out, { documentCount: docs.length });
+      expect(readFileSync(out, 'utf8')).toBe(whole.files[0]?.content);
+      expect(res.issues).toEqual(whole.issues);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('CoNLL parsing', () => {

@@ -1,11 +1,14 @@
 // CoNLL-style token-per-line importer/exporter: `token<TAB>tag` (or space-separated, or several
 // columns with the tag last), IOB/IOB2/BIOES/BILOU tags, blank line = sentence end, -DOCSTART-
 // starts a document. Text = tokens joined by ' ', sentences by '\n' (one 'sentence' passage each).
+// Written, a sentence is a 'sentence' passage, else one the NER/RE tasks read (tasks/segments.ts)
+// within a line, so a model reads back the sentences it predicted on.
 
 import type { Document, Entity, Span } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter } from './common.ts';
 import type { LineParser } from './stream.ts';
 import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
+import { sentenceRanges as taskSentences } from '../tasks/segments.ts';
 
 // `s`: a type may hold U+2028/U+2029, which `.` skips otherwise (so may a -DOCSTART- id below).
 const TAG_RE = /^([BIESLU])-(.+)$/s;
@@ -143,13 +146,36 @@ export interface ConllExportOptions {
   separator?: '\t' | ' ';
 }
 
-/** Sentence ranges: 'sentence' passages when present, else the text's non-empty lines. */
-function sentenceRanges(doc: Document): Span[] {
+/**
+ * Sentence ranges: 'sentence' passages when present, else each non-empty line cut where a
+ * sentence the NER and RE tasks read starts (tasks/segments.ts), except inside an entity of
+ * `ents` (sorted, non-overlapping) that the line holds whole: splitting drops no entity.
+ */
+function sentenceRanges(doc: Document, ents: readonly Entity[]): Span[] {
   const sents = (doc.passages ?? []).filter((p) => p.type === 'sentence');
   if (sents.length > 0) return sents.map(({ start, end }) => ({ start, end })).sort((a, b) => a.start - b.start);
+  const within = ents.flatMap((e) => e.spans).filter((sp) => !/[\r\n]/.test(doc.text.slice(sp.start, sp.end)));
+  let j = 0;
+  const cuts = taskSentences(doc)
+    .map((r) => r.start)
+    .filter((c) => {
+      while (j < within.length && (within[j]?.end ?? 0) <= c) j++;
+      return (within[j]?.start ?? Infinity) >= c;
+    });
   const out: Span[] = [];
+  let k = 0;
   const re = /[^\r\n]+/g;
-  for (let m = re.exec(doc.text); m; m = re.exec(doc.text)) out.push({ start: m.index, end: m.index + m[0].length });
+  for (let m = re.exec(doc.text); m; m = re.exec(doc.text)) {
+    let start = m.index;
+    const end = m.index + m[0].length;
+    for (; k < cuts.length && (cuts[k] ?? 0) < end; k++) {
+      const c = cuts[k] ?? 0;
+      if (c <= start) continue;
+      out.push({ start, end: c });
+      start = c;
+    }
+    out.push({ start, end });
+  }
   return out;
 }
 
@@ -210,11 +236,13 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
       countLoss(losses, 'documents had entity ids, attributes or scores dropped');
     }
     const rebuilt: string[] = [];
+    const breaks: number[] = []; // the line break before each sentence after the first, in `rebuilt`
+    let at = 0;
     let k = 0;
     let ei = 0;
     const startOf = (e: Entity | undefined): number => e?.spans[0]?.start ?? Infinity;
     const crossing = 'entities crossing a sentence boundary dropped';
-    for (const sent of sentenceRanges(doc)) {
+    for (const sent of sentenceRanges(doc, ents)) {
       for (; ei < ents.length && startOf(ents[ei]) < sent.start; ei++) countLoss(losses, crossing);
       const cuts = new Set<number>();
       const inSent: Entity[] = [];
@@ -232,11 +260,14 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
         countLoss(losses, 'documents held the word -DOCSTART-, which reads back as the start of another document');
       for (const t of tokens) out.push(`${doc.text.slice(t.start, t.end)}${sep}${tagFor(doc.text, t, inSent, opts.scheme ?? 'iob2')}`);
       out.push('');
-      rebuilt.push(tokens.map((t) => doc.text.slice(t.start, t.end)).join(' '));
+      const line = tokens.map((t) => doc.text.slice(t.start, t.end)).join(' ');
+      if (rebuilt.length > 0) breaks.push(at++);
+      rebuilt.push(line);
+      at += line.length;
       k += tokens.length;
     }
     countLoss(losses, crossing, ents.length - ei);
-    if (k > 0 && rebuilt.join('\n') !== doc.text) countLoss(losses, 'documents had whitespace normalised (character offsets change)');
+    if (k > 0) noteWhitespace(doc.text, rebuilt.join('\n'), breaks, losses);
     // Not read back at all (an empty -DOCSTART- block is no document): not written either.
     if (k === 0) {
       countLoss(losses, 'documents without tokens (empty or only whitespace) skipped');
@@ -245,6 +276,23 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     return out.map((line) => `${line}\n`).join('');
   };
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
+}
+
+/**
+ * Counts how the text read back (`rebuilt`: sentences on lines of their own) differs from `text`:
+ * whitespace changed, or only sentences that shared a line (line breaks at `breaks`, offsets kept).
+ */
+function noteWhitespace(text: string, rebuilt: string, breaks: readonly number[], losses: LossCounts): void {
+  if (rebuilt === text) return;
+  const split = new Set(breaks);
+  let kept = rebuilt.length === text.length;
+  for (let i = 0; kept && i < text.length; i++) kept = rebuilt[i] === text[i] || (split.has(i) && /[^\S\r\n]/.test(text[i] ?? ''));
+  countLoss(
+    losses,
+    kept
+      ? 'documents had sentences that share a line read back on lines of their own (character offsets kept)'
+      : 'documents had whitespace normalised (character offsets change)',
+  );
 }
 
 function tokenize(text: string, sent: Span, cuts: Set<number>, punct: boolean): Span[] {
