@@ -2,6 +2,7 @@
 // an added token gives other ids for the same text, so the two must not share the teacher cache
 // (nor count as one tokenization for hidden-state alignment).
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
@@ -55,5 +56,7 @@ describe('distillation and added tokens', () => {
     expect(await labelled(plain, 's1')).toBe(true);
     expect(await labelled(plain, 's2')).toBe(false);
     expect(await labelled(writeModel(path.join(dir, 'added'), vocab, true), 's3')).toBe(true);
+    // The student's record counts the token added after its vocab.txt (vocab-origin.ts).
+    expect((JSON.parse(readFileSync(path.join(dir, 's3', 'lineage.json'), 'utf8')) as { vocabulary: { added?: number } }).vocabulary.added).toBe(1);
   }, 60_000);
 });
