@@ -156,4 +156,28 @@ describe('importing the shared corpora', () => {
     await screenshot(page, 'corpus-import-find');
     expect(app.problems).toEqual([]);
   }, 120_000);
+
+  it("shows a BC5CDR abstract's chemical-induced-disease relations, which join concepts, not mentions", async () => {
+    const { page, server } = app;
+    const cdr = 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt';
+    const lines = read(cdr).split('\n');
+    const cids = lines.filter((l) => /^\d+\tCID\t/.test(l)).length;
+    await page.getByTestId('nav-documents').click();
+    expect(await importFile(cdr)).toContain(`added 500 documents with ${(lines.filter((l) => /^\d+\t\d+\t\d+\t/.test(l)).length).toLocaleString('en-US')} entities and ${cids.toLocaleString('en-US')} relations`);
+    const pmid = '6794356'; // lithium carbonate and cyanosis, cardiac arrhythmia, neurologic depression
+    const mine = lines.filter((l) => l.startsWith(`${pmid}\tCID\t`));
+    expect(mine).toHaveLength(3);
+    const [doc] = (await apiCall(server, 'documents:list', { projectId, search: pmid })).items;
+    await page.goto(`${server.url}#/annotate/${doc!.id}`);
+    await page.getByTestId('concept-relations').waitFor();
+    expect(squash(await page.locator('.stats').textContent())).toBe('16 entities · 3 relations · 739 characters');
+    const listed = (await page.getByTestId('concept-relation').allTextContents()).map(squash);
+    expect(listed).toHaveLength(3);
+    for (const line of mine) {
+      const [, , chemical, disease] = line.split('\t');
+      expect(listed.some((l) => l.startsWith('CID ') && l.endsWith(`(${chemical} → ${disease})`))).toBe(true);
+    }
+    expect(listed).toContain('CID lithium carbonate → cyanosis (D016651 → D003490)');
+    expect(app.problems).toEqual([]);
+  }, 60_000);
 });
