@@ -147,6 +147,10 @@ describe('importing the shared corpora', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => said.textContent()).toBe(`1 of ${offsets.length}`);
 
+    // Escape: back to the text, the match still selected for a label key or a label button.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset.testid')).toBe('text-pane');
+    expect(await page.getByTestId('pending-info').textContent()).toContain(`“${word}”`);
     // Labelled as found: one more entity, saved.
     await page.getByTestId('label-Disease').click();
     await expect.poll(() => page.getByTestId('save-state').textContent()).toBe('All changes saved');
