@@ -15,7 +15,7 @@ import { DECODER, GOLDEN, flags, widenedGolden, withDecoder, withLegacyFiles, wr
 import { loadHfFolder } from '../../engine/checkpoints/hf-folder.ts';
 import { writeShardedCheckpoint } from '../../engine/checkpoints/test-helpers.ts';
 import { apiCall } from './api-client.ts';
-import { type App, ROOT, launchDemoApp, screenshot } from './fixtures.ts';
+import { type App, ROOT, focusLog, launchDemoApp, recordFocus, screenshot } from './fixtures.ts';
 
 const run = promisify(execFile);
 const CAVEAT = 'Check it was not built from private notes before sharing this model';
@@ -127,6 +127,8 @@ describe('Models: imported Hugging Face folders from end to end', () => {
     await importOnScreen(folders.sharded, 'Sharded NER');
     await expect.poll(() => page.getByTestId('model-detail-name').textContent()).toBe('Sharded NER');
     await expect.poll(() => page.getByTestId('model-import').count()).toBe(0); // the form closed on success
+    // The keyboard goes to the model added (the form it was in is gone), not to <body>.
+    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute('aria-pressed') + ' ' + document.activeElement?.textContent`)).toBe('true Sharded NER');
     const model = (await apiCall(app.server, 'models:list', {})).find((m) => m.name === 'Sharded NER')!;
     expect(model.parameters).toBe(65765);
     expect(model.labels).toEqual(['LABEL_0', 'LABEL_1', 'LABEL_2', 'LABEL_3', 'LABEL_4']);
@@ -257,7 +259,19 @@ describe('Models: imported Hugging Face folders from end to end', () => {
       expect(text).not.toMatch(/\n\s+at |Error:/); // no stack trace
       expect(text).not.toContain('<e1>'); // the entry is named, never the token (it may be a private word)
     }
+    // Started from the keyboard, a refused import leaves the keyboard on Import (a button
+    // disabled while it checked the folder dropped it to <body>).
+    const start = page.getByTestId('start-model-import');
+    await start.focus();
+    await recordFocus(page);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('model-import-error').textContent()).toContain('past-vocab');
+    await expect.poll(() => start.textContent()).toBe('Import');
+    expect(await focusLog(page)).toEqual(['start-model-import']);
     await screenshot(page, 'imported-refused');
+    // Close gives the keyboard back to the button that opened the form.
+    await page.getByTestId('close-model-import').click();
+    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('open-model-import');
     expect(await libraryNames()).toEqual(before);
     expect(readdirSync(join(app.dataDir, 'models')).sort()).toEqual(folders0); // no copy, no staging folder left
   });
