@@ -95,18 +95,37 @@ describe('importPath on a mixed folder', () => {
     expect(byId.get('utf16')?.text).toBe('UTF-16 note\r\n');
     expect(byId.get('report')?.text).toBe('PDF body text.');
     expect(byId.get('letter')?.text).toBe('DOCX body.\n\n');
-    const summary = issues.map((i) => `${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} ${i.message}`);
+    // The list of what is read is checked below.
+    const summary = issues.map((i) => `${i.severity} ${i.file}${i.line ? `:${i.line}` : ''} ${i.message.replace(/ Files are read .*/, '')}`);
     expect(summary.sort()).toEqual(
       [
         'error damaged.pdf invalid or damaged PDF',
         'error scan.pdf no text layer (scanned PDF?) — run OCR first',
         'error sub/broken.json malformed JSON',
         'error sub/records.jsonl:2 malformed JSON; line skipped',
-        'warning data.bin unsupported file format; skipped',
+        'warning data.bin unsupported file format; skipped: a .bin file is not read.',
         'warning latin1.txt not valid UTF-8; decoded as Windows-1252 (Latin-1)',
         'warning orphan.ann annotation file without its .txt; skipped',
       ].sort(),
     );
+  });
+
+  it('says which files are read when one is not, and to rename plain text to .txt', async () => {
+    const tokens = join(tmp, 'wiki.valid.tokens');
+    writeFileSync(tokens, ' = Valkyria Chronicles III = \n');
+    const [issue, ...rest] = (await importPath(tokens)).issues;
+    expect(rest).toEqual([]);
+    expect(issue?.severity).toBe('error');
+    expect(issue?.message).toMatch(/^unsupported file format; skipped: a \.tokens file is not read\. Files are read by their extension: \.txt or \.text \(plain text/);
+    for (const ext of ['.pdf', '.docx', '.jsonl', '.conll', '.iob2', '.csv', '.tsv', 'PubTator']) expect(issue?.message).toContain(ext);
+    expect(issue?.message).toMatch(/If it is plain text, rename it to end in \.txt$/);
+    expect(issue?.message).not.toContain('Valkyria');
+    const bare = join(tmp, 'README');
+    writeFileSync(bare, '\u0000\u0001');
+    expect((await importPath(bare)).issues[0]?.message).toMatch(/^unsupported file format; skipped: a file without an extension is not read\. /);
+    const html = join(tmp, 'page.xml');
+    writeFileSync(html, '<html></html>');
+    expect((await importPath(html)).issues[0]?.message).toBe('unsupported file format: XML that is not BioC (no <collection> element); skipped');
   });
 
   it('imports a single file and a single brat .ann', async () => {

@@ -66,6 +66,18 @@ const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes
 const PUBTATOR_RE = /^(?![{[]\s*["{[\]])[^\t|]+\|t\|/;
 const TAG_RE = /^(O|[BIESLU]-\S+)$/;
 
+/** What detectFormat reads by extension, for the message of a file it reads not. */
+const READ_BY_EXTENSION = `.txt or .text (plain text, or brat with a .ann beside it), .pdf, .docx, .xml or .bioc (BioC), .json, .jsonl or .ndjson (JSON Lines, BioC JSON), ${[...CONLL_EXT].join(', ')} (CoNLL), .csv and .tsv (tables, or CoNLL); PubTator whatever its extension`;
+
+/** Why a file detectFormat gives no format for is skipped, and what to do (from its name only). */
+function unsupportedMessage(path: string): string {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.ann') return 'annotation file without its .txt; skipped';
+  if (ext === '.xml' || ext === '.bioc') return 'unsupported file format: XML that is not BioC (no <collection> element); skipped';
+  const named = ext === '' ? 'a file without an extension' : `a ${ext} file`;
+  return `unsupported file format; skipped: ${named} is not read. Files are read by their extension: ${READ_BY_EXTENSION}. If it is plain text, rename it to end in .txt`;
+}
+
 /** True when a sample of lines looks token-per-line (last column an IOB tag). */
 function looksLikeConll(sample: string): boolean {
   const lines = sample.split(/\r\n?|\n/).slice(0, 40).filter((l) => l.trim() !== '');
@@ -239,7 +251,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
       result.files.push(display);
       const format = opts.format ?? (await detectFileFormat(f));
       if (!format) {
-        result.issues.push(makeIssue(isDir ? 'warning' : 'error', display, 'unsupported file format; skipped'));
+        result.issues.push(makeIssue(isDir ? 'warning' : 'error', display, unsupportedMessage(f)));
         continue;
       }
       const res = await importFile(f, format, display, id, opts);
