@@ -269,9 +269,15 @@ describe('Models: imported Hugging Face folders from end to end', () => {
     await expect.poll(() => start.textContent()).toBe('Import');
     expect(await focusLog(page)).toEqual(['start-model-import']);
     await screenshot(page, 'imported-refused');
-    // Close gives the keyboard back to the button that opened the form.
+    // Escape in the form, or Close, gives the keyboard back to the button that opened it.
+    const focused = (): Promise<unknown> => page.evaluate(`document.activeElement?.getAttribute('data-testid')`);
+    await page.getByTestId('model-path').press('Escape');
+    await expect.poll(() => page.getByTestId('model-import').count()).toBe(0);
+    await expect.poll(focused).toBe('open-model-import');
+    await page.keyboard.press('Enter');
     await page.getByTestId('close-model-import').click();
-    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('open-model-import');
+    await expect.poll(() => page.getByTestId('model-import').count()).toBe(0);
+    await expect.poll(focused).toBe('open-model-import');
     expect(await libraryNames()).toEqual(before);
     expect(readdirSync(join(app.dataDir, 'models')).sort()).toEqual(folders0); // no copy, no staging folder left
   });
