@@ -159,6 +159,37 @@ describe('listing, search and filters', () => {
   });
 });
 
+describe('search for an id', () => {
+  it('lists the documents whose id is the search first, then the other matches by id, paging stably', () => {
+    const names = ['test-10', 'test-100', 'test-2', 'test-1', 'test-11', 'test-101', 'test-12'];
+    const projectId = createProject(ws.write, { name: 'Ids' }).id;
+    const [first, second] = ['a', 'b'].map((name) => createDataset(ws.write, { projectId, name, containsPhi: false, source: name }).id);
+    const doc = (id: string): Document => ({ id, text: `Note ${id}.`, entities: [], relations: [] });
+    const rows = insertDocuments(ws.write, names.map(doc), { projectId, datasetId: first ?? 0, format: 'text' }).ids;
+    // Another dataset's test-1 (ids are unique within a dataset only), added last.
+    const again = insertDocuments(ws.write, [doc('test-13'), doc('test-1')], { projectId, datasetId: second ?? 0, format: 'text' }).ids;
+    const list = (q: { offset?: number; limit?: number; status?: 'new' | 'reviewed' }): string[] =>
+      listDocuments(ws.read, { projectId, search: ' test-1 ', ...q }).map((d) => `${d.datasetId}:${d.externalId}`);
+    const all = list({});
+    expect(all).toEqual([
+      `${first}:test-1`, `${second}:test-1`,
+      ...['test-10', 'test-100', 'test-11', 'test-101', 'test-12'].map((n) => `${first}:${n}`), `${second}:test-13`,
+    ]);
+    expect(countDocuments(ws.read, { projectId, search: 'test-1' })).toBe(all.length);
+    // Every page size and offset gives the same order, each document once.
+    for (const limit of [1, 2, 3, 5]) {
+      const pages: string[] = [];
+      for (let offset = 0; offset < all.length + limit; offset += limit) pages.push(...list({ offset, limit }));
+      expect(pages).toEqual(all);
+    }
+    // Filters apply to the exact matches too.
+    updateDocumentStatus(ws.write, rows[3] ?? 0, 'reviewed');
+    expect(list({ status: 'reviewed' })).toEqual([`${first}:test-1`]);
+    expect(list({ status: 'new' })[0]).toBe(`${second}:test-1`);
+    expect(listDocuments(ws.read, { projectId, datasetId: second ?? 0, search: 'test-1' }).map((d) => d.id)).toEqual([again[1], again[0]]);
+  });
+});
+
 describe('replaceAnnotations', () => {
   it('replaces pending predictions, keeps reviewed ones and does not resurrect rejected ones', () => {
     const id = ids[0] ?? 0;
@@ -293,9 +324,15 @@ describe('query plans', () => {
       expect(all).not.toMatch(/SCAN (d|e)\b|TEMP B-TREE/);
     }
     const searched = plan(() => listDocuments(ws.read, { projectId, search: 'disease', offset: 50, limit: 50 }));
-    expect(searched).toMatch(page);
+    // After the count of documents whose id is the search (see below).
+    expect(searched).toMatch(/\nSEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)\nLIST SUBQUERY/);
     expect(searched).toMatch(/SEARCH d USING COVERING INDEX documents_by_project \(project_id=\? AND rowid=\?\)/);
     expect(searched).not.toMatch(/SCAN d\b|SCAN documents\b|TEMP B-TREE/);
+    // A search that is also an id: the exact matches are found by the (dataset, id) index, the
+    // rest as above, without sorting the matches.
+    const byId = plan(() => listDocuments(ws.read, { projectId, search: DOCS[60]?.id ?? '', offset: 0, limit: 50 }));
+    expect(byId).toMatch(/^SEARCH d USING COVERING INDEX documents_by_project \(project_id=\? AND rowid=\?\)\nLIST SUBQUERY \d+\nSEARCH documents USING COVERING INDEX sqlite_autoindex_documents_1 \(dataset_id=\? AND external_id=\?\)/);
+    expect(byId).not.toMatch(/SCAN d\b|SCAN documents\b|TEMP B-TREE/);
     const inDataset = plan(() => listDocuments(ws.read, { projectId, datasetId, offset: 50, limit: 50 }));
     expect(inDataset).toMatch(page);
     expect(inDataset).toMatch(/SEARCH d USING COVERING INDEX documents_by_dataset_status \(dataset_id=\?\)/);

@@ -222,16 +222,33 @@ const SUMMARY = sql`
   FROM documents d`;
 
 /**
- * A page of documents matching the query, by id. The page's ids are chosen first, so the
- * annotation counts and text lengths are worked out for that page only, not for every match.
+ * A page of documents matching the query, by id; with a search, documents whose external id is
+ * the search come first (a search for "test-1" also finds test-10, test-100… by prefix). The
+ * page's ids are chosen first, so the annotation counts and text lengths are worked out for that
+ * page only, not for every match.
  */
 export function listDocuments(db: ReadDb, q: DocumentQuery): DocumentSummary[] {
-  return db
-    .all<DocumentSummaryRow>(sql`
-      ${SUMMARY} WHERE d.id IN (SELECT d.id FROM documents d WHERE ${whereOf(q)}
-        ORDER BY d.id LIMIT ${q.limit ?? 100} OFFSET ${q.offset ?? 0})
-      ORDER BY d.id`)
-    .map(fromRow);
+  const page = (where: SqlQuery, limit: number, offset: number): DocumentSummary[] =>
+    db
+      .all<DocumentSummaryRow>(sql`
+        ${SUMMARY} WHERE d.id IN (SELECT d.id FROM documents d WHERE ${where}
+          ORDER BY d.id LIMIT ${limit} OFFSET ${offset})
+        ORDER BY d.id`)
+      .map(fromRow);
+  const limit = q.limit ?? 100;
+  const offset = q.offset ?? 0;
+  const where = whereOf(q);
+  const search = q.search?.trim() ?? '';
+  if (search === '') return page(where, limit, offset);
+  // At most one a dataset (ids are unique within one), found by that index: the matches are not sorted.
+  const isId = sql`d.id IN (SELECT id FROM documents WHERE external_id = ${search}
+    AND dataset_id IN (SELECT id FROM datasets WHERE project_id = ${q.projectId})) AND ${whereOf({ ...q, search: '' })}`;
+  const exact = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM documents d WHERE ${isId}`)?.n ?? 0;
+  if (exact === 0) return page(where, limit, offset);
+  const first = offset < exact ? page(isId, limit, offset) : [];
+  const more = limit - first.length;
+  const rest = more > 0 ? page(sql`${where} AND d.external_id <> ${search}`, more, Math.max(0, offset - exact)) : [];
+  return [...first, ...rest];
 }
 
 /** How many documents match the query (ignores limit/offset). */
