@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extentOf, linePath, niceTicks, scale, seriesSummary, tickLabel } from './chart.ts';
+import { extentOf, linePath, niceTicks, scale, seriesSummary, tickLabel, tickLabels } from './chart.ts';
 
 describe('chart geometry', () => {
   it('pads a flat extent and honours fixed ends', () => {
@@ -40,6 +40,14 @@ describe('chart geometry', () => {
     expect(d).toBe('M0.0,100.0L50.0,50.0M100.0,0.0');
     expect(tickLabel(0.123456)).toBe('0.123');
     expect(tickLabel(40)).toBe('40');
+    // A narrow loss range: 3 significant digits printed "1.1" for three different ticks.
+    const narrow = niceTicks({ min: 1.0991, max: 1.1042 });
+    expect(new Set(narrow.map(tickLabel)).size).toBeLessThan(narrow.length);
+    expect(tickLabels(narrow)).toEqual(narrow.map((t) => t.toFixed(3)));
+    expect(new Set(tickLabels(narrow)).size).toBe(narrow.length);
+    expect(tickLabels([0, 0.25, 0.5, 0.75, 1])).toEqual(['0.00', '0.25', '0.50', '0.75', '1.00']);
+    expect(tickLabels([0, 20, 40])).toEqual(['0', '20', '40']);
+    expect(tickLabels([0.5, 1, 1.5])).toEqual(['0.5', '1.0', '1.5']);
   });
 
   it('reads a series out with its count in words: one point, not "1 points"', () => {

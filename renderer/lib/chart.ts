@@ -73,6 +73,20 @@ export function tickLabel(v: number): string {
   return Number(v.toPrecision(3)).toString();
 }
 
+/**
+ * Labels for a set of ticks (niceTicks): each with as many decimals as the set needs to tell its
+ * ticks apart exactly, the same for all, so a narrow range reads 1.10, 1.12, 1.14 rather than
+ * "1.1" three times (tickLabel's 3 significant digits).
+ */
+export function tickLabels(ticks: readonly number[]): string[] {
+  if (ticks.every((t) => Number.isInteger(t))) return ticks.map(String);
+  const step = ticks.length > 1 ? Math.abs((ticks[1] as number) - (ticks[0] as number)) : 0;
+  if (!(step > 0)) return ticks.map(tickLabel);
+  for (let d = 0; d <= 12; d++)
+    if (ticks.every((t) => Math.abs(Number(t.toFixed(d)) - t) <= step * 1e-6)) return ticks.map((t) => t.toFixed(d));
+  return ticks.map(tickLabel);
+}
+
 /** What a series shows, in words for screen readers: "Dev F1: 1 point, latest 0.42 at step 200". */
 export function seriesSummary(label: string, points: readonly Point[], xLabel: string): string {
   const last = points.at(-1);
