@@ -43,6 +43,35 @@ describe('JSONL import', () => {
     expect(issues.some((i) => i.message.includes('broken'))).toBe(false);
   });
 
+  it('says once, by its keys, that a file of another kind of records has no "text" (never quoting values)', () => {
+    const pair = (n: number): string => JSON.stringify({ gold_label: 'neutral', sentence1: `Two women ${n}.`, sentence2: `The sisters ${n}.` });
+    const other = Array.from({ length: 6 }, (_, i) => pair(i));
+    const all = importJsonl(other.join('\n'), 'snli.jsonl');
+    expect(all.documents).toEqual([]);
+    expect(all.issues).toEqual([
+      {
+        severity: 'error',
+        file: 'snli.jsonl',
+        line: 1,
+        message:
+          'none of the 6 records is an object with a "text" string (lines 1, 2, 3, …), so all were skipped: the first has the keys "gold_label", "sentence1", "sentence2"; ' +
+          'each record needs its document\'s text in "text" ("id", "entities" and "relations" are optional)',
+      },
+    ]);
+    expect(JSON.stringify(all.issues)).not.toMatch(/women|sisters|neutral/);
+    // Some of a file's records, after a good one, and other shapes; a JSON array names its items.
+    const mixed = importJsonl([JSON.stringify({ text: 'ok' }), '[1, 2]', '', ...other].join('\n'), 'm.jsonl');
+    expect(mixed.documents.map((d) => d.text)).toEqual(['ok']);
+    expect(mixed.issues.map((i) => [i.line, i.message.split(':')[0]])).toEqual([
+      [2, '7 of the 8 records are not objects with a "text" string (lines 2, 4, 5, …) and were skipped'],
+    ]);
+    expect(mixed.issues[0]?.message).toContain('the first is an array, not an object;');
+    const array = importJsonl(JSON.stringify([{ id: 1, text: 7 }, { id: 2 }, { id: 3 }, { id: 4 }]), 'a.json');
+    expect(array.issues.map((i) => [i.line, i.message])).toEqual([
+      [1, expect.stringMatching(/^none of the 4 records is an object with a "text" string \(items 1, 2, 3, … of the array\), so all were skipped: the first has the keys "id", "text" \(its "text" is a number, not a string\); /)],
+    ]);
+  });
+
   it('names a record whose id is empty or blank like one without an id', () => {
     const res = importJsonl('{"id": "", "text": "a"}\n{"id": "  ", "text": "b"}\n{"id": " x ", "text": "c"}\n', 'notes.jsonl', 'notes');
     expect(res.documents.map((d) => d.id)).toEqual(['notes-1', 'notes-2', ' x ']);

@@ -1,6 +1,7 @@
 // JSON Lines importer/exporter: one `{"id"?, "text", "entities", "relations"}` object per line;
 // entities as {start,end,type|label,id?,norm_ids?} or {spans:[[s,e],…]}, or doccano's
-// "label": [[s,e,"TYPE"]]. Offsets (entities and passages) are code points. The helpers also
+// "label": [[s,e,"TYPE"]]. Offsets (entities and passages) are code points. Records without a "text"
+// string are reported one by one when few, else once (a file of another kind). The helpers also
 // serve CSV annotation cells.
 
 import { exportAll, type StreamExporter } from './common.ts';
@@ -94,12 +95,59 @@ function passagesFromJson(items: unknown[], doc: Document, sink: IssueSink, line
   });
 }
 
-/** Reads one JSON record into a Document; returns null (with an error issue) when unusable. */
-export function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, line?: number): Document | null {
-  if (!isObj(rec) || typeof rec.text !== 'string') {
-    addError(sink, 'record is not an object with a "text" string; skipped', line);
-    return null;
-  }
+/** Records without a "text" string reported one by one; more are reported together. */
+const LISTED_TEXTLESS = 3;
+const SHOWN_KEYS = 12;
+const SHOWN_KEY_CHARS = 40;
+
+/** What a record is, by its keys (never its values: they may be PHI). */
+function shapeOf(rec: unknown): string {
+  if (!isObj(rec)) return `is ${rec === null ? 'null' : Array.isArray(rec) ? 'an array' : `a ${typeof rec === 'boolean' ? 'boolean' : typeof rec}`}, not an object`;
+  const keys = Object.keys(rec);
+  if (keys.length === 0) return 'is an empty object';
+  const shown = keys.slice(0, SHOWN_KEYS).map((k) => JSON.stringify(k.length > SHOWN_KEY_CHARS ? `${k.slice(0, SHOWN_KEY_CHARS)}…` : k));
+  const more = keys.length > SHOWN_KEYS ? ` and ${keys.length - SHOWN_KEYS} more` : '';
+  const text = 'text' in rec ? ` (its "text" is ${Array.isArray(rec.text) ? 'an array' : rec.text === null ? 'null' : `a ${typeof rec.text}`}, not a string)` : '';
+  return `has the keys ${shown.join(', ')}${more}${text}`;
+}
+
+/**
+ * Records that are not objects with a "text" string: a few are reported one by one, at their
+ * lines; more (JSON Lines of another kind, such as SNLI's sentence pairs) in one error that says
+ * what the first one holds and what a record needs. `add` takes each (numbered from 1), `end`
+ * the number of records read.
+ */
+function textlessRecords(sink: IssueSink, isArray = false): { add(rec: unknown, n: number, line?: number): void; end(records: number): void } {
+  const first: { n: number; line?: number }[] = [];
+  let count = 0;
+  let shape = '';
+  return {
+    add(rec, n, line) {
+      if (count++ === 0) shape = shapeOf(rec);
+      if (first.length < LISTED_TEXTLESS) first.push(line === undefined ? { n } : { n, line });
+    },
+    end(records) {
+      if (count <= LISTED_TEXTLESS) {
+        for (const { line } of first) addError(sink, 'record is not an object with a "text" string; skipped', line);
+        return;
+      }
+      const where = isArray
+        ? `items ${first.map((r) => r.n).join(', ')}, … of the array`
+        : `lines ${first.map((r) => r.line).join(', ')}, …`;
+      const n = (k: number): string => k.toLocaleString('en-US');
+      const which =
+        count === records
+          ? `none of the ${n(count)} records is an object with a "text" string (${where}), so all were skipped`
+          : `${n(count)} of the ${n(records)} records are not objects with a "text" string (${where}) and were skipped`;
+      const need = `each record needs its document's text in "text" ("id", "entities" and "relations" are optional)`;
+      addError(sink, `${which}: the first ${shape}; ${need}`, first[0]?.line);
+    },
+  };
+}
+
+/** Reads one JSON record into a Document; null when it is not an object with a "text" string (see textlessRecords). */
+function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, line?: number): Document | null {
+  if (!isObj(rec) || typeof rec.text !== 'string') return null;
   // An empty or blank id is no id (every format writes it differently, PubTator not at all).
   const given = idStr(rec.id);
   const doc: Document = { id: given !== undefined && given.trim() !== '' ? given : fallbackId, text: rec.text, entities: [], relations: [] };
@@ -153,11 +201,15 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
   } else {
     const parser = jsonlParser(sink, result.documents, stem);
     splitLines(content).forEach((raw, i) => parser.line(raw, i + 1));
+    parser.end();
   }
+  const textless = textlessRecords(sink, true);
   records.forEach(({ value, line }, i) => {
     const doc = documentFromRecord(value, `${stem}-${i + 1}`, sink, line);
     if (doc) result.documents.push(doc);
+    else textless.add(value, i + 1, line);
   });
+  if (whole.isWhole) textless.end(records.length);
   sortIssues(result.issues);
   return result;
 }
@@ -169,6 +221,7 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
  */
 export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'): LineParser {
   let records = 0;
+  const textless = textlessRecords(sink);
   const line = (raw: string, lineNo: number): void => {
     if (raw.trim() === '') return;
     let value: unknown;
@@ -180,8 +233,9 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
     }
     const doc = documentFromRecord(value, `${stem}-${++records}`, sink, lineNo);
     if (doc) documents.push(doc);
+    else textless.add(value, records, lineNo);
   };
-  return { line, end: () => undefined };
+  return { line, end: () => textless.end(records) };
 }
 
 /**

@@ -135,6 +135,21 @@ describe.skipIf(!HAS_DATA)('streaming a large JSON Lines file', () => {
     await expectSameAsWhole('crlf-bom.jsonl', '\ufeff' + lines.join('\r\n'), 'jsonl');
   });
 
+  it('says once, streamed as whole, that SNLI sentence pairs have no "text", naming the keys of the first', async () => {
+    const snli = readFileSync(join(DATA_DIR, 'text/general/snli_1.0_dev.partial.jsonl'));
+    expect(snli.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const streamed = await expectSameAsWhole('snli.jsonl', snli, 'jsonl');
+    expect(streamed.issues?.map((i) => [i.severity, i.line, i.message])).toEqual([
+      [
+        'error',
+        1,
+        'none of the 1,289 records is an object with a "text" string (lines 1, 2, 3, …), so all were skipped: the first has the keys "annotator_labels", "captionID", "gold_label", "pairID", ' +
+          '"sentence1", "sentence1_binary_parse", "sentence1_parse", "sentence2", "sentence2_binary_parse", "sentence2_parse"; ' +
+          'each record needs its document\'s text in "text" ("id", "entities" and "relations" are optional)',
+      ],
+    ]);
+  });
+
   it('leaves a JSON array or a pretty-printed object to whole reading', async () => {
     const array = join(dir, 'array.jsonl');
     writeFileSync(array, '[\n' + records().join(',\n') + '\n]\n');
