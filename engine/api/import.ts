@@ -45,6 +45,8 @@ export const MAX_DOCUMENT_CHARS = 1_000_000;
  */
 export const MAX_DOCUMENT_ID_CHARS = 200;
 const PROGRESS_EVERY_MS = 100;
+/** How files are read: a CoNLL file read as one document of many sentences says so (and how to split it). */
+const READ_OPTIONS = { conll: { noteOneDocument: true } };
 /** Files of a folder read at the same time, and at most this many bytes of them together. */
 const READ_AHEAD = 8;
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -302,11 +304,18 @@ async function importInto(
   /** Reads a large PubTator, JSON Lines, CoNLL, CSV or BioC (XML or JSON) file a chunk at a time; false when it must be read whole. */
   const stream = async (entry: FileEntry, format: StreamFormat): Promise<boolean> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
-    const reader = streamDocuments(entry.absolute, format, entry.display, stem, (bytesRead, bytesTotal) => {
-      progress.bytesRead = bytesRead;
-      progress.bytesTotal = bytesTotal;
-      report();
-    });
+    const reader = streamDocuments(
+      entry.absolute,
+      format,
+      entry.display,
+      stem,
+      (bytesRead, bytesTotal) => {
+        progress.bytesRead = bytesRead;
+        progress.bytesTotal = bytesTotal;
+        report();
+      },
+      READ_OPTIONS,
+    );
     const docIssues: DocIssues = { list: [], unlisted: 0 };
     let found = 0;
     let readIssues: FormatIssue[];
@@ -346,7 +355,7 @@ async function importInto(
       entry,
       format,
       // Cancel is checked before each page of a PDF too: one long PDF can be stopped.
-      res: await importPath(entry.absolute, { ...(format !== null ? { format } : {}), checkCancelled: stopIfCancelled }),
+      res: await importPath(entry.absolute, { ...READ_OPTIONS, ...(format !== null ? { format } : {}), checkCancelled: stopIfCancelled }),
     };
   };
 

@@ -22,10 +22,20 @@ interface Builder {
   open: { type: string; start: number; end: number } | null;
 }
 
+/** Options for reading CoNLL. */
+export interface ConllImportOptions {
+  /**
+   * Warn when a file without -DOCSTART- lines (one document, by design) holds several sentences,
+   * saying how to make several documents of it: for an import, whose documents the user sees
+   * (training and evaluation read sentences, however many documents).
+   */
+  noteOneDocument?: boolean;
+}
+
 /** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
-export function importConll(content: string, file: string): ImportResult {
+export function importConll(content: string, file: string, opts: ConllImportOptions = {}): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const parser = conllParser({ file, issues: result.issues }, result.documents);
+  const parser = conllParser({ file, issues: result.issues }, result.documents, opts);
   const lines = splitLines(content);
   for (let i = 0; i < lines.length; i++) parser.line(lines[i] ?? '', i + 1);
   parser.end();
@@ -38,10 +48,12 @@ export function importConll(content: string, file: string): ImportResult {
  * are appended to `documents` (which the caller may empty meanwhile), issues to the sink (in the
  * order found; sort them). Documents without a -DOCSTART- name are named after `sink.file`.
  */
-export function conllParser(sink: IssueSink, documents: Document[]): LineParser {
+export function conllParser(sink: IssueSink, documents: Document[], opts: ConllImportOptions = {}): LineParser {
   const stem = fileStem(sink.file);
   let b: Builder | null = null;
   let found = 0;
+  let hasDocstart = false;
+  let sentences = 0;
   let repaired = 0;
   let firstRepair = 0;
   const newDoc = (id: string): Builder => ({
@@ -72,6 +84,7 @@ export function conllParser(sink: IssueSink, documents: Document[]): LineParser 
     for (const e of x.doc.entities) e.text = x.doc.text.slice(e.spans[0]?.start ?? 0, e.spans[0]?.end ?? 0);
     if (x.doc.entities.length > 0 || x.doc.text !== '') {
       finishDocument(x.doc, [], sink);
+      sentences = x.doc.passages?.length ?? 0;
       documents.push(x.doc);
       found++;
     }
@@ -86,6 +99,7 @@ export function conllParser(sink: IssueSink, documents: Document[]): LineParser 
     // Trailing tabs (spreadsheet exports) leave empty columns after the tag.
     while (cols.length > 1 && (cols[cols.length - 1] ?? '').trim() === '') cols.pop();
     if (cols[0] === '-DOCSTART-') {
+      hasDocstart = true;
       finish(b);
       const rest = trimmed.slice('-DOCSTART-'.length).trim();
       const named = /^\((.+)\)$/s.exec(rest)?.[1];
@@ -132,6 +146,13 @@ export function conllParser(sink: IssueSink, documents: Document[]): LineParser 
     b = null;
     if (repaired > 0) {
       addWarning(sink, `${repaired} I-/E- tags that did not continue an entity were repaired to B-/S-`, firstRepair);
+    }
+    if (opts.noteOneDocument === true && !hasDocstart && found === 1 && sentences > 1) {
+      const name = sink.file.split(/[\\/]/).pop() ?? sink.file;
+      addWarning(
+        sink,
+        `${name} has no -DOCSTART- lines, so its ${sentences.toLocaleString('en-US')} sentences were read as one document; start each document with a -DOCSTART- line to import several`,
+      );
     }
   };
   return { line, end };

@@ -17,7 +17,7 @@ import { exportPubtator, importPubtator } from './pubtator.ts';
 import { exportBrat, importBratAfterBom, importBratCrlf } from './brat.ts';
 import { exportBiocXml, importBiocXml } from './bioc-xml.ts';
 import { exportBiocJson, importBiocJson } from './bioc-json.ts';
-import type { ConllExportOptions } from './conll.ts';
+import type { ConllExportOptions, ConllImportOptions } from './conll.ts';
 import { exportConll, importConll } from './conll.ts';
 import { exportJsonl, importJsonl } from './jsonl.ts';
 import type { CsvExportOptions, CsvImportOptions } from './csv.ts';
@@ -39,6 +39,7 @@ export interface ImportOptions {
   /** Force a format instead of detecting it per file. */
   format?: FormatName;
   csv?: CsvImportOptions;
+  conll?: ConllImportOptions;
   /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
   maxBytes?: number;
   /**
@@ -172,7 +173,7 @@ async function importFile(path: string, format: FormatName, display: string, id:
       res = importBiocJson(content, display);
       break;
     case 'conll':
-      res = importConll(content, display);
+      res = importConll(content, display, opts.conll);
       break;
     case 'jsonl':
       res = importJsonl(content, display, id);

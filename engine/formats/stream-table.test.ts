@@ -70,6 +70,19 @@ describe.skipIf(!HAS_DATA)('streaming a large CoNLL file', () => {
     expect(streamed.issues).toEqual([]);
   });
 
+  it('NCBI-disease training split, read for an import: the same note that it is one document', async () => {
+    const path = join(dir, 'train.tsv');
+    writeFileSync(path, data('ner/ncbi-disease/train.tsv'));
+    const conll = { noteOneDocument: true };
+    const reader = streamDocuments(path, 'conll', path, 'unused', undefined, { conll });
+    let next = await reader.next();
+    for (; !next.done; next = await reader.next());
+    const whole = await importPath(path, { conll });
+    const said = 'train.tsv has no -DOCSTART- lines, so its 5,424 sentences were read as one document; start each document with a -DOCSTART- line to import several';
+    expect(next.value).toEqual([{ severity: 'warning', file: path, message: said }]);
+    expect(whole.issues).toEqual(next.value);
+  });
+
   it('gives what reading it whole gives for a multi-MB file, a chunk at a time, the event loop turning', async () => {
     const streamed = await expectSameAsWhole('bc5cdr.conll', bigConll(2), 'conll');
     expect(streamed.documents.map((d) => d.id)).toEqual(['0-0', '0-1', '0-2', '1-0', '1-1', '1-2'].map((k) => `bc5cdr-${k}`));

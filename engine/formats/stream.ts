@@ -22,7 +22,7 @@ import {
 } from './encoding.ts';
 import { biocJsonCheck, biocJsonParser } from './bioc-json-stream.ts';
 import { biocXmlCheck, biocXmlParser } from './bioc-xml-stream.ts';
-import { conllParser } from './conll.ts';
+import { type ConllImportOptions, conllParser } from './conll.ts';
 import { csvParser } from './csv.ts';
 import type { TextParser } from './csv-rows.ts';
 import { isJsonLinesStart, jsonlParser } from './jsonl.ts';
@@ -231,14 +231,14 @@ function lineReader(parser: LineParser, issues: FormatIssue[], file: string): Pi
 }
 
 /** The parser for a format; documents go to `out`. */
-function parserFor(format: StreamFormat, path: string, sink: { file: string; issues: FormatIssue[] }, out: Document[], stem: string, documentsKey: string | null): PieceParser {
+function parserFor(format: StreamFormat, path: string, sink: { file: string; issues: FormatIssue[] }, out: Document[], stem: string, documentsKey: string | null, opts: StreamOptions): PieceParser {
   switch (format) {
     case 'pubtator':
       return lineReader(pubtatorParser(sink, out), sink.issues, sink.file);
     case 'jsonl':
       return lineReader(jsonlParser(sink, out, stem), sink.issues, sink.file);
     case 'conll':
-      return lineReader(conllParser(sink, out), sink.issues, sink.file);
+      return lineReader(conllParser(sink, out, opts.conll), sink.issues, sink.file);
     case 'csv':
       // As registry.ts reads it: a .tsv file is tab-separated, other delimiters are guessed.
       return csvParser(sink, out, extname(path).toLowerCase() === '.tsv' ? { delimiter: '\t' } : {});
@@ -247,6 +247,11 @@ function parserFor(format: StreamFormat, path: string, sink: { file: string; iss
     case 'bioc-json':
       return biocJsonParser(sink, out, documentsKey);
   }
+}
+
+/** Options for streamDocuments, as importPath takes them. */
+export interface StreamOptions {
+  conll?: ConllImportOptions;
 }
 
 /**
@@ -265,6 +270,7 @@ export async function* streamDocuments(
   file: string,
   stem: string,
   onRead: (bytesRead: number, bytesTotal: number) => void = () => undefined,
+  opts: StreamOptions = {},
 ): AsyncGenerator<Document[], FormatIssue[] | null> {
   const { handle, size } = await openInputFile(path, Number.MAX_SAFE_INTEGER);
   try {
@@ -283,7 +289,7 @@ export async function* streamDocuments(
     const isTwice = format === 'bioc-xml' || format === 'bioc-json';
     const first = isTwice ? await firstPass(format, handle, size, decoding, (bytes) => onRead(Math.floor(bytes / 2), size)) : undefined;
     if (isTwice && !first) return null;
-    const parser = parserFor(format, path, sink, out, stem, first?.key ?? null);
+    const parser = parserFor(format, path, sink, out, stem, first?.key ?? null, opts);
     for await (const chunk of texts(handle, size, decoding, replaced, read)) {
       onRead(isTwice ? Math.floor((size + read.bytes) / 2) : read.bytes, size);
       let text = chunk;
