@@ -52,7 +52,7 @@ export interface DocumentQuery {
   annotated?: boolean;
   /** Has (true) / lacks (false) pending model suggestions. */
   predicted?: boolean;
-  /** Words matched as prefixes in the text or external id (FTS5), or an exact external id. */
+  /** Words matched as prefixes in the text or external id (FTS5), or an exact external id (listed first). */
   search?: string;
   limit?: number;
   offset?: number;
