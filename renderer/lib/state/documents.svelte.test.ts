@@ -52,6 +52,25 @@ describe('documents paging', () => {
     expect(documents.total).toBe(1_190);
   });
 
+  it('goes to the last page of a search just typed, not of the list before it', async () => {
+    size = 534;
+    documents.showAll();
+    await vi.waitFor(() => expect(documents.total).toBe(534));
+    documents.setSearch('test-1');
+    size = 160; // what the search matches, not known until its answer
+    documents.pageTo('last'); // pressed within the search's 200 ms
+    await vi.waitFor(() => expect(documents.items.at(-1)?.id).toBe(160));
+    expect([documents.offset, documents.total]).toEqual([150, 160]);
+    documents.setSearch('');
+    size = 534;
+    documents.pageTo('last');
+    await vi.waitFor(() => expect(documents.items.at(-1)?.id).toBe(534));
+    expect(documents.offset).toBe(500);
+    await new Promise((r) => setTimeout(r, 250)); // the search's own load finds the same page
+    expect(documents.offset).toBe(500);
+    documents.showAll();
+  });
+
   it('steps from the last document of a page to the first of the next, and back', async () => {
     size = 120;
     documents.pageTo('first');
@@ -74,13 +93,34 @@ describe('documents paging', () => {
     documents.pageTo('last');
     documents.setFilter('annotated');
     documents.setStatus('new');
+    documents.setDataset(7);
     documents.setSearch('no such word');
+    expect(documents.isFiltered).toBe(true);
     documents.showAll();
     await vi.waitFor(() => expect(documents.items[0]?.id).toBe(1));
-    expect([documents.search, documents.filter, documents.status, documents.offset]).toEqual(['', 'all', 'any', 0]);
+    expect([documents.search, documents.filter, documents.status, documents.datasetId, documents.offset]).toEqual(['', 'all', 'any', null, 0]);
+    expect(documents.isFiltered).toBe(false);
     expect(lastArgs).toEqual({ projectId: 1, filter: 'all', offset: 0, limit: 50 });
     // The search typed just before is not sent 200 ms later.
     await new Promise((r) => setTimeout(r, 250));
     expect(lastArgs).not.toHaveProperty('search');
+  });
+
+  it('lists one dataset from the first page, with the search and the other filters', async () => {
+    size = 500;
+    documents.pageTo('last');
+    await vi.waitFor(() => expect(documents.offset).toBe(450));
+    documents.setFilter('annotated');
+    documents.setDataset(3);
+    await vi.waitFor(() => expect(lastArgs).toMatchObject({ datasetId: 3 }));
+    expect(lastArgs).toEqual({ projectId: 1, filter: 'annotated', offset: 0, limit: 50, datasetId: 3 });
+    expect(documents.isFiltered).toBe(true);
+    documents.page(1);
+    await vi.waitFor(() => expect(lastArgs).toMatchObject({ offset: 50 }));
+    expect(lastArgs).toMatchObject({ datasetId: 3, filter: 'annotated' });
+    documents.setDataset(null);
+    await vi.waitFor(() => expect(lastArgs).not.toHaveProperty('datasetId'));
+    expect(lastArgs).toMatchObject({ offset: 0, filter: 'annotated' });
+    documents.showAll();
   });
 });

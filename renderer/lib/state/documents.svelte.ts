@@ -1,4 +1,4 @@
-// The document list of the open project: search, filters, status and paging.
+// The document list of the open project: search, filters, status, dataset and paging.
 import type {
   DocumentFilter,
   DocumentStatus,
@@ -16,6 +16,8 @@ class Documents {
   search = $state('');
   filter = $state<DocumentFilter>('all');
   status = $state<DocumentStatus | 'any'>('any');
+  /** The one dataset shown (a project holds several: NCBI's and BC5CDR's "train"), or all. */
+  datasetId = $state<number | null>(null);
   isLoading = $state(false);
   error = $state<string | null>(null);
   pageSize = PAGE;
@@ -29,8 +31,11 @@ class Documents {
     });
   }
 
-  /** Loads the current page (stale answers from earlier searches are dropped). */
-  async load(): Promise<void> {
+  /**
+   * Loads the current page (stale answers from earlier searches are dropped); `isLast`: the last
+   * page, whatever the total turns out to be.
+   */
+  async load(isLast = false): Promise<void> {
     if (app.projectId === null) {
       this.items = [];
       this.total = 0;
@@ -46,10 +51,13 @@ class Documents {
         limit: PAGE,
         ...(this.search.trim() !== '' && { search: this.search }),
         ...(this.status !== 'any' && { status: this.status }),
+        ...(this.datasetId !== null && { datasetId: this.datasetId }),
       });
       if (seq !== this.#seq) return;
-      if (page.items.length === 0 && this.offset > 0 && page.total > 0) {
-        // The page is past the end (documents left the filter or were removed): show the last one.
+      const isPastEnd = page.items.length === 0 && this.offset > 0 && page.total > 0;
+      if (isPastEnd || (isLast && this.offset !== this.#lastOffset(page.total))) {
+        // The page is past the end (documents left the filter or were removed), or Last was
+        // pressed before the total of a search just typed was known: show the last one.
         this.offset = this.#lastOffset(page.total);
         return await this.load();
       }
@@ -82,13 +90,30 @@ class Documents {
     void this.load();
   }
 
-  /** Clears the search and both filters and goes back to the first page (an empty result's way out). */
-  showAll(): void {
+  setDataset(datasetId: number | null): void {
+    this.datasetId = datasetId;
+    this.offset = 0;
+    void this.load();
+  }
+
+  /** Whether a search or any filter narrows the list. */
+  get isFiltered(): boolean {
+    return this.search.trim() !== '' || this.filter !== 'all' || this.status !== 'any' || this.datasetId !== null;
+  }
+
+  /** Forgets the search and the filters and goes back to the first page, without loading. */
+  clear(): void {
     clearTimeout(this.#timer);
     this.search = '';
     this.filter = 'all';
     this.status = 'any';
+    this.datasetId = null;
     this.offset = 0;
+  }
+
+  /** Clears the search and the filters and goes back to the first page (an empty result's way out). */
+  showAll(): void {
+    this.clear();
     void this.load();
   }
 
@@ -99,8 +124,9 @@ class Documents {
 
   /** Goes to the first page, or the last (a large project has hundreds of pages). */
   pageTo(end: 'first' | 'last'): void {
+    clearTimeout(this.#timer); // this load has the search typed meanwhile
     this.offset = end === 'first' ? 0 : this.#lastOffset(this.total);
-    void this.load();
+    void this.load(end === 'last');
   }
 
   #lastOffset(total: number): number {
