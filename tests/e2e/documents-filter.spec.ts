@@ -1,0 +1,190 @@
+// The Documents screen of a project holding several corpora, in browser mode: a Dataset filter
+// (only once there is more than one dataset) that works with the search and the other filters,
+// goes back to the first page, is cleared by Show all documents and is reached by keyboard; and
+// the notices of five imports in a row, which covered the table's right-hand columns, now sit in
+// a strip of their own (the latest three, the rest counted) at 1366 × 768 and at 800 × 600.
+import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+
+let app: App;
+let projectId: number;
+beforeAll(async () => {
+  app = await launchApp();
+  ({ id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Corpora', template: 'empty' }));
+  await importCorpus('ner/ncbi-disease/train.tsv');
+  await app.page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
+  await app.page.goto(`${app.server.url}#/documents`);
+  await app.page.reload();
+  await app.page.getByTestId('document-row').first().waitFor();
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+async function importCorpus(rel: string): Promise<void> {
+  await apiCall(app.server, 'documents:import', { projectId, path: join(SHARED_DATA, rel), containsPhi: false });
+}
+const squash = (s: string | null): string => (s ?? '').replace(/\s+/gu, ' ').trim();
+const header = async (): Promise<string> => squash(await app.page.locator('.view-header p').textContent());
+const focused = (): Promise<unknown> => app.page.evaluate('document.activeElement?.dataset?.testid');
+const range = (): Promise<string | null> => app.page.getByTestId('page-range').textContent();
+
+describe('the Dataset filter', () => {
+  it('appears once the project has a second dataset, and lists one dataset from its first page', async () => {
+    const { page } = app;
+    const dataset = page.getByRole('combobox', { name: 'Dataset' });
+    await expect.poll(header).toBe('Corpora · 1 in total');
+    expect(await page.getByTestId('dataset-filter').count()).toBe(0); // one dataset: nothing to choose
+
+    // NCBI's and BC5CDR's train.tsv are both "train"; GAD's and ChemProt's test rows both "test".
+    await importCorpus('ner/bc5cdr/train.tsv');
+    await importCorpus('re/gad-fold1/test.tsv');
+    await importCorpus('re/chemprot/test.tsv');
+    const datasets = await apiCall(app.server, 'datasets:list', { projectId });
+    const named = (name: string) => datasets.find((d) => d.name === name)!;
+    const [gad, chemprot] = [named('test'), named('test (2)')];
+    const total = datasets.reduce((n, d) => n + d.documentCount, 0);
+    expect([gad.documentCount, chemprot.documentCount]).toEqual([534, 14_396]);
+    await expect.poll(header).toBe(`Corpora · ${total.toLocaleString('en-US')} in total`);
+    await expect.poll(() => dataset.locator('option').allInnerTexts()).toEqual([
+      'All datasets',
+      'test · 534 documents',
+      'test (2) · 14,396 documents',
+      'train · 1 document',
+      'train (2) · 1 document',
+    ]);
+
+    // From the last page of all documents, a dataset is listed from its first page.
+    await page.getByTestId('page-last').click();
+    await expect.poll(range).toMatch(new RegExp(`^[\\d,]+–${total.toLocaleString('en-US')} of `));
+    await dataset.selectOption({ label: 'test · 534 documents' });
+    await expect.poll(range).toBe('1–50 of 534');
+    await expect.poll(header).toBe('Corpora · 534 matching');
+    expect(new Set(await page.getByTestId('document-dataset').allTextContents())).toEqual(new Set(['test']));
+    await screenshot(page, 'documents-dataset-filter');
+
+    // Kept with the search (GAD's and ChemProt's first rows are both "test-1") and the Show filter.
+    const inGad = (await apiCall(app.server, 'documents:list', { projectId, search: 'test-1', datasetId: gad.id })).total;
+    const inAll = (await apiCall(app.server, 'documents:list', { projectId, search: 'test-1' })).total;
+    expect(inGad).toBeGreaterThan(0);
+    expect(inGad).toBeLessThan(inAll);
+    await page.getByTestId('document-search').fill('test-1');
+    await expect.poll(header).toBe(`Corpora · ${inGad.toLocaleString('en-US')} matching`);
+    expect(new Set(await page.getByTestId('document-dataset').allTextContents())).toEqual(new Set(['test']));
+    await page.getByTestId('document-search').fill('');
+    await page.getByTestId('page-last').click();
+    await expect.poll(range).toBe('501–534 of 534');
+    await page.getByTestId('filter-not-annotated').click();
+    await expect.poll(range).toBe('1–50 of 534');
+    expect(await dataset.inputValue()).toBe(String(gad.id));
+    await page.getByTestId('filter-annotated').click();
+    await page.getByText('No documents match').waitFor();
+
+    // Show all documents clears it with the rest.
+    await page.getByTestId('show-all-documents').click();
+    await expect.poll(header).toBe(`Corpora · ${total.toLocaleString('en-US')} in total`);
+    expect(await dataset.inputValue()).toBe('all');
+    expect(await page.getByTestId('filter-all').getAttribute('aria-checked')).toBe('true');
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+
+  it('is reached by Tab after Status and chosen with the arrow keys', async () => {
+    const { page } = app;
+    await page.getByTestId('status-filter').focus();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('dataset-filter');
+    await page.keyboard.press('ArrowDown'); // a closed select chooses on the keys, as on Windows and Linux
+    await expect.poll(header).toBe('Corpora · 534 matching');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(header).toBe('Corpora · 14,396 matching');
+    await expect.poll(range).toBe('1–50 of 14,396');
+    await page.keyboard.press('End');
+    await expect.poll(header).toBe('Corpora · 1 matching');
+    expect(await page.getByTestId('document-dataset').allTextContents()).toEqual(['train (2)']);
+    expect(await focused()).toBe('dataset-filter');
+    await page.keyboard.press('Home');
+    await expect.poll(header).toMatch(/in total$/);
+  });
+});
+
+/** The first visible row's cells and the notices' boxes, in window coordinates. */
+async function layout(page: Page): Promise<{ covered: string[]; cells: number; notices: { top: number; bottom: number } }> {
+  return page.evaluate(`(() => {
+    const main = document.querySelector('main').getBoundingClientRect();
+    const cells = [...document.querySelectorAll('[data-testid="document-row"] td')].filter((td) => {
+      const r = td.getBoundingClientRect();
+      return r.top >= main.top && r.bottom <= main.bottom && r.width > 0;
+    });
+    // A cell the user can see is one whose middle is the cell (or inside it), not a notice over it.
+    const covered = cells
+      .filter((td) => {
+        const r = td.getBoundingClientRect();
+        const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !td.contains(at);
+      })
+      .map((td) => td.textContent.trim());
+    const strip = document.querySelector('[data-testid="toasts"]').getBoundingClientRect();
+    return { covered, cells: cells.length, notices: { top: strip.top, bottom: strip.bottom } };
+  })()`);
+}
+
+describe('notices after five imports in a row', () => {
+  it('show the latest three below the table, count the rest, and cover none of it', async () => {
+    const { page } = app;
+    const folder = join(app.tmp, 'ward');
+    mkdirSync(folder);
+    const files = ['a', 'b', 'c', 'd', 'e'].map((n) => {
+      writeFileSync(join(folder, `${n}.txt`), `Note ${n}: chest pain on exertion, relieved by rest.\n`);
+      return join(folder, `${n}.txt`);
+    });
+    await page.setViewportSize({ width: 1366, height: 768 });
+    // Notices go after 4 s: the clock stands still, so all five are there to be placed.
+    await page.clock.install();
+    await page.reload();
+    await page.clock.pauseAt(Date.now() + 60_000);
+    await page.getByTestId('document-row').first().waitFor();
+    await page.getByTestId('open-import').click();
+    for (const [i, file] of files.entries()) {
+      await page.getByTestId('import-path').fill(file);
+      await page.getByTestId('import-phi-no').check();
+      await page.getByTestId('start-import').click();
+      await expect.poll(() => page.getByTestId('toast').allTextContents()).toHaveLength(Math.min(i + 1, 3));
+      await expect.poll(() => page.getByTestId('start-import').isEnabled()).toBe(true);
+    }
+    await page.getByTestId('open-import').click(); // the table in full view
+    await expect.poll(() => page.getByTestId('toasts-earlier').textContent()).toContain('2 earlier notices');
+    const live = page.locator('[data-testid="toasts"] [role="status"][aria-live="polite"]');
+    expect(await live.getByTestId('toast').count()).toBe(3); // read out as they come
+    expect(await live.getByTestId('toasts-earlier').count()).toBe(0); // the count is not read each time
+
+    for (const [width, height] of [[1366, 768], [800, 600]] as const) {
+      await page.setViewportSize({ width, height });
+      await expect.poll(async () => (await layout(page)).cells).toBeGreaterThan(6);
+      const seen = await layout(page);
+      await screenshot(page, `documents-notices-${width}`);
+      expect(seen.covered).toEqual([]);
+      expect(seen.notices.bottom).toBeLessThanOrEqual(height);
+      const main = (await page.locator('main').boundingBox())!;
+      expect(main.y + main.height).toBeLessThanOrEqual(seen.notices.top + 0.5); // below the screen, not on it
+      expect(seen.notices.bottom - seen.notices.top).toBeLessThan(height / 4);
+    }
+
+    // Dismiss all by keyboard: the strip goes and the keyboard stays in the page.
+    await page.getByTestId('toasts-earlier').getByRole('button', { name: 'Dismiss all' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('toast').count()).toBe(0);
+    expect(await page.getByTestId('toasts-earlier').count()).toBe(0);
+    expect(await page.evaluate('document.activeElement === document.body')).toBe(false);
+    // The strip is gone with them: the screen reaches the bottom of the window again.
+    await expect.poll(async () => {
+      const main = (await page.locator('main').boundingBox())!;
+      return Math.round(main.y + main.height);
+    }).toBe(600);
+    await page.clock.resume();
+    expect(app.problems).toEqual([]);
+  }, 120_000);
+});
