@@ -15,7 +15,7 @@ import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import { documentCandidates, typeSpelling } from '../tasks/re-data.ts';
-import { rangeAt, sentenceRanges } from '../tasks/segments.ts';
+import { rangeAt, sentenceRanges } from '../formats/sentence-ranges.ts';
 import {
   type EvaluateResult,
   type PredictResult,

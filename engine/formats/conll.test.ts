@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sentenceRanges as taskSentences } from '../tasks/segments.ts';
+import { sentenceRanges as taskSentences } from './sentence-ranges.ts';
 import { exportConll, importConll } from './conll.ts';
 import { writeExport } from './export-stream.ts';
 import { importPubtator } from './pubtator.ts';

@@ -8,7 +8,7 @@ import type { Document, Entity, Span } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter } from './common.ts';
 import type { LineParser } from './stream.ts';
 import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
-import { sentenceRanges as taskSentences } from '../tasks/segments.ts';
+import { sentenceRanges as taskSentences } from './sentence-ranges.ts';
 
 // `s`: a type may hold U+2028/U+2029, which `.` skips otherwise (so may a -DOCSTART- id below).
 const TAG_RE = /^([BIESLU])-(.+)$/s;

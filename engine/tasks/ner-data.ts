@@ -8,7 +8,7 @@ import { extractSpans, repairBio, type Span } from '../metrics/tags.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { makeWindows, type TokenWindow } from '../text/windows.ts';
 import { argmaxRow, IGNORE, softmaxRow, type Encoded } from './batching.ts';
-import { rangeAt, sentenceRanges } from './segments.ts';
+import { rangeAt, sentenceRanges } from '../formats/sentence-ranges.ts';
 
 /** One sentence: its words (document character ranges) and WordPiece pieces. */
 export interface NerSentence {

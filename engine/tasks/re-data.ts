@@ -10,7 +10,7 @@
 
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
-import { sentenceRanges } from './segments.ts';
+import { sentenceRanges } from '../formats/sentence-ranges.ts';
 
 /** One classification input: masked sentence, gold label when known, and its origin. */
 export interface ReExample {

@@ -1,8 +1,9 @@
-// Sentence ranges of a document for the NER and RE tasks: CoNLL/BioC 'sentence' passages when
+// Sentence ranges of a document for the NER and RE tasks (and the blocks of a CoNLL export, so a
+// model reads an exported file as it read the document): CoNLL/BioC 'sentence' passages when
 // the document has them, otherwise the rule-based splitter run inside each passage (title,
 // abstract…) or over the whole text; text left between ranges is split too, so nothing is lost.
 
-import type { Document } from '../formats/types.ts';
+import type { Document } from './types.ts';
 import { splitSentences } from '../text/sentences.ts';
 
 /** A [start, end) character range of a document. */
