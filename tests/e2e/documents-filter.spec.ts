@@ -141,6 +141,7 @@ describe('notices after five imports in a row', () => {
       writeFileSync(join(folder, `${n}.txt`), `Note ${n}: chest pain on exertion, relieved by rest.\n`);
       return join(folder, `${n}.txt`);
     });
+    await importCorpus('re/gad-fold1/train.tsv'); // rows enough to fill the window under the notices
     await page.setViewportSize({ width: 1366, height: 768 });
     // Notices go after 4 s: the clock stands still, so all five are there to be placed.
     await page.clock.install();
@@ -163,7 +164,11 @@ describe('notices after five imports in a row', () => {
 
     for (const [width, height] of [[1366, 768], [800, 600]] as const) {
       await page.setViewportSize({ width, height });
-      await expect.poll(async () => (await layout(page)).cells).toBeGreaterThan(6);
+      await expect.poll(() => page.getByTestId('document-row').count()).toBe(50);
+      expect(await page.evaluate(`(() => {
+        const rows = document.querySelectorAll('[data-testid="document-row"]');
+        return rows[rows.length - 1].getBoundingClientRect().top > document.querySelector('main').getBoundingClientRect().bottom;
+      })()`)).toBe(true); // the table runs on below the window's bottom edge
       const seen = await layout(page);
       await screenshot(page, `documents-notices-${width}`);
       expect(seen.covered).toEqual([]);
