@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, axeViolationsBothThemes, launchApp, screenshot } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
@@ -66,6 +66,7 @@ describe('the Dataset filter', () => {
     await expect.poll(header).toBe('Corpora · 534 matching');
     expect(new Set(await page.getByTestId('document-dataset').allTextContents())).toEqual(new Set(['test']));
     await screenshot(page, 'documents-dataset-filter');
+    expect(await axeViolationsBothThemes(page, '[role="search"]')).toEqual([]);
 
     // Kept with the search (GAD's and ChemProt's first rows are both "test-1") and the Show filter.
     const inGad = (await apiCall(app.server, 'documents:list', { projectId, search: 'test-1', datasetId: gad.id })).total;
@@ -108,6 +109,21 @@ describe('the Dataset filter', () => {
     expect(await focused()).toBe('dataset-filter');
     await page.keyboard.press('Home');
     await expect.poll(header).toMatch(/in total$/);
+  });
+
+  it('is not carried into another project opened meanwhile', async () => {
+    const { page } = app;
+    await apiCall(app.server, 'projects:create', { name: 'Ward', template: 'empty' });
+    await page.getByRole('combobox', { name: 'Dataset' }).selectOption({ label: 'test · 534 documents' });
+    await expect.poll(header).toBe('Corpora · 534 matching');
+    await page.getByTestId('nav-projects').click();
+    await page.getByRole('button', { name: 'Open project Ward' }).click();
+    await page.getByTestId('documents-empty').getByText('No documents in this project yet').waitFor();
+    await page.getByTestId('nav-projects').click();
+    await page.getByRole('button', { name: 'Open project Corpora' }).click();
+    await expect.poll(header).toMatch(/^Corpora · [\d,]+ in total$/);
+    expect(await page.getByTestId('dataset-filter').inputValue()).toBe('all');
+    expect(app.problems).toEqual([]);
   });
 });
 
