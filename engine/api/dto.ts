@@ -120,6 +120,15 @@ export interface DocumentDetail {
   /** Every entity, rejected suggestions included (the editor hides them but keeps their keys). */
   entities: EntityRecord[];
   relations: RelationRecord[];
+  /** Fields of the imported file that Benchtop does not map (extra CSV columns, JSONL fields,
+   *  BioC infons), in the order stored; empty when none. May hold PHI: shown, never logged. */
+  metadata: MetadataField[];
+}
+
+/** One field a document kept from its file, as text. */
+export interface MetadataField {
+  key: string;
+  value: string;
 }
 
 /** One editor change; keys are chosen by the editor so every edit has an exact inverse. */

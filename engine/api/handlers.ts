@@ -39,6 +39,7 @@ import {
   toEntityRecord,
   toLineageInfo,
   toModelInfo,
+  toMetadataFields,
   toRelationRecord,
 } from './mappers.ts';
 import { startEvaluation } from './evaluate.ts';
@@ -228,7 +229,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return { total: countDocuments(read, q), offset, items };
     },
     'documents:get': (a) => {
-      // Text and passages only: the annotations are read once, with their provenance, below.
+      // Text, passages and metadata only: the annotations are read once, with their provenance, below.
       const summary = getDocumentSummary(read, a.documentId);
       const doc = getDocumentText(read, a.documentId);
       if (!summary || !doc)
@@ -239,6 +240,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
         passages: (doc.passages ?? []).map((p) => ({ type: p.type, start: p.start, end: p.end })),
         entities: listEntities(read, a.documentId).map(toEntityRecord),
         relations: listRelations(read, a.documentId).map(toRelationRecord),
+        metadata: toMetadataFields(doc.metadata),
       };
     },
     'documents:set-status': (a) => {

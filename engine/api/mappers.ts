@@ -9,6 +9,7 @@ import type {
   DatasetInfo,
   DocumentSummary,
   EntityRecord,
+  MetadataField,
   ModelInfo,
   ModelLineageInfo,
   RelationRecord,
@@ -42,6 +43,11 @@ export function toDocumentSummary(s: StoreSummary): DocumentSummary {
     updatedAt: s.updatedAt,
     revision: s.revision,
   };
+}
+
+/** A document's metadata as a list of fields, in the order stored (none: an empty list). */
+export function toMetadataFields(metadata: Readonly<Record<string, string>> | undefined): MetadataField[] {
+  return Object.entries(metadata ?? {}).map(([key, value]) => ({ key, value }));
 }
 
 export function toEntityRecord(e: StoredEntity): EntityRecord {

@@ -68,6 +68,7 @@ export function detail(): DocumentDetail {
       },
     ],
     relations: [],
+    metadata: [],
   };
 }
 
