@@ -125,6 +125,26 @@ describe('the Dataset filter', () => {
     expect(await page.getByTestId('dataset-filter').inputValue()).toBe('all');
     expect(app.problems).toEqual([]);
   });
+
+  it('keeps the toolbar on one line at 1366 px with the Dataset filter, and wraps it inside the window at 900 px', async () => {
+    const { page } = app;
+    // Controls of one line share their middle (the toolbar centres them); a wrapped one is below.
+    const controls = (): Promise<{ middle: number; right: number }[]> =>
+      page.evaluate(`[...document.querySelector('[role="search"]').children].map((c) => {
+        const r = c.getBoundingClientRect();
+        return { middle: Math.round(r.top + r.height / 2), right: Math.round(r.right) };
+      })`);
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.getByTestId('dataset-filter').waitFor();
+    // Search, Show, Status and Dataset: four controls on one line.
+    await expect.poll(async () => new Set((await controls()).map((c) => c.middle)).size).toBe(1);
+    expect(await controls()).toHaveLength(4);
+    await screenshot(page, 'documents-toolbar-1366');
+    await page.setViewportSize({ width: 900, height: 700 });
+    await expect.poll(async () => Math.max(...(await controls()).map((c) => c.right))).toBeLessThanOrEqual(900);
+    await screenshot(page, 'documents-toolbar-900');
+    await page.setViewportSize({ width: 1360, height: 860 });
+  });
 });
 
 /** The first visible row's cells and the notices' boxes, in window coordinates. */
