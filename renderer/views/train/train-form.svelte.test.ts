@@ -16,7 +16,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
 }));
-const { TrainFormState } = await import('./train-form.svelte.ts');
+const { TrainFormState, headNote } = await import('./train-form.svelte.ts');
 const { call } = await import('../../lib/api.ts');
 
 function dataset(id: number, containsPhi = false, finishedCount = 2): DatasetInfo {
@@ -223,5 +223,35 @@ describe('train form', () => {
     datasets = [dataset(1)];
     const again = new TrainFormState({ models: () => models, datasets: () => datasets });
     expect(again.blocker).toMatch(/starting model/); // options not loaded: no presets yet
+  });
+
+  it('notes when the starting model’s classifier is replaced, as the engine decides', async () => {
+    const labelled = (id: string, task: string, labels: string[]): ModelInfo => ({ ...model(id, task), labels });
+    const generic = labelled('imported', 'token-classification', ['LABEL_0', 'LABEL_1', 'LABEL_2', 'LABEL_3', 'LABEL_4']);
+    const disease = labelled('disease', 'token-classification', ['O', 'B-Disease', 'I-Disease']);
+    const relations = labelled('gad', 'sequence-classification', ['false', 'true']);
+    // Generic LABEL_n labels: a new head for either task.
+    expect(headNote(generic, 'ner')).toBe(
+      'Its classifier is for other labels (LABEL_0…LABEL_4): a new one is trained for this project’s entity types; the encoder is kept.',
+    );
+    expect(headNote(generic, 're')).toMatch(/\(LABEL_0…LABEL_4\).*relation types/);
+    // A head for the same task with named labels is kept; for the other task it is replaced.
+    expect(headNote(disease, 'ner')).toBeNull();
+    expect(headNote(disease, 're')).toMatch(/^Its classifier is for other labels \(Disease\): .*relation types/);
+    expect(headNote(relations, 're')).toBeNull();
+    expect(headNote(relations, 'ner')).toMatch(/\(false, true\).*entity types/);
+    // No classifier to replace: a base or masked-LM model.
+    expect(headNote(model('base', 'masked-lm'), 'ner')).toBeNull();
+
+    models = [generic, disease, { ...generic, id: 'shipped:student', name: 'student', isShipped: true }];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.headNote).toBeNull(); // the preset
+    form.base = 'model:imported';
+    expect(form.headNote).toMatch(/^Its classifier is for other labels \(LABEL_0…LABEL_4\)/);
+    form.base = 'model:disease';
+    expect(form.headNote).toBeNull();
+    form.task = 're';
+    expect(form.headNote).toMatch(/\(Disease\)/);
   });
 });

@@ -26,6 +26,36 @@ export interface BaseChoice {
   phiStatus: PhiStatus;
 }
 
+/** The kind of classifier an NER or RE model carries (the engine's task names for them). */
+const HEAD_TASK: Record<string, TaskKind> = {
+  'token-classification': 'ner',
+  'sequence-classification': 're',
+};
+
+/**
+ * The note for a starting model whose classifier the run replaces with a new, randomly
+ * initialised one, as the engine decides (tasks/model-setup: prepareModel): a head for the other
+ * task, or generic LABEL_n labels. A base or masked-LM model has no classifier to replace: null.
+ */
+export function headNote(model: Pick<ModelInfo, 'task' | 'labels'>, task: TaskKind): string | null {
+  const own = HEAD_TASK[model.task];
+  if (own === undefined) return null;
+  const isGeneric = model.labels.every((l) => /^LABEL_\d+$/.test(l));
+  if (own === task && !isGeneric) return null;
+  const names =
+    own === 'ner' && !isGeneric
+      ? [...new Set(model.labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))]
+      : model.labels;
+  const shown =
+    names.length === 0
+      ? 'none recorded'
+      : isGeneric && names.length > 2
+        ? `${names[0]}…${names[names.length - 1]}`
+        : names.join(', ');
+  const target = task === 'ner' ? 'entity types' : 'relation types';
+  return `Its classifier is for other labels (${shown}): a new one is trained for this project’s ${target}; the encoder is kept.`;
+}
+
 /** Reads an optional number field ('' = automatic). */
 function optional(v: number | null | undefined): number | undefined {
   return v === null || v === undefined || Number.isNaN(v) ? undefined : v;
@@ -81,6 +111,8 @@ export class TrainFormState {
   blocker = $derived(this.#blocker());
   /** A line under the starting point: why the recommended one, or that it is not installed. */
   baseHint = $derived(this.#baseHint());
+  /** A line under the starting point when its classifier is replaced by a new one (else null). */
+  headNote = $derived(this.#headNote());
 
   constructor(sources: Sources) {
     this.#sources = sources;
@@ -176,6 +208,14 @@ export class TrainFormState {
     if (this.options.recommendedBaseId === null && this.base === '')
       return 'The default student is not installed in this copy of Benchtop; start from one of your models or a new model from random weights.';
     return null;
+  }
+
+  #headNote(): string | null {
+    const [kind, ...rest] = this.selectedBase.split(':');
+    // Shipped models are listed in the library under their choice value (`shipped:<name>`).
+    const id = kind === 'model' ? rest.join(':') : kind === 'shipped' ? this.selectedBase : null;
+    const model = id === null ? undefined : this.#allModels().find((m) => m.id === id);
+    return model === undefined ? null : headNote(model, this.task);
   }
 
   #chosen(ids: readonly number[], isDefaultOnly: boolean): number[] {
