@@ -19,6 +19,7 @@ import {
   getModel,
   registerModel,
 } from '../store/models.ts';
+import type { Document } from '../formats/types.ts';
 import type { ApiContext } from './context.ts';
 import type { PresetInfo, ShippedModelInfo, TaskKind, TrainOptions } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
@@ -280,21 +281,33 @@ export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: Mode
 }
 
 /**
- * Refuses to fine-tune an entity model whose head lacks some of the data's entity types: its
- * label set is fixed, and the run would fail only after loading. (Generic LABEL_n heads, and
- * models of another task, get a new head for the data's labels.)
+ * Refuses to fine-tune an entity model whose head lacks some of the data's entity types, or a
+ * relation model some of its relation types: its label set is fixed, and the run would fail only
+ * after loading. (Generic LABEL_n heads, and models of another task, get a new head for the
+ * data's labels.)
  */
-export function requireKnownTypes(ref: ModelRef, task: TaskKind, types: readonly string[]): void {
+export function requireKnownTypes(ref: ModelRef, task: TaskKind, docs: readonly Document[]): void {
   const labels = ref.model?.labels ?? [];
-  if (task !== 'ner' || ref.model?.task !== MODEL_TASK.ner) return;
+  if (ref.model?.task !== MODEL_TASK[task]) return;
   if (labels.length === 0 || labels.every((l) => /^LABEL_\d+$/.test(l))) return;
+  const list = (xs: readonly string[]): string => xs.map((x) => `“${x}”`).join(', ');
+  const start = 'Start from the default student, a new model from random weights, or a model trained on these types.';
+  if (task === 're') {
+    // A relation model learns only the relation types it predicts; the engine refused the others
+    // only once the run had started.
+    const missing = [...new Set(docs.flatMap((d) => d.relations.map((r) => r.type)))].filter((t) => !labels.includes(t));
+    if (missing.length === 0) return;
+    throw new ApiError(
+      'invalid',
+      `“${ref.name}” predicts only the relation labels ${list(labels)}, so it cannot learn ${list(missing)} from these documents. ${start}`,
+    );
+  }
+  const types = docs.flatMap((d) => d.entities.map((e) => e.type));
   const missing = [...new Set(types)].filter((t) => !labels.includes(`B-${t}`) || !labels.includes(`I-${t}`));
   if (missing.length === 0) return;
   const known = [...new Set(labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))];
-  const list = (xs: string[]): string => xs.map((x) => `“${x}”`).join(', ');
   throw new ApiError(
     'invalid',
-    `“${ref.name}” finds only ${known.length > 0 ? list(known) : 'no entity types'}, so it cannot learn ${list(missing)} from these documents. ` +
-      'Start from the default student, a new model from random weights, or a model trained on these types.',
+    `“${ref.name}” finds only ${known.length > 0 ? list(known) : 'no entity types'}, so it cannot learn ${list(missing)} from these documents. ${start}`,
   );
 }

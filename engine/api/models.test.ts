@@ -88,6 +88,18 @@ describe('train:start from an entity model with other types', () => {
     );
     expect(await t.call('train:list-runs', { projectId: project!.id })).toEqual([]);
   });
+
+  it('refuses a relation model that lacks some of the relation types, before starting (it failed once started)', async () => {
+    const folder = join(t.dir, 'treats-model');
+    randomTaskModel(folder, { task: 're', maxLength: 64, negativeLabel: 'false', entityPairs: [['CHEMICAL', 'DISEASE']] }, ['false', 'treats'], 7);
+    const model = await t.call('models:import-folder', { path: folder, phiStatus: 'no-phi', name: 'Treats only' });
+    const [project] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: project!.id });
+    const reply = await t.invoke('train:start', { projectId: project!.id, task: 're', datasetIds: [dataset!.id], baseModelId: model.id });
+    expect(errorOf(reply)).toMatch(/^invalid: “Treats only” predicts only the relation labels “false”, “treats”, so it cannot learn “[a-z_]+”(, “[a-z_]+”)* from these documents\. Start from the default student/);
+    expect(errorOf(reply)).not.toContain('“treats”, “treats”');
+    expect(await t.call('train:list-runs', { projectId: project!.id })).toEqual([]);
+  });
 });
 
 describe('a model trained from a library model', () => {

@@ -99,7 +99,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
 
   const seed = a.seed ?? 42;
   const docs = trainingDocuments(ctx, a.task, sets);
-  if (baseRef) requireKnownTypes(baseRef, a.task, docs.flatMap((d) => d.entities.map((e) => e.type)));
+  if (baseRef) requireKnownTypes(baseRef, a.task, docs);
   let train = docs;
   let dev: Document[] | undefined;
   if (devSets.length > 0) dev = annotatedDocuments(read, devSets);
