@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../io/atomic.ts';
 import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
 import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
+import { isGeneric } from '../tasks/model-setup.ts';
 import { getModelLineage } from '../store/lineage.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import {
@@ -289,7 +290,7 @@ export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: Mode
 export function requireKnownTypes(ref: ModelRef, task: TaskKind, docs: readonly Document[]): void {
   const labels = ref.model?.labels ?? [];
   if (ref.model?.task !== MODEL_TASK[task]) return;
-  if (labels.length === 0 || labels.every((l) => /^LABEL_\d+$/.test(l))) return;
+  if (labels.length === 0 || isGeneric(labels)) return;
   const list = (xs: readonly string[]): string => xs.map((x) => `“${x}”`).join(', ');
   const start = 'Start from the default student, a new model from random weights, or a model trained on these types.';
   if (task === 're') {

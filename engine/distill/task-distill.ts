@@ -22,7 +22,7 @@ import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../task
 import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
-import { loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
+import { isGeneric, loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
 import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
@@ -157,7 +157,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   let student: { config: typeof teacher.config; weights: Map<string, HostTensor>; vocab: string[]; tokenizerSettings: typeof teacher.tokenizerSettings; tokenizer: typeof teacher.tokenizer; origin: string };
   if (args.student) {
     const raw = loadHfFolder(args.student).config;
-    const own = raw.task === task && !raw.labels.every((l) => /^LABEL_\d+$/.test(l));
+    const own = raw.task === task && !isGeneric(raw.labels);
     const pm = prepareModel({ model: args.student }, task, own ? raw.labels : teacher.config.labels, seed);
     student = { ...pm, origin: `folder ${shareName(args.student)}` };
     // Without a lineage record a folder's origin is unknown; the teacher's own is PHI-trained.

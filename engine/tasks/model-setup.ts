@@ -74,7 +74,8 @@ export function makeTokenizer(vocab: readonly string[], s: TokenizerSettings): W
   });
 }
 
-const isGeneric = (labels: readonly string[]): boolean =>
+/** Labels a head was given without names (LABEL_0, LABEL_1…: HF's default): a new head replaces it. */
+export const isGeneric = (labels: readonly string[]): boolean =>
   labels.every((l) => /^LABEL_\d+$/.test(l));
 
 /** Model for training on `labels` (the data's label set) from a folder or a preset. */

@@ -8,6 +8,7 @@ import type {
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
 import { formatNumber, formatParameters } from '../../lib/format.ts';
+import { isGenericLabels } from '../../lib/labels.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -43,7 +44,7 @@ const MAX_MINUTES = 60 * 24 * 14;
 
 /** A classifier whose labels are LABEL_0, LABEL_1…: imported, never trained here, cannot teach. */
 function hasGenericLabels(m: ModelInfo): boolean {
-  return m.labels.length > 0 && m.labels.every((l) => /^LABEL_\d+$/.test(l));
+  return m.labels.length > 0 && isGenericLabels(m.labels);
 }
 
 export class DistillFlow {

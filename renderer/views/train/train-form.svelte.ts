@@ -10,6 +10,7 @@ import type {
 } from '../../../engine/api/contract.ts';
 import { call, messageOf } from '../../lib/api.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { isGenericLabels } from '../../lib/labels.ts';
 
 /** Where the form reads the app's models and the project's datasets. */
 export interface Sources {
@@ -40,7 +41,7 @@ const HEAD_TASK: Record<string, TaskKind> = {
 export function headNote(model: Pick<ModelInfo, 'task' | 'labels'>, task: TaskKind): string | null {
   const own = HEAD_TASK[model.task];
   if (own === undefined) return null;
-  const isGeneric = model.labels.every((l) => /^LABEL_\d+$/.test(l));
+  const isGeneric = isGenericLabels(model.labels);
   if (own === task && !isGeneric) return null;
   const names =
     own === 'ner' && !isGeneric
