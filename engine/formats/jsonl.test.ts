@@ -72,6 +72,19 @@ describe('JSONL import', () => {
     ]);
   });
 
+  it('reports the first three lines that are not JSON at their lines, and the rest in one error', () => {
+    const good = JSON.stringify({ id: 'a', text: 'Aspirin helps.' });
+    const r = importJsonl([good, 'not json 1', 'not json 2', good, 'not json 3', 'not json 4', 'not json 5'].join('\n'), 'mixed.jsonl');
+    expect(r.documents).toHaveLength(2);
+    expect(r.issues.map((i) => [i.line, i.message])).toEqual([
+      [2, 'malformed JSON; line skipped'],
+      [3, 'malformed JSON; line skipped'],
+      [5, 'malformed JSON; line skipped'],
+      [6, '2 more lines are not JSON either (from line 6) and were skipped: each line of a JSON Lines file holds one JSON object'],
+    ]);
+    expect(r.issues.some((i) => i.message.includes('not json'))).toBe(false);
+  });
+
   it('names a record whose id is empty or blank like one without an id', () => {
     const res = importJsonl('{"id": "", "text": "a"}\n{"id": "  ", "text": "b"}\n{"id": " x ", "text": "c"}\n', 'notes.jsonl', 'notes');
     expect(res.documents.map((d) => d.id)).toEqual(['notes-1', 'notes-2', ' x ']);

@@ -221,21 +221,58 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
  */
 export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'): LineParser {
   let records = 0;
+  let read = 0;
   const textless = textlessRecords(sink);
+  const malformed = malformedLines(sink);
   const line = (raw: string, lineNo: number): void => {
     if (raw.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(raw) as unknown;
     } catch {
-      addError(sink, 'malformed JSON; line skipped', lineNo);
+      malformed.add(lineNo);
       return;
     }
     const doc = documentFromRecord(value, `${stem}-${++records}`, sink, lineNo);
-    if (doc) documents.push(doc);
-    else textless.add(value, records, lineNo);
+    if (doc) {
+      documents.push(doc);
+      read++;
+    } else textless.add(value, records, lineNo);
   };
-  return { line, end: () => textless.end(records) };
+  return {
+    line,
+    end: () => {
+      malformed.end(read);
+      textless.end(records);
+    },
+  };
+}
+
+/**
+ * Lines that are not JSON: the first few are reported at their lines; the rest (a file that is
+ * not JSON Lines at all, named .jsonl) in one more error, so a long file does not give one each.
+ */
+function malformedLines(sink: IssueSink): { add(line: number): void; end(documents: number): void } {
+  let count = 0;
+  let firstUnlisted: number | undefined;
+  return {
+    add(line) {
+      if (++count <= LISTED_TEXTLESS) addError(sink, 'malformed JSON; line skipped', line);
+      else firstUnlisted ??= line;
+    },
+    end(documents) {
+      if (count <= LISTED_TEXTLESS) return;
+      const n = (k: number): string => k.toLocaleString('en-US');
+      const more = `${n(count - LISTED_TEXTLESS)} more lines are not JSON either (from line ${n(firstUnlisted as number)}) and were skipped`;
+      addError(
+        sink,
+        documents === 0
+          ? `${more}: no line of this file is a JSON record with a "text", so it is not JSON Lines; a plain text file is read when its name ends in .txt`
+          : `${more}: each line of a JSON Lines file holds one JSON object`,
+        firstUnlisted,
+      );
+    },
+  };
 }
 
 /**

@@ -150,6 +150,25 @@ describe.skipIf(!HAS_DATA)('streaming a large JSON Lines file', () => {
     ]);
   });
 
+  it('says in one more error that a text file named .jsonl is not JSON Lines (one error a line before)', async () => {
+    const text = readFileSync(join(DATA_DIR, 'text/general/wiki.valid.tokens'));
+    expect(text.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const file = join(dir, 'wiki.jsonl');
+    writeFileSync(file, text);
+    // Its first line is no JSON record: it is left to whole reading, which says so.
+    expect(await streamAll(file, 'jsonl')).toMatchObject({ issues: null, pieces: 0 });
+    const whole = await importPath(file, { format: 'jsonl' });
+    const issues = whole.issues;
+    expect(whole.documents).toEqual([]);
+    // Its 2,445 lines of prose are no JSON; 16 lines that are (a quoted string, a number) hold no "text".
+    expect(issues.slice(0, 3).map((i) => i.message)).toEqual(Array(3).fill('malformed JSON; line skipped'));
+    expect(issues[3]?.message).toBe(
+      `2,442 more lines are not JSON either (from line ${issues[3]?.line}) and were skipped: no line of this file is a JSON record with a "text", so it is not JSON Lines; a plain text file is read when its name ends in .txt`,
+    );
+    expect(issues[4]?.message).toMatch(/^none of the 16 records is an object with a "text" string/);
+    expect(issues).toHaveLength(5);
+  });
+
   it('leaves a JSON array or a pretty-printed object to whole reading', async () => {
     const array = join(dir, 'array.jsonl');
     writeFileSync(array, '[\n' + records().join(',\n') + '\n]\n');
