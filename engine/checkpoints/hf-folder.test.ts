@@ -18,8 +18,8 @@ import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NOT_REGULAR } from '../io/input-file.ts';
 import { makeFifo } from '../io/test-helpers.ts';
+import { loadError } from './test-helpers.ts';
 import type { HostTensor } from '../onnx/ir.ts';
-import { CheckpointError } from './errors.ts';
 import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { checkParameterShapes, expectedParameterShapes, tiedAliases } from './param-shapes.ts';
 import { CHECKSUM_KEY, readSafetensors, writeSafetensors } from './safetensors.ts';
@@ -50,16 +50,6 @@ function editJson(file: string, edit: (j: Record<string, unknown>) => void): voi
   const j = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   edit(j);
   writeFileSync(file, JSON.stringify(j));
-}
-
-function loadError(dir: string, prefer?: 'safetensors' | 'pytorch'): CheckpointError {
-  try {
-    loadHfFolder(dir, prefer ? { prefer } : {});
-  } catch (e) {
-    expect(e).toBeInstanceOf(CheckpointError);
-    return e as CheckpointError;
-  }
-  throw new Error(`expected loading ${dir} to fail`);
 }
 
 function expectSameTensors(

@@ -7,12 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
-import { CheckpointError } from './errors.ts';
 import { loadHfFolder, saveHfFolder } from './hf-folder.ts';
 import { expectedParameterShapes } from './param-shapes.ts';
 import { makeTokenizer, prepareModel } from '../tasks/model-setup.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
-import { legacyTorchFile } from './test-helpers.ts';
+import { legacyTorchFile, loadError } from './test-helpers.ts';
 import { readTorchCheckpoint } from './torch-pickle.ts';
 
 const GOLDENS = path.resolve(import.meta.dirname, '../../../shared/goldens/models');
@@ -61,16 +60,6 @@ function oldBioBertFolder(prefixed = true): string {
   }
   writeFileSync(path.join(dir, 'pytorch_model.bin'), legacyTorchFile(tensors));
   return dir;
-}
-
-function loadError(dir: string): CheckpointError {
-  try {
-    loadHfFolder(dir);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CheckpointError);
-    return e as CheckpointError;
-  }
-  throw new Error(`expected loading ${dir} to fail`);
 }
 
 const bytesOf = (t: HostTensor): Buffer => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);

@@ -13,7 +13,7 @@ import { CheckpointError } from './errors.ts';
 import { type HfFolder, loadHfFolder } from './hf-folder.ts';
 import { readSafetensors, writeSafetensors } from './safetensors.ts';
 import { findWeights, readWeights } from './shards.ts';
-import { Pickle, SHARD_INDEX, type ShardFormat, legacyTorchFile, shardName, torchArchive, writeShardedCheckpoint } from './test-helpers.ts';
+import { Pickle, SHARD_INDEX, type ShardFormat, legacyTorchFile, loadError, shardName, torchArchive, writeShardedCheckpoint } from './test-helpers.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-shards-'));
@@ -36,16 +36,6 @@ const INDEX = SHARD_INDEX;
 /** Writes the golden's tensors into `n` shards of `format` and their index in `dir`. */
 function writeShards(dir: string, format: ShardFormat, n = 3, edit: (m: Record<string, string>) => void = () => {}): Record<string, string> {
   return writeShardedCheckpoint(dir, REF, format, n, edit);
-}
-
-function loadError(dir: string): CheckpointError {
-  try {
-    loadHfFolder(dir);
-  } catch (e) {
-    expect(e).toBeInstanceOf(CheckpointError);
-    return e as CheckpointError;
-  }
-  throw new Error(`expected loading ${dir} to fail`);
 }
 
 async function logitsOf(m: HfFolder): Promise<Float32Array> {

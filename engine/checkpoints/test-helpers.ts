@@ -5,7 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { zipSync } from 'fflate';
+import { expect } from 'vitest';
 import type { HostTensor } from '../onnx/ir.ts';
+import { CheckpointError } from './errors.ts';
+import { loadHfFolder } from './hf-folder.ts';
 import { writeSafetensors } from './safetensors.ts';
 import { tensorBytes } from './tensor-bytes.ts';
 
@@ -170,4 +173,15 @@ export function writeShardedCheckpoint(dir: string, tensors: ReadonlyMap<string,
   edit(map);
   writeFileSync(path.join(dir, SHARD_INDEX[format]), JSON.stringify({ metadata: { total_size: 123 }, weight_map: map }));
   return map;
+}
+
+/** The CheckpointError loading `dir` (with `prefer`: only that weights format) throws; fails if none. */
+export function loadError(dir: string, prefer?: 'safetensors' | 'pytorch'): CheckpointError {
+  try {
+    loadHfFolder(dir, prefer ? { prefer } : {});
+  } catch (e) {
+    expect(e).toBeInstanceOf(CheckpointError);
+    return e as CheckpointError;
+  }
+  throw new Error(`expected loading ${dir} to fail`);
 }
