@@ -85,3 +85,31 @@ export async function keepFocusThrough<T>(
     }
   }
 }
+
+/**
+ * Attachment for a region that scrolls only when its content is taller than it (a list with a
+ * `max-height`): it is a Tab stop while it scrolls, so the keyboard can scroll it, and not
+ * otherwise, where a stop that does nothing only slows the way through the page.
+ */
+export const tabStopWhileScrollable: Attachment<HTMLElement> = (node) => {
+  const update = (): void => {
+    const scrolls = node.scrollHeight > node.clientHeight;
+    if (scrolls && node.getAttribute('tabindex') !== '0') node.setAttribute('tabindex', '0');
+    else if (!scrolls && node.hasAttribute('tabindex') && document.activeElement !== node) node.removeAttribute('tabindex');
+  };
+  // The region's own size and each child's (a <details> opening or closing) decide it.
+  const sizes = new ResizeObserver(update);
+  const watchChildren = (): void => {
+    sizes.disconnect();
+    sizes.observe(node);
+    for (const child of node.children) sizes.observe(child);
+    update();
+  };
+  const children = new MutationObserver(watchChildren);
+  children.observe(node, { childList: true });
+  watchChildren();
+  return () => {
+    sizes.disconnect();
+    children.disconnect();
+  };
+};

@@ -2,7 +2,7 @@
 // not map (its metadata): a GAD row imported from test.tsv shows its 0/1 label beside the masked
 // sentence. Many fields show the first few with the rest a click away, a long value its start
 // with the whole of it on demand; a document without any shows no list. axe checks the panel in
-// both themes, and the list, which scrolls, takes the keyboard.
+// both themes, and the list takes the keyboard while it scrolls (and is no Tab stop otherwise).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +54,9 @@ describe('document metadata in the editor', () => {
     const panel = app.page.getByTestId('document-fields');
     await panel.getByRole('heading', { name: 'Fields from the file' }).waitFor();
     await expect.poll(shownRows).toEqual([`index: ${index}`, `label: ${label}`]);
+    // Two short rows do not scroll: the list is no Tab stop then (it is one once it scrolls, below).
+    const tabindex = `document.querySelector('[data-testid="document-fields"] [role="region"]').getAttribute('tabindex')`;
+    expect(await app.page.evaluate(tabindex)).toBeNull();
     expect(await axeViolationsBothThemes(app.page, '[data-testid="document-fields"]')).toEqual([]);
     expect(app.problems).toEqual([]);
   });
