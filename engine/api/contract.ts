@@ -96,6 +96,11 @@ export interface EngineRequests {
     containsPhi: boolean;
     datasetName?: string;
     format?: ImportFormat;
+    /**
+     * A CoNLL file without -DOCSTART- lines becomes a document every this many sentences (from 1),
+     * named after the file with a part number (train-0001…); absent, the whole file is one document.
+     */
+    conllSentencesPerDocument?: number;
     /** Chosen by the caller to match progress events to this import. */
     importId?: string;
   }) => ImportReport;

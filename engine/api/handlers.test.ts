@@ -270,7 +270,7 @@ describe('engine API', () => {
     writeFileSync(conll, 'Fever\tB-Problem\nnoted\tO\n\n'.repeat(MAX_DOCUMENT_CHARS / 12 + 1));
     const whole = await call('documents:import', { projectId: demo!.id, path: conll, containsPhi: false, importId: 'imp-conll' });
     expect(whole.documentsAdded).toBe(0);
-    expect(whole.issues[0]?.message).toMatch(/^document corpus has .* start each document of the file with a -DOCSTART- line \(without them the whole file is one document\)/);
+    expect(whole.issues[0]?.message).toMatch(/^document corpus has .* a document may have here; import it again choosing “One document every N sentences” for CoNLL files without -DOCSTART- lines, and the limit applies to each of those documents \(or start each document with a -DOCSTART- line; without them the whole file is one document\)/);
   });
 
   it('removes an entity type only with consent for its annotations and never widens a relation rule', async () => {

@@ -15,7 +15,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 const note = (file: string, sentences: string): string =>
-  `${file} has no -DOCSTART- lines, so its ${sentences} sentences were read as one document; start each document with a -DOCSTART- line to import several`;
+  `${file} has no -DOCSTART- lines, so its ${sentences} sentences were read as one document; to import several, import it again choosing “One document every N sentences” for CoNLL files without -DOCSTART- lines (or start each document with a -DOCSTART- line)`;
 
 describe.skipIf(!HAS_DATA)('importing a CoNLL file without -DOCSTART- lines', () => {
   it('says it was read as one document, streamed (NCBI-disease train.tsv) or whole', async () => {

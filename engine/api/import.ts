@@ -10,6 +10,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { safeErrorMessage } from '../formats/common.ts';
 import { detectFileFormat, importPath } from '../formats/registry.ts';
 import { MAX_FILE_ISSUES, STREAM_FROM_BYTES, type StreamFormat, isStreamable, streamDocuments } from '../formats/stream.ts';
+import type { ConllImportOptions } from '../formats/conll.ts';
 import type { Document, FormatIssue, FormatName } from '../formats/types.ts';
 import { createDataset, deleteDataset, finishImport, getDataset, listDatasets } from '../store/datasets.ts';
 import {
@@ -45,8 +46,9 @@ export const MAX_DOCUMENT_CHARS = 1_000_000;
  */
 export const MAX_DOCUMENT_ID_CHARS = 200;
 const PROGRESS_EVERY_MS = 100;
-/** How files are read: a CoNLL file read as one document of many sentences says so (and how to split it). */
-const READ_OPTIONS = { conll: { noteOneDocument: true } };
+/** How to split a CoNLL file read as one document that is too long. */
+const CONLL_SPLIT_HINT =
+  'import it again choosing “One document every N sentences” for CoNLL files without -DOCSTART- lines, and the limit applies to each of those documents (or start each document with a -DOCSTART- line; without them the whole file is one document)';
 /** Files of a folder read at the same time, and at most this many bytes of them together. */
 const READ_AHEAD = 8;
 const READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -110,6 +112,19 @@ async function nextGroup(files: readonly FileEntry[], from: number): Promise<{ e
   }
   return group;
 }
+
+/**
+ * How a file is read: a CoNLL file without -DOCSTART- lines is one document (saying so, and how
+ * to split it, when it has several sentences) or, as asked, a document every N sentences, named
+ * after the file's path in the import (folders keep them apart).
+ */
+function readOptions(args: Args<'documents:import'>, relStem: string): { conll: ConllImportOptions } {
+  const sentences = args.conllSentencesPerDocument;
+  return { conll: sentences === undefined ? { noteOneDocument: true } : { split: { sentences, name: relStem } } };
+}
+
+/** The file's path in the import without its extension: what its single document is named. */
+const relStemOf = (entry: FileEntry): string => entry.display.replace(/\.[^./]+$/, '');
 
 async function importInto(
   ctx: ApiContext,
@@ -226,13 +241,15 @@ async function importInto(
   /** Takes a file's documents (duplicate ids and overlong texts left out with an issue). */
   const take = async (entry: FileEntry, format: FormatName, docs: readonly Document[], out: DocIssues): Promise<void> => {
     const stem = basename(entry.absolute).replace(/\.[^.]+$/, '');
-    const relStem = entry.display.replace(/\.[^./]+$/, '');
+    const relStem = relStemOf(entry);
+    const isPartOfFile = (id: string): boolean =>
+      args.conllSentencesPerDocument !== undefined && id.startsWith(`${relStem}-`) && /^\d{4,}$/.test(id.slice(relStem.length + 1));
     for (const d of docs) {
       // Single-document formats name a document after its file; keep folder paths unique.
       const id = isFolder && d.id === stem ? relStem : d.id;
       const idChars = [...id].length;
       // An id made from the file's path (a deep folder) is not text from inside the file.
-      if (id !== relStem && idChars > MAX_DOCUMENT_ID_CHARS) {
+      if (id !== relStem && !isPartOfFile(id) && idChars > MAX_DOCUMENT_ID_CHARS) {
         note(out, {
           severity: 'error',
           file: entry.display,
@@ -267,7 +284,7 @@ async function importInto(
         note(out, {
           severity: 'error',
           file: entry.display,
-          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; ${format === 'conll' ? 'start each document of the file with a -DOCSTART- line (without them the whole file is one document)' : 'split the file into smaller documents'} (or run a model over it with Run › Files); skipped`,
+          message: `document ${id} has ${d.text.length.toLocaleString('en-US')} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} a document may have here; ${format !== 'conll' ? 'split the file into smaller documents' : args.conllSentencesPerDocument === undefined ? CONLL_SPLIT_HINT : `choose fewer than ${args.conllSentencesPerDocument.toLocaleString('en-US')} sentences per document`} (or run a model over it with Run › Files); skipped`,
         });
         continue;
       }
@@ -314,7 +331,7 @@ async function importInto(
         progress.bytesTotal = bytesTotal;
         report();
       },
-      READ_OPTIONS,
+      readOptions(args, relStemOf(entry)),
     );
     const docIssues: DocIssues = { list: [], unlisted: 0 };
     let found = 0;
@@ -355,7 +372,7 @@ async function importInto(
       entry,
       format,
       // Cancel is checked before each page of a PDF too: one long PDF can be stopped.
-      res: await importPath(entry.absolute, { ...READ_OPTIONS, ...(format !== null ? { format } : {}), checkCancelled: stopIfCancelled }),
+      res: await importPath(entry.absolute, { ...readOptions(args, relStemOf(entry)), ...(format !== null ? { format } : {}), checkCancelled: stopIfCancelled }),
     };
   };
 

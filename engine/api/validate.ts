@@ -144,6 +144,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
         'pdf',
         'docx',
       ),
+      conllSentencesPerDocument: int(1, 1_000_000),
       importId: key,
     },
   ),

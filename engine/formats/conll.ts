@@ -30,6 +30,17 @@ export interface ConllImportOptions {
    * (training and evaluation read sentences, however many documents).
    */
   noteOneDocument?: boolean;
+  /**
+   * Makes the sentences of a file without -DOCSTART- lines (or those before its first one) a
+   * document every `sentences` (an integer from 1) sentences, in order, named `name` (default:
+   * the file's stem) with a part number: train-0001, train-0002…
+   */
+  split?: { sentences: number; name?: string };
+}
+
+/** The name of part `n` (from 1) of a file split into documents: train-0001. */
+export function partName(name: string, n: number): string {
+  return `${name}-${String(n).padStart(4, '0')}`;
 }
 
 /** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
@@ -50,6 +61,10 @@ export function importConll(content: string, file: string, opts: ConllImportOpti
  */
 export function conllParser(sink: IssueSink, documents: Document[], opts: ConllImportOptions = {}): LineParser {
   const stem = fileStem(sink.file);
+  const split = opts.split;
+  if (split && !(Number.isInteger(split.sentences) && split.sentences >= 1))
+    throw new RangeError(`sentences per document must be an integer from 1, not ${split.sentences}`);
+  let parts = 0;
   let b: Builder | null = null;
   let found = 0;
   let hasDocstart = false;
@@ -106,6 +121,14 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
       b = newDoc(named ?? `${stem}${found > 0 ? `-${found + 1}` : ''}`);
       return;
     }
+    if (split && !hasDocstart) {
+      // A sentence begins: in a new part once this one has its sentences.
+      if (b && b.tokensInSentence === 0 && (b.doc.passages?.length ?? 0) >= split.sentences) {
+        finish(b);
+        b = null;
+      }
+      b ??= newDoc(partName(split.name ?? stem, ++parts));
+    }
     b ??= newDoc(stem);
     const token = cols[0] ?? '';
     let tag = cols.length > 1 ? (cols[cols.length - 1] ?? '').trim() : '';
@@ -147,11 +170,11 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
     if (repaired > 0) {
       addWarning(sink, `${repaired} I-/E- tags that did not continue an entity were repaired to B-/S-`, firstRepair);
     }
-    if (opts.noteOneDocument === true && !hasDocstart && found === 1 && sentences > 1) {
+    if (opts.noteOneDocument === true && !split && !hasDocstart && found === 1 && sentences > 1) {
       const name = sink.file.split(/[\\/]/).pop() ?? sink.file;
       addWarning(
         sink,
-        `${name} has no -DOCSTART- lines, so its ${sentences.toLocaleString('en-US')} sentences were read as one document; start each document with a -DOCSTART- line to import several`,
+        `${name} has no -DOCSTART- lines, so its ${sentences.toLocaleString('en-US')} sentences were read as one document; to import several, import it again choosing “One document every N sentences” for CoNLL files without -DOCSTART- lines (or start each document with a -DOCSTART- line)`,
       );
     }
   };

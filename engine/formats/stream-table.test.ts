@@ -78,7 +78,7 @@ describe.skipIf(!HAS_DATA)('streaming a large CoNLL file', () => {
     let next = await reader.next();
     for (; !next.done; next = await reader.next());
     const whole = await importPath(path, { conll });
-    const said = 'train.tsv has no -DOCSTART- lines, so its 5,424 sentences were read as one document; start each document with a -DOCSTART- line to import several';
+    const said = 'train.tsv has no -DOCSTART- lines, so its 5,424 sentences were read as one document; to import several, import it again choosing “One document every N sentences” for CoNLL files without -DOCSTART- lines (or start each document with a -DOCSTART- line)';
     expect(next.value).toEqual([{ severity: 'warning', file: path, message: said }]);
     expect(whole.issues).toEqual(next.value);
   });
