@@ -4,8 +4,9 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostMessage } from './messages.ts';
 
 class FakePort extends EventEmitter {
@@ -78,4 +79,45 @@ describe('engine host', () => {
       await until(() => exits.length === 2);
     },
   );
+
+  // A packaged app whose native modules do not load (better-sqlite3 not rebuilt for Electron,
+  // onnxruntime's library missing): Node's real dlopen failure, on files that are no libraries.
+  describe('with a native module that does not load', () => {
+    const junk = (name: string): string => {
+      const file = join(dir, 'native', name);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, 'not a shared library');
+      return file;
+    };
+    const sqliteAddon = junk('better_sqlite3.node');
+    const ortAddon = junk('onnxruntime_binding.node');
+    const load = (file: string): object => createRequire(import.meta.url)(file) as object;
+    afterEach(() => {
+      vi.doUnmock('better-sqlite3');
+      vi.doUnmock('onnxruntime-node');
+    });
+
+    it('says the installation is damaged, not the data folder, when better-sqlite3 does not load', async () => {
+      // As better-sqlite3 does at its first connection (the store's OS lock): load its addon.
+      vi.doMock('better-sqlite3', () => ({
+        default: function Database() {
+          load(sqliteAddon);
+        },
+      }));
+      const host = await startHost(join(dir, 'no-sqlite'));
+      expect(host.posted).toEqual([
+        { type: 'fatal', message: expect.stringMatching(/could not load .*\(better-sqlite3\).*Reinstall Benchtop/) as unknown, isFinal: true },
+      ]);
+      expect((host.posted[0] as { message: string }).message).not.toMatch(/data folder|npm|\.node/);
+    });
+
+    it('says so when onnxruntime-node does not load as the engine is imported', async () => {
+      // onnxruntime-node/dist/binding.js requires onnxruntime_binding.node when imported.
+      vi.doMock('onnxruntime-node', () => load(ortAddon));
+      const host = await startHost(join(dir, 'no-ort'));
+      expect(host.posted).toEqual([
+        { type: 'fatal', message: expect.stringMatching(/could not load .*\(onnxruntime-node\).*Reinstall Benchtop/) as unknown, isFinal: true },
+      ]);
+    });
+  });
 });

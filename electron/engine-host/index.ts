@@ -2,9 +2,10 @@
 // {type:'request'} messages through engine/api/handlers.ts, forwarding engine events. No UI
 // logic; validation happens in the handlers.
 import { join } from 'node:path';
-import { type Engine, createEngine } from '../../engine/api/handlers.ts';
+import type * as EngineApi from '../../engine/api/handlers.ts';
 import { disableCoreDumps } from '../../engine/runtime/core-dumps.ts';
 import type { HostMessage, MainMessage } from './messages.ts';
+import { nativeModuleFailure } from './native-modules.ts';
 
 // First: no kernel core dump of the process that holds the documents, worker threads included.
 const coreDumpsProblem = disableCoreDumps();
@@ -28,15 +29,18 @@ if (bundleDir !== undefined) {
   process.env['BENCHTOP_TASK_WORKER'] ??= join(bundleDir, 'task-worker.js');
 }
 
-/** Reports why the engine cannot start; main stops this process once the message is in. */
-function fail(message: string, code: number): void {
-  post({ type: 'fatal', message });
+/**
+ * Reports why the engine cannot start; main stops this process once the message is in.
+ * `isFinal`: the installation, not the workspace, is at fault, so main does not try again.
+ */
+function fail(message: string, code: number, isFinal = false): void {
+  post({ type: 'fatal', message, ...(isFinal && { isFinal }) });
   // NOTE: exiting at once could drop the message (main would see a plain crash, retry, and
   // give up with a vaguer one); this timer only ends a host whose main is gone.
   setTimeout(() => process.exit(code), 10_000);
 }
 
-function serve(engine: Engine): void {
+function serve(engine: EngineApi.Engine): void {
   engine.subscribe((name, payload) => post({ type: 'event', name, payload }));
 
   let closing: Promise<void> | null = null;
@@ -75,20 +79,45 @@ function serve(engine: Engine): void {
   post({ type: 'ready' });
 }
 
+/**
+ * The engine's code, loaded here rather than imported above: onnxruntime-node loads its native
+ * library when imported, and a failure there is reported like any other native one (a static
+ * import would end this process before it could say why).
+ */
+async function loadEngine(): Promise<typeof EngineApi | null> {
+  try {
+    return await import('../../engine/api/handlers.ts');
+  } catch (err) {
+    // NOTE: Node's loader also rejects a promise of its own with the error of a CommonJS module
+    // that failed in the imported graph (onnxruntime-node's binding), which nothing handles: that
+    // would end this process before main has the message (see fail()).
+    process.on('unhandledRejection', (reason) => {
+      if (reason !== err) throw reason;
+    });
+    const kind = err instanceof Error ? err.name : typeof err;
+    fail(nativeModuleFailure(err) ?? `The engine's code could not be loaded (${kind}): this installation is damaged. Reinstall Benchtop; the workspace was not opened and is kept as it is.`, 4, true);
+    return null;
+  }
+}
+
 if (dataDir === undefined) {
   fail('The engine was started without a data folder.', 2);
 } else {
-  let engine: Engine | undefined;
+  const handlers = await loadEngine();
+  let engine: EngineApi.Engine | undefined;
   try {
-    engine = createEngine({
+    engine = handlers?.createEngine({
       dataDir,
       ...(resourcesDir !== undefined && { resourcesDir }),
       ...(version !== undefined && { version }),
     });
   } catch (err) {
+    // A native module that does not load surfaces here, wrapped by the store as a folder error.
+    const native = nativeModuleFailure(err);
     // Store errors (corrupt or newer workspace, open in another Benchtop) carry a message
     // meant for the user.
-    fail(err instanceof Error ? err.message : 'The workspace could not be opened.', 3);
+    if (native !== null) fail(native, 4, true);
+    else fail(err instanceof Error ? err.message : 'The workspace could not be opened.', 3);
   }
   if (engine) serve(engine);
 }

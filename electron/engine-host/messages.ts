@@ -12,7 +12,8 @@ export type MainMessage =
 
 export type HostMessage =
   | { type: 'ready' }
-  | { type: 'fatal'; message: string }
+  /** `isFinal`: the installation is at fault (a native module that does not load): no new try. */
+  | { type: 'fatal'; message: string; isFinal?: true }
   | { type: 'reply'; id: number; reply: Reply<unknown> }
   | { type: 'event'; name: EventName; payload: unknown }
   | { type: 'pong' };

@@ -164,6 +164,17 @@ describe('engine supervisor', () => {
     expect(events).toEqual([['engine:ready', {}]]);
   });
 
+  it('does not try again after a damaged installation (a native module that does not load), and says so', async () => {
+    const s = supervisor();
+    const message = 'Benchtop could not load its database module (better-sqlite3), so the engine cannot start: …';
+    last().say({ type: 'fatal', message, isFinal: true });
+    expect(last().killed).toBe(true);
+    expect(events).toEqual([['engine:crashed', { message, willRestart: false }]]);
+    await vi.advanceTimersByTimeAsync(RETRY_FATAL_MS);
+    expect(await s.request('projects:list', {})).toEqual({ ok: false, error: { code: 'engine-unavailable', message } });
+    expect(hosts).toHaveLength(1); // no new host per request: it would fail the same way
+  });
+
   it('quits by asking the host to stop its jobs, and waits for it to exit', async () => {
     const s = supervisor();
     last().say({ type: 'ready' });

@@ -129,9 +129,11 @@ export class EngineSupervisor {
       } else if (m.type === 'fatal') {
         // The host waits for this kill: exiting itself could have lost the message.
         this.#fatal = m.message;
-        this.#refusedAt = Date.now();
+        // A refused workspace may be free later; a damaged installation stays damaged.
+        this.#refusedAt = m.isFinal === true ? null : Date.now();
         this.#gate.open();
         child.kill();
+        if (m.isFinal === true) this.#opts.broadcast('engine:crashed', { message: m.message, willRestart: false });
       } else if (m.type === 'reply') {
         const pending = this.#pending.get(m.id);
         this.#pending.delete(m.id);
