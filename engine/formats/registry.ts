@@ -42,6 +42,8 @@ export interface ImportOptions {
   conll?: ConllImportOptions;
   /** Size limit for PDF/DOCX files (bytes, default 100 MB). */
   maxBytes?: number;
+  /** Files of a folder left out, unread and unlisted (the caller reported them: over its size limit). */
+  skipFiles?: ReadonlySet<string>;
   /**
    * Called before each file of a folder is read, and before each page of a PDF; throws to stop
    * the import (Ctrl-C, Cancel). What it throws ends importPath (it is not made a file's issue).
@@ -240,6 +242,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
   else files.push(path);
   const fileSet = new Set(files);
   for (const f of files) {
+    if (opts.skipFiles?.has(f)) continue;
     opts.checkCancelled?.();
     const display = isDir ? relative(path, f).split(sep).join('/') : f;
     const id = isDir ? display.replace(/\.[^./]+$/, '') : basename(f).replace(/\.[^.]+$/, '');

@@ -108,6 +108,27 @@ describe('cancelling while a folder is read', () => {
   });
 });
 
+describe('a folder with a file over the size limit', () => {
+  it('names the other documents by their paths in the folder, as without it', async () => {
+    const folder = path.join(tmp, 'wards');
+    for (const ward of ['ward1', 'ward2']) {
+      mkdirSync(path.join(folder, ward), { recursive: true });
+      writeFileSync(path.join(folder, ward, 'note.txt'), `Seen on ${ward}.\n`);
+    }
+    const without = await loadDocuments(folder, { maxBytes: 10_000 });
+    writeFileSync(path.join(folder, 'ward2', 'scan.txt'), 'x'.repeat(20_000));
+    const r = await loadDocuments(folder, { maxBytes: 10_000 });
+    // Read file by file, both were "note" (one id for two notes, and their predictions).
+    expect(r.documents.map((d) => d.id)).toEqual(['ward1/note', 'ward2/note']);
+    expect(r.documents.map((d) => d.id)).toEqual(without.documents.map((d) => d.id));
+    expect(r.sources).toEqual(['ward1/note.txt', 'ward2/note.txt']);
+    expect(r.fileNames).toEqual(['ward1/note.txt', 'ward2/note.txt', 'ward2/scan.txt']);
+    expect(r.issues).toEqual([
+      { severity: 'error', file: 'ward2/scan.txt', message: 'file is 0.0 MB, beyond the 0.0 MB limit for one input file; skipped (split it into smaller files)' },
+    ]);
+  });
+});
+
 describe('a model folder apart from the data', () => {
   const preset = { task: 'ner', preset: 'small-2L-128', vocab: VOCAB, maxSteps: 1 } as const;
   const corpus = path.join(tmp, 'apart', 'corpus');

@@ -61,7 +61,8 @@ export interface LoadOptions {
 const DEFAULT_MAX = 100 * 1024 * 1024;
 const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
 
-function listFiles(root: string, issues: FormatIssue[]): string[] {
+/** The regular files under `root` (or `root` itself), in path order; links are left out (importPath names them). */
+function listFiles(root: string): string[] {
   let st;
   try {
     st = statSync(root);
@@ -81,12 +82,6 @@ function listFiles(root: string, issues: FormatIssue[]): string[] {
       const l = lstatSync(p);
       if (l.isDirectory()) walk(p);
       else if (l.isFile()) out.push(p);
-      else if (l.isSymbolicLink())
-        issues.push({
-          severity: 'warning',
-          file: path.relative(root, p),
-          message: 'symbolic link skipped',
-        });
     }
   };
   walk(root);
@@ -115,30 +110,27 @@ function hashReadable(files: readonly string[]): SourceFile[] {
   });
 }
 
-/**
- * Files under `root` within the size limit (oversized ones become errors in `issues`); links
- * skipped in a folder are warnings in `skipped` (importPath names them itself when it walks).
- */
-function admissible(
-  root: string,
-  maxBytes: number,
-  issues: FormatIssue[],
-): { files: string[]; oversized: string[]; skipped: FormatIssue[] } {
+/** A file as importPath names it: its path in the folder `root` (with /), or as given when it is `root`. */
+function displayName(root: string, f: string): string {
+  return f === root ? f : path.relative(root, f).split(path.sep).join('/');
+}
+
+/** Files under `root` within the size limit; oversized ones become errors in `issues`, named as importPath names files. */
+function admissible(root: string, maxBytes: number, issues: FormatIssue[]): { files: string[]; oversized: string[] } {
   const files: string[] = [];
   const oversized: string[] = [];
-  const skipped: FormatIssue[] = [];
-  for (const f of listFiles(root, skipped)) {
+  for (const f of listFiles(root)) {
     const size = statSync(f).size;
     if (size > maxBytes) {
       issues.push({
         severity: 'error',
-        file: f,
+        file: displayName(root, f),
         message: `file is ${mb(size)} MB, beyond the ${mb(maxBytes)} MB limit for one input file; skipped (split it into smaller files)`,
       });
       oversized.push(f);
     } else files.push(f);
   }
-  return { files, oversized, skipped };
+  return { files, oversized };
 }
 
 /** Reads documents from a file or folder (any importable format). */
@@ -149,37 +141,20 @@ export async function loadDocuments(
   if (opts.format === 're-tsv')
     throw new Error(`${root}: masked RE TSV files hold sentences, not documents`);
   const issues: FormatIssue[] = [];
-  const { files, oversized, skipped } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
+  const { files, oversized } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
   const { isCancelled } = opts;
   const importOpts = {
     ...(opts.format ? { format: opts.format } : {}),
     ...(opts.csv ? { csv: opts.csv } : {}),
     ...(isCancelled && { checkCancelled: (): void => { if (isCancelled()) throw new CancelledError(); } }),
   };
-  const documents: Document[] = [];
-  const sources: string[] = [];
-  const fileNames: string[] = [];
-  if (oversized.length === 0) {
-    const r = await importPath(root, importOpts);
-    documents.push(...r.documents);
-    sources.push(...r.sources);
-    fileNames.push(...r.files);
-    issues.push(...r.issues);
-  } else {
-    // Import the admissible files one by one (brat .ann files come with their .txt); every
-    // file is then named by its full path, as the size-limit issues name the oversized ones.
-    issues.push(...skipped);
-    for (const f of files) {
-      if (f.toLowerCase().endsWith('.ann')) continue;
-      importOpts.checkCancelled?.();
-      const r = await importPath(f, importOpts);
-      documents.push(...r.documents);
-      sources.push(...r.sources);
-      fileNames.push(...r.files);
-      issues.push(...r.issues);
-    }
-    fileNames.push(...oversized);
-  }
+  // The files over the limit are left out of the folder's import, not the folder taken file by
+  // file: read alone, each document was named by its file name, not its path in the folder (two
+  // notes in different subfolders got one id, as did their predictions).
+  const r = await importPath(root, { ...importOpts, ...(oversized.length > 0 && { skipFiles: new Set(oversized) }) });
+  const { documents, sources } = r;
+  issues.push(...r.issues);
+  const fileNames = [...r.files, ...oversized.map((f) => displayName(root, f))];
   importOpts.checkCancelled?.(); // before hashing every file again
   return { documents, issues, files: hashReadable(files), sources, fileNames };
 }
