@@ -1,8 +1,6 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
 import type { Document } from '../formats/types.ts';
@@ -14,6 +12,7 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ExportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
+import { holdOutput } from './outputs-in-flight.ts';
 
 /** Documents read between two turns of the event loop (other requests are answered meanwhile). */
 const READ_BATCH = 200;
@@ -110,19 +109,6 @@ function namedWriteFailure(err: unknown, outPath: string): unknown {
   return isNamed ? new ApiError('invalid', e.message) : err;
 }
 
-/** `p` with symbolic links resolved as far as it exists: one output reached by two paths is one. */
-function realPathOf(p: string): string {
-  let cur = p;
-  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
-  return join(realpathSync(cur), relative(cur, p));
-}
-
-/**
- * Outputs (real paths) that an export is writing: a second export there at the same time is
- * refused, so two exports never mix their files in one folder or both pass the check for a file.
- */
-const exportsInFlight = new Set<string>();
-
 /** Runs one export; see the contract for the arguments. */
 export async function exportProjectDocuments(
   ctx: ApiContext,
@@ -135,21 +121,15 @@ export async function exportProjectDocuments(
   // The target is checked before any document is read (a bad path answers at once).
   const target = { dataDir: ctx.dataDir, ...(args.overwrite === true && { overwrite: true }) };
   checkExportTarget(args.outPath, args.format, target);
-  const busy = realPathOf(resolve(args.outPath));
-  if (exportsInFlight.has(busy)) {
-    throw new ApiError(
-      'conflict',
-      `${args.outPath}: another export is writing there; wait for it to finish, or choose another output.`,
-    );
-  }
   if (args.exportId !== undefined && ctx.jobs.isExportRunning(args.exportId))
     throw new ApiError('conflict', 'An export with that id is already running.');
-  exportsInFlight.add(busy);
+  // Refused while another export, or a run of a model over files, writes there.
+  const release = holdOutput(args.outPath, 'export');
   if (args.exportId !== undefined) ctx.jobs.trackExport(args.exportId);
   try {
     return await exportTo(ctx, args, target);
   } finally {
-    exportsInFlight.delete(busy);
+    release();
     if (args.exportId !== undefined) ctx.jobs.endExport(args.exportId);
   }
 }

@@ -25,6 +25,7 @@ import { getSettings } from './system.ts';
 import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
 import { checkExportTarget } from '../formats/registry.ts';
 import { checkInputFile } from '../io/input-file.ts';
+import { holdOutput } from './outputs-in-flight.ts';
 
 const MAX_ROWS = 2000;
 const PROGRESS_MS = 200;
@@ -267,12 +268,29 @@ export function startFilePrediction(
     dataDir: ctx.dataDir,
     ...(a.overwrite === true && { overwrite: true }),
   });
-  const jobId = runJob<PredictResult>(
+  // Held until the run ends: a second run (or an export) to the same place would pass the check
+  // above too, and one of them would fail at its end, its work lost.
+  const release = holdOutput(a.outPath, 'run');
+  try {
+    return { jobId: startFileJob(ctx, a, m, release) };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+function startFileJob(
+  ctx: ApiContext,
+  a: Args<'run:predict-files'>,
+  m: { ner: ModelRef; re?: ModelRef },
+  release: () => void,
+): string {
+  return runJob<PredictResult>(
     ctx,
     { kind: 'predict', projectId: null, input: a.inputPath, modelName: m.ner.name },
     [a.modelId, ...(a.reModelId !== undefined ? [a.reModelId] : [])],
-    (onEvent) =>
-      startPredict(
+    (onEvent) => {
+      const handle = startPredict(
         {
           ...predictArgs(ctx, m),
           input: a.inputPath,
@@ -282,7 +300,11 @@ export function startFilePrediction(
           ...(a.overwrite === true && { overwrite: true }),
         },
         onEvent,
-      ),
+      );
+      // The worker has written (or given up) once its result settles, even as the engine closes.
+      handle.result.then(release, release);
+      return handle;
+    },
     (r, id) => {
       const predictions = r.predictions ?? [];
       const held = ctx.jobs.keepDocuments(id, predictions);
@@ -291,7 +313,6 @@ export function startFilePrediction(
     },
     (info) => emitPredictFinished(ctx, info),
   );
-  return { jobId };
 }
 
 /** A predicted document of a file run the engine still holds. */

@@ -1,0 +1,56 @@
+// Two writers of one output at once: a second file run (or an export) to the output a file run is
+// writing is refused at once. Both used to pass the check for a new file; the first to end wrote
+// it and the other failed at its end ("already exists"), its whole run lost.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
+import type { Args, EventName, Events } from './contract.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+let t: TestEngine;
+const events: { name: EventName; payload: unknown }[] = [];
+
+async function finished(jobId: string): Promise<Events['run:finished']> {
+  for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
+    const hit = events.find((e) => e.name === 'run:finished' && (e.payload as Events['run:finished']).jobId === jobId);
+    if (hit) return hit.payload as Events['run:finished'];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('no run:finished');
+}
+
+beforeAll(() => {
+  t = openTestEngine('benchtop-predict-outputs-', { inSubfolder: true });
+  t.engine.subscribe((name, payload) => events.push({ name, payload }));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('a file run holds its output until it ends', () => {
+  it('refuses a second run or an export to it meanwhile, and takes one once it ended', async () => {
+    const modelDir = randomTaskModel(join(t.dir, 'ner'), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+    const model = await t.call('models:import-folder', { path: modelDir, phiStatus: 'no-phi' });
+    const input = join(t.dir, 'notes');
+    mkdirSync(input);
+    for (let i = 0; i < 20; i++) writeFileSync(join(input, `note${i}.txt`), 'Patient with breast cancer and diabetes.\n'.repeat(50));
+    const out = join(t.dir, 'out.jsonl');
+    const run: Args<'run:predict-files'> = { modelId: model.id, inputPath: input, outPath: out, format: 'jsonl' };
+    const first = await t.call('run:predict-files', run);
+    const again = await t.invoke('run:predict-files', { ...run, inputPath: join(input, 'note0.txt') });
+    expect(again).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: `${out}: another run is writing there; wait for it to finish, or choose another output.` },
+    });
+    const [project] = await t.call('projects:list', {});
+    const exported = await t.invoke('documents:export', { projectId: project!.id, format: 'jsonl', outPath: out });
+    expect(exported).toMatchObject({ ok: false, error: { code: 'conflict', message: `${out}: a run of a model is writing there; wait for it to finish, or choose another output.` } });
+    expect(await finished(first.jobId)).toMatchObject({ status: 'completed', result: { documents: 20 } });
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(20);
+    // Once it ended the output is free: replacing it (with consent) runs.
+    const second = await t.call('run:predict-files', { ...run, inputPath: join(input, 'note0.txt'), overwrite: true });
+    expect(await finished(second.jobId)).toMatchObject({ status: 'completed', result: { documents: 1 } });
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(1);
+  }, 120_000);
+});
