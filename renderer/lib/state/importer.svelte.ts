@@ -8,6 +8,26 @@ import { app } from './app.svelte.ts';
 
 /** The longest dataset name the engine takes (UTF-16 units, as it counts them). */
 const MAX_DATASET_NAME = 200;
+/** The most sentences per document the engine takes for a CoNLL file split into documents. */
+const MAX_CONLL_SENTENCES = 1_000_000;
+/** Files the engine never reads as CoNLL, by extension (engine/formats/registry.ts, detectFormat). */
+const NEVER_CONLL = /\.(pdf|docx|xml|bioc|json|jsonl|ndjson|csv|ann)$/i;
+
+/**
+ * Whether the path may hold CoNLL files (a folder, or a file of an extension CoNLL is read
+ * from or detected in), so that the choice of how such a file becomes documents applies.
+ */
+export function mayHoldConll(path: string): boolean {
+  const p = path.trim();
+  return p !== '' && !NEVER_CONLL.test(p);
+}
+
+/** Why a number of sentences per document cannot be used, said beside the field. */
+export function conllSentencesError(n: number | null | undefined): string | null {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_CONLL_SENTENCES
+    ? null
+    : `Give a whole number of sentences per document, from 1 to ${formatNumber(MAX_CONLL_SENTENCES)}.`;
+}
 
 /** What the import's progress bar shows: `max` 0 for a busy bar (no amount to show). */
 export interface ImportBar {
@@ -52,6 +72,19 @@ class Importer {
   datasetName = $state('');
   /** Unanswered until the user says whether the files may hold patient information. */
   containsPhi = $state<boolean | null>(null);
+  /** A CoNLL file without -DOCSTART- lines: the whole file one document, or one every N sentences. */
+  conllSplit = $state<'whole' | 'every'>('whole');
+  /** N (an empty number field gives null or undefined). */
+  conllSentences = $state<number | null | undefined>(100);
+  /** Whether the CoNLL choice applies to the path typed (shown only then). */
+  isConllChoiceShown = $derived(mayHoldConll(this.path));
+  /** The choice sent with the import: N when one document every N sentences applies. */
+  #sentencesPerDocument = $derived(
+    this.isConllChoiceShown && this.conllSplit === 'every' ? this.conllSentences : undefined,
+  );
+  conllSentencesError = $derived(
+    this.isConllChoiceShown && this.conllSplit === 'every' ? conllSentencesError(this.conllSentences) : null,
+  );
   isRunning = $state(false);
   progress = $state.raw<ImportProgress | null>(null);
   /** The progress bar to show while it runs (see importBar). */
@@ -78,6 +111,7 @@ class Importer {
     this.path.trim() !== '' &&
       this.containsPhi !== null &&
       this.datasetNameError === null &&
+      this.conllSentencesError === null &&
       !this.isRunning &&
       app.projectId !== null,
   );
@@ -139,6 +173,9 @@ class Importer {
         containsPhi: this.containsPhi,
         importId: this.#importId,
         ...(this.datasetName.trim() !== '' && { datasetName: this.datasetName.trim() }),
+        ...(typeof this.#sentencesPerDocument === 'number' && {
+          conllSentencesPerDocument: this.#sentencesPerDocument,
+        }),
       });
       return this.report;
     } catch (err) {
@@ -168,6 +205,8 @@ class Importer {
     this.path = '';
     this.datasetName = '';
     this.containsPhi = null;
+    this.conllSplit = 'whole';
+    this.conllSentences = 100;
     this.report = null;
     this.error = null;
     this.wasCancelled = false;
