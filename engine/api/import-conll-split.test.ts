@@ -102,6 +102,16 @@ describe('importing CoNLL a document every N sentences', () => {
     const report = await t.call('documents:import', { projectId, path: folder, containsPhi: false, conllSentencesPerDocument: 2 });
     expect(report).toMatchObject({ documentsAdded: 6, entitiesAdded: 9, issues: [] });
     expect(await externalIds(projectId)).toEqual(['a/train-0001', 'a/train-0002', 'b/train-0001', 'b/train-0002', 'x', 'y']);
+
+    // Named after a path longer than an id from inside a file may be: kept (it is no text of the file).
+    const deep = join(t.dir, 'deep', ...Array.from({ length: 4 }, (_, k) => `${k}`.repeat(60)));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, 'notes.conll'), 'Mild\tO\nfever\tB-Sign\n\nNo\tO\nrash\tB-Sign\n');
+    const { id: other } = await t.call('projects:create', { name: 'Deep', template: 'empty' });
+    const long = await t.call('documents:import', { projectId: other, path: join(t.dir, 'deep'), containsPhi: false, conllSentencesPerDocument: 1 });
+    expect(long).toMatchObject({ documentsAdded: 2, issues: [] });
+    const stem = `${Array.from({ length: 4 }, (_, k) => `${k}`.repeat(60)).join('/')}/notes`;
+    expect(await externalIds(other)).toEqual([`${stem}-0001`, `${stem}-0002`]);
   });
 
   it('refuses a count of sentences that is not a whole number from 1, importing nothing', async () => {

@@ -1,6 +1,7 @@
 // CoNLL-style token-per-line importer/exporter: `token<TAB>tag` (or space-separated, or several
 // columns with the tag last), IOB/IOB2/BIOES/BILOU tags, blank line = sentence end, -DOCSTART-
-// starts a document. Text = tokens joined by ' ', sentences by '\n' (one 'sentence' passage each).
+// starts a document (without one, the file is one document, or one every N sentences when asked).
+// Text = tokens joined by ' ', sentences by '\n' (one 'sentence' passage each).
 // Written, a sentence is a 'sentence' passage, else one the NER/RE tasks read (tasks/segments.ts)
 // within a line, so a model reads back the sentences it predicted on.
 
