@@ -80,6 +80,21 @@ describe('electron-builder configuration', () => {
   });
 });
 
+describe('Linux AppImage', () => {
+  it('does not start Benchtop without the sandbox from its menu entry', async () => {
+    // NOTE: electron-builder's own AppImage target computes the entry's Exec line from the config.
+    const { default: AppImageTarget } = require('app-builder-lib/out/targets/appimage/AppImageTarget.js') as {
+      default: new (...args: unknown[]) => { desktopEntry: { value: Promise<string> } };
+    };
+    const config = (await loadConfig()) as BuilderConfig & { linux?: object };
+    let exec: string | undefined;
+    const helper = { computeDesktopEntry: (_options: unknown, e: string) => Promise.resolve((exec = e)) };
+    const packager = { platformSpecificBuildOptions: config.linux, config, appInfo: { buildVersion: '0.1.0' } };
+    await new AppImageTarget(null, packager, helper, 'dist').desktopEntry.value;
+    expect(exec).toBe('AppRun %U');
+  });
+});
+
 describe('npm run package', () => {
   const foreignFlag = process.platform === 'win32' ? 'm' : 'w';
   const foreignName = process.platform === 'win32' ? 'darwin' : 'win32';
