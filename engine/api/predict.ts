@@ -177,15 +177,21 @@ export function fileRows(
   return [...unread, ...docs];
 }
 
+/** An issue's file as the screen names it: a model by its name, not its folder in the data folder. */
+function shownFile(file: string, m: { ner: ModelRef; re?: ModelRef }): string {
+  if (file === m.ner.dir) return m.ner.name;
+  return file === m.re?.dir ? m.re.name : file;
+}
+
 function summary(
   r: PredictResult,
   source: 'project' | 'files',
-  modelName: string,
+  m: { ner: ModelRef; re?: ModelRef },
   rows: PredictedRow[],
 ): PredictSummary {
   return {
     source,
-    modelName,
+    modelName: m.ner.name,
     documents: r.documents,
     entities: r.entities,
     relations: r.relations,
@@ -195,7 +201,7 @@ function summary(
     written: r.written,
     issues: r.issues.slice(0, 500).map((i) => ({
       severity: i.severity,
-      file: i.file,
+      file: shownFile(i.file, m),
       ...(i.line !== undefined && { line: i.line }),
       message: i.message,
     })),
@@ -239,7 +245,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
         }
       });
       ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
-      return { predict: summary(r, 'project', m.ner.name, rows) };
+      return { predict: summary(r, 'project', m, rows) };
     },
     (info) => emitPredictFinished(ctx, info),
   );
@@ -309,7 +315,7 @@ function startFileJob(
       const predictions = r.predictions ?? [];
       const held = ctx.jobs.keepDocuments(id, predictions);
       const rows = fileRows(predictions, r.files ?? [], r.issues, held);
-      return { predict: summary(r, 'files', m.ner.name, rows) };
+      return { predict: summary(r, 'files', m, rows) };
     },
     (info) => emitPredictFinished(ctx, info),
   );
