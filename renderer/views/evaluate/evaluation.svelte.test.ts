@@ -138,6 +138,50 @@ describe('evaluation state', () => {
     expect(ev.report).toBe(RE_REPORT);
   });
 
+  it('is as it was left when the screen comes back to the same project; another starts afresh', async () => {
+    const job = (projectId: number, report: EvaluationReport): JobInfo => ({
+      jobId: `e${projectId}`,
+      kind: 'evaluate',
+      projectId,
+      startedAt: '',
+      status: 'completed',
+      progress: null,
+      report,
+    });
+    jobs = [job(1, RE_REPORT)];
+    const models = ['re', 're2'].map((id) => ({ id, name: id, task: 'sequence-classification' }) as ModelInfo);
+    const sets = [1, 2].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    await ev.showProject(1);
+    ev.modelId = 're2';
+    ev.toggle(2, false);
+    ev.kindFilter = 'false-negative';
+    ev.typeFilter = 'CID';
+    ev.opened = ev.errors[0]!;
+    const left = { model: 're2', datasets: [1], kind: 'false-negative', type: 'CID', opened: RE_REPORT.errors[2] };
+    const shown = (): typeof left => ({
+      model: ev.selectedModelId,
+      datasets: ev.chosenDatasetIds,
+      kind: ev.kindFilter,
+      type: ev.typeFilter,
+      opened: ev.opened ?? undefined,
+    });
+    expect(shown()).toEqual(left);
+    // "Review in the editor", then back to Evaluate.
+    await ev.showProject(1);
+    expect(shown()).toEqual(left);
+    expect(ev.report).toBe(RE_REPORT);
+    // Another project: its own datasets, all of them, and no filter hiding its mistakes.
+    await ev.showProject(2);
+    expect({ ...shown(), report: ev.report }).toEqual({ ...left, datasets: [1, 2], kind: 'all', type: 'all', opened: undefined, report: null });
+    // A report without mistakes of the filtered type lists all its mistakes, not none.
+    ev.typeFilter = 'Treats';
+    jobs = [job(2, { ...RE_REPORT, errors: RE_REPORT.errors.filter((e) => e.type !== 'Treats') })];
+    await ev.restore(2);
+    expect(ev.typeFilter).toBe('all');
+    expect(ev.errors).toHaveLength(2);
+  });
+
   it('says before starting that the chosen datasets have nothing finished to compare with', () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     let sets = [{ id: 1, finishedCount: 0 } as DatasetInfo, { id: 2, finishedCount: 0 } as DatasetInfo];

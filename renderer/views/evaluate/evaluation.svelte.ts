@@ -29,11 +29,11 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number> }>({ modelId: '', datasetIds: NONE });
 
   /** The job shown: its id, state, progress and error. */
-  job = new TrackedJob('evaluate', (f) => {
-    this.report = f.report ?? null;
-  });
+  job = new TrackedJob('evaluate', (f) => this.#show(f.report ?? null));
 
   #sources: Sources;
+  /** The project whose choices and results the screen holds (undefined: none yet). */
+  #projectId: number | null | undefined = undefined;
 
   taskModels = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
   selectedModelId = $derived(
@@ -102,8 +102,17 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       .map((d) => d.name);
   }
 
-  /** Shows `projectId`'s latest evaluation: another project's results are never shown here. */
+  /**
+   * Shows `projectId`'s latest evaluation: another project's results are never shown here. Back
+   * on the screen of the same project, everything is as it was left (the model and datasets
+   * chosen, the filters, the mistake opened); another project starts from its defaults.
+   */
   async showProject(projectId: number | null): Promise<void> {
+    if (projectId === this.#projectId) return;
+    this.#projectId = projectId;
+    this.datasetIds = null;
+    this.kindFilter = 'all';
+    this.typeFilter = 'all';
     if (this.jobId !== null && this.job.projectId === projectId) return;
     this.job.clear();
     this.report = null;
@@ -117,7 +126,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate' && j.projectId === projectId);
       if (!job || this.jobId !== null) return;
       this.job.adopt(job);
-      this.report = job.report ?? null;
+      this.#show(job.report ?? null);
     } catch {
       // Nothing to restore.
     }
@@ -135,6 +144,12 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       }),
       projectId,
     );
+  }
+
+  /** Shows `report`, keeping the type filter only where it still has mistakes to list. */
+  #show(report: EvaluationReport | null): void {
+    this.report = report;
+    if (!report?.errors.some((e) => e.type === this.typeFilter)) this.typeFilter = 'all';
   }
 
   #chosen(): number[] {

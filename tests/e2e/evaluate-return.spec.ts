@@ -1,0 +1,57 @@
+// Evaluate, then "Review in the editor" and the browser's Back: the screen comes back as it was
+// left. It used to forget everything but the report: the model selector showed the first model
+// again beside the second one's scores (Evaluate would have run the other one), and the filter
+// and the mistake being looked at were gone from a list of hundreds.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
+import { apiCall } from './api-client.ts';
+import { type App, launchDemoApp } from './fixtures.ts';
+
+let app: App;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  ({ app } = await launchDemoApp());
+  const labels = ['O', 'B-Disease', 'I-Disease', 'B-Chemical', 'I-Chemical'];
+  for (const [name, seed] of [['Ward tagger A', 21], ['Ward tagger B', 22]] as const) {
+    const folder = join(app.tmp, name.replaceAll(' ', '-'));
+    randomTaskModel(folder, { task: 'ner', maxLength: 64 }, labels, seed);
+    ids[name] = (await apiCall(app.server, 'models:import-folder', { path: folder, phiStatus: 'no-phi', name })).id;
+  }
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('Evaluate after a look in the editor', () => {
+  it('shows the model, filter and mistake that were chosen', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-evaluate').click();
+    const model = page.getByTestId('eval-model');
+    await expect.poll(() => model.locator('option').count()).toBe(2);
+    // The model not chosen at first.
+    const other = (await model.inputValue()) === ids['Ward tagger A'] ? 'Ward tagger B' : 'Ward tagger A';
+    const second = ids[other]!;
+    await model.selectOption(second);
+    await page.getByTestId('start-evaluate').click();
+    await page.getByTestId('evaluate-summary').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('evaluate-summary').textContent()).toContain(other);
+    await page.getByTestId('error-kind').selectOption('false-negative');
+    const items = page.getByTestId('error-item');
+    await expect.poll(() => items.count()).toBeGreaterThan(1);
+    const chosen = (await items.nth(1).textContent())!;
+    await items.nth(1).click();
+    await page.getByTestId('viewer-open-editor').click();
+    await expect.poll(() => page.url()).toMatch(/#\/annotate\/\d+$/);
+    await page.goBack();
+    await page.getByTestId('evaluate-summary').waitFor();
+    expect(await model.inputValue()).toBe(second);
+    expect(await page.getByTestId('error-kind').inputValue()).toBe('false-negative');
+    const pressed = page.locator('[data-testid="error-item"][aria-pressed="true"]');
+    await pressed.waitFor();
+    expect(await pressed.textContent()).toBe(chosen);
+    await page.getByTestId('viewer-open-editor').waitFor();
+    expect(app.problems).toEqual([]);
+  });
+});
