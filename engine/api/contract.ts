@@ -73,7 +73,12 @@ export interface EngineRequests {
   'projects:delete': (args: { projectId: number }) => { isDeleted: boolean };
 
   'schema:get': (args: { projectId: number }) => LabelSchema;
-  'schema:save-entity-type': (args: { projectId: number; entityType: EntityType }) => LabelSchema;
+  /**
+   * Creates or updates the type of that exact name. `isNew` (the Add row) refuses ('conflict') a
+   * name that exists; a new name that differs from an existing one only in case or spacing is
+   * refused too. Likewise for relation types.
+   */
+  'schema:save-entity-type': (args: { projectId: number; entityType: EntityType; isNew?: boolean }) => LabelSchema;
   /**
    * Removes an entity type and drops it from relation rules. In use by annotations: refused
    * ('conflict', saying how many) unless `removeAnnotations` (they and their relations go too).
@@ -82,6 +87,7 @@ export interface EngineRequests {
   'schema:save-relation-type': (args: {
     projectId: number;
     relationType: RelationType;
+    isNew?: boolean;
   }) => LabelSchema;
   /** Refused while relations use the type ('conflict', saying how many) unless `removeRelations` (they go too). */
   'schema:delete-relation-type': (args: { projectId: number; name: string; removeRelations?: boolean }) => LabelSchema;

@@ -46,7 +46,8 @@ import { startEvaluation } from './evaluate.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
-import { checkVisibleName, typeName } from './model-names.ts';
+import { typeName } from './model-names.ts';
+import { checkTypeName, nameKey, projectName } from './schema-names.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
@@ -110,12 +111,16 @@ function makeHandlers(ctx: ApiContext): Handlers {
     changed(projectId, 'schema');
     return projects.getLabelSchema(read, projectId);
   };
-  /** Project names are unique ignoring case in every script (SQLite's NOCASE folds ASCII only). */
-  const checkProjectName = (name: string, self?: number): void => {
-    checkVisibleName(name, 'A project name');
-    const folded = name.toLowerCase();
-    if (projects.listProjects(read).some((p) => p.id !== self && p.name.toLowerCase() === folded))
+  /**
+   * A typed project name (see projectName), unique ignoring case in every script, accent
+   * encoding and spacing (SQLite's NOCASE folds ASCII only).
+   */
+  const checkProjectName = (typed: string, self?: number): string => {
+    const name = projectName(typed);
+    const key = nameKey(name);
+    if (projects.listProjects(read).some((p) => p.id !== self && nameKey(p.name) === key))
       throw new ApiError('conflict', `A project named "${name}" already exists; choose another name.`);
+    return name;
   };
   const checkShortcut = (projectId: number, name: string, shortcut: string | undefined): void => {
     const clash = projects
@@ -136,8 +141,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'projects:list': () => projects.listProjects(read).map((p) => projectInfo(read, p)),
     'projects:create': (a) => {
-      const name = a.name.trim();
-      checkProjectName(name);
+      const name = checkProjectName(a.name);
       const p = write.transaction(() => {
         const created = projects.createProject(write, {
           name,
@@ -151,8 +155,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'projects:update': (a) => {
       mustProject(read, a.projectId);
-      const name = a.name?.trim();
-      if (name !== undefined) checkProjectName(name, a.projectId);
+      const name = a.name === undefined ? undefined : checkProjectName(a.name, a.projectId);
       const p = projects.updateProject(write, a.projectId, {
         ...(name !== undefined && { name }),
         ...(a.description !== undefined && { description: a.description }),
@@ -173,6 +176,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'schema:save-entity-type': (a) => {
       mustProject(read, a.projectId);
       const name = typeName(a.entityType.name, 'An entity type name');
+      const names = projects.getLabelSchema(read, a.projectId).entityTypes.map((t) => t.name);
+      checkTypeName(names, name, 'entity', a.isNew === true);
       checkShortcut(a.projectId, name, a.entityType.shortcut);
       projects.upsertEntityType(write, a.projectId, { ...a.entityType, name });
       return schemaChanged(a.projectId);
@@ -184,10 +189,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
     },
     'schema:save-relation-type': (a) => {
       mustProject(read, a.projectId);
-      projects.saveRelationType(write, a.projectId, {
-        ...a.relationType,
-        name: typeName(a.relationType.name, 'A relation type name'),
-      });
+      const name = typeName(a.relationType.name, 'A relation type name');
+      const names = projects.getLabelSchema(read, a.projectId).relationTypes.map((t) => t.name);
+      checkTypeName(names, name, 'relation', a.isNew === true);
+      projects.saveRelationType(write, a.projectId, { ...a.relationType, name });
       return schemaChanged(a.projectId);
     },
     'schema:delete-relation-type': (a) => {

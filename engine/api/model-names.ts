@@ -75,7 +75,8 @@ function takenNames(ctx: ApiContext, exceptId = ''): Map<string, string> {
   return new Map(names.map((n) => [fold(n), n]));
 }
 
-function fold(name: string): string {
+/** A name as compared with others: composed (NFC) and in lower case. */
+export function fold(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 

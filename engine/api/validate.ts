@@ -110,18 +110,21 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'projects:update': obj({ projectId: id }, { name: projectName, description: str({ max: 2000 }) }),
   'projects:delete': obj({ projectId: id }),
   'schema:get': obj({ projectId: id }),
-  'schema:save-entity-type': obj({
-    projectId: id,
-    entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }),
-  }),
+  'schema:save-entity-type': obj(
+    { projectId: id, entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }) },
+    { isNew: bool },
+  ),
   'schema:delete-entity-type': obj({ projectId: id, name }, { removeAnnotations: bool }),
-  'schema:save-relation-type': obj({
-    projectId: id,
-    relationType: obj(
-      { name, arg1Types: typeList, arg2Types: typeList, color, symmetric: bool },
-      { description: str({ max: 2000 }) },
-    ),
-  }),
+  'schema:save-relation-type': obj(
+    {
+      projectId: id,
+      relationType: obj(
+        { name, arg1Types: typeList, arg2Types: typeList, color, symmetric: bool },
+        { description: str({ max: 2000 }) },
+      ),
+    },
+    { isNew: bool },
+  ),
   'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
   'datasets:list': obj({ projectId: id }),
   'documents:list-imports': obj({ projectId: id }),

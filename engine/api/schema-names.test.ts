@@ -1,0 +1,91 @@
+// Names on the Projects screen: the Add row never changes an existing type, and no two types or
+// projects differ only in case, accent encoding or spacing.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+let t: TestEngine;
+let demoId: number;
+
+beforeEach(async () => {
+  t = openTestEngine('benchtop-names-', { inSubfolder: true });
+  demoId = (await t.call('projects:list', {}))[0]!.id;
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const entityType = async (name: string) =>
+  (await t.call('schema:get', { projectId: demoId })).entityTypes.find((x) => x.name === name);
+const relationType = async (name: string) =>
+  (await t.call('schema:get', { projectId: demoId })).relationTypes.find((x) => x.name === name);
+
+describe('label type names', () => {
+  it('refuses an Add of an entity or relation type that exists, leaving it as it was', async () => {
+    const disease = await entityType('Disease');
+    expect(disease).toMatchObject({ shortcut: 'd', description: expect.any(String) as unknown });
+    const added = await t.invoke('schema:save-entity-type', { projectId: demoId, entityType: { name: ' Disease ', color: '#000000' }, isNew: true });
+    expect(added).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: 'An entity type named “Disease” already exists; change it in its own row, or choose another name.' },
+    });
+    expect(await entityType('Disease')).toEqual(disease);
+
+    const treats = await relationType('treats');
+    const rule = { name: 'treats', arg1Types: [], arg2Types: [], color: '#000000', symmetric: true };
+    expect(await t.invoke('schema:save-relation-type', { projectId: demoId, relationType: rule, isNew: true })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringMatching(/^A relation type named “treats” already exists/) as unknown },
+    });
+    expect(await relationType('treats')).toEqual(treats);
+
+    // Its own row saves it under that name.
+    await t.call('schema:save-entity-type', { projectId: demoId, entityType: { ...disease!, color: '#123456' } });
+    expect(await entityType('Disease')).toEqual({ ...disease, color: '#123456' });
+  });
+
+  it('refuses a new type whose name differs from another only in case, accent encoding or spacing', async () => {
+    await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'Adverse event', color: '#112233' }, isNew: true });
+    await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'Caf\u00e9', color: '#112233' } });
+    for (const name of ['disease', 'DISEASE', 'adverse  EVENT', 'Cafe\u0301']) {
+      for (const isNew of [true, false]) {
+        const reply = await t.invoke('schema:save-entity-type', { projectId: demoId, entityType: { name, color: '#445566' }, isNew });
+        expect(reply).toMatchObject({
+          ok: false,
+          error: { code: 'conflict', message: expect.stringMatching(/^An entity type named “(Disease|Adverse event|Café)” already exists, and “.+” differs from it only in case or spacing/) as unknown },
+        });
+      }
+    }
+    const rel = { name: 'TREATS', arg1Types: [], arg2Types: [], color: '#000000', symmetric: false };
+    expect(await t.invoke('schema:save-relation-type', { projectId: demoId, relationType: rel })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    const names = (await t.call('schema:get', { projectId: demoId })).entityTypes.map((x) => x.name);
+    expect(names.filter((n) => n.toLowerCase().includes('disease') || n.toLowerCase().includes('adverse'))).toEqual(['Adverse event', 'Disease']);
+    expect((await relationType('TREATS'))).toBeUndefined();
+  });
+
+  it('still updates one of two near-duplicate types an import made, by its exact name', async () => {
+    // Imports add the types their files use as they are; the editor must still be able to recolour both.
+    const file = join(t.dir, 'lower.pubtator');
+    writeFileSync(file, '1|t|Fever again.\n1|a|\n1\t0\t5\tFever\tdisease\t-\n\n');
+    await t.call('documents:import', { projectId: demoId, path: file, containsPhi: false, format: 'pubtator' });
+    const saved = await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'disease', color: '#abcdef' } });
+    expect(saved.entityTypes.filter((x) => x.name.toLowerCase() === 'disease').map((x) => [x.name, x.color])).toEqual([
+      ['Disease', '#d6336c'],
+      ['disease', '#abcdef'],
+    ]);
+  });
+});
+
+describe('project names', () => {
+  it('composes accents and spaces, and refuses a name that only looks different', async () => {
+    const cafe = await t.call('projects:create', { name: '  Cafe\u0301   notes ' });
+    expect(cafe.name).toBe('Caf\u00e9 notes');
+    for (const name of ['Caf\u00e9 notes', 'CAFE\u0301 NOTES', 'café  notes']) {
+      expect(await t.invoke('projects:create', { name })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    }
+    const other = await t.call('projects:create', { name: 'Other' });
+    expect(await t.invoke('projects:update', { projectId: other.id, name: 'cafe\u0301 notes' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect((await t.call('projects:list', {})).map((p) => p.name)).toEqual(['Café notes', 'Demo: clinical notes', 'Other']);
+  });
+});
