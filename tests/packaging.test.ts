@@ -4,9 +4,10 @@
 // on still holds (the app in app.asar, native code unpacked, no code that needs ELECTRON_RUN_AS_NODE
 // or NODE_OPTIONS).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -54,6 +55,7 @@ describe('electron-builder configuration', () => {
       enableEmbeddedAsarIntegrityValidation: true,
       onlyLoadAppFromAsar: true,
       grantFileProtocolExtraPrivileges: false,
+      resetAdHocDarwinSignature: true,
     });
   });
 
@@ -77,6 +79,43 @@ describe('electron-builder configuration', () => {
       return /ELECTRON_RUN_AS_NODE|NODE_OPTIONS|(?<!utilityProcess\.)\bfork\(|process\.execPath|--inspect/.test(text);
     });
     expect(offending.map((f) => relative(root, f))).toEqual([]);
+  });
+});
+
+describe('macOS app', () => {
+  // Flipping the fuses (and writing the asar hash into Info.plist) breaks the signature Electron's
+  // macOS binary comes with; unsigned (no Developer ID), electron-builder does not sign again, and
+  // an Apple silicon Mac refuses to open an app whose signature does not match ("damaged").
+  it.skipIf(process.platform === 'win32')('is signed ad hoc again once its fuses are flipped, when nothing signs it after', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'benchtop-mac-app-'));
+    const app = join(dir, 'Benchtop.app');
+    const framework = join(app, 'Contents', 'Frameworks', 'Electron Framework.framework', 'Electron Framework');
+    mkdirSync(dirname(framework), { recursive: true });
+    // A fuse wire as Electron's framework carries it: sentinel, version 1, 8 fuses, all inherited.
+    writeFileSync(framework, Buffer.concat([Buffer.from('dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX'), Buffer.from([1, 8]), Buffer.alloc(8, 0x90)]));
+    // A codesign that notes how it was called, ahead of any real one on PATH.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'codesign'), `#!/bin/sh\necho "$@" >> "${join(dir, 'codesign.log')}"\n`);
+    chmodSync(join(bin, 'codesign'), 0o755);
+    // NOTE: electron-builder's own steps: the fuse settings from the config, then the flip on the packed app.
+    const { PlatformPackager } = require('app-builder-lib') as {
+      PlatformPackager: { prototype: Record<'generateFuseConfig' | 'addElectronFuses', (this: unknown, ...args: unknown[]) => Promise<unknown>> };
+    };
+    const config = (await loadConfig()) as BuilderConfig & { electronFuses: object };
+    const fuses = await PlatformPackager.prototype.generateFuseConfig.call({}, config.electronFuses);
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}${delimiter}${path ?? ''}`;
+    try {
+      await PlatformPackager.prototype.addElectronFuses.call({ appInfo: { productFilename: 'Benchtop' } }, { appOutDir: dir, electronPlatformName: 'darwin' }, fuses);
+    } finally {
+      process.env['PATH'] = path;
+    }
+    // runAsNode, cookie encryption (left), NODE_OPTIONS, --inspect, asar integrity, only app.asar, V8 snapshot (left), file://
+    expect(readFileSync(framework).subarray(-8).toString('latin1')).toBe('0\x900011\x900');
+    expect(readFileSync(join(dir, 'codesign.log'), 'utf8').trim().split(' ')).toEqual(
+      expect.arrayContaining(['--sign', '-', '--force', '--deep', app]),
+    );
   });
 });
 
