@@ -111,6 +111,26 @@ describe('run screen state', () => {
     expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['files-1']);
   });
 
+  it('shows a run over a folder still going, found again, as a run over that folder', async () => {
+    const running: JobInfo = {
+      jobId: 'files-2',
+      kind: 'predict',
+      projectId: null,
+      input: '/data/notes',
+      modelName: 'NER',
+      startedAt: '2025-01-01T00:00:00.000Z',
+      status: 'running',
+      progress: null,
+    };
+    jobs = [running, job('project-1', 1, PROJECT)];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore(1);
+    expect(s.jobId).toBe('files-2');
+    expect(s.isRunning).toBe(true);
+    expect(s.source).toBe('folder');
+    expect(s.inputPath).toBe('/data/notes');
+  });
+
   it('keeps "Run over" as chosen while the latest run was being found', async () => {
     jobs = [job('project-1', 1, PROJECT), job('files-1', null, FILES)];
     const s = new PredictionState({ models: () => models, datasets: () => [] });

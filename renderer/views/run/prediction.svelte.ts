@@ -172,7 +172,13 @@ export class PredictionState extends ShowsJob<'predict'> {
     this.opened = null;
     this.job.adopt(job);
     this.result = job.predict ?? null;
-    if (job.predict && !keepsSource) this.source = job.predict.source === 'files' ? 'folder' : 'project';
+    if (keepsSource) return;
+    // From the job, not its summary: a run still going (found again after the screen was left or
+    // the window reloaded) has none yet, and the form said "Documents of this project" beside a
+    // run over a folder.
+    this.source = job.projectId === null ? 'folder' : 'project';
+    if (job.projectId === null && job.input !== undefined && this.inputPath.trim() === '')
+      this.inputPath = job.input;
   }
 
   #models(task: string): ModelInfo[] {
