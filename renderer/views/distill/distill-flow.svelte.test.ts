@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ModelInfo } from '../../../engine/api/contract.ts';
+import type { DatasetInfo, ModelInfo } from '../../../engine/api/contract.ts';
 
 vi.mock('../../lib/api.ts', () => ({
   call: vi.fn(() => Promise.resolve({ presets: [] })),
@@ -27,6 +27,10 @@ function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
   };
 }
 
+function dataset(id: number, name: string): DatasetInfo {
+  return { id, projectId: 1, name, source: `${name}.txt`, isPrivate: true, containsPhi: true, documentCount: 3, finishedCount: 3, createdAt: '' };
+}
+
 describe('distill flow', () => {
   it('offers a student size with its weights said to leave out the embeddings the Models screen counts', () => {
     // small-2L-128 as train:get-options gives it: 2 × (4·128² + 2·128·512) weights in its layers;
@@ -42,7 +46,7 @@ describe('distill flow', () => {
 
   it('says what the student will be and pins the teacher once past the first step', () => {
     let models = [model('teacher', 'trained-on-phi')];
-    const flow = new DistillFlow({ models: () => models });
+    const flow = new DistillFlow({ models: () => models, datasets: () => [] });
     expect(flow.studentPhi).toBe('distilled-from-phi-teacher');
     flow.go(1);
     expect(flow.step).toBe(1);
@@ -54,7 +58,7 @@ describe('distill flow', () => {
   });
 
   it('blocks the transfer step until the own text is declared free of PHI', () => {
-    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')] });
+    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')], datasets: () => [] });
     expect(flow.studentPhi).toBe('no-phi');
     flow.go(2);
     flow.go(3);
@@ -82,7 +86,7 @@ describe('distill flow', () => {
   it('does not offer an imported classifier with LABEL_n labels as the teacher, and says why when chosen', () => {
     const generic = { ...model('imported', 'no-phi'), labels: ['LABEL_0', 'LABEL_1', 'LABEL_2'] };
     const trained = { ...model('trained', 'no-phi'), labels: ['O', 'B-Disease', 'I-Disease'] };
-    const flow = new DistillFlow({ models: () => [generic, trained] });
+    const flow = new DistillFlow({ models: () => [generic, trained], datasets: () => [] });
     expect(flow.teacher?.id).toBe('trained');
     expect(flow.blockerAt(0)).toBeNull();
     flow.teacherId = 'imported';
@@ -94,7 +98,7 @@ describe('distill flow', () => {
   });
 
   it('names the step count or time limit the engine would refuse before starting', () => {
-    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')] });
+    const flow = new DistillFlow({ models: () => [model('t', 'no-phi')], datasets: () => [] });
     for (const steps of [0, 1.5, 20_000_000, Number.NaN]) {
       flow.steps = steps;
       expect(flow.blockerAt(3), String(steps)).toMatch(/^Training steps must be a whole number from 1 to 10.?000.?000\.$/);
@@ -113,7 +117,7 @@ describe('distill flow', () => {
 
   it('says a student started from a PHI-trained or unknown library model will be marked that way', () => {
     const models = [model('teacher', 'no-phi'), model('phi-start', 'trained-on-phi'), model('odd-start', 'unknown')];
-    const flow = new DistillFlow({ models: () => models });
+    const flow = new DistillFlow({ models: () => models, datasets: () => [] });
     expect(flow.studentPhi).toBe('no-phi');
     flow.studentKind = 'model';
     flow.studentModelId = 'phi-start';
@@ -127,7 +131,7 @@ describe('distill flow', () => {
 
   it('never swaps a removed teacher for another one behind the user’s back', () => {
     let models = [model('clean', 'no-phi'), model('chosen', 'no-phi'), model('phi', 'trained-on-phi')];
-    const flow = new DistillFlow({ models: () => models });
+    const flow = new DistillFlow({ models: () => models, datasets: () => [] });
     flow.teacherId = 'chosen';
     flow.go(3);
     expect(flow.step).toBe(3);
@@ -137,5 +141,23 @@ describe('distill flow', () => {
     flow.teacherId = 'phi';
     expect(flow.blockerAt(3)).toBeNull();
     expect(flow.studentPhi).toBe('distilled-from-phi-teacher');
+  });
+
+  it('mixes in only datasets of the open project: a choice made in another project is neither sent nor reviewed', () => {
+    let open = [dataset(1, 'Ward notes'), dataset(2, 'Clinic letters')];
+    const flow = new DistillFlow({ models: () => [model('t', 'trained-on-phi')], datasets: () => open });
+    flow.includePrivate = true;
+    flow.togglePrivate(1, true);
+    flow.alpha = 0.3;
+    expect(flow.blockerAt(2)).toBeNull();
+    expect(flow.privateSummary).toBe('Ward notes (30 % of the steps)');
+    expect(flow.toArgs(1).includePrivate).toEqual({ datasetIds: [1], alpha: 0.3 });
+    // Another project is opened mid-flow: its datasets are listed, none of them ticked.
+    open = [dataset(7, 'Public abstracts')];
+    expect(flow.privateSummary).toBeNull();
+    expect(flow.blockerAt(2)).toBe('Choose the private datasets to mix in, or untick that option.');
+    flow.togglePrivate(7, true);
+    expect(flow.toArgs(2).includePrivate).toEqual({ datasetIds: [7], alpha: 0.3 });
+    expect(flow.privateSummary).toBe('Public abstracts (30 % of the steps)');
   });
 });

@@ -1,6 +1,7 @@
 // The Distill screen's guided flow: teacher → student → transfer text → review and run. Holds
 // the choices, what blocks each step, the PHI status the student will get, and the request.
 import type {
+  DatasetInfo,
   DistillStartArgs,
   ModelInfo,
   PhiStatus,
@@ -12,6 +13,8 @@ import { isGenericLabels } from '../../lib/labels.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
+  /** The open project's datasets. */
+  datasets: () => DatasetInfo[];
 }
 
 /** A student size as offered: its weights are counted without the word embeddings (they depend on
@@ -82,6 +85,18 @@ export class DistillFlow {
       ? (this.students.find((m) => m.id === this.studentModelId) ?? null)
       : null,
   );
+  /**
+   * The private datasets to mix in: those ticked that are in the open project. A choice made in
+   * another project (the flow outlives a switch) or a dataset removed since does not count, so it
+   * is neither sent (the engine refused it only at Start) nor said to be mixed in.
+   */
+  privateSets = $derived(this.#openDatasets().filter((d) => this.privateIds.includes(d.id)));
+  /** What the Review step says is mixed in, as the lineage records it: the datasets and their share. */
+  privateSummary = $derived(
+    this.includePrivate && this.privateSets.length > 0
+      ? `${this.privateSets.map((d) => d.name).join(', ')} (${Math.round(this.alpha * 100)} % of the steps)`
+      : null,
+  );
   /** What the student's PHI status will be: the worst of the teacher's, the start's and the data's. */
   studentPhi = $derived<PhiStatus>(this.#studentPhi());
   blockers = $derived([
@@ -99,7 +114,7 @@ export class DistillFlow {
       ? 'Choose at least one kind of transfer text.'
       : this.useFolder && (this.folder.trim() === '' || !this.isFolderClean)
         ? 'Give the folder and confirm it holds no patient information.'
-        : this.includePrivate && this.privateIds.length === 0
+        : this.includePrivate && this.privateSets.length === 0
           ? 'Choose the private datasets to mix in, or untick that option.'
           : null,
     !(Number.isInteger(this.steps) && this.steps >= 1 && this.steps <= MAX_STEPS)
@@ -156,7 +171,7 @@ export class DistillFlow {
       steps: this.steps,
       ...(this.maxMinutes !== null && this.maxMinutes > 0 && { maxMinutes: this.maxMinutes }),
       ...(this.includePrivate && {
-        includePrivate: { datasetIds: [...this.privateIds], alpha: this.alpha },
+        includePrivate: { datasetIds: this.privateSets.map((d) => d.id), alpha: this.alpha },
       }),
     };
   }
@@ -177,5 +192,9 @@ export class DistillFlow {
 
   #allModels(): ModelInfo[] {
     return this.#sources.models();
+  }
+
+  #openDatasets(): DatasetInfo[] {
+    return this.#sources.datasets();
   }
 }

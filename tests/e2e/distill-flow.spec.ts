@@ -1,0 +1,274 @@
+// The Distill screen walked end to end as a clinician would: a teacher trained on a few notes
+// imported as holding patient data, a small student distilled on general and randomised text only,
+// its progress and finish, the student in Models with the lineage and card README "Distillation
+// without PHI" promises (and the same in its lineage.json, metrics.json and card on disk), then
+// evaluated once. Then the ways a distillation is stopped, continued or loses its teacher.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, focusLog, launchDemoApp, recordFocus, screenshot } from './fixtures.ts';
+
+const NCBI_DEV = join(SHARED_DATA, 'documents', 'pubtator-ncbi', 'NCBIdevelopset_corpus.txt');
+
+let app: App;
+let projectId: number;
+let teacherId: string;
+/** The private notes' texts (title and abstract lines), which no student file may hold. */
+let privateTexts: string[];
+
+/** The first `n` documents of a PubTator file (blocks separated by a blank line). */
+function firstPubtatorDocs(file: string, n: number): string {
+  return `${readFileSync(file, 'utf8').split(/\n\s*\n/).slice(0, n).join('\n\n')}\n`;
+}
+
+async function runStatus(runId: string): Promise<string | undefined> {
+  return (await apiCall(app.server, 'train:list-runs', { projectId })).find((r) => r.id === runId)?.status;
+}
+
+beforeAll(async () => {
+  ({ app, projectId } = await launchDemoApp());
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+it('trains a teacher on a few notes imported as holding patient data', async () => {
+  const notes = join(app.tmp, 'ward-notes.txt');
+  writeFileSync(notes, firstPubtatorDocs(NCBI_DEV, 12));
+  privateTexts = readFileSync(notes, 'utf8')
+    .split('\n')
+    .filter((l) => /^\d+\|[ta]\|/.test(l))
+    .map((l) => l.replace(/^\d+\|[ta]\|/, '').trim());
+  const report = await apiCall(app.server, 'documents:import', {
+    projectId,
+    path: notes,
+    containsPhi: true,
+    datasetName: 'Ward notes',
+  });
+  const { runId } = await apiCall(app.server, 'train:start', {
+    projectId,
+    task: 'ner',
+    datasetIds: [report.datasetId!],
+    preset: 'small-2L-128',
+    name: 'Ward teacher',
+    batchSize: 2,
+    maxSteps: 6,
+    maxLength: 64,
+  });
+  await expect.poll(() => runStatus(runId), { timeout: 150_000 }).toBe('completed');
+  teacherId = (await apiCall(app.server, 'models:list', {})).find((m) => m.name === 'Ward teacher')!.id;
+  await app.page.reload();
+  await app.page.getByTestId('current-project').getByText('Demo').waitFor();
+}, 200_000);
+
+describe('Distill, from a private teacher to a shareable student', () => {
+  let studentId: string;
+
+  it('distils on general and randomised text, showing progress, and says what the student will be', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-distill').click();
+    const teacher = page.locator('label', { hasText: 'Ward teacher' });
+    await teacher.waitFor();
+    expect(await teacher.textContent()).toContain('Trained on patient data');
+    await teacher.getByTestId('distill-teacher').check();
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('student-size').selectOption('small-2L-128');
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('transfer-general').check();
+    await page.getByTestId('transfer-random').check();
+    expect(await page.getByTestId('include-private').isChecked()).toBe(false);
+    expect(await page.getByTestId('private-on').count()).toBe(0);
+    await page.getByTestId('distill-next').click();
+    await page.getByTestId('distill-steps').fill('4');
+    const review = page.getByTestId('distill-view').locator('dl');
+    expect((await review.textContent())!.replace(/\s+/g, ' ')).toContain(
+      'Teacher Ward teacher Student a new model, very small and fast (2 layers, 128 wide) Transfer text general English text, randomised text',
+    );
+    expect(await page.getByTestId('student-phi').textContent()).toBe('Learned from a PHI model');
+    expect(await page.getByTestId('review-private').count()).toBe(0);
+    // A distillation stopped by its time limit saves no student (engine: only a checkpoint).
+    expect((await page.getByTestId('distill-time-note').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
+      'A run stopped by its time limit keeps a checkpoint and saves no student yet: continue it to finish the remaining steps.',
+    );
+    await screenshot(page, 'distill-flow-review');
+
+    await page.getByTestId('start-distill').click();
+    await page.getByTestId('run-monitor').waitFor();
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 150_000 })
+      .toBe('Finished');
+    expect(await page.getByTestId('run-outcome').textContent()).toBe('Trained for 4 steps.');
+    const run = (await apiCall(app.server, 'train:list-runs', { projectId })).find((r) => r.kind === 'distill')!;
+    expect(run.status).toBe('completed');
+    studentId = run.modelId!;
+    const points = (await apiCall(app.server, 'train:get-metrics', { runId: run.id })).loss.map((p) => p.step);
+    expect(points.at(-1)).toBe(4);
+    expect(app.problems).toEqual([]);
+  }, 200_000);
+
+  it('lists the student in Models with the lineage and card that say it never saw the notes', async () => {
+    const { page } = app;
+    await page.getByTestId('open-run-model').click();
+    await expect.poll(() => page.getByTestId('model-detail-name').textContent()).toMatch(/^Entities student · \d{4}-\d\d-\d\d$/);
+    expect(await page.getByTestId('model-phi-statement').textContent()).toBe(
+      'No PHI in training data; distilled from a PHI-trained teacher.',
+    );
+    const lineage = (await page.getByTestId('model-lineage').locator('li').allTextContents()).map((l) => l.replace(/\s+/g, ' ').trim());
+    // The student's own entries: taught by the PHI-trained teacher, which gave outputs only; every
+    // source of its gradients is free of patient data. The teacher's own lineage follows, marked.
+    const own = lineage.filter((l) => l.startsWith('Entities student'));
+    expect(own).toEqual([
+      expect.stringMatching(/taught by model "Ward teacher" \(Trained on patient data\) patient data$/),
+      expect.stringMatching(/started from random initialisation \(small-2L-128\)$/),
+      expect.stringMatching(/distilled with general English text \(WordNet glosses\)$/),
+      expect.stringMatching(/distilled with randomised text \(no real content\)$/),
+    ]);
+    expect(lineage.filter((l) => !l.startsWith('Entities student')).every((l) => l.endsWith('(teacher)'))).toBe(true);
+    await page.getByTestId('model-card').locator('summary').click();
+    const card = (await page.getByTestId('model-card-body').textContent())!.replace(/\s+/g, ' ');
+    expect(card).toContain('Status: no PHI in training data; distilled from a PHI-trained teacher.');
+    expect(card).toContain("What this guarantees: no private record was in this model's training set.");
+    expect(card).toContain('This is not differential privacy and not a de-identification certificate.');
+    await screenshot(page, 'distill-flow-student');
+  });
+
+  it('records the same on disk, and no file of the student holds a note or its fingerprints', () => {
+    const dir = join(app.dataDir, 'models', studentId);
+    const lineage = JSON.parse(readFileSync(join(dir, 'lineage.json'), 'utf8')) as {
+      phi_status: string;
+      entries: { kind: string; source: string; containsPhi: boolean; gradients: boolean }[];
+    };
+    expect(lineage.phi_status).toBe('distilled-from-phi-teacher');
+    expect(lineage.entries.map((e) => e.kind).sort()).toEqual(['distill-transfer', 'distill-transfer', 'teacher']);
+    // Every source that produced gradients is free of PHI; the teacher gave outputs only.
+    expect(lineage.entries.filter((e) => e.gradients && e.containsPhi)).toEqual([]);
+    expect(lineage.entries.find((e) => e.kind === 'teacher')).toMatchObject({ containsPhi: true, gradients: false });
+    const metrics = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8')) as {
+      steps: number;
+      settings: { transfer: string };
+      lineage: unknown;
+    };
+    expect(metrics.steps).toBe(4);
+    expect(metrics.settings.transfer).toBe('general,random');
+    expect(metrics.lineage).toEqual(lineage);
+    const card = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(card).toContain('**Status: no PHI in training data; distilled from a PHI-trained teacher.**');
+    // The student is made to be shared: it never carries the notes, their hashes or the data folder's path.
+    expect(existsSync(join(dir, 'private-fingerprints.bin'))).toBe(false);
+    for (const f of readdirSync(dir).filter((x) => /\.(json|md|txt)$/.test(x))) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      expect(privateTexts.filter((t) => text.includes(t)), f).toEqual([]);
+      expect(text.includes(app.dataDir), f).toBe(false);
+    }
+  });
+
+  it('evaluates the student once', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-evaluate').click();
+    await page.getByTestId('eval-model').selectOption(studentId);
+    await page.getByTestId('start-evaluate').click();
+    await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('score-table').textContent()).toContain('Disease');
+    expect(app.problems).toEqual([]);
+  }, 150_000);
+});
+
+describe('Distill, with patient data mixed in', () => {
+  it('names the datasets and their share on Review, and forgets them when another project is opened', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-step-2').click();
+    await page.getByTestId('private-section').locator('summary').click();
+    await page.getByTestId('include-private').check();
+    await page.getByTestId('private-section').locator('label', { hasText: 'Ward notes' }).locator('input').check();
+    expect(await page.getByTestId('private-on').textContent()).toBe('On: patient data mixed in');
+    await page.getByTestId('distill-step-3').click();
+    expect(await page.getByTestId('review-private').textContent()).toBe('Ward notes (30 % of the steps)');
+    expect(await page.getByTestId('student-phi').textContent()).toBe('Trained on patient data');
+    expect(await page.getByTestId('start-distill').isDisabled()).toBe(false);
+
+    // Another project opened mid-flow: Ward notes is not in it, so nothing is mixed in from it, and
+    // Start waits for a choice there (it used to send Ward notes' id, refused only at Start).
+    await apiCall(app.server, 'projects:create', { name: 'Other clinic', template: 'biomedical' });
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('project-item').filter({ hasText: 'Other clinic' }).getByTestId('open-project').click();
+    await page.getByTestId('current-project').getByText('Other clinic').waitFor();
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-view').waitFor();
+    expect(await page.getByTestId('review-private').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('start-distill').isDisabled()).toBe(true);
+    expect(await page.locator('#distill-blocker').textContent()).toBe('Choose the private datasets to mix in, or untick that option.');
+
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('project-item').filter({ hasText: 'Demo' }).getByTestId('open-project').click();
+    await page.getByTestId('current-project').getByText('Demo').waitFor();
+    await page.getByTestId('nav-distill').click();
+    await expect.poll(() => page.getByTestId('review-private').count()).toBe(1);
+    await page.getByTestId('distill-step-2').click();
+    await page.getByTestId('include-private').uncheck();
+    expect(await page.getByTestId('private-on').count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+});
+
+describe('Distill, stopped and continued', () => {
+  /** Starts a distillation of `steps` on randomised text only, from the keyboard, and stops it once it makes progress. */
+  async function startAndStop(steps: number): Promise<string> {
+    const { page } = app;
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('distill-step-2').click();
+    await page.getByTestId('transfer-general').uncheck();
+    await page.getByTestId('transfer-random').check();
+    await page.getByTestId('distill-step-3').click();
+    await page.getByTestId('distill-steps').fill(String(steps));
+    await page.getByTestId('start-distill').focus();
+    await recordFocus(page);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('train-progress').waitFor({ timeout: 120_000 });
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('cancel-run');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('Stopped');
+    expect(await focusLog(page)).not.toContain('BODY');
+    const runs = await apiCall(app.server, 'train:list-runs', { projectId });
+    const run = runs.find((r) => r.kind === 'distill' && r.status === 'cancelled')!;
+    expect(run.canResume).toBe(true);
+    return run.id;
+  }
+
+  it('stops from the keyboard, keeps a checkpoint, and continues to a finished student', async () => {
+    const { page } = app;
+    const runId = await startAndStop(60);
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('resume-run');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => runStatus(runId), { timeout: 150_000 }).toBe('completed');
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('Finished');
+    const run = (await apiCall(app.server, 'train:list-runs', { projectId })).find((r) => r.id === runId)!;
+    const dir = join(app.dataDir, 'models', run.modelId!);
+    const metrics = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8')) as { steps: number; resumed_from_step: number | null };
+    expect(metrics.steps).toBe(60);
+    expect(metrics.resumed_from_step).toBeGreaterThan(0);
+    const lineage = JSON.parse(readFileSync(join(dir, 'lineage.json'), 'utf8')) as { phi_status: string };
+    expect(lineage.phi_status).toBe('distilled-from-phi-teacher');
+    expect(app.problems).toEqual([]);
+  }, 200_000);
+
+  it('refuses to continue once the teacher is removed, and asks for another teacher', async () => {
+    const { page } = app;
+    const runId = await startAndStop(300);
+    await apiCall(app.server, 'models:delete', { modelId: teacherId });
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('nav-distill').click();
+    await page.getByTestId('run-monitor').waitFor();
+    await page.getByTestId('resume-run').click();
+    await expect
+      .poll(() => page.getByTestId('distill-error').textContent())
+      .toMatch(/learns from a teacher model, which was removed from the library, so it cannot continue/);
+    expect(await runStatus(runId)).toBe('cancelled');
+    // The flow asks for another teacher instead of silently taking one.
+    await page.getByTestId('distill-step-0').click();
+    expect(await page.getByTestId('distill-next').isDisabled()).toBe(true);
+    expect(app.problems).toEqual([]);
+  }, 200_000);
+});
