@@ -84,11 +84,9 @@ function requireIdle(ctx: ApiContext): void {
   if (busy === undefined) return;
   const run = getRun(ctx.ws.read, busy);
   const project = run ? getProject(ctx.ws.read, run.projectId) : undefined;
-  const where = run && project ? ` (“${configOf(run).name}” in project “${project.name}”, on its Train screen)` : '';
-  throw new ApiError(
-    'conflict',
-    `Another training run is in progress${where}; wait for it to finish, or stop it first.`,
-  );
+  const [what, screen] = run && configOf(run).engine.kind === 'distill' ? ['the distillation ', 'Distill'] : ['', 'Train'];
+  const where = run && project ? ` (${what}“${configOf(run).name}” in project “${project.name}”, on its ${screen} screen)` : '';
+  throw new ApiError('conflict', `Another training run is in progress${where}; wait for it to finish, or stop it first.`);
 }
 
 /** Records a run, snapshots its documents and starts it. */
