@@ -31,25 +31,33 @@ export function prepareCrashDumpsDir(dir: string): void {
 /**
  * Deletes Crashpad's dumps (.dmp), their metadata (.meta) and attachments last written more than
  * maxAgeMs before `now`, anywhere under dir; Crashpad's own settings stay. Links are not
- * followed. Returns the paths it could not delete (the caller says so).
+ * followed. Returns the paths (files or folders) it could not delete or look into: locked
+ * (Windows), or left by a Benchtop run as another user; the caller says so and the next start
+ * tries again. Never throws for them: this runs before Benchtop opens anything.
  */
 export function removeOldCrashDumps(dir: string, now: number, maxAgeMs = KEEP_DAYS * DAY_MS): string[] {
   const failed: string[] = [];
   const walk = (folder: string, inAttachments: boolean): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      failed.push(folder);
+      return;
+    }
+    for (const entry of entries) {
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) {
-        const isAttachments = inAttachments || entry.name === 'attachments';
-        walk(path, isAttachments);
-        // An attachments/<report> folder emptied here goes too.
-        if (inAttachments && readdirSync(path).length === 0) rmdirSync(path);
-      } else if (entry.isFile() && (inAttachments || /\.(dmp|meta)$/.test(entry.name))) {
-        if (statSync(path).mtimeMs >= now - maxAgeMs) continue;
-        try {
-          unlinkSync(path);
-        } catch {
-          failed.push(path); // locked (Windows) or not ours: the next start tries again
+      try {
+        if (entry.isDirectory()) {
+          const isAttachments = inAttachments || entry.name === 'attachments';
+          walk(path, isAttachments);
+          // An attachments/<report> folder emptied here goes too.
+          if (inAttachments && readdirSync(path).length === 0) rmdirSync(path);
+        } else if (entry.isFile() && (inAttachments || /\.(dmp|meta)$/.test(entry.name))) {
+          if (statSync(path).mtimeMs < now - maxAgeMs) unlinkSync(path);
         }
+      } catch {
+        if (!failed.includes(path)) failed.push(path);
       }
     }
   };
@@ -79,7 +87,7 @@ export function keepCrashDumpsLocal(userData: string, now = Date.now()): boolean
     return false;
   }
   for (const path of removeOldCrashDumps(dir, now)) {
-    console.warn(`Benchtop: an old crash dump could not be deleted: ${path}`);
+    console.warn(`Benchtop: old crash dumps could not be deleted at ${path}`);
   }
   app.setPath('crashDumps', dir);
   // No submitURL: Crashpad's handler gets no URL and starts no upload thread at all, whatever
