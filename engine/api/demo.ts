@@ -15,6 +15,7 @@ import {
 import type { WriteDb } from '../store/db.ts';
 import type { ApiContext } from './context.ts';
 import type { LabelSchema } from './dto.ts';
+import { ApiError } from './errors.ts';
 import { readSettingsFile, writeSettingsFile } from './system.ts';
 
 /** The schema of the 'biomedical' template. */
@@ -97,7 +98,15 @@ function nthIndexOf(text: string, needle: string, n: number): number {
 
 /** Creates the demo project once, on the first launch with an empty workspace. */
 export function seedDemoIfFirstLaunch(ctx: ApiContext): void {
-  const settings = readSettingsFile(ctx.dataDir);
+  let settings: ReturnType<typeof readSettingsFile>;
+  try {
+    settings = readSettingsFile(ctx.dataDir);
+  } catch (err) {
+    // Damaged: it may say the demo was seeded and deleted. None is added, and the file is left
+    // for the user to correct (settings:get and every run say why).
+    if (err instanceof ApiError) return;
+    throw err;
+  }
   if (settings.isDemoSeeded) return;
   const db = ctx.ws.write;
   if (listProjects(db).length === 0) {

@@ -21,16 +21,20 @@ class SettingsState {
     return device && !device.isAvailable ? 'cpu' : saved;
   }
 
+  /**
+   * Loads each part on its own: a damaged settings file (refused with its path) must not hide
+   * the data folder it lives in, nor the devices.
+   */
   async load(): Promise<void> {
+    const [info, saved] = await Promise.allSettled([call('app:get-info', {}), call('settings:get', {})]);
+    if (info.status === 'fulfilled') this.info = info.value;
+    if (saved.status === 'fulfilled') this.settings = saved.value;
+    const failed = [saved, info].find((r) => r.status === 'rejected');
+    this.error = failed ? messageOf(failed.reason) : null;
     try {
-      [this.info, this.settings] = await Promise.all([
-        call('app:get-info', {}),
-        call('settings:get', {}),
-      ]);
-      this.error = null;
       this.devices = await call('devices:list', {});
     } catch (err) {
-      this.error = messageOf(err);
+      this.error ??= messageOf(err);
     }
   }
 
