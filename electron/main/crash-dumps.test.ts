@@ -2,6 +2,7 @@
 // no upload and the system handler left out, only after its folder is set and made owner-only;
 // dumps older than a week go at start, Crashpad's settings and recent dumps stay.
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import type * as Fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,7 +18,7 @@ vi.mock('electron', () => ({ app, crashReporter, dialog }));
  */
 let unreadable: string | null = null;
 vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
+  const fs = await importOriginal<typeof Fs>();
   const readdirSync = (path: string, ...rest: unknown[]): unknown => {
     if (path === unreadable) throw Object.assign(new Error(`EACCES: permission denied, scandir '${path}'`), { code: 'EACCES' });
     return (fs.readdirSync as (...args: unknown[]) => unknown)(path, ...rest);
