@@ -207,8 +207,16 @@ describe('Distill, with patient data mixed in', () => {
     await page.getByTestId('nav-distill').click();
     await expect.poll(() => page.getByTestId('review-private').count()).toBe(1);
     await page.getByTestId('distill-step-2').click();
-    await page.getByTestId('include-private').uncheck();
-    expect(await page.getByTestId('private-on').count()).toBe(0);
+    // Unticked from the keyboard, the option stays in view with the keyboard on it (the section
+    // closed, hiding the focused checkbox and dropping the keyboard to <body>).
+    await page.getByTestId('include-private').focus();
+    await recordFocus(page);
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('private-on').count()).toBe(0);
+    expect(await page.getByTestId('include-private').isChecked()).toBe(false);
+    expect(await page.getByTestId('private-section').getAttribute('open')).not.toBeNull();
+    expect(await page.evaluate('document.activeElement?.dataset?.testid')).toBe('include-private');
+    expect(await focusLog(page)).not.toContain('BODY');
     expect(app.problems).toEqual([]);
   });
 });
