@@ -43,6 +43,8 @@ export function runJob<R>(
   },
   done: (r: R, jobId: string) => Promise<Partial<JobInfo>> | Partial<JobInfo>,
   finished: (info: JobInfo) => void,
+  /** Whether a result's output is written already: it stands even when a stop came too late. */
+  isWritten: (r: R) => boolean = () => false,
 ): string {
   const jobId = crypto.randomUUID();
   let info: JobInfo = {
@@ -75,7 +77,7 @@ export function runJob<R>(
     .then(
       async (r) => {
         if (ctx.jobs.isClosing) return;
-        if (ctx.jobs.isCancelling(jobId)) return end({ status: 'cancelled' });
+        if (ctx.jobs.isCancelling(jobId) && !isWritten(r)) return end({ status: 'cancelled' });
         try {
           progress.flush();
           send({ jobId, kind: base.kind, phase: 'saving', done: 0, total: 0 });
@@ -318,6 +320,8 @@ function startFileJob(
       return { predict: summary(r, 'files', m, rows) };
     },
     (info) => emitPredictFinished(ctx, info),
+    // Stop pressed while the worker wrote the files: they are there, and the screen says so.
+    (r) => r.written.length > 0,
   );
 }
 

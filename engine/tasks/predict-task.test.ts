@@ -214,3 +214,25 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     expect(reI8.items).toBe((await evaluate({ task: 're', model: reModel, documents: docs })).items);
   }, 60_000);
 });
+
+describe('a stop asked for once the last batch is done', () => {
+  it('writes nothing: the run ends cancelled before its output is written', async () => {
+    const dir = tempDir('predict-stop-late');
+    const model = randomTaskModel(path.join(dir, 'ner'), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+    const input = path.join(dir, 'notes');
+    mkdirSync(input);
+    writeFileSync(path.join(input, 'a.txt'), 'Patient with breast cancer.\n');
+    const out = path.join(dir, 'out.jsonl');
+    let stop = false;
+    const ctx = {
+      // Stop is pressed as the last batch's progress arrives (the files are written next).
+      emit: (e: TaskEvent) => {
+        if (e.type === 'infer-progress' && e.done === e.total) stop = true;
+      },
+      isCancelled: () => stop,
+    };
+    await expect(predict({ model, input, out, format: 'jsonl' }, ctx)).rejects.toMatchObject({ name: 'CancelledError' });
+    expect(stop).toBe(true);
+    expect(existsSync(out)).toBe(false);
+  });
+});

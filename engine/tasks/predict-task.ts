@@ -18,6 +18,7 @@ import {
   type InputFormat,
   type ReInput,
 } from './data-load.ts';
+import { CancelledError } from './batching.ts';
 import { QUIET, type TaskContext } from './events.ts';
 import { createPredictor, type Predictor, type PredictorOptions } from './inference.ts';
 import { checkThreads, type Device } from '../runtime/session.ts';
@@ -317,6 +318,9 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     await rePredictor?.release();
   }
   const seconds = (performance.now() - t0) / 1000;
+  // A stop asked for after the last batch still writes nothing (it was written regardless, while
+  // the workbench said "Stopped; nothing was saved"); once writing has begun, the output stands.
+  if (ctx.isCancelled()) throw new CancelledError();
   const written =
     args.out !== undefined && args.format !== undefined
       ? await exportDocuments(out, args.format, args.out, { ...(args.overwrite !== undefined && { overwrite: args.overwrite }) })
