@@ -76,11 +76,13 @@ class Projects {
     await this.refresh();
   }
 
-  async saveEntityType(t: EntityType): Promise<void> {
+  /** `isNew`: the Add row, refused when a type of that name exists (rather than changing it). */
+  async saveEntityType(t: EntityType, isNew = false): Promise<void> {
     if (app.projectId === null) return;
     this.schema = await call('schema:save-entity-type', {
       projectId: app.projectId,
       entityType: t,
+      ...(isNew && { isNew }),
     });
   }
 
@@ -94,11 +96,12 @@ class Projects {
     });
   }
 
-  async saveRelationType(t: RelationType): Promise<void> {
+  async saveRelationType(t: RelationType, isNew = false): Promise<void> {
     if (app.projectId === null) return;
     this.schema = await call('schema:save-relation-type', {
       projectId: app.projectId,
       relationType: t,
+      ...(isNew && { isNew }),
     });
   }
 

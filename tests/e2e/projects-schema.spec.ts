@@ -1,0 +1,50 @@
+// The label schema editor as an annotation lead uses it: Add never changes a type that exists,
+// and saving a relation type's colour or rule keeps what its row does not show.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchDemoApp } from './fixtures.ts';
+
+let app: App;
+let projectId: number;
+
+beforeAll(async () => {
+  ({ app, projectId } = await launchDemoApp());
+  await app.page.getByTestId('nav-projects').click();
+  await app.page.getByTestId('schema-editor').waitFor();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const schema = () => apiCall(app.server, 'schema:get', { projectId });
+
+describe('label schema editor', () => {
+  it('refuses Add for a name that is taken, in any case, and leaves that type as it was', async () => {
+    const { page } = app;
+    const before = (await schema()).entityTypes.find((t) => t.name === 'Disease');
+    expect(before).toMatchObject({ shortcut: 'd', description: expect.any(String) as unknown });
+    const row = page.getByTestId('entity-type-new');
+    for (const typed of ['Disease', 'disease']) {
+      await page.getByTestId('entity-type-name').fill(typed);
+      await row.getByTestId('entity-type-save').click();
+      await expect.poll(() => row.getByRole('alert').textContent()).toMatch(/^An entity type named “Disease” already exists/);
+    }
+    expect((await schema()).entityTypes.filter((t) => t.name.toLowerCase() === 'disease')).toEqual([before]);
+  });
+
+  it('keeps a relation type’s description when its colour and rule are saved', async () => {
+    const { page } = app;
+    const before = (await schema()).relationTypes.find((t) => t.name === 'treats')!;
+    expect(before.description).toBe('A drug is given for a disease');
+    const row = page.getByTestId('relation-type-row').filter({ hasText: 'treats' });
+    await row.getByLabel('Colour of treats').fill('#123456');
+    await row.getByRole('group', { name: 'First argument types of treats' }).getByLabel('Gene').check();
+    await row.getByRole('button', { name: 'Save relation type treats' }).click();
+    await expect.poll(async () => (await schema()).relationTypes.find((t) => t.name === 'treats')?.color).toBe('#123456');
+    expect((await schema()).relationTypes.find((t) => t.name === 'treats')).toEqual({
+      ...before,
+      color: '#123456',
+      arg1Types: [...before.arg1Types, 'Gene'],
+    });
+  });
+});
