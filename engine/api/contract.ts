@@ -219,6 +219,13 @@ export interface EngineRequests {
   'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
     jobId: string;
   };
+  /**
+   * Saves a finished evaluation for a report: 'csv' its scores by type and averages, 'json' the
+   * whole report (scores, confusion, mistakes with their words). 'exists' unless `overwrite`.
+   */
+  'evaluate:export': (args: { jobId: string; format: 'csv' | 'json'; outPath: string; overwrite?: boolean }) => {
+    path: string;
+  };
 }
 
 /** Requests only the Electron shell implements (native dialogs); browser mode asks for a path. */
@@ -342,6 +349,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:list-jobs': true,
   'run:get-document': true,
   'evaluate:start': true,
+  'evaluate:export': true,
 };
 
 /** Runtime allow-list of every request the renderer may send. */

@@ -43,6 +43,7 @@ import {
   toRelationRecord,
 } from './mappers.ts';
 import { startEvaluation } from './evaluate.ts';
+import { exportEvaluation } from './evaluate-export.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
@@ -297,6 +298,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:list-jobs': () => ctx.jobs.infos(),
     'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),
+    'evaluate:export': (a) => exportEvaluation(ctx, a),
   };
 }
 

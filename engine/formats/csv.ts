@@ -254,7 +254,8 @@ function guessTextColumn(names: string[], data: readonly CsvRow[], width: number
   return best;
 }
 
-const quote = (v: string, delimiter: string): string =>
+/** `v` as one CSV cell (RFC 4180): quoted when it holds a quote, the delimiter, a line break or edge spaces. */
+export const quote = (v: string, delimiter: string): string =>
   v.includes('"') || v.includes(delimiter) || /[\r\n]/.test(v) || /^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 
 /** Options for the CSV exporter. */

@@ -1,12 +1,14 @@
-// Evaluate, then "Review in the editor" and the browser's Back: the screen comes back as it was
-// left. It used to forget everything but the report: the model selector showed the first model
+// Evaluate's report in the browser. "Review in the editor" and the browser's Back: the screen
+// comes back as it was left. It used to forget everything but the report: the model selector showed the first model
 // again beside the second one's scores (Evaluate would have run the other one), and the filter
-// and the mistake being looked at were gone from a list of hundreds.
+// and the mistake being looked at were gone from a list of hundreds. Saving the results: the
+// score table as CSV, never over a file without the user choosing Replace.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
 import { apiCall } from './api-client.ts';
-import { type App, launchDemoApp } from './fixtures.ts';
+import { type App, launchDemoApp, screenshot } from './fixtures.ts';
 
 let app: App;
 const ids: Record<string, string> = {};
@@ -52,6 +54,31 @@ describe('Evaluate after a look in the editor', () => {
     await pressed.waitFor();
     expect(await pressed.textContent()).toBe(chosen);
     await page.getByTestId('viewer-open-editor').waitFor();
+    expect(app.problems).toEqual([]);
+  });
+
+  it('saves the score table as CSV, and replaces a file only when asked', async () => {
+    const { page } = app;
+    const path = join(app.tmp, 'evaluation.csv');
+    writeFileSync(path, 'my notes\n');
+    const save = page.getByTestId('save-report');
+    await save.getByTestId('save-report-path').fill(path);
+    await save.getByTestId('save-report-start').click();
+    await save.getByTestId('save-report-replace').waitFor();
+    expect(readFileSync(path, 'utf8')).toBe('my notes\n');
+    await save.getByTestId('save-report-replace').click();
+    await save.getByTestId('save-report-done').waitFor();
+    await save.scrollIntoViewIfNeeded();
+    await screenshot(page, 'evaluate-saved');
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe('type,precision,recall,f1,right,extra,missed,annotated');
+    // The rows the score table shows, in its order, and its micro F1.
+    const names = await page.getByTestId('score-table').locator('tbody tr td.name').allTextContents();
+    expect(lines.slice(1, -1).map((l) => l.split(',')[0])).toEqual(names);
+    expect(lines.at(-1)!.startsWith('lenient micro average,')).toBe(true);
+    const shownF1 = await page.getByTestId('score-table').locator('tbody tr', { hasText: 'micro average' }).locator('td').nth(3).textContent();
+    const savedF1 = Number(lines.find((l) => l.startsWith('micro average,'))!.split(',')[3]);
+    expect(shownF1!.trim()).toBe(`${(100 * savedF1).toFixed(1)} %`);
     expect(app.problems).toEqual([]);
   });
 });

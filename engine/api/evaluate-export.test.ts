@@ -1,0 +1,120 @@
+// Saving an evaluation for a report: the score table as CSV, the whole report as JSON, never over
+// an existing file without consent, never inside the data folder, and a clear word when the
+// evaluation is not held. The demo project's annotated notes against a seeded random model.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
+import type { EvaluationReport, JobInfo } from './dto-tasks.ts';
+import { evaluationCsv } from './evaluate-export.ts';
+import { openTestEngine, type TestEngine } from './test-engine.ts';
+
+let t: TestEngine;
+let out: string;
+let jobId: string;
+let report: EvaluationReport;
+let startedAt: string;
+
+beforeAll(async () => {
+  t = openTestEngine('benchtop-eval-export-', { inSubfolder: true });
+  if (!HAS_DATA) return;
+  out = join(t.dir, 'reports');
+  const model = randomTaskModel(join(t.dir, 'ner'), { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease'], 5);
+  const ref = await t.call('models:import-folder', { path: model, phiStatus: 'no-phi', name: 'Random disease tagger' });
+  const [demo] = await t.call('projects:list', {});
+  const datasetIds = (await t.call('datasets:list', { projectId: demo!.id })).map((d) => d.id);
+  ({ jobId } = await t.call('evaluate:start', { projectId: demo!.id, modelId: ref.id, datasetIds }));
+  let job: JobInfo | undefined;
+  for (const t0 = Date.now(); job === undefined && Date.now() - t0 < 60_000; ) {
+    await new Promise((r) => setTimeout(r, 50));
+    job = (await t.call('run:list-jobs', {})).find((j) => j.jobId === jobId && j.status !== 'running');
+  }
+  expect(job).toMatchObject({ status: 'completed' });
+  report = job!.report!;
+  startedAt = job!.startedAt;
+}, 90_000);
+afterAll(async () => {
+  await t.close();
+});
+
+describe.skipIf(!HAS_DATA)('evaluate:export', () => {
+  it('writes the score table as CSV: a row per type, the averages and the lenient F1', async () => {
+    const path = join(out, 'scores.csv');
+    expect(await t.call('evaluate:export', { jobId, format: 'csv', outPath: path })).toEqual({ path });
+    const [header, ...rows] = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(header).toBe('type,precision,recall,f1,right,extra,missed,annotated');
+    const cells = rows.map((r) => r.split(','));
+    expect(cells.map((c) => c[0])).toEqual([...report.perType.map((r) => r.name), 'micro average', 'macro average', 'lenient micro average']);
+    // The demo annotates Disease, Chemical and Gene: the model's misses of the last two count.
+    expect(cells.map((c) => c[0])).toEqual(expect.arrayContaining(['Chemical', 'Disease', 'Gene']));
+    const micro = cells.at(-3)!.map(Number);
+    expect(micro.slice(1)).toEqual([report.micro.precision, report.micro.recall, report.micro.f1, report.micro.tp, report.micro.fp, report.micro.fn, report.micro.support]);
+    // Each type's counts add up to the micro average's, and its F1 follows from them.
+    const sum = (k: number): number => cells.slice(0, -3).reduce((s, c) => s + Number(c[k]), 0);
+    expect([sum(4), sum(5), sum(6), sum(7)]).toEqual(micro.slice(4));
+    for (const c of cells.slice(0, -3)) {
+      const [tp, fp, fn] = [Number(c[4]), Number(c[5]), Number(c[6])];
+      expect(Number(c[3])).toBeCloseTo(tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn), 10);
+    }
+    expect(cells.at(-1)!.slice(4)).toEqual(['', '', '', '']);
+    expect(Number(cells.at(-1)![3])).toBe(report.lenientMicro!.f1);
+  });
+
+  it('writes the whole report as JSON, its mistakes and the time it ran included', async () => {
+    const path = join(out, 'report.json');
+    await t.call('evaluate:export', { jobId, format: 'json', outPath: path });
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as EvaluationReport & { evaluatedAt: string };
+    expect(saved).toEqual({ evaluatedAt: startedAt, ...report });
+    expect(saved.errors.length).toBeGreaterThan(0);
+  });
+
+  it('keeps an existing file unless told to replace it', async () => {
+    const path = join(out, 'kept.csv');
+    writeFileSync(path, 'my notes\n');
+    const reply = await t.invoke('evaluate:export', { jobId, format: 'csv', outPath: path });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'exists' } });
+    expect(readFileSync(path, 'utf8')).toBe('my notes\n');
+    await t.call('evaluate:export', { jobId, format: 'csv', outPath: path, overwrite: true });
+    expect(readFileSync(path, 'utf8')).toBe(evaluationCsv(report));
+    expect(readdirSync(out).filter((f) => f.startsWith('.') || f.includes('tmp'))).toEqual([]);
+  });
+
+  it('refuses the data folder, a relative path and an evaluation it does not hold, writing nothing', async () => {
+    const inData = join(t.dir, 'data', 'scores.csv');
+    const refusals = [
+      [{ jobId, format: 'csv', outPath: inData }, 'invalid', /inside Benchtop's data folder/],
+      [{ jobId, format: 'csv', outPath: 'scores.csv' }, 'invalid', /Give the full path to save to/],
+      [{ jobId: 'gone', format: 'json', outPath: join(out, 'gone.json') }, 'not-found', /evaluate again to save its results/],
+    ] as const;
+    for (const [args, code, message] of refusals) {
+      const reply = await t.invoke('evaluate:export', args);
+      expect(reply.ok ? null : reply.error.code).toBe(code);
+      expect(reply.ok ? '' : reply.error.message).toMatch(message);
+    }
+    expect(existsSync(inData)).toBe(false);
+    expect(existsSync(join(out, 'gone.json'))).toBe(false);
+  });
+});
+
+describe('evaluationCsv', () => {
+  it('quotes a relation name holding a comma, and leaves counts it does not have empty', () => {
+    const row = { name: 'treats, prevents', precision: 0.5, recall: 1, f1: 2 / 3 };
+    const r = {
+      modelId: 'm',
+      modelName: 'M',
+      task: 're',
+      documents: 1,
+      perType: [{ ...row, tp: 1, fp: 1, fn: 0, support: 1 }],
+      micro: { ...row, name: 'micro average' },
+      macro: { ...row, name: 'macro average' },
+      errors: [],
+      errorsOmitted: 0,
+    } satisfies EvaluationReport;
+    expect(evaluationCsv(r)).toBe(
+      'relation,precision,recall,f1,right,extra,missed,annotated\n' +
+        `"treats, prevents",0.5,1,${2 / 3},1,1,0,1\n` +
+        `micro average,0.5,1,${2 / 3},,,,\n` +
+        `macro average,0.5,1,${2 / 3},,,,\n`,
+    );
+  });
+});

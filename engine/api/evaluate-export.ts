@@ -1,0 +1,51 @@
+// evaluate:export: a finished evaluation saved for a report. CSV: the score table as the screen
+// shows it (a row per type or relation, then the micro and macro averages, and for NER the
+// lenient micro average), full-precision numbers a spreadsheet formats. JSON: the whole report
+// (the scores, the confusion matrix, the notes and the listed mistakes with their words), with
+// the time the evaluation started. The file is written whole or not at all.
+import { checkExportTarget, writeAtomic } from '../formats/export-target.ts';
+import { quote } from '../formats/csv.ts';
+import type { Args, Result } from './contract.ts';
+import type { ApiContext } from './context.ts';
+import type { EvaluationReport, ScoreRow } from './dto-tasks.ts';
+import { ApiError, requireFullPath } from './errors.ts';
+import { holdOutput } from './outputs-in-flight.ts';
+
+const num = (n: number | undefined): string => (n === undefined ? '' : String(n));
+
+/** The score table of `r` as CSV (header, then one line a row; counts empty where not known). */
+export function evaluationCsv(r: EvaluationReport): string {
+  const header = [r.task === 're' ? 'relation' : 'type', 'precision', 'recall', 'f1', 'right', 'extra', 'missed', 'annotated'];
+  const line = (row: Pick<ScoreRow, 'name' | 'precision' | 'recall' | 'f1'> & Partial<ScoreRow>): string =>
+    [row.name, num(row.precision), num(row.recall), num(row.f1), num(row.tp), num(row.fp), num(row.fn), num(row.support)]
+      .map((c) => quote(c, ','))
+      .join(',');
+  const rows = [...r.perType, r.micro, r.macro].map(line);
+  if (r.lenientMicro) rows.push(line({ name: 'lenient micro average', ...r.lenientMicro }));
+  return `${header.join(',')}\n${rows.join('\n')}\n`;
+}
+
+/** The report of finished evaluation `jobId`, or an error saying why there is none. */
+function finishedReport(ctx: ApiContext, jobId: string): { report: EvaluationReport; startedAt: string } {
+  const job = ctx.jobs.info(jobId);
+  if (job?.kind !== 'evaluate')
+    throw new ApiError('not-found', 'That evaluation is no longer held (Benchtop was restarted since); evaluate again to save its results.');
+  if (!job.report) throw new ApiError('invalid', 'That evaluation did not finish, so it has no results to save; evaluate again.');
+  return { report: job.report, startedAt: job.startedAt };
+}
+
+/** Writes evaluation `jobId`'s results to `outPath`; see the contract. */
+export async function exportEvaluation(ctx: ApiContext, a: Args<'evaluate:export'>): Promise<Result<'evaluate:export'>> {
+  const { report, startedAt } = finishedReport(ctx, a.jobId);
+  requireFullPath([a.outPath], 'Give the full path to save to, for example /home/me/reports/evaluation.csv.');
+  checkExportTarget(a.outPath, a.format, { dataDir: ctx.dataDir, ...(a.overwrite === true && { overwrite: true }) });
+  const content =
+    a.format === 'csv' ? evaluationCsv(report) : `${JSON.stringify({ evaluatedAt: startedAt, ...report }, null, 2)}\n`;
+  const release = holdOutput(a.outPath, 'export');
+  try {
+    await writeAtomic(a.outPath, content);
+  } finally {
+    release();
+  }
+  return { path: a.outPath };
+}
