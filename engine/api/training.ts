@@ -224,6 +224,8 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
     args: {
       task: a.task,
       teacher: teacher.dir,
+      // The library's status, which its folder may not record (imported without a lineage.json).
+      ...(teacher.model && { teacherPhiStatus: teacher.model.phiStatus }),
       ...student,
       transfer,
       ...(a.includePrivate && {

@@ -88,11 +88,13 @@ export function lineageRecord(entries: LineageEntry[], vocabulary?: VocabularyRe
 }
 
 /**
- * A teacher entry: its own lineage.json decides whether it is PHI-trained; without one,
- * `assumePhi` (task teachers: yes, the case this feature exists for; general MLM teachers: no).
+ * A teacher entry: `known` (the status the workbench's library gives it, which a folder imported
+ * without a lineage.json takes from the user) or else its own lineage.json decides whether it is
+ * PHI-trained; without either, `assumePhi` (task teachers: yes, the case this feature exists for;
+ * general MLM teachers: no). A teacher known to be of unknown status makes its student unknown.
  */
-export function teacherEntry(dir: string, assumePhi = true): LineageEntry {
-  const declared = declaredPhiStatus(dir);
+export function teacherEntry(dir: string, assumePhi = true, known?: PhiStatus): LineageEntry {
+  const declared = known ?? declaredPhiStatus(dir);
   const containsPhi = declared === undefined ? assumePhi : declared !== 'no-phi';
   const weights = weightsFile(dir);
   return {
@@ -101,6 +103,7 @@ export function teacherEntry(dir: string, assumePhi = true): LineageEntry {
     ...(weights && { sha256: hashFiles(weights) }),
     containsPhi,
     gradients: false,
+    ...(known === 'unknown' && { phiStatus: known }),
   };
 }
 

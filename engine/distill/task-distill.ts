@@ -30,6 +30,7 @@ import { evaluate } from '../tasks/predict-task.ts';
 import { defaultLearningRate } from '../tasks/train-defaults.ts';
 import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
 import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
+import type { PhiStatus } from '../store/models.ts';
 import { encodePrivateNer } from './private-ner.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
@@ -65,6 +66,8 @@ export interface DistillArgs {
   privateData?: string;
   /** Private labelled documents in memory (instead of `privateData`). */
   privateDocuments?: Document[];
+  /** The teacher's PHI status when the caller knows it (the workbench library's); else its lineage.json decides. */
+  teacherPhiStatus?: PhiStatus;
   /** Names the private documents (e.g. the dataset names) in the lineage. */
   dataLabel?: string;
   /** sha256 (hex, of the UTF-8 text) of private texts no transfer file may be (e.g. PHI documents). */
@@ -372,7 +375,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   }
 
   const entries: LineageEntry[] = [
-    teacherEntry(args.teacher),
+    teacherEntry(args.teacher, true, args.teacherPhiStatus),
     ...(start ? [start] : []),
     ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, ...(s.sha256 !== undefined && { sha256: s.sha256 }), containsPhi: false, gradients: true })),
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
