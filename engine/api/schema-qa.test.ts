@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Args } from './contract.ts';
+import type { AnnotationEdit, Args } from './contract.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 let t: TestEngine;
@@ -109,6 +109,40 @@ describe('label schema', () => {
     const wider = await call('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg1Types: ['Chemical', 'Gene'], color: '#000000' } });
     expect(wider.relationTypes.find((r) => r.name === 'treats')).toMatchObject({ arg1Types: ['Chemical', 'Gene'], color: '#000000' });
     await call('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, name: 'binds', arg1Types: [], arg2Types: ['Gene'] } });
+  });
+});
+
+describe('symmetric relation rules', () => {
+  it('counts a symmetric relation drawn in either order as fitting its rule', async () => {
+    // The editor and the store let a symmetric relation run from the second types to the first;
+    // such a relation made every later save of its type refused, even of its colour alone.
+    const rule = { name: 'interacts', arg1Types: ['Chemical'], arg2Types: ['Gene'], color: '#111111', symmetric: true };
+    await call('schema:save-relation-type', { projectId: demoId, relationType: rule, isNew: true });
+    const entity = (key: string, type: string, start: number): AnnotationEdit => ({
+      op: 'add-entity',
+      entity: { key, type, spans: [{ start, end: start + 3 }], text: '', origin: 'annotator', status: 'final' },
+    });
+    await call('annotations:apply-edits', {
+      documentId: 1,
+      edits: [
+        entity('G', 'Gene', 0),
+        entity('C', 'Chemical', 5),
+        { op: 'add-relation', relation: { key: 'R', type: 'interacts', arg1: 'G', arg2: 'C', origin: 'annotator', status: 'final' } },
+      ],
+    });
+    const recoloured = await call('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, color: '#222222' } });
+    expect(recoloured.relationTypes.find((r) => r.name === 'interacts')).toMatchObject({ color: '#222222', symmetric: true });
+    // Making it one-way would leave that relation running against the rule: refused, saying so.
+    expect(await t.engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, symmetric: false } })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: '1 “interacts” relation runs from the second argument types to the first; keep “Either way” ticked, or change those relations first.' },
+    });
+    // Narrowed past either order: the general refusal.
+    expect(await t.engine.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...rule, arg2Types: ['Disease'] } })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringMatching(/^1 “interacts” relation would no longer fit these argument types/) as unknown },
+    });
+    expect((await call('schema:get', { projectId: demoId })).relationTypes.find((r) => r.name === 'interacts')).toMatchObject({ ...rule, color: '#222222' });
   });
 });
 

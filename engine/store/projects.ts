@@ -3,7 +3,7 @@
 import { parseJson, toFlag, fromFlag, toJson, nowIso } from './codec.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { must, StoreError } from './errors.ts';
-import { sql } from './sql.ts';
+import { type SqlQuery, sql } from './sql.ts';
 
 export interface Project {
   id: number;
@@ -264,11 +264,15 @@ export function saveRelationType(db: WriteDb, projectId: number, t: RelationType
     if (unknown !== undefined)
       throw new StoreError('invalid', `The project has no entity type “${unknown}”; add it to the label schema first.`);
     const broken = relationRuleViolations(db, projectId, t);
-    if (broken > 0)
+    if (broken > 0) {
+      const isOneWay = !t.symmetric && relationRuleViolations(db, projectId, { ...t, symmetric: true }) === 0;
       throw new StoreError(
         'conflict',
-        `${broken} “${t.name}” relation${broken === 1 ? '' : 's'} would no longer fit these argument types; allow their types too, or change those relations first.`,
+        isOneWay
+          ? `${broken} “${t.name}” relation${broken === 1 ? ' runs' : 's run'} from the second argument types to the first; keep “Either way” ticked, or change those relations first.`
+          : `${broken} “${t.name}” relation${broken === 1 ? '' : 's'} would no longer fit these argument types; allow their types too, or change those relations first.`,
       );
+    }
     upsertRelationType(db, projectId, t);
   });
 }
@@ -346,23 +350,26 @@ export function relationTypeUsage(db: ReadDb, projectId: number, name: string): 
 
 /**
  * How many relations of type `name` (between entities, not concepts) would break a rule that
- * allows only `arg1Types` → `arg2Types` (an empty list allows any type).
+ * allows only `arg1Types` → `arg2Types` (an empty list allows any type), or, when `symmetric`,
+ * those types in either order (as the editor and the store allow them).
  */
 export function relationRuleViolations(
   db: ReadDb,
   projectId: number,
-  rule: Pick<RelationType, 'name' | 'arg1Types' | 'arg2Types'>,
+  rule: Pick<RelationType, 'name' | 'arg1Types' | 'arg2Types' | 'symmetric'>,
 ): number {
   const a1 = toJson(rule.arg1Types);
   const a2 = toJson(rule.arg2Types);
+  const allows = (list: string, type: SqlQuery): SqlQuery =>
+    sql`(json_array_length(${list}) = 0 OR ${type} IN (SELECT value FROM json_each(${list})))`;
   const row = db.get<{ n: number }>(sql`
     SELECT count(*) AS n FROM relations r
     JOIN documents doc ON doc.id = r.document_id
     JOIN entities e1 ON e1.id = r.arg1_entity_id
     JOIN entities e2 ON e2.id = r.arg2_entity_id
     WHERE doc.project_id = ${projectId} AND r.type = ${rule.name}
-      AND ((json_array_length(${a1}) > 0 AND e1.type NOT IN (SELECT value FROM json_each(${a1})))
-        OR (json_array_length(${a2}) > 0 AND e2.type NOT IN (SELECT value FROM json_each(${a2}))))`);
+      AND NOT (${allows(a1, sql`e1.type`)} AND ${allows(a2, sql`e2.type`)})
+      AND NOT (${toFlag(rule.symmetric)} = 1 AND ${allows(a1, sql`e2.type`)} AND ${allows(a2, sql`e1.type`)})`);
   return row?.n ?? 0;
 }
 
