@@ -53,4 +53,17 @@ describe('a file run holds its output until it ends', () => {
     expect(await finished(second.jobId)).toMatchObject({ status: 'completed', result: { documents: 1 } });
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(1);
   }, 120_000);
+
+  it('says in its own words that the output came in the way while it ran, and leaves that file alone', async () => {
+    const [model] = (await t.call('models:list', {})).filter((m) => m.task === 'token-classification');
+    const out = join(t.dir, 'late.jsonl');
+    const input = join(t.dir, 'notes', 'note0.txt');
+    const { jobId } = await t.call('run:predict-files', { modelId: model!.id, inputPath: input, outPath: out, format: 'jsonl' });
+    writeFileSync(out, 'written by another program\n'); // before the worker has even loaded the model
+    expect(await finished(jobId)).toMatchObject({
+      status: 'failed',
+      error: `${out}: already exists; choose another file name, or allow replacing it`,
+    });
+    expect(readFileSync(out, 'utf8')).toBe('written by another program\n');
+  }, 60_000);
 });

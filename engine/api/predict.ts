@@ -287,6 +287,15 @@ export function startFilePrediction(
   }
 }
 
+/**
+ * A failure the worker words about the output (in the way since the run started, a full disk, a
+ * read-only place: "<outPath>: …"), kept in those words: it was not the model that failed.
+ */
+function outputFailure(err: unknown, outPath: string): Error {
+  if (!(err instanceof Error)) return new Error(String(err));
+  return err.message.startsWith(outPath) ? new ApiError('invalid', err.message) : err;
+}
+
 function startFileJob(
   ctx: ApiContext,
   a: Args<'run:predict-files'>,
@@ -311,7 +320,10 @@ function startFileJob(
       );
       // The worker has written (or given up) once its result settles, even as the engine closes.
       handle.result.then(release, release);
-      return handle;
+      const result = handle.result.catch((err: unknown) => {
+        throw outputFailure(err, a.outPath);
+      });
+      return { ...handle, result };
     },
     (r, id) => {
       const predictions = r.predictions ?? [];
