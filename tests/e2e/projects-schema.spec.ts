@@ -48,3 +48,24 @@ describe('label schema editor', () => {
     });
   });
 });
+
+describe('a schema with 50 entity types', () => {
+  it('keeps each relation type row short, its type lists scrolling inside their cells', async () => {
+    const { page } = app;
+    for (let i = 0; i < 47; i++)
+      await apiCall(app.server, 'schema:save-entity-type', { projectId, entityType: { name: `Finding ${i}`, color: '#445566' }, isNew: true });
+    await page.reload();
+    await page.getByTestId('nav-projects').click();
+    const row = page.getByTestId('relation-type-row').filter({ hasText: 'causes' });
+    const from = row.getByRole('group', { name: 'First argument types of causes' });
+    await expect.poll(() => from.getByRole('checkbox').count()).toBe(50);
+    // The row was over 2000 px tall; Save and Remove sat a screen or more below its name.
+    expect((await row.boundingBox())!.height).toBeLessThan(300);
+    // The last type is reached by scrolling the list, and can be ticked by keyboard.
+    const last = from.getByLabel('Finding 9', { exact: true });
+    await last.focus();
+    await page.keyboard.press('Space');
+    expect(await last.isChecked()).toBe(true);
+    expect(await row.getByRole('button', { name: 'Save relation type causes' }).getAttribute('aria-disabled')).toBe('false');
+  });
+});
