@@ -226,6 +226,8 @@ export interface EngineRequests {
   'evaluate:export': (args: { jobId: string; format: 'csv' | 'json'; outPath: string; overwrite?: boolean }) => {
     path: string;
   };
+  /** How many of the documents evaluation `jobId` compared with have changed since it started. */
+  'evaluate:changes': (args: { jobId: string }) => { changedDocuments: number };
 }
 
 /** Requests only the Electron shell implements (native dialogs); browser mode asks for a path. */
@@ -350,6 +352,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:get-document': true,
   'evaluate:start': true,
   'evaluate:export': true,
+  'evaluate:changes': true,
 };
 
 /** Runtime allow-list of every request the renderer may send. */

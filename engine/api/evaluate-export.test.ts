@@ -1,6 +1,7 @@
 // Saving an evaluation for a report: the score table as CSV, the whole report as JSON, never over
 // an existing file without consent, never inside the data folder, and a clear word when the
-// evaluation is not held. The demo project's annotated notes against a seeded random model.
+// evaluation is not held. And telling, later, how many of the documents it compared with have
+// changed since. The demo project's annotated notes against a seeded random model.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ let out: string;
 let jobId: string;
 let report: EvaluationReport;
 let startedAt: string;
+let projectId: number;
 
 beforeAll(async () => {
   t = openTestEngine('benchtop-eval-export-', { inSubfolder: true });
@@ -22,6 +24,7 @@ beforeAll(async () => {
   const model = randomTaskModel(join(t.dir, 'ner'), { task: 'ner', maxLength: 32 }, ['O', 'B-Disease', 'I-Disease'], 5);
   const ref = await t.call('models:import-folder', { path: model, phiStatus: 'no-phi', name: 'Random disease tagger' });
   const [demo] = await t.call('projects:list', {});
+  projectId = demo!.id;
   const datasetIds = (await t.call('datasets:list', { projectId: demo!.id })).map((d) => d.id);
   ({ jobId } = await t.call('evaluate:start', { projectId: demo!.id, modelId: ref.id, datasetIds }));
   let job: JobInfo | undefined;
@@ -93,6 +96,28 @@ describe.skipIf(!HAS_DATA)('evaluate:export', () => {
     }
     expect(existsSync(inData)).toBe(false);
     expect(existsSync(join(out, 'gone.json'))).toBe(false);
+  });
+});
+
+describe.skipIf(!HAS_DATA)('evaluate:changes', () => {
+  it('counts the documents edited, marked finished or no longer finished since the evaluation', async () => {
+    const changes = async (): Promise<number> => (await t.call('evaluate:changes', { jobId })).changedDocuments;
+    expect(await changes()).toBe(0);
+    const docs = (await t.call('documents:list', { projectId, limit: 100 })).items;
+    const finished = docs.filter((d) => d.status === 'annotated' || d.status === 'reviewed');
+    const other = docs.find((d) => !finished.includes(d))!;
+    expect(finished.length).toBe(report.documents);
+    // An annotation removed in the editor.
+    const detail = await t.call('documents:get', { documentId: finished[0]!.id });
+    await t.call('annotations:apply-edits', { documentId: finished[0]!.id, edits: [{ op: 'delete-entity', key: detail.entities[0]!.key }] });
+    expect(await changes()).toBe(1);
+    // A document newly marked Annotated, and one no longer marked so.
+    await t.call('documents:set-status', { documentId: other.id, status: 'annotated' });
+    expect(await changes()).toBe(2);
+    await t.call('documents:set-status', { documentId: finished[1]!.id, status: 'in-progress' });
+    expect(await changes()).toBe(3);
+    const gone = await t.invoke('evaluate:changes', { jobId: 'gone' });
+    expect(gone.ok ? null : gone.error.code).toBe('not-found');
   });
 });
 

@@ -34,6 +34,7 @@ import type {
 import { ApiError } from './errors.ts';
 import { runJob } from './predict.ts';
 import { MODEL_TASK, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
+import { recordBasis } from './evaluate-changes.ts';
 import { getSettings } from './system.ts';
 import { annotatedDocuments, projectDatasets } from './task-data.ts';
 
@@ -340,5 +341,6 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
           (r) => ({ report: reReport(gold, r, base, names) }),
           finished,
         );
+  recordBasis(read, jobId, a.projectId, sets.map((d) => d.id), gold.map((d) => Number(d.id)));
   return { jobId };
 }

@@ -43,6 +43,7 @@ import {
   toRelationRecord,
 } from './mappers.ts';
 import { startEvaluation } from './evaluate.ts';
+import { evaluationChanges } from './evaluate-changes.ts';
 import { exportEvaluation } from './evaluate-export.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
@@ -299,6 +300,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),
     'evaluate:export': (a) => exportEvaluation(ctx, a),
+    'evaluate:changes': (a) => evaluationChanges(ctx, a),
   };
 }
 

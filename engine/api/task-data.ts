@@ -35,7 +35,7 @@ export function documentIdsOf(db: ReadDb, projectId: number, datasetId?: number)
 }
 
 /** The statuses of finished documents, the ones tasks learn from and compare with. */
-const FINISHED = ['annotated', 'reviewed'] as const;
+export const FINISHED = ['annotated', 'reviewed'] as const;
 
 const isReviewed = (status: string): boolean => status === 'accepted' || status === 'final';
 

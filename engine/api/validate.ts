@@ -228,4 +228,5 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'run:get-document': obj({ jobId: key, index: int(0) }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
   'evaluate:export': obj({ jobId: key, format: oneOf('csv', 'json'), outPath: path }, { overwrite: bool }),
+  'evaluate:changes': obj({ jobId: key }),
 };

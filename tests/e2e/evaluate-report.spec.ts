@@ -1,7 +1,8 @@
 // Evaluate's report in the browser. "Review in the editor" and the browser's Back: the screen
 // comes back as it was left. It used to forget everything but the report: the model selector showed the first model
 // again beside the second one's scores (Evaluate would have run the other one), and the filter
-// and the mistake being looked at were gone from a list of hundreds. Saving the results: the
+// and the mistake being looked at were gone from a list of hundreds; and a document corrected
+// there meanwhile makes the report say it is of the documents as they were. Saving the results: the
 // score table as CSV, never over a file without the user choosing Replace.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +47,10 @@ describe('Evaluate after a look in the editor', () => {
     await items.nth(1).click();
     await page.getByTestId('viewer-open-editor').click();
     await expect.poll(() => page.url()).toMatch(/#\/annotate\/\d+$/);
+    // The user corrects the document's annotations (one removed), then goes back.
+    const documentId = Number(page.url().split('/').at(-1));
+    const detail = await apiCall(app.server, 'documents:get', { documentId });
+    await apiCall(app.server, 'annotations:apply-edits', { documentId, edits: [{ op: 'delete-entity', key: detail.entities[0]!.key }] });
     await page.goBack();
     await page.getByTestId('evaluate-summary').waitFor();
     expect(await model.inputValue()).toBe(second);
@@ -54,6 +59,10 @@ describe('Evaluate after a look in the editor', () => {
     await pressed.waitFor();
     expect(await pressed.textContent()).toBe(chosen);
     await page.getByTestId('viewer-open-editor').waitFor();
+    // The report is of the documents as they were, and says so.
+    const changed = page.getByTestId('evaluate-changed');
+    await changed.waitFor();
+    expect((await changed.textContent())!.replace(/\s+/g, ' ')).toContain('One of the documents compared has changed since this evaluation');
     expect(app.problems).toEqual([]);
   });
 

@@ -8,9 +8,14 @@ import type {
 } from '../../../engine/api/contract.ts';
 
 let jobs: JobInfo[] = [];
+let changed = 0;
 vi.mock('../../lib/api.ts', () => ({
   call: vi.fn((name: string) =>
-    name === 'run:list-jobs' ? Promise.resolve(jobs) : Promise.reject(new Error(name)),
+    name === 'run:list-jobs'
+      ? Promise.resolve(jobs)
+      : name === 'evaluate:changes'
+        ? Promise.resolve({ changedDocuments: changed })
+        : Promise.reject(new Error(name)),
   ),
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
@@ -180,6 +185,20 @@ describe('evaluation state', () => {
     await ev.restore(2);
     expect(ev.typeFilter).toBe('all');
     expect(ev.errors).toHaveLength(2);
+  });
+
+  it('says how many documents compared with have changed since the evaluation shown, and forgets it for the next', async () => {
+    jobs = [{ jobId: 'e7', kind: 'evaluate', projectId: 7, startedAt: '', status: 'completed', progress: null, report: RE_REPORT }];
+    const models = [{ id: 're', name: 'RE', task: 'sequence-classification' } as ModelInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => [{ id: 1, finishedCount: 2 } as DatasetInfo] });
+    await ev.showProject(7);
+    changed = 2; // two documents edited in the editor meanwhile
+    await ev.checkChanges();
+    expect(ev.changedDocuments).toBe(2);
+    expect(vi.mocked(call)).toHaveBeenCalledWith('evaluate:changes', { jobId: 'e7' });
+    await ev.showProject(8);
+    expect(ev.changedDocuments).toBe(0);
+    changed = 0;
   });
 
   it('says before starting that the chosen datasets have nothing finished to compare with', () => {

@@ -25,6 +25,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   kindFilter = $state<'all' | EvaluationError['kind']>('all');
   typeFilter = $state('all');
   opened = $state.raw<EvaluationError | null>(null);
+  /** Documents compared with that changed after the shown evaluation started (see checkChanges). */
+  changedDocuments = $state(0);
   /** The datasets a model learned from (its own training and its base models'), by model. */
   trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number> }>({ modelId: '', datasetIds: NONE });
 
@@ -115,7 +117,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     this.typeFilter = 'all';
     if (this.jobId !== null && this.job.projectId === projectId) return;
     this.job.clear();
-    this.report = null;
+    this.#show(null);
     this.opened = null;
     if (projectId !== null) await this.restore(projectId);
   }
@@ -134,7 +136,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   async start(projectId: number): Promise<void> {
     if (this.blocker !== null || this.isRunning) return; // a second press before the first shows
-    this.report = null;
+    this.#show(null);
     this.opened = null;
     await this.job.start(() =>
       call('evaluate:start', {
@@ -146,10 +148,27 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     );
   }
 
+  /**
+   * Asks how many of the documents the shown evaluation compared with have changed since (edited
+   * in the editor, marked finished or not): its scores and mistakes are those of before. Unknown
+   * (none said) when the engine no longer holds the evaluation.
+   */
+  async checkChanges(): Promise<void> {
+    const jobId = this.jobId;
+    if (jobId === null || this.report === null) return;
+    try {
+      const { changedDocuments } = await call('evaluate:changes', { jobId });
+      if (this.jobId === jobId) this.changedDocuments = changedDocuments;
+    } catch {
+      // An engine restarted since: the report is gone with it.
+    }
+  }
+
   /** Shows `report`, keeping the type filter only where it still has mistakes to list. */
   #show(report: EvaluationReport | null): void {
     this.report = report;
-    if (!report?.errors.some((e) => e.type === this.typeFilter)) this.typeFilter = 'all';
+    this.changedDocuments = 0;
+    if (report && !report.errors.some((e) => e.type === this.typeFilter)) this.typeFilter = 'all';
   }
 
   #chosen(): number[] {
