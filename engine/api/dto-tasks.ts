@@ -221,6 +221,8 @@ export interface PredictSummary {
   rows: PredictedRow[];
   /** Rows left out of `rows` to keep the reply small. */
   rowsOmitted: number;
+  /** Project runs: every document the run gave suggestions, in `rows` or not (to export them all). */
+  documentIds?: number[];
   /** The models ran with int8 encoder layers (Settings); results can differ slightly from float32. */
   int8?: true;
 }

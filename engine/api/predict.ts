@@ -247,7 +247,8 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
         }
       });
       ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
-      return { predict: summary(r, 'project', m, rows) };
+      const documentIds = rows.flatMap((x) => (x.documentId === undefined ? [] : [x.documentId]));
+      return { predict: { ...summary(r, 'project', m, rows), documentIds } };
     },
     (info) => emitPredictFinished(ctx, info),
   );

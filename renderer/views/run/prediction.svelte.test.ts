@@ -199,6 +199,15 @@ describe('run screen state', () => {
     expect(s.announcement).toBe('Running the model…');
   });
 
+  it('exports every document of a project run, also those past the rows listed', async () => {
+    const many: PredictSummary = { ...PROJECT, documents: 3, rowsOmitted: 2, documentIds: [41, 42, 43] };
+    jobs = [job('project-2', 1, many)];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore(1);
+    expect(s.result?.rows).toHaveLength(1);
+    expect(s.exportIds).toEqual([41, 42, 43]);
+  });
+
   it('starts one run when Run is pressed twice before the first answers', async () => {
     jobs = [];
     const s = new PredictionState({ models: () => models, datasets: () => [] });

@@ -121,6 +121,13 @@ export class PredictionState extends ShowsJob<'predict'> {
     this.#adopt(job);
   }
 
+  /** The documents of the shown project run, for "Export these documents…": all of them, not only the rows listed. */
+  get exportIds(): number[] {
+    const r = this.result;
+    if (r === null) return [];
+    return r.documentIds ?? r.rows.flatMap((row) => (row.documentId === undefined ? [] : [row.documentId]));
+  }
+
   /** Whether a row can be opened in the viewer. */
   canOpen(row: PredictedRow): boolean {
     return row.documentId !== undefined || (row.index !== undefined && this.jobId !== null);
