@@ -90,7 +90,7 @@ describe('Distill, from a private teacher to a shareable student', () => {
     expect(await page.getByTestId('review-private').count()).toBe(0);
     // A distillation stopped by its time limit saves no student (engine: only a checkpoint).
     expect((await page.getByTestId('distill-time-note').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
-      'A run stopped by its time limit keeps a checkpoint and saves no student yet: continue it to finish the remaining steps.',
+      'A run stopped by its time limit keeps a checkpoint and saves no student yet: each Continue runs it for up to that time again, until all its steps are done.',
     );
     await screenshot(page, 'distill-flow-review');
 
