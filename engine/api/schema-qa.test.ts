@@ -112,6 +112,31 @@ describe('label schema', () => {
   });
 });
 
+describe('removing an entity type in use', () => {
+  it('says how many relations join its annotations, since they are removed with them', async () => {
+    const docs = await Promise.all((await call('documents:list', { projectId: demoId })).items.map((d) => call('documents:get', { documentId: d.id })));
+    const isDisease = new Set(docs.flatMap((d) => d.entities.filter((e) => e.type === 'Disease').map((e) => `${d.summary.id}/${e.key}`)));
+    const joined = docs.flatMap((d) => d.relations.filter((r) => isDisease.has(`${d.summary.id}/${r.arg1}`) || isDisease.has(`${d.summary.id}/${r.arg2}`)));
+    expect(joined.length).toBeGreaterThan(1);
+    const inDocs = docs.filter((d) => d.entities.some((e) => e.type === 'Disease')).length;
+    expect(await t.engine.invoke('schema:delete-entity-type', { projectId: demoId, name: 'Disease' })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'conflict',
+        message: `${isDisease.size} annotations in ${inDocs} documents use “Disease”, and ${joined.length} relations join them. Remove the type together with them and those relations, or give them another type first.`,
+      },
+    });
+    // A type no relation touches says nothing of relations.
+    const file = join(out, 'fever.pubtator');
+    writeFileSync(file, '1|t|Fever again.\n1|a|\n1\t0\t5\tFever\tSymptom\t-\n\n');
+    await call('documents:import', { projectId: demoId, path: file, containsPhi: false, format: 'pubtator' });
+    expect(await t.engine.invoke('schema:delete-entity-type', { projectId: demoId, name: 'Symptom' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: '1 annotation in 1 document uses “Symptom”. Remove the type together with them, or give them another type first.' },
+    });
+  });
+});
+
 describe('symmetric relation rules', () => {
   it('counts a symmetric relation drawn in either order as fitting its rule', async () => {
     // The editor and the store let a symmetric relation run from the second types to the first;

@@ -287,10 +287,12 @@ export function deleteEntityType(
   return db.transaction(() => {
     const used = entityTypeUsage(db, projectId, name);
     if (used.annotations > 0 && !opts.removeAnnotations) {
+      // Their relations go with them: say how many, so that consent covers them too.
+      const joined = used.relations > 0 ? `, and ${used.relations} relation${used.relations === 1 ? ' joins' : 's join'} them` : '';
       throw new StoreError(
         'conflict',
-        `${used.annotations} annotation${used.annotations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”. ` +
-          'Remove the type together with them, or give them another type first.',
+        `${used.annotations} annotation${used.annotations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use${used.annotations === 1 ? 's' : ''} “${name}”${joined}. ` +
+          `Remove the type together with them${used.relations > 0 ? ' and those relations' : ''}, or give them another type first.`,
       );
     }
     // A relation rule that allowed only this type on one side would otherwise read as "any type".
@@ -330,13 +332,26 @@ function removeOfType(db: WriteDb, table: 'entities' | 'relations', projectId: n
   db.run(sql`DELETE FROM ${rows} WHERE ${ofType}`);
 }
 
-/** How many annotations (and documents) of the project use entity type `name`. */
-export function entityTypeUsage(db: ReadDb, projectId: number, name: string): { annotations: number; documents: number } {
+/**
+ * How many annotations (and documents) of the project use entity type `name`, and how many
+ * relations have one of them as an argument (removing the annotations removes those too).
+ */
+export function entityTypeUsage(
+  db: ReadDb,
+  projectId: number,
+  name: string,
+): { annotations: number; documents: number; relations: number } {
   const row = db.get<{ n: number; d: number }>(sql`
     SELECT count(*) AS n, count(DISTINCT e.document_id) AS d FROM entities e
     JOIN documents doc ON doc.id = e.document_id
     WHERE doc.project_id = ${projectId} AND e.type = ${name}`);
-  return { annotations: row?.n ?? 0, documents: row?.d ?? 0 };
+  const rel = db.get<{ n: number }>(sql`
+    SELECT count(*) AS n FROM relations r
+    JOIN documents doc ON doc.id = r.document_id
+    LEFT JOIN entities e1 ON e1.id = r.arg1_entity_id
+    LEFT JOIN entities e2 ON e2.id = r.arg2_entity_id
+    WHERE doc.project_id = ${projectId} AND (e1.type = ${name} OR e2.type = ${name})`);
+  return { annotations: row?.n ?? 0, documents: row?.d ?? 0, relations: rel?.n ?? 0 };
 }
 
 /** How many relations (and documents) of the project use relation type `name`. */
@@ -384,7 +399,7 @@ export function deleteRelationType(db: WriteDb, projectId: number, name: string,
     if (used.relations > 0 && !opts.removeRelations)
       throw new StoreError(
         'conflict',
-        `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use “${name}”. ` +
+        `${used.relations} relation${used.relations === 1 ? '' : 's'} in ${used.documents} document${used.documents === 1 ? '' : 's'} use${used.relations === 1 ? 's' : ''} “${name}”. ` +
           'Remove the type together with them, or give them another type first.',
       );
     if (used.relations > 0) removeOfType(db, 'relations', projectId, name);

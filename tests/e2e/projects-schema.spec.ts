@@ -32,6 +32,16 @@ describe('label schema editor', () => {
     expect((await schema()).entityTypes.filter((t) => t.name.toLowerCase() === 'disease')).toEqual([before]);
   });
 
+  it('says that removing a type’s annotations removes the relations that join them too', async () => {
+    const { page } = app;
+    const row = page.getByTestId('entity-type-row').filter({ hasText: 'Disease' });
+    await row.getByTestId('entity-type-remove').click();
+    await row.getByTestId('entity-type-remove-confirm').click();
+    await expect.poll(() => row.getByRole('alert').textContent()).toMatch(/^\d+ annotations in \d+ documents use “Disease”, and \d+ relations join them\./);
+    expect(await row.getByTestId('entity-type-remove-all').textContent()).toBe('Remove “Disease”, those annotations and their relations');
+    expect((await schema()).entityTypes.map((t) => t.name)).toContain('Disease');
+  });
+
   it('keeps a relation type’s description when its colour and rule are saved', async () => {
     const { page } = app;
     const before = (await schema()).relationTypes.find((t) => t.name === 'treats')!;
