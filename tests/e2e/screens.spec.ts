@@ -262,7 +262,7 @@ describe('Projects and Documents screens', () => {
     await openScreen('Projects'); // where its label schema is
     const row = page.getByTestId('relation-type-row').filter({ has: page.locator('strong', { hasText: /^causes$/ }) });
     await row.getByTestId('relation-type-remove').click();
-    await expect.poll(() => row.getByRole('alert').textContent()).toMatch(/^1 relation in 1 document use “causes”/);
+    await expect.poll(() => row.getByRole('alert').textContent()).toMatch(/^1 relation in 1 document uses “causes”/);
     await row.getByTestId('relation-type-remove-all').click();
     await expect.poll(() => row.count()).toBe(0);
     const schema = await apiCall(app.server, 'schema:get', { projectId: p.id });
