@@ -25,11 +25,15 @@ afterAll(async () => {
 
 type Declared = Args<'models:import-folder'>['phiStatus'];
 
-async function distilFrom(teacherStatus: Declared): Promise<{ library: PhiStatus; folder: string }> {
+let imported = 0;
+async function distilFrom(teacherStatus: Declared, startStatus?: Declared): Promise<{ library: PhiStatus; folder: string }> {
   const [demo] = await t.call('projects:list', {});
   const projectId = demo!.id;
-  const teacher = await t.call('models:import-folder', { path: join(outside, 'teacher'), phiStatus: teacherStatus, name: `Teacher ${teacherStatus}` });
-  const { runId } = await t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, transfer: ['random'], steps: 1 });
+  const add = async (phiStatus: Declared): Promise<string> =>
+    (await t.call('models:import-folder', { path: join(outside, 'teacher'), phiStatus, name: `Model ${++imported}` })).id;
+  const teacherModelId = await add(teacherStatus);
+  const start = startStatus === undefined ? {} : { studentModelId: await add(startStatus) };
+  const { runId } = await t.call('distill:start', { projectId, task: 'ner', teacherModelId, ...start, transfer: ['random'], steps: 1 });
   const run = async (): Promise<{ status: string; modelId?: string } | undefined> =>
     (await t.call('train:list-runs', { projectId })).find((r) => r.id === runId);
   await expect.poll(async () => (await run())?.status, { timeout: 60_000 }).toBe('completed');
@@ -51,5 +55,15 @@ describe('a workbench student’s own record', () => {
     const metrics = JSON.parse(readFileSync(join(folder, 'metrics.json'), 'utf8')) as { lineage: { phi_status: string } };
     expect(metrics.lineage.phi_status).toBe(expected);
     expect(readFileSync(join(folder, 'README.md'), 'utf8')).toContain(`**Status: ${phiStatement(expected)}.**`);
+  }, 90_000);
+
+  it.each<[Declared, PhiStatus]>([
+    ['no-phi', 'no-phi'],
+    ['trained-on-phi', 'trained-on-phi'],
+  ])('started from a library model imported as %s says %s, as the library does', async (startStatus, expected) => {
+    const { library, folder } = await distilFrom('no-phi', startStatus);
+    expect(library).toBe(expected);
+    const lineage = JSON.parse(readFileSync(join(folder, 'lineage.json'), 'utf8')) as { phi_status: string };
+    expect(lineage.phi_status).toBe(expected);
   }, 90_000);
 });

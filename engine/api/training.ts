@@ -6,7 +6,7 @@ import { basename, isAbsolute } from 'node:path';
 import type { Document } from '../formats/types.ts';
 import { PRESETS } from '../model/config.ts';
 import type { Dataset } from '../store/datasets.ts';
-import type { LineageInput } from '../store/models.ts';
+import type { LineageInput, PhiStatus } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
@@ -175,11 +175,11 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
   if (a.studentModelId !== undefined && a.studentPreset !== undefined)
     throw new ApiError('invalid', 'Choose either a student model or a student size, not both.');
   const lineage: LineageInput[] = [teacher.lineage];
-  let student: { student: string } | { studentPreset: string };
+  let student: { student: string; studentPhiStatus?: PhiStatus } | { studentPreset: string };
   let baseName: string;
   if (a.studentModelId !== undefined) {
     const ref = resolveModel(ctx, a.studentModelId, 'base-model');
-    student = { student: ref.dir };
+    student = { student: ref.dir, ...(ref.model && { studentPhiStatus: ref.model.phiStatus }) };
     baseName = `${ref.name}, taught by ${teacher.name}`;
     lineage.push(ref.lineage);
   } else {

@@ -121,14 +121,15 @@ export function declaredPhiStatus(dir: string): PhiStatus | undefined {
 
 /**
  * Weights a run starts from (a base model folder, or teacher layers copied into a student): they
- * keep the status they carry whatever the run then trains on. `assumed` applies when the folder
- * has no lineage.json (a task teacher: PHI; a folder from elsewhere: unknown).
+ * keep the status they carry whatever the run then trains on. `known` (the workbench library's
+ * status) decides first, then the folder's lineage.json; `assumed` applies when the folder has
+ * neither (a task teacher: PHI; a folder from elsewhere: unknown).
  */
-export function startingPointEntry(dir: string, kind: 'init' | 'base-model', what: string, assumed: PhiStatus): LineageEntry {
+export function startingPointEntry(dir: string, kind: 'init' | 'base-model', what: string, assumed: PhiStatus, known?: PhiStatus): LineageEntry {
   const declared = declaredPhiStatus(dir);
-  const status = declared ?? assumed;
+  const status = known ?? declared ?? assumed;
   const weights = weightsFile(dir);
-  const why = declared !== undefined ? `its lineage.json says ${status}` : `no lineage.json: taken as ${status}`;
+  const why = known !== undefined ? `the library records ${status}` : declared !== undefined ? `its lineage.json says ${status}` : `no lineage.json: taken as ${status}`;
   return {
     kind,
     source: `${what} of model "${folderName(dir)}" (${why})`,

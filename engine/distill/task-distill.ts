@@ -68,6 +68,8 @@ export interface DistillArgs {
   privateDocuments?: Document[];
   /** The teacher's PHI status when the caller knows it (the workbench library's); else its lineage.json decides. */
   teacherPhiStatus?: PhiStatus;
+  /** The same for the `student` folder the run starts from. */
+  studentPhiStatus?: PhiStatus;
   /** Names the private documents (e.g. the dataset names) in the lineage. */
   dataLabel?: string;
   /** sha256 (hex, of the UTF-8 text) of private texts no transfer file may be (e.g. PHI documents). */
@@ -165,7 +167,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     student = { ...pm, origin: `folder ${shareName(args.student)}` };
     // Without a lineage record a folder's origin is unknown; the teacher's own is PHI-trained.
     const isTeacher = realpathSync(args.student) === realpathSync(args.teacher);
-    start = startingPointEntry(args.student, 'base-model', 'weights', isTeacher ? 'trained-on-phi' : 'unknown');
+    start = startingPointEntry(args.student, 'base-model', 'weights', isTeacher ? 'trained-on-phi' : 'unknown', args.studentPhiStatus);
   } else {
     if (!args.studentPreset && !args.initFromTeacher) throw new Error('give --student DIR or --student-preset NAME');
     const own = args.vocab !== undefined ? readVocab(args.vocab) : undefined;
