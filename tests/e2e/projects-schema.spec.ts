@@ -59,6 +59,40 @@ describe('label schema editor', () => {
   });
 });
 
+describe('switching projects', () => {
+  it('shows and saves a new project’s own types, not those of the same names in the last one', async () => {
+    const { page } = app;
+    // The lead changes Chemical in the open project, then creates another from the template.
+    const chemical = page.getByTestId('entity-type-row').filter({ hasText: 'Chemical' });
+    await chemical.getByLabel('Colour of Chemical').fill('#000000');
+    await chemical.getByTestId('entity-type-key').fill('x');
+    await chemical.getByLabel('Description of Chemical').fill('Only medicines');
+    await chemical.getByTestId('entity-type-save').click();
+    await expect.poll(async () => (await schema()).entityTypes.find((t) => t.name === 'Chemical')?.shortcut).toBe('x');
+    const demoChemical = (await schema()).entityTypes.find((t) => t.name === 'Chemical')!;
+    await page.getByTestId('new-project-name').fill('Second ward');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: 'Label schema · Second ward' }).waitFor();
+    const second = (await apiCall(app.server, 'projects:list', {})).find((p) => p.name === 'Second ward')!;
+    const template = (await apiCall(app.server, 'schema:get', { projectId: second.id })).entityTypes.find((t) => t.name === 'Chemical')!;
+    expect(template).toMatchObject({ shortcut: 'c' });
+    // The row showed the other project's colour, key and description, and Save was offered.
+    await expect.poll(() => chemical.getByLabel('Colour of Chemical').inputValue()).toBe(template.color);
+    expect(await chemical.getByTestId('entity-type-key').inputValue()).toBe('c');
+    expect(await chemical.getByLabel('Description of Chemical').inputValue()).toBe(template.description);
+    expect(await chemical.getByTestId('entity-type-save').getAttribute('aria-disabled')).toBe('true');
+    await chemical.getByLabel('Description of Chemical').fill('Drugs only');
+    await chemical.getByTestId('entity-type-save').click();
+    await expect
+      .poll(async () => (await apiCall(app.server, 'schema:get', { projectId: second.id })).entityTypes.find((t) => t.name === 'Chemical'))
+      .toEqual({ ...template, description: 'Drugs only' });
+    expect((await schema()).entityTypes.find((t) => t.name === 'Chemical')).toEqual(demoChemical);
+    await page.getByTestId('project-item').filter({ hasText: 'Demo' }).getByTestId('open-project').click();
+    await page.getByTestId('nav-projects').click();
+    await page.getByRole('heading', { name: /^Label schema · Demo/ }).waitFor();
+  });
+});
+
 describe('a schema with 50 entity types', () => {
   it('keeps each relation type row short, its type lists scrolling inside their cells', async () => {
     const { page } = app;

@@ -11,6 +11,11 @@ import { app } from './app.svelte.ts';
 class Projects {
   list = $state.raw<ProjectInfo[]>([]);
   schema = $state.raw<LabelSchema>({ entityTypes: [], relationTypes: [] });
+  /**
+   * The project `schema` is of (null: none yet). Just after another project is opened it is still
+   * the previous one's: the editor waits for it, and makes its rows afresh when it changes.
+   */
+  schemaProjectId = $state<number | null>(null);
   isLoading = $state(true);
   error = $state<string | null>(null);
   schemaError = $state<string | null>(null);
@@ -39,12 +44,17 @@ class Projects {
   }
 
   async loadSchema(): Promise<void> {
-    if (app.projectId === null) {
+    const projectId = app.projectId;
+    if (projectId === null) {
       this.schema = { entityTypes: [], relationTypes: [] };
+      this.schemaProjectId = null;
       return;
     }
     try {
-      this.schema = await call('schema:get', { projectId: app.projectId });
+      const schema = await call('schema:get', { projectId });
+      if (app.projectId !== projectId) return; // another project was opened meanwhile: its answer shows
+      this.schema = schema;
+      this.schemaProjectId = projectId;
       this.schemaError = null;
     } catch (err) {
       this.schemaError = messageOf(err);
