@@ -249,9 +249,14 @@ describe('Distill, stopped and continued', () => {
     const { page } = app;
     const runId = await startAndStop(60);
     await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('resume-run');
+    await recordFocus(page);
     await page.keyboard.press('Enter');
     await expect.poll(() => runStatus(runId), { timeout: 150_000 }).toBe('completed');
     await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('Finished');
+    // Continue went once the run was under way: the keyboard moved on (it dropped to <body>).
+    const log = await focusLog(page);
+    expect(log[0]).toBe('resume-run');
+    expect(log).not.toContain('BODY');
     const run = (await apiCall(app.server, 'train:list-runs', { projectId })).find((r) => r.id === runId)!;
     const dir = join(app.dataDir, 'models', run.modelId!);
     const metrics = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8')) as { steps: number; resumed_from_step: number | null };
