@@ -270,6 +270,13 @@ describe('Distill, stopped and continued', () => {
   it('refuses to continue once the teacher is removed, and asks for another teacher', async () => {
     const { page } = app;
     const runId = await startAndStop(300);
+    // Distilled on transfer text only, the stopped run keeps a checkpoint and no documents.
+    await page.getByTestId('discard-run').click();
+    expect((await page.getByTestId('discard-run-note').textContent())!.replace(/\s+/g, ' ').trim()).toMatch(
+      /^This run keeps a checkpoint, and none of your documents, so it can continue\. Discarding deletes them;/,
+    );
+    expect(await page.getByTestId('discard-run-confirm').textContent()).toBe('Discard checkpoint');
+    await page.getByRole('button', { name: 'Keep', exact: true }).click();
     await apiCall(app.server, 'models:delete', { modelId: teacherId });
     await page.getByTestId('nav-models').click();
     await page.getByTestId('nav-distill').click();
