@@ -201,6 +201,20 @@ describe('evaluation state', () => {
     changed = 0;
   });
 
+  it('keeps the datasets the user unticked unticked, and ticks one imported since as by default', () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    let sets = [1, 2].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    ev.toggle(2, false);
+    expect(ev.chosenDatasetIds).toEqual([1]);
+    // Another annotated set imported on the Documents screen meanwhile.
+    sets = [...sets, { id: 3, finishedCount: 5 } as DatasetInfo];
+    expect(ev.chosenDatasetIds).toEqual([1, 3]);
+    ev.chooseAll(false);
+    sets = [...sets, { id: 4, finishedCount: 1 } as DatasetInfo];
+    expect(ev.chosenDatasetIds).toEqual([4]);
+  });
+
   it('says before starting that the chosen datasets have nothing finished to compare with', () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     let sets = [{ id: 1, finishedCount: 0 } as DatasetInfo, { id: 2, finishedCount: 0 } as DatasetInfo];

@@ -34,6 +34,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   job = new TrackedJob('evaluate', (f) => this.#show(f.report ?? null));
 
   #sources: Sources;
+  /** The datasets there were when the user last ticked or unticked one (null: never). */
+  #choseAmong = $state.raw<ReadonlySet<number> | null>(null);
   /** The project whose choices and results the screen holds (undefined: none yet). */
   #projectId: number | null | undefined = undefined;
 
@@ -76,11 +78,13 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   toggle(id: number, isOn: boolean): void {
     const next = this.chosenDatasetIds.filter((x) => x !== id);
+    this.#choseAmong = new Set(this.#allDatasets().map((d) => d.id));
     this.datasetIds = isOn ? [...next, id] : next;
   }
 
   /** Chooses every dataset of the project (`true`) or none, for a single one to be ticked. */
   chooseAll(isOn: boolean): void {
+    this.#choseAmong = new Set(this.#allDatasets().map((d) => d.id));
     this.datasetIds = isOn ? this.#allDatasets().map((d) => d.id) : [];
   }
 
@@ -113,6 +117,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     if (projectId === this.#projectId) return;
     this.#projectId = projectId;
     this.datasetIds = null;
+    this.#choseAmong = null;
     this.kindFilter = 'all';
     this.typeFilter = 'all';
     if (this.jobId !== null && this.job.projectId === projectId) return;
@@ -173,11 +178,16 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   #chosen(): number[] {
     const all = this.#allDatasets();
-    if (this.datasetIds !== null) return all.filter((d) => this.datasetIds!.includes(d.id)).map((d) => d.id);
     const unseen = all.filter((d) => !this.trainedOnIds.has(d.id));
     // Unseen datasets with nothing Annotated or Reviewed cannot be scored: ticking only them
     // would leave Evaluate disabled, so the model's own datasets are ticked (with the warning).
-    return unseen.some((d) => d.finishedCount > 0) ? unseen.map((d) => d.id) : all.map((d) => d.id);
+    const byDefault = unseen.some((d) => d.finishedCount > 0) ? unseen : all;
+    if (this.datasetIds === null) return byDefault.map((d) => d.id);
+    // The user's choice stands; a dataset imported since they chose is ticked as by default.
+    const isNew = (id: number): boolean => this.#choseAmong !== null && !this.#choseAmong.has(id);
+    return all
+      .filter((d) => this.datasetIds!.includes(d.id) || (isNew(d.id) && byDefault.includes(d)))
+      .map((d) => d.id);
   }
 
   #blocker(): string | null {
