@@ -59,6 +59,32 @@ describe('label schema editor', () => {
   });
 });
 
+describe('removing an entity type a relation rule names', () => {
+  it('leaves that rule’s row with nothing to save', async () => {
+    const { page } = app;
+    await page.getByTestId('entity-type-name').fill('Drug');
+    await page.getByTestId('entity-type-new').getByTestId('entity-type-save').click();
+    const causes = page.getByTestId('relation-type-row').filter({ hasText: 'causes' });
+    const from = causes.getByRole('group', { name: 'First argument types of causes' });
+    await from.getByLabel('Drug').check();
+    await causes.getByRole('button', { name: 'Save relation type causes' }).click();
+    const rule = async () => (await schema()).relationTypes.find((t) => t.name === 'causes');
+    await expect.poll(async () => (await rule())?.arg1Types).toEqual(['Chemical', 'Drug']);
+    const drug = page.getByTestId('entity-type-row').filter({ hasText: 'Drug' });
+    await drug.getByTestId('entity-type-remove').click();
+    await drug.getByTestId('entity-type-remove-confirm').click();
+    await expect.poll(() => drug.count()).toBe(0);
+    expect((await rule())?.arg1Types).toEqual(['Chemical']);
+    // The row offered Save for the type gone from its rule, which the engine always refused.
+    expect(await from.getByRole('checkbox').count()).toBe(3);
+    expect(await causes.getByRole('button', { name: 'Save relation type causes' }).getAttribute('aria-disabled')).toBe('true');
+    await causes.getByLabel('Colour of causes').fill('#0a0a0a');
+    await causes.getByRole('button', { name: 'Save relation type causes' }).click();
+    await expect.poll(async () => (await rule())?.color).toBe('#0a0a0a');
+    expect(await causes.getByRole('alert').count()).toBe(0);
+  });
+});
+
 describe('switching projects', () => {
   it('shows and saves a new project’s own types, not those of the same names in the last one', async () => {
     const { page } = app;
