@@ -42,6 +42,7 @@ import type {
   RunMetrics,
   TrainEvalInfo,
   TrainFinishedInfo,
+  TrainLabellingInfo,
   TrainOptions,
   TrainProgressInfo,
   TrainStartArgs,
@@ -252,6 +253,7 @@ export interface Events {
     what: 'projects' | 'schema' | 'documents' | 'models' | 'settings' | 'runs';
   };
   'train:progress': TrainProgressInfo;
+  'train:labelling': TrainLabellingInfo;
   'train:eval': TrainEvalInfo;
   'train:finished': TrainFinishedInfo;
   'run:progress': JobProgressInfo;
@@ -368,6 +370,7 @@ export const eventNames: Record<EventName, true> = {
   'documents:export-progress': true,
   'workspace:changed': true,
   'train:progress': true,
+  'train:labelling': true,
   'train:eval': true,
   'train:finished': true,
   'run:progress': true,

@@ -148,6 +148,13 @@ export interface TrainProgressInfo {
   deviceNote?: string;
 }
 
+/** A distillation's teacher labelling its transfer text, before the first step (`done` of `total` sentences). */
+export interface TrainLabellingInfo {
+  runId: string;
+  done: number;
+  total: number;
+}
+
 export interface TrainEvalInfo {
   runId: string;
   step: number;

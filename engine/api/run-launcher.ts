@@ -28,7 +28,7 @@ import {
 } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
-import type { RunInfo, RunMetrics, TaskKind, TrainProgressInfo } from './dto-tasks.ts';
+import type { RunInfo, RunMetrics, TaskKind, TrainLabellingInfo, TrainProgressInfo } from './dto-tasks.ts';
 import { JobError } from '../runtime/jobs.ts';
 import { DAMAGED_CHECKPOINT, setAsideCheckpoint } from '../tasks/checkpoint.ts';
 import { ApiError } from './errors.ts';
@@ -204,7 +204,14 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
   const { threads, device } = getSettings(ctx);
   const mode = resume ? ('auto' as const) : ('never' as const);
   const progress = throttle<TrainProgressInfo>(PROGRESS_MS, (p) => ctx.emit('train:progress', p));
+  // A distillation's teacher labels its transfer text first (minutes for a large teacher).
+  const labelling = throttle<TrainLabellingInfo>(PROGRESS_MS, (p) => ctx.emit('train:labelling', p));
   const onEvent = (e: TaskEvent): void => {
+    if (e.type === 'infer-progress') {
+      labelling.push({ runId, done: e.done, total: e.total });
+      if (e.done >= e.total) labelling.flush();
+      return;
+    }
     try {
       followEvent(ctx, runId, e, progress);
     } catch (err) {
@@ -316,10 +323,7 @@ function followEvent(
 function microMetrics(r: TrainResult): Record<string, number> {
   const m = r.metrics;
   const out: Record<string, number> = {};
-  const put = (
-    prefix: string,
-    x: { precision: number; recall: number; f1: number } | undefined,
-  ) => {
+  const put = (prefix: string, x: { precision: number; recall: number; f1: number } | undefined): void => {
     if (!x) return;
     out[`${prefix}_precision`] = x.precision;
     out[`${prefix}_recall`] = x.recall;
@@ -367,9 +371,7 @@ async function finish(
         task: cfg.task,
         metrics: microMetrics(r),
         lineage: cfg.lineage,
-        ...(r.metrics?.model.parameters !== undefined && {
-          parameters: r.metrics.model.parameters,
-        }),
+        ...(r.metrics?.model.parameters !== undefined && { parameters: r.metrics.model.parameters }),
         ...(r.phiStatus === 'trained-on-phi' && { phiStatus: 'trained-on-phi' as const }),
         ...(r.fingerprinted !== undefined && { fingerprinted: r.fingerprinted }),
       });

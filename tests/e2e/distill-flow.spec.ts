@@ -223,7 +223,7 @@ describe('Distill, with patient data mixed in', () => {
 
 describe('Distill, stopped and continued', () => {
   /** Starts a distillation of `steps` on randomised text only, from the keyboard, and stops it once it makes progress. */
-  async function startAndStop(steps: number): Promise<string> {
+  async function startAndStop(steps: number, expectLabelling = false): Promise<string> {
     const { page } = app;
     await page.getByTestId('nav-distill').click();
     await page.getByTestId('distill-step-2').click();
@@ -234,6 +234,11 @@ describe('Distill, stopped and continued', () => {
     await page.getByTestId('start-distill').focus();
     await recordFocus(page);
     await page.keyboard.press('Enter');
+    // The teacher labels steps × 32 sentences first, and the screen counts them (it only said it was busy).
+    if (expectLabelling)
+      await expect
+        .poll(() => page.getByTestId('labelling-progress').textContent().catch(() => ''), { timeout: 60_000, interval: 20 })
+        .toMatch(new RegExp(`^The teacher is labelling the transfer text: [\\d,]+ of ${(steps * 32).toLocaleString('en-US')} sentences…`));
     await page.getByTestId('train-progress').waitFor({ timeout: 120_000 });
     await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('cancel-run');
     await page.keyboard.press('Enter');
@@ -269,7 +274,7 @@ describe('Distill, stopped and continued', () => {
 
   it('refuses to continue once the teacher is removed, and asks for another teacher', async () => {
     const { page } = app;
-    const runId = await startAndStop(300);
+    const runId = await startAndStop(300, true);
     // Distilled on transfer text only, the stopped run keeps a checkpoint and no documents.
     await page.getByTestId('discard-run').click();
     expect((await page.getByTestId('discard-run-note').textContent())!.replace(/\s+/g, ' ').trim()).toMatch(

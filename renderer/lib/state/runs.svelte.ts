@@ -5,6 +5,7 @@ import type {
   DistillStartArgs,
   MetricPointInfo,
   RunInfo,
+  TrainLabellingInfo,
   TrainProgressInfo,
   TrainStartArgs,
 } from '../../../engine/api/contract.ts';
@@ -24,6 +25,8 @@ class Runs {
   loss = $state.raw<MetricPointInfo[]>([]);
   devF1 = $state.raw<MetricPointInfo[]>([]);
   progress = $state.raw<TrainProgressInfo | null>(null);
+  /** How much of its transfer text the selected distillation's teacher has labelled (before its steps). */
+  labelling = $state.raw<TrainLabellingInfo | null>(null);
   /** Planned optimisation steps of the selected run (null until known). */
   totalSteps = $state<number | null>(null);
   isLoading = $state(true);
@@ -43,6 +46,9 @@ class Runs {
       this.progress = p;
       this.totalSteps = p.totalSteps;
       this.loss = merge(this.loss, [{ step: p.step, epoch: p.epoch, value: p.loss }]);
+    });
+    on('train:labelling', (l) => {
+      if (l.runId === this.selectedId) this.labelling = l;
     });
     on('train:eval', (e) => {
       if (e.runId !== this.selectedId) return;
@@ -99,6 +105,7 @@ class Runs {
       this.loss = [];
       this.devF1 = [];
       this.progress = null;
+      this.labelling = null;
       this.totalSteps = null;
     }
     if (id === null) return;
