@@ -92,6 +92,13 @@ export interface EngineRequests {
   }) => LabelSchema;
   /** Refused while relations use the type ('conflict', saying how many) unless `removeRelations` (they go too). */
   'schema:delete-relation-type': (args: { projectId: number; name: string; removeRelations?: boolean }) => LabelSchema;
+  /**
+   * Renames an entity or relation type in one step: it keeps its colour, key, description and
+   * rules, and every annotation (or relation) of it, and every relation rule naming it, takes the
+   * new name. Refused ('conflict') when another type of that kind has the name, ignoring case,
+   * accent encoding and spacing. Models trained before keep the old name in their labels.
+   */
+  'schema:rename-type': (args: { projectId: number; kind: 'entity' | 'relation'; name: string; newName: string }) => LabelSchema;
 
   'datasets:list': (args: { projectId: number }) => DatasetInfo[];
 
@@ -321,6 +328,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'schema:delete-entity-type': true,
   'schema:save-relation-type': true,
   'schema:delete-relation-type': true,
+  'schema:rename-type': true,
   'datasets:list': true,
   'documents:import': true,
   'documents:list-imports': true,

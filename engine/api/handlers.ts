@@ -16,6 +16,7 @@ import {
 import { getModelLineage } from '../store/lineage.ts';
 import { listModels } from '../store/models.ts';
 import * as projects from '../store/projects.ts';
+import { renameEntityType, renameRelationType } from '../store/type-rename.ts';
 import {
   type Args,
   type EngineRequestName,
@@ -49,7 +50,7 @@ import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
 import { typeName } from './model-names.ts';
-import { checkTypeName, nameKey, projectName } from './schema-names.ts';
+import { RESERVED_SHORTCUTS, checkTypeName, nameKey, projectName } from './schema-names.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
@@ -125,6 +126,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
     return name;
   };
   const checkShortcut = (projectId: number, name: string, shortcut: string | undefined): void => {
+    if (shortcut !== undefined && RESERVED_SHORTCUTS.has(shortcut))
+      throw new ApiError('invalid', `“${shortcut}” is kept for relations; choose another key.`);
     const clash = projects
       .getLabelSchema(read, projectId)
       .entityTypes.find((t) => t.shortcut === shortcut && t.name !== name);
@@ -200,6 +203,21 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'schema:delete-relation-type': (a) => {
       mustProject(read, a.projectId);
       projects.deleteRelationType(write, a.projectId, a.name, { removeRelations: a.removeRelations === true });
+      return schemaChanged(a.projectId);
+    },
+
+    'schema:rename-type': (a) => {
+      mustProject(read, a.projectId);
+      const what = a.kind === 'entity' ? 'An entity type name' : 'A relation type name';
+      const newName = typeName(a.newName, what);
+      const schema = projects.getLabelSchema(read, a.projectId);
+      const names = (a.kind === 'entity' ? schema.entityTypes : schema.relationTypes).map((t) => t.name);
+      // Its own name in another case or spacing is a correction, not a clash.
+      checkTypeName(names.filter((n) => n !== a.name), newName, a.kind, true);
+      if (newName === a.name) return schema;
+      if (a.kind === 'entity') renameEntityType(write, a.projectId, a.name, newName);
+      else renameRelationType(write, a.projectId, a.name, newName);
+      changed(a.projectId, 'documents'); // its annotations changed: what reads them (Evaluate's changed-since note) hears it
       return schemaChanged(a.projectId);
     },
 

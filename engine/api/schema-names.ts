@@ -4,6 +4,12 @@
 import { ApiError } from './errors.ts';
 import { checkVisibleName, fold } from './model-names.ts';
 
+/**
+ * Keys the annotation editor keeps for itself (R relates two entities; the editor's
+ * RESERVED_KEYS): no entity type may have one as its shortcut.
+ */
+export const RESERVED_SHORTCUTS: ReadonlySet<string> = new Set(['r']);
+
 /** What two names are compared by: composed, lower case, runs of white space as one space. */
 export function nameKey(name: string): string {
   return fold(name.trim().replace(/\s+/g, ' '));

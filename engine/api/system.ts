@@ -77,6 +77,10 @@ export function getSettings(ctx: ApiContext): Settings {
 }
 
 export function updateSettings(ctx: ApiContext, patch: Partial<Settings>): Settings {
+  // As the Settings screen: more threads than cores would only make work wait for one another.
+  const cores = cpus().length;
+  if (patch.threads !== undefined && patch.threads > cores)
+    throw new ApiError('invalid', `Threads must be a whole number from 1 to ${cores} (this computer has ${cores} cores).`);
   const next = { ...readSettingsFile(ctx.dataDir), ...patch };
   writeSettingsFile(ctx.dataDir, next);
   ctx.emit('workspace:changed', { projectId: null, what: 'settings' });

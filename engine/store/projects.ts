@@ -324,12 +324,28 @@ export function deleteEntityType(
  * an editor holding one reloads rather than saving over the change.
  */
 function removeOfType(db: WriteDb, table: 'entities' | 'relations', projectId: number, name: string): void {
+  const { rows, ofType } = touchDocumentsOfType(db, table, projectId, name);
+  db.run(sql`DELETE FROM ${rows} WHERE ${ofType}`);
+}
+
+/**
+ * Moves on the revision of every document of the project with entities or relations of type
+ * `name`, before they are changed: an editor holding one reloads rather than saving over the
+ * change, and its undo steps (made on the old revision) are dropped. Returns the table and the
+ * condition that picks those rows.
+ */
+export function touchDocumentsOfType(
+  db: WriteDb,
+  table: 'entities' | 'relations',
+  projectId: number,
+  name: string,
+): { rows: SqlQuery; ofType: SqlQuery } {
   const rows = table === 'entities' ? sql`entities` : sql`relations`;
   const ofType = sql`type = ${name} AND document_id IN (SELECT id FROM documents WHERE project_id = ${projectId})`;
   db.run(sql`
     UPDATE documents SET revision = revision + 1, updated_at = ${nowIso()}
     WHERE id IN (SELECT document_id FROM ${rows} WHERE ${ofType})`);
-  db.run(sql`DELETE FROM ${rows} WHERE ${ofType}`);
+  return { rows, ofType };
 }
 
 /**

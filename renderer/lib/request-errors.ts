@@ -10,6 +10,7 @@ const FIELDS: Record<string, string> = {
   'entityType.description': 'The entity type’s description',
   'relationType.name': 'The relation type’s name',
   'relationType.description': 'The relation type’s description',
+  newName: 'The new name',
   path: 'The path',
   inputPath: 'The path to read',
   outPath: 'The path to write',
