@@ -115,6 +115,11 @@ export interface RunInfo {
   canResume: boolean;
   /** Stopped before its first checkpoint: `train:resume` starts it again with the same documents and settings. */
   canRestart: boolean;
+  /**
+   * Why a run that keeps its checkpoint or documents (canResume / canRestart) still cannot
+   * continue or start again: its base or teacher model was removed from the library.
+   */
+  continueBlocked?: string;
   /** The latest progress while it runs (null before the first step). */
   progress: TrainProgressInfo | null;
 }

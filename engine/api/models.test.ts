@@ -57,6 +57,10 @@ describe('models:delete and runs', () => {
       /^conflict: This run starts from “Golden BERT”, which was removed from the library/,
     );
     expect(await runStatus(project!.id, runId)).toBe('cancelled');
+    // The run list says so before anyone asks, while the run keeps what it had (to discard).
+    const listed = (await t.call('train:list-runs', { projectId: project!.id })).find((r) => r.id === runId)!;
+    expect(listed.canResume || listed.canRestart).toBe(true);
+    expect(listed.continueBlocked).toMatch(/^This run starts from “Golden BERT”, which was removed from the library/);
   }, 90_000);
 });
 

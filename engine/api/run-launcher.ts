@@ -117,18 +117,23 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   return id;
 }
 
-/** A run continues from the files of its base and teacher: refused when one was removed. */
-function requireParentModels(ctx: ApiContext, run: TrainingRun): void {
+/**
+ * A run continues from the files of its base and teacher: why it cannot when one was removed from
+ * the library, else undefined.
+ */
+function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {
   const cfg = configOf(run);
   const gone = cfg.lineage.find(
     (l) => l.parentModelId !== undefined && getModel(ctx.ws.read, l.parentModelId) === undefined,
   );
-  if (!gone) return;
+  if (!gone) return undefined;
   const what = gone.kind === 'teacher' ? 'learns from a teacher model' : `starts from “${cfg.baseName}”`;
-  throw new ApiError(
-    'conflict',
-    `This run ${what}, which was removed from the library, so it cannot continue; start a new run instead.`,
-  );
+  return `This run ${what}, which was removed from the library, so it cannot continue; start a new run instead.`;
+}
+
+function requireParentModels(ctx: ApiContext, run: TrainingRun): void {
+  const gone = parentModelGone(ctx, run);
+  if (gone) throw new ApiError('conflict', gone);
 }
 
 /**
@@ -389,11 +394,15 @@ async function finish(
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
 }
 
-/** A message for a failed run: the engine's own words (they never quote document text). */
+/**
+ * A message for a failed run: the engine's own words (they never quote document text). The
+ * screen heads it with what stopped (training or distillation); runs failed before 2026-11-24
+ * stored it with "Training stopped with an error: " in front.
+ */
 function failureMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : 'unknown error';
   const short = text.length > 600 ? `${text.slice(0, 600)}…` : text;
-  return `Training stopped with an error: ${short}`;
+  return short;
 }
 
 function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void): void {
@@ -413,6 +422,8 @@ function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
   return listRuns(ctx.ws.read, projectId).map((run) => {
     const cfg = configOf(run);
+    const keepsWork = canResume(ctx, run) || canRestart(ctx, run);
+    const continueBlocked = keepsWork ? parentModelGone(ctx, run) : undefined;
     return {
       id: run.id,
       projectId: run.projectId,
@@ -430,6 +441,7 @@ export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
       ...(run.stopReason !== undefined && { stopReason: run.stopReason }),
       canResume: canResume(ctx, run),
       canRestart: canRestart(ctx, run),
+      ...(continueBlocked !== undefined && { continueBlocked }),
       progress: ctx.jobs.trainProgress(run.id),
     };
   });

@@ -272,7 +272,7 @@ describe('Distill, stopped and continued', () => {
     expect(app.problems).toEqual([]);
   }, 200_000);
 
-  it('refuses to continue once the teacher is removed, and asks for another teacher', async () => {
+  it('offers no Continue once the teacher is removed, says why, and asks for another teacher', async () => {
     const { page } = app;
     const runId = await startAndStop(300, true);
     // Distilled on transfer text only, the stopped run keeps a checkpoint and no documents.
@@ -286,10 +286,19 @@ describe('Distill, stopped and continued', () => {
     await page.getByTestId('nav-models').click();
     await page.getByTestId('nav-distill').click();
     await page.getByTestId('run-monitor').waitFor();
-    await page.getByTestId('resume-run').click();
+    // The run says why it cannot continue and offers no Continue that would only be refused.
     await expect
-      .poll(() => page.getByTestId('distill-error').textContent())
+      .poll(() => page.getByTestId('run-continue-blocked').textContent())
       .toMatch(/learns from a teacher model, which was removed from the library, so it cannot continue/);
+    expect(await page.getByTestId('resume-run').count()).toBe(0);
+    // Its checkpoint can still be discarded, and the note no longer says it can continue.
+    await page.getByTestId('discard-run').click();
+    expect((await page.getByTestId('discard-run-note').textContent())!.replace(/\s+/g, ' ').trim()).toMatch(
+      /^This run keeps a checkpoint, and none of your documents, though it can no longer continue\./,
+    );
+    await page.getByRole('button', { name: 'Keep', exact: true }).click();
+    // The engine refuses a Continue asked for all the same (an older page, the API).
+    await expect(apiCall(app.server, 'train:resume', { runId })).rejects.toThrow(/removed from the library/);
     expect(await runStatus(runId)).toBe('cancelled');
     // The flow asks for another teacher instead of silently taking one.
     await page.getByTestId('distill-step-0').click();
