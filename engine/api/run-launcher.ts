@@ -117,10 +117,7 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   return id;
 }
 
-/**
- * A run continues from the files of its base and teacher: why it cannot when one was removed from
- * the library, else undefined.
- */
+/** Why a run cannot continue (its base or teacher was removed from the library), else undefined. */
 function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {
   const cfg = configOf(run);
   const gone = cfg.lineage.find(
@@ -394,11 +391,7 @@ async function finish(
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
 }
 
-/**
- * A message for a failed run: the engine's own words (they never quote document text). The
- * screen heads it with what stopped (training or distillation); runs failed before 2026-11-24
- * stored it with "Training stopped with an error: " in front.
- */
+/** A failed run's message: the engine's own words (never document text), headed by the screen. */
 function failureMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : 'unknown error';
   const short = text.length > 600 ? `${text.slice(0, 600)}…` : text;
