@@ -128,11 +128,6 @@ function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined 
   return `This run ${what}, which was removed from the library, so it cannot continue; start a new run instead.`;
 }
 
-function requireParentModels(ctx: ApiContext, run: TrainingRun): void {
-  const gone = parentModelGone(ctx, run);
-  if (gone) throw new ApiError('conflict', gone);
-}
-
 /**
  * Continues a stopped run from its checkpoint, or, when it stopped before its first one, starts
  * it again from the same document snapshot and settings.
@@ -147,7 +142,8 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
         ? 'This run has finished; its model is in the Models library.'
         : 'This run has nothing left to continue from; start a new run instead.',
     );
-  requireParentModels(ctx, run);
+  const gone = parentModelGone(ctx, run);
+  if (gone) throw new ApiError('conflict', gone);
   requireIdle(ctx);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
   // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its
@@ -415,8 +411,7 @@ function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
   return listRuns(ctx.ws.read, projectId).map((run) => {
     const cfg = configOf(run);
-    const keepsWork = canResume(ctx, run) || canRestart(ctx, run);
-    const continueBlocked = keepsWork ? parentModelGone(ctx, run) : undefined;
+    const continueBlocked = canResume(ctx, run) || canRestart(ctx, run) ? parentModelGone(ctx, run) : undefined;
     return {
       id: run.id,
       projectId: run.projectId,
