@@ -139,3 +139,51 @@ describe('a schema with 50 entity types', () => {
     expect(await row.getByRole('button', { name: 'Save relation type causes' }).getAttribute('aria-disabled')).toBe('false');
   });
 });
+
+describe('renaming an entity type', () => {
+  it('renames it by keyboard: its annotations and relation rules take the new name, and the editor shows it', async () => {
+    const { page } = app;
+    const before = (await schema()).entityTypes.find((t) => t.name === 'Gene')!;
+    const rename = page.getByRole('button', { name: 'Rename Gene', exact: true });
+    await rename.focus();
+    await page.keyboard.press('Enter');
+    const field = page.getByTestId('entity-type-rename-name');
+    await field.waitFor();
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset.testid')).toBe('entity-type-rename-name');
+    expect(await page.getByTestId('entity-type-rename-form').textContent()).toContain('Models trained before keep “Gene”');
+    // A name another type has, in another case, is refused as the Add row refuses it.
+    await page.keyboard.type('disease');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('entity-type-rename-error').textContent()).toMatch(/^An entity type named “Disease” already exists/);
+    // Escape leaves the name as it was, the keyboard back on Rename.
+    await page.keyboard.press('Escape');
+    await expect.poll(() => field.count()).toBe(0);
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Rename Gene');
+    await page.keyboard.press('Enter');
+    await field.waitFor();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Gene or variant');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await schema()).entityTypes.find((t) => t.name === 'Gene or variant')).toEqual({ ...before, name: 'Gene or variant' });
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Rename Gene or variant');
+    // The rule's row ticks the new name and has nothing to save.
+    const rule = page.getByTestId('relation-type-row').filter({ hasText: 'associated_with' });
+    const from = rule.getByRole('group', { name: 'First argument types of associated_with' });
+    expect(await from.getByLabel('Gene or variant').isChecked()).toBe(true);
+    expect(await rule.getByRole('button', { name: 'Save relation type associated_with' }).getAttribute('aria-disabled')).toBe('true');
+    expect((await schema()).relationTypes.find((t) => t.name === 'associated_with')?.arg1Types).toEqual(['Gene or variant']);
+
+    // The editor shows the annotation under its new name.
+    const docs = (await apiCall(app.server, 'documents:list', { projectId })).items;
+    const details = await Promise.all(docs.map((d) => apiCall(app.server, 'documents:get', { documentId: d.id })));
+    const doc = details.find((d) => d.entities.some((e) => e.type === 'Gene or variant'))!;
+    expect(details.flatMap((d) => d.entities).filter((e) => e.type === 'Gene')).toEqual([]);
+    const gene = doc.entities.find((e) => e.type === 'Gene or variant')!;
+    await page.goto(`${app.server.url}#/annotate/${doc.summary.id}`);
+    await page.getByTestId('label-Gene or variant').waitFor();
+    await page.locator(`[data-keys~="${gene.key}"]`).first().click();
+    await expect.poll(() => page.getByTestId('entity-info').locator('strong').first().textContent()).toBe('Gene or variant');
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('schema-editor').waitFor();
+  });
+});

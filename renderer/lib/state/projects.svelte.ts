@@ -20,6 +20,12 @@ class Projects {
   error = $state<string | null>(null);
   schemaError = $state<string | null>(null);
 
+  /**
+   * The last type renamed here (`seq` counts them): a relation row keeps its unsaved ticks, and
+   * gives a renamed entity type's tick its new name.
+   */
+  lastRename = $state.raw<{ seq: number; kind: 'entity' | 'relation'; from: string; to: string } | null>(null);
+
   current = $derived(this.list.find((p) => p.id === app.projectId) ?? null);
 
   constructor() {
@@ -113,6 +119,16 @@ class Projects {
       relationType: t,
       ...(isNew && { isNew }),
     });
+  }
+
+  /**
+   * Renames a type; its annotations (and the relation rules naming an entity type) take the new
+   * name. Throws an ApiError with a message to show (a name taken, say).
+   */
+  async renameType(kind: 'entity' | 'relation', name: string, newName: string): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:rename-type', { projectId: app.projectId, kind, name, newName });
+    this.lastRename = { seq: (this.lastRename?.seq ?? 0) + 1, kind, from: name, to: newName.trim() };
   }
 
   /** Removes a relation type; one in use is refused (a 'conflict' saying how many) unless `removeRelations`. */
