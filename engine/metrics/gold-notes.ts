@@ -70,12 +70,18 @@ export function unreachedRelations(
   docs: readonly GoldRelationDoc[],
   pairs: readonly { doc: number; arg1: string; arg2: string }[],
 ): { unreached: number; total: number } {
-  const byDoc = new Map<number, { ids: Set<string>; concepts: Set<string> }>();
+  const byDoc = new Map<number, { ids: Set<string>; concepts: Set<string>; norms: Map<string, readonly string[] | undefined> }>();
   for (const p of pairs) {
     let seen = byDoc.get(p.doc);
-    if (!seen) byDoc.set(p.doc, (seen = { ids: new Set(), concepts: new Set() }));
+    if (!seen) {
+      // Concept ids by entity id, the first entity of an id (a lookup per pair was n² on a long line).
+      const norms = new Map<string, readonly string[] | undefined>();
+      for (const e of docs[p.doc]?.entities ?? []) if (!norms.has(e.id)) norms.set(e.id, e.normIds);
+      byDoc.set(p.doc, (seen = { ids: new Set(), concepts: new Set(), norms }));
+    }
     seen.ids.add(`${p.arg1}\t${p.arg2}`).add(`${p.arg2}\t${p.arg1}`);
-    const norm = (id: string): readonly string[] => docs[p.doc]?.entities.find((e) => e.id === id)?.normIds ?? [];
+    const norms = seen.norms;
+    const norm = (id: string): readonly string[] => norms.get(id) ?? [];
     for (const x of norm(p.arg1)) for (const y of norm(p.arg2)) seen.concepts.add(`${x}\t${y}`).add(`${y}\t${x}`);
   }
   let total = 0;

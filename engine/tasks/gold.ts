@@ -4,6 +4,7 @@
 
 import type { Document, FormatIssue } from '../formats/types.ts';
 import { goldNotes, unscoredRelationsNote } from '../metrics/gold-notes.ts';
+import { mapCancellable } from './batching.ts';
 import type { DataSource, ReInput, SourceFile } from './data-load.ts';
 import { typesOfLabels } from './ner-data.ts';
 import { MAX_ENTITIES_BETWEEN, sharedPairRelations, typeSpelling, type ReExample } from './re-data.ts';
@@ -87,14 +88,16 @@ export function nerGoldIssues(docs: readonly Document[], labels: readonly string
 /**
  * Warnings on relation gold (`examples` of `input`, read from `file`) that a model cannot score:
  * labels it does not predict (unless `labels: false`) and relations no candidate pair reaches.
+ * Looks at `isCancelled` between documents (a CancelledError): a long line of entities takes a
+ * while, and Stop waited for all of it.
  */
-export function reGoldIssues(
+export async function reGoldIssues(
   input: ReInput,
   examples: readonly ReExample[],
   m: { labels: readonly string[]; negativeLabel: string; entityPairs: readonly (readonly [string, string])[] },
   file: string,
-  opts: { labels?: boolean } = {},
-): FormatIssue[] {
+  opts: { labels?: boolean; isCancelled?: () => boolean } = {},
+): Promise<FormatIssue[]> {
   const issues: FormatIssue[] = [];
   const known = new Set(m.labels);
   const unknown = [...new Set(examples.map((e) => e.label ?? m.negativeLabel))].filter((l) => !known.has(l));
@@ -107,7 +110,8 @@ export function reGoldIssues(
     const kinds = m.entityPairs.map(([a, b]) => [named(a), named(b)] as const);
     const note = unscoredRelationsNote(input.documents, pairs, kinds, MAX_ENTITIES_BETWEEN);
     if (note !== undefined) issues.push({ severity: 'warning', file, message: note });
-    issues.push(...distantPairIssues(input.documents, m.entityPairs, () => file, { gold: true }));
+    const far = await mapCancellable(input.documents, (doc) => distantPairIssues([doc], m.entityPairs, () => file, { gold: true }), opts.isCancelled);
+    issues.push(...far.flat());
     const shared = sharedPairRelations(input.documents);
     if (shared > 0)
       issues.push({ severity: 'warning', file, message: `${shared} annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they are not scored` });

@@ -418,7 +418,7 @@ export async function evaluate(
   const { model, view } = reView(args.model, input.kind === 'documents');
   const examples = reExamples(input, view.entityPairs, view.negativeLabel);
   if (view.entityPairs.length === 0) checkReMaxLength(view.tokenizer, pairsFromExamples(examples), view.maxLength, args.model);
-  const issues = [...input.issues, ...reGoldIssues(input, examples, view, name)];
+  const issues = [...input.issues, ...(await reGoldIssues(input, examples, view, name, { isCancelled: () => ctx.isCancelled() }))];
   emitAll(issues, ctx);
   if (input.kind === 'documents')
     requireReDocumentGold(input.documents, name, 'path' in src ? undefined : 'annotate relations in them, then evaluate again');

@@ -60,6 +60,12 @@ export function maskType(type: string): string {
   );
 }
 
+/** `maskType`, remembered per type name: pairing calls it for every pair of a long line. */
+export function maskTypeCache(): (type: string) => string {
+  const masks = new Map<string, string>();
+  return (type) => masks.get(type) ?? (masks.set(type, maskType(type)).get(type) as string);
+}
+
 /**
  * Names the mask types a model relates (`CHEMICAL`) as `spellings` write them (a project's
  * schema or a data set's entity types: "Chemical"); a type none of them spells keeps its name.
@@ -181,7 +187,8 @@ export function maskPair(text: string, start: number, end: number, a: Entity, b:
   return out;
 }
 
-function bounds(e: Entity): [number, number] {
+/** The first and last character of an entity (its first span's start, its last span's end). */
+export function bounds(e: Entity): [number, number] {
   return [e.spans[0]?.start ?? 0, e.spans[e.spans.length - 1]?.end ?? 0];
 }
 
@@ -231,24 +238,36 @@ interface SentencePair {
   far: boolean;
 }
 
-/** Non-overlapping entity pairs (text order) inside each sentence of a document. */
-function* sentencePairs(doc: Document, entities: readonly Entity[]): Generator<SentencePair> {
+/** The entities inside each sentence of a document, in text order (by start; pairs are i < j). */
+export function sentenceEntities(doc: Document, entities: readonly Entity[]): { start: number; end: number; inside: Entity[] }[] {
   const sorted = entities
     .filter((e) => e.spans.length > 0)
     .sort((x, y) => bounds(x)[0] - bounds(y)[0]);
   let k = 0;
-  for (const s of sentenceRanges(doc)) {
+  return sentenceRanges(doc).map((s) => {
     while (k < sorted.length && bounds(sorted[k] as Entity)[0] < s.start) k++;
     const inside: Entity[] = [];
     for (let j = k; j < sorted.length && bounds(sorted[j] as Entity)[0] < s.end; j++) {
       if (bounds(sorted[j] as Entity)[1] <= s.end) inside.push(sorted[j] as Entity);
     }
+    return { start: s.start, end: s.end, inside };
+  });
+}
+
+/**
+ * Non-overlapping entity pairs (text order) inside each sentence of a document; with `nearOnly`,
+ * only those with at most MAX_ENTITIES_BETWEEN entities between them (the others are never
+ * candidates, and a long line has the square of its entities of them).
+ */
+function* sentencePairs(doc: Document, entities: readonly Entity[], nearOnly = false): Generator<SentencePair> {
+  for (const { start, end, inside } of sentenceEntities(doc, entities)) {
     for (let i = 0; i < inside.length; i++) {
-      for (let j = i + 1; j < inside.length; j++) {
+      const last = nearOnly ? Math.min(inside.length - 1, i + MAX_ENTITIES_BETWEEN + 1) : inside.length - 1;
+      for (let j = i + 1; j <= last; j++) {
         const a = inside[i] as Entity;
         const b = inside[j] as Entity;
         if (bounds(b)[0] < bounds(a)[1]) continue; // overlapping mentions cannot both be masked
-        yield { a, b, start: s.start, end: s.end, far: j - i - 1 > MAX_ENTITIES_BETWEEN };
+        yield { a, b, start, end, far: j - i - 1 > MAX_ENTITIES_BETWEEN };
       }
     }
   }
@@ -259,7 +278,7 @@ export function pairsFromDocuments(docs: readonly Document[]): [string, string][
   const seen = new Map<string, [string, string]>();
   for (const doc of docs) {
     const rel = relationIndex(doc);
-    for (const { a, b, far } of sentencePairs(doc, doc.entities)) {
+    for (const { a, b, far } of sentencePairs(doc, doc.entities, true)) {
       const r = far ? undefined : rel(a, b);
       if (!r) continue;
       const forward = r.byConcept ? (a.normIds ?? []).includes(r.arg1) : r.arg1 === a.id;
@@ -271,9 +290,9 @@ export function pairsFromDocuments(docs: readonly Document[]): [string, string][
 }
 
 /** The (arg1, arg2) order of a pair of entities by the allowed mask-type pairs, or undefined. */
-function ordered(allowed: ReadonlySet<string>, a: Entity, b: Entity): [Entity, Entity] | undefined {
-  const ta = maskType(a.type);
-  const tb = maskType(b.type);
+function ordered(allowed: ReadonlySet<string>, a: Entity, b: Entity, mask: (type: string) => string): [Entity, Entity] | undefined {
+  const ta = mask(a.type);
+  const tb = mask(b.type);
   return allowed.has(`${ta}\t${tb}`) ? [a, b] : allowed.has(`${tb}\t${ta}`) ? [b, a] : undefined;
 }
 
@@ -289,11 +308,12 @@ export function documentCandidates(
   opts: { withGold: boolean; entities?: (doc: Document) => readonly Entity[] },
 ): ReExample[] {
   const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
+  const mask = maskTypeCache();
   const out: ReExample[] = [];
   docs.forEach((doc, d) => {
     const rel = relationIndex(doc);
-    for (const { a, b, start, end, far } of sentencePairs(doc, opts.entities?.(doc) ?? doc.entities)) {
-      const xy = far ? undefined : ordered(allowed, a, b);
+    for (const { a, b, start, end, far } of sentencePairs(doc, opts.entities?.(doc) ?? doc.entities, true)) {
+      const xy = far ? undefined : ordered(allowed, a, b, mask);
       if (!xy) continue;
       const [x, y] = xy;
       const ex = { pair: { doc: d, arg1: x.id, arg2: y.id } } as ReExample;
@@ -312,7 +332,8 @@ export function documentCandidates(
 /**
  * Calls `visit` with each pair of the allowed types that `documentCandidates` leaves out because
  * more than MAX_ENTITIES_BETWEEN entities lie between their two entities (in candidate order).
- * A visitor, not a list: a line of 2,000 entities has about a million such pairs.
+ * Visits each, so the square of a long line's entities: the warnings count them with
+ * `distantPairSummary` (re-distant.ts), and this is what that count is checked against.
  */
 export function forEachDistantPair(
   docs: readonly Document[],
@@ -321,9 +342,10 @@ export function forEachDistantPair(
   entities?: (doc: Document) => readonly Entity[],
 ): void {
   const allowed = new Set(pairs.map(([a, b]) => `${a}\t${b}`));
+  const mask = maskTypeCache();
   docs.forEach((doc, d) => {
     for (const { a, b, far } of sentencePairs(doc, entities?.(doc) ?? doc.entities)) {
-      const xy = far ? ordered(allowed, a, b) : undefined;
+      const xy = far ? ordered(allowed, a, b, mask) : undefined;
       if (xy) visit(d, xy[0], xy[1]);
     }
   });

@@ -141,7 +141,7 @@ describe('the automatic dev split of relation data', () => {
 });
 
 describe('relations a candidate pair cannot carry', () => {
-  it('two types on one entity pair: the second is named, for training and for scoring', () => {
+  it('two types on one entity pair: the second is named, for training and for scoring', async () => {
     // A pair is one classification example with one label: the other relation used to vanish.
     const text = 'Aspirin induced and worsened asthma.';
     const doc = (id: string): Document => ({
@@ -167,7 +167,7 @@ describe('relations a candidate pair cannot carry', () => {
     const view = { labels: set.labels, negativeLabel: set.negativeLabel, entityPairs: set.entityPairs };
     const examples = reExamples(input, set.entityPairs, set.negativeLabel);
     expect(examples).toHaveLength(2);
-    expect(reGoldIssues(input, examples, view, 'test.jsonl')).toEqual([
+    expect(await reGoldIssues(input, examples, view, 'test.jsonl')).toEqual([
       { severity: 'warning', file: 'test.jsonl', message: '2 annotated relation(s) link the same two entities as a relation of another type; a pair gets one label, so they are not scored' },
     ]);
   });

@@ -17,7 +17,6 @@ import { splitIndices } from './ner-task.ts';
 import {
   documentCandidates,
   encodeRe,
-  forEachDistantPair,
   MAX_ENTITIES_BETWEEN,
   guessNegativeLabel,
   pairsFromDocuments,
@@ -25,6 +24,7 @@ import {
   sharedPairRelations,
   type ReExample,
 } from './re-data.ts';
+import { distantPairSummary } from './re-distant.ts';
 import { checkReMaxLength } from './re-length.ts';
 
 /** What RE encoding and decoding need from a model. */
@@ -37,12 +37,6 @@ export interface ReModelView {
 }
 
 type Predict = (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>;
-
-/** True when a pair of entities x, y reaches relation r (either order; by ids, or by concepts). */
-function reaches(r: Relation, x: Entity, y: Entity): boolean {
-  const is = (e: Entity, id: string): boolean => (r.byConcept ? (e.normIds ?? []).includes(id) : e.id === id);
-  return (is(x, r.arg1) && is(y, r.arg2)) || (is(x, r.arg2) && is(y, r.arg1));
-}
 
 /** The relations of `doc` that none of its candidate pairs reaches (as unreachedRelations counts). */
 function openRelations(doc: Document, pairs: readonly (readonly [string, string])[]): Relation[] {
@@ -71,25 +65,19 @@ export function distantPairIssues(
   fileOf: (d: number) => string,
   opts: { gold?: boolean; entities?: (doc: Document) => readonly Entity[] } = {},
 ): FormatIssue[] {
-  const far = new Map<number, { pairs: number; open: Relation[]; carried: Set<Relation> }>();
-  forEachDistantPair(
-    docs,
-    pairs,
-    (d, x, y) => {
-      let f = far.get(d);
-      if (!f) far.set(d, (f = { pairs: 0, open: opts.gold ? openRelations(docs[d] as Document, pairs) : [], carried: new Set() }));
-      f.pairs++;
-      for (const r of f.open) if (!f.carried.has(r) && reaches(r, x, y)) f.carried.add(r);
-    },
-    opts.entities,
-  );
-  return [...far].map(([d, { pairs: n, carried: { size: carried } }]) => ({
-    severity: 'warning' as const,
-    file: fileOf(d),
-    message:
-      `document ${(docs[d] as Document).id}: ${n} entity pair${n === 1 ? ' was' : 's were'} left out: more than ${MAX_ENTITIES_BETWEEN} other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for` +
-      (carried > 0 ? `, and ${carried} annotated relation${carried === 1 ? ' links' : 's link'} such a pair` : ''),
-  }));
+  return docs.flatMap((doc, d) => {
+    const { pairs: n, carried } = distantPairSummary(doc, pairs, () => (opts.gold ? openRelations(doc, pairs) : []), opts.entities?.(doc));
+    if (n === 0) return [];
+    return [
+      {
+        severity: 'warning' as const,
+        file: fileOf(d),
+        message:
+          `document ${doc.id}: ${n} entity pair${n === 1 ? ' was' : 's were'} left out: more than ${MAX_ENTITIES_BETWEEN} other entities lie between their two entities in one sentence (text without sentence breaks, such as a list or a table); relations between entities that far apart are not looked for` +
+          (carried > 0 ? `, and ${carried} annotated relation${carried === 1 ? ' links' : 's link'} such a pair` : ''),
+      },
+    ];
+  });
 }
 
 /** Labelled RE examples for training, before a model is chosen. */

@@ -279,8 +279,9 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       negativeLabel: set.negativeLabel,
       entityPairs: set.entityPairs,
     };
-    if (dv) note(reGoldIssues(dv, set.dev ?? [], reView, devName, { labels: false }));
-    if (tePart) note(reGoldIssues(tePart.input, reExamples(tePart.input, set.entityPairs, set.negativeLabel), reView, args.test as string));
+    const isCancelled = (): boolean => ctx.isCancelled();
+    if (dv) note(await reGoldIssues(dv, set.dev ?? [], reView, devName, { labels: false, isCancelled }));
+    if (tePart) note(await reGoldIssues(tePart.input, reExamples(tePart.input, set.entityPairs, set.negativeLabel), reView, args.test as string, { isCancelled }));
     // Encoding thousands of candidate pairs takes a while: Cancel stops it as it stops a step.
     const enc = await encodeReTraining(set, reView, { source: data.name, batchSize }, ctx);
     if (!enc) return { status: 'cancelled', out, ...(hasCheckpoint(ckpt) && { checkpointDir: ckpt }) };
