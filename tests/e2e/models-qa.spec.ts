@@ -186,12 +186,12 @@ describe('Distill', () => {
     await page.getByTestId('transfer-folder').check();
     const confirm = page.locator('label', { has: page.getByTestId('transfer-clean') });
     expect((await confirm.textContent())!.replace(/\s+/g, ' ')).toContain(
-      'Benchtop only refuses its own data folder and exact copies of documents marked as holding patient data; it does not read the text for names or identifiers',
+      'Benchtop only refuses its own data folder and copies of documents marked as holding patient data, also re-wrapped, in another format or pasted into other text; it does not read the text for names or identifiers',
     );
     await page.getByTestId('transfer-folder').uncheck();
     await page.getByTestId('distill-next').click();
     expect((await page.getByTestId('transfer-check-note').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
-      'Benchtop does not read your own transfer text for names or identifiers; it only refuses its data folder and exact copies of documents marked as holding patient data.',
+      'Benchtop does not read your own transfer text for names or identifiers; it only refuses its data folder and copies of documents marked as holding patient data (also re-wrapped, in another format or pasted into other text).',
     );
   });
 
