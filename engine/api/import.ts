@@ -29,6 +29,7 @@ import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { type FileEntry, listFiles, relativeIssue } from './import-files.ts';
 import { checkVisibleName, visibleName } from './model-names.ts';
+import { ImportTypeNames } from './schema-names.ts';
 
 /** Documents saved at a time (one transaction), and at most this many characters of them. */
 const BATCH = 50;
@@ -178,6 +179,7 @@ async function importInto(
     isImporting: true,
   });
   const schemaBefore = getLabelSchema(ctx.ws.read, args.projectId);
+  const typeNames = new ImportTypeNames(schemaBefore);
   const formats = new Set<FormatName>();
   const seen = new Set<string>();
   /** Documents that could not be saved; said after the read issues, as when all were read first. */
@@ -292,7 +294,9 @@ async function importInto(
       if (known.has(textSha256(d.text))) count.again++;
       if (pending.length > 0 && format !== pendingFormat) await flush();
       pendingFormat = format;
-      pending.push({ ...d, id, sourcePath: entry.display });
+      const read = typeNames.read({ ...d, id, sourcePath: entry.display });
+      for (const message of read.notes) note(out, { severity: 'warning', file: entry.display, message });
+      pending.push(read.doc);
       pendingChars += d.text.length;
       progress.documentsTotal++;
       if (pending.length >= BATCH || pendingChars >= BATCH_CHARS) await flush();

@@ -1,8 +1,12 @@
 // Names on the Projects screen: the Add row never changes an existing type, and no two types or
 // projects differ only in case, accent encoding or spacing.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openWorkspace } from '../store/db.ts';
+import { ensureLabelTypes } from '../store/projects.ts';
+import type { LabelSchema, ProjectInfo, Reply } from './contract.ts';
+import { createEngine } from './handlers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 let t: TestEngine;
@@ -64,15 +68,67 @@ describe('label type names', () => {
     expect((await relationType('TREATS'))).toBeUndefined();
   });
 
-  it('still updates one of two near-duplicate types an import made, by its exact name', async () => {
-    // Imports add the types their files use as they are; the editor must still be able to recolour both.
-    const file = join(t.dir, 'lower.pubtator');
-    writeFileSync(file, '1|t|Fever again.\n1|a|\n1\t0\t5\tFever\tdisease\t-\n\n');
-    await t.call('documents:import', { projectId: demoId, path: file, containsPhi: false, format: 'pubtator' });
-    const saved = await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'disease', color: '#abcdef' } });
-    expect(saved.entityTypes.filter((x) => x.name.toLowerCase() === 'disease').map((x) => [x.name, x.color])).toEqual([
-      ['Disease', '#d6336c'],
-      ['disease', '#abcdef'],
+  it('still updates one of two near-duplicate types an older import made, by its exact name', async () => {
+    // Imports made them before they read such names as the project's; the editor must still be able to recolour both.
+    const dataDir = join(t.dir, 'older');
+    let engine = createEngine({ dataDir });
+    const projectId = ((await engine.invoke('projects:list', {})) as Reply<ProjectInfo[]> & { ok: true }).value[0]!.id;
+    await engine.close();
+    const ws = openWorkspace(dataDir);
+    ensureLabelTypes(ws.write, projectId, ['disease'], []);
+    ws.close();
+    engine = createEngine({ dataDir });
+    try {
+      const saved = await engine.invoke('schema:save-entity-type', { projectId, entityType: { name: 'disease', color: '#abcdef' } });
+      expect(saved.ok && (saved.value as LabelSchema).entityTypes.filter((x) => x.name.toLowerCase() === 'disease').map((x) => [x.name, x.color])).toEqual([
+        ['Disease', '#d6336c'],
+        ['disease', '#abcdef'],
+      ]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('importing annotated files', () => {
+  it('reads a type name that differs from the project’s only in case, accent encoding or spacing as that type, and says so once', async () => {
+    await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'Caf\u00e9', color: '#112233' }, isNew: true });
+    const before = await t.call('schema:get', { projectId: demoId });
+    const folder = join(t.dir, 'brat');
+    mkdirSync(folder);
+    const text = 'Fever after aspirin at the cafe.';
+    const ann = [
+      'T1\tdisease 0 5\tFever',
+      'T2\tCHEMICAL 12 19\taspirin',
+      'T3\tCafe\u0301 27 31\tcafe',
+      'T4\tsymptom 0 5\tFever',
+      'T5\tSymptom 6 11\tafter',
+      'R1\tTREATS Arg1:T2 Arg2:T1',
+      '',
+    ].join('\n');
+    for (const name of ['a', 'b']) {
+      writeFileSync(join(folder, `${name}.txt`), text);
+      writeFileSync(join(folder, `${name}.ann`), ann);
+    }
+    const report = await t.call('documents:import', { projectId: demoId, path: folder, containsPhi: false, format: 'brat' });
+    expect(report.documentsAdded).toBe(2);
+    const after = await t.call('schema:get', { projectId: demoId });
+    // One new type (its first spelling), none beside an existing one.
+    expect(report.typesAdded).toEqual({ entityTypes: ['symptom'], relationTypes: [] });
+    expect(after.entityTypes.map((x) => x.name)).toEqual([...before.entityTypes.map((x) => x.name), 'symptom'].sort());
+    expect(after.relationTypes).toEqual(before.relationTypes);
+    const docs = await Promise.all((await t.call('documents:list', { projectId: demoId, datasetId: report.datasetId! })).items.map((d) => t.call('documents:get', { documentId: d.id })));
+    for (const d of docs) {
+      expect(d.entities.map((e) => e.type)).toEqual(['Disease', 'Chemical', 'Caf\u00e9', 'symptom', 'symptom']);
+      expect(d.relations.map((r) => r.type)).toEqual(['treats']);
+    }
+    const said = report.issues.filter((i) => i.message.includes('was read as'));
+    expect(said.map((i) => [i.file, i.severity, i.message.replace(/ \(type names that differ only in case, accent encoding or spacing are one type\)$/, '')])).toEqual([
+      ['a.txt', 'warning', 'the file\'s “disease” was read as the project\'s “Disease”'],
+      ['a.txt', 'warning', 'the file\'s “CHEMICAL” was read as the project\'s “Chemical”'],
+      ['a.txt', 'warning', 'the file\'s “Cafe\u0301” was read as the project\'s “Caf\u00e9”'],
+      ['a.txt', 'warning', 'the file\'s “Symptom” was read as the project\'s “symptom”'],
+      ['a.txt', 'warning', 'the file\'s relation type “TREATS” was read as the project\'s “treats”'],
     ]);
   });
 });
