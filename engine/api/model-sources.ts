@@ -22,6 +22,7 @@ import {
 } from '../store/models.ts';
 import type { Document } from '../formats/types.ts';
 import type { ApiContext } from './context.ts';
+import type { FileIssue } from './dto.ts';
 import type { PresetInfo, ShippedModelInfo, TaskKind, TrainOptions } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { uniqueModelName } from './model-names.ts';
@@ -268,8 +269,7 @@ export function lineageRecordOf(ctx: ApiContext, model: Model): LineageRecord {
  * (Shipped models carry no stored labels and are not checked.)
  */
 export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: ModelRef): void {
-  if (!ref.model) return;
-  const types = [...new Set(ref.model.labels.filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))];
+  const types = modelEntityTypes(ref);
   if (types.length === 0) return;
   const schema = getLabelSchema(ctx.ws.read, projectId).entityTypes.map((t) => t.name);
   if (types.some((t) => schema.includes(t))) return;
@@ -279,6 +279,27 @@ export function requireSharedTypes(ctx: ApiContext, projectId: number, ref: Mode
     `“${ref.name}” finds ${list(types)}, but this project's labels are ${schema.length > 0 ? list(schema) : 'not set up yet'}: none in common. ` +
       'Choose a model trained on these labels, or add its types to the project’s label schema (Projects).',
   );
+}
+
+/** The entity types of a library model's IOB2 labels (none for a shipped model). */
+function modelEntityTypes(ref: ModelRef): string[] {
+  return [...new Set((ref.model?.labels ?? []).filter((l) => /^[BI]-./.test(l)).map((l) => l.slice(2)))];
+}
+
+/**
+ * Warnings for the entity types an entity model finds that the project has none of (a type
+ * renamed or removed since the model was trained): its suggestions keep the model's name, which
+ * is not remapped to another type, so the run says so.
+ */
+export function foreignTypeIssues(ctx: ApiContext, projectId: number, ref: ModelRef): FileIssue[] {
+  const schema = new Set(getLabelSchema(ctx.ws.read, projectId).entityTypes.map((t) => t.name));
+  return modelEntityTypes(ref)
+    .filter((t) => !schema.has(t))
+    .map((t) => ({
+      severity: 'warning',
+      file: ref.name,
+      message: `the model finds “${t}”, which is not one of this project's entity types (renamed or removed since the model was trained?): its suggestions of it keep the name “${t}”. Train the model again on this project's labels, or add “${t}” to the label schema`,
+    }));
 }
 
 /**

@@ -20,7 +20,7 @@ import type {
 } from './dto-tasks.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { throttle } from './job-registry.ts';
-import { type ModelRef, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
+import { type ModelRef, foreignTypeIssues, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
 import { getSettings } from './system.ts';
 import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
 import { checkExportTarget } from '../formats/registry.ts';
@@ -220,6 +220,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   else projectDatasets(read, a.projectId, []);
   const m = models(ctx, a.modelId, a.reModelId);
   requireSharedTypes(ctx, a.projectId, m.ner);
+  const foreign = foreignTypeIssues(ctx, a.projectId, m.ner);
   const ids = a.documentIds ?? documentIdsOf(read, a.projectId, a.datasetId);
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to run on; import some first.');
@@ -248,7 +249,8 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
       });
       ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
       const documentIds = rows.flatMap((x) => (x.documentId === undefined ? [] : [x.documentId]));
-      return { predict: { ...summary(r, 'project', m, rows), documentIds } };
+      const said = summary(r, 'project', m, rows);
+      return { predict: { ...said, issues: [...foreign, ...said.issues], documentIds } };
     },
     (info) => emitPredictFinished(ctx, info),
   );

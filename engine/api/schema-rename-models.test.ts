@@ -1,0 +1,49 @@
+// After a type is renamed, a model trained before still finds it under its old name: a run over
+// the project does not remap it, and says so, naming the old type.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomTaskModel } from '../tasks/test-helpers.ts';
+import type { EventName, Events } from './contract.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+let t: TestEngine;
+const events: { name: EventName; payload: unknown }[] = [];
+
+async function finished(jobId: string): Promise<Events['run:finished']> {
+  for (const t0 = Date.now(); Date.now() - t0 < 120_000; ) {
+    const hit = events.find((e) => e.name === 'run:finished' && (e.payload as Events['run:finished']).jobId === jobId);
+    if (hit) return hit.payload as Events['run:finished'];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('no run:finished');
+}
+
+beforeAll(() => {
+  t = openTestEngine('benchtop-rename-models-', { inSubfolder: true });
+  t.engine.subscribe((name, payload) => events.push({ name, payload }));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('a model trained before a rename', () => {
+  it('keeps the old name in a run over the project, and the run says so', async () => {
+    const labels = ['O', 'B-Disease', 'I-Disease', 'B-Gene', 'I-Gene'];
+    const modelDir = randomTaskModel(join(t.dir, 'ner'), { task: 'ner', maxLength: 16 }, labels);
+    const model = await t.call('models:import-folder', { path: modelDir, name: 'Old genes', phiStatus: 'no-phi' });
+    const [project] = await t.call('projects:list', {}); // the demo project: Disease, Chemical, Gene
+    const run = async () => (await finished((await t.call('run:predict', { projectId: project!.id, modelId: model.id })).jobId)).result!;
+    const said = (r: Awaited<ReturnType<typeof run>>) => r.issues.filter((i) => i.message.includes('not one of this project'));
+    expect(said(await run())).toEqual([]);
+
+    await t.call('schema:rename-type', { projectId: project!.id, kind: 'entity', name: 'Gene', newName: 'Gene or variant' });
+    expect(said(await run())).toEqual([
+      {
+        severity: 'warning',
+        file: 'Old genes',
+        message:
+          'the model finds “Gene”, which is not one of this project\'s entity types (renamed or removed since the model was trained?): its suggestions of it keep the name “Gene”. Train the model again on this project\'s labels, or add “Gene” to the label schema',
+      },
+    ]);
+  }, 180_000);
+});
