@@ -3,11 +3,12 @@
 // listed every pair of the line (the square of its entities) and searched all the entities for
 // each candidate, so a 3,000-entity note took 10 s, and a cancel waited for all of it. They now
 // count in n·log n, with the same results as the straightforward listing (checked here on random
-// documents), and look at the cancel between documents.
+// documents), and look at the cancel between documents, in `eval` and in `train` (its dev data).
 //
 // Work is measured by counting reads of the entities, not by the clock (CI runs under load); the
 // cancel is timed against the checks' own duration, as evaluate-cancel.test.ts does.
 
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../formats/random-documents.ts';
 import type { Document, Entity, Relation } from '../formats/types.ts';
@@ -18,7 +19,8 @@ import { reGoldIssues } from './gold.ts';
 import { evaluate } from './predict-task.ts';
 import { bounds, documentCandidates, MAX_ENTITIES_BETWEEN, maskType, sentenceEntities } from './re-data.ts';
 import { distantPairIssues, reExamples } from './re-task.ts';
-import { entityListDocument, HAS_DATA, randomTaskModel, removeTempDirs, tempDir } from './test-helpers.ts';
+import { entityListDocument, HAS_DATA, randomTaskModel, removeTempDirs, tempDir, VOCAB } from './test-helpers.ts';
+import { train, type TrainArgs } from './train-task.ts';
 
 afterAll(removeTempDirs);
 
@@ -182,5 +184,17 @@ describe('a cancel during the checks', () => {
     await expect(evaluate({ task: 're', model, documents: docs.slice(0, 3) }, ctx)).rejects.toBeInstanceOf(CancelledError);
     expect(looks).toBe(2);
     expect(events.filter((e) => e.type === 'issue')).toEqual([]);
+  }, 60_000);
+
+  it.skipIf(!HAS_DATA)('ends a training run before the warnings on its dev documents', async () => {
+    const out = path.join(tempDir('gold-scale-train'), 'model');
+    const near = (id: string, n: number): Document => entityListDocument(n, id, [{ id: 'R1', type: 'CID', arg1: 'T0', arg2: 'T1' }, { id: 'R2', type: 'CID', arg1: 'T0', arg2: `T${n - 1}` }]);
+    const events: TaskEvent[] = [];
+    let looks = 0;
+    const ctx = { emit: (e: TaskEvent) => void events.push(e), isCancelled: () => ++looks > 1 };
+    const args: TrainArgs = { task: 're', out, trainDocuments: [near('train', 20)], devDocuments: [near('dev-1', 300), near('dev-2', 300)], preset: 'small-2L-128', vocab: VOCAB, maxLength: 64 };
+    expect(await train(args, ctx)).toEqual({ status: 'cancelled', out });
+    expect(looks).toBe(2);
+    expect(events.flatMap((e) => (e.type === 'issue' ? [e.issue.file] : []))).not.toContain('dev documents');
   }, 60_000);
 });
