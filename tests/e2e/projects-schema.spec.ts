@@ -187,3 +187,21 @@ describe('renaming an entity type', () => {
     await page.getByTestId('schema-editor').waitFor();
   });
 });
+
+describe('renaming a relation type', () => {
+  it('renames it in its row; its relations take the new name', async () => {
+    const { page } = app;
+    const before = (await schema()).relationTypes.find((t) => t.name === 'causes')!;
+    await page.getByRole('button', { name: 'Rename causes', exact: true }).click();
+    const form = page.getByTestId('relation-type-rename-form');
+    expect((await form.textContent())?.replace(/\s+/g, ' ')).toContain('Every “causes” relation will take the new name. Models trained before keep “causes”');
+    await page.getByTestId('relation-type-rename-name').fill('may_cause');
+    await page.getByTestId('relation-type-rename-save').click();
+    await expect.poll(async () => (await schema()).relationTypes.find((t) => t.name === 'may_cause')).toEqual({ ...before, name: 'may_cause' });
+    await page.getByTestId('relation-type-row').filter({ has: page.locator('strong', { hasText: /^may_cause$/ }) }).waitFor();
+    const docs = (await apiCall(app.server, 'documents:list', { projectId })).items;
+    const types = (await Promise.all(docs.map((d) => apiCall(app.server, 'documents:get', { documentId: d.id })))).flatMap((d) => d.relations.map((r) => r.type));
+    expect(types).toContain('may_cause');
+    expect(types).not.toContain('causes');
+  });
+});
