@@ -214,7 +214,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       const names = (a.kind === 'entity' ? schema.entityTypes : schema.relationTypes).map((t) => t.name);
       // Its own name in another case or spacing is a correction, not a clash.
       checkTypeName(names.filter((n) => n !== a.name), newName, a.kind, true);
-      if (newName === a.name) return schema;
+      if (newName === a.name && names.includes(a.name)) return schema; // nothing to do
       if (a.kind === 'entity') renameEntityType(write, a.projectId, a.name, newName);
       else renameRelationType(write, a.projectId, a.name, newName);
       changed(a.projectId, 'documents'); // its annotations changed: what reads them (Evaluate's changed-since note) hears it

@@ -93,6 +93,7 @@ describe('renaming an entity type', () => {
       error: { code: 'not-found', message: 'The project has no entity type “NoSuch”; it may have been renamed or removed meanwhile.' },
     });
     expect(await t.invoke('schema:rename-type', { projectId: 9999, kind: 'entity', name: 'Disease', newName: 'Other' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(await t.invoke('schema:rename-type', { projectId: demoId, kind: 'relation', name: 'Gone', newName: 'Gone' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
     expect(await t.call('schema:get', { projectId: demoId })).toEqual(before);
   });
 });
