@@ -137,7 +137,15 @@ class Runs {
   }
 
   async resume(runId: string): Promise<void> {
-    await this.#act(() => call('train:resume', { runId }));
+    await this.#act(async () => {
+      await call('train:resume', { runId });
+      // Until its first step the run is preparing: its last session's step, speed and time left
+      // (kept since it stopped) would show frozen meanwhile, as if it were under way.
+      if (runId === this.selectedId) {
+        this.progress = null;
+        this.labelling = null;
+      }
+    });
     await this.select(runId);
   }
 

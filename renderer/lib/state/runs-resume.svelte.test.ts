@@ -1,0 +1,56 @@
+// Continue training on a stopped run: until the resumed run reports its first step, the screen
+// shows it preparing, not the progress of its previous session (its step, speed and time left,
+// frozen while the documents are encoded and the model loaded again).
+import { describe, expect, it, vi } from 'vitest';
+
+const listeners = new Map<string, ((payload: unknown) => void)[]>();
+const emit = (name: string, payload: unknown): void => {
+  for (const l of listeners.get(name) ?? []) l(payload);
+};
+let status = 'running';
+vi.mock('../api.ts', () => ({
+  call: vi.fn((name: string) => {
+    if (name === 'train:list-runs')
+      return Promise.resolve([{ id: 'r1', kind: 'train', status, progress: null }]);
+    if (name === 'train:get-metrics')
+      return Promise.resolve({ loss: [{ step: 40, epoch: 1, value: 0.5 }], devF1: [], totalSteps: 100 });
+    if (name === 'train:cancel' || name === 'train:resume') return Promise.resolve(true);
+    return Promise.reject(new Error(`unexpected ${name}`));
+  }),
+  messageOf: (e: unknown) => String(e),
+  on: (name: string, l: (payload: unknown) => void) => {
+    listeners.set(name, [...(listeners.get(name) ?? []), l]);
+    return () => {};
+  },
+}));
+vi.mock('./app.svelte.ts', () => ({ app: { projectId: 1 } }));
+vi.mock('./toasts.svelte.ts', () => ({ toasts: { show: vi.fn() } }));
+const { runs } = await import('./runs.svelte.ts');
+
+const progress = (step: number): unknown => ({
+  runId: 'r1', step, totalSteps: 100, epoch: 1, loss: 0.5, lr: 1e-4, stepsPerSec: 2, etaSec: (100 - step) / 2, device: 'cpu',
+});
+
+describe('continuing a stopped run', () => {
+  it("shows the run preparing until its first step, not its last session's step and time left", async () => {
+    await runs.refresh();
+    expect(runs.selectedId).toBe('r1');
+    emit('train:progress', progress(40));
+    expect(runs.progress).toMatchObject({ step: 40, etaSec: 30 });
+
+    await runs.cancel('r1');
+    status = 'cancelled';
+    emit('train:finished', { runId: 'r1', status: 'cancelled' });
+    await vi.waitFor(() => expect(runs.selected?.status).toBe('cancelled'));
+
+    status = 'running';
+    await runs.resume('r1');
+    expect(runs.isSelectedActive).toBe(true);
+    expect(runs.progress).toBeNull(); // "Preparing the documents and the model…"
+    expect(runs.loss.map((p) => p.step)).toEqual([40]); // the curve so far stays
+
+    emit('train:progress', progress(41));
+    expect(runs.progress).toMatchObject({ step: 41 });
+    expect(runs.loss.map((p) => p.step)).toEqual([40, 41]);
+  });
+});
