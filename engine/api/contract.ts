@@ -291,6 +291,11 @@ export type ErrorCode =
   | 'invalid'
   | 'unreadable-model'
   | 'workspace-unavailable'
+  /**
+   * The workspace could not be written just now (a full disk, a disk error, made read-only):
+   * nothing of the change was saved, and the same change can be sent again once that is mended.
+   */
+  | 'workspace-unwritable'
   | 'unsupported'
   | 'unauthorized'
   | 'engine-unavailable'

@@ -41,7 +41,7 @@ const STORE_CODES: Record<StoreError['code'], ErrorCode> = {
   corrupt: 'workspace-unavailable',
   'newer-version': 'workspace-unavailable',
   'open-failed': 'workspace-unavailable',
-  unwritable: 'workspace-unavailable',
+  unwritable: 'workspace-unwritable',
 };
 
 const FS_MESSAGES: Record<string, string> = {

@@ -71,7 +71,7 @@ describe('a workspace that fails while open', () => {
       expect(err.message).toBe(
         `${join(dir, WORKSPACE_FILE)} could not be written, so nothing of this change was saved: the disk is full; free some space, then try again.`,
       );
-      expect(toErrorInfo(err, 'documents:import')).toEqual({ code: 'workspace-unavailable', message: err.message });
+      expect(toErrorInfo(err, 'documents:import')).toEqual({ code: 'workspace-unwritable', message: err.message });
       expect(countDocuments(ws.read, { projectId })).toBe(2);
       ws.write.exec(sql`PRAGMA max_page_count = 1073741823`);
       insertDocuments(ws.write, batch, { projectId, datasetId, format: 'text' });

@@ -1,8 +1,8 @@
 // Background saving of editor edits: batches queued edits (debounced), sends them in order one
 // batch at a time, and reports the state for the "All changes saved" indicator. When Benchtop
-// cannot be reached the edits stay queued and are retried (a later save must never report
-// "All changes saved" over them); any other failure drops the queue and the owner reloads the
-// document as last saved.
+// cannot be reached, or the workspace cannot be written just now (a full disk), the edits stay
+// queued and are retried (a later save must never report "All changes saved" over them); any
+// other failure drops the queue and the owner reloads the document as last saved.
 import type { AnnotationEdit } from '../../../engine/api/contract.ts';
 
 export type SaveState = 'saved' | 'pending' | 'saving' | 'error';
@@ -12,13 +12,18 @@ export interface AutosaveOptions {
   /** Reloads the document as saved; false when that failed too. */
   onFailure(): Promise<boolean>;
   debounceMs?: number | undefined;
-  /** First wait before retrying while Benchtop is unreachable (doubles up to 10 s). */
+  /** First wait before retrying while Benchtop is unreachable or cannot write (doubles up to 10 s). */
   retryMs?: number | undefined;
 }
 
-/** A failure that trying again can cure: Benchtop (the engine) did not answer. */
-const isUnreachable = (err: unknown): boolean =>
-  (err as { code?: unknown } | null)?.code === 'engine-unavailable';
+/**
+ * A failure that trying again can cure: Benchtop (the engine) did not answer, or the workspace
+ * could not be written (a full disk: nothing of the batch was saved, so it is sent again as is).
+ */
+const isRetryable = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'engine-unavailable' || code === 'workspace-unwritable';
+};
 
 export class Autosave {
   state = $state<SaveState>('saved');
@@ -62,8 +67,8 @@ export class Autosave {
         this.#retryMs = null;
       },
       async (err: unknown) => {
-        if (isUnreachable(err)) {
-          // Kept, in order, ahead of anything queued since; saved when Benchtop answers.
+        if (isRetryable(err)) {
+          // Kept, in order, ahead of anything queued since; saved when Benchtop answers (or can write).
           this.#queue.unshift(...batch);
           this.state = 'error';
           this.error = unsavedMessage(err);
@@ -86,15 +91,18 @@ export class Autosave {
     } finally {
       this.#inFlight = null;
     }
-    // Edits queued meanwhile go next, unless Benchtop is unreachable (the retry timer runs).
+    // Edits queued meanwhile go next, unless a retry is waiting (the retry timer runs).
     if (this.#queue.length > 0 && this.#retryMs === null) await this.flush();
   }
 }
 
-/** What the user reads while edits wait for Benchtop to answer again. */
+/** What the user reads while edits wait for Benchtop to answer (or to be able to write) again. */
 export function unsavedMessage(err: unknown): string {
   const why = err instanceof Error ? err.message : String(err);
-  return `Your changes are not saved yet: ${/[.!?]$/.test(why) ? why : `${why}.`} They are kept in this window and saved as soon as Benchtop answers again; do not close or reload it until this says “All changes saved”.`;
+  const when = (err as { code?: unknown } | null)?.code === 'workspace-unwritable'
+    ? 'saved by themselves once the workspace can be written again (no need to make them again)'
+    : 'saved as soon as Benchtop answers again';
+  return `Your changes are not saved yet: ${/[.!?]$/.test(why) ? why : `${why}.`} They are kept in this window and ${when}; do not close or reload it until this says “All changes saved”.`;
 }
 
 /** What the user reads when a save failed: why, what was lost, and what the screen now shows. */
