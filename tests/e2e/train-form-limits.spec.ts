@@ -1,0 +1,35 @@
+// The Train form's number fields accept what the screen and the engine accept: a held-out share
+// of 12.5 % and a time limit of 0.05 minutes (the lower bound the screen states) start a run,
+// rather than the browser's own check refusing them with a bubble beside an enabled Start.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchDemoApp } from './fixtures.ts';
+
+let app: App;
+let projectId: number;
+beforeAll(async () => {
+  ({ app, projectId } = await launchDemoApp());
+  await app.page.getByTestId('nav-train').click();
+  await app.page.getByTestId('train-form').waitFor();
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('the Train form’s limits', () => {
+  it('starts a run with a fractional held-out share and the smallest time limit it allows', async () => {
+    const { page } = app;
+    await page.getByTestId('train-base').selectOption('preset:small-2L-128');
+    await page.getByTestId('train-holdout').fill('12.5');
+    await page.getByText('Advanced settings').click();
+    await page.getByTestId('train-batch').fill('2');
+    await page.getByTestId('train-max-steps').fill('2');
+    await page.getByTestId('train-time-limit').fill('0.05');
+    await expect.poll(() => page.getByTestId('train-blocker').count()).toBe(0);
+    expect(await page.evaluate('document.querySelector(\'[data-testid="train-form"]\').checkValidity()')).toBe(true);
+    await page.getByTestId('start-training').click();
+    await expect.poll(async () => (await apiCall(app.server, 'train:list-runs', { projectId })).length).toBe(1);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('Finished');
+    expect(app.problems).toEqual([]);
+  }, 150_000);
+});
