@@ -217,6 +217,9 @@ export async function runTrainLoop(
   /** Reports the mean loss of the steps since the last report, as of the current step. */
   const emitProgress = (): void => {
     const stepsPerSec = sessionSteps / Math.max(stepTime / 1000, 1e-9);
+    // The time left at this session's pace, evaluations and checkpoints included (at steps/s alone
+    // it left them out: a small project's run evaluating every few steps said "about 1 s" for minutes).
+    const secPerStep = (performance.now() - started) / 1000 / Math.max(1, sessionSteps);
     const last = state.history[state.history.length - 1];
     ctx.emit({
       type: 'progress',
@@ -226,7 +229,7 @@ export async function runTrainLoop(
       loss: pending.reduce((a, b) => a + b, 0) / pending.length,
       lr: lastLr,
       stepsPerSec,
-      etaSec: (totalSteps - state.step) / stepsPerSec,
+      etaSec: (totalSteps - state.step) * secPerStep,
       ...(last ? { devF1: last.devF1 } : {}),
       ...where,
     });
