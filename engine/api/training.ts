@@ -10,6 +10,7 @@ import type { LineageInput, PhiStatus } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
+import { checkVisibleName } from './model-names.ts';
 import {
   type ModelRef,
   presetVocabulary,
@@ -27,6 +28,16 @@ const TASK_WORD: Record<TaskKind, string> = { ner: 'Entities', re: 'Relations' }
 function defaultName(task: TaskKind, sets: readonly Dataset[]): string {
   const day = new Date().toISOString().slice(0, 10);
   return `${TASK_WORD[task]} · ${sets.map((d) => d.name).join(', ')} · ${day}`.slice(0, 200);
+}
+
+/**
+ * A run's typed name (it becomes its model's): spaces made one, checked as a model's rename checks
+ * it, so no model gets a name that reads as another's; undefined when blank (the default name).
+ */
+function runName(typed: string | undefined): string | undefined {
+  const name = (typed ?? '').normalize('NFC').trim().replace(/\s+/g, ' ');
+  checkVisibleName(name, 'A run name');
+  return name === '' ? undefined : name;
 }
 
 function requirePreset(name: string): void {
@@ -57,6 +68,7 @@ function trainingDocuments(ctx: ApiContext, task: TaskKind, sets: readonly Datas
 
 /** Starts fine-tuning; see TrainStartArgs. */
 export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: string } {
+  const name = runName(a.name);
   const read = ctx.ws.read;
   const sets = projectDatasets(read, a.projectId, a.datasetIds);
   const devSets = projectDatasets(
@@ -140,7 +152,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
     projectId: a.projectId,
     engine,
     task: a.task,
-    name: a.name?.trim() || defaultName(a.task, sets),
+    name: name ?? defaultName(a.task, sets),
     baseName,
     ...(baseId !== null && baseId !== undefined && { baseModelId: baseId }),
     datasetNames: [...sets, ...devSets].map((d) => d.name),
@@ -168,6 +180,7 @@ function studentName(task: TaskKind, teacher: ModelRef): string {
 
 /** Starts distillation of a teacher into a student; see DistillStartArgs. */
 export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): Promise<{ runId: string }> {
+  const name = runName(a.name);
   const read = ctx.ws.read;
   projectDatasets(read, a.projectId, []);
   const teacher = resolveModel(ctx, a.teacherModelId, 'teacher');
@@ -240,7 +253,7 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
     projectId: a.projectId,
     engine,
     task: a.task,
-    name: a.name?.trim() || studentName(a.task, teacher),
+    name: name ?? studentName(a.task, teacher),
     baseName,
     datasetNames: privateSets.map((d) => d.name),
     lineage,
