@@ -6,6 +6,7 @@
 // worker's entry.
 
 import { pathToFileURL } from 'node:url';
+import { fsErrorMessage } from '../cli/fs-error-message.ts';
 import { distill, type DistillArgs } from '../distill/task-distill.ts';
 import { writeRunFingerprints } from '../distill/fingerprint-file.ts';
 import { checkTransferNotPrivate } from '../distill/transfer-guard.ts';
@@ -58,6 +59,17 @@ export async function run(
     emit: (e) => jobCtx.emit(e),
     isCancelled: () => jobCtx.isCancelled(),
   });
+  try {
+    return await runTask(job, ctx);
+  } catch (e) {
+    // Only the message crosses back to the engine: a full disk or a read-only place is put as
+    // "<file>: the disk is full; …" (its code and path would be lost, leaving "ENOSPC: …, write").
+    const named = fsErrorMessage(e);
+    throw named === undefined ? e : new Error(named, { cause: e });
+  }
+}
+
+function runTask(job: TaskJob, ctx: TaskContext): Promise<TrainResult | PredictResult | EvaluateResult | null> | null {
   switch (job.kind) {
     case 'train':
       return train(job.args, ctx);
