@@ -220,6 +220,8 @@ export async function runTrainLoop(
     // The time left at this session's pace, evaluations and checkpoints included (at steps/s alone
     // it left them out: a small project's run evaluating every few steps said "about 1 s" for minutes).
     const secPerStep = (performance.now() - started) / 1000 / Math.max(1, sessionSteps);
+    // A time limit ends the run sooner than its planned steps would.
+    const limitLeft = opts.maxWallSec === undefined ? Infinity : Math.max(0, opts.maxWallSec - wall());
     const last = state.history[state.history.length - 1];
     ctx.emit({
       type: 'progress',
@@ -229,7 +231,7 @@ export async function runTrainLoop(
       loss: pending.reduce((a, b) => a + b, 0) / pending.length,
       lr: lastLr,
       stepsPerSec,
-      etaSec: (totalSteps - state.step) * secPerStep,
+      etaSec: Math.min((totalSteps - state.step) * secPerStep, limitLeft),
       ...(last ? { devF1: last.devF1 } : {}),
       ...where,
     });
