@@ -1,6 +1,7 @@
 // The Train form's number fields accept what the screen and the engine accept: a held-out share
 // of 12.5 % and a time limit of 0.05 minutes (the lower bound the screen states) start a run,
-// rather than the browser's own check refusing them with a bubble beside an enabled Start.
+// rather than the browser's own check refusing them with a bubble beside an enabled Start. The
+// settings outlive a visit to another screen (to mark documents Annotated, as the form asks).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
 import { type App, launchDemoApp } from './fixtures.ts';
@@ -32,4 +33,21 @@ describe('the Train form’s limits', () => {
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('Finished');
     expect(app.problems).toEqual([]);
   }, 150_000);
+
+  it('keeps its settings while another screen is shown', async () => {
+    const { page } = app;
+    await page.getByTestId('train-epochs').fill('7');
+    await page.getByTestId('train-lr').fill('0.0002');
+    await page.getByTestId('train-name').fill('Kept settings');
+    await page.getByTestId('train-holdout').fill('20');
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('train-form').waitFor({ state: 'detached' });
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('train-form').waitFor();
+    expect(await page.getByTestId('train-epochs').inputValue()).toBe('7');
+    expect(await page.getByTestId('train-lr').inputValue()).toBe('0.0002');
+    expect(await page.getByTestId('train-name').inputValue()).toBe('Kept settings');
+    expect(await page.getByTestId('train-holdout').inputValue()).toBe('20');
+    expect(await page.getByTestId('train-base').inputValue()).toBe('preset:small-2L-128');
+  });
 });
