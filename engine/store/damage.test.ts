@@ -32,19 +32,26 @@ function fill(ws: Workspace, n: number): { projectId: number; datasetId: number 
 
 const storeError = storeErrorOf;
 
+/**
+ * Closes `ws` and overwrites the page holding the annotations, as a bad sector would: the schema
+ * is intact, so the workspace still opens.
+ */
+function damageAnnotations(ws: Workspace, dir: string): void {
+  const root = ws.read.get<{ rootpage: number }>(sql`SELECT rootpage FROM sqlite_schema WHERE name = 'entities'`)?.rootpage ?? 0;
+  const pageSize = ws.read.get<{ page_size: number }>(sql`PRAGMA page_size`)?.page_size ?? 0;
+  ws.close();
+  const fd = openSync(join(dir, WORKSPACE_FILE), 'r+');
+  writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize);
+  closeSync(fd);
+}
+
 describe('a workspace that fails while open', () => {
   it('says the file is damaged when a query meets a damaged page, and still closes', () => {
     const dir = tempDir();
     const file = join(dir, WORKSPACE_FILE);
     const ws = openWorkspace(dir);
     fill(ws, 3);
-    const root = ws.read.get<{ rootpage: number }>(sql`SELECT rootpage FROM sqlite_schema WHERE name = 'entities'`)?.rootpage ?? 0;
-    const pageSize = ws.read.get<{ page_size: number }>(sql`PRAGMA page_size`)?.page_size ?? 0;
-    ws.close();
-    // A bad sector: the page holding the annotations is overwritten; the schema is intact, so it opens.
-    const fd = openSync(file, 'r+');
-    writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize);
-    closeSync(fd);
+    damageAnnotations(ws, dir);
     const damaged = openWorkspace(dir);
     const err = storeError(() => getDocument(damaged.read, 1));
     expect(err.code).toBe('corrupt');
@@ -55,6 +62,23 @@ describe('a workspace that fails while open', () => {
     expect(toErrorInfo(err, 'documents:get').code).toBe('workspace-unavailable');
     expect(() => damaged.close()).not.toThrow();
     openWorkspace(dir).close(); // the folder was freed
+  });
+
+  it('says the file is damaged when a snapshot (an export) meets a damaged page, and the snapshot still closes', () => {
+    const dir = tempDir();
+    const ws = openWorkspace(dir);
+    const { projectId } = fill(ws, 3);
+    damageAnnotations(ws, dir);
+    const damaged = openWorkspace(dir);
+    try {
+      const snapshot = damaged.snapshot();
+      expect(countDocuments(snapshot.read, { projectId })).toBe(3);
+      expect(storeError(() => getDocument(snapshot.read, 1)).code).toBe('corrupt');
+      // Its COMMIT failed again (SQLITE_CORRUPT), and the export said "an unexpected problem".
+      expect(() => snapshot.close()).not.toThrow();
+    } finally {
+      damaged.close();
+    }
   });
 
   it('says the disk is full, saving nothing of the import, and goes on once there is room', () => {

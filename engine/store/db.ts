@@ -302,8 +302,13 @@ function openSnapshot(dbPath: string, open: Set<Database.Database>): Snapshot {
     read: makeRead({ conn, path: dbPath, cache: new Map(), tracer: undefined }),
     close() {
       if (!open.delete(conn)) return;
-      conn.exec('COMMIT');
-      conn.close();
+      // It only read, so it ends with ROLLBACK: after a damaged page a COMMIT fails again with
+      // SQLITE_CORRUPT, which hid the 'corrupt' error behind "an unexpected problem".
+      try {
+        conn.exec('ROLLBACK');
+      } finally {
+        conn.close();
+      }
     },
   };
 }
