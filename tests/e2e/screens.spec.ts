@@ -208,6 +208,8 @@ describe('Projects and Documents screens', () => {
     await page.keyboard.press('Enter');
     await expect.poll(focused).toBe('delete-project');
     await page.keyboard.press('Enter');
+    // The question names the project's runs, which it asks the engine for first.
+    await expect.poll(focused).toBe('keep-project');
     await page.keyboard.press('Shift+Tab');
     await expect.poll(focused).toBe('confirm-delete-project');
     await page.keyboard.press('Enter');
