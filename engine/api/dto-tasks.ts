@@ -99,7 +99,15 @@ export interface RunInfo {
   status: RunStatus;
   /** Plain-language summary of the starting point and data. */
   baseName: string;
+  /** The datasets it learns from (with, in runs before 2026-11-24, those that only measured it). */
   datasetNames: string[];
+  /** Datasets chosen only to measure progress (to pick the best checkpoint). */
+  devDatasetNames?: string[];
+  /**
+   * Its documents (those marked Annotated or Reviewed when it started): learnt from, and measured
+   * on; `dev` is absent when the engine holds out its own share (or none). Absent before 2026-11-24.
+   */
+  documents?: { train: number; dev?: number };
   createdAt: string;
   startedAt?: string;
   finishedAt?: string;

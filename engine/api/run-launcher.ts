@@ -2,11 +2,12 @@
 // engine arguments it needs (documents snapshotted under runs/<id>/ so a resume sees exactly the
 // same data), started in a worker, followed (metrics appended, checkpoints recorded, progress
 // throttled into events), and on success its model is registered with lineage. Runs left
-// 'interrupted' by a restart, or cancelled, continue from their checkpoint.
+// 'interrupted' by a restart, or cancelled, continue from their checkpoint. What the screens read
+// of them (the list, the curves) is run-infos.ts.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Document } from '../formats/types.ts';
-import { appendMetrics, listMetricSeries } from '../store/metrics.ts';
+import { appendMetrics } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
 import { type LineageInput, getModel } from '../store/models.ts';
 import {
@@ -28,7 +29,7 @@ import {
 } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
-import type { RunInfo, RunMetrics, TaskKind, TrainLabellingInfo, TrainProgressInfo } from './dto-tasks.ts';
+import type { RunInfo, TaskKind, TrainLabellingInfo, TrainProgressInfo } from './dto-tasks.ts';
 import { JobError } from '../runtime/jobs.ts';
 import { DAMAGED_CHECKPOINT, setAsideCheckpoint } from '../tasks/checkpoint.ts';
 import { ApiError } from './errors.ts';
@@ -50,6 +51,8 @@ interface RunConfig {
   name: string;
   baseName: string;
   datasetNames: string[];
+  devDatasetNames?: string[];
+  documents?: RunInfo['documents'];
   lineage: LineageInput[];
   /** Folder of the run, relative to the data folder. */
   dir: string;
@@ -70,11 +73,12 @@ export interface NewRunInput {
   baseName: string;
   baseModelId?: string;
   datasetNames: string[];
+  devDatasetNames?: string[];
   lineage: LineageInput[];
   data: RunData;
 }
 
-function configOf(run: TrainingRun): RunConfig {
+export function configOf(run: TrainingRun): RunConfig {
   return run.config as unknown as RunConfig;
 }
 
@@ -102,6 +106,11 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
     name: input.name,
     baseName: input.baseName,
     datasetNames: input.datasetNames,
+    ...(input.devDatasetNames && input.devDatasetNames.length > 0 && { devDatasetNames: input.devDatasetNames }),
+    // What it trains on: the snapshot's documents (only those marked Annotated or Reviewed).
+    ...(input.data.train && {
+      documents: { train: input.data.train.length, ...(input.data.dev && { dev: input.data.dev.length }) },
+    }),
     lineage: input.lineage,
     dir,
   };
@@ -118,7 +127,7 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
 }
 
 /** Why a run cannot continue (its base or teacher was removed from the library), else undefined. */
-function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {
+export function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {
   const cfg = configOf(run);
   const gone = cfg.lineage.find(
     (l) => l.parentModelId !== undefined && getModel(ctx.ws.read, l.parentModelId) === undefined,
@@ -184,12 +193,12 @@ function stoppedRunDir(ctx: ApiContext, run: TrainingRun): string | undefined {
   return existsSync(join(dir, 'data.json')) ? dir : undefined;
 }
 
-function canResume(ctx: ApiContext, run: TrainingRun): boolean {
+export function canResume(ctx: ApiContext, run: TrainingRun): boolean {
   const dir = stoppedRunDir(ctx, run);
   return dir !== undefined && existsSync(join(dir, 'out', 'checkpoint', 'state.json'));
 }
 
-function canRestart(ctx: ApiContext, run: TrainingRun): boolean {
+export function canRestart(ctx: ApiContext, run: TrainingRun): boolean {
   return stoppedRunDir(ctx, run) !== undefined && !canResume(ctx, run);
 }
 
@@ -405,52 +414,4 @@ function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void
   updateRunStatus(ctx.ws.write, run.id, 'failed', { error });
   ctx.emit('train:finished', { runId: run.id, status: 'failed', error });
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
-}
-
-/** A project's runs, newest first. */
-export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
-  return listRuns(ctx.ws.read, projectId).map((run) => {
-    const cfg = configOf(run);
-    const continueBlocked = canResume(ctx, run) || canRestart(ctx, run) ? parentModelGone(ctx, run) : undefined;
-    return {
-      id: run.id,
-      projectId: run.projectId,
-      kind: cfg.engine.kind,
-      task: cfg.task,
-      name: cfg.name,
-      status: run.status,
-      baseName: cfg.baseName,
-      datasetNames: cfg.datasetNames,
-      createdAt: run.createdAt,
-      ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
-      ...(run.finishedAt !== undefined && { finishedAt: run.finishedAt }),
-      ...(run.modelOutId !== undefined && { modelId: run.modelOutId }),
-      ...(run.error !== undefined && { error: run.error }),
-      ...(run.stopReason !== undefined && { stopReason: run.stopReason }),
-      canResume: canResume(ctx, run),
-      canRestart: canRestart(ctx, run),
-      ...(continueBlocked !== undefined && { continueBlocked }),
-      progress: ctx.jobs.trainProgress(run.id),
-    };
-  });
-}
-
-/** The loss curve and dev F1 points of a run. */
-export function runMetrics(ctx: ApiContext, runId: string): RunMetrics {
-  if (!getRun(ctx.ws.read, runId)) throw new ApiError('not-found', 'That run no longer exists.');
-  const points = (name: string, split: string): RunMetrics['loss'] =>
-    listMetricSeries(ctx.ws.read, runId, name, split).map((p) => ({
-      step: p.step,
-      epoch: p.epoch,
-      value: p.value,
-    }));
-  return {
-    runId,
-    loss: points('loss', 'train'),
-    devF1: points('f1', 'dev'),
-    totalSteps:
-      ctx.jobs.trainProgress(runId)?.totalSteps ??
-      listMetricSeries(ctx.ws.read, runId, 'total_steps', 'train')[0]?.value ??
-      null,
-  };
 }

@@ -155,7 +155,8 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
     name: name ?? defaultName(a.task, sets),
     baseName,
     ...(baseId !== null && baseId !== undefined && { baseModelId: baseId }),
-    datasetNames: [...sets, ...devSets].map((d) => d.name),
+    datasetNames: sets.map((d) => d.name),
+    devDatasetNames: devSets.map((d) => d.name),
     lineage,
     data: { train, ...(dev && dev.length > 0 && { dev }) },
   });
