@@ -31,6 +31,13 @@ describe('the Train form’s limits', () => {
     await page.getByTestId('start-training').click();
     await expect.poll(async () => (await apiCall(app.server, 'train:list-runs', { projectId })).length).toBe(1);
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('Finished');
+    // What it trained on: the demo's finished notes, 12.5 % of them held out.
+    const [run] = await apiCall(app.server, 'train:list-runs', { projectId });
+    const { train, dev } = run!.documents!;
+    expect(dev).toBe(Math.max(1, Math.round((train + dev!) * 0.125)));
+    expect(await page.getByTestId('run-data').textContent()).toContain(
+      `learns from ${train} documents, ${dev} held out to measure progress`,
+    );
     expect(app.problems).toEqual([]);
   }, 150_000);
 
