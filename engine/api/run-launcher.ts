@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Document } from '../formats/types.ts';
-import { appendMetrics } from '../store/metrics.ts';
+import { appendMetrics, deleteRunMetrics } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
 import { type LineageInput, getModel } from '../store/models.ts';
 import {
@@ -154,6 +154,8 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
   const gone = parentModelGone(ctx, run);
   if (gone) throw new ApiError('conflict', gone);
   requireIdle(ctx);
+  // Started again from step 1: the earlier attempt's points would stand beside the new ones.
+  if (!canResume(ctx, run)) deleteRunMetrics(ctx.ws.write, runId);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
   // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its
   // teacher's cached outputs).

@@ -42,6 +42,11 @@ export function appendMetrics(db: WriteDb, runId: string, points: readonly Metri
   });
 }
 
+/** Removes a run's metrics: a run started again from its first step draws its curves anew. */
+export function deleteRunMetrics(db: WriteDb, runId: string): void {
+  db.run(sql`DELETE FROM run_metrics WHERE run_id = ${runId}`);
+}
+
 /** One metric's points for a split, by step (loss curves). */
 export function listMetricSeries(db: ReadDb, runId: string, name: string, split: string): MetricPoint[] {
   return db

@@ -1,6 +1,7 @@
 // Continue training on a stopped run: until the resumed run reports its first step, the screen
 // shows it preparing, not the progress of its previous session (its step, speed and time left,
-// frozen while the documents are encoded and the model loaded again).
+// frozen while the documents are encoded and the model loaded again). Start again (no checkpoint
+// to continue from) draws its curves anew from step 1, the earlier attempt's points gone.
 import { describe, expect, it, vi } from 'vitest';
 
 const listeners = new Map<string, ((payload: unknown) => void)[]>();
@@ -8,12 +9,13 @@ const emit = (name: string, payload: unknown): void => {
   for (const l of listeners.get(name) ?? []) l(payload);
 };
 let status = 'running';
+let canRestart = false;
+let stored = [{ step: 40, epoch: 1, value: 0.5 }];
 vi.mock('../api.ts', () => ({
   call: vi.fn((name: string) => {
     if (name === 'train:list-runs')
-      return Promise.resolve([{ id: 'r1', kind: 'train', status, progress: null }]);
-    if (name === 'train:get-metrics')
-      return Promise.resolve({ loss: [{ step: 40, epoch: 1, value: 0.5 }], devF1: [], totalSteps: 100 });
+      return Promise.resolve([{ id: 'r1', kind: 'train', status, progress: null, canResume: !canRestart, canRestart }]);
+    if (name === 'train:get-metrics') return Promise.resolve({ loss: stored, devF1: [], totalSteps: 100 });
     if (name === 'train:cancel' || name === 'train:resume') return Promise.resolve(true);
     return Promise.reject(new Error(`unexpected ${name}`));
   }),
@@ -52,5 +54,22 @@ describe('continuing a stopped run', () => {
     emit('train:progress', progress(41));
     expect(runs.progress).toMatchObject({ step: 41 });
     expect(runs.loss.map((p) => p.step)).toEqual([40, 41]);
+  });
+
+  it('draws the curves anew when the run starts again from its first step', async () => {
+    await runs.cancel('r1');
+    status = 'cancelled';
+    canRestart = true; // its checkpoint is gone (damaged, or killed before one)
+    emit('train:finished', { runId: 'r1', status: 'cancelled' });
+    await vi.waitFor(() => expect(runs.selected?.canRestart).toBe(true));
+    expect(runs.loss.map((p) => p.step)).toEqual([40, 41]);
+
+    status = 'running';
+    stored = []; // the engine dropped the earlier attempt's points
+    await runs.resume('r1');
+    expect(runs.loss).toEqual([]);
+    emit('train:progress', progress(1));
+    emit('train:progress', progress(2));
+    expect(runs.loss.map((p) => p.step)).toEqual([1, 2]); // not dropped as earlier than step 41
   });
 });

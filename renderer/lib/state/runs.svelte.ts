@@ -137,6 +137,9 @@ class Runs {
   }
 
   async resume(runId: string): Promise<void> {
+    // Start again (no checkpoint) runs it anew from step 1; the engine drops its earlier curves.
+    const run = this.list.find((r) => r.id === runId);
+    const isRestart = run !== undefined && run.canRestart && !run.canResume;
     await this.#act(async () => {
       await call('train:resume', { runId });
       // Until its first step the run is preparing: its last session's step, speed and time left
@@ -144,6 +147,11 @@ class Runs {
       if (runId === this.selectedId) {
         this.progress = null;
         this.labelling = null;
+        if (isRestart) {
+          this.loss = [];
+          this.devF1 = [];
+          this.totalSteps = null;
+        }
       }
     });
     await this.select(runId);

@@ -1,0 +1,71 @@
+// Start again runs a stopped run anew from its first step: the curves it shows are the new
+// attempt's, not the earlier attempt's points (kept in the store, they showed past where the new
+// attempt was, and its loss points interleaved with the new ones, which the screen then dropped).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+
+const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
+const savedVocab = process.env['BENCHTOP_VOCAB'];
+let dir: string;
+let engine: Engine;
+const events: { name: string; payload: unknown }[] = [];
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+async function next<K extends 'train:progress' | 'train:finished'>(name: K, pick: (p: Events[K]) => boolean): Promise<Events[K]> {
+  const t0 = Date.now();
+  for (;;) {
+    const hit = events.find((e) => e.name === name && pick(e.payload as Events[K]));
+    if (hit) return hit.payload as Events[K];
+    if (Date.now() - t0 > 90_000) throw new Error(`no ${name}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+beforeAll(() => {
+  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-train-restart-'));
+  engine = createEngine({ dataDir: dir });
+  engine.subscribe((name, payload) => events.push({ name, payload }));
+});
+afterAll(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
+  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+});
+
+describe('Start again', () => {
+  it('shows the new attempt’s curves, not the earlier attempt’s', async () => {
+    const [p] = await call('projects:list', {});
+    const [d] = await call('datasets:list', { projectId: p!.id });
+    const { runId } = await call('train:start', {
+      projectId: p!.id, task: 'ner', datasetIds: [d!.id], preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 200, maxSteps: 400,
+    });
+    await next('train:progress', (e) => e.runId === runId && e.step >= 8);
+    await call('train:cancel', { runId });
+    await next('train:finished', (e) => e.runId === runId);
+    expect((await call('train:get-metrics', { runId })).loss.at(-1)!.step).toBeGreaterThanOrEqual(8);
+    rmSync(join(dir, 'runs', runId, 'out', 'checkpoint'), { recursive: true, force: true }); // as if killed before one
+    expect((await call('train:list-runs', { projectId: p!.id }))[0]).toMatchObject({ canResume: false, canRestart: true });
+
+    events.length = 0;
+    await call('train:resume', { runId });
+    expect(await call('train:get-metrics', { runId })).toMatchObject({ loss: [], devF1: [] });
+    const first = await next('train:progress', (e) => e.runId === runId);
+    expect(first.step).toBe(1);
+    await call('train:cancel', { runId });
+    await next('train:finished', (e) => e.runId === runId);
+    const after = await call('train:get-metrics', { runId });
+    const last = events.filter((e) => e.name === 'train:progress').map((e) => (e.payload as Events['train:progress']).step).at(-1);
+    expect(after.loss.at(-1)!.step).toBe(last);
+  }, 120_000);
+});
