@@ -32,6 +32,7 @@ import { purgeDeletedProjects } from './project-purge.ts';
 import type { RunInfo, TaskKind, TrainLabellingInfo, TrainProgressInfo } from './dto-tasks.ts';
 import { JobError } from '../runtime/jobs.ts';
 import { DAMAGED_CHECKPOINT, setAsideCheckpoint } from '../tasks/checkpoint.ts';
+import { NON_FINITE_STEP } from '../train/step-guard.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
@@ -413,6 +414,10 @@ function fail(ctx: ApiContext, run: TrainingRun, err: unknown, flush: () => void
   // A checkpoint that cannot be read back is kept aside, so the run offers Start again next.
   if (err instanceof JobError && err.causeName === DAMAGED_CHECKPOINT)
     error += ` ${setAsideCheckpoint(join(ctx.dataDir, configOf(run).dir, 'out', 'checkpoint'))}`;
+  // A step that is not finite comes back on Continue or Start again (the same seeded steps and
+  // settings): nothing is kept to offer them, and the screen says to start a new run.
+  if (err instanceof JobError && err.causeName === NON_FINITE_STEP)
+    rmSync(join(ctx.dataDir, configOf(run).dir), { recursive: true, force: true });
   updateRunStatus(ctx.ws.write, run.id, 'failed', { error });
   ctx.emit('train:finished', { runId: run.id, status: 'failed', error });
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });

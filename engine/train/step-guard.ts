@@ -13,6 +13,14 @@ export interface StepRun {
 
 export const TRAINING_RUN: StepRun = { run: 'training', start: 'the starting model', check: 'check the model' };
 
+/** The `name` of a {@link NonFiniteStepError} (a literal: it survives the worker boundary as `JobError.causeName`). */
+export const NON_FINITE_STEP = 'NonFiniteStepError';
+
+/** A step whose loss or gradient norm is not finite: the same seeded steps with the same settings fail alike. */
+export class NonFiniteStepError extends Error {
+  override readonly name = NON_FINITE_STEP;
+}
+
 /**
  * Throws when step `t`'s loss or gradient norm is not finite. The loss is taken before the
  * update: a step whose gradients overflow still reports a finite loss, but its update (written
@@ -24,9 +32,9 @@ export function checkStepFinite(who: StepRun, t: number, loss: number, gradNorm:
   const name = !Number.isFinite(loss) ? 'loss' : !Number.isFinite(gradNorm) ? 'gradient norm' : undefined;
   if (name === undefined) return;
   const value = name === 'loss' ? loss : gradNorm;
-  if (t === 1) throw new Error(`${who.run} cannot start: at step 1, before any update, the ${name} is ${value}: ${who.start} gives non-finite values on this batch (weights far too large?), which no learning rate causes; ${who.check}`);
+  if (t === 1) throw new NonFiniteStepError(`${who.run} cannot start: at step 1, before any update, the ${name} is ${value}: ${who.start} gives non-finite values on this batch (weights far too large?), which no learning rate causes; ${who.check}`);
   // (The loss keeps the wording its message always had: "loss is NaN".)
-  throw new Error(`${who.run} diverged at step ${t}: ${name === 'loss' ? '' : 'the '}${name} is ${value}; lower the learning rate`);
+  throw new NonFiniteStepError(`${who.run} diverged at step ${t}: ${name === 'loss' ? '' : 'the '}${name} is ${value}; lower the learning rate`);
 }
 
 /** The largest learning rate accepted. */
