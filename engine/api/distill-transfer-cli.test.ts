@@ -80,6 +80,26 @@ describe('benchtop distill from a teacher trained in the workbench', () => {
     expect(readdirSync(out)).not.toContain(FINGERPRINT_FILE); // a student never carries them
   }, 120_000);
 
+  it('a student made of the teacher’s layers keeps its fingerprints, so it refuses the copy when it teaches in turn', async () => {
+    const general = join(t.dir, 'general-3');
+    mkdirSync(general);
+    writeFileSync(join(general, 'wiki.txt'), readFileSync(WIKI, 'utf8').slice(0, 60_000));
+    const layered = join(t.dir, 'student-of-layers');
+    const made = await cli(['distill', '--task', 'ner', '--teacher', teacherDir, '--transfer', general, '--init-from-teacher', '--steps', '1', '--batch-size', '2', '--out', layered]);
+    expect(made).toMatchObject({ code: 0, errors: '' });
+    // Its weights are the teacher's: PHI-bearing, and it keeps what the teacher recorded.
+    expect(readFileSync(join(layered, FINGERPRINT_FILE)).equals(readFileSync(join(teacherDir, FINGERPRINT_FILE)))).toBe(true);
+    const transfer = join(t.dir, 'transfer-3');
+    mkdirSync(transfer);
+    const copy = join(transfer, 'letters.txt');
+    writeFileSync(copy, notes.map((n) => n.replace(/(.{50,70}) /g, '$1\n')).join('\n\n') + '\n');
+    const out = join(t.dir, 'grandchild');
+    const refused = await cli(['distill', '--task', 'ner', '--teacher', layered, '--transfer', transfer, '--student-preset', 'small-2L-128', '--steps', '1', '--batch-size', '2', '--out', out]);
+    expect(refused.code).toBe(1);
+    expect(refused.errors).toContain(`${copy}: this transfer file repeats the text of private documents`);
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
+
   it('refuses to run on a damaged fingerprint file rather than skip the check', async () => {
     const copy = join(t.dir, 'teacher-copy');
     mkdirSync(copy);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
 import { makeFifo } from '../io/test-helpers.ts';
 import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
-import { FINGERPRINT_FILE, readFingerprintFile, writeFingerprintFile } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, readFingerprintFile, startingFingerprints, writeFingerprintFile } from './fingerprint-file.ts';
 import { privateFingerprints } from './text-overlap.ts';
 
 const NCBI = path.resolve(import.meta.dirname, '../../../shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt');
@@ -32,6 +32,26 @@ describe('the fingerprint file', () => {
     }
     // Texts and a recorded set together: documents of both are found.
     expect(privateFingerprints(['A note written today about the ward round and the new rota for nurses.'], [readFingerprintFile(dir)!]).containedIn([notes[1]!], 0.6)).toBe(1);
+  });
+
+  it('carries the starting model’s fingerprints after the new documents, each still found', () => {
+    const start = path.join(dir, 'start');
+    mkdirSync(start);
+    writeFingerprintFile(start, notes.slice(0, 10));
+    const inherited = startingFingerprints(start);
+    const own = ['A note written today about the ward round and the new rota for nurses on the night shift.'];
+    const merged = path.join(dir, 'merged');
+    mkdirSync(merged);
+    writeFileSync(path.join(merged, FINGERPRINT_FILE), fingerprintBytes(own, inherited));
+    const set = readFingerprintFile(merged)!;
+    expect(set.counts.length).toBe(11);
+    const fp = privateFingerprints([], [set]);
+    expect(fp.containedIn([own[0]!.toUpperCase(), notes[3]!.replace(/(.{40,60}) /g, '$1\n')], 0.6)).toBe(2);
+    expect(fp.isWhole(notes[9]!)).toBe(true);
+    expect(startingFingerprints(undefined)).toEqual([]);
+    expect(startingFingerprints(path.join(dir, 'none'))).toEqual([]);
+    writeFileSync(path.join(merged, FINGERPRINT_FILE), 'damaged');
+    expect(() => startingFingerprints(merged)).toThrow(`${path.join(merged, FINGERPRINT_FILE)}: is not a Benchtop fingerprint file; it lists the fingerprints of the private documents this starting model learned from`);
   });
 
   it('is absent without a file; refuses one that is damaged, cut short or not a file', () => {

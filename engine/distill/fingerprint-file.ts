@@ -4,7 +4,8 @@
 // `distill-general` from that folder recognise a re-formatted copy of those documents as private
 // transfer text: the folder records its data only as one hash. The file stays with the
 // PHI-bearing model: someone holding a guess of a note could test it against the hashes, so
-// exports (model-files.ts lists what they copy) and distilled students never carry it; an import
+// exports (model-files.ts lists what they copy) and students distilled from it never carry it
+// (a model whose weights start from it does: startingFingerprints); an import
 // of a model folder into the library keeps it, checked, as it keeps the model's PHI status.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -32,27 +33,48 @@ export function writeFingerprintFile(dir: string, texts: Iterable<string>): numb
  * distill-general --text-contains-phi): its paragraphs, and each line of 16 words or more (a
  * note a line, which a paragraph of several holds too few of), as documents.
  */
-export function textFingerprintBytes(files: readonly string[]): Buffer {
+export function textFingerprintBytes(files: readonly string[], inherited: readonly FingerprintSet[] = []): Buffer {
   const documents = function* (): Generator<string> {
     yield* textParagraphs(files);
     for (const f of files) for (const raw of fileLines(f)) for (const line of lineText(raw).split('\n')) if (line.split(/\s+/).length >= 16) yield line;
   };
-  return fingerprintBytes(documents());
+  return fingerprintBytes(documents(), inherited);
 }
 
-/** The contents of a fingerprint file for `texts`. */
-export function fingerprintBytes(texts: Iterable<string>): Buffer {
-  const set = fingerprintSet(texts);
-  const size = HEADER + 4 * set.counts.length + 8 * (set.wholes.length + set.runs.length);
-  const bytes = Buffer.alloc(size);
+/**
+ * The contents of a fingerprint file for `texts`, followed by the documents of `inherited` (the
+ * fingerprints recorded beside the model a new one starts from: startingFingerprints).
+ */
+export function fingerprintBytes(texts: Iterable<string>, inherited: readonly FingerprintSet[] = []): Buffer {
+  const sets = [fingerprintSet(texts), ...inherited];
+  const total = (part: 'counts' | 'wholes' | 'runs'): number => sets.reduce((n, set) => n + set[part].length, 0);
+  const [docs, wholes, runs] = [total('counts'), total('wholes'), total('runs')];
+  const bytes = Buffer.alloc(HEADER + 4 * docs + 8 * (wholes + runs));
   bytes.write(MAGIC, 0, 'latin1');
-  bytes.writeUInt32LE(set.counts.length, 8);
-  bytes.writeUInt32LE(set.wholes.length, 12);
-  bytes.writeUInt32LE(set.runs.length, 16);
+  bytes.writeUInt32LE(docs, 8);
+  bytes.writeUInt32LE(wholes, 12);
+  bytes.writeUInt32LE(runs, 16);
   let at = HEADER;
-  for (const n of set.counts) at = bytes.writeUInt32LE(n, at);
-  for (const h of [...set.wholes, ...set.runs]) at = bytes.writeDoubleLE(h, at);
+  for (const set of sets) for (const n of set.counts) at = bytes.writeUInt32LE(n, at);
+  for (const part of ['wholes', 'runs'] as const) for (const set of sets) for (const h of set[part]) at = bytes.writeDoubleLE(h, at);
   return bytes;
+}
+
+/**
+ * The fingerprints recorded beside the model a new one starts from (`train --model`, `pretrain
+ * --model`, a distillation student started from a folder or the teacher's layers): a model
+ * trained from a PHI-bearing one is PHI-bearing too and keeps them, so a copy of those documents
+ * is still refused when it teaches in turn. None without a folder or a file; a damaged file is an
+ * error, as for a teacher (ignoring it would let private text through later).
+ */
+export function startingFingerprints(dir: string | undefined): FingerprintSet[] {
+  if (dir === undefined) return [];
+  const file = path.join(dir, FINGERPRINT_FILE);
+  if (!existsSync(file)) return [];
+  const problem = fingerprintFileProblem(file);
+  if (typeof problem === 'string')
+    throw new Error(`${file}: ${problem}; it lists the fingerprints of the private documents this starting model learned from, which a model trained from it keeps. Copy the model's folder again from Benchtop's data folder (models/)`);
+  return [problem];
 }
 
 /**
@@ -89,7 +111,8 @@ export function writeRunFingerprints(runDir: string, out: string, written?: stri
   const kept = path.join(out, FINGERPRINT_FILE);
   if (written !== undefined && existsSync(kept) && written === textsDigest(texts)) {
     const set = fingerprintFileProblem(kept);
-    if (typeof set !== 'string' && set.counts.length === texts.length) return;
+    // The run's documents come first; fingerprints its starting model recorded may follow.
+    if (typeof set !== 'string' && set.counts.length >= texts.length) return;
   }
   writeFileAtomic(kept, fingerprintBytes(texts));
 }

@@ -22,7 +22,7 @@ import { GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
-import { FINGERPRINT_FILE, textFingerprintBytes } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textFingerprintBytes } from './fingerprint-file.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
@@ -102,6 +102,8 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const map = args.layerMap ? parseLayerMap(args.layerMap, Lt) : args.recipe === 'distilbiobert' ? everyOtherLayer(Lt, student.numLayers) : uniform;
   if (map.length !== student.numLayers) throw new Error(`--layer-map lists ${map.length} teacher layers for a ${student.numLayers}-layer student`);
   const fromTeacher = args.initFromTeacher ?? args.recipe === 'distilbiobert';
+  // A student made of the teacher's layers keeps the fingerprints recorded beside it (read now).
+  const inherited = startingFingerprints(fromTeacher ? args.teacher : undefined);
   const weights: Map<string, HostTensor> = fromTeacher ? studentFromTeacher(teacher, student, map) : initWeights(student, s.seed);
   const loss = recipeLosses(args.recipe, student, teacher.config, map, args.temperature);
   const lr = args.lr ?? GENERAL_DISTILL_LR;
@@ -159,7 +161,10 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
     `Loss terms (mean of the last 50 steps): ${Object.entries(result.lastTerms).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ')}. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'}. Wall time ${(result.wallSec / 60).toFixed(1)} min.`, '',
     privacySection(record),
   ].join('\n');
-  const fingerprints = args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files) } : {};
+  const fingerprints =
+    args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files, inherited) }
+    : inherited.length > 0 ? { [FINGERPRINT_FILE]: fingerprintBytes([], inherited) }
+    : {};
   saveHfFolder(out, { config: { ...student, raw: {} }, weights: studentWeights, vocab: teacher.vocab, tokenizer: teacher.tokenizer, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card, ...fingerprints } });
   return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
 }

@@ -39,7 +39,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabSha256, vocabularyRecord } from './vocab-origin.ts';
-import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textsDigest } from './fingerprint-file.ts';
 import { encodingNotes, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -157,6 +157,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const task = args.task === 'ner' ? 'token-classification' : 'sequence-classification';
 
   // Student: folder, preset (random), or teacher layers.
+  // A student whose weights are a model's keeps the fingerprints recorded beside it (read now).
+  const inherited = startingFingerprints(args.student ?? (args.initFromTeacher ? args.teacher : undefined));
   // The weights the student starts from, when they are a model's (not a random init).
   let start: LineageEntry | undefined;
   let student: { config: typeof teacher.config; weights: Map<string, HostTensor>; vocab: string[]; tokenizerSettings: typeof teacher.tokenizerSettings; tokenizer: typeof teacher.tokenizer; origin: string };
@@ -407,7 +409,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     ...(metrics['test'] ? ['', `Test F1 (${args.test !== undefined ? shareName(args.test) : ''}): ${String((metrics['test'] as { micro?: { f1?: number } }).micro?.f1 ?? 'n/a')}`] : []), '',
     privacySection(record),
   ].join('\n');
-  const seen = privateEx.length > 0 ? { [FINGERPRINT_FILE]: fingerprintBytes(privateSeen) } : {};
+  const seen = privateEx.length > 0 || inherited.length > 0 ? { [FINGERPRINT_FILE]: fingerprintBytes(privateSeen, inherited) } : {};
   const extra = () => ({ 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card(), ...seen });
   saveHfFolder(out, { config, weights: runner.studentWeights(), vocab: student.vocab, tokenizer: student.tokenizerSettings, extraFiles: extra() });
   if (args.test) {

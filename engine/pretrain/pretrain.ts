@@ -26,7 +26,7 @@ import { checkLearningRate } from '../train/step-guard.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
-import { FINGERPRINT_FILE, textFingerprintBytes } from '../distill/fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textFingerprintBytes } from '../distill/fingerprint-file.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
 import { runMlmLoop, type MlmLoopResult } from './mlm-loop.ts';
 import { checkTextSources, encodingNotes, skippedLinkNotes } from './text-files.ts';
@@ -204,6 +204,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
+  const inherited = startingFingerprints(args.model); // read now, so a damaged one fails before training
   if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);
   const lr = args.lr ?? defaultPretrainLearningRate(args.model !== undefined);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
@@ -260,8 +261,12 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
     `Wall time ${(result.wallSec / 60).toFixed(1)} min. Held-out MLM loss ${evalLoss?.toFixed(4) ?? 'n/a'} (train, last 100 steps: ${metrics.mlm_train_loss_last100.toFixed(4)}).`, '',
     privacySection(record),
   ].join('\n');
-  // Text declared as PHI leaves its fingerprints for the transfer check of distill-general.
-  const fingerprints = args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files) } : {};
+  // Text declared as PHI leaves its fingerprints for the transfer check of distill-general, after
+  // those the starting model recorded.
+  const fingerprints =
+    args.textContainsPhi === true ? { [FINGERPRINT_FILE]: textFingerprintBytes(files, inherited) }
+    : inherited.length > 0 ? { [FINGERPRINT_FILE]: fingerprintBytes([], inherited) }
+    : {};
   saveHfFolder(out, { config: mm.config, weights, vocab: mm.vocab, tokenizer: mm.tokenizerSettings, extraFiles: { 'metrics.json': `${JSON.stringify(metrics, null, 2)}\n`, 'lineage.json': `${JSON.stringify(record, null, 2)}\n`, 'README.md': card, ...fingerprints } });
   return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
 }

@@ -22,7 +22,7 @@ import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { automaticEpochs, automaticEpochsNote, defaultLearningRate, positive } from './train-defaults.ts';
 import { unlessCancelled } from './batching.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
-import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textsDigest } from '../distill/fingerprint-file.ts';
 import type { PhiStatus } from '../store/models.ts';
 import {
   checkOutApartFromData,
@@ -240,6 +240,8 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
     dataLabels,
     seed,
   );
+  // Read now: a damaged record fails the run before it trains, not when it saves.
+  const inherited = startingFingerprints(args.model);
   if (maxLength > maxSequenceLength(pm.config))
     throw new Error(
       `--max-length ${maxLength} exceeds the model's ${maxSequenceLength(pm.config)} positions`,
@@ -363,7 +365,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   const texts = (i?: ReInput): string[] => (i === undefined ? [] : i.kind === 'documents' ? i.documents.map((d) => d.text) : i.examples.map((e) => e.text));
   const seenTexts = (): string[] => [...texts(tr), ...texts(dv), ...texts(tePart?.input)];
   let seenBytes: Buffer | undefined;
-  const seen = (): Buffer => (seenBytes ??= fingerprintBytes(seenTexts()));
+  const seen = (): Buffer => (seenBytes ??= fingerprintBytes(seenTexts(), inherited));
   if (discard) rmSync(ckpt, { recursive: true, force: true });
   const result = await runTrainLoop(
     config,
