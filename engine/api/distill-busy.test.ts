@@ -1,5 +1,6 @@
 // One training run at a time (run-launcher requireIdle): a request refused while a distillation
-// runs names the screen that run is on, Distill, where its Stop is (it said "Train screen").
+// runs names the screen that run is on, Distill, where its Stop is (it said "Train screen"), as
+// does removing its teacher meanwhile.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,10 @@ describe('a run refused while a distillation runs', () => {
       await expect(
         t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, transfer: ['random'], steps: 1 }),
       ).rejects.toThrow(/on its Distill screen\)/);
+      // Removing its teacher meanwhile is refused, naming the Distill screen too.
+      await expect(t.call('models:delete', { modelId: teacher.id })).rejects.toThrow(
+        /^conflict: “Ward teacher” is in use by the run “Ward student” in progress \(Distill screen\)/,
+      );
     } finally {
       await t.call('train:cancel', { runId });
       const status = async (): Promise<string | undefined> =>

@@ -213,12 +213,13 @@ export async function importModelFolder(
 }
 
 /** The name of a training or distillation run in progress that starts from or learns from the model. */
-function runUsing(ctx: ApiContext, modelId: string): string | undefined {
+function runUsing(ctx: ApiContext, modelId: string): { name: string; screen: string } | undefined {
   for (const runId of ctx.jobs.activeIds('train')) {
     const config = getRun(ctx.ws.read, runId)?.config as
-      | { name?: string; lineage?: LineageInput[] }
+      | { name?: string; lineage?: LineageInput[]; engine?: { kind?: string } }
       | undefined;
-    if (config?.lineage?.some((l) => l.parentModelId === modelId)) return config.name ?? 'a run';
+    if (config?.lineage?.some((l) => l.parentModelId === modelId))
+      return { name: config.name ?? 'a run', screen: config.engine?.kind === 'distill' ? 'Distill' : 'Train' };
   }
   return undefined;
 }
@@ -244,7 +245,7 @@ export async function removeModel(
   if (run !== undefined)
     throw new ApiError(
       'conflict',
-      `“${model.name}” is in use by the run “${run}” in progress (Train screen); stop it or wait for it to finish, then remove the model.`,
+      `“${model.name}” is in use by the run “${run.name}” in progress (${run.screen} screen); stop it or wait for it to finish, then remove the model.`,
     );
   if (isBeingExported(model.id))
     throw new ApiError(
