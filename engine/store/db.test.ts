@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WriteDb, type Workspace, WORKSPACE_FILE, WORKSPACE_LOCK, openMemory, openWorkspace, schemaVersion } from './db.ts';
+import { type WriteDb, type Workspace, WORKSPACE_FILE, WORKSPACE_INSTANCE, WORKSPACE_LOCK, openMemory, openWorkspace, schemaVersion } from './db.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { up as initSchema } from './migrations/0001-init.ts';
 import { createProject } from './projects.ts';
@@ -343,19 +343,25 @@ describe('openWorkspace in a place it cannot write', () => {
 
   // A read-only bind mount in a user namespace (as engine/cli/full-disk.test.ts mounts a tmpfs).
   it.runIf(process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0)(
-    'says the location is read-only (Node itself says ENOENT), for a new or an existing folder, or a workspace',
+    'says the location is read-only (Node itself says ENOENT), for a new or an existing folder, or a workspace (with or without its lock file)',
     () => {
       const dir = tempDir();
       track(openWorkspace(join(dir, 'made'))).close();
       open.pop();
+      // Copied without its hidden lock file, or made before there was one: SQLite said only
+      // "…/.benchtop.lock could not be created (SQLITE_CANTOPEN)".
+      track(openWorkspace(join(dir, 'copied'))).close();
+      open.pop();
+      rmSync(join(dir, 'copied', WORKSPACE_INSTANCE));
       const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));
       const script = `import { openWorkspace } from ${here};
         for (const d of process.argv.slice(1)) try { openWorkspace(d); } catch (e) { console.log(e.message); }`;
-      const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind '${dir}' '${dir}' && mount -o remount,bind,ro '${dir}' && '${process.execPath}' --import tsx --input-type=module -e "$0" '${dir}/ws' '${dir}' '${dir}/made'`, script], { encoding: 'utf8' });
+      const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind '${dir}' '${dir}' && mount -o remount,bind,ro '${dir}' && '${process.execPath}' --import tsx --input-type=module -e "$0" '${dir}/ws' '${dir}' '${dir}/made' '${dir}/copied'`, script], { encoding: 'utf8' });
       expect(r.stdout.trim().split('\n')).toEqual([
         `${dir}/ws: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
         `${dir}: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
         `${dir}/made: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
+        `${dir}/copied: Benchtop cannot use this data folder: the location is read-only; choose another data folder, or fix this one.`,
       ]);
     },
     30_000,

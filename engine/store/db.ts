@@ -3,7 +3,7 @@
 // migrations, recovers interrupted runs, and hands out branded ReadDb / WriteDb facades so a
 // reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { holderOf, tryOsLock } from '../io/os-lock.ts';
@@ -132,8 +132,10 @@ function lockWorkspace(dir: string): () => void {
     }
   } catch (err) {
     release?.();
-    // A workspace on a read-only disk: the lock opens (read-only) and the pid file cannot be written.
-    throw folderError(dir, pidFile, err);
+    // A workspace on a read-only disk: the lock opens (read-only) and the pid file cannot be
+    // written, or (a folder without the lock file: copied, or from before it) the lock cannot be
+    // made, where SQLite says only SQLITE_CANTOPEN: the folder itself is asked why.
+    throw folderError(dir, release ? pidFile : instance, unwritableFolder(dir) ?? err);
   }
   if (!release) {
     const pid = holderOf(pidFile);
@@ -185,6 +187,16 @@ function makeWorkspaceFolders(dir: string): void {
     } catch (err) {
       throw folderError(dir, p, err);
     }
+  }
+}
+
+/** The error that writing into `dir` meets (read-only, no permission), or undefined. */
+function unwritableFolder(dir: string): unknown {
+  try {
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    return err;
   }
 }
 
