@@ -97,10 +97,17 @@ function requireIdle(ctx: ApiContext): void {
 /** Records a run, snapshots its documents and starts it. */
 export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   requireIdle(ctx);
+  getSettings(ctx); // a damaged settings.json refuses the run before it is recorded or copies anything
   const id = crypto.randomUUID();
   const dir = `runs/${id}`;
-  mkdirSync(join(ctx.dataDir, dir), { recursive: true });
-  writeFileSync(join(ctx.dataDir, dir, 'data.json'), JSON.stringify(input.data));
+  // The snapshot holds the documents' text: owner-only, and nothing of it left if it is cut short.
+  try {
+    mkdirSync(join(ctx.dataDir, dir), { recursive: true, mode: 0o700 });
+    writeFileSync(join(ctx.dataDir, dir, 'data.json'), JSON.stringify(input.data), { mode: 0o600 });
+  } catch (e) {
+    rmSync(join(ctx.dataDir, dir), { recursive: true, force: true });
+    throw e;
+  }
   const config: RunConfig = {
     engine: input.engine,
     task: input.task,

@@ -1,6 +1,6 @@
 // A damaged settings.json is reported, naming the file and what is wrong, and left as it is: it
 // was read as the defaults, written over by the next change, and brought the deleted demo back.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,33 @@ describe('settings.json', () => {
       expect(readFileSync(settingsFile(e), 'utf8')).toBe(text);
     }
   });
+
+  it('refuses a training run before it is recorded or copies any document; once mended, the copy is owner-only', async () => {
+    const e = (t = openTestEngine('benchtop-settings-run-'));
+    const [demo] = await e.call('projects:list', {});
+    const [dataset] = await e.call('datasets:list', { projectId: demo!.id });
+    const args = { projectId: demo!.id, task: 'ner' as const, datasetIds: [dataset!.id], preset: 'small-2L-128', maxSteps: 1, batchSize: 2, maxLength: 32 };
+    const runsDir = join(e.dir, 'runs');
+    const copies = (): string[] => (existsSync(runsDir) ? readdirSync(runsDir) : []);
+    writeFileSync(settingsFile(e), '{"threads": 6,');
+    const refused = await e.invoke('train:start', args);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid' } });
+    expect(refused.ok ? '' : refused.error.message).toContain(settingsFile(e));
+    // It left no run stuck "queued" and no copy of the documents (only deleting the project removed them).
+    expect(await e.call('train:list-runs', { projectId: demo!.id })).toEqual([]);
+    expect(copies()).toEqual([]);
+
+    rmSync(settingsFile(e));
+    const { runId } = await e.call('train:start', args);
+    expect(copies()).toEqual([runId]);
+    if (process.platform !== 'win32') {
+      expect(statSync(join(runsDir, runId)).mode & 0o777).toBe(0o700);
+      expect(statSync(join(runsDir, runId, 'data.json')).mode & 0o777).toBe(0o600);
+    }
+    await e.call('train:cancel', { runId });
+    const status = async (): Promise<string | undefined> => (await e.call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status;
+    await expect.poll(status, { timeout: 60_000 }).toMatch(/^(cancelled|completed)$/);
+  }, 90_000);
 
   it('does not bring the deleted demo project back when the file is damaged at the next launch', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-settings-demo-'));
