@@ -331,7 +331,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     lastEmit = performance.now();
     emittedStep = state.step;
     const perSec = state.step / Math.max(1e-9, wall());
-    ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: last.loss, lr: last.lr, stepsPerSec: perSec, etaSec: (steps - state.step) / Math.max(1e-9, perSec), ...where });
+    // A time limit (per launch) ends the run sooner than its planned steps would.
+    const limitLeft = args.maxMinutes === undefined ? Infinity : Math.max(0, args.maxMinutes * 60 - (performance.now() - started) / 1000);
+    const etaSec = Math.min((steps - state.step) / Math.max(1e-9, perSec), limitLeft);
+    ctx.emit({ type: 'progress', step: state.step, totalSteps: steps, epoch: state.epoch + 1, loss: last.loss, lr: last.lr, stepsPerSec: perSec, etaSec, ...where });
   };
   try {
     while (state.step < steps) {
