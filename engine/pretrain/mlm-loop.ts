@@ -69,6 +69,7 @@ export async function runMlmLoop(stepper: MlmStepper, opts: MlmLoopOptions, ctx:
     ctx.emit({ type: 'log', message: `resuming from the checkpoint at step ${state.step} (epoch ${state.epoch + 1})` });
   }
   const started = performance.now();
+  const firstStep = state.step;
   const wall = (): number => state.wallSec + (performance.now() - started) / 1000;
   const save = (): void => {
     const st = stepper.state();
@@ -114,7 +115,12 @@ export async function runMlmLoop(stepper: MlmStepper, opts: MlmLoopOptions, ctx:
       const now = performance.now();
       if (now - lastEmit >= THROTTLE_MS || state.step === opts.steps) {
         const sps = 1000 / Math.max(1, now - t0);
-        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec: (opts.steps - state.step) / sps, ...(stepper.where ?? { device: 'cpu' }) });
+        // The time left at this launch's pace (checkpoints and batching included), and at most what
+        // a time limit leaves (at the last step's speed alone it left out both).
+        const secPerStep = (now - started) / 1000 / Math.max(1, state.step - firstStep);
+        const limitLeft = opts.maxWallSec === undefined ? Infinity : Math.max(0, opts.maxWallSec - (now - started) / 1000);
+        const etaSec = Math.min((opts.steps - state.step) * secPerStep, limitLeft);
+        ctx.emit({ type: 'progress', step: state.step, totalSteps: opts.steps, epoch: state.epoch + 1, loss: pending.reduce((a, b) => a + b, 0) / pending.length, lr: r.lr, stepsPerSec: sps, etaSec, ...(stepper.where ?? { device: 'cpu' }) });
         pending = [];
         lastEmit = now;
       }
