@@ -52,8 +52,8 @@ export function writeFileAtomic(file: string, data: string | Uint8Array | Iterab
     closeSync(fd);
     rmSync(tmp, { force: true });
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOSPC') throw new Error(`${file}: the disk is full; nothing was written (free some space and retry)`);
-    throw new Error(`${file}: could not write (${err.message}); nothing was written`);
+    if (err.code === 'ENOSPC') throw new Error(`${file}: the disk is full; nothing was written (free some space and retry)`, { cause: e });
+    throw new Error(`${file}: could not write (${err.message}); nothing was written`, { cause: e });
   }
   closeSync(fd);
   renameSync(tmp, file);

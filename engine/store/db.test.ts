@@ -366,4 +366,28 @@ describe('openWorkspace in a place it cannot write', () => {
     },
     30_000,
   );
+
+  // A small tmpfs, as above; filled after the workspace was made (as an import that filled the disk and was killed leaves it).
+  it.runIf(process.platform === 'linux' && spawnSync('unshare', ['-rm', 'true']).status === 0)(
+    'says the disk is full when a workspace on a full disk cannot even note who holds it (it said "(unknown error)")',
+    () => {
+      const dir = tempDir();
+      const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));
+      const script = `import { execFileSync } from 'node:child_process';
+        import { openWorkspace } from ${here};
+        const [mnt] = process.argv.slice(1);
+        openWorkspace(mnt + '/data').close();
+        execFileSync('dd', ['if=/dev/zero', 'of=' + mnt + '/spare', 'bs=4k', 'count=1'], { stdio: 'ignore' });
+        try { execFileSync('dd', ['if=/dev/zero', 'of=' + mnt + '/filler', 'bs=4k'], { stdio: 'ignore' }); } catch {}
+        // No room at all: the lock's journal cannot be made (SQLITE_FULL).
+        try { openWorkspace(mnt + '/data'); } catch (e) { console.log(e.message); }
+        // One page: the lock is taken, the note of its holder cannot be written (ENOSPC).
+        execFileSync('rm', [mnt + '/spare']);
+        try { openWorkspace(mnt + '/data'); } catch (e) { console.log(e.message); }`;
+      const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o size=2m tmpfs '${dir}' && '${process.execPath}' --import tsx --input-type=module -e "$0" '${dir}'`, script], { encoding: 'utf8' });
+      const full = `${dir}/data: Benchtop cannot use this data folder: the disk is full; choose another data folder, or fix this one.`;
+      expect(r.stdout.trim().split('\n')).toEqual([full, full]);
+    },
+    30_000,
+  );
 });

@@ -154,6 +154,7 @@ const FOLDER_REASONS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   ENOSPC: 'the disk is full',
+  SQLITE_FULL: 'the disk is full', // taking the lock (its journal)
   EDQUOT: 'the disk quota is used up',
   ENOTDIR: 'part of the path is a file, not a folder',
   EEXIST: 'a file is in the way where a folder is needed',
@@ -202,7 +203,8 @@ function unwritableFolder(dir: string): unknown {
 
 /** Why Benchtop cannot make `p` in the data folder `dir`, in words. */
 function folderError(dir: string, p: string, err: unknown): StoreError {
-  const code = (err as NodeJS.ErrnoException).code;
+  // writeFileAtomic's own error keeps Node's (with its code) as its cause.
+  const code = (err as NodeJS.ErrnoException).code ?? ((err as { cause?: NodeJS.ErrnoException }).cause?.code);
   const why = FOLDER_REASONS[code ?? ''] ?? `${p} could not be created (${code ?? 'unknown error'})`;
   return new StoreError(
     'open-failed',
