@@ -5,6 +5,7 @@ import { fromFlag, nowIso, toFlag } from './codec.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError, must } from './errors.ts';
 import { refreshPhiStatuses } from './lineage.ts';
+import { checkpointAndTruncateLog } from './projects.ts';
 import { sql } from './sql.ts';
 
 export interface Dataset {
@@ -150,14 +151,29 @@ export function finishImport(db: WriteDb, id: number): boolean {
  * in interrupted_imports so the Documents screen can say so; returns how many.
  */
 export function removeUnfinishedImports(db: WriteDb): number {
-  return db.transaction(() => {
+  // Recorded first (once: a removal cut short is finished at the next open, with the record it
+  // made), then removed a batch at a time with the log emptied after each: in one statement the
+  // log grew by as much as the import (secure_delete rewrites each freed page), so an import that
+  // filled the disk and was killed left a workspace that would not open until as much was freed.
+  db.run(sql`
+    INSERT INTO interrupted_imports (project_id, dataset_name, documents_saved, started_at, removed_at)
+    SELECT d.project_id, d.name, (SELECT count(*) FROM documents WHERE dataset_id = d.id), d.created_at, ${nowIso()}
+    FROM datasets d WHERE d.is_importing = 1 AND NOT EXISTS (
+      SELECT 1 FROM interrupted_imports i
+      WHERE i.project_id = d.project_id AND i.dataset_name = d.name AND i.started_at = d.created_at)
+    ORDER BY d.id`);
+  while (
     db.run(sql`
-      INSERT INTO interrupted_imports (project_id, dataset_name, documents_saved, started_at, removed_at)
-      SELECT d.project_id, d.name, (SELECT count(*) FROM documents WHERE dataset_id = d.id), d.created_at, ${nowIso()}
-      FROM datasets d WHERE d.is_importing = 1 ORDER BY d.id`);
-    return db.run(sql`DELETE FROM datasets WHERE is_importing = 1`).changes;
-  });
+      DELETE FROM documents WHERE id IN (
+        SELECT id FROM documents WHERE dataset_id IN (SELECT id FROM datasets WHERE is_importing = 1)
+        LIMIT ${UNFINISHED_IMPORT_BATCH})`).changes > 0
+  )
+    checkpointAndTruncateLog(db);
+  return db.run(sql`DELETE FROM datasets WHERE is_importing = 1`).changes;
 }
+
+/** Documents removed per transaction from an import killed part-way (each about 2–20 KB). */
+const UNFINISHED_IMPORT_BATCH = 500;
 
 /** An import the workspace removed because it was killed part-way (see removeUnfinishedImports). */
 export interface InterruptedImport {
