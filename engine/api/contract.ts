@@ -95,10 +95,13 @@ export interface EngineRequests {
   /**
    * Renames an entity or relation type in one step: it keeps its colour, key, description and
    * rules, and every annotation (or relation) of it, and every relation rule naming it, takes the
-   * new name. Refused ('conflict') when another type of that kind has the name, ignoring case,
-   * accent encoding and spacing. Models trained before keep the old name in their labels.
+   * new name. Models trained before keep the old name in their labels. When another type of that
+   * kind has the name, ignoring case, accent encoding and spacing, it is refused ('exists', saying
+   * what a merge moves) unless `merge`: then every annotation (relation) of the type takes that
+   * type, relation rules naming it name that type (a relation type's rule is the union of both),
+   * and the type is removed.
    */
-  'schema:rename-type': (args: { projectId: number; kind: 'entity' | 'relation'; name: string; newName: string }) => LabelSchema;
+  'schema:rename-type': (args: { projectId: number; kind: 'entity' | 'relation'; name: string; newName: string; merge?: boolean }) => LabelSchema;
 
   'datasets:list': (args: { projectId: number }) => DatasetInfo[];
 
@@ -286,7 +289,10 @@ export type ErrorCode =
   | 'unknown-request'
   | 'not-found'
   | 'conflict'
-  /** An output file or folder is in the way; the same request with `overwrite` replaces it. */
+  /**
+   * An output file or folder is in the way; the same request with `overwrite` replaces it. (A
+   * type renamed onto another: the same request with `merge` merges it into that type.)
+   */
   | 'exists'
   | 'invalid'
   | 'unreadable-model'

@@ -16,7 +16,6 @@ import {
 import { getModelLineage } from '../store/lineage.ts';
 import { listModels } from '../store/models.ts';
 import * as projects from '../store/projects.ts';
-import { renameEntityType, renameRelationType } from '../store/type-rename.ts';
 import {
   type Args,
   type EngineRequestName,
@@ -51,6 +50,7 @@ import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
 import { typeName } from './model-names.ts';
 import { RESERVED_SHORTCUTS, checkTypeName, nameKey, projectName } from './schema-names.ts';
+import { renameOrMergeType } from './schema-rename.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
@@ -209,15 +209,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'schema:rename-type': (a) => {
       mustProject(read, a.projectId);
-      const what = a.kind === 'entity' ? 'An entity type name' : 'A relation type name';
-      const newName = typeName(a.newName, what);
-      const schema = projects.getLabelSchema(read, a.projectId);
-      const names = (a.kind === 'entity' ? schema.entityTypes : schema.relationTypes).map((t) => t.name);
-      // Its own name in another case or spacing is a correction, not a clash.
-      checkTypeName(names.filter((n) => n !== a.name), newName, a.kind, true);
-      if (newName === a.name && names.includes(a.name)) return schema; // nothing to do
-      if (a.kind === 'entity') renameEntityType(write, a.projectId, a.name, newName);
-      else renameRelationType(write, a.projectId, a.name, newName);
+      if (!renameOrMergeType(read, write, a)) return projects.getLabelSchema(read, a.projectId); // nothing to do
       changed(a.projectId, 'documents'); // its annotations changed: what reads them (Evaluate's changed-since note) hears it
       return schemaChanged(a.projectId);
     },

@@ -66,11 +66,11 @@ describe('renaming an entity type', () => {
     expect(await edit('Drug', now)).toMatchObject({ ok: true });
   });
 
-  it('corrects the case of its own name, and refuses one another type has in any case, accent encoding or spacing', async () => {
+  it('corrects the case of its own name, and asks before merging into one another type has in any case, accent encoding or spacing', async () => {
     await t.call('schema:save-entity-type', { projectId: demoId, entityType: { name: 'Caf\u00e9', color: '#112233' }, isNew: true });
     for (const newName of ['Chemical', 'chemical', ' CHEMICAL ', 'Cafe\u0301', 'caf\u00e9']) {
       const reply = await t.invoke('schema:rename-type', { projectId: demoId, kind: 'entity', name: 'Disease', newName });
-      expect(reply).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^An entity type named “(Chemical|Café)” already exists/) as unknown } });
+      expect(reply).toMatchObject({ ok: false, error: { code: 'exists', message: expect.stringMatching(/^An entity type named “(Chemical|Café)” already exists\. Merge “Disease” into “\1”\? /) as unknown } });
     }
     const corrected = await t.call('schema:rename-type', { projectId: demoId, kind: 'entity', name: 'Disease', newName: 'DISEASE' });
     expect(corrected.entityTypes.map((x) => x.name)).toEqual(expect.arrayContaining(['DISEASE', 'Chemical', 'Café']));
@@ -113,10 +113,10 @@ describe('renaming a relation type', () => {
     expect(typesOf(now, 'entities')).toEqual(typesOf(docs, 'entities'));
   });
 
-  it('refuses a name another relation type has, ignoring case', async () => {
+  it('asks before merging into a relation type of that name, ignoring case', async () => {
     expect(await t.invoke('schema:rename-type', { projectId: demoId, kind: 'relation', name: 'treats', newName: 'CAUSES' })).toMatchObject({
       ok: false,
-      error: { code: 'conflict', message: expect.stringMatching(/^A relation type named “causes” already exists/) as unknown },
+      error: { code: 'exists', message: expect.stringMatching(/^A relation type named “causes” already exists\. Merge “treats” into “causes”\? Its \d+ relations in \d+ documents become “causes” and “treats” is removed\.$/) as unknown },
     });
     // An entity type of that name is another kind: fine.
     const ok = await t.call('schema:rename-type', { projectId: demoId, kind: 'relation', name: 'treats', newName: 'Disease' });
@@ -138,5 +138,41 @@ describe('what the screens refuse, the engine refuses too', () => {
     expect(reply).toMatchObject({ ok: false, error: { code: 'invalid', message: `Threads must be a whole number from 1 to ${cores} (this computer has ${cores} cores).` } });
     expect(await t.call('settings:get', {})).toEqual(before);
     expect(await t.call('settings:update', { threads: cores })).toMatchObject({ threads: cores });
+  });
+});
+
+describe('merging a type into another (“disease” into “Disease”)', () => {
+  it('says what the merge moves and changes nothing; with merge, moves it all and removes the type', async () => {
+    const before = await t.call('schema:get', { projectId: demoId });
+    const docs = await documents();
+    const genes = docs.flatMap((d) => d.entities.filter((e) => e.type === 'Gene'));
+    const inDocs = docs.filter((d) => d.entities.some((e) => e.type === 'Gene')).length;
+    expect(genes.length).toBeGreaterThan(0);
+    const asked = { projectId: demoId, kind: 'entity' as const, name: 'Gene', newName: ' chemical' };
+    expect(await t.invoke('schema:rename-type', asked)).toEqual({
+      ok: false,
+      error: {
+        code: 'exists',
+        message: `An entity type named “Chemical” already exists. Merge “Gene” into “Chemical”? Its ${genes.length} annotations in ${inDocs} documents become “Chemical”, the relation rules naming it name “Chemical”, and “Gene” is removed.`,
+      },
+    });
+    expect(await t.call('schema:get', { projectId: demoId })).toEqual(before);
+
+    const after = await t.call('schema:rename-type', { ...asked, merge: true });
+    expect(after.entityTypes).toEqual(before.entityTypes.filter((x) => x.name !== 'Gene'));
+    for (const r of after.relationTypes) {
+      const was = before.relationTypes.find((x) => x.name === r.name)!;
+      const merged = (list: string[]): string[] => [...new Set(list.map((n) => (n === 'Gene' ? 'Chemical' : n)))];
+      expect(r).toEqual({ ...was, arg1Types: merged(was.arg1Types), arg2Types: merged(was.arg2Types) });
+    }
+    const now = await documents();
+    expect(typesOf(now, 'entities')).toEqual(typesOf(docs, 'entities').map((x) => (x === 'Gene' ? 'Chemical' : x)));
+    expect(typesOf(now, 'relations')).toEqual(typesOf(docs, 'relations'));
+    for (const d of docs) {
+      const moved = d.entities.some((e) => e.type === 'Gene') ? 1 : 0;
+      expect(now.find((x) => x.summary.id === d.summary.id)!.summary.revision).toBe(d.summary.revision + moved);
+    }
+    // Asked again (another window, say): the type is gone.
+    expect(await t.invoke('schema:rename-type', { ...asked, merge: true })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 });

@@ -126,7 +126,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { isNew: bool },
   ),
   'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
-  'schema:rename-type': obj({ projectId: id, kind: oneOf('entity', 'relation'), name, newName: name }),
+  'schema:rename-type': obj({ projectId: id, kind: oneOf('entity', 'relation'), name, newName: name }, { merge: bool }),
   'datasets:list': obj({ projectId: id }),
   'documents:list-imports': obj({ projectId: id }),
   'documents:cancel-import': obj({ importId: key }),

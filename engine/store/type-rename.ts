@@ -1,10 +1,11 @@
 // Renaming a project's entity or relation type. Annotations name their type (entities.type,
 // relations.type) and relation rules name the entity types they allow, so a rename changes all
-// of them in one transaction: the type keeps its colour, key, description and rules.
-import type { WriteDb } from './db.ts';
+// of them in one transaction: the type keeps its colour, key, description and rules. Merging one
+// type into another (“disease” into “Disease”, kept apart by older workspaces) moves them too.
+import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError } from './errors.ts';
-import { getLabelSchema, touchDocumentsOfType, upsertRelationType } from './projects.ts';
-import { sql } from './sql.ts';
+import { type RelationType, getLabelSchema, relationRuleViolations, touchDocumentsOfType, upsertRelationType } from './projects.ts';
+import { type SqlQuery, sql } from './sql.ts';
 
 /** How many annotations (or relations) took the new name. */
 export interface RenameResult {
@@ -54,3 +55,93 @@ function retype(db: WriteDb, table: 'entities' | 'relations', projectId: number,
   const annotations = db.run(sql`UPDATE ${rows} SET type = ${to} WHERE ${ofType}`).changes;
   return { annotations, documents };
 }
+
+/** What a merge moves: annotations (or relations) that took the kept type, and those that now have a twin. */
+export interface MergeResult extends RenameResult {
+  /** Moved ones that cover the same text (or join the same two) as one of the kept type in their document: both stay. */
+  twins: number;
+}
+
+/** What merging `from` into `into` would move, for the question asked before it (nothing changes). */
+export function mergePreview(db: ReadDb, kind: 'entity' | 'relation', projectId: number, from: string, into: string): MergeResult {
+  const table = kind === 'entity' ? 'entities' : 'relations';
+  const row = db.get<{ n: number; d: number }>(sql`
+    SELECT count(*) AS n, count(DISTINCT x.document_id) AS d FROM ${rowsOf(table)} x
+    JOIN documents doc ON doc.id = x.document_id
+    WHERE doc.project_id = ${projectId} AND x.type = ${from}`);
+  return { annotations: row?.n ?? 0, documents: row?.d ?? 0, twins: twinCount(db, table, projectId, from, into) };
+}
+
+/**
+ * Merges entity type `from` into `into` (both of the project): every `from` annotation takes the
+ * type `into`, each relation rule naming `from` names `into` instead (the union of the two), and
+ * `from` is removed; `into` keeps its colour, key and description. Annotations that become twins
+ * (the same text, of one type) both stay: the store allows it, and neither is dropped unseen.
+ */
+export function mergeEntityType(db: WriteDb, projectId: number, from: string, into: string): MergeResult {
+  return db.transaction(() => {
+    const schema = getLabelSchema(db, projectId);
+    mustMerge(schema.entityTypes.map((t) => t.name), from, into, 'entity');
+    for (const r of schema.relationTypes) {
+      if (!r.arg1Types.includes(from) && !r.arg2Types.includes(from)) continue;
+      const merged = (types: string[]): string[] => [...new Set(types.map((t) => (t === from ? into : t)))];
+      upsertRelationType(db, projectId, { ...r, arg1Types: merged(r.arg1Types), arg2Types: merged(r.arg2Types) });
+    }
+    const twins = twinCount(db, 'entities', projectId, from, into);
+    const moved = retype(db, 'entities', projectId, from, into);
+    db.run(sql`DELETE FROM entity_types WHERE project_id = ${projectId} AND name = ${from}`);
+    return { ...moved, twins };
+  });
+}
+
+/**
+ * Merges relation type `from` into `into` (as mergeEntityType): the kept rule allows the argument
+ * types of both (a side where either allows any type allows any). Refused ('conflict') when some
+ * relation would still not fit it (one type is one way, the other either way).
+ */
+export function mergeRelationType(db: WriteDb, projectId: number, from: string, into: string): MergeResult {
+  return db.transaction(() => {
+    const types = getLabelSchema(db, projectId).relationTypes;
+    mustMerge(types.map((t) => t.name), from, into, 'relation');
+    const a = types.find((t) => t.name === from) as RelationType;
+    const b = types.find((t) => t.name === into) as RelationType;
+    const union = (x: string[], y: string[]): string[] => (x.length === 0 || y.length === 0 ? [] : [...new Set([...y, ...x])]);
+    const rule = { ...b, arg1Types: union(a.arg1Types, b.arg1Types), arg2Types: union(a.arg2Types, b.arg2Types) };
+    const broken = relationRuleViolations(db, projectId, { ...rule, name: from });
+    if (broken > 0)
+      throw new StoreError(
+        'conflict',
+        `${broken} “${from}” relation${broken === 1 ? ' runs' : 's run'} from the second argument types to the first, which “${into}” does not allow; tick “Either way” on “${into}” first.`,
+      );
+    upsertRelationType(db, projectId, rule);
+    const twins = twinCount(db, 'relations', projectId, from, into);
+    const moved = retype(db, 'relations', projectId, from, into);
+    db.run(sql`DELETE FROM relation_types WHERE project_id = ${projectId} AND name = ${from}`);
+    return { ...moved, twins };
+  });
+}
+
+function mustMerge(names: readonly string[], from: string, into: string, kind: 'entity' | 'relation'): void {
+  for (const name of [from, into])
+    if (!names.includes(name))
+      throw new StoreError('not-found', `The project has no ${kind} type “${name}”; it may have been renamed or removed meanwhile.`);
+  if (from === into) throw new StoreError('invalid', `“${from}” cannot be merged into itself.`);
+}
+
+/** How many `from` annotations (relations) have a twin of type `into` in their document: the same spans (the same arguments). */
+function twinCount(db: ReadDb, table: 'entities' | 'relations', projectId: number, from: string, into: string): number {
+  const same =
+    table === 'entities'
+      ? sql`SELECT 1 FROM entities y WHERE y.document_id = x.document_id AND y.type = ${into} AND y.spans = x.spans`
+      : sql`SELECT 1 FROM relations y WHERE y.document_id = x.document_id AND y.type = ${into}
+          AND y.arg1_entity_id IS x.arg1_entity_id AND y.arg2_entity_id IS x.arg2_entity_id
+          AND y.arg1_concept IS x.arg1_concept AND y.arg2_concept IS x.arg2_concept`;
+  return (
+    db.get<{ n: number }>(sql`
+      SELECT count(*) AS n FROM ${rowsOf(table)} x
+      JOIN documents doc ON doc.id = x.document_id
+      WHERE doc.project_id = ${projectId} AND x.type = ${from} AND EXISTS (${same})`)?.n ?? 0
+  );
+}
+
+const rowsOf = (table: 'entities' | 'relations'): SqlQuery => (table === 'entities' ? sql`entities` : sql`relations`);
