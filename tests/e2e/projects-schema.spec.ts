@@ -205,3 +205,24 @@ describe('renaming a relation type', () => {
     expect(types).not.toContain('causes');
   });
 });
+
+describe('renaming a type onto another’s name', () => {
+  it('asks, then merges it into that type: its rule names that type, and the row goes', async () => {
+    const { page } = app;
+    await page.getByRole('button', { name: 'Rename Gene or variant', exact: true }).click();
+    await page.getByTestId('entity-type-rename-name').fill('chemical');
+    await page.getByTestId('entity-type-rename-save').click();
+    await expect.poll(() => page.getByTestId('entity-type-rename-error').textContent()).toMatch(/^An entity type named “Chemical” already exists\. Merge “Gene or variant” into “Chemical”\? Its \d+ annotations? in \d+ documents? become “Chemical”/);
+    expect((await schema()).entityTypes.map((t) => t.name)).toContain('Gene or variant');
+    const merge = page.getByTestId('entity-type-merge');
+    expect(await merge.textContent()).toBe('Merge “Gene or variant” into “Chemical”');
+    await merge.click();
+    await expect.poll(() => page.getByTestId('entity-type-row').filter({ hasText: 'Gene or variant' }).count()).toBe(0);
+    const after = await schema();
+    expect(after.entityTypes.map((t) => t.name)).not.toContain('Gene or variant');
+    expect(after.relationTypes.find((t) => t.name === 'associated_with')?.arg1Types).toEqual(['Chemical']);
+    const rule = page.getByTestId('relation-type-row').filter({ hasText: 'associated_with' });
+    expect(await rule.getByRole('group', { name: 'First argument types of associated_with' }).getByLabel('Chemical').isChecked()).toBe(true);
+    expect(await rule.getByRole('button', { name: 'Save relation type associated_with' }).getAttribute('aria-disabled')).toBe('true');
+  });
+});

@@ -131,6 +131,26 @@ class Projects {
     this.lastRename = { seq: (this.lastRename?.seq ?? 0) + 1, kind, from: name, to: newName.trim() };
   }
 
+  /**
+   * The type of that kind a rename to `newName` would merge `name` into: one with that very name,
+   * or one it differs from only in case, accent encoding or spacing (as the engine compares them).
+   */
+  mergeTarget(kind: 'entity' | 'relation', name: string, newName: string): string | undefined {
+    const key = (n: string): string => n.normalize('NFC').toLowerCase().trim().replace(/\s+/g, ' ');
+    const others = (kind === 'entity' ? this.schema.entityTypes : this.schema.relationTypes).map((t) => t.name).filter((n) => n !== name);
+    return others.find((n) => n === newName.trim()) ?? others.find((n) => key(n) === key(newName));
+  }
+
+  /**
+   * Merges type `name` into type `into` (the engine asked first, 'exists'): its annotations take
+   * that type, and relation rules naming it name that type.
+   */
+  async mergeType(kind: 'entity' | 'relation', name: string, into: string): Promise<void> {
+    if (app.projectId === null) return;
+    this.schema = await call('schema:rename-type', { projectId: app.projectId, kind, name, newName: into, merge: true });
+    this.lastRename = { seq: (this.lastRename?.seq ?? 0) + 1, kind, from: name, to: into };
+  }
+
   /** Removes a relation type; one in use is refused (a 'conflict' saying how many) unless `removeRelations`. */
   async deleteRelationType(name: string, removeRelations = false): Promise<void> {
     if (app.projectId === null) return;
