@@ -11,6 +11,7 @@ import { PRESETS } from '../model/config.ts';
 import { hashFile, registerFile } from '../store/files.ts';
 import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
 import { isGeneric } from '../tasks/model-setup.ts';
+import { guessNegativeLabel } from '../tasks/re-data.ts';
 import { getModelLineage } from '../store/lineage.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import {
@@ -287,18 +288,32 @@ function modelEntityTypes(ref: ModelRef): string[] {
 }
 
 /**
- * Warnings for the entity types an entity model finds that the project has none of (a type
- * renamed or removed since the model was trained): its suggestions keep the model's name, which
- * is not remapped to another type, so the run says so.
+ * The relation types of a library relation model's labels: all but its negative label
+ * (config.json "benchtop.negative_label", else the one the task guesses). None for a shipped model.
  */
-export function foreignTypeIssues(ctx: ApiContext, projectId: number, ref: ModelRef): FileIssue[] {
-  const schema = new Set(getLabelSchema(ctx.ws.read, projectId).entityTypes.map((t) => t.name));
-  return modelEntityTypes(ref)
-    .filter((t) => !schema.has(t))
+function modelRelationTypes(ref: ModelRef): string[] {
+  const labels = ref.model?.labels ?? [];
+  if (labels.length === 0) return [];
+  const config = JSON.parse(readFileSync(join(ref.dir, 'config.json'), 'utf8')) as { benchtop?: { negative_label?: unknown } };
+  const given = config.benchtop?.negative_label;
+  const negative = guessNegativeLabel(labels, typeof given === 'string' ? given : undefined);
+  return labels.filter((l) => l !== negative);
+}
+
+/**
+ * Warnings for the entity (`kind` 'relation': relation) types a model finds that the project has
+ * none of (a type renamed or removed since the model was trained): its suggestions keep the
+ * model's name, which is not remapped to another type, so the run says so.
+ */
+export function foreignTypeIssues(ctx: ApiContext, projectId: number, ref: ModelRef, kind: 'entity' | 'relation' = 'entity'): FileIssue[] {
+  const schema = getLabelSchema(ctx.ws.read, projectId);
+  const names = new Set((kind === 'entity' ? schema.entityTypes : schema.relationTypes).map((t) => t.name));
+  return (kind === 'entity' ? modelEntityTypes(ref) : modelRelationTypes(ref))
+    .filter((t) => !names.has(t))
     .map((t) => ({
       severity: 'warning',
       file: ref.name,
-      message: `the model finds “${t}”, which is not one of this project's entity types (renamed or removed since the model was trained?): its suggestions of it keep the name “${t}”. Train the model again on this project's labels, or add “${t}” to the label schema`,
+      message: `the model finds “${t}”, which is not one of this project's ${kind} types (renamed or removed since the model was trained?): its suggestions of it keep the name “${t}”. Train the model again on this project's labels, or add “${t}” to the label schema`,
     }));
 }
 

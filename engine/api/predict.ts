@@ -220,7 +220,7 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
   else projectDatasets(read, a.projectId, []);
   const m = models(ctx, a.modelId, a.reModelId);
   requireSharedTypes(ctx, a.projectId, m.ner);
-  const foreign = foreignTypeIssues(ctx, a.projectId, m.ner);
+  const foreign = [...foreignTypeIssues(ctx, a.projectId, m.ner), ...(m.re ? foreignTypeIssues(ctx, a.projectId, m.re, 'relation') : [])];
   const ids = a.documentIds ?? documentIdsOf(read, a.projectId, a.datasetId);
   if (ids.length === 0)
     throw new ApiError('invalid', 'There are no documents to run on; import some first.');

@@ -46,4 +46,27 @@ describe('a model trained before a rename', () => {
       },
     ]);
   }, 180_000);
+
+  it('says so for a relation model too, naming its relation types but not its negative label', async () => {
+    const ner = randomTaskModel(join(t.dir, 'ner2'), { task: 'ner', maxLength: 32 }, ['O', 'B-Chemical', 'I-Chemical', 'B-Disease', 'I-Disease']);
+    // A negative label the task would not guess: read from the model's config.
+    const pairs: [string, string][] = [['CHEMICAL', 'DISEASE']];
+    const re = randomTaskModel(join(t.dir, 're'), { task: 're', maxLength: 64, negativeLabel: 'none_rel', entityPairs: pairs }, ['none_rel', 'treats', 'causes']);
+    const nerModel = await t.call('models:import-folder', { path: ner, name: 'Chem NER', phiStatus: 'no-phi' });
+    const reModel = await t.call('models:import-folder', { path: re, name: 'Old relations', phiStatus: 'no-phi' });
+    const projectId = (await t.call('projects:list', {}))[0]!.id; // the demo project: treats, causes, associated_with
+    const run = async () => (await finished((await t.call('run:predict', { projectId, modelId: nerModel.id, reModelId: reModel.id })).jobId)).result!;
+    const said = (r: Awaited<ReturnType<typeof run>>) => r.issues.filter((i) => i.message.includes('not one of this project'));
+    expect(said(await run())).toEqual([]);
+
+    await t.call('schema:rename-type', { projectId, kind: 'relation', name: 'treats', newName: 'is_treated_by' });
+    expect(said(await run())).toEqual([
+      {
+        severity: 'warning',
+        file: 'Old relations',
+        message:
+          'the model finds “treats”, which is not one of this project\'s relation types (renamed or removed since the model was trained?): its suggestions of it keep the name “treats”. Train the model again on this project\'s labels, or add “treats” to the label schema',
+      },
+    ]);
+  }, 180_000);
 });
