@@ -79,7 +79,16 @@ export interface EngineRequests {
    * name that exists; a new name that differs from an existing one only in case or spacing is
    * refused too. Likewise for relation types.
    */
-  'schema:save-entity-type': (args: { projectId: number; entityType: EntityType; isNew?: boolean }) => LabelSchema;
+  'schema:save-entity-type': (args: {
+    projectId: number;
+    entityType: EntityType;
+    isNew?: boolean;
+    /**
+     * The type as the screen last saw it: refused when the type has changed since ('conflict') or
+     * was renamed or removed ('not-found'), in another window, rather than saving over that change.
+     */
+    previous?: EntityType;
+  }) => LabelSchema;
   /**
    * Removes an entity type and drops it from relation rules. In use by annotations: refused
    * ('conflict', saying how many) unless `removeAnnotations` (they and their relations go too).

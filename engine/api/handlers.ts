@@ -50,7 +50,7 @@ import { trainOptions } from './model-sources.ts';
 import { exportModel } from './model-export.ts';
 import { typeName } from './model-names.ts';
 import { RESERVED_SHORTCUTS, checkTypeName, nameKey, projectName } from './schema-names.ts';
-import { renameOrMergeType } from './schema-rename.ts';
+import { checkUnchanged, renameOrMergeType } from './schema-rename.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
@@ -182,8 +182,9 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'schema:save-entity-type': (a) => {
       mustProject(read, a.projectId);
       const name = typeName(a.entityType.name, 'An entity type name');
-      const names = projects.getLabelSchema(read, a.projectId).entityTypes.map((t) => t.name);
-      checkTypeName(names, name, 'entity', a.isNew === true);
+      const types = projects.getLabelSchema(read, a.projectId).entityTypes;
+      checkTypeName(types.map((t) => t.name), name, 'entity', a.isNew === true);
+      if (a.previous !== undefined && a.isNew !== true) checkUnchanged(types, a.previous);
       checkShortcut(a.projectId, name, a.entityType.shortcut);
       projects.upsertEntityType(write, a.projectId, { ...a.entityType, name });
       return schemaChanged(a.projectId);

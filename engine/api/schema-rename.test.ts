@@ -176,3 +176,23 @@ describe('merging a type into another (“disease” into “Disease”)', () =>
     expect(await t.invoke('schema:rename-type', { ...asked, merge: true })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 });
+
+describe('saving an entity type changed in another window', () => {
+  it('refuses to save over the change, or to bring back a type renamed meanwhile, and saves what it last saw', async () => {
+    const seen = (await t.call('schema:get', { projectId: demoId })).entityTypes.find((x) => x.name === 'Disease')!;
+    const save = (color: string, previous = seen) => t.invoke('schema:save-entity-type', { projectId: demoId, entityType: { ...seen, color }, previous });
+    // Another window changes its description.
+    await t.call('schema:save-entity-type', { projectId: demoId, entityType: { ...seen, description: 'Diseases and symptoms' } });
+    expect(await save('#010101')).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: '“Disease” was changed in another window; reload to see its colour, key and description as they are now, then make your change again.' },
+    });
+    const now = (await t.call('schema:get', { projectId: demoId })).entityTypes.find((x) => x.name === 'Disease')!;
+    expect(now).toEqual({ ...seen, description: 'Diseases and symptoms' });
+    expect(await save('#010101', now)).toMatchObject({ ok: true });
+    // Another window renames it: a save under the old name does not make it again.
+    await t.call('schema:rename-type', { projectId: demoId, kind: 'entity', name: 'Disease', newName: 'Illness' });
+    expect(await save('#020202', { ...now, color: '#010101' })).toMatchObject({ ok: false, error: { code: 'not-found', message: expect.stringMatching(/^“Disease” was renamed or removed in another window/) as unknown } });
+    expect((await t.call('schema:get', { projectId: demoId })).entityTypes.map((x) => x.name)).not.toContain('Disease');
+  });
+});

@@ -1,11 +1,12 @@
 // schema:rename-type: renames a type, or, where the new name is another type's of that kind
 // (or differs from it only in case, accent encoding or spacing), merges the one into the other
 // once asked: older workspaces and imports kept “disease” beside “Disease”, and a rename alone
-// could not clean them up.
+// could not clean them up. Also the check that a type's row saves over no change made in another
+// window.
 import type { ReadDb, WriteDb } from '../store/db.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import { mergeEntityType, mergePreview, mergeRelationType, renameEntityType, renameRelationType } from '../store/type-rename.ts';
-import type { Args } from './contract.ts';
+import type { Args, EntityType } from './contract.ts';
 import { ApiError } from './errors.ts';
 import { typeName } from './model-names.ts';
 import { checkTypeName, nameKey } from './schema-names.ts';
@@ -58,4 +59,18 @@ function mergeTarget(others: readonly string[], newName: string, what: string): 
   if (like.length > 1)
     throw new ApiError('conflict', `${what} named ${like.map((n) => `“${n}”`).join(' and ')} already exist; type the exact name of the one to merge into.`);
   return like[0];
+}
+
+/**
+ * Refuses to save over a change made since the screen last saw the type (`previous`), say in
+ * another window: 'not-found' when it was renamed or removed, 'conflict' when its colour, key or
+ * description changed.
+ */
+export function checkUnchanged(types: readonly EntityType[], previous: EntityType): void {
+  const now = types.find((t) => t.name === previous.name);
+  if (now === undefined)
+    throw new ApiError('not-found', `“${previous.name}” was renamed or removed in another window; reload to see the label schema as it is now.`);
+  const fields = (t: EntityType): string => JSON.stringify([t.color.toLowerCase(), t.shortcut ?? '', t.description ?? '']);
+  if (fields(now) !== fields(previous))
+    throw new ApiError('conflict', `“${previous.name}” was changed in another window; reload to see its colour, key and description as they are now, then make your change again.`);
 }

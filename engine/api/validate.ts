@@ -112,7 +112,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'schema:get': obj({ projectId: id }),
   'schema:save-entity-type': obj(
     { projectId: id, entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }) },
-    { isNew: bool },
+    { isNew: bool, previous: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }) },
   ),
   'schema:delete-entity-type': obj({ projectId: id, name }, { removeAnnotations: bool }),
   'schema:save-relation-type': obj(

@@ -226,3 +226,16 @@ describe('renaming a type onto another’s name', () => {
     expect(await rule.getByRole('button', { name: 'Save relation type associated_with' }).getAttribute('aria-disabled')).toBe('true');
   });
 });
+
+describe('a type changed in another window', () => {
+  it('refuses a Save over that change, keeping it', async () => {
+    const { page } = app;
+    const before = (await schema()).entityTypes.find((t) => t.name === 'Disease')!;
+    await apiCall(app.server, 'schema:save-entity-type', { projectId, entityType: { ...before, description: 'Changed elsewhere' } });
+    const row = page.getByTestId('entity-type-row').filter({ hasText: 'Disease' });
+    await row.getByLabel('Colour of Disease').fill('#0b0b0b');
+    await row.getByTestId('entity-type-save').click();
+    await expect.poll(() => row.getByRole('alert').textContent()).toBe('“Disease” was changed in another window; reload to see its colour, key and description as they are now, then make your change again.');
+    expect((await schema()).entityTypes.find((t) => t.name === 'Disease')).toEqual({ ...before, description: 'Changed elsewhere' });
+  });
+});

@@ -92,13 +92,17 @@ class Projects {
     await this.refresh();
   }
 
-  /** `isNew`: the Add row, refused when a type of that name exists (rather than changing it). */
-  async saveEntityType(t: EntityType, isNew = false): Promise<void> {
+  /**
+   * `isNew`: the Add row, refused when a type of that name exists (rather than changing it).
+   * `previous`: the type as the row last saw it, refused when another window changed it since.
+   */
+  async saveEntityType(t: EntityType, isNew = false, previous?: EntityType): Promise<void> {
     if (app.projectId === null) return;
     this.schema = await call('schema:save-entity-type', {
       projectId: app.projectId,
       entityType: t,
       ...(isNew && { isNew }),
+      ...(previous !== undefined && { previous }),
     });
   }
 
