@@ -41,7 +41,7 @@ describe('the Train form’s limits', () => {
     expect(app.problems).toEqual([]);
   }, 150_000);
 
-  it('keeps its settings while another screen is shown', async () => {
+  it('keeps its settings while another screen is shown, and still checks them', async () => {
     const { page } = app;
     await page.getByTestId('train-epochs').fill('7');
     await page.getByTestId('train-lr').fill('0.0002');
@@ -56,5 +56,12 @@ describe('the Train form’s limits', () => {
     expect(await page.getByTestId('train-name').inputValue()).toBe('Kept settings');
     expect(await page.getByTestId('train-holdout').inputValue()).toBe('20');
     expect(await page.getByTestId('train-base').inputValue()).toBe('preset:small-2L-128');
+    // The kept form still checks what is typed now: Start stops at a learning rate of 5.
+    await page.evaluate(`document.querySelector('details:has([data-testid="train-lr"])').open = true`);
+    await page.getByTestId('train-lr').fill('5');
+    await expect.poll(() => page.getByTestId('start-training').isDisabled()).toBe(true);
+    await expect.poll(() => page.getByTestId('train-blocker').textContent()).toMatch(/^The learning rate must be between /);
+    await page.getByTestId('train-lr').fill('0.0002');
+    await expect.poll(() => page.getByTestId('start-training').isDisabled()).toBe(false);
   });
 });
