@@ -5,24 +5,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
-import type { EventName, Events } from './contract.ts';
-import { type TestEngine, openTestEngine } from './test-engine.ts';
+import type { Events } from './contract.ts';
+import { type TestEngine, openTestEngine, runFinishedWaiter } from './test-engine.ts';
 
 let t: TestEngine;
-const events: { name: EventName; payload: unknown }[] = [];
-
-async function finished(jobId: string): Promise<Events['run:finished']> {
-  for (const t0 = Date.now(); Date.now() - t0 < 120_000; ) {
-    const hit = events.find((e) => e.name === 'run:finished' && (e.payload as Events['run:finished']).jobId === jobId);
-    if (hit) return hit.payload as Events['run:finished'];
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('no run:finished');
-}
+let finished: (jobId: string) => Promise<Events['run:finished']>;
 
 beforeAll(() => {
   t = openTestEngine('benchtop-predict-project-', { inSubfolder: true });
-  t.engine.subscribe((name, payload) => events.push({ name, payload }));
+  finished = runFinishedWaiter(t);
 });
 afterAll(async () => {
   await t.close();

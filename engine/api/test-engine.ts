@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 export interface TestEngine {
@@ -36,5 +36,24 @@ export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean } =
       await engine.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Listens to `t`'s run:finished events from now on; the returned function waits (up to
+ * `timeoutMs`) for the one of a job, however early it came.
+ */
+export function runFinishedWaiter(t: TestEngine, timeoutMs = 120_000): (jobId: string) => Promise<Events['run:finished']> {
+  const seen: Events['run:finished'][] = [];
+  t.engine.subscribe((name, payload) => {
+    if (name === 'run:finished') seen.push(payload as Events['run:finished']);
+  });
+  return async (jobId) => {
+    for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; ) {
+      const hit = seen.find((e) => e.jobId === jobId);
+      if (hit) return hit;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('no run:finished');
   };
 }
