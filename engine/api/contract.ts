@@ -98,6 +98,8 @@ export interface EngineRequests {
     projectId: number;
     relationType: RelationType;
     isNew?: boolean;
+    /** The type as the screen last saw it, as for entity types (its rule's types in any order). */
+    previous?: RelationType;
   }) => LabelSchema;
   /** Refused while relations use the type ('conflict', saying how many) unless `removeRelations` (they go too). */
   'schema:delete-relation-type': (args: { projectId: number; name: string; removeRelations?: boolean }) => LabelSchema;

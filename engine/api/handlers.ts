@@ -197,8 +197,9 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'schema:save-relation-type': (a) => {
       mustProject(read, a.projectId);
       const name = typeName(a.relationType.name, 'A relation type name');
-      const names = projects.getLabelSchema(read, a.projectId).relationTypes.map((t) => t.name);
-      checkTypeName(names, name, 'relation', a.isNew === true);
+      const types = projects.getLabelSchema(read, a.projectId).relationTypes;
+      checkTypeName(types.map((t) => t.name), name, 'relation', a.isNew === true);
+      if (a.previous !== undefined && a.isNew !== true) checkUnchanged(types, a.previous);
       projects.saveRelationType(write, a.projectId, { ...a.relationType, name });
       return schemaChanged(a.projectId);
     },

@@ -196,3 +196,28 @@ describe('saving an entity type changed in another window', () => {
     expect((await t.call('schema:get', { projectId: demoId })).entityTypes.map((x) => x.name)).not.toContain('Disease');
   });
 });
+
+describe('saving a relation type changed in another window', () => {
+  it('refuses to save over a change to its colour, rule or direction, or to bring back a type renamed meanwhile', async () => {
+    const shown = (await t.call('schema:get', { projectId: demoId })).relationTypes.find((x) => x.name === 'associated_with')!;
+    const seen = (await t.call('schema:save-relation-type', { projectId: demoId, relationType: { ...shown, arg1Types: ['Chemical', 'Gene'] } }))
+      .relationTypes.find((x) => x.name === 'associated_with')!;
+    const save = (color: string, previous = seen) => t.invoke('schema:save-relation-type', { projectId: demoId, relationType: { ...seen, color }, previous });
+    // Its rule's types in another order are the same rule.
+    expect(await save('#010101', { ...seen, arg1Types: [...seen.arg1Types].reverse() })).toMatchObject({ ok: true });
+    const now = { ...seen, color: '#010101' };
+    // Another window makes it work either way.
+    await t.call('schema:save-relation-type', { projectId: demoId, relationType: { ...now, symmetric: !now.symmetric } });
+    expect(await save('#020202', now)).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: '“associated_with” was changed in another window; reload to see its colour, argument types and direction as they are now, then make your change again.' },
+    });
+    const after = (await t.call('schema:get', { projectId: demoId })).relationTypes.find((x) => x.name === 'associated_with')!;
+    expect(after).toEqual({ ...now, symmetric: !now.symmetric });
+    expect(await save('#020202', after)).toMatchObject({ ok: true });
+    // Another window renames it: a save under the old name does not make it again.
+    await t.call('schema:rename-type', { projectId: demoId, kind: 'relation', name: 'associated_with', newName: 'linked_to' });
+    expect(await save('#030303', { ...after, color: '#020202' })).toMatchObject({ ok: false, error: { code: 'not-found', message: expect.stringMatching(/^“associated_with” was renamed or removed in another window/) as unknown } });
+    expect((await t.call('schema:get', { projectId: demoId })).relationTypes.map((x) => x.name)).not.toContain('associated_with');
+  });
+});

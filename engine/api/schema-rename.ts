@@ -6,7 +6,7 @@
 import type { ReadDb, WriteDb } from '../store/db.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import { mergeEntityType, mergePreview, mergeRelationType, renameEntityType, renameRelationType } from '../store/type-rename.ts';
-import type { Args, EntityType } from './contract.ts';
+import type { Args, EntityType, RelationType } from './contract.ts';
 import { ApiError } from './errors.ts';
 import { typeName } from './model-names.ts';
 import { checkTypeName, nameKey } from './schema-names.ts';
@@ -63,14 +63,24 @@ function mergeTarget(others: readonly string[], newName: string, what: string): 
 
 /**
  * Refuses to save over a change made since the screen last saw the type (`previous`), say in
- * another window: 'not-found' when it was renamed or removed, 'conflict' when its colour, key or
- * description changed.
+ * another window: 'not-found' when it was renamed or removed, 'conflict' when what its row shows
+ * changed (an entity type's colour, key or description; a relation type's colour, argument types
+ * or direction, its types in any order).
  */
-export function checkUnchanged(types: readonly EntityType[], previous: EntityType): void {
+export function checkUnchanged(types: readonly EntityType[], previous: EntityType): void;
+export function checkUnchanged(types: readonly RelationType[], previous: RelationType): void;
+export function checkUnchanged(types: readonly (EntityType | RelationType)[], previous: EntityType | RelationType): void {
   const now = types.find((t) => t.name === previous.name);
   if (now === undefined)
     throw new ApiError('not-found', `“${previous.name}” was renamed or removed in another window; reload to see the label schema as it is now.`);
-  const fields = (t: EntityType): string => JSON.stringify([t.color.toLowerCase(), t.shortcut ?? '', t.description ?? '']);
-  if (fields(now) !== fields(previous))
-    throw new ApiError('conflict', `“${previous.name}” was changed in another window; reload to see its colour, key and description as they are now, then make your change again.`);
+  if (rowFields(now) === rowFields(previous)) return;
+  const what = 'arg1Types' in previous ? 'colour, argument types and direction' : 'colour, key and description';
+  throw new ApiError('conflict', `“${previous.name}” was changed in another window; reload to see its ${what} as they are now, then make your change again.`);
+}
+
+/** What a type's row shows, as one comparable string. */
+function rowFields(t: EntityType | RelationType): string {
+  if ('arg1Types' in t)
+    return JSON.stringify([t.color.toLowerCase(), [...t.arg1Types].sort(), [...t.arg2Types].sort(), t.symmetric]);
+  return JSON.stringify([t.color.toLowerCase(), t.shortcut ?? '', t.description ?? '']);
 }

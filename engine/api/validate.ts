@@ -37,6 +37,10 @@ const annStatus = oneOf('suggested', 'accepted', 'rejected', 'final');
 const origin = oneOf('annotator', 'model', 'imported');
 const exportFormat = oneOf('pubtator', 'brat', 'bioc-xml', 'bioc-json', 'conll', 'jsonl', 'csv');
 const typeList = arr(name, 200);
+const relationType = obj(
+  { name, arg1Types: typeList, arg2Types: typeList, color, symmetric: bool },
+  { description: str({ max: 2000 }) },
+);
 const task = oneOf('ner', 're');
 const modelId = str({ min: 1, max: 200 });
 const ids = nonEmpty(arr(id, 1000));
@@ -118,12 +122,9 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'schema:save-relation-type': obj(
     {
       projectId: id,
-      relationType: obj(
-        { name, arg1Types: typeList, arg2Types: typeList, color, symmetric: bool },
-        { description: str({ max: 2000 }) },
-      ),
+      relationType,
     },
-    { isNew: bool },
+    { isNew: bool, previous: relationType },
   ),
   'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
   'schema:rename-type': obj({ projectId: id, kind: oneOf('entity', 'relation'), name, newName: name }, { merge: bool }),

@@ -116,12 +116,14 @@ class Projects {
     });
   }
 
-  async saveRelationType(t: RelationType, isNew = false): Promise<void> {
+  /** As saveEntityType. */
+  async saveRelationType(t: RelationType, isNew = false, previous?: RelationType): Promise<void> {
     if (app.projectId === null) return;
     this.schema = await call('schema:save-relation-type', {
       projectId: app.projectId,
       relationType: t,
       ...(isNew && { isNew }),
+      ...(previous !== undefined && { previous }),
     });
   }
 
