@@ -4,7 +4,7 @@
 // changed since. The demo project's annotated notes against a seeded random model.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { EvaluationReport, JobInfo } from './dto-tasks.ts';
 import { evaluationCsv } from './evaluate-export.ts';
@@ -118,6 +118,22 @@ describe.skipIf(!HAS_DATA)('evaluate:changes', () => {
     expect(await changes()).toBe(3);
     const gone = await t.invoke('evaluate:changes', { jobId: 'gone' });
     expect(gone.ok ? null : gone.error.code).toBe('not-found');
+  });
+
+  it('still counts them after Benchtop restarts, and goes on counting', async () => {
+    const changes = async (): Promise<number> => (await t.call('evaluate:changes', { jobId })).changedDocuments;
+    const before = await changes();
+    expect(before).toBeGreaterThan(0);
+    vi.resetModules(); // a new process: nothing the engine held in memory is left
+    await t.restart((await import('./handlers.ts')).createEngine);
+    expect(await t.call('run:list-jobs', {})).toEqual([]); // a new engine: the job itself is gone
+    expect(await changes()).toBe(before);
+    // One more annotation removed, now.
+    const docs = (await t.call('documents:list', { projectId, limit: 100 })).items;
+    const unchanged = docs.find((d) => (d.status === 'annotated' || d.status === 'reviewed') && d.revision === 0 && d.annotationCount > 0)!;
+    const detail = await t.call('documents:get', { documentId: unchanged.id });
+    await t.call('annotations:apply-edits', { documentId: unchanged.id, edits: [{ op: 'delete-entity', key: detail.entities[0]!.key }] });
+    expect(await changes()).toBe(before + 1);
   });
 });
 

@@ -13,6 +13,7 @@ import { evaluateNer, type SpanError } from '../metrics/ner.ts';
 import type { PRF, TypePRF } from '../metrics/prf.ts';
 import type { PrfJson } from '../metrics/report.ts';
 import { getDocumentSummary } from '../store/documents.ts';
+import { saveEvaluationBasis } from '../store/evaluations.ts';
 import { getLabelSchema } from '../store/projects.ts';
 import { documentCandidates, typeSpelling } from '../tasks/re-data.ts';
 import { rangeAt, sentenceRanges } from '../formats/sentence-ranges.ts';
@@ -34,7 +35,7 @@ import type {
 import { ApiError } from './errors.ts';
 import { runJob } from './predict.ts';
 import { MODEL_TASK, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
-import { recordBasis } from './evaluate-changes.ts';
+import { takeBasis } from './evaluate-changes.ts';
 import { getSettings } from './system.ts';
 import { annotatedDocuments, projectDatasets } from './task-data.ts';
 
@@ -312,6 +313,12 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
   const base = { modelId: a.modelId, modelName: ref.name, task };
   const { threads, int8Inference: int8, device } = getSettings(ctx);
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
+  // What it compared with, as it starts: kept with the report, for evaluate:changes.
+  const basis = takeBasis(read, a.projectId, sets.map((d) => d.id), gold.map((d) => Number(d.id)));
+  const kept = <T>(jobId: string, report: T): T => {
+    saveEvaluationBasis(ctx.ws.write, jobId, basis);
+    return report;
+  };
   const finished = (info: {
     jobId: string;
     status: string;
@@ -346,7 +353,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
               },
               onEvent,
             ),
-          (r) => ({ report: nerReport(gold, r, base, names, entityTypes(ref.model?.labels ?? []), schemaTypes) }),
+          (r, jobId) => kept(jobId, { report: nerReport(gold, r, base, names, entityTypes(ref.model?.labels ?? []), schemaTypes) }),
           finished,
         )
       : runJob<EvaluateResult>(
@@ -355,9 +362,8 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
           [a.modelId],
           (onEvent) =>
             startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8, device }, onEvent),
-          (r) => ({ report: reReport(gold, r, base, names) }),
+          (r, jobId) => kept(jobId, { report: reReport(gold, r, base, names) }),
           finished,
         );
-  recordBasis(read, jobId, a.projectId, sets.map((d) => d.id), gold.map((d) => Number(d.id)));
   return { jobId };
 }

@@ -12,6 +12,12 @@ export interface TestEngine {
   engine: Engine;
   invoke<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>>;
   call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>>;
+  /**
+   * Closes the engine and opens a new one on the same data folder, as Benchtop restarting does;
+   * `create` from a fresh import of handlers.ts (after vi.resetModules) also starts its modules
+   * afresh, as a new process would, leaving behind what the old one held in memory.
+   */
+  restart(create?: typeof createEngine): Promise<void>;
   /** Closes the engine and removes the folder. */
   close(): Promise<void>;
 }
@@ -19,7 +25,8 @@ export interface TestEngine {
 /** `inSubfolder`: the data folder is `<dir>/data`, leaving `dir` for the test's own files. */
 export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean } = {}): TestEngine {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const engine = createEngine({ dataDir: opts.inSubfolder ? join(dir, 'data') : dir });
+  const dataDir = opts.inSubfolder ? join(dir, 'data') : dir;
+  let engine = createEngine({ dataDir });
   const invoke = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> =>
     (await engine.invoke(name, args)) as Reply<Result<K>>;
   const call = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => {
@@ -29,9 +36,15 @@ export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean } =
   };
   return {
     dir,
-    engine,
+    get engine() {
+      return engine;
+    },
     invoke,
     call,
+    async restart(create = createEngine) {
+      await engine.close();
+      engine = create({ dataDir });
+    },
     async close() {
       await engine.close();
       rmSync(dir, { recursive: true, force: true });

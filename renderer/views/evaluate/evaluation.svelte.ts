@@ -155,8 +155,9 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   /**
    * Asks how many of the documents the shown evaluation compared with have changed since (edited
-   * in the editor, marked finished or not): its scores and mistakes are those of before. Unknown
-   * (none said) when the engine no longer holds the evaluation.
+   * in the editor, marked finished or not): its scores and mistakes are those of before. The
+   * workspace keeps what the latest evaluations compared with, across restarts of the engine;
+   * unknown (none said) for an older one.
    */
   async checkChanges(): Promise<void> {
     const jobId = this.jobId;
@@ -165,7 +166,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       const { changedDocuments } = await call('evaluate:changes', { jobId });
       if (this.jobId === jobId) this.changedDocuments = changedDocuments;
     } catch {
-      // An engine restarted since: the report is gone with it.
+      // No longer kept (a later evaluation's took its place): nothing known to say.
     }
   }
 
