@@ -39,7 +39,7 @@ describe.skipIf(!HAS_DATA)('importing NCBI-disease train.tsv a document every N 
     const bTags = text.split('\n').filter((l) => /\tB-/.test(l)).length;
     const report = await t.call('documents:import', { projectId, path: train, containsPhi: false, conllSentencesPerDocument: 100 });
     expect(report).toMatchObject({ documentsAdded: 55, documentsSkipped: 0, entitiesAdded: bTags, issues: [] });
-    expect(await externalIds(projectId)).toEqual(Array.from({ length: 55 }, (_, k) => partName('train', k + 1)));
+    expect(await externalIds(projectId)).toEqual(Array.from({ length: 55 }, (_, k) => partName('train', k + 1, 55)));
 
     const out = join(t.dir, 'export.conll');
     await t.call('documents:export', { projectId, format: 'conll', outPath: out });

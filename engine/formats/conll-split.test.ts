@@ -64,7 +64,7 @@ describe.skipIf(!HAS_DATA)('NCBI-disease train.tsv split into documents', () => 
       const count = Math.ceil(5424 / n);
       expect(split.issues).toEqual(whole.issues);
       expect(split.documents.length).toBe(count);
-      expect(split.documents.map((d) => d.id)).toEqual(Array.from({ length: count }, (_, k) => partName('train', k + 1)));
+      expect(split.documents.map((d) => d.id)).toEqual(Array.from({ length: count }, (_, k) => partName('train', k + 1, count)));
       expect(split.documents.map((d) => d.passages?.length)).toEqual(
         Array.from({ length: count }, (_, k) => Math.min(n, 5424 - k * n)),
       );
@@ -73,7 +73,8 @@ describe.skipIf(!HAS_DATA)('NCBI-disease train.tsv split into documents', () => 
       expect(split.documents.reduce((k, d) => k + d.entities.length, 0)).toBe(bTags);
       expect(entitiesOf(split.documents)).toEqual(entitiesOf(whole.documents));
     }
-    expect(partName('train', 12_345)).toBe('train-12345');
+    expect(partName('train', 7, 12_345)).toBe('train-00007');
+    expect(partName('train', 12_345, 12_345)).toBe('train-12345');
   });
 
   it('writes back as CoNLL with the file’s tokens, tags and sentences', () => {
@@ -125,6 +126,17 @@ describe('splitting CoNLL into documents', () => {
       expect(() => importConll(two, 'two.conll', { split: { sentences } })).toThrow(/^sentences per document must be an integer from 1/);
   });
 
+  it('numbers the parts of a file split into more than 9,999 all to one width, so they sort as text', () => {
+    const text = 'Fever\tB-Sign\n\n'.repeat(10_000) + 'Rash\tB-Sign\n\n-DOCSTART- (x)\n\nItch\tO\n';
+    const ids = importConll(text, 'many.conll', { split: { sentences: 1 } }).documents.map((d) => d.id);
+    expect(ids.length).toBe(10_002);
+    expect(ids.slice(0, 2)).toEqual(['many-00001', 'many-00002']);
+    expect(ids.slice(-3)).toEqual(['many-10000', 'many-10001', 'x']);
+    const parts = ids.slice(0, -1);
+    expect([...parts].sort()).toEqual(parts);
+    expect(importConll(text, 'many.conll', { split: { sentences: 2 } }).documents[0]!.id).toBe('many-0001');
+  });
+
   it('reads a streamed file whose parts end at chunk boundaries as whole', async () => {
     // Over 1 MB of short sentences: parts end anywhere relative to the 256 KB chunks.
     const lines: string[] = [];
@@ -133,10 +145,13 @@ describe('splitting CoNLL into documents', () => {
     const path = join(dir, 'notes.conll');
     const content = lines.join('');
     writeFileSync(path, content);
-    const got = await streamed(path, 7);
-    const read = importConll(content, path, { split: { sentences: 7 } });
+    const got = await streamed(path, 2);
+    const read = importConll(content, path, { split: { sentences: 2 } });
     expect(got.documents).toEqual(read.documents);
-    expect(got.documents.length).toBe(Math.ceil(lines.length / 7));
-    expect(got.documents.at(-1)!.passages?.length).toBe(lines.length % 7 || 7);
+    expect(got.documents.length).toBe(Math.ceil(lines.length / 2));
+    expect(got.documents.at(-1)!.passages?.length).toBe(lines.length % 2 || 2);
+    // Over 9,999 parts, numbered to one width whether streamed or not (streamed, counted first).
+    expect(got.documents.length).toBeGreaterThan(9_999);
+    expect(got.documents[0]!.id).toBe('notes-00001');
   });
 });

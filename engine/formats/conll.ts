@@ -34,21 +34,57 @@ export interface ConllImportOptions {
   /**
    * Makes the sentences of a file without -DOCSTART- lines (or those before its first one) a
    * document every `sentences` (an integer from 1) sentences, in order, named `name` (default:
-   * the file's stem) with a part number: train-0001, train-0002…
+   * the file's stem) with a part number: train-0001, train-0002…, all of one width so that they
+   * sort as text (train-00001… past 9,999 parts). `parts`: how many parts the file makes
+   * (conllPartCounter), which sets that width; importConll counts them, conllParser needs them.
    */
-  split?: { sentences: number; name?: string };
+  split?: { sentences: number; name?: string; parts?: number };
 }
 
-/** The name of part `n` (from 1) of a file split into documents: train-0001. */
-export function partName(name: string, n: number): string {
-  return `${name}-${String(n).padStart(4, '0')}`;
+/** The name of part `n` (from 1) of `parts` a file is split into: train-0001, or train-00001 past 9,999 parts. */
+export function partName(name: string, n: number, parts: number): string {
+  return `${name}-${String(n).padStart(Math.max(4, String(parts).length), '0')}`;
+}
+
+/** Whether a CoNLL line (`trimmed`, its text without surrounding white space) starts a document. */
+const isDocstart = (raw: string, trimmed: string): boolean =>
+  (raw.includes('\t') ? raw.split('\t', 1)[0] : trimmed.split(/\s+/, 1)[0]) === '-DOCSTART-';
+
+/**
+ * Counts the parts that a split of `sentences` to a part makes of a CoNLL file read line by line:
+ * its sentences before the first -DOCSTART- line, as conllParser reads them.
+ */
+export function conllPartCounter(sentences: number): LineParser & { parts(): number } {
+  let count = 0;
+  let isInSentence = false;
+  let isDone = false;
+  return {
+    line(raw) {
+      const trimmed = raw.trim();
+      if (isDone) return;
+      if (trimmed === '') isInSentence = false;
+      else if (isDocstart(raw, trimmed)) isDone = true;
+      else if (!isInSentence) {
+        isInSentence = true;
+        count++;
+      }
+    },
+    end() {},
+    parts: () => Math.ceil(count / sentences),
+  };
 }
 
 /** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
 export function importConll(content: string, file: string, opts: ConllImportOptions = {}): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
-  const parser = conllParser({ file, issues: result.issues }, result.documents, opts);
   const lines = splitLines(content);
+  let split = opts.split;
+  if (split && split.parts === undefined && Number.isInteger(split.sentences) && split.sentences >= 1) {
+    const counter = conllPartCounter(split.sentences);
+    for (const l of lines) counter.line(l, 0);
+    split = { ...split, parts: counter.parts() };
+  }
+  const parser = conllParser({ file, issues: result.issues }, result.documents, split ? { ...opts, split } : opts);
   for (let i = 0; i < lines.length; i++) parser.line(lines[i] ?? '', i + 1);
   parser.end();
   sortIssues(result.issues);
@@ -65,6 +101,7 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
   const split = opts.split;
   if (split && !(Number.isInteger(split.sentences) && split.sentences >= 1))
     throw new RangeError(`sentences per document must be an integer from 1, not ${split.sentences}`);
+  if (split && split.parts === undefined) throw new Error('a CoNLL split needs its part count (conllPartCounter)');
   let parts = 0;
   let b: Builder | null = null;
   let found = 0;
@@ -114,7 +151,7 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
     const cols = raw.includes('\t') ? raw.split('\t') : trimmed.split(/\s+/);
     // Trailing tabs (spreadsheet exports) leave empty columns after the tag.
     while (cols.length > 1 && (cols[cols.length - 1] ?? '').trim() === '') cols.pop();
-    if (cols[0] === '-DOCSTART-') {
+    if (isDocstart(raw, trimmed)) {
       hasDocstart = true;
       finish(b);
       const rest = trimmed.slice('-DOCSTART-'.length).trim();
@@ -128,7 +165,7 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
         finish(b);
         b = null;
       }
-      b ??= newDoc(partName(split.name ?? stem, ++parts));
+      b ??= newDoc(partName(split.name ?? stem, ++parts, split.parts ?? 0));
     }
     b ??= newDoc(stem);
     const token = cols[0] ?? '';

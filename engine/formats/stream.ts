@@ -22,7 +22,7 @@ import {
 } from './encoding.ts';
 import { biocJsonCheck, biocJsonParser } from './bioc-json-stream.ts';
 import { biocXmlCheck, biocXmlParser } from './bioc-xml-stream.ts';
-import { type ConllImportOptions, conllParser } from './conll.ts';
+import { type ConllImportOptions, conllPartCounter, conllParser } from './conll.ts';
 import { csvParser } from './csv.ts';
 import type { TextParser } from './csv-rows.ts';
 import { isJsonLinesStart, jsonlParser } from './jsonl.ts';
@@ -190,6 +190,19 @@ async function firstPass(format: 'bioc-xml' | 'bioc-json', handle: FileHandle, s
   return { key: json?.documentsKey() ?? null };
 }
 
+/** The first pass over a CoNLL file split `sentences` to a document: how many parts it makes. */
+async function conllParts(sentences: number, handle: FileHandle, size: number, d: Decoding, file: string, onRead: (bytes: number) => void): Promise<number> {
+  const counter = conllPartCounter(sentences);
+  const reader = lineReader(counter, [], file);
+  const read = { bytes: 0 };
+  for await (const text of texts(handle, size, d, { n: 0 }, read)) {
+    onRead(read.bytes);
+    reader.text(text);
+  }
+  reader.end();
+  return counter.parts();
+}
+
 /** A text parser whose end may be told that the file was cut short. */
 interface PieceParser extends TextParser {
   end(isCut?: boolean): void;
@@ -285,17 +298,25 @@ export async function* streamDocuments(
     let head = '';
     const read = { bytes: 0 };
     // BioC is read twice: first to see that it reads the same a document at a time (else it is
-    // read whole), each pass counted as half of the bytes.
-    const isTwice = format === 'bioc-xml' || format === 'bioc-json';
-    const first = isTwice ? await firstPass(format, handle, size, decoding, (bytes) => onRead(Math.floor(bytes / 2), size)) : undefined;
-    if (isTwice && !first) return null;
+    // read whole); so is a CoNLL file split into parts, first to count them (their numbers' width).
+    // Each pass is counted as half of the bytes.
+    const split = format === 'conll' ? opts.conll?.split : undefined;
+    const isBioc = format === 'bioc-xml' || format === 'bioc-json';
+    const isTwice = isBioc || split !== undefined;
+    const onFirstRead = (bytes: number): void => onRead(Math.floor(bytes / 2), size);
+    const first = isBioc ? await firstPass(format, handle, size, decoding, onFirstRead) : undefined;
+    if (isBioc && !first) return null;
+    if (split && split.parts === undefined) {
+      const parts = await conllParts(split.sentences, handle, size, decoding, file, onFirstRead);
+      opts = { ...opts, conll: { ...opts.conll, split: { ...split, parts } } };
+    }
     const parser = parserFor(format, path, sink, out, stem, first?.key ?? null, opts);
     for await (const chunk of texts(handle, size, decoding, replaced, read)) {
       onRead(isTwice ? Math.floor((size + read.bytes) / 2) : read.bytes, size);
       let text = chunk;
       if (isFirst) {
         if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
-        if (format !== 'csv' && !isTwice) {
+        if (format !== 'csv' && !isBioc) {
           // Whether to stream a line format at all is decided on the text up to the first line break.
           head += text;
           const nl = head.indexOf('\n');
