@@ -139,6 +139,25 @@ describe.skipIf(!existsSync(VOCAB))('cancelling while candidate pairs are encode
     expect(performance.now() - ctx.at()).toBeLessThan(500);
   });
 
+  it('relation prediction looks at a stop between documents while it builds their pairs', async () => {
+    // The pairs of every document were built before the first look at Cancel.
+    const docs = [0, 1, 2, 3].map((k) => listDocument(20, `note-${k}`));
+    const built: number[] = [];
+    let stop = false;
+    const entities = new Proxy(docs.map((d) => d.entities), {
+      get: (list, key, receiver) => {
+        if (typeof key === 'string' && /^\d+$/.test(key)) {
+          built.push(Number(key));
+          stop = true; // pressed while the first document's pairs are built
+        }
+        return Reflect.get(list, key, receiver) as unknown;
+      },
+    });
+    const ctx = { emit: () => undefined, isCancelled: () => stop };
+    await expect(predictRelations(docs, entities, view(), never, { batchSize: 32 }, ctx)).rejects.toBeInstanceOf(CancelledError);
+    expect(built).toEqual([0]);
+  });
+
   describe('through evaluate and train', () => {
     const dir = tempDir('re-candidates');
     let model = '';

@@ -357,11 +357,21 @@ export async function predictRelations(
   opts: { batchSize: number },
   ctx: TaskContext,
 ): Promise<{ relations: Relation[][]; candidates: number }> {
-  const byDoc = new Map(docs.map((d, i) => [d, entities[i] ?? []] as const));
-  const cands = documentCandidates(docs, m.entityPairs, m.negativeLabel, {
-    withGold: false,
-    entities: (d) => byDoc.get(d) ?? [],
-  });
+  // A document at a time, a stop looked at before each: the pairs of every document were built
+  // before the first check, which a long list of notes with many entities made wait.
+  const perDoc = await mapCancellable(
+    docs.map((_, i) => i),
+    (i) => {
+      const list = documentCandidates(docs.slice(i, i + 1), m.entityPairs, m.negativeLabel, {
+        withGold: false,
+        entities: () => entities[i] ?? [],
+      });
+      for (const c of list) if (c.pair) c.pair.doc = i;
+      return list;
+    },
+    () => ctx.isCancelled(),
+  );
+  const cands = perDoc.flat();
   const { labels, probs } = await classifyExamples(cands, m, predict, opts, ctx);
   const relations: Relation[][] = docs.map(() => []);
   cands.forEach((c, k) => {
