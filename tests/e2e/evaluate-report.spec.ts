@@ -90,4 +90,32 @@ describe('Evaluate after a look in the editor', () => {
     expect(shownF1!.trim()).toBe(`${(100 * savedF1).toFixed(1)} %`);
     expect(app.problems).toEqual([]);
   });
+
+  it('sorts the score table from the keyboard, the averages staying last, and keeps the order across visits', async () => {
+    const { page } = app;
+    const table = page.getByTestId('score-table');
+    const header = table.locator('th', { has: page.getByTestId('score-sort-support') });
+    const rows = async (): Promise<[string, number][]> => {
+      const names = await table.locator('tbody tr td.name').allTextContents();
+      const counts = await table.locator('tbody tr td:nth-child(8)').allTextContents();
+      return names.map((n, i) => [n.trim(), Number(counts[i])]);
+    };
+    const types = (await rows()).slice(0, -2);
+    expect(await header.getAttribute('aria-sort')).toBeNull();
+    await page.getByTestId('score-sort-support').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => header.getAttribute('aria-sort')).toBe('descending');
+    const byCount = [...types].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    expect((await rows()).map((r) => r[0])).toEqual([...byCount.map((r) => r[0]), 'micro average', 'macro average']);
+    await page.keyboard.press('Space');
+    await expect.poll(() => header.getAttribute('aria-sort')).toBe('ascending');
+    const ascending = (await rows()).slice(0, -2).map((r) => r[1]);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect((await rows()).slice(-2).map((r) => r[0])).toEqual(['micro average', 'macro average']);
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('nav-evaluate').click();
+    await page.getByTestId('evaluate-summary').waitFor();
+    expect(await table.locator('th', { has: page.getByTestId('score-sort-support') }).getAttribute('aria-sort')).toBe('ascending');
+    expect(app.problems).toEqual([]);
+  });
 });

@@ -201,6 +201,47 @@ describe('evaluation state', () => {
     changed = 0;
   });
 
+  it('sorts the score table by a column, either way, the averages aside, and keeps the order for the next report', async () => {
+    const row = (name: string, tp: number, fp: number, fn: number) => ({
+      name,
+      precision: tp + fp === 0 ? 0 : tp / (tp + fp),
+      recall: tp + fn === 0 ? 0 : tp / (tp + fn),
+      f1: tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn),
+      tp,
+      fp,
+      fn,
+      support: tp + fn,
+    });
+    // Chemical: nothing marked, so no precision (a dash): last whichever way precision is sorted.
+    const report: EvaluationReport = {
+      ...RE_REPORT,
+      task: 'ner',
+      perType: [row('Chemical', 0, 0, 3), row('Disease', 4, 1, 4), row('Gene', 1, 1, 0)],
+    };
+    jobs = [{ jobId: 'e9', kind: 'evaluate', projectId: 9, startedAt: '', status: 'completed', progress: null, report }];
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => [] });
+    await ev.showProject(9);
+    const order = (): string[] => ev.scoreRows.map((r) => r.name);
+    expect([order(), ev.scoreSort]).toEqual([['Chemical', 'Disease', 'Gene'], null]);
+    ev.sortScores('precision');
+    expect([order(), ev.scoreSort]).toEqual([['Disease', 'Gene', 'Chemical'], { column: 'precision', isDescending: true }]);
+    ev.sortScores('precision');
+    expect(order()).toEqual(['Gene', 'Disease', 'Chemical']);
+    ev.sortScores('support');
+    expect(order()).toEqual(['Disease', 'Chemical', 'Gene']);
+    ev.sortScores('name');
+    expect([order(), ev.scoreSort]).toEqual([['Chemical', 'Disease', 'Gene'], { column: 'name', isDescending: false }]);
+    ev.sortScores('name');
+    expect(order()).toEqual(['Gene', 'Disease', 'Chemical']);
+    ev.sortScores('fp');
+    expect(order()).toEqual(['Disease', 'Gene', 'Chemical']); // ties by name
+    // Another project's report, and back: the order chosen stays.
+    await ev.showProject(10);
+    await ev.showProject(9);
+    expect([order(), ev.scoreSort]).toEqual([['Disease', 'Gene', 'Chemical'], { column: 'fp', isDescending: true }]);
+  });
+
   it('keeps the datasets the user unticked unticked, and ticks one imported since as by default', () => {
     const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
     let sets = [1, 2].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);

@@ -9,6 +9,7 @@ import type {
 import { call } from '../../lib/api.ts';
 import { formatNumber, formatScore } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
+import { type ScoreColumn, type ScoreSort, nextSort, sortScoreRows } from './score-sort.ts';
 
 export interface Sources {
   models: () => ModelInfo[];
@@ -25,6 +26,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   kindFilter = $state<'all' | EvaluationError['kind']>('all');
   typeFilter = $state('all');
   opened = $state.raw<EvaluationError | null>(null);
+  /** The score table's order (null: the report's); kept for every report until changed. */
+  scoreSort = $state.raw<ScoreSort | null>(null);
   /** Documents compared with that changed after the shown evaluation started (see checkChanges). */
   changedDocuments = $state(0);
   /** The datasets a model learned from (its own training and its base models'), by model. */
@@ -60,6 +63,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     ),
   );
   blocker = $derived(this.#blocker());
+  /** The report's types (or relations) in the score table's order; its averages stay below them. */
+  scoreRows = $derived(sortScoreRows(this.report?.perType ?? [], this.scoreSort));
 
   /** What the screen's live region says about the shown job, so a screen reader hears it end. */
   get announcement(): string {
@@ -86,6 +91,11 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   chooseAll(isOn: boolean): void {
     this.#choseAmong = new Set(this.#allDatasets().map((d) => d.id));
     this.datasetIds = isOn ? this.#allDatasets().map((d) => d.id) : [];
+  }
+
+  /** Sorts the score table by `column` (by it the other way round when it is sorted so already). */
+  sortScores(column: ScoreColumn): void {
+    this.scoreSort = nextSort(this.scoreSort, column);
   }
 
   /** Reads what `modelId` learned from (its lineage); unknown (none) if that fails. */
