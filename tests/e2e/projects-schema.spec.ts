@@ -238,4 +238,15 @@ describe('a type changed in another window', () => {
     await expect.poll(() => row.getByRole('alert').textContent()).toBe('“Disease” was changed in another window; reload to see its colour, key and description as they are now, then make your change again.');
     expect((await schema()).entityTypes.find((t) => t.name === 'Disease')).toEqual({ ...before, description: 'Changed elsewhere' });
   });
+
+  it('refuses a relation type’s Save over a change to its rule, keeping it', async () => {
+    const { page } = app;
+    const before = (await schema()).relationTypes.find((t) => t.name === 'treats')!;
+    await apiCall(app.server, 'schema:save-relation-type', { projectId, relationType: { ...before, symmetric: !before.symmetric } });
+    const row = page.getByTestId('relation-type-row').filter({ hasText: 'treats' });
+    await row.getByLabel('Colour of treats').fill('#0c0c0c');
+    await row.getByRole('button', { name: 'Save relation type treats' }).click();
+    await expect.poll(() => row.getByRole('alert').textContent()).toBe('“treats” was changed in another window; reload to see its colour, argument types and direction as they are now, then make your change again.');
+    expect((await schema()).relationTypes.find((t) => t.name === 'treats')).toEqual({ ...before, symmetric: !before.symmetric });
+  });
 });
