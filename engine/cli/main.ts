@@ -2,6 +2,7 @@
 // Errors print as one line naming what is wrong (no stack unless BENCHTOP_DEBUG=1).
 
 import { CancelledError } from '../tasks/batching.ts';
+import { SettingError } from '../tasks/setting-error.ts';
 import { parseArgs } from 'node:util';
 import { StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
@@ -117,6 +118,6 @@ export async function main(argv: string[]): Promise<number> {
     const given = Object.values(opts).filter((v): v is string => typeof v === 'string');
     const msg = fsErrorMessage(e, given) ?? (e instanceof Error ? e.message : String(e));
     console.error(`benchtop: error: ${msg}`);
-    return e instanceof UsageError ? 2 : 1;
+    return e instanceof UsageError || e instanceof SettingError ? 2 : 1;
   }
 }

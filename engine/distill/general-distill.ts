@@ -19,6 +19,7 @@ import { checkTextSources, encodingNotes, skippedLinkNotes } from '../pretrain/t
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
+import { checkMaxLength, SettingError } from '../tasks/setting-error.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
@@ -100,7 +101,8 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const Lt = teacher.config.numLayers;
   const uniform = Array.from({ length: student.numLayers }, (_, i) => Math.round(((i + 1) * Lt) / student.numLayers) - 1);
   const map = args.layerMap ? parseLayerMap(args.layerMap, Lt) : args.recipe === 'distilbiobert' ? everyOtherLayer(Lt, student.numLayers) : uniform;
-  if (map.length !== student.numLayers) throw new Error(`--layer-map lists ${map.length} teacher layers for a ${student.numLayers}-layer student`);
+  if (map.length !== student.numLayers) throw new SettingError(`--layer-map lists ${map.length} teacher layers for a ${student.numLayers}-layer student`);
+  checkMaxLength(s.maxLength, [{ whose: "teacher's", config: teacher.config }, { whose: "student's", config: student }]);
   const fromTeacher = args.initFromTeacher ?? args.recipe === 'distilbiobert';
   // A student made of the teacher's layers keeps the fingerprints recorded beside it (read now).
   const inherited = startingFingerprints(fromTeacher ? args.teacher : undefined);

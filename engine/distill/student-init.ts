@@ -5,10 +5,11 @@
 import { presetConfig, PRESETS, type Architecture, type EncoderConfig } from '../model/config.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { parameterShapes } from '../model/bert.ts';
+import { SettingError } from '../tasks/setting-error.ts';
 
 /** Teacher layers for a student of `studentLayers`: evenly spread, starting at 0 (every other when half). */
 export function everyOtherLayer(teacherLayers: number, studentLayers: number): number[] {
-  if (studentLayers > teacherLayers) throw new Error(`a student of ${studentLayers} layers cannot take them from a teacher of ${teacherLayers}`);
+  if (studentLayers > teacherLayers) throw new SettingError(`a student of ${studentLayers} layers cannot take them from a teacher of ${teacherLayers}`);
   return Array.from({ length: studentLayers }, (_, i) => Math.floor((i * teacherLayers) / studentLayers));
 }
 
@@ -16,7 +17,7 @@ export function everyOtherLayer(teacherLayers: number, studentLayers: number): n
 export function parseLayerMap(spec: string, teacherLayers: number): number[] {
   const map = spec.split(',').map((s) => Number(s.trim()));
   for (const l of map) {
-    if (!Number.isInteger(l) || l < 0 || l >= teacherLayers) throw new Error(`--layer-map: "${spec}" must list teacher layers 0..${teacherLayers - 1}, one per student layer`);
+    if (!Number.isInteger(l) || l < 0 || l >= teacherLayers) throw new SettingError(`--layer-map: "${spec}" must list teacher layers 0..${teacherLayers - 1}, one per student layer`);
   }
   return map;
 }

@@ -45,6 +45,7 @@ import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 import { checkReMaxLength } from '../tasks/re-length.ts';
+import { checkMaxLength } from '../tasks/setting-error.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -190,6 +191,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     }
     student = { config, weights, vocab: own ?? teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer, origin };
   }
+  // Without --max-length the teacher's own (which fits it) may not fit a student folder.
+  checkMaxLength(maxLength, [{ whose: "teacher's", config: teacher.config }, { whose: "student's", config: student.config }], args.maxLength === undefined ? `the teacher's max length ${maxLength}` : undefined);
   const { groups, merged } = labelMapping(teacher.config.labels, student.config.labels, args.task === 'ner' ? 'O' : negative);
   if (merged.length > 0) ctx.emit({ type: 'log', message: `warning: teacher label(s) ${merged.join(', ')} are merged into "${args.task === 'ner' ? 'O' : negative}" for the student` });
   const same = sameTokenization({ vocab: teacher.vocab, tok: teacher.tokenizer }, { vocab: student.vocab, tok: student.tokenizer });

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
-import { hasTokenTypes, maxSequenceLength, type Architecture, type EncoderConfig } from '../model/config.ts';
+import { hasTokenTypes, type Architecture, type EncoderConfig } from '../model/config.ts';
+import { checkMaxLength } from '../tasks/setting-error.ts';
 import { buildForward, buildLoss } from '../model/bert.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
@@ -205,7 +206,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   const inherited = startingFingerprints(args.model); // read now, so a damaged one fails before training
-  if (s.maxLength > maxSequenceLength(mm.config)) throw new Error(`--max-length ${s.maxLength} exceeds the model's ${maxSequenceLength(mm.config)} positions`);
+  checkMaxLength(s.maxLength, [{ whose: "model's", config: mm.config }]);
   const lr = args.lr ?? defaultPretrainLearningRate(args.model !== undefined);
   const warmup = Math.round((args.warmupRatio ?? 0.06) * s.steps);
   const entries = textEntries(args.text, 'pretrain', args.textContainsPhi === true);

@@ -5,6 +5,7 @@
 // asked about, sentences that no longer say which entities the pair is.
 
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
+import { SettingError } from './setting-error.ts';
 
 /** Word pieces of each marker `@TYPE$` of `pairs`, and the shortest input keeping any two. */
 export function reMinLength(tok: WordPieceTokenizer, pairs: readonly (readonly [string, string])[]): { min: number; pieces: Map<string, number> } {
@@ -25,5 +26,5 @@ export function checkReMaxLength(tok: WordPieceTokenizer, pairs: readonly (reado
   const markers = [...pieces].map(([t, n]) => `@${t}$ ${n}`).join(', ');
   const why = `is too short for relation extraction: [CLS], [SEP] and both entity markers need ${min} word pieces (pieces per marker: ${markers}), or inputs lose a marker`;
   if (model !== undefined) throw new Error(`${model}: the model's max length ${maxLength} ${why}; train it again with --max-length ${min} or more`);
-  throw new Error(`--max-length ${maxLength} ${why}; give --max-length ${min} or more`);
+  throw new SettingError(`--max-length ${maxLength} ${why}; give --max-length ${min} or more`);
 }

@@ -15,7 +15,8 @@ import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import type { Document, FormatIssue } from '../formats/types.ts';
 import type { MetricsJson } from '../metrics/report.ts';
 import { toMetricsJson } from '../metrics/report.ts';
-import { maxSequenceLength, type Architecture } from '../model/config.ts';
+import type { Architecture } from '../model/config.ts';
+import { checkMaxLength } from './setting-error.ts';
 import { hasCheckpoint } from './checkpoint.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
@@ -242,10 +243,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
   );
   // Read now: a damaged record fails the run before it trains, not when it saves.
   const inherited = startingFingerprints(args.model);
-  if (maxLength > maxSequenceLength(pm.config))
-    throw new Error(
-      `--max-length ${maxLength} exceeds the model's ${maxSequenceLength(pm.config)} positions`,
-    );
+  checkMaxLength(maxLength, [{ whose: "model's", config: pm.config }]);
   const labels = pm.config.labels;
   let meta: TaskMeta;
   let trainEx;
