@@ -172,6 +172,11 @@ describe('renaming an entity type', () => {
     expect(await from.getByLabel('Gene or variant').isChecked()).toBe(true);
     expect(await rule.getByRole('button', { name: 'Save relation type associated_with' }).getAttribute('aria-disabled')).toBe('true');
     expect((await schema()).relationTypes.find((t) => t.name === 'associated_with')?.arg1Types).toEqual(['Gene or variant']);
+    // A rename made here is no change made in another window: the rule's Save goes through.
+    await rule.getByLabel('associated_with works in either direction').check();
+    await rule.getByRole('button', { name: 'Save relation type associated_with' }).click();
+    await expect.poll(async () => (await schema()).relationTypes.find((t) => t.name === 'associated_with')?.symmetric).toBe(true);
+    expect(await rule.getByRole('alert').count()).toBe(0);
 
     // The editor shows the annotation under its new name.
     const docs = (await apiCall(app.server, 'documents:list', { projectId })).items;
@@ -248,5 +253,30 @@ describe('a type changed in another window', () => {
     await row.getByRole('button', { name: 'Save relation type treats' }).click();
     await expect.poll(() => row.getByRole('alert').textContent()).toBe('“treats” was changed in another window; reload to see its colour, argument types and direction as they are now, then make your change again.');
     expect((await schema()).relationTypes.find((t) => t.name === 'treats')).toEqual({ ...before, symmetric: !before.symmetric });
+  });
+
+  it('is not told of a merge made here: the merged rule shows, and saves', async () => {
+    const { page } = app;
+    const rule = page.getByTestId('relation-type-row').filter({ has: page.locator('strong', { hasText: /^associated_with$/ }) });
+    const to = rule.getByRole('group', { name: 'Second argument types of associated_with' });
+    expect(await to.getByLabel('Chemical').isChecked()).toBe(false);
+    // may_cause, its rule widened here to Chemical as the second argument too, merged into
+    // associated_with, here; then a Save of the latter.
+    const cause = page.getByTestId('relation-type-row').filter({ has: page.locator('strong', { hasText: /^may_cause$/ }) });
+    await cause.getByRole('group', { name: 'Second argument types of may_cause' }).getByLabel('Chemical').check();
+    await cause.getByRole('button', { name: 'Save relation type may_cause' }).click();
+    await expect.poll(async () => (await schema()).relationTypes.find((t) => t.name === 'may_cause')?.arg2Types).toContain('Chemical');
+    await page.getByRole('button', { name: 'Rename may_cause', exact: true }).click();
+    await page.getByTestId('relation-type-rename-name').fill('associated_with');
+    await page.getByTestId('relation-type-rename-save').click();
+    await page.getByTestId('relation-type-merge').click();
+    await expect.poll(() => page.getByTestId('relation-type-row').filter({ hasText: 'may_cause' }).count()).toBe(0);
+    const merged = (await schema()).relationTypes.find((t) => t.name === 'associated_with')!;
+    expect(merged.arg2Types).toContain('Chemical');
+    await expect.poll(() => to.getByLabel('Chemical').isChecked()).toBe(true);
+    await rule.getByLabel('Colour of associated_with').fill('#0d0d0d');
+    await rule.getByRole('button', { name: 'Save relation type associated_with' }).click();
+    await expect.poll(async () => (await schema()).relationTypes.find((t) => t.name === 'associated_with')).toEqual({ ...merged, color: '#0d0d0d' });
+    expect(await rule.getByRole('alert').count()).toBe(0);
   });
 });
