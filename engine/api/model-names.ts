@@ -80,9 +80,33 @@ export function fold(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 
-/** `base`, or `base (2)`, `base (3)`… : the first no model has yet. */
+/**
+ * `name` cut to at most `max` characters (code points, as newModelName counts them) between two
+ * letters as shown: never inside a surrogate pair, an accented letter or an emoji sequence.
+ */
+export function clipName(name: string, max = MAX_NAME): string {
+  if ([...name].length <= max) return name;
+  let out = '';
+  let length = 0;
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(name)) {
+    length += [...segment].length;
+    if (length > max) break;
+    out += segment;
+  }
+  return out.trimEnd();
+}
+
+/**
+ * `base`, or `base (2)`, `base (3)`… : the first no model has yet, `base` cut so that the name
+ * keeps within a model name's length (a long folder or run name, or two of them).
+ */
 export function uniqueModelName(ctx: ApiContext, base: string): string {
   const taken = takenNames(ctx);
-  if (!taken.has(fold(base))) return base;
-  for (let n = 2; ; n++) if (!taken.has(fold(`${base} (${n})`))) return `${base} (${n})`;
+  const whole = clipName(base);
+  if (!taken.has(fold(whole))) return whole;
+  for (let n = 2; ; n++) {
+    const suffix = ` (${n})`;
+    const name = `${clipName(base, MAX_NAME - suffix.length)}${suffix}`;
+    if (!taken.has(fold(name))) return name;
+  }
 }

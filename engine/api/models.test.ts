@@ -1,7 +1,7 @@
 // Library models that runs depend on: a model a run in progress starts from cannot be removed
 // under it, and a stopped run whose starting model was removed says so instead of failing on a
 // missing folder.
-import { existsSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reply } from './contract.ts';
@@ -141,10 +141,10 @@ describe('model names', () => {
 
     const [project] = await t.call('projects:list', {});
     const [dataset] = await t.call('datasets:list', { projectId: project!.id });
-    const run = async (): Promise<string | undefined> => {
+    const run = async (name?: string): Promise<string | undefined> => {
       const { runId } = await t.call('train:start', {
         projectId: project!.id, task: 'ner', datasetIds: [dataset!.id], baseModelId: library[0]!.id,
-        epochs: 1, maxSteps: 1, batchSize: 2, maxLength: 32,
+        epochs: 1, maxSteps: 1, batchSize: 2, maxLength: 32, ...(name !== undefined && { name }),
       });
       await expect.poll(() => runStatus(project!.id, runId), { timeout: 60_000 }).toBe('completed');
       const modelId = (await t.call('train:list-runs', { projectId: project!.id })).find((r) => r.id === runId)?.modelId;
@@ -152,8 +152,29 @@ describe('model names', () => {
     };
     const first = await run();
     expect(first).toBeDefined();
-    expect(await run()).toBe(`${first} (2)`);
+    // Two runs of the longest name: the second model's name is cut to leave room for " (2)".
+    const long = `Disease run ${'x'.repeat(188)}`;
+    expect(long.length).toBe(200);
+    expect(await run(long)).toBe(long);
+    expect(await run(long)).toBe(`${long.slice(0, 196)} (2)`);
   }, 120_000);
+
+  it('keep within 200 characters: a long folder name, or one made unique with " (2)", is cut between letters', async () => {
+    // 195 letters, an emoji (two UTF-16 units) and 4 more: 200 characters, cut after the emoji.
+    const long = `${'a'.repeat(195)}\u{1F600}bbbb`;
+    const folder = join(t.dir, long);
+    cpSync(GOLDEN, folder, { recursive: true });
+    const names = [];
+    for (let k = 0; k < 2; k++) names.push((await t.call('models:import-folder', { path: folder, phiStatus: 'no-phi' })).name);
+    expect(names).toEqual([long, `${'a'.repeat(195)}\u{1F600} (2)`]);
+    // A folder name longer than a model name may be is cut to 200 characters.
+    const longer = join(t.dir, 'c'.repeat(250));
+    renameSync(folder, longer);
+    expect((await t.call('models:import-folder', { path: longer, phiStatus: 'no-phi' })).name).toBe('c'.repeat(200));
+    const listed = (await t.call('models:list', {})).map((m) => m.name);
+    for (const name of listed) expect([...name].length).toBeLessThanOrEqual(200);
+    expect(listed.filter((n) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(n))).toEqual([]);
+  });
 });
 
 describe('models:delete and prediction or evaluation jobs', () => {

@@ -10,7 +10,7 @@ import type { LineageInput, PhiStatus } from '../store/models.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { checkVisibleName } from './model-names.ts';
+import { checkVisibleName, clipName } from './model-names.ts';
 import {
   type ModelRef,
   presetVocabulary,
@@ -27,7 +27,7 @@ const TASK_WORD: Record<TaskKind, string> = { ner: 'Entities', re: 'Relations' }
 
 function defaultName(task: TaskKind, sets: readonly Dataset[]): string {
   const day = new Date().toISOString().slice(0, 10);
-  return `${TASK_WORD[task]} · ${sets.map((d) => d.name).join(', ')} · ${day}`.slice(0, 200);
+  return clipName(`${TASK_WORD[task]} · ${sets.map((d) => d.name).join(', ')} · ${day}`);
 }
 
 /**
@@ -175,7 +175,7 @@ const TRANSFER_WORDS: Record<string, string> = {
  */
 function studentName(task: TaskKind, teacher: ModelRef): string {
   const status = teacher.model?.phiStatus ?? (teacher.lineage.containsPhi === false ? 'no-phi' : 'unknown');
-  if (status === 'no-phi') return `${TASK_WORD[task]} student of ${teacher.name}`.slice(0, 200);
+  if (status === 'no-phi') return clipName(`${TASK_WORD[task]} student of ${teacher.name}`);
   return `${TASK_WORD[task]} student · ${new Date().toISOString().slice(0, 10)}`;
 }
 
