@@ -232,7 +232,12 @@ export interface EngineRequests {
     /** Replace existing output (see documents:export); else 'exists'. */
     overwrite?: boolean;
   }) => { jobId: string };
-  'run:cancel': (args: { jobId: string }) => { isCancelling: boolean };
+  /**
+   * Stops a job at its next batch or step. `keepFinished` (prediction): the documents already
+   * finished are written (or saved as suggestions), whole, and the result lists the rest as not
+   * run; without it a stopped prediction keeps nothing. Other jobs stop as without it.
+   */
+  'run:cancel': (args: { jobId: string; keepFinished?: boolean }) => { isCancelling: boolean };
   /** Prediction and evaluation jobs running or finished since the engine started. */
   'run:list-jobs': (args: NoArgs) => JobInfo[];
   /** A document of a file run with its predictions, while the engine holds it (rows' `index`). */

@@ -245,6 +245,11 @@ export interface PredictSummary {
   documentIds?: number[];
   /** The models ran with int8 encoder layers (Settings); results can differ slightly from float32. */
   int8?: true;
+  /**
+   * The run was stopped keeping its finished documents (run:cancel keepFinished): `documents` of
+   * `planned` were run and saved, whole; `notRun` names the rest (first 2,000; never their text).
+   */
+  stopped?: { planned: number; notRun: { name: string; file?: string }[]; notRunOmitted: number };
 }
 
 /** Progress of a prediction or evaluation job. */

@@ -308,7 +308,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
 
     'run:predict': (a) => startProjectPrediction(ctx, a),
     'run:predict-files': (a) => startFilePrediction(ctx, a),
-    'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId) }),
+    'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId, a.keepFinished === true) }),
     'run:list-jobs': () => ctx.jobs.infos(),
     'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),

@@ -15,7 +15,7 @@ export interface HeldJob {
   modelIds?: readonly string[];
   /** Settles when the worker has finished (either way). */
   result: Promise<unknown>;
-  cancel(): void;
+  cancel(keepFinished?: boolean): void;
   terminate(): Promise<void>;
 }
 
@@ -134,12 +134,15 @@ export class JobRegistry {
     return this.#active.get(id)?.isCancelling === true;
   }
 
-  /** Asks a job to stop at its next step; false when it is not running. */
-  cancel(id: string): boolean {
+  /**
+   * Asks a job to stop at its next step; false when it is not running. `keepFinished`: a
+   * prediction writes the documents it has finished (other jobs stop as without it).
+   */
+  cancel(id: string, keepFinished = false): boolean {
     const job = this.#active.get(id);
     if (!job) return false;
     job.isCancelling = true;
-    job.cancel();
+    job.cancel(keepFinished);
     return true;
   }
 

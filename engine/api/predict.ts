@@ -43,7 +43,10 @@ export function runJob<R>(
   },
   done: (r: R, jobId: string) => Promise<Partial<JobInfo>> | Partial<JobInfo>,
   finished: (info: JobInfo) => void,
-  /** Whether a result's output is written already: it stands even when a stop came too late. */
+  /**
+   * Whether a result stands although the job was stopped: its output was written already (the stop
+   * came too late), or the stop asked to keep the finished documents.
+   */
   isWritten: (r: R) => boolean = () => false,
 ): string {
   const jobId = crypto.randomUUID();
@@ -185,6 +188,16 @@ function shownFile(file: string, m: { ner: ModelRef; re?: ModelRef }): string {
   return file === m.re?.dir ? m.re.name : file;
 }
 
+/** The documents a stop that kept the finished ones left out, named as the rows name documents. */
+function stoppedSummary(r: PredictResult, name: (d: { id: string; source?: string }) => { name: string; file?: string }): Pick<PredictSummary, 'stopped'> {
+  if (r.stopped === undefined) return {};
+  const { planned, notRun } = r.stopped;
+  return { stopped: { planned, notRun: notRun.slice(0, MAX_ROWS).map(name), notRunOmitted: Math.max(0, notRun.length - MAX_ROWS) } };
+}
+
+/** A stopped result stands when the stop kept the finished documents. */
+const keptFinished = (r: PredictResult): boolean => r.stopped !== undefined;
+
 function summary(
   r: PredictResult,
   source: 'project' | 'files',
@@ -250,9 +263,12 @@ export function startProjectPrediction(ctx: ApiContext, a: Args<'run:predict'>):
       ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
       const documentIds = rows.flatMap((x) => (x.documentId === undefined ? [] : [x.documentId]));
       const said = summary(r, 'project', m, rows);
-      return { predict: { ...said, issues: [...foreign, ...said.issues], documentIds } };
+      const stopped = stoppedSummary(r, (d) => ({ name: getDocumentSummary(read, Number(d.id))?.externalId ?? d.id }));
+      return { predict: { ...said, issues: [...foreign, ...said.issues], documentIds, ...stopped } };
     },
     (info) => emitPredictFinished(ctx, info),
+    // "Stop and save finished": the finished documents' suggestions are saved.
+    keptFinished,
   );
   return { jobId };
 }
@@ -331,12 +347,15 @@ function startFileJob(
     (r, id) => {
       const predictions = r.predictions ?? [];
       const held = ctx.jobs.keepDocuments(id, predictions);
-      const rows = fileRows(predictions, r.files ?? [], r.issues, held);
-      return { predict: summary(r, 'files', m, rows) };
+      // The files of documents not run are listed as such, not as files that gave no document.
+      const notRun = new Set(r.stopped?.notRun.map((d) => d.source));
+      const rows = fileRows(predictions, (r.files ?? []).filter((f) => !notRun.has(f)), r.issues, held);
+      const stopped = stoppedSummary(r, (d) => ({ name: d.id, ...(d.source !== undefined && { file: d.source }) }));
+      return { predict: { ...summary(r, 'files', m, rows), ...stopped } };
     },
     (info) => emitPredictFinished(ctx, info),
     // Stop pressed while the worker wrote the files: they are there, and the screen says so.
-    (r) => r.written.length > 0,
+    (r) => r.written.length > 0 || keptFinished(r),
   );
 }
 

@@ -225,7 +225,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { modelId, inputPath: path, outPath: path, format: exportFormat },
     { reModelId: modelId, overwrite: bool },
   ),
-  'run:cancel': obj({ jobId: key }),
+  'run:cancel': obj({ jobId: key }, { keepFinished: bool }),
   'run:list-jobs': empty,
   'run:get-document': obj({ jobId: key, index: int(0) }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),

@@ -8,12 +8,14 @@ import { Worker } from 'node:worker_threads';
 export interface JobContext {
   emit(event: unknown): void;
   isCancelled(): boolean;
+  /** The stop asks to keep finished work (cancel(true)). */
+  keepsFinished(): boolean;
 }
 
 export interface JobHandle<R> {
   result: Promise<R>;
-  /** Ask the job to stop at its next step boundary. */
-  cancel(): void;
+  /** Ask the job to stop at its next step boundary; `keepFinished`: keeping the work finished (prediction). */
+  cancel(keepFinished?: boolean): void;
   /** Stop the thread at once (the job loses unsaved work). */
   terminate(): Promise<void>;
 }
@@ -70,7 +72,8 @@ export function startJob<R>(
   });
   return {
     result,
-    cancel: () => Atomics.store(new Int32Array(cancelFlag), 0, 1),
+    // 1: stop; 2: stop and keep what is finished (worker-boot.mjs reads both).
+    cancel: (keepFinished = false) => Atomics.store(new Int32Array(cancelFlag), 0, keepFinished ? 2 : 1),
     terminate: async () => {
       await worker.terminate();
     },

@@ -10,7 +10,8 @@ if (entry.endsWith('.ts')) {
 }
 const ctx = {
   emit: (event) => parentPort.postMessage({ type: 'event', event }),
-  isCancelled: () => Atomics.load(flag, 0) === 1,
+  isCancelled: () => Atomics.load(flag, 0) !== 0,
+  keepsFinished: () => Atomics.load(flag, 0) === 2,
 };
 try {
   const mod = await import(entry);

@@ -55,6 +55,11 @@ export type TaskEvent =
 export interface TaskContext {
   emit(event: TaskEvent): void;
   isCancelled(): boolean;
+  /**
+   * With isCancelled: the stop asks to keep the work already finished (prediction writes its
+   * finished documents; other tasks stop as on a plain stop). Absent: never.
+   */
+  keepsFinished?(): boolean;
 }
 
 /** A context that drops events and is never cancelled. */
@@ -65,6 +70,7 @@ export function throttleInference(ctx: TaskContext, ms = 250): TaskContext {
   let last = 0;
   return {
     isCancelled: () => ctx.isCancelled(),
+    keepsFinished: () => ctx.keepsFinished?.() === true,
     emit: (e) => {
       if (e.type === 'infer-progress' && e.done < e.total) {
         const now = performance.now();

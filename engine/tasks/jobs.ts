@@ -58,6 +58,7 @@ export async function run(
   const ctx: TaskContext = throttleInference({
     emit: (e) => jobCtx.emit(e),
     isCancelled: () => jobCtx.isCancelled(),
+    keepsFinished: () => jobCtx.keepsFinished(),
   });
   try {
     return await runTask(job, ctx);

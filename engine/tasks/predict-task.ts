@@ -18,7 +18,7 @@ import {
   type InputFormat,
   type ReInput,
 } from './data-load.ts';
-import { CancelledError } from './batching.ts';
+import { predictInChunks, type ChunkedPrediction } from './predict-chunks.ts';
 import { QUIET, type TaskContext } from './events.ts';
 import { createPredictor, type Predictor, type PredictorOptions } from './inference.ts';
 import { checkThreads, type Device } from '../runtime/session.ts';
@@ -59,6 +59,8 @@ export interface PredictArgs {
   withDocuments?: boolean;
   /** Replace an existing output file (brat: files of the same names in a non-empty folder). */
   overwrite?: boolean;
+  /** Characters of documents predicted together (whole documents; default CHUNK_CHARS). */
+  chunkChars?: number;
 }
 
 /** Counts and throughput of a prediction run (timed from tokenization to decoded output). */
@@ -81,6 +83,11 @@ export interface PredictResult {
   files?: string[];
   /** Present when the models ran with int8 encoder layers (results may differ from float32). */
   int8?: true;
+  /**
+   * Present when a stop kept the finished documents (TaskContext.keepsFinished): `documents` and
+   * everything else count those only; `planned` were given, `notRun` (by id and file) were not run.
+   */
+  stopped?: { planned: number; notRun: { id: string; source?: string }[] };
 }
 
 /** Predicted annotations of one document (offsets index its text). */
@@ -290,53 +297,55 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
   const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args, args.model)), ctx);
   const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args, args.reModel as string)) : undefined;
   const t0 = performance.now();
-  let out: Document[];
-  let words = 0;
-  let relations = 0;
+  let run: ChunkedPrediction;
   try {
-    const pred = await predictEntities(docs, ner.view, nerPredictor.logits, { batchSize }, ctx);
-    words = pred.words;
-    out = docs.map((d, i) => ({ ...d, entities: pred.entities[i] ?? [], relations: [] }));
-    if (re && rePredictor) {
-      // Pairs too far apart to be looked at are named, per document (predicted entities).
-      const far = distantPairIssues(out, re.view.entityPairs, (i) => loaded.sources?.[i] ?? `document ${out[i]?.id ?? i}`);
-      issues.push(...far);
-      emitAll(far, ctx);
-      const r = await predictRelations(
-        out,
-        pred.entities,
-        re.view,
-        rePredictor.logits,
-        { batchSize },
-        ctx,
-      );
-      out = out.map((d, i) => ({ ...d, relations: r.relations[i] ?? [] }));
-      relations = r.relations.reduce((n, l) => n + l.length, 0);
-    }
+    run = await predictInChunks(
+      docs,
+      async (chunk, first, part) => {
+        const pred = await predictEntities(chunk, ner.view, nerPredictor.logits, { batchSize }, part(0, re ? 0.5 : 1));
+        let done = chunk.map((d, i) => ({ ...d, entities: pred.entities[i] ?? [], relations: [] as Relation[] }));
+        if (re && rePredictor) {
+          // Pairs too far apart to be looked at are named, per document (predicted entities).
+          const far = distantPairIssues(done, re.view.entityPairs, (i) => loaded.sources?.[first + i] ?? `document ${done[i]?.id ?? first + i}`);
+          issues.push(...far);
+          emitAll(far, ctx);
+          const r = await predictRelations(done, pred.entities, re.view, rePredictor.logits, { batchSize }, part(0.5, 0.5));
+          done = done.map((d, i) => ({ ...d, relations: r.relations[i] ?? [] }));
+        }
+        return { docs: done, words: pred.words };
+      },
+      ctx,
+      args.chunkChars,
+    );
   } finally {
     await nerPredictor.release();
     await rePredictor?.release();
   }
   const seconds = (performance.now() - t0) / 1000;
-  // A stop asked for after the last batch still writes nothing (it was written regardless, while
-  // the workbench said "Stopped; nothing was saved"); once writing has begun, the output stands.
-  if (ctx.isCancelled()) throw new CancelledError();
+  const { out, words } = run;
+  const relations = out.reduce((n, d) => n + d.relations.length, 0);
   const written =
     args.out !== undefined && args.format !== undefined
       ? await exportDocuments(out, args.format, args.out, { ...(args.overwrite !== undefined && { overwrite: args.overwrite }) })
       : { written: [], issues: [] };
   emitAll(written.issues, ctx);
   return {
-    documents: docs.length,
+    documents: out.length,
     words,
     entities: out.reduce((n, d) => n + d.entities.length, 0),
     relations,
     seconds,
-    documentsPerSec: docs.length / seconds,
+    documentsPerSec: out.length / seconds,
     wordsPerSec: words / seconds,
     written: written.written,
     issues: [...issues, ...written.issues],
     ...(args.int8 === true && { int8: true as const }),
+    ...(run.notRun !== undefined && {
+      stopped: {
+        planned: docs.length,
+        notRun: run.notRun.map((i) => ({ id: docs[i]?.id ?? String(i), ...(loaded.sources?.[i] !== undefined && { source: loaded.sources[i] }) })),
+      },
+    }),
     ...('documents' in src
       ? {
           predictions: out.map((d) => ({ id: d.id, entities: d.entities, relations: d.relations })),
