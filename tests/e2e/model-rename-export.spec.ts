@@ -160,6 +160,41 @@ describe('Models: rename and export', () => {
     expect(app.problems).toEqual([]);
   });
 
+  it('asks afresh before removing another model, and keeps the keyboard through Remove… and Export', async () => {
+    const { page } = app;
+    await apiCall(app.server, 'models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Spare BERT' });
+    await page.getByTestId('nav-models').click();
+    const table = page.getByTestId('model-table');
+    const detail = page.getByTestId('model-detail');
+    await table.getByRole('button', { name: 'Spare BERT' }).click();
+    await detail.getByTestId('remove-model').press('Enter');
+    await expect.poll(() => focused()).toBe('keep-model'); // the safe answer, not <body>
+    // Another model opened meanwhile: its card asks nothing, so one click cannot remove it.
+    await table.getByRole('button', { name: 'Ward notes tagger' }).click();
+    await expect.poll(() => detail.getByTestId('model-detail-name').textContent()).toBe('Ward notes tagger');
+    expect(await detail.getByTestId('confirm-remove-model').count()).toBe(0);
+
+    await table.getByRole('button', { name: 'Spare BERT' }).click();
+    await expect.poll(() => detail.getByTestId('model-detail-name').textContent()).toBe('Spare BERT');
+    await detail.getByTestId('remove-model').press('Enter');
+    await detail.getByTestId('keep-model').press('Enter');
+    await expect.poll(() => focused()).toBe('remove-model');
+    await page.keyboard.press('Enter');
+    await detail.getByTestId('confirm-remove-model').press('Enter');
+    await expect.poll(async () => (await apiCall(app.server, 'models:list', {})).some((m) => m.name === 'Spare BERT')).toBe(false);
+    // The card is gone: the keyboard goes to the screen's heading, not to the top of the page.
+    await expect.poll(() => app.page.evaluate(`document.activeElement?.tagName ?? null`)).toBe('H1');
+
+    // A keyboard export: the keyboard stays in the panel (the folder field, cleared for the next).
+    await table.getByRole('button', { name: 'Ward notes tagger' }).click();
+    await detail.getByTestId('model-export').waitFor(); // its panel, still open from the test before
+    const out = join(app.tmp, 'keyboard-export');
+    await detail.getByTestId('model-export-path').fill(out);
+    await detail.getByTestId('start-model-export').press('Enter');
+    await expect.poll(() => detail.getByTestId('model-export-report').textContent()).toContain(out);
+    await expect.poll(() => focused()).toBe('model-export-path');
+  });
+
   it('passes axe (WCAG rules) with the rename form and the export panel open, in both themes', async () => {
     const { page } = app;
     const detail = page.getByTestId('model-detail');
