@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Document } from '../formats/types.ts';
 import type { TaskContext, TaskEvent } from './events.ts';
+import { startPredict } from './jobs.ts';
 import { documentChunks } from './predict-chunks.ts';
 import { predict, type PredictArgs } from './predict-task.ts';
 import { randomTaskModel, removeTempDirs, tempDir } from './test-helpers.ts';
@@ -112,5 +113,19 @@ describe('a run stopped keeping its finished documents', () => {
     const r = await predict({ ...base, out }, stopAt(6, true));
     expect(readJsonl(out)).toEqual(full);
     expect(r.stopped).toEqual({ planned: 6, notRun: [] });
+  }, 30_000);
+
+  it('does so in a worker thread too, where Stop and save finished is cancel(true)', async () => {
+    // 200 documents of two per chunk: the worker is far from its end when the stop reaches it.
+    const documents = Array.from({ length: 200 }, (_, i) => ({ id: `n${i}`, text: NOTE, entities: [], relations: [] }));
+    const job = startPredict({ model: base.model, documents, chunkChars: CHUNK, batchSize: 4 }, (e) => {
+      if (e.type === 'infer-progress' && e.done >= 2) job.cancel(true);
+    });
+    const r = await job.result;
+    const n = r.documents;
+    expect(n).toBeGreaterThanOrEqual(2);
+    expect(n).toBeLessThan(200);
+    expect(r.predictions?.map((p) => p.id)).toEqual(documents.slice(0, n).map((d) => d.id));
+    expect(r.stopped).toEqual({ planned: 200, notRun: documents.slice(n).map((d) => ({ id: d.id })) });
   }, 30_000);
 });
