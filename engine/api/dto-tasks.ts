@@ -252,7 +252,7 @@ export interface PredictSummary {
   stopped?: { planned: number; notRun: { name: string; file?: string }[]; notRunOmitted: number };
 }
 
-/** Progress of a prediction or evaluation job. */
+/** Progress of a prediction (in documents) or evaluation (in text windows or pairs) job. */
 export interface JobProgressInfo {
   jobId: string;
   kind: 'predict' | 'evaluate';

@@ -26,6 +26,7 @@ vi.mock('../../lib/api.ts', () => {
     ApiError,
     call: vi.fn((name: string) => {
       if (name === 'run:list-jobs') return Promise.resolve(jobs);
+    if (name === 'run:cancel') return Promise.resolve({ isCancelling: true });
       if (name === 'run:predict-files')
         return outputExists
           ? Promise.reject(new ApiError('exists', '/data/out: files are already there.'))
@@ -217,6 +218,55 @@ describe('run screen state', () => {
     vi.mocked(call).mockClear();
     await Promise.all([s.start(1), s.start(1)]);
     expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'run:predict-files')).toHaveLength(1);
+  });
+});
+
+describe('Stop and save finished', () => {
+  async function running(): Promise<InstanceType<typeof PredictionState>> {
+    jobs = [];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    s.source = 'folder';
+    s.inputPath = '/data/notes';
+    s.outPath = '/data/out';
+    await s.start(1);
+    vi.mocked(call).mockClear();
+    return s;
+  }
+
+  it('asks the engine to keep the finished documents, once, and then cannot be pressed', async () => {
+    const s = await running();
+    expect(s.canStopKeepingFinished).toBe(true);
+    await s.stop(true);
+    await s.stop(true);
+    expect(vi.mocked(call).mock.calls).toEqual([['run:cancel', { jobId: 'new', keepFinished: true }]]);
+    expect(s.canStopKeepingFinished).toBe(false);
+    expect(s.announcement).toBe('Stopping; saving the finished documents…');
+  });
+
+  it('is not offered after a plain Stop, which keeps nothing', async () => {
+    const s = await running();
+    await s.stop();
+    await s.stop(true);
+    expect(vi.mocked(call).mock.calls).toEqual([['run:cancel', { jobId: 'new' }]]);
+    expect(s.canStopKeepingFinished).toBe(false);
+    emit('run:finished', { jobId: 'new', status: 'cancelled' } satisfies PredictFinishedInfo);
+    expect(s.announcement).toBe('The run was stopped; nothing was saved.');
+  });
+
+  it('says how many documents were saved of how many, and is offered again on the next run', async () => {
+    const s = await running();
+    await s.stop(true);
+    const kept: PredictSummary = {
+      ...FILES,
+      documents: 2,
+      stopped: { planned: 5, notRun: [{ name: 'c', file: 'c.txt' }, { name: 'd', file: 'd.txt' }], notRunOmitted: 1 },
+    };
+    emit('run:finished', { jobId: 'new', status: 'completed', result: kept } satisfies PredictFinishedInfo);
+    expect(s.stoppedNote).toBe('Saved 2 of 5 documents; the rest were not run.');
+    expect(s.announcement).toBe('The run was stopped. Saved 2 of 5 documents; the rest were not run.');
+    await s.start(1);
+    expect(s.canStopKeepingFinished).toBe(true);
+    expect(s.stoppedNote).toBeNull();
   });
 });
 

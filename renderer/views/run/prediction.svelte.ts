@@ -12,7 +12,7 @@ import type {
   PredictedRow,
 } from '../../../engine/api/contract.ts';
 import { call, on } from '../../lib/api.ts';
-import { countOf } from '../../lib/format.ts';
+import { countOf, formatNumber } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
 export interface Sources {
@@ -35,6 +35,8 @@ export class PredictionState extends ShowsJob<'predict'> {
   opened = $state.raw<OpenedResult | null>(null);
   /** Prediction jobs the engine keeps (newest first), for reopening earlier results. */
   jobs = $state.raw<JobInfo[]>([]);
+  /** A stop asked for the running job: plain (nothing kept) or keeping its finished documents. */
+  stopAsked = $state<'stop' | 'keep' | null>(null);
 
   /** The job shown: its id, state, progress and error. */
   job = new TrackedJob('predict', (f) => {
@@ -52,10 +54,42 @@ export class PredictionState extends ShowsJob<'predict'> {
   );
   blocker = $derived(this.#blocker());
 
+  /** Whether "Stop and save finished" can be pressed: while a run goes on that no stop was asked for. */
+  get canStopKeepingFinished(): boolean {
+    return this.isRunning && this.stopAsked === null;
+  }
+
+  /**
+   * What a run stopped with "Stop and save finished" kept: "Saved N of M documents; the rest were
+   * not run." (null for a run that was not stopped that way).
+   */
+  get stoppedNote(): string | null {
+    const s = this.result?.stopped;
+    if (!this.result || !s) return null;
+    const saved = this.result.source === 'project' ? 'Saved suggestions for' : 'Saved';
+    const rest = s.notRun.length + s.notRunOmitted;
+    return `${saved} ${formatNumber(this.result.documents)} of ${countOf(s.planned, 'document')}; ${rest === 0 ? 'every document had finished' : 'the rest were not run'}.`;
+  }
+
+  /**
+   * Stops the running job: plainly (nothing is kept), or keeping the documents it has finished,
+   * written (or saved as suggestions) whole. A press while a stop is on its way does nothing.
+   */
+  async stop(keepFinished = false): Promise<void> {
+    const jobId = this.jobId;
+    if (jobId === null || !this.isRunning) return;
+    // Pressed again, or keeping asked after a plain stop (the run may have let its work go already).
+    if (keepFinished ? this.stopAsked !== null : this.stopAsked === 'stop') return;
+    this.stopAsked = keepFinished ? 'keep' : 'stop';
+    await call('run:cancel', { jobId, ...(keepFinished && { keepFinished: true }) });
+  }
+
   /** What the screen's live region says about the shown job, so a screen reader hears it end. */
   get announcement(): string {
     const r = this.result;
-    if (this.state === 'running') return 'Running the model…';
+    if (this.state === 'running') return this.stopAsked === 'keep' ? 'Stopping; saving the finished documents…' : 'Running the model…';
+    const stopped = this.stoppedNote;
+    if (this.state === 'completed' && stopped !== null) return `The run was stopped. ${stopped}`;
     if (this.state === 'cancelled') return 'The run was stopped; nothing was saved.';
     // Output in the way is no failure: the screen waits for the user to choose Replace.
     if (this.state === 'failed' && this.job.errorCode === 'exists')
@@ -153,6 +187,7 @@ export class PredictionState extends ShowsJob<'predict'> {
     if (this.blocker !== null || this.isRunning) return; // a second press before the first shows
     this.result = null;
     this.opened = null;
+    this.stopAsked = null;
     const models = {
       modelId: this.selectedModelId,
       ...(this.reModelId !== '' && { reModelId: this.reModelId }),
@@ -177,6 +212,7 @@ export class PredictionState extends ShowsJob<'predict'> {
 
   #adopt(job: JobInfo, keepsSource = false): void {
     this.opened = null;
+    this.stopAsked = null;
     this.job.adopt(job);
     this.result = job.predict ?? null;
     if (keepsSource) return;
