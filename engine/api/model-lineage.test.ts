@@ -60,6 +60,16 @@ describe('importing a model folder with a PHI record', () => {
     expect(bad.phiStatus).toBe('unknown');
   });
 
+  it('takes a lineage.json it cannot read (cut short in a copy) as unknown, never as the user’s “no”', async () => {
+    const folder = folderRecording('cut-short');
+    writeFileSync(join(folder, 'lineage.json'), '{"phi_status": "trained-on-phi", "statem');
+    const cut = await call('models:import-folder', { path: folder, phiStatus: 'no-phi' });
+    expect(cut.phiStatus).toBe('unknown');
+    expect((await call('models:list', {})).find((m) => m.id === cut.id)?.phiStatus).toBe('unknown');
+    // It vouches for nothing either way: the user's worse answer stands.
+    expect((await call('models:import-folder', { path: folder, phiStatus: 'trained-on-phi' })).phiStatus).toBe('trained-on-phi');
+  });
+
   it('refuses a lineage.json that is a pipe and leaves nothing in models/', async () => {
     const folder = folderRecording('fifo-lineage');
     makeFifo(join(folder, 'lineage.json'));

@@ -97,12 +97,16 @@ async function copyModelFiles(source: string, loaded: HfFolder, into: string): P
   }
 }
 
-/** The PHI status a model folder records for itself in lineage.json, if it has one. */
+/**
+ * The PHI status a model folder records for itself in lineage.json, if it has one. A record that
+ * cannot be read (cut short in a copy) vouches for nothing: unknown, as an export takes it, never
+ * the user's "no" (it may have said trained-on-phi).
+ */
 function recordedPhiStatus(dir: string): PhiStatus | undefined {
   const file = join(dir, 'lineage.json');
   if (!existsSync(file)) return undefined;
   checkModelFile(file, 'text'); // a pipe or a device is refused, not read forever
-  return declaredPhiStatus(dir);
+  return declaredPhiStatus(dir) ?? 'unknown';
 }
 
 /** The imported folder's lineage: itself, and a PHI-trained teacher its record names. */
