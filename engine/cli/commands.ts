@@ -180,6 +180,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       THREADS,
       DEVICE,
       f('overwrite', undefined, 'replace an existing output file, or same-named files in a brat folder'),
+      f('keep-finished', undefined, 'Ctrl-C writes the documents already finished (whole, with their relations) and names the rest (exit 130); without it Ctrl-C writes nothing'),
     ],
   },
   {

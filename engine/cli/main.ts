@@ -35,7 +35,7 @@ export const OPTIONS = {
   'weight-decay': { type: 'string' }, patience: { type: 'string' }, 'eval-every': { type: 'string' },
   'checkpoint-every': { type: 'string' }, 'negative-label': { type: 'string' }, 're-model': { type: 'string' },
   'max-steps': { type: 'string' }, 'max-minutes': { type: 'string' }, 'no-dropout': { type: 'boolean' },
-  resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' },
+  resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' }, 'keep-finished': { type: 'boolean' },
   ...DISTILL_OPTIONS,
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
   version: { type: 'boolean' },

@@ -11,7 +11,7 @@ import type * as Pretrain from '../pretrain/pretrain.ts';
 
 vi.mock('../tasks/predict-task.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof PredictTask>()),
-  predict: () => Promise.reject(new CancelledError()),
+  predict: vi.fn(() => Promise.reject(new CancelledError())),
   evaluate: () => Promise.reject(new CancelledError()),
 }));
 vi.mock('../tasks/train-task.ts', async (importOriginal) => ({
@@ -44,6 +44,38 @@ describe('a stopped prediction or evaluation', () => {
     expect(stderr).toEqual(['benchtop: stopped; nothing was written']);
     stderr = [];
     expect(await main(['eval', 'ner', '--model', '/m', '--data', '/d.tsv'])).toBe(130);
+    expect(stderr).toEqual(['benchtop: stopped; nothing was written']);
+  });
+});
+
+describe('predict --keep-finished stopped by Ctrl-C', () => {
+  const args = ['predict', '--model', '/m', '--input', '/in', '--out', '/tmp/x.jsonl', '--format', 'jsonl'];
+  /** A run that Ctrl-C stops after `done` of 25 documents; what it was asked to keep. */
+  async function stoppedAfter(done: number, extra: string[]): Promise<{ code: number; keeps: boolean }> {
+    const { predict } = await import('../tasks/predict-task.ts');
+    let keeps = false;
+    vi.mocked(predict).mockImplementationOnce((_args, ctx) => {
+      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      process.emit('SIGINT', 'SIGINT');
+      keeps = ctx?.isCancelled() === true && ctx.keepsFinished?.() === true;
+      if (!keeps) return Promise.reject(new CancelledError());
+      const notRun = Array.from({ length: 25 - done }, (_, i) => ({ id: `ward/n${done + i}`, source: `ward/n${done + i}.txt` }));
+      const r = { documents: done, words: 0, entities: 0, relations: 0, seconds: 1, documentsPerSec: 1, wordsPerSec: 1, written: ['/tmp/x.jsonl'], issues: [] };
+      return Promise.resolve({ ...r, stopped: { planned: 25, notRun } });
+    });
+    return { code: await main([...args, ...extra]), keeps };
+  }
+
+  it('writes the finished documents, names those not run, and exits with 130', async () => {
+    const r = await stoppedAfter(3, ['--keep-finished']);
+    expect(r).toEqual({ code: 130, keeps: true });
+    const names = Array.from({ length: 20 }, (_, i) => `ward/n${3 + i} (ward/n${3 + i}.txt)`).join(', ');
+    expect(stdout[1]).toBe(`stopped: wrote 3 of 25 documents; not run: ${names}, and 2 more`);
+    expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('without the flag still writes nothing', async () => {
+    expect(await stoppedAfter(3, [])).toEqual({ code: 130, keeps: false });
     expect(stderr).toEqual(['benchtop: stopped; nothing was written']);
   });
 });

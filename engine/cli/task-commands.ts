@@ -290,6 +290,7 @@ export async function cmdPredict(opts: Opts): Promise<void> {
   if (!format) throw new UsageError(`missing --format (${EXPORT_FORMATS.join('|')})`);
   const inputFormat = oneOf<InputFormat>(opts, 'input-format', INPUT_FORMATS);
   const reModel = optionalString(opts, 're-model');
+  const keep = opts['keep-finished'] === true;
   const ctx = cliContext();
   const r = await withSigint(ctx, () =>
     predict(
@@ -308,11 +309,11 @@ export async function cmdPredict(opts: Opts): Promise<void> {
         ...deviceOption(opts),
         ...(opts['overwrite'] ? { overwrite: true } : {}),
       },
-      throttleInference(ctx),
+      { ...throttleInference(ctx), keepsFinished: () => keep },
     ).catch((e: unknown) => {
       throw withOverwriteFlag(e);
     }),
-    STOP_WITHOUT_WRITING,
+    keep ? 'stopping; the documents finished so far will be written' : STOP_WITHOUT_WRITING,
   );
   const errors = r.issues.filter((i) => i.severity === 'error').length;
   console.log(
@@ -320,4 +321,15 @@ export async function cmdPredict(opts: Opts): Promise<void> {
       `${r.documentsPerSec.toFixed(2)} documents/s, ${Math.round(r.wordsPerSec)} words/s (${r.words} words in ${r.seconds.toFixed(2)} s)` +
       (errors > 0 ? `; ${errors} input error(s), see above` : ''),
   );
+  if (r.stopped) {
+    // --keep-finished and Ctrl-C: the documents not run, by id (and file), never their text.
+    const { planned, notRun } = r.stopped;
+    const named = notRun.slice(0, NOT_RUN_NAMED).map((d) => (d.source !== undefined && d.source !== d.id ? `${d.id} (${d.source})` : d.id));
+    const more = notRun.length > NOT_RUN_NAMED ? `, and ${notRun.length - NOT_RUN_NAMED} more` : '';
+    console.log(`stopped: wrote ${r.documents} of ${planned} documents${notRun.length > 0 ? `; not run: ${named.join(', ')}${more}` : ''}`);
+    throw new StoppedError();
+  }
 }
+
+/** Documents not run that a stopped `predict --keep-finished` names (the rest are counted). */
+const NOT_RUN_NAMED = 20;
