@@ -2,13 +2,14 @@
 // a preset gets the shipped vocabulary (public, known by its hash), a distilled student its
 // teacher's (with the teacher's record), an export carries the record and says it on the card,
 // and a model imported from an older folder without one is described by its vocab.txt's hash.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatVocab } from '../checkpoints/tokenizer-files.ts';
 import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
 import type { LineageRecord } from '../distill/lineage.ts';
+import { writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
@@ -104,4 +105,30 @@ describe('the vocabulary record of workbench models', () => {
     for (const f of ['lineage.json', 'metrics.json', 'README.md']) expect(readFileSync(join(t.dir, studentPath, f), 'utf8')).not.toContain('smith_john');
     expect(lineageOf(join(t.dir, studentPath)).vocabulary?.from?.source).toBe(`the base model "${basePath.split('/').pop()!}"`);
   }, 120_000);
+
+  it('knows the vocabularies of the installation’s resources/, beside app.asar when packaged', async () => {
+    // The packaged layout: the engine is bundled inside app.asar, resources/ lies beside it
+    // (<process.resourcesPath>/resources), holding the vocabulary preset models get.
+    const installed = join(outside, 'installed');
+    mkdirSync(join(installed, 'app.asar'), { recursive: true });
+    cpSync(resolve(import.meta.dirname, '../../resources/demo'), join(installed, 'resources', 'demo'), { recursive: true });
+    mkdirSync(join(installed, 'resources', 'vocab'));
+    copyFileSync(writeTinyVocab(outside), join(installed, 'resources', 'vocab', 'vocab.txt'));
+    await t.close();
+    t = openTestEngine('benchtop-vocab-installed-', { resourcesDir: join(installed, 'resources') });
+    const [demo] = await t.call('projects:list', {});
+    const [dataset] = await t.call('datasets:list', { projectId: demo!.id });
+    const trained = nextModel();
+    await t.call('train:start', { projectId: demo!.id, task: 'ner', datasetIds: [dataset!.id], preset: 'small-2L-128', batchSize: 2, maxLength: 32, epochs: 1, maxSteps: 1 });
+    const modelId = await trained;
+    const modelPath = (await t.call('models:list', {})).find((m) => m.id === modelId)!.path;
+    // Known by the installation's hashes in all the model carries: with resources/ looked for
+    // beside the bundled engine (inside app.asar), the run's metrics.json and card said origin
+    // 'file', "not a vocabulary Benchtop ships" (lineage.json alone was judged again on saving).
+    const folder = join(t.dir, modelPath);
+    const shipped = { origin: 'shipped', shipped: 'the vocabulary shipped with Benchtop' };
+    expect(lineageOf(folder).vocabulary).toMatchObject(shipped);
+    expect((JSON.parse(readFileSync(join(folder, 'metrics.json'), 'utf8')) as { model: { vocabulary: unknown } }).model.vocabulary).toMatchObject(shipped);
+    expect(readFileSync(join(folder, 'training_card.md'), 'utf8')).toContain('it is the vocabulary shipped with Benchtop, a public vocabulary shipped with Benchtop.');
+  }, 60_000);
 });

@@ -22,11 +22,15 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-/** `inSubfolder`: the data folder is `<dir>/data`, leaving `dir` for the test's own files. */
-export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean } = {}): TestEngine {
+/**
+ * `inSubfolder`: the data folder is `<dir>/data`, leaving `dir` for the test's own files;
+ * `resourcesDir`: the installation's resources/ (default: the repository's).
+ */
+export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean; resourcesDir?: string } = {}): TestEngine {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const dataDir = opts.inSubfolder ? join(dir, 'data') : dir;
-  let engine = createEngine({ dataDir });
+  const resources = opts.resourcesDir !== undefined ? { resourcesDir: opts.resourcesDir } : {};
+  let engine = createEngine({ dataDir, ...resources });
   const invoke = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> =>
     (await engine.invoke(name, args)) as Reply<Result<K>>;
   const call = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => {
@@ -43,7 +47,7 @@ export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean } =
     call,
     async restart(create = createEngine) {
       await engine.close();
-      engine = create({ dataDir });
+      engine = create({ dataDir, ...resources });
     },
     async close() {
       await engine.close();

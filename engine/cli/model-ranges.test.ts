@@ -7,12 +7,8 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { saveHfFolder } from '../checkpoints/hf-folder.ts';
-import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { presetConfig, type Task } from '../model/config.ts';
-import { initWeights } from '../model/init.ts';
-import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
-import { withTaskMeta } from '../tasks/model-setup.ts';
+import type { Task } from '../model/config.ts';
+import { writeCorpus, writeTinyModel, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { DATA, HAS_DATA, tsvSubset } from '../tasks/test-helpers.ts';
 import { runCli } from './test-helpers.ts';
 
@@ -22,15 +18,7 @@ const vocabFile = writeTinyVocab(dir);
 const out = path.join(dir, 'out');
 
 /** A random-weight model over the tiny vocabulary with `numLayers` layers and `maxPositions` positions. */
-function tinyModel(name: string, task: Task, maxPositions: number, numLayers = 2): string {
-  const vocab = readVocab(vocabFile);
-  const labels = task === 'token-classification' ? ['O', 'B-X', 'I-X'] : [];
-  const base = { ...presetConfig('small-2L-128', 'bert', vocab.length, labels, task), maxPositions, numLayers };
-  const config = task === 'masked-lm' ? base : withTaskMeta(base, { task: 'ner', maxLength: 32, stride: 8 });
-  const tokenizer = { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: maxPositions, specialTokens: { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' } };
-  saveHfFolder(path.join(dir, name), { config, weights: initWeights(config, 1), vocab, tokenizer });
-  return path.join(dir, name);
-}
+const tinyModel = (name: string, task: Task, maxPositions: number, numLayers = 2): string => writeTinyModel(path.join(dir, name), vocabFile, task, { maxPositions, numLayers });
 
 async function refused(args: string[]): Promise<string> {
   const r = await runCli([...args, '--out', out]);

@@ -96,6 +96,11 @@ export interface DistillArgs {
   overwrite?: boolean;
   /** Test hook: the WordNet reader. */
   wordNet?: () => string[];
+  /**
+   * The installation's resources/ folder (the app's, beside app.asar when packaged), whose
+   * vocabularies the model's record names as shipped; default: the repository's (vocab-origin.ts).
+   */
+  resourcesDir?: string;
 }
 
 /** What `distill` did. */
@@ -385,14 +390,13 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   }
 
   const entries: LineageEntry[] = [
-    teacherEntry(args.teacher, true, args.teacherPhiStatus),
-    ...(start ? [start] : []),
+    teacherEntry(args.teacher, true, args.teacherPhiStatus), ...(start ? [start] : []),
     ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, ...(s.sha256 !== undefined && { sha256: s.sha256 }), containsPhi: false, gradients: true })),
     ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
   const vocabFrom = args.student ? { model: args.student, role: 'student folder' } : args.vocab !== undefined ? { file: args.vocab } : { model: args.teacher, role: 'teacher model' };
-  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom, student.tokenizerSettings));
+  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom, student.tokenizerSettings, args.resourcesDir));
   const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
   const config = withTaskMeta(student.config, meta);
   const tail = (k: string): number | null => {

@@ -1,9 +1,15 @@
 // Test-only helpers for pretraining and distillation tests: a small English text corpus written
-// to a temp folder and a tiny WordPiece vocabulary covering it (fast graphs). Not used by the product.
+// to a temp folder, a tiny WordPiece vocabulary covering it and random-weight models over that
+// vocabulary (fast graphs). Not used by the product.
 
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { saveHfFolder } from '../checkpoints/hf-folder.ts';
+import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { presetConfig, type EncoderConfig, type Task } from '../model/config.ts';
+import { initWeights } from '../model/init.ts';
+import { withTaskMeta } from '../tasks/model-setup.ts';
 
 const SENTENCES = [
   'The patient was treated for a rare form of breast cancer.',
@@ -34,3 +40,18 @@ export function writeTinyVocab(dir: string): string {
   writeFileSync(file, `${[...new Set(vocab)].join('\n')}\n`);
   return file;
 }
+
+/**
+ * A random-weight small-2L-128 model in `dir` over the vocabulary file `vocabFile`: masked-LM, or
+ * NER (labels O, B-X, I-X; max length 32); `overrides` change its config (positions, layers).
+ */
+export function writeTinyModel(dir: string, vocabFile: string, task: Task, overrides: Partial<EncoderConfig> = {}): string {
+  const vocab = readVocab(vocabFile);
+  const labels = task === 'token-classification' ? ['O', 'B-X', 'I-X'] : [];
+  const base = { ...presetConfig('small-2L-128', 'bert', vocab.length, labels, task), ...overrides };
+  const config = task === 'masked-lm' ? base : withTaskMeta(base, { task: 'ner', maxLength: 32, stride: 8 });
+  const specialTokens = { unk: '[UNK]', sep: '[SEP]', pad: '[PAD]', cls: '[CLS]', mask: '[MASK]' };
+  saveHfFolder(dir, { config, weights: initWeights(config, 1), vocab, tokenizer: { doLowerCase: true, stripAccents: null, tokenizeChineseChars: true, modelMaxLength: config.maxPositions, specialTokens } });
+  return dir;
+}
+

@@ -97,6 +97,11 @@ export interface TrainArgs {
   resume?: 'auto' | 'require' | 'never';
   overwrite?: boolean;
   saveOnCancel?: boolean;
+  /**
+   * The installation's resources/ folder (the app's, beside app.asar when packaged), whose
+   * vocabularies the model's record names as shipped; default: the repository's (vocab-origin.ts).
+   */
+  resourcesDir?: string;
 }
 
 /** Result of `train`. */
@@ -430,7 +435,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       parameters,
       labels,
       new_parameters: pm.newParameters.length,
-      vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }, pm.tokenizerSettings),
+      vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }, pm.tokenizerSettings, args.resourcesDir),
     },
     data: { ...files, split, counts },
     issues: {
