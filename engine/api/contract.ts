@@ -72,6 +72,13 @@ export interface EngineRequests {
     description?: string;
   }) => ProjectInfo;
   'projects:delete': (args: { projectId: number }) => { isDeleted: boolean };
+  /**
+   * Why the documents of deleted projects are still in the workspace file: their removal met a
+   * damaged page, a full disk, a disk error or a read-only file ('workspace-unavailable' or
+   * 'workspace-unwritable'). Null while there is none; `workspace:changed` ('projects') says when
+   * it changes.
+   */
+  'projects:deletion-problem': (args: NoArgs) => { problem: ApiErrorInfo | null };
 
   'schema:get': (args: { projectId: number }) => LabelSchema;
   /**
@@ -350,6 +357,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'projects:create': true,
   'projects:update': true,
   'projects:delete': true,
+  'projects:deletion-problem': true,
   'schema:get': true,
   'schema:save-entity-type': true,
   'schema:delete-entity-type': true,

@@ -54,7 +54,7 @@ import { checkUnchanged, renameOrMergeType } from './schema-rename.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
-import { purgeDeletedProjects } from './project-purge.ts';
+import { deletionProblem, purgeDeletedProjects } from './project-purge.ts';
 import { listRunInfos, runMetrics } from './run-infos.ts';
 import { cancelRun, deleteProjectAndRuns, resumeRun } from './run-launcher.ts';
 import { discardRun } from './run-discard.ts';
@@ -174,6 +174,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       if (isDeleted) changed(a.projectId, 'projects'); // and again once its rows are all removed
       return { isDeleted };
     },
+    'projects:deletion-problem': () => ({ problem: deletionProblem(ctx) }),
 
     'schema:get': (a) => {
       mustProject(read, a.projectId);

@@ -113,6 +113,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   ),
   'projects:update': obj({ projectId: id }, { name: projectName, description: str({ max: 2000 }) }),
   'projects:delete': obj({ projectId: id }),
+  'projects:deletion-problem': empty,
   'schema:get': obj({ projectId: id }),
   'schema:save-entity-type': obj(
     { projectId: id, entityType: obj({ name, color }, { shortcut, description: str({ max: 2000 }) }) },

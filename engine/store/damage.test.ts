@@ -1,7 +1,6 @@
 // Tests for a workspace that fails under the user while it is open: a damaged page found by a
 // query, a full disk. Each comes out as a StoreError naming the file (not the generic "try
 // again"), nothing of the change is saved, and the workspace still closes and frees its folder.
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toErrorInfo } from '../api/errors.ts';
@@ -10,7 +9,7 @@ import { createDataset } from './datasets.ts';
 import { countDocuments, getDocument, insertDocuments } from './documents.ts';
 import { createProject } from './projects.ts';
 import { sql } from './sql.ts';
-import { storeErrorOf, tempDirs } from './test-helpers.ts';
+import { damageTable, storeErrorOf, tempDirs } from './test-helpers.ts';
 
 const tempDir = tempDirs('benchtop-damage-');
 
@@ -32,17 +31,9 @@ function fill(ws: Workspace, n: number): { projectId: number; datasetId: number 
 
 const storeError = storeErrorOf;
 
-/**
- * Closes `ws` and overwrites the page holding the annotations, as a bad sector would: the schema
- * is intact, so the workspace still opens.
- */
+/** Closes `ws` and damages the page holding the annotations: the workspace still opens. */
 function damageAnnotations(ws: Workspace, dir: string): void {
-  const root = ws.read.get<{ rootpage: number }>(sql`SELECT rootpage FROM sqlite_schema WHERE name = 'entities'`)?.rootpage ?? 0;
-  const pageSize = ws.read.get<{ page_size: number }>(sql`PRAGMA page_size`)?.page_size ?? 0;
-  ws.close();
-  const fd = openSync(join(dir, WORKSPACE_FILE), 'r+');
-  writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize);
-  closeSync(fd);
+  damageTable(ws, dir, 'entities');
 }
 
 describe('a workspace that fails while open', () => {

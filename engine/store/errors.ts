@@ -45,19 +45,38 @@ export function corruptError(dbPath: string, cause?: unknown): StoreError {
  * transaction) back, so nothing of the change was saved.
  */
 export function sqliteFailure(dbPath: string, err: unknown): StoreError | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return undefined;
-  const is = (base: string): boolean => code === base || code.startsWith(`${base}_`);
-  if (is('SQLITE_CORRUPT') || is('SQLITE_NOTADB')) return corruptError(dbPath, err);
-  const why = is('SQLITE_FULL')
-    ? 'the disk is full; free some space'
-    : is('SQLITE_READONLY')
-      ? 'it or its folder is read-only; make both writable'
-      : is('SQLITE_IOERR')
-        ? `the disk reported an error (${code}); check that it is connected and working`
-        : undefined;
+  const code = sqliteCode(err);
+  if (code === undefined) return undefined;
+  if (is(code, 'SQLITE_CORRUPT') || is(code, 'SQLITE_NOTADB')) return corruptError(dbPath, err);
+  const why = unwritableReason(err);
   if (why === undefined) return undefined;
   return new StoreError('unwritable', `${dbPath} could not be written, so nothing of this change was saved: ${why}, then try again.`, { cause: err });
+}
+
+/**
+ * What is wrong, and what to do, for an 'unwritable' failure (the SQLite error or its StoreError):
+ * "the disk is full; free some space". Undefined for any other error.
+ */
+export function unwritableReason(err: unknown): string | undefined {
+  const code = sqliteCode(err instanceof StoreError ? err.cause : err);
+  if (code === undefined) return undefined;
+  return is(code, 'SQLITE_FULL')
+    ? 'the disk is full; free some space'
+    : is(code, 'SQLITE_READONLY')
+      ? 'it or its folder is read-only; make both writable'
+      : is(code, 'SQLITE_IOERR')
+        ? `the disk reported an error (${code}); check that it is connected and working`
+        : undefined;
+}
+
+function sqliteCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Whether SQLite's error `code` is `base` or one of its extended codes. */
+function is(code: string, base: string): boolean {
+  return code === base || code.startsWith(`${base}_`);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   deleteProject,
   getLabelSchema,
   getProject,
+  listDeletingProjectNames,
   listDeletingProjects,
   listProjects,
   purgeProjectBatch,
@@ -93,7 +94,12 @@ describe('deleteProject', () => {
     // The name is free at once, in any case.
     expect(createProject(ws.write, { name: 'LIVER NOTES' }).name).toBe('LIVER NOTES');
     const hidden = ws.read.get<{ name: string }>(sql`SELECT name FROM projects WHERE id = ${gone.projectId}`);
-    expect(hidden?.name).toBe(`${'-'.repeat(82)}deleted ${gone.projectId}`); // longer than any typed name (80)
+    expect(hidden?.name).toBe(`${'-'.repeat(82)}deleted ${gone.projectId}: Liver notes`); // longer than any typed name (80)
+    // The name it had is kept for saying whose documents are still there, if the purge cannot finish.
+    expect(listDeletingProjectNames(ws.read)).toEqual(['Liver notes']);
+    expect(createProject(ws.write, { name: 'x: y' }).name).toBe('x: y');
+    ws.write.run(sql`UPDATE projects SET name = '-deleted 99', deleting = 1 WHERE name = 'x: y'`); // as an older version left it
+    expect(listDeletingProjectNames(ws.read)).toEqual(['Liver notes', undefined]);
     // The other project is untouched.
     expect(getDataset(ws.read, kept.datasetId)?.documentCount).toBe(25);
     expect(getDocumentText(ws.read, kept.documentIds[0] ?? 0)?.text).toBe('Patient 0 developed hepatitis after isoniazid.');

@@ -125,12 +125,14 @@ export function updateProject(db: WriteDb, id: number, patch: { name?: string; d
 /**
  * Deletes a project at once for every reader: it is marked deleting, which hides it from every
  * query that gets or lists projects, and renamed past the longest name a user may type (80), so
- * its name is free at once. Its rows go later, by purgeProjectBatch. False if there was none.
+ * its name is free at once; the name it had follows ': ', for listDeletingProjectNames. Its rows
+ * go later, by purgeProjectBatch. False if there was none.
  */
 export function deleteProject(db: WriteDb, id: number): boolean {
   return (
     db.run(sql`
-      UPDATE projects SET deleting = 1, name = replace(hex(zeroblob(41)), '0', '-') || 'deleted ' || id
+      UPDATE projects SET deleting = 1,
+        name = replace(hex(zeroblob(41)), '0', '-') || 'deleted ' || id || ': ' || name
       WHERE id = ${id} AND deleting = 0`).changes > 0
   );
 }
@@ -138,6 +140,18 @@ export function deleteProject(db: WriteDb, id: number): boolean {
 /** The ids of projects marked deleting whose rows are not all removed yet. */
 export function listDeletingProjects(db: ReadDb): number[] {
   return db.all<{ id: number }>(sql`SELECT id FROM projects WHERE deleting = 1 ORDER BY id`).map((r) => r.id);
+}
+
+/**
+ * The names the projects marked deleting had, by id; undefined for one deleted before
+ * deleteProject kept its name (2026-11-24).
+ */
+export function listDeletingProjectNames(db: ReadDb): (string | undefined)[] {
+  return db
+    .all<{ name: string | null }>(sql`
+      SELECT CASE WHEN instr(name, ': ') > 0 THEN substr(name, instr(name, ': ') + 2) END AS name
+      FROM projects WHERE deleting = 1 ORDER BY id`)
+    .map((r) => r.name ?? undefined);
 }
 
 /**
