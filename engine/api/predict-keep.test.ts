@@ -1,8 +1,10 @@
 // "Stop and save finished" on a run over a project's documents: run:cancel keepFinished reaches
 // the worker as cancel(true), and the finished documents the worker returns are saved as
 // suggestions (only they) with the run completed, its result naming the documents not run by
-// their names; a plain Stop saves nothing. The worker's side (which documents are finished) is
+// their names (over a folder, by name and file, not listed as files that gave no document); a
+// plain Stop saves nothing. The worker's side (which documents are finished) is
 // engine/tasks/predict-keep.test.ts; here it is a handle that answers the stop as a worker would.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError } from '../tasks/batching.ts';
@@ -18,7 +20,9 @@ const FINISHED = 2;
 vi.mock('../tasks/jobs.ts', async (importOriginal) => ({
   ...(await importOriginal<typeof Jobs>()),
   startPredict: (args: PredictArgs) => {
-    const docs = args.documents ?? [];
+    // A folder run: three notes and a scan that gave no document.
+    const files = ['a.txt', 'b.txt', 'c.txt', 'scan.pdf'];
+    const docs = args.documents ?? files.slice(0, 3).map((f) => ({ id: f.slice(0, 1), text: 'Fever.', source: f, entities: [], relations: [] }));
     let answer: (r: PredictResult) => void = () => undefined;
     let fail: (e: Error) => void = () => undefined;
     const result = new Promise<PredictResult>((res, rej) => ((answer = res), (fail = rej)));
@@ -30,11 +34,13 @@ vi.mock('../tasks/jobs.ts', async (importOriginal) => ({
           id: d.id,
           entities: [{ id: 'T1', type: 'Disease', spans: [{ start: 0, end: 3 }], text: d.text.slice(0, 3), score: 0.9 }],
           relations: [],
+          ...('source' in d && { text: d.text, source: d.source }),
         }));
         answer({
           documents: FINISHED, words: 1, entities: FINISHED, relations: 0, seconds: 1, documentsPerSec: 1, wordsPerSec: 1,
           written: [], issues: [], predictions,
-          stopped: { planned: docs.length, notRun: docs.slice(FINISHED).map((d) => ({ id: d.id })) },
+          ...(args.input !== undefined && { files }),
+          stopped: { planned: docs.length, notRun: docs.slice(FINISHED).map((d) => ({ id: d.id, ...('source' in d && { source: d.source }) })) },
         });
       },
       terminate: () => Promise.resolve(),
@@ -89,6 +95,17 @@ describe('stopping a project run', () => {
       stopped: { planned: docs.length, notRun: docs.slice(FINISHED).map((d) => ({ name: d.name })), notRunOmitted: 0 },
     });
     expect((await suggestions()).map((d) => d.suggested)).toEqual(docs.map((_, i) => (i < FINISHED ? 1 : 0)));
+  });
+
+  it('over a folder, lists the files not run as such, not as files that gave no document', async () => {
+    const input = join(t.dir, 'notes');
+    mkdirSync(input, { recursive: true });
+    const { jobId } = await t.call('run:predict-files', { modelId, inputPath: input, outPath: join(t.dir, 'out.jsonl'), format: 'jsonl' });
+    await t.call('run:cancel', { jobId, keepFinished: true });
+    const end = await finished(jobId);
+    expect(end.status).toBe('completed');
+    expect(end.result?.rows.map((r) => [r.name, r.isUnread === true])).toEqual([['scan.pdf', true], ['a', false], ['b', false]]);
+    expect(end.result?.stopped).toEqual({ planned: 3, notRun: [{ name: 'c', file: 'c.txt' }], notRunOmitted: 0 });
   });
 
   it('refuses a keepFinished that is not true or false', async () => {
