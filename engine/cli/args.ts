@@ -1,6 +1,7 @@
 // Small helpers over node:util parseArgs for the benchtop CLI: typed option access with
 // clear usage errors. No third-party parser: the built-in one covers what the CLI needs.
 
+import { PRESETS } from '../model/config.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 
 export class UsageError extends Error {}
@@ -55,6 +56,19 @@ export function deviceOption(opts: Opts): { device?: 'cpu' | 'webgpu' } {
   if (v === undefined) return {};
   if (v !== 'cpu' && v !== 'webgpu') throw new UsageError(`--device must be cpu or webgpu, got "${v}"`);
   return { device: v };
+}
+
+/**
+ * Refuses a model size (--preset, --student-preset) that is none of the presets before any work,
+ * as a usage mistake: found by the task once the data and teacher were read, it exited 1.
+ */
+export function checkPresetNames(opts: Opts): void {
+  for (const flag of ['preset', 'student-preset']) {
+    const v = optionalString(opts, flag);
+    // A student may also be half the teacher (student-init.ts).
+    const known = [...(flag === 'student-preset' ? ['half-teacher'] : []), ...Object.keys(PRESETS)];
+    if (v !== undefined && !known.includes(v)) throw new UsageError(`unknown --${flag} "${v}" (known: ${known.join(', ')})`);
+  }
 }
 
 /**

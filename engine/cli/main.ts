@@ -4,7 +4,7 @@
 import { CancelledError } from '../tasks/batching.ts';
 import { SettingError } from '../tasks/setting-error.ts';
 import { parseArgs } from 'node:util';
-import { StoppedError, UsageError, type Opts } from './args.ts';
+import { checkPresetNames, StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
@@ -85,6 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     if (refused) throw new UsageError(refused);
     // A number out of its range is a usage mistake like a mistyped flag: refused before any work.
     checkNumberFlags(spec.flags, opts);
+    checkPresetNames(opts);
     // A stray word (a value whose flag was mistyped away) used to be ignored without a word.
     const extra = parsed.positionals.slice(spec.name.split(' ').length + (POSITIONAL_ARGS[spec.name] ?? 0));
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; usage: ${spec.usage}`);

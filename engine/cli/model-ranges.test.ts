@@ -4,10 +4,10 @@
 // and nothing written. distill and distill-general also refuse a window longer than the teacher's
 // or student's positions (onnxruntime failed on it part-way).
 
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Task } from '../model/config.ts';
+import { PRESETS, type Task } from '../model/config.ts';
 import { writeCorpus, writeTinyModel, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { DATA, HAS_DATA, tsvSubset } from '../tasks/test-helpers.ts';
 import { runCli } from './test-helpers.ts';
@@ -63,6 +63,21 @@ describe('settings out of the model’s range exit 2 (usage)', () => {
     expect(await refused(['distill-general', '--teacher', mlm, '--student-preset', 'small-2L-128', '--recipe', 'tinybert', '--text', text, '--layer-map', '1'])).toBe(
       'benchtop: error: --layer-map lists 1 teacher layers for a 2-layer student',
     );
+  });
+
+  it('a preset size that does not exist, and settings that do not go together', async () => {
+    for (const args of [['train', 'ner', '--preset', 'nope', '--train', text], ['pretrain', '--preset', 'nope', '--text', text]])
+      expect(await refused(args)).toBe(`benchtop: error: unknown --preset "nope" (known: ${Object.keys(PRESETS).join(', ')})`);
+    const distill = ['distill', '--task', 'ner', '--teacher', 'missing', '--transfer', 'random'];
+    expect(await refused([...distill, '--student-preset', 'huge'])).toBe(`benchtop: error: unknown --student-preset "huge" (known: half-teacher, ${Object.keys(PRESETS).join(', ')})`);
+    expect(await refused([...distill, '--student-preset', 'half-teacher', '--alpha', '0.5'])).toContain('--alpha needs --private-data FILE');
+    const ner = tinyModel('ner-hidden', 'token-classification', 64);
+    const other = path.join(dir, 'other-vocab.txt');
+    writeFileSync(other, `${readFileSync(vocabFile, 'utf8')}extra\n`);
+    expect(await refused(['distill', '--task', 'ner', '--teacher', ner, '--transfer', 'random', '--student-preset', 'small-2L-128', '--vocab', other, '--hidden', 'cosine'])).toContain(
+      'hidden-state alignment needs teacher and student to share the tokenizer',
+    );
+    expect(await refused(['pretrain', '--model', tinyModel('mlm-sin', 'masked-lm', 64), '--text', text, '--sinusoidal-positions'])).toContain('--sinusoidal-positions sets how new weights start');
   });
 
   it.skipIf(!HAS_DATA)('train re: --max-length too short for both entity markers', async () => {

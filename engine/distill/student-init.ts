@@ -29,7 +29,7 @@ export function parseLayerMap(spec: string, teacherLayers: number): number[] {
  */
 export function studentPresetConfig(name: string, teacher: EncoderConfig, arch: Architecture = teacher.architecture === 'distilbert' ? 'distilbert' : 'bert'): EncoderConfig {
   if (name === 'half-teacher') return { ...teacher, numLayers: Math.max(1, Math.floor(teacher.numLayers / 2)), raw: {} };
-  if (!PRESETS[name]) throw new Error(`unknown student preset "${name}" (known: half-teacher, ${Object.keys(PRESETS).join(', ')})`);
+  if (!PRESETS[name]) throw new SettingError(`unknown student preset "${name}" (known: half-teacher, ${Object.keys(PRESETS).join(', ')})`);
   return presetConfig(name, arch, teacher.vocabSize, [...teacher.labels], teacher.task);
 }
 

@@ -45,7 +45,7 @@ import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 import { checkReMaxLength } from '../tasks/re-length.ts';
-import { checkMaxLength } from '../tasks/setting-error.ts';
+import { checkMaxLength, SettingError } from '../tasks/setting-error.ts';
 
 /** Arguments of `distill` (CLI flags map one to one). */
 export interface DistillArgs {
@@ -140,10 +140,10 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (args.privateData !== undefined && args.privateDocuments !== undefined) throw new Error('give either privateData (a file or folder) or privateDocuments, not both');
   const privateDocs = args.privateDocuments !== undefined ? checkDocuments(args.privateDocuments, 'privateDocuments') : undefined;
   const privateName = args.privateData ?? (args.dataLabel !== undefined ? `private documents (${args.dataLabel})` : 'private documents');
-  if (alpha > 0 && !args.privateData && !privateDocs) throw new Error('--alpha needs --private-data FILE (the private labelled set to mix in)');
+  if (alpha > 0 && !args.privateData && !privateDocs) throw new SettingError('--alpha needs --private-data FILE (the private labelled set to mix in)');
   if (alpha === 0 && (args.privateData !== undefined || (privateDocs?.length ?? 0) > 0))
-    throw new Error('--private-data needs --alpha A (0 < A < 1: the share of steps on the private set); without it the private set would be ignored');
-  if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new Error('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
+    throw new SettingError('--private-data needs --alpha A (0 < A < 1: the share of steps on the private set); without it the private set would be ignored');
+  if (args.vocab !== undefined && (args.student || args.initFromTeacher)) throw new SettingError('--vocab sets the vocabulary of a preset student; a student folder or teacher layers keep their own');
   if (alpha === 1) throw new Error('--alpha 1 would train on private data only; that is fine-tuning, not distillation (use `benchtop train`)');
   const sources = parseTransfer(args.transfer);
   for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
@@ -202,7 +202,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (merged.length > 0) ctx.emit({ type: 'log', message: `warning: teacher label(s) ${merged.join(', ')} are merged into "${args.task === 'ner' ? 'O' : negative}" for the student` });
   const same = sameTokenization({ vocab: teacher.vocab, tok: teacher.tokenizer }, { vocab: student.vocab, tok: student.tokenizer });
   if (!same) ctx.emit({ type: 'log', message: 'teacher and student tokenize differently: transfer text is tokenized per model and NER targets are aligned by word' });
-  if (args.hidden && !same) throw new Error('hidden-state alignment needs teacher and student to share the tokenizer (positions must match); drop --hidden');
+  if (args.hidden && !same) throw new SettingError('hidden-state alignment needs teacher and student to share the tokenizer (positions must match); drop --hidden');
 
   const pairs = teacher.meta.entityPairs ?? [];
   if (args.task === 're' && pairs.length === 0) throw new Error(`${args.teacher}: the teacher records no entity-type pairs (benchtop.entity_pairs in config.json), so transfer sentences cannot be marked`);

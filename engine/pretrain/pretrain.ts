@@ -10,7 +10,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadHfFolder, saveHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { hasTokenTypes, type Architecture, type EncoderConfig } from '../model/config.ts';
-import { checkMaxLength } from '../tasks/setting-error.ts';
+import { checkMaxLength, SettingError } from '../tasks/setting-error.ts';
 import { buildForward, buildLoss } from '../model/bert.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import { GraphBuilder } from '../onnx/builder.ts';
@@ -203,7 +203,7 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   const files = checkTextSources(args.text);
   for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
-  if (args.model && args.sinusoidalPositions) throw new Error('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
+  if (args.model && args.sinusoidalPositions) throw new SettingError('--sinusoidal-positions sets how new weights start; it does not apply when continuing from --model');
   const mm = prepareMlmModel({ ...(args.model ? { model: args.model } : {}), ...(args.preset ? { preset: args.preset } : {}), ...(args.vocab ? { vocab: args.vocab } : {}), ...(args.arch ? { arch: args.arch } : {}) }, s.seed, { sinusoidalBertPositions: args.sinusoidalPositions ?? false });
   const inherited = startingFingerprints(args.model); // read now, so a damaged one fails before training
   checkMaxLength(s.maxLength, [{ whose: "model's", config: mm.config }]);

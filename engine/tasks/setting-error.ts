@@ -1,11 +1,12 @@
-// A setting out of the range its model allows (--max-length beyond the model's positions, a
-// --layer-map naming layers the teacher lacks): known only once the model is read, it is still
+// A setting that cannot be used as given: out of the range its model allows (--max-length beyond
+// the model's positions, a --layer-map naming layers the teacher lacks), or not with another
+// setting (--alpha without --private-data). Often known only once a model is read, it is still
 // the user's setting that is wrong, so the command line exits 2 (usage) as for any flag out of
 // its fixed range (engine/cli/number-flags.ts), not 1 as for a failed run.
 
 import { maxSequenceLength, type EncoderConfig } from '../model/config.ts';
 
-/** A setting the model given cannot take; `message` names the flag and the model's bound. */
+/** A setting that cannot be used as given; `message` names the flag and what it may be. */
 export class SettingError extends Error {
   constructor(message: string) {
     super(message);
