@@ -82,7 +82,10 @@ describe('Run over a folder of mixed files', () => {
     await page.getByTestId('cancel-predict').waitFor();
     expect(await page.getByTestId('run-source-folder').isChecked()).toBe(true);
     expect(await page.getByTestId('run-input').inputValue()).toBe(long);
+    // Beside Stop (which keeps nothing): "Stop and save finished", offered until a stop is asked.
+    expect(await page.getByTestId('stop-keep-predict').isEnabled()).toBe(true);
     await page.getByTestId('cancel-predict').click();
+    await page.locator('[data-testid="stop-keep-predict"]:enabled').waitFor({ state: 'detached' });
     await page.getByTestId('run-view').getByText('Stopped; nothing was saved.', { exact: true }).waitFor({ timeout: 60_000 });
     expect(app.problems).toEqual([]);
   });
