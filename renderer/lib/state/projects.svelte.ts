@@ -1,5 +1,6 @@
 // Projects and the label schema of the open project.
 import type {
+  ApiErrorInfo,
   EntityType,
   LabelSchema,
   ProjectInfo,
@@ -19,6 +20,11 @@ class Projects {
   isLoading = $state(true);
   error = $state<string | null>(null);
   schemaError = $state<string | null>(null);
+  /**
+   * Why the documents of deleted projects are still in the workspace file (a damaged page, a full
+   * disk): the engine could not remove them. Null while there is none.
+   */
+  deletionProblem = $state.raw<ApiErrorInfo | null>(null);
 
   /**
    * The last type renamed here (`seq` counts them): a relation row keeps its unsaved ticks, and
@@ -37,7 +43,12 @@ class Projects {
 
   async refresh(): Promise<void> {
     try {
-      this.list = await call('projects:list', {});
+      const [list, { problem }] = await Promise.all([
+        call('projects:list', {}),
+        call('projects:deletion-problem', {}),
+      ]);
+      this.list = list;
+      this.deletionProblem = problem;
       this.error = null;
       if (this.current === null && this.list.length > 0) app.openProject(this.list[0]!.id);
       if (this.list.length === 0) app.openProject(null);
