@@ -260,7 +260,10 @@ export interface EngineRequests {
   'evaluate:export': (args: { jobId: string; format: 'csv' | 'json'; outPath: string; overwrite?: boolean }) => {
     path: string;
   };
-  /** How many of the documents evaluation `jobId` compared with have changed since it started. */
+  /**
+   * How many of the documents evaluation `jobId` compared with have changed since it started (what
+   * it compared with is kept in the workspace for the latest 20 evaluations, across restarts).
+   */
   'evaluate:changes': (args: { jobId: string }) => { changedDocuments: number };
 }
 
