@@ -125,6 +125,12 @@ describe('records from elsewhere', () => {
     expect(JSON.stringify(v)).not.toMatch(/dr-smith|home|Users/);
   });
 
+  it('cuts a long file name a record holds between letters, never inside an emoji', async () => {
+    // 79 letters, then an emoji (two UTF-16 units) across the 80-character cut.
+    const id = await importWith('long-name', { sha256: goldenHash, tokens: 1000, source: `the vocabulary file "${'w'.repeat(79)}\u{1F600}\u{1F600}-notes.txt"`, shipped: null, origin: 'file' });
+    expect((await vocabularyOf(id)).summary).toBe(`a vocabulary file (${'w'.repeat(79)}\u{1F600}…) Benchtop does not ship`);
+  });
+
   it('says a vocab.txt changed since its record, or taken from a model whose record describes another, is of unknown origin', async () => {
     const changed = await importWith('changed', { sha256: 'f'.repeat(64), tokens: 1000, source: 'the vocabulary file "vocab.txt"', shipped: null, origin: 'file' });
     expect(await vocabularyOf(changed)).toMatchObject({ origin: 'unknown', summary: 'unknown origin: vocab.txt was changed after the model’s record was written', caveat: VOCABULARY_CAVEAT });

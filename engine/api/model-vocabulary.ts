@@ -10,6 +10,7 @@ import type { ModelLineage } from '../store/lineage.ts';
 import { getModel } from '../store/models.ts';
 import { DEFAULT_VOCAB_NAME } from '../text/default-vocab.ts';
 import type { ApiContext } from './context.ts';
+import { clipName } from './model-names.ts';
 import type { VocabularyInfo } from './dto.ts';
 import { type ShippedFolder, shippedFolders } from './shipped-models.ts';
 
@@ -29,7 +30,8 @@ const REPLACED_SOURCE = /^this model's vocab\.txt \(its record describes another
 /** The last part of a name that may be a path (a record from elsewhere can hold one), cut short. */
 function lastPart(name: string): string {
   const last = name.split(/[\\/]/).filter((p) => p !== '').pop() ?? name;
-  return last.length > MAX_NAME ? `${last.slice(0, MAX_NAME)}…` : last;
+  const cut = clipName(last, MAX_NAME);
+  return cut === last ? last : `${cut}…`;
 }
 
 /** A shipped vocabulary's name (vocab-origin.ts shippedVocabularies) in plain words. */
