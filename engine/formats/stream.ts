@@ -4,7 +4,8 @@
 // between chunks (the file is read asynchronously). Decoding and line splitting give what
 // decodeBytes and splitLines give for the whole file; CSV rows are split by csv-rows.ts either
 // way, and BioC documents are parsed one at a time (bioc-xml-stream.ts, bioc-json-stream.ts,
-// after a first pass that validates the file). Not for: formats that need the whole text at
+// after a first pass that validates the file; a CoNLL file split into parts is also read once
+// first, to count them). Not for: formats that need the whole text at
 // once (brat, plain text…) nor small files: registry.ts reads those whole.
 
 import type { FileHandle } from 'node:fs/promises';
