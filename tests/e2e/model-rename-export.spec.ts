@@ -193,6 +193,15 @@ describe('Models: rename and export', () => {
     await detail.getByTestId('start-model-export').press('Enter');
     await expect.poll(() => detail.getByTestId('model-export-report').textContent()).toContain(out);
     await expect.poll(() => focused()).toBe('model-export-path');
+
+    // Save name pressed from the keyboard and refused: the keyboard stays on it, not on <body>.
+    await detail.getByTestId('model-rename').click();
+    await detail.getByTestId('model-rename-input').fill('Disease tagger v2');
+    await detail.getByTestId('model-rename-save').press('Enter');
+    await expect.poll(() => detail.getByTestId('model-rename-error').textContent()).toContain('Another model is already called');
+    expect(await focused()).toBe('model-rename-save');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => focused()).toBe('model-rename');
   });
 
   it('passes axe (WCAG rules) with the rename form and the export panel open, in both themes', async () => {

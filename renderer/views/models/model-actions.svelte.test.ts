@@ -70,6 +70,10 @@ describe('model rename', () => {
     };
     const first = act.rename(m, refresh);
     expect(act.isSaving).toBe(true);
+    // Save name stays pressable while saving (the keyboard stays on it): a second press sends nothing.
+    const again = act.rename(m, refresh);
+    expect(calls.length).toBe(1);
+    expect(await again).toBeNull();
     calls[0]![3](new FakeApiError('Another model is already called “Taken”; choose a name no other model has.'));
     expect(await first).toBeNull();
     expect(act.renameError).toMatch(/already called “Taken”/);

@@ -82,6 +82,7 @@ export class ModelActions {
    * with `renameError` set.
    */
   async rename(model: ModelInfo, refresh: () => Promise<void>): Promise<ModelInfo | null> {
+    if (this.isSaving) return null; // Enter again while the name is being saved
     if (this.nameProblem !== null) {
       this.renameError = this.nameProblem;
       return null;
