@@ -59,6 +59,11 @@ describe('settings out of the model’s range exit 2 (usage)', () => {
     const distill = ['distill', '--task', 'ner', '--teacher', ner, '--transfer', 'random', '--init-from-teacher'];
     expect(await refused([...distill, '--layer-map', '0,5'])).toBe('benchtop: error: --layer-map: "0,5" must list teacher layers 0..1, one per student layer');
     expect(await refused([...distill, '--student-preset', 'mini-6L-384'])).toContain('a student of 6 layers cannot take them from a teacher of 2');
+    expect(await refused([...distill, '--student-preset', 'small-2L-128', '--layer-map', '1'])).toBe('benchtop: error: --layer-map lists 1 teacher layers for a 2-layer student');
+    const deep = tinyModel('ner-4-layers', 'token-classification', 64, 4);
+    expect(await refused(['distill', '--task', 'ner', '--teacher', deep, '--transfer', 'random', '--init-from-teacher', '--student-preset', 'tiny-4L-312'])).toContain(
+      'initialising the student from teacher layers needs the same hiddenSize, numHeads, intermediateSize (teacher 128/2/512, student 312/12/1200)',
+    );
     const mlm = tinyModel('mlm-layers', 'masked-lm', 64, 4);
     expect(await refused(['distill-general', '--teacher', mlm, '--student-preset', 'small-2L-128', '--recipe', 'tinybert', '--text', text, '--layer-map', '1'])).toBe(
       'benchtop: error: --layer-map lists 1 teacher layers for a 2-layer student',

@@ -39,9 +39,9 @@ export function studentFromTeacher(teacher: { config: EncoderConfig; weights: Re
   const widths = ['hiddenSize', 'numHeads', 'intermediateSize', 'vocabSize', 'architecture'] as const;
   const differ = widths.filter((k) => t[k] !== student[k]);
   if (differ.length > 0) {
-    throw new Error(`initialising the student from teacher layers needs the same ${differ.join(', ')} (teacher ${differ.map((k) => t[k]).join('/')}, student ${differ.map((k) => student[k]).join('/')}); use a random init or a projection-based recipe (tinybert)`);
+    throw new SettingError(`initialising the student from teacher layers needs the same ${differ.join(', ')} (teacher ${differ.map((k) => t[k]).join('/')}, student ${differ.map((k) => student[k]).join('/')}); use a random init or a projection-based recipe (tinybert)`);
   }
-  if (map.length !== student.numLayers) throw new Error(`the layer map has ${map.length} entries for a ${student.numLayers}-layer student`);
+  if (map.length !== student.numLayers) throw new SettingError(`--layer-map lists ${map.length} teacher layers for a ${student.numLayers}-layer student`);
   const layerRe = /^(.*\.(?:layer))\.(\d+)\.(.*)$/;
   const out = new Map<string, HostTensor>();
   for (const [name] of parameterShapes(student)) {
