@@ -178,6 +178,23 @@ describe('browser-mode request size', () => {
     expect(reply).toMatch(/^HTTP\/1\.1 413 /);
     expect(reply).toMatch(/\r\nConnection: close\r\n/i);
   });
+
+  it('closes the connection after refusing a request without the token or from elsewhere, instead of reading its body', async () => {
+    const refused: [string, RegExp][] = [
+      [`Host: 127.0.0.1:${server.port}\r\n`, /^HTTP\/1\.1 401 /],
+      [`Host: 127.0.0.1:${server.port}\r\nOrigin: http://attacker.example\r\n`, /^HTTP\/1\.1 403 /],
+      [`Host: attacker.example:${server.port}\r\n`, /^HTTP\/1\.1 403 /],
+    ];
+    for (const [lines, status] of refused) {
+      const head =
+        `POST /api/invoke/projects:list HTTP/1.1\r\n${lines}Content-Type: application/json\r\n` +
+        `Content-Length: ${2 ** 40}\r\n\r\n`;
+      // rawExchange resolves only when the server closes the connection.
+      const reply = await rawExchange(head, 'x'.repeat(1 << 16));
+      expect(reply).toMatch(status);
+      expect(reply).toMatch(/\r\nConnection: close\r\n/i);
+    }
+  });
 });
 
 describe('browser-mode stop', () => {

@@ -121,14 +121,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   /** Answers one request; `body` is where its bytes come from (the request itself but after an upgrade). */
   async function handle(req: IncomingMessage, res: ServerResponse, body: AsyncIterable<unknown> = req): Promise<void> {
     const headers = securityHeaders(port);
+    // A refusal leaves the body unread: the connection closes after it. Kept open, Node went on
+    // taking (and dropping) a body of any size, even from a client without the token.
+    const refusal = { ...headers, Connection: 'close' };
     if (!isHostAllowed(req, port))
-      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), headers);
+      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), refusal);
     const url = requestUrl(req, port);
     if (url === null)
-      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), headers);
+      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), refusal);
     if (!url.pathname.startsWith(API_PREFIX)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { ...headers, Allow: 'GET, HEAD' });
+        res.writeHead(405, { ...refusal, Allow: 'GET, HEAD' });
         return void res.end();
       }
       const file = await serveStatic(rendererDir, url.pathname);
@@ -146,7 +149,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res,
         403,
         errorReply('unauthorized', 'Requests from other sites are refused.'),
-        headers,
+        refusal,
       );
     if (!isTokenValid(presentedToken(req, url), token)) {
       return sendJson(
@@ -156,7 +159,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'unauthorized',
           'Open Benchtop with the address printed when it started (it contains the access token).',
         ),
-        headers,
+        refusal,
       );
     }
     if (url.pathname === '/api/status') {
@@ -166,7 +169,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           res,
           405,
           errorReply('invalid-request', 'Ask for /api/status with GET.'),
-          { ...headers, Allow: 'GET, HEAD' },
+          { ...refusal, Allow: 'GET, HEAD' },
         );
       return sendJson(
         res,
@@ -179,7 +182,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       ? safeDecode(url.pathname.slice('/api/invoke/'.length))
       : null;
     if (name === null)
-      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), headers);
+      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), refusal);
     if (req.method !== 'POST')
       return sendJson(
         res,
@@ -188,14 +191,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'invalid-request',
           'Send API requests with POST, their arguments as a JSON body.',
         ),
-        { ...headers, Allow: 'POST' },
+        { ...refusal, Allow: 'POST' },
       );
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return sendJson(
         res,
         415,
         errorReply('invalid-request', 'Send the arguments as application/json.'),
-        headers,
+        refusal,
       );
     }
     // A declared size past the limit is refused before a byte of the body is read.
@@ -208,7 +211,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res,
         413,
         errorReply('invalid-request', 'The request is too large.'),
-        { ...headers, Connection: 'close' },
+        refusal,
       );
     const parsed = parseArgs(bytes);
     if (parsed === null)
