@@ -281,4 +281,29 @@ describe('Models: imported Hugging Face folders from end to end', () => {
     expect(await libraryNames()).toEqual(before);
     expect(readdirSync(join(app.dataDir, 'models')).sort()).toEqual(folders0); // no copy, no staging folder left
   });
+
+  it('says a refusal that comes after the import form was closed, instead of keeping it out of sight', async () => {
+    const { page } = app;
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const isImport = (url: URL): boolean => decodeURIComponent(url.pathname) === '/api/invoke/models:import-folder';
+    // The engine's answer (a refusal) is held until the user has closed the form.
+    await page.route(isImport, async (route) => {
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    try {
+      await importOnScreen(folders.missingShard, 'Broken');
+      await expect.poll(() => page.getByTestId('start-model-import').textContent()).toBe('Checking and copying…');
+      await page.getByTestId('close-model-import').click();
+      await expect.poll(() => page.getByTestId('model-import').count()).toBe(0);
+      release();
+      await expect
+        .poll(() => page.getByTestId('toast').allTextContents())
+        .toContainEqual(expect.stringMatching(/Nothing was imported from .*missing-shard: .*model-00002-of-00003\.safetensors: is listed/));
+    } finally {
+      await page.unroute(isImport);
+    }
+  });
 });
