@@ -62,8 +62,10 @@ async function withContext<T extends { status: string; out: string; steps: numbe
     const r = await run(ctx);
     ctx.close();
     const early = r.status === 'cancelled' && isUnsaved(r);
-    // The status the model was given (a --private-data student is PHI-bearing) is said, not only filed.
-    const status = r.lineage !== undefined ? `${r.lineage.statement}; ` : '';
+    // The status the model was given (a --private-data student is PHI-bearing) is said, not only filed;
+    // pretrain and distill-general file their record in metrics.json (their closing line said none).
+    const lineage = r.lineage ?? (r.metrics?.['lineage'] as { statement: string } | undefined);
+    const status = lineage !== undefined ? `${lineage.statement}; ` : '';
     // distill --test: its score is said, as train says its test F1, not only filed in metrics.json.
     const f1 = (r.metrics?.['test'] as { micro?: { f1?: number } } | null | undefined)?.micro?.f1;
     const test = f1 !== undefined ? `test F1 ${f1.toFixed(4)}; ` : '';

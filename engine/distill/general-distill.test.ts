@@ -60,6 +60,8 @@ describe('task-agnostic distillation recipes', () => {
     try {
       const argv = ['distill-general', '--teacher', teacher, '--student-preset', 'half-teacher', '--recipe', 'distilbiobert', '--text', file, '--steps', '1', '--batch-size', '2', '--max-length', '24', '--text-contains-phi'];
       expect(await main([...argv, '--out', path.join(dir, 's')])).toBe(0);
+      // The closing line says the student is PHI-bearing, as distill's does, not only lineage.json.
+      expect(log.mock.calls.map((c) => String(c[0]))).toContain(`done: ${path.join(dir, 's')} (1 step; trained on PHI: private (possibly PHI-bearing) records contributed gradients; lineage in ${path.join(dir, 's')}/lineage.json)`);
     } finally {
       log.mockRestore();
       err.mockRestore();
