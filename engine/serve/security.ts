@@ -22,14 +22,20 @@ export function isTokenValid(presented: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** `name:port` for each loopback name, and the bare names on port 80, which browsers leave out. */
+function loopbackAuthorities(port: number): string[] {
+  const names = ['127.0.0.1', 'localhost'];
+  return [...names.map((n) => `${n}:${port}`), ...(port === 80 ? names : [])];
+}
+
 /** Hosts the server answers to (loopback names with our port only). */
 export function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  return new Set(loopbackAuthorities(port));
 }
 
 /** Origins the API accepts: the page we served, under either loopback name. */
 export function allowedOrigins(port: number): Set<string> {
-  return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  return new Set(loopbackAuthorities(port).map((a) => `http://${a}`));
 }
 
 /** True when the Host header names us (guards against DNS rebinding). */
