@@ -68,6 +68,11 @@ describe('importing a model folder with a PHI record', () => {
     expect((await call('models:list', {})).find((m) => m.id === cut.id)?.phiStatus).toBe('unknown');
     // It vouches for nothing either way: the user's worse answer stands.
     expect((await call('models:import-folder', { path: folder, phiStatus: 'trained-on-phi' })).phiStatus).toBe('trained-on-phi');
+    // JSON, but no record (null, a bare status): unknown too, not an unexpected problem.
+    for (const text of ['null', '"trained-on-phi"', '[]']) {
+      writeFileSync(join(folder, 'lineage.json'), text);
+      expect((await call('models:import-folder', { path: folder, phiStatus: 'no-phi' })).phiStatus, text).toBe('unknown');
+    }
   });
 
   it('refuses a lineage.json that is a pipe and leaves nothing in models/', async () => {

@@ -109,13 +109,13 @@ export function teacherEntry(dir: string, assumePhi = true, known?: PhiStatus): 
 
 /** What a model folder's lineage.json declares; 'unknown' for a record with no valid status. */
 export function declaredPhiStatus(dir: string): PhiStatus | undefined {
-  let own: Partial<LineageRecord>;
+  let own: Partial<LineageRecord> | null;
   try {
-    own = JSON.parse(readFileSync(path.join(dir, 'lineage.json'), 'utf8')) as Partial<LineageRecord>;
+    own = JSON.parse(readFileSync(path.join(dir, 'lineage.json'), 'utf8')) as Partial<LineageRecord> | null;
   } catch {
     return undefined; // no record (or an unreadable one): the caller's assumption applies
   }
-  const s = own.phi_status;
+  const s = own?.phi_status; // `null` is JSON too
   return typeof s === 'string' && Object.hasOwn(STATEMENTS, s) ? s : 'unknown';
 }
 
