@@ -49,6 +49,23 @@ describe('transfer text that repeats private documents in another layout', () =>
     expect(mixed).not.toContain(notes[3]!.slice(0, 30)); // never quotes the private text
   });
 
+  it('refuses part of a long private document (a CoNLL file without document breaks is one)', () => {
+    // The 100 abstracts as one document of about 20,000 words; a copy of 40 of them held 40% of
+    // its fingerprints, under the share, and passed as transfer text.
+    const one = notes.join('\n');
+    const part = notes.slice(30, 70).join(' ').replace(/(.{60,70}) /g, '$1\n');
+    const check = (name: string, text: string): string => {
+      try {
+        checkTransferNotPrivate([file(name, text)], { teacher: path.join(dir, 'no-teacher'), privateTexts: [one] });
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(check('part.txt', `${part}\n`)).toMatch(REFUSED);
+    expect(check('few.txt', `${notes.slice(30, 32).join('\n')}\n`)).toBe(''); // two abstracts of a hundred
+  });
+
   it('passes public text, and text sharing one phrase with a note', () => {
     expect(verdict(path.join(DATA, 'text/general/wiki.valid.tokens'))).toBe('');
     expect(verdict(path.join(DATA, 'text/general/gutenberg'))).toBe('');

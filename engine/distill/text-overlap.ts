@@ -4,12 +4,17 @@
 // hash of all its words and of a content-chosen quarter of its 8-word runs (its fingerprints, so
 // the same run is chosen on both sides), kept sorted in typed arrays with the document each
 // comes from (12 bytes each: about 30 MB for 10,000 notes of 1,000 words). A transfer file
-// repeats a document when it holds most of that document's fingerprints; other notes written
-// from the same templates hold some. Hashes are 52 bits, so a chance match is negligible.
+// repeats a document when it holds most of that document's fingerprints (of each part of about
+// 1,000 words of a longer one); other notes written from the same templates hold some. Hashes are 52 bits, so a chance match is negligible.
 
 const RUN = 8;
 /** A run is a fingerprint when two bits of its hash are zero: a quarter of them. */
 const SAMPLE_MASK = 3;
+/**
+ * The most fingerprints of a document counted together (about 1,000 words): a longer one is
+ * split into parts of consecutive runs (kept in text order), each of which a copy must repeat.
+ */
+const PART_RUNS = 256;
 
 /** The words of a text, lower case (letters and digits; punctuation and layout dropped). */
 function words(text: string): string[] {
@@ -82,8 +87,9 @@ export interface PrivateFingerprints {
   /** Whether `text` is, as a whole, one of the private documents (case, punctuation and layout aside). */
   isWhole(text: string): boolean;
   /**
-   * How many private documents (of at least two fingerprints) have `share` or more of their
-   * fingerprints in `texts`, read as one stream of words (a file's paragraphs, in order).
+   * How many private documents (of at least two fingerprints; a long one counted as parts of
+   * PART_RUNS fingerprints) have `share` or more of their fingerprints in `texts`, read as one
+   * stream of words (a file's paragraphs, in order).
    */
   containedIn(texts: Iterable<string>, share: number): number;
 }
@@ -124,13 +130,19 @@ export function privateFingerprints(texts: Iterable<string>, recorded: readonly 
     for (const w of set.wholes) wholes.push(w); // not push(...): a large set overflows the stack
     let at = 0;
     for (const n of set.counts) {
-      const doc = sampled.length;
-      for (let i = at; i < at + n; i++) {
-        runs.push(set.runs[i]!);
-        owners.push(doc);
+      // A long document (a CoNLL file without document breaks is one) counts as parts of
+      // consecutive fingerprints, each needing the share: else half of it passed as new text.
+      const parts = Math.ceil(n / PART_RUNS);
+      for (let p = 0; p < parts; p++) {
+        const [from, to] = [at + Math.floor((p * n) / parts), at + Math.floor(((p + 1) * n) / parts)];
+        const doc = sampled.length;
+        for (let i = from; i < to; i++) {
+          runs.push(set.runs[i]!);
+          owners.push(doc);
+        }
+        sampled.push(to - from);
       }
       at += n;
-      sampled.push(n);
     }
   }
   const wholeSet = Float64Array.from(wholes).sort();
