@@ -153,6 +153,19 @@ describe('model export', () => {
     expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
       ['error', 'Nothing of “a” was exported: /media/usb/a: the disk is full; nothing was exported.'],
     ]);
+
+    // So is one that comes after the panel was closed (Escape) on the same model.
+    toasts.items = [];
+    act.toggleExport(a);
+    act.exportPath = '/media/usb/b';
+    const unseen = act.export(a);
+    act.toggleExport(a);
+    expect(act.isExportingModel('a')).toBe(false);
+    calls[3]![3](new FakeApiError('/media/usb/b: the disk is full; nothing was exported.'));
+    await unseen;
+    expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
+      ['error', 'Nothing of “a” was exported: /media/usb/b: the disk is full; nothing was exported.'],
+    ]);
   });
 
   it('warns before exporting anything but a model that learned from no patient data', () => {

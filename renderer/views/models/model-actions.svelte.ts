@@ -127,8 +127,9 @@ export class ModelActions {
       }
       return report;
     } catch (err) {
-      // Under another model the panel is gone: the failure is said in a toast, not dropped.
-      if (this.modelId === model.id) this.exportError = messageOf(err);
+      // Under another model, or closed meanwhile, the panel is gone: the failure is said in a
+      // toast, not dropped.
+      if (this.isExportingModel(model.id)) this.exportError = messageOf(err);
       else toasts.show('error', `Nothing of “${model.name}” was exported: ${messageOf(err)}`);
       return null;
     } finally {
