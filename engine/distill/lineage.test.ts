@@ -43,6 +43,16 @@ describe('weights a run starts from', () => {
     expect(card).not.toMatch(/What this guarantees|No private data/);
   });
 
+  it('of a random init taught by a teacher of unknown status: the card blames the teacher, not the start', () => {
+    const dir = folder();
+    const record = lineageRecord([teacherEntry(dir, true, 'unknown'), TRANSFER]);
+    expect(record.phi_status).toBe('unknown');
+    expect(record.statement).toBe('PHI status unknown: it started from, or was taught by, a model with no PHI record (lineage.json)');
+    const card = privacySection(record);
+    expect(card).toMatch(/Its teacher has no record of whether PHI shaped its weights/);
+    expect(card).not.toMatch(/A model this one started from/);
+  });
+
   it('are named by folder name, not by the full path', () => {
     const dir = folder('no-phi');
     const e = startingPointEntry(dir, 'base-model', 'weights', 'unknown');

@@ -73,7 +73,7 @@ const STATEMENTS: Record<PhiStatus, string> = {
   'trained-on-phi': 'trained on PHI: private (possibly PHI-bearing) records contributed gradients',
   'distilled-from-phi-teacher': 'no PHI in training data; distilled from a PHI-trained teacher',
   'no-phi': 'no PHI in training data (only the text sources listed)',
-  unknown: 'PHI status unknown: it started from weights with no PHI record (lineage.json)',
+  unknown: 'PHI status unknown: it started from, or was taught by, a model with no PHI record (lineage.json)',
 };
 
 /** The one-line statement of a status (lineage.json, model cards). */
@@ -201,7 +201,15 @@ export function privacySection(record: LineageRecord): string {
   } else if (record.phi_status === 'trained-on-phi') {
     lines.push('Private (possibly PHI-bearing) records shaped these weights, through gradients of this run or of the weights it started from (see above): treat this model as PHI-bearing and do not share it outside the environment approved for that data.', '');
   } else if (record.phi_status === 'unknown') {
-    lines.push('A model this one started from has no lineage record, so Benchtop cannot tell whether PHI shaped its weights: treat this model as possibly PHI-bearing until you have checked where that model came from.', '');
+    // Unknown through a teacher only (the library's status of one imported without an answer): the
+    // student's own weights started elsewhere, so the card must not say they came from that model.
+    const started = record.entries.some((e) => e.kind !== 'teacher' && e.phiStatus === 'unknown');
+    lines.push(
+      started
+        ? 'A model this one started from has no lineage record, so Benchtop cannot tell whether PHI shaped its weights: treat this model as possibly PHI-bearing until you have checked where that model came from.'
+        : 'Its teacher has no record of whether PHI shaped its weights, and this model learned to imitate it: treat this model as possibly PHI-bearing until you have checked where the teacher came from.',
+      '',
+    );
   } else {
     lines.push('No private data and no PHI-trained teacher are in this lineage. Benchtop does not scan the listed text for PHI; the status relies on those sources being public or non-private.', '');
   }
