@@ -51,6 +51,10 @@ describe('weights a run starts from', () => {
     const card = privacySection(record);
     expect(card).toMatch(/Its teacher has no record of whether PHI shaped its weights/);
     expect(card).not.toMatch(/A model this one started from/);
+    // The same teacher known only by its own lineage.json (the CLI's case) gives the same status.
+    expect(phiStatusOf([teacherEntry(folder('unknown')), TRANSFER])).toBe('unknown');
+    expect(phiStatusOf([teacherEntry(folder('unknown'), false), TRANSFER])).toBe('unknown');
+    expect(phiStatusOf([teacherEntry(folder('trained-on-phi')), TRANSFER])).toBe('distilled-from-phi-teacher');
   });
 
   it('are named by folder name, not by the full path', () => {

@@ -91,7 +91,7 @@ export function lineageRecord(entries: LineageEntry[], vocabulary?: VocabularyRe
  * A teacher entry: `known` (the status the workbench's library gives it, which a folder imported
  * without a lineage.json takes from the user) or else its own lineage.json decides whether it is
  * PHI-trained; without either, `assumePhi` (task teachers: yes, the case this feature exists for;
- * general MLM teachers: no). A teacher known to be of unknown status makes its student unknown.
+ * general MLM teachers: no). A teacher of unknown status (either way) makes its student unknown.
  */
 export function teacherEntry(dir: string, assumePhi = true, known?: PhiStatus): LineageEntry {
   const declared = known ?? declaredPhiStatus(dir);
@@ -103,7 +103,9 @@ export function teacherEntry(dir: string, assumePhi = true, known?: PhiStatus): 
     ...(weights && { sha256: hashFiles(weights) }),
     containsPhi,
     gradients: false,
-    ...(known === 'unknown' && { phiStatus: known }),
+    // Of unknown status by the library's word or by its own lineage.json (the CLI read only the
+    // former, so one teacher folder gave a student unknown in the app, "no PHI" from the CLI).
+    ...(declared === 'unknown' && { phiStatus: declared }),
   };
 }
 
