@@ -190,6 +190,11 @@ export interface EngineRequests {
     name?: string;
     phiStatus: Extract<PhiStatus, 'no-phi' | 'trained-on-phi' | 'unknown'>;
   }) => ModelInfo;
+  /**
+   * The names of the stopped runs (any project) that start from or learn from a library model and
+   * could still continue or start again: removing the model takes that from them. Asked first.
+   */
+  'models:stopped-runs': (args: { modelId: string }) => { names: string[] };
   /** Removes a library model and its files; a shipped model answers `invalid`. */
   'models:delete': (args: { modelId: string }) => { isDeleted: boolean };
   /**
@@ -382,6 +387,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'models:list': true,
   'models:get-lineage': true,
   'models:import-folder': true,
+  'models:stopped-runs': true,
   'models:delete': true,
   'models:rename': true,
   'models:export': true,

@@ -52,7 +52,7 @@ import { typeName } from './model-names.ts';
 import { RESERVED_SHORTCUTS, checkTypeName, nameKey, projectName } from './schema-names.ts';
 import { checkUnchanged, renameOrMergeType } from './schema-rename.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
-import { importModelFolder, removeModel, renameModel } from './models.ts';
+import { importModelFolder, removeModel, renameModel, stoppedRunsUsing } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
 import { deletionProblem, purgeDeletedProjects } from './project-purge.ts';
 import { listRunInfos, runMetrics } from './run-infos.ts';
@@ -287,6 +287,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return { ...toLineageInfo(lineage), vocabulary: modelVocabulary(ctx, lineage) };
     },
     'models:import-folder': (a) => importModelFolder(ctx, a),
+    'models:stopped-runs': (a) => ({ names: stoppedRunsUsing(ctx, a.modelId) }),
     'models:delete': (a) => removeModel(ctx, a),
     'models:rename': (a) => renameModel(ctx, a),
     'models:export': (a) => exportModel(ctx, a),

@@ -46,10 +46,14 @@ describe('models:delete and runs', () => {
     expect(errorOf(await t.invoke('models:delete', { modelId: base.id }))).toMatch(
       /^conflict: “Golden BERT” is in use by the run “Long run” in progress/,
     );
+    expect(await t.call('models:stopped-runs', { modelId: base.id })).toEqual({ names: [] }); // running, not stopped
     expect(existsSync(join(t.dir, 'data', 'models', base.id, 'config.json'))).toBe(true);
 
     await t.call('train:cancel', { runId });
     await expect.poll(() => runStatus(project!.id, runId), { timeout: 60_000 }).toBe('cancelled');
+    // Asked before removing: the stopped run could continue, and would no longer.
+    expect(await t.call('models:stopped-runs', { modelId: base.id })).toEqual({ names: ['Long run'] });
+    expect(await t.call('models:stopped-runs', { modelId: 'shipped:default-student' })).toEqual({ names: [] });
     expect(await t.call('models:delete', { modelId: base.id })).toEqual({ isDeleted: true });
 
     // Continuing the stopped run would need the removed model: said plainly, nothing started.

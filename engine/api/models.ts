@@ -20,7 +20,8 @@ import { declaredPhiStatus } from '../distill/lineage.ts';
 import { FINGERPRINT_FILE, fingerprintFileProblem } from '../distill/fingerprint-file.ts';
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
-import { getRun } from '../store/runs.ts';
+import { listProjects } from '../store/projects.ts';
+import { getRun, listRuns } from '../store/runs.ts';
 import {
   type LineageInput,
   type Model,
@@ -36,6 +37,7 @@ import type { ModelInfo } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
+import { canRestart, canResume, configOf } from './run-launcher.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
@@ -226,6 +228,21 @@ function runUsing(ctx: ApiContext, modelId: string): { name: string; screen: str
       return { name: config.name ?? 'a run', screen: config.engine?.kind === 'distill' ? 'Distill' : 'Train' };
   }
   return undefined;
+}
+
+/**
+ * The names of the stopped runs (any project) that start from or learn from the model and could
+ * still continue or start again: once it is removed they cannot (run-launcher.ts, parentModelGone).
+ */
+export function stoppedRunsUsing(ctx: ApiContext, modelId: string): string[] {
+  const names: string[] = [];
+  for (const project of listProjects(ctx.ws.read))
+    for (const run of listRuns(ctx.ws.read, project.id)) {
+      if (!canResume(ctx, run) && !canRestart(ctx, run)) continue;
+      const config = configOf(run);
+      if (config.lineage.some((l) => l.parentModelId === modelId)) names.push(config.name);
+    }
+  return names;
 }
 
 /**

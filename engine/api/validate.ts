@@ -179,6 +179,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { path, phiStatus: oneOf('no-phi', 'trained-on-phi', 'unknown') },
     { name },
   ),
+  'models:stopped-runs': obj({ modelId }),
   'models:delete': obj({ modelId }),
   // The name's limits are the handler's, with messages that say what to do.
   'models:rename': obj({ modelId, name: str({ max: 1_000_000 }) }),

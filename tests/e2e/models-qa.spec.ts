@@ -268,6 +268,19 @@ describe('Train and Distill', () => {
     }
   }, 90_000);
 
+  it('names the stopped runs that could no longer continue before removing the model they start from', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-models').click();
+    await page.getByTestId('model-table').getByRole('button', { name: 'Busy base' }).click();
+    const detail = page.getByTestId('model-detail');
+    await detail.getByTestId('remove-model').click();
+    await expect
+      .poll(() => detail.getByTestId('confirm-remove-question').textContent())
+      .toBe('Remove the model and its files? The stopped run “Background run” could no longer continue: it starts from this model or learns from it.');
+    await detail.getByTestId('keep-model').click();
+    expect((await apiCall(app.server, 'models:list', {})).some((m) => m.name === 'Busy base')).toBe(true);
+  });
+
   it("discards a stopped run's copy of the documents after a confirmation, by keyboard", async () => {
     const { page } = app;
     const [project] = await apiCall(app.server, 'projects:list', {});
