@@ -47,7 +47,7 @@ describe('weights a run starts from', () => {
     const dir = folder();
     const record = lineageRecord([teacherEntry(dir, true, 'unknown'), TRANSFER]);
     expect(record.phi_status).toBe('unknown');
-    expect(record.statement).toBe('PHI status unknown: it started from, or was taught by, a model with no PHI record (lineage.json)');
+    expect(record.statement).toBe('PHI status unknown: it started from, or was taught by, a model whose PHI status is not recorded (lineage.json)');
     const card = privacySection(record);
     expect(card).toMatch(/Its teacher has no record of whether PHI shaped its weights/);
     expect(card).not.toMatch(/A model this one started from/);

@@ -73,7 +73,7 @@ const STATEMENTS: Record<PhiStatus, string> = {
   'trained-on-phi': 'trained on PHI: private (possibly PHI-bearing) records contributed gradients',
   'distilled-from-phi-teacher': 'no PHI in training data; distilled from a PHI-trained teacher',
   'no-phi': 'no PHI in training data (only the text sources listed)',
-  unknown: 'PHI status unknown: it started from, or was taught by, a model with no PHI record (lineage.json)',
+  unknown: 'PHI status unknown: it started from, or was taught by, a model whose PHI status is not recorded (lineage.json)',
 };
 
 /** The one-line statement of a status (lineage.json, model cards). */
