@@ -295,6 +295,19 @@ describe('WordPieceTokenizer behaviour', () => {
     expect(tok.decode(ids, true)).toBe("don't stop, e. coli!");
   });
 
+  it('reads a long text in parts without cutting a word at the 64K-character mark', () => {
+    // Words of every kind across the mark where the basic tokenizer's first part ends: after a
+    // no-break or ideographic space (not a cut), around a removed control character, an accent.
+    const words = 'a\u00a0b\u3000cd\u0007ef Me\u0301nie\u0300re\u0301s ghijklmnopqrstuvw 🧬x.y, end\r\nnext';
+    const tail = tok.tokenize(words);
+    // The mark falls on each character of `words` in turn.
+    for (let pad = 65_536 - words.length; pad <= 65_536; pad += 2) {
+      const all = tok.tokenize(' '.repeat(pad) + words);
+      expect(all.tokens).toEqual(tail.tokens);
+      expect(all.offsets).toEqual(tail.offsets.map(([a, b]) => [a + pad, b + pad]));
+    }
+  });
+
   it('tokenizes ~1 MB of biomedical text quickly (sanity bound, not a benchmark)', () => {
     const text = readFileSync(
       join(SHARED, 'data', 'text', 'biomed', 'bc5cdr_train_dev_abstracts.txt'),

@@ -76,6 +76,22 @@ const PY_WS =
 const PY_STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, 'g');
 const CACHE_MAX = 200_000;
 
+/** Characters the basic tokenizer reads at a time (see forEachToken). */
+const SEGMENT = 1 << 16;
+
+/**
+ * End of the segment of text[from, to) read at once: just after the first ASCII space, tab or
+ * line end at or past `from + SEGMENT` (a word never spans one: the basic tokenizer splits there
+ * whatever surrounds it), or `to`.
+ */
+function segmentEnd(text: string, from: number, to: number): number {
+  for (let i = from + SEGMENT; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 13 || c === 9) return i + 1;
+  }
+  return to;
+}
+
 /** HF `clean_up_tokenization`. */
 export function cleanUpTokenization(s: string): string {
   return s
@@ -225,38 +241,51 @@ export class WordPieceTokenizer {
   /** HF `tokenize(text)` + `convert_tokens_to_ids`, with offsets into `text` and basic-word ids. */
   tokenize(text: string): TokenizeResult {
     const res: TokenizeResult = { tokens: [], ids: [], offsets: [], wordIds: [] };
-    let word = 0;
-    const push = (tok: string, id: number, a: number, b: number): void => {
+    this.forEachToken(text, (id, a, b, word, tok) => {
       res.tokens.push(tok);
       res.ids.push(id);
       res.offsets.push([a, b]);
       res.wordIds.push(word);
-    };
+    });
+    return res;
+  }
+
+  /**
+   * The tokens of `tokenize(text)`, one call each in order, without keeping them: a long note's
+   * tokens need not all be held at once. The basic tokenizer runs over about 64K characters at a
+   * time, cut just after a space, where a word always ends (a whole 5 MB note made some 900,000
+   * basic words at once, about 0.5 GB).
+   */
+  forEachToken(text: string, visit: (id: number, start: number, end: number, word: number, token: string) => void): void {
+    let word = 0;
     const basic: BasicToken[] = [];
     for (const [a, b, id] of this.splitter.split(text)) {
       if (id >= 0) {
-        push(this.idToToken(id), id, a, b);
+        visit(id, a, b, word, this.idToToken(id));
         word++;
         continue;
       }
-      basic.length = 0;
-      basicTokenizeRange(text, a, b, this.basicOpts, this.basicNeverSplit, this.doLowerCase, basic);
-      for (const bt of basic) {
-        const pieces = this.userNeverSplit.has(bt.text) ? undefined : this.wordPiece(bt);
-        if (pieces === undefined || pieces === null) {
-          const [wa, wb] = sourceRange(bt, 0, tokenLength(bt));
-          const tok = pieces === null ? this.unkToken : bt.text;
-          push(tok, this.tokenToId(tok), wa, wb);
-        } else {
-          for (const [tok, s, e, id] of pieces) {
-            const [pa, pb] = sourceRange(bt, s, e);
-            push(tok, id, pa, pb);
+      for (let from = a; from < b; ) {
+        const to = segmentEnd(text, from, b);
+        basic.length = 0;
+        basicTokenizeRange(text, from, to, this.basicOpts, this.basicNeverSplit, this.doLowerCase, basic);
+        for (const bt of basic) {
+          const pieces = this.userNeverSplit.has(bt.text) ? undefined : this.wordPiece(bt);
+          if (pieces === undefined || pieces === null) {
+            const [wa, wb] = sourceRange(bt, 0, tokenLength(bt));
+            const tok = pieces === null ? this.unkToken : bt.text;
+            visit(this.tokenToId(tok), wa, wb, word, tok);
+          } else {
+            for (const [tok, s, e, pid] of pieces) {
+              const [pa, pb] = sourceRange(bt, s, e);
+              visit(pid, pa, pb, word, tok);
+            }
           }
+          word++;
         }
-        word++;
+        from = to;
       }
     }
-    return res;
   }
 
   /** HF `tokenizer(text, pair, truncation=..., max_length=...)` (no padding) with offsets. */
