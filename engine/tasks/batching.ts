@@ -45,11 +45,11 @@ export function batchCount(n: number, batchSize: number): number {
 
 /** Pads `examples[idx]` to the longest one (pad id, mask 0, label -100). */
 export function makeBatch(
-  examples: readonly Encoded[],
+  examples: readonly { ids: readonly number[]; labels: Encoded['labels'] }[],
   idx: readonly number[],
   padId: number,
 ): Batch {
-  const rows = idx.map((i) => examples[i] as Encoded);
+  const rows = idx.map((i) => examples[i] as (typeof examples)[number]);
   const B = rows.length;
   const T = Math.max(...rows.map((r) => r.ids.length));
   const inputIds = new BigInt64Array(B * T).fill(BigInt(padId));
@@ -89,7 +89,8 @@ export async function inferBatched(
     .map((_, i) => i)
     .sort((a, b) => (inputs[a]?.length ?? 0) - (inputs[b]?.length ?? 0) || a - b);
   const out = new Array<Float32Array>(inputs.length);
-  const examples: Encoded[] = inputs.map((ids) => ({ ids: [...ids], labels: 0 }));
+  // The inputs themselves, not copies: a long note has millions of ids.
+  const examples = inputs.map((ids) => ({ ids, labels: 0 }));
   let done = 0;
   for (let s = 0; s < order.length; s += opts.batchSize) {
     if (opts.isCancelled?.()) throw new CancelledError();

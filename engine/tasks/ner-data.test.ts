@@ -8,7 +8,7 @@ import type { Document, Entity } from '../formats/types.ts';
 import { evaluateNer } from '../metrics/ner.ts';
 import { IGNORE } from './batching.ts';
 import { loadDocuments } from './data-load.ts';
-import { buildNerData, decodeNer, entityTypes, iob2Labels } from './ner-data.ts';
+import { buildNerData, decodeNer, entityTypes, iob2Labels, wordSpan } from './ner-data.ts';
 import {
   bertTokenizer,
   conllSubset,
@@ -130,10 +130,10 @@ describe.skipIf(!HAS_DATA)('NER data', () => {
     const ownerOf = (p: number): number =>
       data.windows.findIndex(({ window: w }) => p >= w.start && p < w.end);
     const crossing = gold.filter((e) => {
-      const pieces = (s0?.pieceWord ?? [])
+      const pieces = [...(s0?.pieceWord ?? [])]
         .map((w, p) => ({ w, p }))
         .filter(({ w }) => {
-          const [a, b] = s0?.words[w] ?? [0, 0];
+          const [a, b] = s0 ? wordSpan(s0, w) : [0, 0];
           return a >= (e.spans[0]?.start ?? 0) && b <= (e.spans[0]?.end ?? 0);
         });
       return new Set(pieces.map(({ p }) => ownerOf(p))).size > 1;

@@ -15,11 +15,14 @@ export interface NerSentence {
   doc: number;
   start: number;
   end: number;
-  /** [start, end) of each word in the document text. */
-  words: [number, number][];
-  pieceIds: number[];
+  /**
+   * [start, end) of each word in the document text, flat: word k is [words[2k], words[2k + 1]).
+   * Typed arrays: a long note has millions of words and pieces (see sentenceWords, wordSpan).
+   */
+  words: Int32Array;
+  pieceIds: Int32Array;
   /** Sentence-local word index of each piece. */
-  pieceWord: number[];
+  pieceWord: Int32Array;
   /** Gold label id per word (when the data has entities and a label index was given). */
   wordLabels?: number[];
   /** Gold entities starting in this sentence (covering span of discontinuous ones). */
@@ -75,6 +78,16 @@ export function typesOfLabels(labels: readonly string[]): string[] {
   return [...types].sort();
 }
 
+/** Number of words of a sentence. */
+export function sentenceWords(s: Pick<NerSentence, 'words'>): number {
+  return s.words.length >> 1;
+}
+
+/** [start, end) of word `k` of a sentence in the document text. */
+export function wordSpan(s: Pick<NerSentence, 'words'>, k: number): [number, number] {
+  return [s.words[2 * k] ?? 0, s.words[2 * k + 1] ?? 0];
+}
+
 function isFirstPiece(s: NerSentence, p: number): boolean {
   return p === 0 || s.pieceWord[p - 1] !== s.pieceWord[p];
 }
@@ -101,33 +114,43 @@ export function buildNerData(
     }
     const first = sentences.length;
     const ranges = sentenceRanges(doc);
-    const res = tok.tokenize(doc.text);
-    let p = 0;
-    for (const r of ranges) {
-      const s: NerSentence = {
-        doc: d,
-        start: r.start,
-        end: r.end,
-        words: [],
-        pieceIds: [],
-        pieceWord: [],
-        gold: [],
-      };
-      let lastWord = -1;
-      while (p < res.ids.length && (res.offsets[p]?.[0] ?? 0) < r.end) {
-        const [a, b] = res.offsets[p] ?? [0, 0];
-        const w = res.wordIds[p] ?? -1;
-        if (a >= r.start) {
-          if (w !== lastWord) s.words.push([a, b]);
-          else (s.words[s.words.length - 1] as [number, number])[1] = b;
-          lastWord = w;
-          s.pieceIds.push(res.ids[p] ?? tok.unkId);
-          s.pieceWord.push(s.words.length - 1);
-        }
-        p++;
+    // Tokens are taken as the tokenizer gives them, not kept for the whole document: each goes
+    // to the sentence it starts in (tokens before a sentence start, or after the last, to none).
+    let r = 0;
+    let lastWord = -1;
+    // The sentence being read: its word spans (flat), piece ids and piece words.
+    const words: number[] = [];
+    const ids: number[] = [];
+    const pieceWord: number[] = [];
+    const close = (): void => {
+      const range = ranges[r];
+      if (ids.length > 0 && range !== undefined)
+        sentences.push({
+          doc: d,
+          start: range.start,
+          end: range.end,
+          words: Int32Array.from(words),
+          pieceIds: Int32Array.from(ids),
+          pieceWord: Int32Array.from(pieceWord),
+          gold: [],
+        });
+      words.length = ids.length = pieceWord.length = 0;
+      lastWord = -1;
+    };
+    tok.forEachToken(doc.text, (id, a, b, w) => {
+      while (r < ranges.length && a >= (ranges[r] as { end: number }).end) {
+        close();
+        r++;
       }
-      if (s.pieceIds.length > 0) sentences.push(s);
-    }
+      const range = ranges[r];
+      if (range === undefined || a < range.start) return;
+      if (w !== lastWord) words.push(a, b);
+      else words[words.length - 1] = b;
+      lastWord = w;
+      ids.push(id);
+      pieceWord.push((words.length >> 1) - 1);
+    });
+    close();
     labelDocument(doc, sentences.slice(first), opts.labelIndex, counts);
   });
   const issues: FormatIssue[] = [];
@@ -167,11 +190,13 @@ function labelDocument(
   labelIndex: ReadonlyMap<string, number> | undefined,
   counts: Record<'discontinuous' | 'overlapping' | 'misaligned' | 'crossing' | 'noToken', number>,
 ): void {
+  // The document's words, for labelling only (predicting a long note needs no copy of them).
   const words: DocWord[] = [];
-  for (const s of sents) s.words.forEach(([start, end], w) => words.push({ s, w, start, end }));
   if (labelIndex)
-    for (const s of sents)
-      s.wordLabels = new Array<number>(s.words.length).fill(labelIndex.get('O') ?? 0);
+    for (const s of sents) {
+      for (let w = 0; w < sentenceWords(s); w++) words.push({ s, w, start: s.words[2 * w] ?? 0, end: s.words[2 * w + 1] ?? 0 });
+      s.wordLabels = new Array<number>(sentenceWords(s)).fill(labelIndex.get('O') ?? 0);
+    }
   const taken = new Set<string>();
   const ents = [...doc.entities].filter((e) => e.spans.length > 0);
   const bounds = (e: (typeof ents)[number]): [number, number] => [
@@ -245,7 +270,7 @@ export function nerExamples(
         ? [{ start: 0, end: n, contextStart: 0, contextEnd: n }]
         : makeWindows(n, maxTokens, Math.min(stride, maxTokens - 1));
     for (const w of ws) {
-      const ids = [tok.clsId, ...s.pieceIds.slice(w.contextStart, w.contextEnd), tok.sepId];
+      const ids = [tok.clsId, ...s.pieceIds.subarray(w.contextStart, w.contextEnd), tok.sepId];
       const labels = [IGNORE];
       for (let p = w.contextStart; p < w.contextEnd; p++) {
         labels.push(
@@ -273,8 +298,8 @@ export function decodeNer(
   labels: readonly string[],
 ): ScoredSpan[][] {
   const L = labels.length;
-  const tags = data.sentences.map((s) => new Array<string>(s.words.length).fill('O'));
-  const probs = data.sentences.map((s) => new Array<number>(s.words.length).fill(1));
+  const tags = data.sentences.map((s) => new Array<string>(sentenceWords(s)).fill('O'));
+  const probs = data.sentences.map((s) => new Array<number>(sentenceWords(s)).fill(1));
   data.windows.forEach(({ sentence, window: w }, k) => {
     const s = data.sentences[sentence] as NerSentence;
     const out = logits[k] as Float32Array;
@@ -295,8 +320,8 @@ export function decodeNer(
       for (let w = sp.start; w < sp.end; w++) sum += wordProbs[w] ?? 0;
       return {
         type: sp.type,
-        start: s.words[sp.start]?.[0] ?? 0,
-        end: s.words[sp.end - 1]?.[1] ?? 0,
+        start: s.words[2 * sp.start] ?? 0,
+        end: s.words[2 * (sp.end - 1) + 1] ?? 0,
         score: sum / (sp.end - sp.start),
       };
     });
@@ -305,5 +330,5 @@ export function decodeNer(
 
 /** Number of words in the sentences (for throughput reports). */
 export function wordCount(sentences: readonly NerSentence[]): number {
-  return sentences.reduce((n, s) => n + s.words.length, 0);
+  return sentences.reduce((n, s) => n + sentenceWords(s), 0);
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Document, Entity } from '../formats/types.ts';
 import { isBertPunctuation } from '../text/bert-basic.ts';
 import { loadDocuments } from './data-load.ts';
-import { buildNerData, decodeNer, entityTypes, iob2Labels, type NerData } from './ner-data.ts';
+import { buildNerData, decodeNer, entityTypes, iob2Labels, sentenceWords, wordSpan, type NerData } from './ner-data.ts';
 import { bertTokenizer, DATA, HAS_DATA, perfectLogits, removeTempDirs } from './test-helpers.ts';
 
 afterAll(removeTempDirs);
@@ -81,8 +81,9 @@ function roundTrip(docs: Document[], maxLength: number): {
     out.gold += want.size;
     for (const k of want) if (!got.includes(k)) out.missed.push(`${s.doc} ${k}`);
     for (const k of got) if (!want.has(k)) out.extra.push(`${s.doc} ${k}`);
-    const wordStarts = new Set(s.words.map((w) => w[0]));
-    const wordEnds = new Set(s.words.map((w) => w[1]));
+    const spans = Array.from({ length: sentenceWords(s) }, (_, w) => wordSpan(s, w));
+    const wordStarts = new Set(spans.map((w) => w[0]));
+    const wordEnds = new Set(spans.map((w) => w[1]));
     for (const g of s.gold)
       if (!wordStarts.has(g.start) || !wordEnds.has(g.end)) out.offBoundary.push(`${s.doc} ${key(g)}`);
   });

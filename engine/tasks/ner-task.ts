@@ -10,7 +10,7 @@ import type { Batch } from '../train/trainer.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { inferBatched, type Encoded } from './batching.ts';
 import type { TaskContext } from './events.ts';
-import { buildNerData, decodeNer, nerExamples, type NerData } from './ner-data.ts';
+import { buildNerData, decodeNer, nerExamples, sentenceWords, type NerData } from './ner-data.ts';
 import { createRng, shuffle } from '../random.ts';
 
 /** What NER encoding needs from a model. */
@@ -181,7 +181,7 @@ export async function predictEntities(
   const entities: Entity[][] = docs.map(() => []);
   let words = 0;
   data.sentences.forEach((s, i) => {
-    words += s.words.length;
+    words += sentenceWords(s);
     const list = entities[s.doc] as Entity[];
     for (const sp of spans[i] ?? []) {
       const text = docs[s.doc]?.text.slice(sp.start, sp.end) ?? '';
