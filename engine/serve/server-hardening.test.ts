@@ -1,14 +1,14 @@
 // Browser mode against a buggy or hostile client: bodies in the wrong encoding, a port that is
 // taken, and what a refused start leaves behind.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { globalAgent, request } from 'node:http';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../store/db.ts';
 import { type RunningServer, startServer } from './server.ts';
-import { upgrade } from './test-client.ts';
+import { upgrade, waitFor } from './test-client.ts';
 
 let dir: string;
 let server: RunningServer;
@@ -164,6 +164,27 @@ describe('browser-mode protocol upgrades', () => {
     expect(chunked).toContain('A request with a chunked body cannot ask to switch protocols (Upgrade: h2c); send it without the Upgrade header.');
     const list = JSON.parse((await invoke('projects:list', '{}')).body) as { value: { name: string }[] };
     expect(list.value.map((p) => p.name).filter((n) => n.startsWith('h2c'))).toEqual(['h2c project', 'h2c project, body sent later']);
+  });
+
+  it('lets go of the connection after answering a request that asked for h2c, though the client keeps its side open', async () => {
+    const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    globalAgent.destroy(); // earlier requests' keep-alive connections, closing meanwhile, would skew the count
+    await waitFor(() => sockets() === 0);
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    let reply = '';
+    socket.on('data', (d: Buffer) => (reply += d.toString('utf8')));
+    socket.on('error', () => {}); // the reset of a connection the server let go of
+    socket.write(
+      `POST /api/invoke/projects:list HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: Upgrade, HTTP2-Settings\r\n` +
+        `Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${2 ** 40}\r\n\r\n${'x'.repeat(1 << 16)}`,
+    );
+    await new Promise((resolve) => socket.once('end', resolve));
+    expect(reply).toMatch(/^HTTP\/1\.1 401 /); // no token: refused before a byte of the body is read
+    // The client never ends its side; the server's end of the connection goes all the same.
+    const isReleased = await waitFor(() => sockets() === 1, 2000).then(() => true, () => false);
+    socket.destroy();
+    expect(isReleased).toBe(true);
   });
 });
 

@@ -254,7 +254,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     res.assignSocket(socket);
     res.on('finish', () => {
       res.detachSocket(socket);
-      socket.end();
+      // Destroyed once the answer is out, as Node ends a connection it closes: only ended, it
+      // stayed open (a file descriptor each) for as long as the client kept its side open.
+      socket.end(() => socket.destroy());
     });
     if (req.headers['transfer-encoding'] !== undefined) {
       const message = `A request with a chunked body cannot ask to switch protocols (Upgrade: ${req.headers.upgrade ?? ''}); send it without the Upgrade header.`;
