@@ -217,4 +217,22 @@ describe('Models: rename and export', () => {
     await screenshot(page, 'model-rename-export-axe');
     expect(await axeViolationsBothThemes(page)).toEqual([]);
   });
+
+  it('says the library could not be read when the engine does not answer, not that there are no models', async () => {
+    const { page } = app;
+    const isList = (url: URL): boolean => decodeURIComponent(url.pathname) === '/api/invoke/models:list';
+    await page.route(isList, (route) => route.abort('connectionrefused'));
+    try {
+      await page.reload();
+      await page.getByTestId('nav-models').click();
+      await page.getByTestId('models-error').waitFor();
+      expect(await page.getByTestId('models-empty').count()).toBe(0);
+    } finally {
+      await page.unroute(isList);
+    }
+    await page.getByTestId('nav-train').click();
+    await page.getByTestId('nav-models').click(); // asked again: the library is back
+    await page.getByTestId('model-table').getByRole('button', { name: 'Default student (shipped)' }).waitFor();
+    expect(await page.getByTestId('models-error').count()).toBe(0);
+  });
 });
