@@ -129,6 +129,26 @@ function rawExchange(text: string, later?: string): Promise<string> {
   });
 }
 
+/**
+ * Sends `text` from a client that, once answered, never closes its side of the connection;
+ * resolves with the answer and whether the server closed its own side all the same.
+ */
+async function halfOpenExchange(text: string): Promise<{ reply: string; isReleased: boolean }> {
+  const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+  globalAgent.destroy(); // earlier requests' keep-alive connections, closing meanwhile, would skew the count
+  await waitFor(() => sockets() === 0);
+  const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+  let reply = '';
+  socket.on('data', (d: Buffer) => (reply += d.toString('utf8')));
+  socket.on('error', () => {}); // the reset of a connection the server let go of
+  socket.write(text);
+  await new Promise((resolve) => socket.once('end', resolve));
+  // Only this client's socket left: the server's end of the connection has gone.
+  const isReleased = await waitFor(() => sockets() === 1, 2000).then(() => true, () => false);
+  socket.destroy();
+  return { reply, isReleased };
+}
+
 describe('browser-mode protocol upgrades', () => {
   it('answers a request asking for h2c (curl --http2) over HTTP/1.1 as if it had not asked', async () => {
     const h2c = `Host: 127.0.0.1:${server.port}\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n`;
@@ -167,24 +187,26 @@ describe('browser-mode protocol upgrades', () => {
   });
 
   it('lets go of the connection after answering a request that asked for h2c, though the client keeps its side open', async () => {
-    const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-    globalAgent.destroy(); // earlier requests' keep-alive connections, closing meanwhile, would skew the count
-    await waitFor(() => sockets() === 0);
-    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
-    let reply = '';
-    socket.on('data', (d: Buffer) => (reply += d.toString('utf8')));
-    socket.on('error', () => {}); // the reset of a connection the server let go of
-    socket.write(
+    const { reply, isReleased } = await halfOpenExchange(
       `POST /api/invoke/projects:list HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: Upgrade, HTTP2-Settings\r\n` +
         `Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${2 ** 40}\r\n\r\n${'x'.repeat(1 << 16)}`,
     );
-    await new Promise((resolve) => socket.once('end', resolve));
     expect(reply).toMatch(/^HTTP\/1\.1 401 /); // no token: refused before a byte of the body is read
-    // The client never ends its side; the server's end of the connection goes all the same.
-    const isReleased = await waitFor(() => sockets() === 1, 2000).then(() => true, () => false);
-    socket.destroy();
     expect(isReleased).toBe(true);
+  });
+
+  it('lets go of the connection after refusing an event socket, though the client keeps its side open', async () => {
+    const handshake = `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n`;
+    const refusals: [string, RegExp][] = [
+      [`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${handshake}\r\n`, /^HTTP\/1\.1 401 /],
+      [`GET /api/events HTTP/1.1\r\nHost: attacker.example:${server.port}\r\n${handshake}\r\n`, /^HTTP\/1\.1 403 /],
+    ];
+    for (const [text, status] of refusals) {
+      const { reply, isReleased } = await halfOpenExchange(text);
+      expect(reply).toMatch(status);
+      expect(isReleased).toBe(true);
+    }
   });
 });
 

@@ -42,9 +42,12 @@ export function acceptKey(key: string): string {
 /** Answers an upgrade request with an HTTP error and drops the socket. */
 export function rejectUpgrade(socket: Duplex, status: number, text: string): void {
   const body = `${text}\n`;
+  // Destroyed once the answer is out: only ended, the socket stayed open for as long as the
+  // client (without the token, say) kept its side open.
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    () => socket.destroy(),
   );
 }
 
