@@ -85,30 +85,50 @@ export async function inferBatched(
   run: (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>,
   opts: InferenceOptions,
 ): Promise<Float32Array[]> {
-  const order = inputs
-    .map((_, i) => i)
-    .sort((a, b) => (inputs[a]?.length ?? 0) - (inputs[b]?.length ?? 0) || a - b);
   const out = new Array<Float32Array>(inputs.length);
-  // The inputs themselves, not copies: a long note has millions of ids.
-  const examples = inputs.map((ids) => ({ ids, labels: 0 }));
+  await inferEach(
+    inputs.map((ids) => ids.length),
+    (i) => inputs[i] ?? [],
+    run,
+    opts,
+    (i, logits) => (out[i] = logits.slice()),
+  );
+  return out;
+}
+
+/**
+ * `inferBatched` for inputs built only when their batch runs (`idsOf(i)`, of `lengths[i]` ids),
+ * whose logits go to `take` (a view into the batch's output, valid during the call) instead of
+ * being kept: a long note's windows and logits need not all be held at once. Same batches.
+ */
+export async function inferEach(
+  lengths: readonly number[],
+  idsOf: (i: number) => readonly number[],
+  run: (batch: Omit<Batch, 'labels'>) => Promise<HostTensor>,
+  opts: InferenceOptions,
+  take: (i: number, logits: Float32Array) => void,
+): Promise<void> {
+  const order = lengths
+    .map((_, i) => i)
+    .sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0) || a - b);
   let done = 0;
   for (let s = 0; s < order.length; s += opts.batchSize) {
     if (opts.isCancelled?.()) throw new CancelledError();
     const idx = order.slice(s, s + opts.batchSize);
-    const batch = makeBatch(examples, idx, opts.padId);
+    const rows = idx.map((i) => ({ ids: idsOf(i), labels: 0 }));
+    const batch = makeBatch(rows, rows.map((_, b) => b), opts.padId);
     const logits = await run(batch);
     const data = logits.data as Float32Array;
     const L = logits.dims[logits.dims.length - 1] ?? 1;
     const T = batch.seqLen;
     const isToken = logits.dims.length === 3;
     idx.forEach((i, b) => {
-      const len = inputs[i]?.length ?? 0;
-      out[i] = isToken ? data.slice(b * T * L, (b * T + len) * L) : data.slice(b * L, (b + 1) * L);
+      const len = lengths[i] ?? 0;
+      take(i, isToken ? data.subarray(b * T * L, (b * T + len) * L) : data.subarray(b * L, (b + 1) * L));
     });
     done += idx.length;
     opts.onBatch?.(done);
   }
-  return out;
 }
 
 /** Thrown when a task notices its cancellation flag. */

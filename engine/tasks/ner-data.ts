@@ -98,6 +98,17 @@ export function buildNerData(
   tok: WordPieceTokenizer,
   opts: NerDataOptions,
 ): NerData {
+  const { sentences, issues } = nerSentences(docs, tok, opts);
+  const { windows, examples } = nerExamples(sentences, tok, opts.maxLength, opts.stride);
+  return { sentences, windows, examples, issues };
+}
+
+/** The sentences of `buildNerData`, without model inputs (prediction builds them batch by batch). */
+export function nerSentences(
+  docs: readonly Document[],
+  tok: WordPieceTokenizer,
+  opts: Omit<NerDataOptions, 'maxLength' | 'stride'>,
+): Pick<NerData, 'sentences' | 'issues'> {
   const sentences: NerSentence[] = [];
   const counts = {
     discontinuous: 0,
@@ -172,8 +183,7 @@ export function buildNerData(
     counts.noToken,
     'entities cover no token (only spaces or removed characters) and were ignored',
   );
-  const { windows, examples } = nerExamples(sentences, tok, opts.maxLength, opts.stride);
-  return { sentences, windows, examples, issues };
+  return { sentences, issues };
 }
 
 /** A word of a document with its sentence. */
@@ -259,18 +269,12 @@ export function nerExamples(
   maxLength: number,
   stride: number,
 ): { windows: NerData['windows']; examples: Encoded[] } {
-  const maxTokens = maxLength - 2;
-  if (maxTokens < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
   const windows: NerData['windows'] = [];
   const examples: Encoded[] = [];
+  if (maxLength - 2 < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
   sentences.forEach((s, si) => {
-    const n = s.pieceIds.length;
-    const ws =
-      n <= maxTokens
-        ? [{ start: 0, end: n, contextStart: 0, contextEnd: n }]
-        : makeWindows(n, maxTokens, Math.min(stride, maxTokens - 1));
-    for (const w of ws) {
-      const ids = [tok.clsId, ...s.pieceIds.subarray(w.contextStart, w.contextEnd), tok.sepId];
+    for (const w of sentenceWindows(s, maxLength, stride)) {
+      const ids = windowIds(s, w, tok);
       const labels = [IGNORE];
       for (let p = w.contextStart; p < w.contextEnd; p++) {
         labels.push(
@@ -291,41 +295,76 @@ export function nerExamples(
   return { windows, examples };
 }
 
+/** The windows of a sentence: the whole of it, or sliding windows of `maxLength - 2` pieces. */
+export function sentenceWindows(s: Pick<NerSentence, 'pieceIds'>, maxLength: number, stride: number): TokenWindow[] {
+  const maxTokens = maxLength - 2;
+  if (maxTokens < 1) throw new Error(`max length ${maxLength} leaves no room for tokens`);
+  const n = s.pieceIds.length;
+  return n <= maxTokens
+    ? [{ start: 0, end: n, contextStart: 0, contextEnd: n }]
+    : makeWindows(n, maxTokens, Math.min(stride, maxTokens - 1));
+}
+
+/** The model input of a window: [CLS], its context pieces, [SEP]. */
+export function windowIds(s: Pick<NerSentence, 'pieceIds'>, w: TokenWindow, tok: WordPieceTokenizer): number[] {
+  return [tok.clsId, ...s.pieceIds.subarray(w.contextStart, w.contextEnd), tok.sepId];
+}
+
 /** Predicted character spans per sentence from per-window logits ([len, L] each). */
 export function decodeNer(
   data: Pick<NerData, 'sentences' | 'windows'>,
   logits: readonly Float32Array[],
   labels: readonly string[],
 ): ScoredSpan[][] {
+  const decoder = nerDecoder(data, labels);
+  logits.forEach((out, k) => decoder.take(k, out));
+  return decoder.spans();
+}
+
+/** No prediction yet: the word keeps 'O' with probability 1. */
+const UNSET = 0xffff;
+
+/**
+ * `decodeNer` fed one window's logits at a time, in any order (`take(k, logits of window k)`):
+ * each word keeps only its label index and probability, so no window's logits need be kept.
+ */
+export function nerDecoder(
+  data: Pick<NerData, 'sentences' | 'windows'>,
+  labels: readonly string[],
+): { take: (k: number, out: Float32Array) => void; spans: () => ScoredSpan[][] } {
   const L = labels.length;
-  const tags = data.sentences.map((s) => new Array<string>(sentenceWords(s)).fill('O'));
-  const probs = data.sentences.map((s) => new Array<number>(sentenceWords(s)).fill(1));
-  data.windows.forEach(({ sentence, window: w }, k) => {
+  if (L >= UNSET) throw new Error(`${L} labels are more than an NER model can have here (${UNSET - 1})`);
+  const tags = data.sentences.map((s) => new Uint16Array(sentenceWords(s)).fill(UNSET));
+  const probs = data.sentences.map((s) => new Float64Array(sentenceWords(s)).fill(1));
+  const take = (k: number, out: Float32Array): void => {
+    const { sentence, window: w } = data.windows[k] as NerData['windows'][number];
     const s = data.sentences[sentence] as NerSentence;
-    const out = logits[k] as Float32Array;
     // Owned range only: each piece takes its prediction from exactly one window.
     for (let p = w.start; p < w.end; p++) {
       if (!isFirstPiece(s, p)) continue;
       const row = 1 + p - w.contextStart;
       const best = argmaxRow(out, row, L);
       const word = s.pieceWord[p] ?? 0;
-      (tags[sentence] as string[])[word] = labels[best] ?? 'O';
-      (probs[sentence] as number[])[word] = softmaxRow(out, row, L)[best] ?? 0;
+      (tags[sentence] as Uint16Array)[word] = best;
+      (probs[sentence] as Float64Array)[word] = softmaxRow(out, row, L)[best] ?? 0;
     }
-  });
-  return data.sentences.map((s, si) => {
-    const wordProbs = probs[si] as number[];
-    return extractSpans(repairBio(tags[si] as string[]), 'IOB2').map((sp) => {
-      let sum = 0;
-      for (let w = sp.start; w < sp.end; w++) sum += wordProbs[w] ?? 0;
-      return {
-        type: sp.type,
-        start: s.words[2 * sp.start] ?? 0,
-        end: s.words[2 * (sp.end - 1) + 1] ?? 0,
-        score: sum / (sp.end - sp.start),
-      };
+  };
+  const spans = (): ScoredSpan[][] =>
+    data.sentences.map((s, si) => {
+      const wordProbs = probs[si] as Float64Array;
+      const wordTags = Array.from(tags[si] as Uint16Array, (t) => (t === UNSET ? 'O' : (labels[t] ?? 'O')));
+      return extractSpans(repairBio(wordTags), 'IOB2').map((sp) => {
+        let sum = 0;
+        for (let w = sp.start; w < sp.end; w++) sum += wordProbs[w] ?? 0;
+        return {
+          type: sp.type,
+          start: s.words[2 * sp.start] ?? 0,
+          end: s.words[2 * (sp.end - 1) + 1] ?? 0,
+          score: sum / (sp.end - sp.start),
+        };
+      });
     });
-  });
+  return { take, spans };
 }
 
 /** Number of words in the sentences (for throughput reports). */

@@ -8,9 +8,20 @@ import { toMetricsJson, type MetricsJson } from '../metrics/report.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import type { Batch } from '../train/trainer.ts';
 import type { WordPieceTokenizer } from '../text/wordpiece.ts';
-import { inferBatched, type Encoded } from './batching.ts';
+import { inferBatched, inferEach, type Encoded } from './batching.ts';
 import type { TaskContext } from './events.ts';
-import { buildNerData, decodeNer, nerExamples, sentenceWords, type NerData } from './ner-data.ts';
+import {
+  buildNerData,
+  decodeNer,
+  nerDecoder,
+  nerExamples,
+  nerSentences,
+  sentenceWindows,
+  sentenceWords,
+  windowIds,
+  type NerData,
+  type NerSentence,
+} from './ner-data.ts';
 import { createRng, shuffle } from '../random.ts';
 
 /** What NER encoding needs from a model. */
@@ -153,22 +164,30 @@ export function encodeNerTraining(
   };
 }
 
-/** Predicted entities per document (ids T1…, exact text slices, mean word probability as score). */
+/**
+ * Predicted entities per document (ids T1…, exact text slices, mean word probability as score).
+ * Window inputs are built batch by batch and each batch's logits decoded at once, so a long
+ * note holds its sentences' pieces and words and one label and probability per word, no more.
+ */
 export async function predictEntities(
   docs: readonly Document[],
   m: NerModelView,
   predict: Predict,
   opts: { batchSize: number },
   ctx: TaskContext,
-): Promise<{ entities: Entity[][]; words: number; data: NerData }> {
-  const data = buildNerData(docs, m.tokenizer, {
-    maxLength: m.maxLength,
-    stride: m.stride,
-    source: 'input',
-  });
-  const total = data.examples.length;
-  const logits = await inferBatched(
-    data.examples.map((e) => e.ids),
+): Promise<{ entities: Entity[][]; words: number }> {
+  const { sentences } = nerSentences(docs, m.tokenizer, { source: 'input' });
+  const windows = sentences.flatMap((s, sentence) =>
+    sentenceWindows(s, m.maxLength, m.stride).map((window) => ({ sentence, window })),
+  );
+  const decoder = nerDecoder({ sentences, windows }, m.labels);
+  const total = windows.length;
+  await inferEach(
+    windows.map(({ window: w }) => w.contextEnd - w.contextStart + 2),
+    (k) => {
+      const { sentence, window } = windows[k] as (typeof windows)[number];
+      return windowIds(sentences[sentence] as NerSentence, window, m.tokenizer);
+    },
     predict,
     {
       batchSize: opts.batchSize,
@@ -176,11 +195,12 @@ export async function predictEntities(
       isCancelled: () => ctx.isCancelled(),
       onBatch: (done) => ctx.emit({ type: 'infer-progress', phase: 'ner', done, total }),
     },
+    decoder.take,
   );
-  const spans = decodeNer(data, logits, m.labels);
+  const spans = decoder.spans();
   const entities: Entity[][] = docs.map(() => []);
   let words = 0;
-  data.sentences.forEach((s, i) => {
+  sentences.forEach((s, i) => {
     words += sentenceWords(s);
     const list = entities[s.doc] as Entity[];
     for (const sp of spans[i] ?? []) {
@@ -194,7 +214,7 @@ export async function predictEntities(
       });
     }
   });
-  return { entities, words, data };
+  return { entities, words };
 }
 
 /** Document-level NER evaluation (strict + lenient) of predictions against the documents' entities. */
