@@ -1,7 +1,7 @@
 // Prediction over one long document keeps its results while its memory use is cut: the entities
 // (spans, types, scores) predicted over a ~200 KB note and the tokens of its text are compared
 // with digests recorded from the code before the change (tokenizing the whole text at once,
-// keeping every window's logits). The model is a deterministic function of the window's ids and
+// keeping every window's ids and logits). The model is a deterministic function of the window's ids and
 // positions, so the digest tests the data path (tokens, sentences, windows, batches, decoding),
 // not onnxruntime's floating point on this machine.
 
@@ -19,7 +19,7 @@ import { bertTokenizer, DATA, HAS_DATA } from './test-helpers.ts';
 const LABELS = ['O', 'B-Disease', 'I-Disease', 'B-Chemical', 'I-Chemical'];
 
 /** Logits [B, T, L] from each id, the id before it and its position: windows see their context. */
-async function fakeModel(batch: Omit<Batch, 'labels'>): Promise<HostTensor> {
+function fakeModel(batch: Omit<Batch, 'labels'>): Promise<HostTensor> {
   const { batchSize: B, seqLen: T } = batch;
   const L = LABELS.length;
   const data = new Float32Array(B * T * L);
@@ -29,7 +29,7 @@ async function fakeModel(batch: Omit<Batch, 'labels'>): Promise<HostTensor> {
       const prev = t > 0 ? Number(batch.inputIds[b * T + t - 1]) : 0;
       for (let l = 0; l < L; l++) data[(b * T + t) * L + l] = ((id * 31 + prev * 17 + t * 7 + l * 13) % 97) / 10;
     }
-  return { dtype: 'float32', dims: [B, T, L], data };
+  return Promise.resolve({ dtype: 'float32', dims: [B, T, L], data });
 }
 
 /** ~200 KB of abstracts with a few characters the tokenizer treats specially, as one note. */
