@@ -169,6 +169,8 @@ export interface TrainedModel {
   phiStatus?: PhiStatus;
   /** The run's TrainResult.fingerprinted: the fingerprint file it wrote, kept when it is the snapshot's. */
   fingerprinted?: string;
+  /** The folder of the model whose weights the run started from: its fingerprints are kept too. */
+  startedFrom?: string;
 }
 
 /**
@@ -177,10 +179,11 @@ export interface TrainedModel {
  * records them as one hash only, and `benchtop distill` from the folder needs them to know a
  * re-formatted copy of the notes (engine/distill/fingerprint-file.ts). Written for every run: a
  * dataset may be marked as containing PHI only later, which raises the model's status then. The
- * run writes them with its model; they are hashed here only when it did not (writeRunFingerprints).
+ * run writes them with its model; they are hashed here only when it did not (writeRunFingerprints),
+ * followed by those of the model it started from.
  */
 export async function registerTrainedModel(ctx: ApiContext, t: TrainedModel): Promise<Model> {
-  await recordFingerprintsInWorker(dirname(t.outDir), t.outDir, t.fingerprinted);
+  await recordFingerprintsInWorker(dirname(t.outDir), t.outDir, t.fingerprinted, t.startedFrom);
   const id = crypto.randomUUID();
   const relDir = `models/${id}`;
   const target = join(ctx.dataDir, 'models', id);

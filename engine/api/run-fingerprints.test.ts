@@ -6,7 +6,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FINGERPRINT_FILE, fingerprintBytes, textsDigest } from '../distill/fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, readFingerprintFile, textsDigest } from '../distill/fingerprint-file.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import * as jobs from '../tasks/jobs.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
@@ -18,15 +18,18 @@ vi.mock('../tasks/jobs.ts', async (importOriginal) => {
 const recorded = vi.mocked(jobs.recordFingerprintsInWorker);
 /** The texts of each registered run's snapshot (removed once the model is registered), in order. */
 const snapshots: string[][] = [];
+/** Done to the run's output before its registration records the fingerprints. */
+let beforeRecording: ((out: string) => void) | undefined;
 beforeEach(() => {
   snapshots.length = 0;
   recorded.mockClear();
   const real = recorded.getMockImplementation()!;
-  recorded.mockImplementationOnce((runDir, out, written) => {
+  recorded.mockImplementationOnce((runDir, out, written, ...rest) => {
     type Part = { text: string }[] | undefined;
     const data = JSON.parse(readFileSync(join(runDir, 'data.json'), 'utf8')) as { train?: Part; dev?: Part; private?: Part };
     snapshots.push([...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])].map((d) => d.text));
-    return real(runDir, out, written);
+    beforeRecording?.(out);
+    return real(runDir, out, written, ...rest);
   });
 });
 
@@ -86,5 +89,23 @@ describe('a workbench run’s fingerprints at registration', () => {
     const done = finished();
     await t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentPreset: 'small-2L-128', transfer: ['random'], includePrivate: { datasetIds: [datasetId], alpha: 0.3 }, steps: 1 });
     await expectKept(await done);
+  }, 120_000);
+
+  // A run that wrote no file (an older version, a crash) gets one at registration: a student
+  // started from the PHI-trained model keeps that model's fingerprints (until 2026-11-24 the file
+  // was written from the run's own documents only, here none).
+  it('a student started from a PHI-trained model keeps its fingerprints when the run wrote none', async () => {
+    const teacher = (await t.call('models:list', {})).find((m) => m.task === 'token-classification' && m.phiStatus === 'trained-on-phi')!;
+    const inherited = readFingerprintFile(await modelDir(teacher.id))!;
+    beforeRecording = (out) => rmSync(join(out, FINGERPRINT_FILE));
+    const done = finished();
+    try {
+      await t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentModelId: teacher.id, transfer: ['random'], steps: 1 });
+      const run = await done;
+      expect(run.status, run.error).toBe('completed');
+      expect(readFileSync(join(await modelDir(run.modelId), FINGERPRINT_FILE)).equals(fingerprintBytes([], [inherited]))).toBe(true);
+    } finally {
+      beforeRecording = undefined;
+    }
   }, 120_000);
 });

@@ -6,6 +6,7 @@
 // of them (the list, the curves) is run-infos.ts.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { studentStartingModel } from '../distill/fingerprint-file.ts';
 import type { Document } from '../formats/types.ts';
 import { appendMetrics, deleteRunMetrics } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
@@ -393,6 +394,7 @@ async function finish(
         ...(r.metrics?.model.parameters !== undefined && { parameters: r.metrics.model.parameters }),
         ...(r.phiStatus === 'trained-on-phi' && { phiStatus: 'trained-on-phi' as const }),
         ...(r.fingerprinted !== undefined && { fingerprinted: r.fingerprinted }),
+        ...startedFrom(cfg.engine),
       });
       updateRunStatus(db, run.id, 'completed', {
         modelOutId: model.id,
@@ -406,6 +408,12 @@ async function finish(
     }
   }
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
+}
+
+/** The folder of the model whose weights a run starts from (none for a random init). */
+function startedFrom(e: EngineArgs): { startedFrom?: string } {
+  const dir = e.kind === 'train' ? e.args.model : studentStartingModel(e.args);
+  return dir === undefined ? {} : { startedFrom: dir };
 }
 
 /** A failed run's message: the engine's own words (never document text), headed by the screen. */

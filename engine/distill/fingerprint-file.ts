@@ -77,6 +77,11 @@ export function startingFingerprints(dir: string | undefined): FingerprintSet[] 
   return [problem];
 }
 
+/** The folder a distillation student's weights start from: `--student`, or the teacher's layers. */
+export function studentStartingModel(args: { student?: string; initFromTeacher?: boolean; teacher: string }): string | undefined {
+  return args.student ?? (args.initFromTeacher === true ? args.teacher : undefined);
+}
+
 /**
  * Identifies a list of texts (sha256 over each one's length and UTF-8 bytes, in order), so that a
  * fingerprint file written by a run can be recognised as that of a run's snapshot without hashing
@@ -94,27 +99,34 @@ export function textsDigest(texts: Iterable<string>): string {
 
 /**
  * Writes into `out` the fingerprints of the documents of a workbench run's snapshot (`runDir`/
- * data.json: training, dev and private documents); nothing without documents. The run's own task
- * writes them with its model (train-task.ts, task-distill.ts) and says which texts (`written`, a
- * textsDigest): when that names the snapshot's documents and the file reads with one entry per
- * document, it is kept rather than hashed twice. A run that wrote none, or other texts (an older
- * run, a crash), gets them here. Run it in a worker for a large snapshot (engine/tasks/jobs.ts):
- * 10 million words take about 4 s here.
+ * data.json: training, dev and private documents), followed by those recorded beside the model
+ * the run started from (`startedFrom`: startingFingerprints); nothing when there are neither. The
+ * run's own task writes them with its model (train-task.ts, task-distill.ts) and says which texts
+ * (`written`, a textsDigest): when that names the snapshot's documents and the file reads with one
+ * entry per document, it is kept rather than hashed twice. A run that wrote none, or other texts
+ * (an older run, a crash), gets them here, its starting model's included: until 2026-11-24 these
+ * were dropped, so a copy of that model's notes passed when the new model taught. A starting
+ * folder that is gone is an error (nothing is written). Run it in a worker for a large snapshot
+ * (engine/tasks/jobs.ts): 10 million words take about 4 s here.
  */
-export function writeRunFingerprints(runDir: string, out: string, written?: string): void {
+export function writeRunFingerprints(runDir: string, out: string, written?: string, startedFrom?: string): void {
   const file = path.join(runDir, 'data.json');
   if (!existsSync(file)) return;
   type Part = { text: string }[] | undefined;
   const data = JSON.parse(readFileSync(file, 'utf8')) as { train?: Part; dev?: Part; private?: Part };
   const texts = [...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])].map((d) => d.text);
-  if (texts.length === 0) return;
   const kept = path.join(out, FINGERPRINT_FILE);
-  if (written !== undefined && existsSync(kept) && written === textsDigest(texts)) {
+  // Without documents, a file the run wrote holds only what it inherited.
+  if (existsSync(kept) && (texts.length === 0 || (written !== undefined && written === textsDigest(texts)))) {
     const set = fingerprintFileProblem(kept);
     // The run's documents come first; fingerprints its starting model recorded may follow.
     if (typeof set !== 'string' && set.counts.length >= texts.length) return;
   }
-  writeFileAtomic(kept, fingerprintBytes(texts));
+  if (startedFrom !== undefined && !existsSync(startedFrom))
+    throw new Error(`${startedFrom}: the model this run started from is gone, and with it the fingerprints of the private documents it learned from (${FINGERPRINT_FILE}), which the new model must keep so that a copy of those documents is refused when it teaches. The model was not added to the library; start a new run`);
+  const inherited = startingFingerprints(startedFrom);
+  if (texts.length === 0 && inherited.length === 0) return;
+  writeFileAtomic(kept, fingerprintBytes(texts, inherited));
 }
 
 /**

@@ -3,14 +3,14 @@
 // again (about 4 s per 10 million words). train() now says which texts it fingerprinted and the
 // registration keeps that file when they are the snapshot's; a run that wrote none, or other
 // texts, still gets them at registration.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
 import type { Document } from '../formats/types.ts';
 import { DATA, HAS_DATA, VOCAB, removeTempDirs, tempDir } from '../tasks/test-helpers.ts';
 import { train, type TrainResult } from '../tasks/train-task.ts';
-import { FINGERPRINT_FILE, fingerprintBytes, textsDigest, writeRunFingerprints } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, readFingerprintFile, textsDigest, writeRunFingerprints } from './fingerprint-file.ts';
 import * as overlap from './text-overlap.ts';
 
 // Every hashing of documents' words goes through fingerprintSet: count its calls.
@@ -71,5 +71,31 @@ describe.skipIf(!HAS_DATA)('a workbench run’s fingerprints', () => {
     writeFileSync(file, fingerprintBytes(trainOnly));
     writeRunFingerprints(runDir, out, textsDigest(texts));
     expect(readFileSync(file).equals(fingerprintBytes(texts))).toBe(true);
+  });
+
+  // A run started from a PHI-bearing model (this run's model, with the notes' fingerprints): its
+  // model keeps them after its own documents' even when the run wrote no file (until 2026-11-24
+  // they were dropped here, so a re-wrapped copy of those notes passed when the model taught).
+  it('of a run that wrote none keep those of the model it started from', () => {
+    expect(r.status).toBe('max-steps');
+    const inherited = readFingerprintFile(out)!;
+    const next = path.join(dir, 'next');
+    const nextOut = path.join(next, 'out');
+    mkdirSync(nextOut, { recursive: true });
+    const own = texts.slice(0, 4).map((t) => `${t} Seen again.`);
+    writeFileSync(path.join(next, 'data.json'), JSON.stringify({ train: own.map((text) => ({ text })) }));
+    writeRunFingerprints(next, nextOut, undefined, out);
+    const nextFile = path.join(nextOut, FINGERPRINT_FILE);
+    expect(readFileSync(nextFile).equals(fingerprintBytes(own, [inherited]))).toBe(true);
+    // A distillation without private documents: only what it inherited.
+    writeFileSync(path.join(next, 'data.json'), '{}');
+    rmSync(nextFile);
+    writeRunFingerprints(next, nextOut, undefined, out);
+    expect(readFileSync(nextFile).equals(fingerprintBytes([], [inherited]))).toBe(true);
+    // A starting model that is gone: an error naming it, and no file that would pass for complete.
+    rmSync(nextFile);
+    const gone = path.join(dir, 'removed-model');
+    expect(() => writeRunFingerprints(next, nextOut, undefined, gone)).toThrow(`${gone}: the model this run started from is gone`);
+    expect(existsSync(nextFile)).toBe(false);
   });
 });

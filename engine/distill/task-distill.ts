@@ -39,7 +39,7 @@ import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabSha256, vocabularyRecord } from './vocab-origin.ts';
-import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textsDigest } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, studentStartingModel, textsDigest } from './fingerprint-file.ts';
 import { encodingNotes, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { withOutLock } from '../io/out-folder.ts';
 import { type Device, checkThreads } from '../runtime/session.ts';
@@ -164,7 +164,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
 
   // Student: folder, preset (random), or teacher layers.
   // A student whose weights are a model's keeps the fingerprints recorded beside it (read now).
-  const inherited = startingFingerprints(args.student ?? (args.initFromTeacher ? args.teacher : undefined));
+  const inherited = startingFingerprints(studentStartingModel(args));
   // The weights the student starts from, when they are a model's (not a random init).
   let start: LineageEntry | undefined;
   let student: { config: typeof teacher.config; weights: Map<string, HostTensor>; vocab: string[]; tokenizerSettings: typeof teacher.tokenizerSettings; tokenizer: typeof teacher.tokenizer; origin: string };

@@ -48,7 +48,7 @@ export type TaskJob =
   | { kind: 'evaluate'; args: EvaluateArgs }
   | { kind: 'distill'; args: DistillArgs }
   | { kind: 'check-transfer'; args: TransferCheckArgs }
-  | { kind: 'record-fingerprints'; args: { runDir: string; out: string; written?: string } };
+  | { kind: 'record-fingerprints'; args: { runDir: string; out: string; written?: string; startedFrom?: string } };
 
 /** Worker side: runs one task (called by engine/runtime/worker-boot.mjs). */
 export async function run(
@@ -84,7 +84,7 @@ function runTask(job: TaskJob, ctx: TaskContext): Promise<TrainResult | PredictR
       checkTransferNotPrivate(job.args.transfer, job.args);
       return null;
     case 'record-fingerprints':
-      writeRunFingerprints(job.args.runDir, job.args.out, job.args.written);
+      writeRunFingerprints(job.args.runDir, job.args.out, job.args.written, job.args.startedFrom);
       return null;
   }
 }
@@ -141,9 +141,10 @@ export async function checkTransferInWorker(args: TransferCheckArgs): Promise<vo
 
 /**
  * Writes a finished run's document fingerprints beside its model (fingerprint-file.ts) in a worker
- * thread, or keeps the file the run wrote when `written` (its TrainResult.fingerprinted) names them.
+ * thread, or keeps the file the run wrote when `written` (its TrainResult.fingerprinted) names them;
+ * `startedFrom`, the folder of the model the run started from, gives the fingerprints it keeps.
  */
-export async function recordFingerprintsInWorker(runDir: string, out: string, written?: string): Promise<void> {
-  const args = { runDir, out, ...(written !== undefined && { written }) };
+export async function recordFingerprintsInWorker(runDir: string, out: string, written?: string, startedFrom?: string): Promise<void> {
+  const args = { runDir, out, ...(written !== undefined && { written }), ...(startedFrom !== undefined && { startedFrom }) };
   await start<null>({ kind: 'record-fingerprints', args }, () => {}).result;
 }
