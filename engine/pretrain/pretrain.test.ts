@@ -72,6 +72,23 @@ describe('pretraining data', () => {
       `${dir}: 2 linked file(s) or folder(s) skipped (links inside a folder are not followed)`,
     ]);
   });
+
+  // Until 2026-11-24 a folder of links alone was said to hold no files, and the log never said
+  // a link was skipped (the note hit the same error first).
+  it('says a folder that holds only links holds links, and to give the link itself', () => {
+    const dir = path.join(writeCorpus('only-links', 1).dir, 'transfer');
+    mkdirSync(dir);
+    const elsewhere = path.join(writeCorpus('only-links-elsewhere', 1).dir, 'notes.txt');
+    writeFileSync(elsewhere, 'Text from another place.\n');
+    const link = path.join(dir, 'linked.txt');
+    symlinkSync(elsewhere, link);
+    const only = `${dir}: the folder holds no files, only 1 link(s), which are not followed inside a folder`;
+    expect(() => listTextFiles(dir)).toThrow(only);
+    expect(() => skippedLinkNotes([dir])).toThrow(only);
+    expect(() => checkTextSources([dir])).toThrow(only);
+    // The link given as the root is followed.
+    expect(listTextFiles(link)).toEqual([link]);
+  });
 });
 
 describe('pretrain', () => {

@@ -29,13 +29,14 @@ const ANNOTATION_FILES = /\.ann$/i;
 
 /**
  * Text files under `root` (a file, or a folder walked recursively; hidden entries, links and
- * brat .ann files skipped).
+ * brat .ann files skipped). A folder with none is an error, which says when it holds only links.
  */
 export function listTextFiles(root: string, onLink: (p: string) => void = () => {}): string[] {
   const st = statSync(root, { throwIfNoEntry: false });
   if (!st) throw new Error(`${root}: no such file or folder`);
   if (!st.isDirectory()) return [root];
   const out: string[] = [];
+  let links = 0;
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir).sort()) {
       if (name.startsWith('.')) continue;
@@ -43,10 +44,15 @@ export function listTextFiles(root: string, onLink: (p: string) => void = () => 
       const l = lstatSync(p);
       if (l.isDirectory()) walk(p);
       else if (l.isFile() && !ANNOTATION_FILES.test(name)) out.push(p);
-      else if (l.isSymbolicLink()) onLink(p);
+      else if (l.isSymbolicLink()) {
+        links++;
+        onLink(p);
+      }
     }
   };
   walk(root);
+  if (out.length === 0 && links > 0)
+    throw new Error(`${root}: the folder holds no files, only ${links} link(s), which are not followed inside a folder (text from elsewhere must not slip in); give the link itself, or the file or folder it points to, to use its text`);
   if (out.length === 0) throw new Error(`${root}: the folder holds no files`);
   return out;
 }
