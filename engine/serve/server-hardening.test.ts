@@ -222,7 +222,7 @@ describe('browser-mode request size', () => {
     expect(reply).toMatch(/\r\nConnection: close\r\n/i);
   });
 
-  it('closes the connection after refusing a request without the token or from elsewhere, instead of reading its body', async () => {
+  it('closes the connection after refusing a request without the token or from elsewhere whose declared body is past the limit', async () => {
     const refused: [string, RegExp][] = [
       [`Host: 127.0.0.1:${server.port}\r\n`, /^HTTP\/1\.1 401 /],
       [`Host: 127.0.0.1:${server.port}\r\nOrigin: http://attacker.example\r\n`, /^HTTP\/1\.1 403 /],
@@ -237,6 +237,37 @@ describe('browser-mode request size', () => {
       expect(reply).toMatch(status);
       expect(reply).toMatch(/\r\nConnection: close\r\n/i);
     }
+  });
+
+  it('drops the connection of a refused request once its body of undeclared size passes the limit', async () => {
+    const socket = connect(server.port, '127.0.0.1');
+    let reply = '';
+    socket.on('data', (d: Buffer) => (reply += d.toString('utf8')));
+    socket.on('error', () => {}); // the reset of the dropped connection
+    const isClosed = new Promise<boolean>((resolve) => socket.on('close', () => resolve(true)));
+    socket.write(
+      `POST /api/invoke/projects:list HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    const chunk = Buffer.concat([Buffer.from('100000\r\n'), Buffer.alloc(1 << 20, 120), Buffer.from('\r\n')]);
+    let sent = 0;
+    const isDropped = await new Promise<boolean>((resolve) => {
+      void isClosed.then(resolve);
+      const pump = (): void => {
+        // The limit is 32 MiB: twice that is more than enough.
+        while (sent < 64) {
+          if (socket.destroyed) return;
+          sent += 1;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+        setTimeout(() => resolve(false), 500);
+      };
+      pump();
+    });
+    socket.destroy();
+    expect(reply).toMatch(/^HTTP\/1\.1 401 /);
+    expect(isDropped).toBe(true);
+    expect(sent).toBeGreaterThan(32);
   });
 });
 

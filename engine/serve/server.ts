@@ -66,14 +66,14 @@ function errorReply(
   return { ok: false, error: { code, message } };
 }
 
-/** The body's bytes, or null past the size limit. */
-async function readBody(req: AsyncIterable<unknown>): Promise<Buffer | null> {
+/** The body's bytes, or null past the size limit; with `isKept` false, read and dropped. */
+async function readBody(req: AsyncIterable<unknown>, isKept = true): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
+    if (isKept) chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
 }
@@ -121,17 +121,31 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   /** Answers one request; `body` is where its bytes come from (the request itself but after an upgrade). */
   async function handle(req: IncomingMessage, res: ServerResponse, body: AsyncIterable<unknown> = req): Promise<void> {
     const headers = securityHeaders(port);
-    // A refusal leaves the body unread: the connection closes after it. Kept open, Node went on
-    // taking (and dropping) a body of any size, even from a client without the token.
-    const refusal = { ...headers, Connection: 'close' };
+    const declared = Number(req.headers['content-length'] ?? 0);
+    /**
+     * The headers of a refusal, whose body is read and dropped meanwhile, up to the size limit:
+     * past it (or declared past it) the connection closes. Node alone went on taking a body of
+     * any size, even from a client without the token; read, not cut off at once, so that a page
+     * with an old token gets its 401 rather than a reset connection.
+     */
+    const refusal = (): Record<string, string> => {
+      if (declared > MAX_BODY_BYTES) return { ...headers, Connection: 'close' };
+      // NOTE: the socket taken now: the request lets go of it once the answer is out.
+      const socket = req.socket;
+      void readBody(body, false).then(
+        (bytes) => bytes === null && socket.destroy(),
+        () => socket.destroy(),
+      );
+      return headers;
+    };
     if (!isHostAllowed(req, port))
-      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), refusal);
+      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), refusal());
     const url = requestUrl(req, port);
     if (url === null)
-      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), refusal);
+      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), refusal());
     if (!url.pathname.startsWith(API_PREFIX)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { ...refusal, Allow: 'GET, HEAD' });
+        res.writeHead(405, { ...refusal(), Allow: 'GET, HEAD' });
         return void res.end();
       }
       const file = await serveStatic(rendererDir, url.pathname);
@@ -149,7 +163,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res,
         403,
         errorReply('unauthorized', 'Requests from other sites are refused.'),
-        refusal,
+        refusal(),
       );
     if (!isTokenValid(presentedToken(req, url), token)) {
       return sendJson(
@@ -159,7 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'unauthorized',
           'Open Benchtop with the address printed when it started (it contains the access token).',
         ),
-        refusal,
+        refusal(),
       );
     }
     if (url.pathname === '/api/status') {
@@ -169,7 +183,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           res,
           405,
           errorReply('invalid-request', 'Ask for /api/status with GET.'),
-          { ...refusal, Allow: 'GET, HEAD' },
+          { ...refusal(), Allow: 'GET, HEAD' },
         );
       return sendJson(
         res,
@@ -182,7 +196,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       ? safeDecode(url.pathname.slice('/api/invoke/'.length))
       : null;
     if (name === null)
-      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), refusal);
+      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), refusal());
     if (req.method !== 'POST')
       return sendJson(
         res,
@@ -191,18 +205,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'invalid-request',
           'Send API requests with POST, their arguments as a JSON body.',
         ),
-        { ...refusal, Allow: 'POST' },
+        { ...refusal(), Allow: 'POST' },
       );
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return sendJson(
         res,
         415,
         errorReply('invalid-request', 'Send the arguments as application/json.'),
-        refusal,
+        refusal(),
       );
     }
     // A declared size past the limit is refused before a byte of the body is read.
-    const declared = Number(req.headers['content-length'] ?? 0);
     const bytes = declared > MAX_BODY_BYTES ? null : await readBody(body);
     // The connection closes after the refusal: kept open, it went on taking (and dropping) the
     // rest of a body of any size the client chose to send.
@@ -211,7 +224,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res,
         413,
         errorReply('invalid-request', 'The request is too large.'),
-        refusal,
+        { ...headers, Connection: 'close' },
       );
     const parsed = parseArgs(bytes);
     if (parsed === null)
