@@ -114,7 +114,7 @@ describe('models:export', () => {
     expect(record.phi_status).toBe('trained-on-phi');
     expect(record.statement).toMatch(/^trained on PHI/);
     // Its entries say why (the folder's own said only "public text, no PHI").
-    expect(record.entries).toEqual([{ kind: 'pretrain', source: 'imported folder "said-phi"', containsPhi: true, gradients: true }]);
+    expect(record.entries).toEqual([{ kind: 'pretrain', source: 'imported folder "said-phi"', containsPhi: true, gradients: true, phiStatus: 'trained-on-phi' }]);
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('**Status: trained on PHI: private (possibly PHI-bearing) records contributed gradients.**');
     expect(existsSync(join(out, 'model.onnx'))).toBe(false);
 
@@ -122,7 +122,12 @@ describe('models:export', () => {
     const unknown = await t.call('models:import-folder', { path: goldenCopy('unrecorded'), phiStatus: 'unknown' });
     const out2 = join(t.dir, 'unknown-export');
     await t.call('models:export', { modelId: unknown.id, outPath: out2 });
-    expect(JSON.parse(readFileSync(join(out2, 'lineage.json'), 'utf8'))).toMatchObject({ phi_status: 'unknown' });
+    expect(JSON.parse(readFileSync(join(out2, 'lineage.json'), 'utf8'))).toMatchObject({
+      phi_status: 'unknown',
+      // The imported-folder entry says unknown too, as the card's PHI column (it said "no").
+      entries: [{ kind: 'pretrain', source: 'imported folder "unrecorded"', containsPhi: false, phiStatus: 'unknown' }],
+    });
+    expect(readFileSync(join(out2, 'README.md'), 'utf8')).toContain('| pretrain | imported folder "unrecorded" |  | yes | unknown |');
   });
 
   it('says unknown, not a status it copied, when the folder’s record names none Benchtop knows', async () => {

@@ -56,6 +56,9 @@ describe('importing a model folder with a PHI record', () => {
     expect(said.phiStatus).toBe('trained-on-phi');
     const unknown = await call('models:import-folder', { path: folderRecording('unrecorded'), phiStatus: 'unknown' });
     expect(unknown.phiStatus).toBe('unknown');
+    // Its lineage says unknown too: the imported-folder row holds no PHI dataset, but that
+    // vouches for nothing (it read 'no-phi').
+    expect((await call('models:get-lineage', { modelId: unknown.id })).derivedPhiStatus).toBe('unknown');
     const bad = await call('models:import-folder', { path: folderRecording('record-unknown', 'unknown'), phiStatus: 'no-phi' });
     expect(bad.phiStatus).toBe('unknown');
   });

@@ -117,6 +117,8 @@ function importLineage(folder: string, status: PhiStatus): LineageInput[] {
     kind: 'pretrain',
     source: `imported folder "${folder}"`,
     containsPhi: status === 'trained-on-phi',
+    // Without it the row (no PHI data) read as "no PHI" in exported records and cards.
+    phiStatus: status,
   };
   if (status !== 'distilled-from-phi-teacher') return [own];
   const teacher = `a PHI-trained teacher (named in the lineage.json of "${folder}")`;

@@ -83,7 +83,8 @@ export function worsePhiStatus(a: PhiStatus, b: PhiStatus): PhiStatus {
 
 /** The full upstream lineage of a model, or undefined for an unknown model. */
 export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | undefined {
-  if (db.get(sql`SELECT 1 FROM models WHERE id = ${modelId}`) === undefined) return undefined;
+  const own = db.get<{ phi_status: PhiStatus }>(sql`SELECT phi_status FROM models WHERE id = ${modelId}`);
+  if (own === undefined) return undefined;
   const seen = new Set<string>();
   const entries: LineageEntry[] = [];
   for (const r of db.all<EntryRow>(sql`
@@ -127,7 +128,10 @@ export function getModelLineage(db: ReadDb, modelId: string): ModelLineage | und
   const data = entries.filter((e) => !MODEL_KINDS.has(e.kind));
   const gradientSources = data.filter((e) => e.path !== 'teacher');
   const teacherSources = data.filter((e) => e.path === 'teacher');
-  let derived: PhiStatus = 'no-phi';
+  // The model's own status is a floor the lineage can only raise, as an ancestor's is below: an
+  // imported folder's "unknown" (or a declared PHI) lives there, and its lineage row without PHI
+  // data vouches for nothing. Starting from 'no-phi', such a model read as "no PHI".
+  let derived: PhiStatus = own.phi_status;
   for (const e of entries) {
     // Live parents are judged by their own status below; a deleted or external parent by its snapshot.
     if (MODEL_KINDS.has(e.kind) && e.parentModelId !== null) continue;

@@ -122,6 +122,23 @@ describe('lineage', () => {
     expect(model('of-imported', [{ kind: 'teacher', parentModelId: imported.id }, { kind: 'distill-transfer', datasetId: ds.transfer }]).phiStatus).toBe('unknown');
   });
 
+  it('an import of unknown status derives unknown, its own record or an older one without the entry status', () => {
+    const imported = { name: 'imported', path: 'models/imported', architecture: 'bert', task: 'ner', parameters: 1, sizeBytes: 1, sha256: SHA, labels: [], phiStatus: 'unknown' as const };
+    // As imports recorded it before the entry kept a status: the model's own status is the floor.
+    const old = registerModel(ws.write, { ...imported, lineage: [{ kind: 'pretrain', source: 'imported folder "x"' }] });
+    const now = registerModel(ws.write, { ...imported, lineage: [{ kind: 'pretrain', source: 'imported folder "x"', phiStatus: 'unknown' }] });
+    for (const m of [old, now]) {
+      expect(m.phiStatus).toBe('unknown');
+      expect(getModelLineage(ws.read, m.id)?.derivedPhiStatus).toBe('unknown');
+    }
+    expect(getModelLineage(ws.read, now.id)?.entries[0]).toMatchObject({ parentPhiStatus: 'unknown', containsPhi: false });
+    // Its fine-tuned child on public data stays unknown once it is removed, too.
+    const child = model('child', [{ kind: 'base-model', parentModelId: old.id }, { kind: 'fine-tune', datasetId: ds.pubmed }]);
+    deleteModel(ws.write, old.id);
+    expect(getModelLineage(ws.read, child.id)?.derivedPhiStatus).toBe('unknown');
+    expect(() => model('bad', [{ kind: 'fine-tune', datasetId: ds.pubmed, phiStatus: 'no-phi' }])).toThrow(/outside the workspace/);
+  });
+
   it('keeps the PHI facts when the dataset or the teacher is deleted', () => {
     deleteDataset(ws.write, ds.clinical);
     const t = getModelLineage(ws.read, teacher.id);

@@ -5,7 +5,7 @@ import { nowIso, parseJson, toJson } from './codec.ts';
 import { getDataset } from './datasets.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError, must } from './errors.ts';
-import { MODEL_KINDS, getModelLineage, worsePhiStatus } from './lineage.ts';
+import { MODEL_KINDS, getModelLineage } from './lineage.ts';
 import { sql } from './sql.ts';
 
 export type PhiStatus = 'no-phi' | 'trained-on-phi' | 'distilled-from-phi-teacher' | 'unknown';
@@ -47,6 +47,11 @@ export interface LineageInput {
   weight?: number;
   /** Forces the PHI flag on; dataset and parent flags are copied automatically. */
   containsPhi?: boolean;
+  /**
+   * For weights from outside the workspace (an imported folder; no dataset or parent model): the
+   * status they carry, kept on the entry as a deleted parent's is, so "unknown" stays unknown.
+   */
+  phiStatus?: PhiStatus;
 }
 
 export type NewModel = Omit<Model, 'id' | 'createdAt' | 'phiStatus' | 'metrics' | 'card'> & {
@@ -117,18 +122,18 @@ export function registerModel(db: WriteDb, input: NewModel): Model {
   return db.transaction(() => {
     const id = input.id ?? crypto.randomUUID();
     const { lineage: _l, phiStatus: _p, ...fields } = input;
-    const r = toRow({ ...fields, id, metrics: input.metrics ?? {}, card: input.card ?? '', createdAt: nowIso(), phiStatus: 'unknown' });
+    const lineage = input.lineage ?? [];
+    // The floor the lineage derivation starts from (getModelLineage counts the model's own status).
+    const floor = input.phiStatus ?? (lineage.length === 0 ? 'unknown' : 'no-phi');
+    const r = toRow({ ...fields, id, metrics: input.metrics ?? {}, card: input.card ?? '', createdAt: nowIso(), phiStatus: floor });
     db.run(sql`
       INSERT INTO models (id, name, path, architecture, task, parameters, size_bytes, sha256, labels,
         metrics, created_at, phi_status, card)
       VALUES (${r.id}, ${r.name}, ${r.path}, ${r.architecture}, ${r.task}, ${r.parameters}, ${r.size_bytes},
         ${r.sha256}, ${r.labels}, ${r.metrics}, ${r.created_at}, ${r.phi_status}, ${r.card})`);
-    const lineage = input.lineage ?? [];
     for (const l of lineage) insertLineage(db, id, l);
-    const derived = must(getModelLineage(db, id), `Model ${id}`).derivedPhiStatus;
-    const status =
-      lineage.length === 0 ? (input.phiStatus ?? 'unknown') : worsePhiStatus(input.phiStatus ?? 'no-phi', derived);
-    db.run(sql`UPDATE models SET phi_status = ${status} WHERE id = ${id}`);
+    const status = must(getModelLineage(db, id), `Model ${id}`).derivedPhiStatus;
+    if (status !== floor) db.run(sql`UPDATE models SET phi_status = ${status} WHERE id = ${id}`);
     return must(getModel(db, id), `Model ${id}`);
   });
 }
@@ -163,9 +168,11 @@ function insertLineage(db: WriteDb, modelId: string, l: LineageInput): void {
   const isModelKind = MODEL_KINDS.has(l.kind);
   let source = l.source;
   let containsPhi = l.containsPhi === true;
-  let parentStatus: PhiStatus | null = null;
+  let parentStatus: PhiStatus | null = l.phiStatus ?? null;
   if (isModelKind && l.datasetId !== undefined) throw new StoreError('invalid', `Lineage kind ${l.kind} takes a parent model, not a dataset`);
   if (!isModelKind && l.parentModelId !== undefined) throw new StoreError('invalid', `Lineage kind ${l.kind} takes a dataset, not a parent model`);
+  if (l.phiStatus !== undefined && (l.datasetId !== undefined || l.parentModelId !== undefined))
+    throw new StoreError('invalid', `Lineage ${l.kind}: a status of its own is for weights from outside the workspace, not a dataset or parent model`);
   if (l.datasetId !== undefined) {
     const ds = must(getDataset(db, l.datasetId), `Dataset ${l.datasetId}`);
     source ??= `dataset "${ds.name}"${ds.source === '' ? '' : ` (${ds.source})`}`;
