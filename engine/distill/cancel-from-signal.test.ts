@@ -44,6 +44,12 @@ describe('a cancel set from a macrotask (the CLI\'s SIGINT handler)', () => {
     expect(stopped.steps).toBeLessThan(10);
     expect(stopped.checkpointDir).toBe(path.join(args.out, 'checkpoint'));
 
+    // Run again and stopped while it tokenizes, before it resumes: still at its checkpoint's step,
+    // which it can resume from (until 2026-11-24 it said step 0).
+    const again = await distillTask(args, { emit: () => {}, isCancelled: () => true });
+    expect(again).toEqual({ status: 'cancelled', out: args.out, steps: stopped.steps, checkpointDir: stopped.checkpointDir });
+    expect(stopped.steps).toBeGreaterThan(0);
+
     const rest = await distillTask(args);
     expect(rest).toMatchObject({ status: 'completed', steps: 10 });
     expect(rest.metrics?.['resumed_from_step']).toBe(stopped.steps);

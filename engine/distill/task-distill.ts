@@ -19,7 +19,7 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { prepareRunOut } from '../pretrain/pretrain.ts';
 import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../tasks/batching.ts';
-import { hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
+import { checkpointStep, hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { isGeneric, loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
@@ -212,9 +212,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   // Transfer corpus → aligned items.
   const corpus = buildTransferCorpus(sources, { maxPerSource: args.maxPerSource ?? steps * batchSize, seed, ...(args.wordNet ? { wordNet: args.wordNet } : {}) });
   const rng = createRng(mixSeed(seed, 7));
-  // Tokenizing tens of thousands of sentences takes seconds: Cancel (and Ctrl-C, which waits for
-  // the event loop) stops it, as it stops the encoding of private data below.
-  const stopped = (): DistillResult => ({ status: 'cancelled', out, steps: 0, ...(hasCheckpoint(ckptDir) && { checkpointDir: ckptDir }) });
+  // Tokenizing tens of thousands of sentences takes seconds: Cancel (and Ctrl-C, which waits for the
+  // event loop) stops it, as it stops private data's encoding below; a resumed run stays at its checkpoint's step.
+  const stopped = (): DistillResult => (hasCheckpoint(ckptDir) ? { status: 'cancelled', out, steps: checkpointStep(ckptDir), checkpointDir: ckptDir } : { status: 'cancelled', out, steps: 0 });
   const items: AlignedItem[] = [];
   let free = performance.now();
   for (const s of corpus.sentences) {
@@ -283,7 +283,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   } finally {
     await labeller.release();
   }
-  if (cacheStatus === 'cancelled') return { status: 'cancelled', out, steps: 0, checkpointDir: ckptDir };
+  if (cacheStatus === 'cancelled') return { ...stopped(), checkpointDir: ckptDir };
 
   // Graphs: transfer (KL [+ hidden]) and private (gold labels).
   // As for training (train-defaults.ts): 5e-4 for a small student (the recipe measured in README

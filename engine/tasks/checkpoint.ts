@@ -156,11 +156,8 @@ function stateProblem(s: unknown): string | undefined {
   return undefined;
 }
 
-/** Reads a checkpoint, checking that it was made with the same data and settings. */
-export function loadCheckpoint(
-  dir: string,
-  fingerprint: string,
-): { state: LoopState; tensors: CheckpointTensors } {
+/** The state of the checkpoint in `dir` (its step, position and history), checked. */
+function readState(dir: string): LoopState {
   const file = path.join(dir, STATE);
   let state: LoopState;
   try {
@@ -172,6 +169,21 @@ export function loadCheckpoint(
     throw new Error(`${file}: checkpoint version ${String(state.version)} is not supported`);
   const wrong = stateProblem(state);
   if (wrong !== undefined) throw new DamagedCheckpointError(file, `not a checkpoint state (${wrong})`);
+  return state;
+}
+
+/** The step the checkpoint in `dir` holds (a run stopped before it resumed reports it), without its tensors. */
+export function checkpointStep(dir: string): number {
+  return readState(dir).step;
+}
+
+/** Reads a checkpoint, checking that it was made with the same data and settings. */
+export function loadCheckpoint(
+  dir: string,
+  fingerprint: string,
+): { state: LoopState; tensors: CheckpointTensors } {
+  const file = path.join(dir, STATE);
+  const state = readState(dir);
   if (state.fingerprint !== fingerprint) {
     throw new Error(
       `${file}: the checkpoint was made with different training data or settings; ` +
