@@ -123,12 +123,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const headers = securityHeaders(port);
     const declared = Number(req.headers['content-length'] ?? 0);
     /**
-     * The headers of a refusal, whose body is read and dropped meanwhile, up to the size limit:
-     * past it (or declared past it) the connection closes. Node alone went on taking a body of
-     * any size, even from a client without the token; read, not cut off at once, so that a page
-     * with an old token gets its 401 rather than a reset connection.
+     * The headers of an answer that does not use the body (a refusal, a page), which is read and
+     * dropped meanwhile, up to the size limit: past it (or declared past it) the connection
+     * closes. Node alone went on taking a body of any size, even from a client without the
+     * token; read, not cut off at once, so that a page with an old token gets its 401 rather
+     * than a reset connection.
      */
-    const refusal = (): Record<string, string> => {
+    const dropBody = (): Record<string, string> => {
       if (declared > MAX_BODY_BYTES) return { ...headers, Connection: 'close' };
       // NOTE: the socket taken now: the request lets go of it once the answer is out.
       const socket = req.socket;
@@ -139,19 +140,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return headers;
     };
     if (!isHostAllowed(req, port))
-      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), refusal());
+      return sendJson(res, 403, errorReply('unauthorized', 'Unknown host.'), dropBody());
     const url = requestUrl(req, port);
     if (url === null)
-      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), refusal());
+      return sendJson(res, 400, errorReply('invalid-request', 'Malformed request path.'), dropBody());
     if (!url.pathname.startsWith(API_PREFIX)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { ...refusal(), Allow: 'GET, HEAD' });
+        res.writeHead(405, { ...dropBody(), Allow: 'GET, HEAD' });
         return void res.end();
       }
       const file = await serveStatic(rendererDir, url.pathname);
       const cache = file.type.startsWith('text/html') ? 'no-store' : 'no-cache';
       res.writeHead(file.status, {
-        ...headers,
+        ...dropBody(),
         'Content-Type': file.type,
         'Cache-Control': cache,
         'Content-Length': file.body.length,
@@ -163,7 +164,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res,
         403,
         errorReply('unauthorized', 'Requests from other sites are refused.'),
-        refusal(),
+        dropBody(),
       );
     if (!isTokenValid(presentedToken(req, url), token)) {
       return sendJson(
@@ -173,7 +174,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'unauthorized',
           'Open Benchtop with the address printed when it started (it contains the access token).',
         ),
-        refusal(),
+        dropBody(),
       );
     }
     if (url.pathname === '/api/status') {
@@ -183,20 +184,20 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           res,
           405,
           errorReply('invalid-request', 'Ask for /api/status with GET.'),
-          { ...refusal(), Allow: 'GET, HEAD' },
+          { ...dropBody(), Allow: 'GET, HEAD' },
         );
       return sendJson(
         res,
         200,
         { ok: true, value: { token, version: opts.version ?? packageVersion() } },
-        headers,
+        dropBody(),
       );
     }
     const name = url.pathname.startsWith('/api/invoke/')
       ? safeDecode(url.pathname.slice('/api/invoke/'.length))
       : null;
     if (name === null)
-      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), refusal());
+      return sendJson(res, 404, errorReply('unknown-request', 'Unknown API path.'), dropBody());
     if (req.method !== 'POST')
       return sendJson(
         res,
@@ -205,14 +206,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           'invalid-request',
           'Send API requests with POST, their arguments as a JSON body.',
         ),
-        { ...refusal(), Allow: 'POST' },
+        { ...dropBody(), Allow: 'POST' },
       );
     if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return sendJson(
         res,
         415,
         errorReply('invalid-request', 'Send the arguments as application/json.'),
-        refusal(),
+        dropBody(),
       );
     }
     // A declared size past the limit is refused before a byte of the body is read.
