@@ -247,6 +247,18 @@ describe('models:export of a damaged library copy', () => {
     expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: out, includeOnnx: true }))).toMatch(
       new RegExp(`^unreadable-model: ${folder}/config\\.json: `),
     );
+    writeFileSync(join(folder, 'config.json'), readFileSync(join(GOLDEN, 'config.json')));
+    // JSON, but not the file it should be (an older import copied these as they were): never exported.
+    for (const [file, text, reason] of [
+      ['tokenizer.json', 'null', 'must be a JSON object \\(a Hugging Face tokenizer: .*\\), but holds null'],
+      ['metrics.json', '[0.8]', 'must be a JSON object \\(the results of the run .*\\), but holds a list'],
+    ]) {
+      writeFileSync(join(folder, file!), text!);
+      expect(errorOf(await t.invoke('models:export', { modelId: model.id, outPath: out })), file).toMatch(
+        new RegExp(`^unreadable-model: ${folder}/${file!.replace('.', '\\.')}: ${reason!}; this model cannot be exported`),
+      );
+      rmSync(join(folder, file!));
+    }
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
-import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
+import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
 import { makeDirs } from '../io/make-dirs.ts';
@@ -220,6 +220,7 @@ async function addPrivacySection(card: string, source: Source, record: LineageRe
 /** Loads the staged copy; a problem is reported about the library's file it was copied from. */
 function loadCopy(staging: string, from: string): HfFolder {
   try {
+    checkMetricsFile(staging);
     return loadHfFolder(staging);
   } catch (err) {
     if (!(err instanceof CheckpointError)) throw err;

@@ -38,7 +38,7 @@ import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
 import { canRestart, canResume, configOf } from './run-launcher.ts';
-import { MODEL_COMPANIONS, PRIVACY_SECTION } from './model-files.ts';
+import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
 
@@ -89,6 +89,7 @@ async function copyModelFiles(source: string, loaded: HfFolder, into: string): P
   // The fingerprints of a Benchtop model's documents stay with it here (an export leaves them out).
   const fingerprints = present.has(FINGERPRINT_FILE) ? [FINGERPRINT_FILE] : [];
   for (const f of fingerprints) checkFingerprints(join(source, f));
+  checkMetricsFile(source);
   if (loaded.shards.length > 0) {
     writeJoinedShards({ file: loaded.weightsFile, format: loaded.sourceFormat, shards: loaded.shards }, join(into, weightsName));
   }

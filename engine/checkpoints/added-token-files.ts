@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { placeAddedTokens, type AddedToken, type PlacedToken } from '../text/added-tokens.ts';
 import { CheckpointError } from './errors.ts';
-import { isRecord } from './folder-vocab.ts';
-import { readJsonFile, tokenString, type SpecialTokens } from './tokenizer-files.ts';
+import { isRecord, readTokenizerJson } from './folder-vocab.ts';
+import { readJsonObject, tokenString, type SpecialTokens } from './tokenizer-files.ts';
 
 /** Where a token was listed, for error messages (never the token: it may be a word of a note). */
 interface Listed {
@@ -90,26 +90,27 @@ export function readAddedTokens(
   const listed: Listed[] = [];
   const fast = path.join(dir, 'tokenizer.json');
   if (existsSync(fast)) {
-    const json = readJsonFile(fast);
-    const added = isRecord(json) ? (json['added_tokens'] ?? []) : [];
+    const added = readTokenizerJson(fast)['added_tokens'] ?? [];
     if (!Array.isArray(added)) throw new CheckpointError(fast, '"added_tokens" must be a list');
     added.forEach((a, i) => {
       const where = `"added_tokens"[${i}]`;
       listed.push(entry(a, idOf(isRecord(a) ? a['id'] : undefined, fast, where), fast, where, new Set()));
     });
   }
+  // Checked even where the decoder below supersedes it: the file is copied with the model.
+  const legacy = path.join(dir, 'added_tokens.json');
+  const legacyIds = existsSync(legacy)
+    ? Object.entries(readJsonObject(legacy, 'token: id, such as {"<e1>": 30522}')).map(([content, id]) => [content, idOf(id, legacy, 'an entry')] as const)
+    : [];
   const decoder = tc['added_tokens_decoder'];
   if (decoder !== undefined && decoder !== null) {
     if (!isRecord(decoder)) throw new CheckpointError(cfgPath, '"added_tokens_decoder" must be an object of id: {"content": …}');
     const entries = Object.entries(decoder).map(([k, v]) => entry(v, idOf(k, cfgPath, `"added_tokens_decoder"`), cfgPath, `"added_tokens_decoder"."${k}"`, specials));
     listed.push(...entries.sort((a, b) => (a.token.id ?? 0) - (b.token.id ?? 0)));
   } else {
-    const legacy = path.join(dir, 'added_tokens.json');
-    const json = existsSync(legacy) ? readJsonFile(legacy) : {};
-    if (!isRecord(json)) throw new CheckpointError(legacy, 'must be a JSON object of token: id');
-    const entries = Object.entries(json).map(([content, id]) => {
+    const entries = legacyIds.map(([content, id]) => {
       const special = specials.has(content);
-      return entry({ content, special, normalized: !special }, idOf(id, legacy, 'an entry'), legacy, `the entry with id ${String(id)}`, specials);
+      return entry({ content, special, normalized: !special }, id, legacy, `the entry with id ${id}`, specials);
     });
     listed.push(...entries.sort((a, b) => (a.token.id ?? 0) - (b.token.id ?? 0)));
   }

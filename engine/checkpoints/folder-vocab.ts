@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CheckpointError } from './errors.ts';
-import { readJsonFile, readVocab } from './tokenizer-files.ts';
+import { readJsonObject, readVocab } from './tokenizer-files.ts';
 
 /** A folder's vocabulary, the file it came from, and what a fast tokenizer says of lower-casing. */
 export interface FolderVocab {
@@ -38,6 +38,17 @@ export function readFolderVocab(dir: string): FolderVocab {
 }
 
 /**
+ * A tokenizer.json as Hugging Face tokenizers writes it: an object with a "model" object. Read
+ * wherever the file is (with vocab.txt beside it, only for its added tokens), since it is copied
+ * with the model: `null`, "x" or [] used to pass there.
+ */
+export function readTokenizerJson(file: string): Record<string, unknown> {
+  const json = readJsonObject(file, 'a Hugging Face tokenizer: {"model": {"type": "WordPiece", "vocab": …}, "added_tokens": […], …}');
+  if (!isRecord(json['model'])) throw new CheckpointError(file, 'has no "model" object: it is not a tokenizer.json written by Hugging Face tokenizers');
+  return json;
+}
+
+/**
  * The WordPiece vocabulary of a tokenizer.json in id order (its model's vocab and its added
  * tokens), and its BertNormalizer's lower-casing. Error messages never quote tokens: a
  * vocabulary built from private notes can hold their words.
@@ -46,10 +57,8 @@ export function readFastTokenizer(file: string): { vocab: string[]; lowercase?: 
   const fail = (reason: string): never => {
     throw new CheckpointError(file, reason);
   };
-  const json = readJsonFile(file);
-  const model = isRecord(json) ? json['model'] : undefined;
-  if (!isRecord(json) || !isRecord(model))
-    return fail('has no "model" object: it is not a tokenizer.json written by Hugging Face tokenizers');
+  const json = readTokenizerJson(file);
+  const model = json['model'] as Record<string, unknown>;
   const type = model['type'];
   if (type !== 'WordPiece')
     fail(`holds a ${typeof type === 'string' ? JSON.stringify(type).slice(0, 40) : 'non-WordPiece'} tokenizer, and ${WORDPIECE_ONLY}`);

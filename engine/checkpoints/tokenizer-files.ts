@@ -60,6 +60,25 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
+/** What a JSON value is, for an error message; never its content (a token list may hold words of notes). */
+export function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'boolean') return 'true or false';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/**
+ * Read a JSON file that must hold an object; `expected` says what it holds ({"unk_token": …}).
+ * Valid JSON of another shape (null, "x", []) was imported and exported as is.
+ */
+export function readJsonObject(file: string, expected: string): Record<string, unknown> {
+  const v = readJsonFile(file);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new CheckpointError(file, `must be a JSON object (${expected}), but holds ${jsonKind(v)}`);
+  return v as Record<string, unknown>;
+}
+
 /** Read vocab.txt: one token per line, as HF's load_vocab does. */
 export function readVocab(path: string): string[] {
   const bytes = readModelFile(path, 'text', 'cannot read the WordPiece vocabulary');
@@ -159,15 +178,9 @@ export function vocabIsCased(vocab: readonly string[]): boolean {
 export function readTokenizerSettings(dir: string, maxPositions: number, vocab: readonly string[] = [], lowercase?: boolean, rows?: number): TokenizerSettings {
   const cfgPath = path.join(dir, 'tokenizer_config.json');
   const mapPath = path.join(dir, 'special_tokens_map.json');
-  const obj = (path: string): Record<string, unknown> => {
-    if (!existsSync(path)) return {};
-    const v = readJsonFile(path);
-    if (typeof v !== 'object' || v === null || Array.isArray(v))
-      throw new CheckpointError(path, 'must be a JSON object');
-    return v as Record<string, unknown>;
-  };
-  const tc = obj(cfgPath);
-  const sm = obj(mapPath);
+  const obj = (path: string, expected: string): Record<string, unknown> => (existsSync(path) ? readJsonObject(path, expected) : {});
+  const tc = obj(cfgPath, 'the tokenizer settings, such as {"do_lower_case": true, "model_max_length": 512}');
+  const sm = obj(mapPath, 'the special tokens, such as {"unk_token": "[UNK]", "cls_token": "[CLS]"}');
   const bool = (key: string, def: boolean): boolean => {
     const v = tc[key];
     if (v === undefined || v === null) return def;
