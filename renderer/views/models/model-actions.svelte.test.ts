@@ -13,6 +13,7 @@ vi.mock('../../lib/api.ts', () => ({
 }));
 const { EXPORT_PHI_WARNING, ModelActions } = await import('./model-actions.svelte.ts');
 const { toasts } = await import('../../lib/state/toasts.svelte.ts');
+const { call } = await import('../../lib/api.ts');
 
 function model(id: string, name = id): ModelInfo {
   return {
@@ -173,5 +174,41 @@ describe('model export', () => {
     expect(EXPORT_PHI_WARNING['trained-on-phi']).toMatch(/trained on patient data/);
     expect(EXPORT_PHI_WARNING['distilled-from-phi-teacher']).toMatch(/trained on patient data/);
     expect(EXPORT_PHI_WARNING.unknown).toMatch(/Nobody recorded/);
+  });
+});
+
+describe('model removal', () => {
+  /** The removal as the library sends it: models:delete, answered when the test says. */
+  const removal = (modelId: string): Promise<void> => call('models:delete', { modelId }).then(() => undefined);
+
+  it('sends models:delete once and says "Removed" once when Remove is clicked again meanwhile', async () => {
+    toasts.items = [];
+    const act = new ModelActions();
+    const a = model('a', 'Golden');
+    const first = act.remove(a, removal);
+    expect(act.isRemoving).toBe(true);
+    expect(await act.remove(a, removal)).toBe(false); // the double click's second
+    expect(calls.map(([name, args]) => [name, args])).toEqual([['models:delete', { modelId: 'a' }]]);
+    calls[0]![2]({ isDeleted: true });
+    expect(await first).toBe(true);
+    expect(act.isRemoving).toBe(false);
+    expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([['success', 'Removed “Golden” and its files.']]);
+  });
+
+  it('says the refusal and can be tried again once it is answered', async () => {
+    toasts.items = [];
+    const act = new ModelActions();
+    const a = model('a', 'Golden');
+    const refused = act.remove(a, removal);
+    calls[0]![3](new FakeApiError('“Golden” is being exported (Models screen); wait for the export to finish, then remove the model.'));
+    expect(await refused).toBe(false);
+    expect(act.isRemoving).toBe(false);
+    expect(toasts.items.map((t) => [t.kind, t.text])).toEqual([
+      ['error', '“Golden” is being exported (Models screen); wait for the export to finish, then remove the model.'],
+    ]);
+    const again = act.remove(a, removal);
+    expect(calls).toHaveLength(2);
+    calls[1]![2]({ isDeleted: true });
+    expect(await again).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
-// Renaming and exporting the selected model on the Models screen: the typed name (checked as
-// the engine does, so most mistakes show before sending), the export folder and its options,
-// and what the last export wrote. One model at a time: opening another model starts afresh.
+// Renaming, exporting and removing the selected model on the Models screen: the typed name
+// (checked as the engine does, so most mistakes show before sending), the export folder and its
+// options, what the last export wrote, and one removal at a time. One model at a time: opening
+// another model starts afresh.
 import type { ModelExportReport, ModelInfo, PhiStatus } from '../../../engine/api/contract.ts';
 import { call, messageOf } from '../../lib/api.ts';
 import { toasts } from '../../lib/state/toasts.svelte.ts';
@@ -31,6 +32,7 @@ export class ModelActions {
   isExporting = $state(false);
   exportError = $state<string | null>(null);
   lastExport = $state.raw<ModelExportReport | null>(null);
+  isRemoving = $state(false);
 
   /** Why the typed name cannot be sent (as the engine would answer), else null. */
   nameProblem = $derived.by(() => {
@@ -99,6 +101,26 @@ export class ModelActions {
       return null;
     } finally {
       this.isSaving = false;
+    }
+  }
+
+  /**
+   * Removes the model through `remove` (the library's removal, which refreshes the list) and says
+   * so; true when it was removed. Once at a time: a second click on Remove while the first
+   * removal ran sent models:delete again and said "Removed" twice.
+   */
+  async remove(model: ModelInfo, remove: (modelId: string) => Promise<void>): Promise<boolean> {
+    if (this.isRemoving) return false;
+    this.isRemoving = true;
+    try {
+      await remove(model.id);
+      toasts.show('success', `Removed “${model.name}” and its files.`);
+      return true;
+    } catch (err) {
+      toasts.show('error', messageOf(err));
+      return false;
+    } finally {
+      this.isRemoving = false;
     }
   }
 
