@@ -78,6 +78,27 @@ export function typesOfLabels(labels: readonly string[]): string[] {
   return [...types].sort();
 }
 
+/** A growable Int32Array (doubling), for a document's pieces and words. */
+class Int32Buffer {
+  private buf = new Int32Array(1024);
+  length = 0;
+
+  append(values: readonly number[]): void {
+    if (this.length + values.length > this.buf.length) {
+      const grown = new Int32Array(Math.max(2 * this.buf.length, this.length + values.length));
+      grown.set(this.buf.subarray(0, this.length));
+      this.buf = grown;
+    }
+    this.buf.set(values, this.length);
+    this.length += values.length;
+  }
+
+  /** The values, in an array of their own size. */
+  done(): Int32Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
 /** Number of words of a sentence. */
 export function sentenceWords(s: Pick<NerSentence, 'words'>): number {
   return s.words.length >> 1;
@@ -129,22 +150,22 @@ export function nerSentences(
     // to the sentence it starts in (tokens before a sentence start, or after the last, to none).
     let r = 0;
     let lastWord = -1;
-    // The sentence being read: its word spans (flat), piece ids and piece words.
+    // The sentence being read: its word spans (flat), piece ids and piece words; closed ones are
+    // appended to the document's arrays, which the sentences view (one buffer each, not three
+    // per sentence: a long note has hundreds of thousands of sentences).
     const words: number[] = [];
     const ids: number[] = [];
     const pieceWord: number[] = [];
+    const all = { words: new Int32Buffer(), ids: new Int32Buffer(), pieceWord: new Int32Buffer() };
+    const closed: { range: { start: number; end: number }; word: number; piece: number }[] = [];
     const close = (): void => {
       const range = ranges[r];
-      if (ids.length > 0 && range !== undefined)
-        sentences.push({
-          doc: d,
-          start: range.start,
-          end: range.end,
-          words: Int32Array.from(words),
-          pieceIds: Int32Array.from(ids),
-          pieceWord: Int32Array.from(pieceWord),
-          gold: [],
-        });
+      if (ids.length > 0 && range !== undefined) {
+        closed.push({ range, word: all.words.length, piece: all.ids.length });
+        all.words.append(words);
+        all.ids.append(ids);
+        all.pieceWord.append(pieceWord);
+      }
       words.length = ids.length = pieceWord.length = 0;
       lastWord = -1;
     };
@@ -162,6 +183,22 @@ export function nerSentences(
       pieceWord.push((words.length >> 1) - 1);
     });
     close();
+    const docWords = all.words.done();
+    const docIds = all.ids.done();
+    const docPieceWord = all.pieceWord.done();
+    closed.forEach(({ range, word, piece }, k) => {
+      const next = closed[k + 1];
+      const pieceEnd = next?.piece ?? docIds.length;
+      sentences.push({
+        doc: d,
+        start: range.start,
+        end: range.end,
+        words: docWords.subarray(word, next?.word ?? docWords.length),
+        pieceIds: docIds.subarray(piece, pieceEnd),
+        pieceWord: docPieceWord.subarray(piece, pieceEnd),
+        gold: [],
+      });
+    });
     labelDocument(doc, sentences.slice(first), opts.labelIndex, counts);
   });
   const issues: FormatIssue[] = [];
@@ -334,28 +371,33 @@ export function nerDecoder(
 ): { take: (k: number, out: Float32Array) => void; spans: () => ScoredSpan[][] } {
   const L = labels.length;
   if (L >= UNSET) throw new Error(`${L} labels are more than an NER model can have here (${UNSET - 1})`);
-  const tags = data.sentences.map((s) => new Uint16Array(sentenceWords(s)).fill(UNSET));
-  const probs = data.sentences.map((s) => new Float64Array(sentenceWords(s)).fill(1));
+  // One label index and probability per word of all the sentences (sentence si from base[si]).
+  const base = new Int32Array(data.sentences.length + 1);
+  data.sentences.forEach((s, si) => (base[si + 1] = (base[si] ?? 0) + sentenceWords(s)));
+  const words = base[data.sentences.length] ?? 0;
+  const tags = new Uint16Array(words).fill(UNSET);
+  const probs = new Float64Array(words).fill(1);
   const take = (k: number, out: Float32Array): void => {
     const { sentence, window: w } = data.windows[k] as NerData['windows'][number];
     const s = data.sentences[sentence] as NerSentence;
+    const at = base[sentence] ?? 0;
     // Owned range only: each piece takes its prediction from exactly one window.
     for (let p = w.start; p < w.end; p++) {
       if (!isFirstPiece(s, p)) continue;
       const row = 1 + p - w.contextStart;
       const best = argmaxRow(out, row, L);
-      const word = s.pieceWord[p] ?? 0;
-      (tags[sentence] as Uint16Array)[word] = best;
-      (probs[sentence] as Float64Array)[word] = softmaxRow(out, row, L)[best] ?? 0;
+      const word = at + (s.pieceWord[p] ?? 0);
+      tags[word] = best;
+      probs[word] = softmaxRow(out, row, L)[best] ?? 0;
     }
   };
   const spans = (): ScoredSpan[][] =>
     data.sentences.map((s, si) => {
-      const wordProbs = probs[si] as Float64Array;
-      const wordTags = Array.from(tags[si] as Uint16Array, (t) => (t === UNSET ? 'O' : (labels[t] ?? 'O')));
+      const at = base[si] ?? 0;
+      const wordTags = Array.from(tags.subarray(at, base[si + 1]), (t) => (t === UNSET ? 'O' : (labels[t] ?? 'O')));
       return extractSpans(repairBio(wordTags), 'IOB2').map((sp) => {
         let sum = 0;
-        for (let w = sp.start; w < sp.end; w++) sum += wordProbs[w] ?? 0;
+        for (let w = sp.start; w < sp.end; w++) sum += probs[at + w] ?? 0;
         return {
           type: sp.type,
           start: s.words[2 * sp.start] ?? 0,
