@@ -156,6 +156,16 @@ describe('train form', () => {
     expect([form.resultPhi, form.usesPhi]).toEqual(['trained-on-phi', true]);
   });
 
+  it('never says the new model holds no PHI when its starting model is not found', async () => {
+    models = [model('phi', 'token-classification', 'trained-on-phi')];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    form.base = 'model:phi';
+    expect(form.resultPhi).toBe('trained-on-phi');
+    models = []; // removed from the library (another window, the Models screen)
+    expect([form.selectedBase, form.resultPhi, form.usesPhi]).toEqual(['', 'unknown', false]);
+  });
+
   it('says before starting that no chosen document is finished yet', async () => {
     datasets = [dataset(1, false, 0), dataset(2, false, 0)];
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });

@@ -100,13 +100,17 @@ export class TrainFormState {
         ? this.base
         : '',
   );
-  /** The PHI status the new model will get: trained on PHI data, else what its start passes on. */
+  /**
+   * The PHI status the new model will get: trained on PHI data, else what its start passes on;
+   * 'unknown' while no start is found (a pick removed from the library, the list not yet loaded),
+   * never 'no-phi' for a start nobody has seen.
+   */
   resultPhi = $derived<PhiStatus>(
     this.#allDatasets().some(
       (d) => d.containsPhi && [...this.chosenDatasetIds, ...this.chosenDevIds].includes(d.id),
     )
       ? 'trained-on-phi'
-      : (this.choices.find((c) => c.value === this.selectedBase)?.phiStatus ?? 'no-phi'),
+      : (this.choices.find((c) => c.value === this.selectedBase)?.phiStatus ?? 'unknown'),
   );
   usesPhi = $derived(this.resultPhi === 'trained-on-phi');
   blocker = $derived(this.#blocker());
