@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
@@ -71,6 +71,36 @@ describe('transfer text that is private data', () => {
     // So is a copy of the private labelled set given with --private-data.
     const elsewhere = path.join(s.dir, 'elsewhere');
     await expect(distillTask({ ...args, teacher: elsewhere, privateData: s.note, alpha: 0.5 })).rejects.toThrow(/notes\.jsonl: this transfer file repeats/);
+  });
+
+  it("stops distill when the teacher's metrics.json cannot be read as a training record, naming it and what is wrong", async () => {
+    const s = setup('guard-damaged-record');
+    writeTinyVocab(s.dir);
+    const metrics = path.join(s.teacher, 'metrics.json');
+    // Cut short: the check of the transfer text against the teacher's training files was skipped.
+    writeFileSync(metrics, JSON.stringify({ data: { train: [{ path: s.note }] } }).slice(0, 30));
+    const args = { task: 'ner' as const, teacher: s.teacher, studentPreset: 'small-2L-128', transfer: `general,${s.notes}`, out: path.join(s.dir, 'student') };
+    await expect(distillTask(args)).rejects.toThrow(`${metrics}: is not valid JSON (`);
+    await expect(distillTask(args)).rejects.toThrow(/Copy the teacher's folder again from Benchtop's data folder \(models\/\), or train the teacher again; if the folder holds a model Benchtop did not make, remove this metrics\.json$/);
+    expect(existsSync(args.out)).toBe(false);
+    const refused: [unknown, string][] = [
+      [[], 'must be a JSON object (a run\'s record), but holds a list'],
+      [{ data: 'train.jsonl' }, '"data" must be an object with "train", "dev" and "test" lists, but holds a string'],
+      [{ data: { train: s.note } }, '"data.train" must be a list of files, but holds a string'],
+      [{ data: { dev: [null] } }, 'entry 1 of "data.dev" holds null'],
+      [{ data: { train: [{ path: s.note }, { path: 7 }] } }, 'entry 2 of "data.train" has a "path" that is a number'],
+      [{ data: { test: [{ sha256: 'abc' }] } }, 'entry 1 of "data.test" has a "sha256" that is not 64 hexadecimal digits'],
+      [{ data: { train: [{ bytes: 3 }] } }, 'entry 1 of "data.train" names no file (no "path" or "sha256")'],
+    ];
+    for (const [record, reason] of refused) {
+      writeFileSync(metrics, JSON.stringify(record));
+      expect(() => checkTransferNotPrivate([s.public], { teacher: s.teacher }), reason).toThrow(`${metrics}: ${reason}; it lists the teacher's training`);
+    }
+    // A record of a run without labelled data (pretrain, distill) and a folder without one (Hugging Face) have nothing to compare.
+    writeFileSync(metrics, JSON.stringify({ kind: 'pretrain', steps: 2 }));
+    expect(() => checkTransferNotPrivate([s.notes], { teacher: s.teacher })).not.toThrow();
+    rmSync(metrics);
+    expect(() => checkTransferNotPrivate([s.notes], { teacher: s.teacher })).not.toThrow();
   });
 
   it('checks and hashes a transfer file larger than one read can hold (2 GiB), a chunk at a time', () => {

@@ -7,8 +7,10 @@
 // a teacher the workbench trained: fingerprint-file.ts; see text-overlap.ts).
 
 import { createHash, type Hash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { CheckpointError } from '../checkpoints/errors.ts';
+import { jsonKind, readJsonFile } from '../checkpoints/tokenizer-files.ts';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
 import { readFingerprintFile } from './fingerprint-file.ts';
@@ -44,24 +46,53 @@ function allFiles(root: string): string[] {
     .flatMap((name) => allFiles(path.join(root, name)));
 }
 
-/** The teacher's recorded labelled data (what a Benchtop-trained teacher lists in metrics.json). */
+/** What to do about a teacher's metrics.json that cannot be read as a training record. */
+const RECORD_ADVICE =
+  "it lists the teacher's training, dev and test files (as `train` writes it), which the transfer check compares the transfer text with. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again; if the folder holds a model Benchtop did not make, remove this metrics.json";
+
+/** What is wrong with a recorded file of a `data` list (train-report.ts: a file, or workspace documents), if anything. */
+function recordedFileProblem(f: unknown): string | undefined {
+  if (typeof f !== 'object' || f === null || Array.isArray(f)) return `holds ${jsonKind(f)}`;
+  const { path: p, sha256 } = f as RecordedFile;
+  if (p !== undefined && typeof p !== 'string') return `has a "path" that is ${jsonKind(p)}`;
+  if (sha256 !== undefined && (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(sha256))) return 'has a "sha256" that is not 64 hexadecimal digits';
+  return p === undefined && sha256 === undefined ? 'names no file (no "path" or "sha256")' : undefined;
+}
+
+/**
+ * The teacher's recorded labelled data (what a Benchtop-trained teacher lists in metrics.json
+ * `data`). None without metrics.json (a Hugging Face folder) or without `data` (a pretrained or
+ * distilled model, which learned from no labelled files); a metrics.json that cannot be read as a
+ * record is an error, as a damaged fingerprint file is: skipping it let the teacher's own
+ * training files through as transfer text.
+ */
 function teacherData(teacherDir: string, known: Known): void {
   const file = path.join(teacherDir, 'metrics.json');
-  if (!existsSync(file)) return;
-  let data: Record<string, unknown> | undefined;
+  // lstat: a link to a file that is gone is a damaged record, not a missing one.
+  if (!lstatSync(file, { throwIfNoEntry: false })) return;
+  const damaged = (reason: string): Error => new Error(`${file}: ${reason}; ${RECORD_ADVICE}`);
+  let record: unknown;
   try {
-    data = (JSON.parse(readFileSync(file, 'utf8')) as { data?: Record<string, unknown> }).data;
-  } catch {
-    return; // not a training record: nothing to compare against
+    record = readJsonFile(file);
+  } catch (e) {
+    throw e instanceof CheckpointError ? damaged(e.reason) : e;
   }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged(`must be a JSON object (a run's record), but holds ${jsonKind(record)}`);
+  const data = (record as { data?: unknown }).data;
+  if (data === undefined) return;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw damaged(`"data" must be an object with "train", "dev" and "test" lists, but holds ${jsonKind(data)}`);
   for (const split of ['train', 'dev', 'test']) {
-    const list = data?.[split];
-    if (!Array.isArray(list)) continue;
+    const list = (data as Record<string, unknown>)[split];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw damaged(`"data.${split}" must be a list of files, but holds ${jsonKind(list)}`);
     const what = `the teacher's ${split} data`;
-    for (const f of list as RecordedFile[]) {
-      if (typeof f.path === 'string') known.paths.set(realOrResolved(f.path), what);
-      if (typeof f.sha256 === 'string') known.hashes.set(f.sha256.toLowerCase(), what);
-    }
+    list.forEach((f: unknown, i) => {
+      const problem = recordedFileProblem(f);
+      if (problem !== undefined) throw damaged(`entry ${i + 1} of "data.${split}" ${problem}`);
+      const { path: p, sha256 } = f as RecordedFile;
+      if (typeof p === 'string') known.paths.set(realOrResolved(p), what);
+      if (typeof sha256 === 'string') known.hashes.set(sha256.toLowerCase(), what);
+    });
   }
 }
 
