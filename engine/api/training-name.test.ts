@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 let dir: string;
 let engine: Engine;
 
@@ -20,15 +19,14 @@ async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promis
 }
 
 beforeAll(() => {
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-name-'));
   engine = createEngine({ dataDir: dir });
 });
 afterAll(async () => {
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+  vi.unstubAllEnvs();
 });
 
 describe('a run’s name', () => {

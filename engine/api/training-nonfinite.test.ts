@@ -5,14 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 let dir: string;
 let engine: Engine;
 const finished: Events['train:finished'][] = [];
@@ -24,7 +23,7 @@ async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promis
 }
 
 beforeAll(() => {
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-nonfinite-'));
   engine = createEngine({ dataDir: join(dir, 'data') });
   engine.subscribe((name, payload) => {
@@ -34,8 +33,7 @@ beforeAll(() => {
 afterAll(async () => {
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+  vi.unstubAllEnvs();
 });
 
 describe('a run whose steps are not finite', () => {

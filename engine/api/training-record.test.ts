@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 let dir: string;
 let engine: Engine;
 const finished: string[] = [];
@@ -43,7 +42,7 @@ async function dataset(projectId: number, name: string, n: number, finishedCount
 }
 
 beforeAll(() => {
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-record-'));
   engine = createEngine({ dataDir: dir });
   engine.subscribe((name, payload) => {
@@ -53,8 +52,7 @@ beforeAll(() => {
 afterAll(async () => {
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+  vi.unstubAllEnvs();
 });
 
 describe('what a run records of its data', () => {

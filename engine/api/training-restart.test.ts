@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 let dir: string;
 let engine: Engine;
 const events: { name: string; payload: unknown }[] = [];
@@ -31,7 +30,7 @@ async function next<K extends 'train:progress' | 'train:finished'>(name: K, pick
 }
 
 beforeAll(() => {
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-restart-'));
   engine = createEngine({ dataDir: dir });
   engine.subscribe((name, payload) => events.push({ name, payload }));
@@ -39,8 +38,7 @@ beforeAll(() => {
 afterAll(async () => {
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+  vi.unstubAllEnvs();
 });
 
 describe('Start again', () => {

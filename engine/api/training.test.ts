@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
@@ -20,7 +20,6 @@ const TINY = { preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1 } 
 let dir: string;
 let engine: Engine;
 let events: { name: EventName; payload: unknown }[] = [];
-const savedVocab = process.env['BENCHTOP_VOCAB'];
 
 async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
   const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
@@ -68,11 +67,10 @@ async function trainTiny(extra: Partial<Args<'train:start'>> = {}): Promise<stri
 }
 
 beforeAll(() => {
-  process.env['BENCHTOP_VOCAB'] = VOCAB;
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
 });
 afterAll(() => {
-  if (savedVocab === undefined) delete process.env['BENCHTOP_VOCAB'];
-  else process.env['BENCHTOP_VOCAB'] = savedVocab;
+  vi.unstubAllEnvs();
 });
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-api-'));
