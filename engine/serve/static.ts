@@ -1,5 +1,6 @@
 // Serves the built renderer: GET/HEAD only, percent-decoded paths resolved strictly inside the
-// root (no '..', no NUL, no symlinks out), unknown routes fall back to index.html.
+// root (no '..', no NUL, no symlinks out, no name Windows reads as something else), unknown
+// routes fall back to index.html.
 import { realpath, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 
@@ -27,6 +28,15 @@ const NOT_BUILT = Buffer.from(
     'Run <code>npm run build:web</code>, then reload this page.</p>',
 );
 
+// Names Windows does not read as plain files: devices (CON, NUL, COM1, LPT1… with any extension),
+// alternate data streams ('index.html::$DATA'), and trailing dots or spaces it strips. The built
+// renderer has none, so a request for one is refused on every platform.
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|conin\$|conout\$|(com|lpt)[0-9¹²³])(\..*)?$/i;
+
+function windowsAmbiguous(segment: string): boolean {
+  return segment.includes(':') || /[. ]$/.test(segment) || WINDOWS_DEVICE.test(segment.trimEnd());
+}
+
 /** Resolves a URL path to a file inside `root`, or null when it escapes or is malformed. */
 export async function resolveInside(root: string, urlPath: string): Promise<string | null> {
   let decoded: string;
@@ -35,7 +45,7 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   } catch {
     return null;
   }
-  if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').includes('..'))
+  if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').some((s) => s === '..' || (s !== '' && windowsAmbiguous(s))))
     return null;
   const base = resolve(root);
   const full = resolve(join(base, decoded));
