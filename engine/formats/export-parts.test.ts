@@ -1,0 +1,111 @@
+// A document is written in parts (its text in slices, its annotations a few at a time), never
+// as one string holding the whole record: a 50 MB note's JSON Lines record built whole took
+// gigabytes. The output stays byte for byte what it was when records were built whole (the
+// digests below were taken from that code, before the change), whatever the text holds:
+// quotes, backslashes, control characters, non-ASCII, surrogate pairs cut by a slice boundary,
+// lone surrogates (JSON Lines input can hold them: "\ud800").
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type * as Target from './export-target.ts';
+import { writeExport } from './export-stream.ts';
+import { renderDocuments, type ExportFormat } from './registry.ts';
+import type { Document, Entity, FormatIssue, Relation } from './types.ts';
+
+/** The length of every piece of text handed to the single-file writer, per export. */
+const parts: number[] = [];
+vi.mock('./export-target.ts', async (original) => {
+  const real = await original<typeof Target>();
+  return {
+    ...real,
+    writeStreamAtomic: (target: string, produce: Parameters<typeof real.writeStreamAtomic>[1], beforeCommit?: () => void) =>
+      real.writeStreamAtomic(target, (write) => produce((text) => (parts.push(text.length), write(text))), beforeCommit),
+  };
+});
+
+const tmp = mkdtempSync(join(tmpdir(), 'benchtop-export-parts-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+
+const SEGMENT = 'Patient "A\'s" note: C:\\path\\x; tab\t, crlf\r\n, nul\u0000, bell\u0007, del\u007f, ls\u2028ps\u2029, é ü ß, 中文, 😀👍🏽, =sum ';
+
+/**
+ * 140,000 code units of tricky text: a surrogate pair across index 65,536 and a lone high
+ * surrogate before 131,072 with a lone low one after it (where text is cut into slices).
+ */
+function trickyText(): string {
+  const base = SEGMENT.repeat(Math.ceil(140_000 / SEGMENT.length)).slice(0, 140_000);
+  return `${base.slice(0, 65_535)}😀${base.slice(65_537, 131_071)}\ud800x\udc00${base.slice(131_074)}`;
+}
+
+function annotate(id: string, text: string, every: number): Document {
+  const entities: Entity[] = [];
+  const types = ['Disease', 'Chemical "drug"', 'Gene\\Protein', 'Type\twith tab'];
+  for (let i = 0, at = 3; at + 20 < text.length; i++, at += every) {
+    const spans = i % 11 === 5 ? [{ start: at, end: at + 4 }, { start: at + 8, end: at + 13 }] : [{ start: at, end: at + 5 + (i % 7) }];
+    entities.push({
+      id: `T${i + 1}`,
+      type: types[i % types.length] as string,
+      spans,
+      text: spans.map((s) => text.slice(s.start, s.end)).join(' '),
+      ...(i % 3 === 0 && { score: (i + 1) / 7 }),
+      ...(i % 5 === 1 && { normIds: [`MESH:D${i}`, 'OMIM:1|2'] }),
+      ...(i % 13 === 2 && { attributes: { negated: 'true', 'cert ainty': 'lo w' } }),
+    });
+  }
+  const relations: Relation[] = [];
+  for (let i = 0; i + 1 < entities.length; i += 9) {
+    relations.push({ id: `R${relations.length + 1}`, type: i % 2 ? 'treats' : 'causes "x"', arg1: `T${i + 1}`, arg2: `T${i + 2}`, score: 1 / (i + 3) });
+    if (i % 4 === 0) relations.push({ id: `R${relations.length + 1}`, type: 'CID', arg1: `MESH:D${i}`, arg2: 'MESH:D1', byConcept: true });
+  }
+  return { id, text, entities, relations };
+}
+
+function fixtures(): Document[] {
+  const text = trickyText();
+  const tricky = annotate('note "1"', text, 97);
+  tricky.passages = [{ type: 'title', start: 0, end: 40 }, { type: 'abstract', start: 41, end: text.length }];
+  tricky.metadata = { site: 'A "north"', note: 'x\ny\\z' };
+  // One code point per two units from index 1: every even slice boundary cuts a pair.
+  const emoji = annotate('emoji', `a${'😀'.repeat(40_000)}`, 301);
+  const odd: Document = { id: 'odd|id\t2', text: '\uFEFF=formula, "quoted", \\ back\u0001 end', entities: [], relations: [] };
+  const empty: Document = { id: 'empty', text: '', entities: [], relations: [] };
+  return [tricky, emoji, odd, empty];
+}
+
+const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+/** What the issues say, in order (files are named after each test's output). */
+const said = (issues: readonly FormatIssue[]): string => sha(JSON.stringify(issues.map((i) => [i.severity, i.message])));
+
+/** Digests of each format's output for fixtures() and of its issues, from the exporters that built records whole. */
+const BEFORE: Record<Exclude<ExportFormat, 'brat'>, [file: string, issues: string]> = {
+  jsonl: ['ac0f06413e3fe86bd4e87a38fa64754cf1c8520a0f957ad2ee6781b3edbecb01', '4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945'],
+  csv: ['9d23ff0dfa3b67131b0ea982e52a12b4a78f781a578e17b85557eef1e8567bdb', '019b791e2f9fe9556bc22b4560e375933c81af12eb3b4d2a3e274e6f21b9932f'],
+  pubtator: ['7a9ee83658b605128adad8187ba9f0fdb3aac589495f8399067614f82a78c66d', 'ad61dac212edad512f0709c35263effcec836f06ed529996d6088ba47e3b97fb'],
+  'bioc-json': ['f6900463e532330327f488f9118d38d93fa3e13edf1ac1012b6044e0c25b3a79', 'd341cbd5d32fecfbb30f8900afcea5c9228c043e6035af0f10b1db91db210dd9'],
+  'bioc-xml': ['28fdae665cfa8eaf89ddae455d57f26914e88db863a99a23134befed2e2a78f7', 'd09e8916a46c35fb71beb56640172f50b2a8f2a8ef7609e70c5bfef663f579c8'],
+  conll: ['0462b3bd4ae6623159e55115359540cef60c4d7d8a29a7b4c95bf95a72166eb6', 'ae7887f15615383965ecdc9f1b9ce2b904865649c298a09925b28cb56aec0165'],
+};
+
+const BRAT_BEFORE = ['eb06b8da97720f1a627f8ac55313dffee338aec6dbf826c56cc4828a0c515a1b', '39e1d3410f109b188cf751d1144f251706dd8048782e95ca1c3a53076c11ee68'];
+
+describe('exports written in parts', () => {
+  const docs = fixtures();
+
+  it.each(Object.keys(BEFORE) as Exclude<ExportFormat, 'brat'>[])('%s: the file is byte for byte what records built whole gave, and the in-memory export too', async (format) => {
+    const out = join(tmp, `${++n}.${format}`);
+    const { issues } = await writeExport([docs], format, out, { documentCount: docs.length, metadataKeys: ['site', 'note'] });
+    const bytes = readFileSync(out);
+    expect([sha(bytes), said(issues)]).toEqual(BEFORE[format]);
+    expect(sha(Buffer.from(renderDocuments(docs, format, 'x').files[0]?.content ?? '', 'utf8'))).toBe(sha(bytes));
+  });
+
+  it('brat: each .txt and .ann is byte for byte what it was', async () => {
+    const dir = join(tmp, `${++n}-brat`);
+    const { written, issues } = await writeExport([docs], 'brat', dir, { documentCount: docs.length });
+    const digest = sha(written.map((f) => `${f.slice(dir.length + 1)} ${sha(readFileSync(f))}\n`).join(''));
+    expect([digest, said(issues)]).toEqual(BRAT_BEFORE);
+  });
+});
