@@ -261,8 +261,16 @@ export interface EngineRequests {
   /**
    * Saves a finished evaluation for a report: 'csv' its scores by type and averages, 'json' the
    * whole report (scores, confusion, mistakes with their words). 'exists' unless `overwrite`.
+   * `order` (CSV): the names of the report's rows by type in the order the score table shows
+   * them, each once; the averages stay last. Without it, the report's order.
    */
-  'evaluate:export': (args: { jobId: string; format: 'csv' | 'json'; outPath: string; overwrite?: boolean }) => {
+  'evaluate:export': (args: {
+    jobId: string;
+    format: 'csv' | 'json';
+    outPath: string;
+    overwrite?: boolean;
+    order?: string[];
+  }) => {
     path: string;
   };
   /**

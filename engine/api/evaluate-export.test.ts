@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
-import type { EvaluationReport, JobInfo } from './dto-tasks.ts';
+import type { EvaluationReport, JobInfo, ScoreRow } from './dto-tasks.ts';
 import { evaluationCsv } from './evaluate-export.ts';
 import { openTestEngine, type TestEngine } from './test-engine.ts';
 
@@ -61,6 +61,13 @@ describe.skipIf(!HAS_DATA)('evaluate:export', () => {
     }
     expect(cells.at(-1)!.slice(4)).toEqual(['', '', '', '']);
     expect(Number(cells.at(-1)![3])).toBe(report.lenientMicro!.f1);
+    // The table sorted: the rows by type follow it, the averages stay last.
+    const order = report.perType.map((r) => r.name).reverse();
+    await t.call('evaluate:export', { jobId, format: 'csv', outPath: path, overwrite: true, order });
+    expect(readFileSync(path, 'utf8')).toBe(evaluationCsv(report, order));
+    expect(readFileSync(path, 'utf8').split('\n').slice(1, -4).map((l) => l.split(',')[0])).toEqual(order);
+    const refused = await t.invoke('evaluate:export', { jobId, format: 'csv', outPath: path, overwrite: true, order: order.slice(1) });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid' } });
   });
 
   it('writes the whole report as JSON, its mistakes and the time it ran included', async () => {
@@ -138,6 +145,27 @@ describe.skipIf(!HAS_DATA)('evaluate:changes', () => {
 });
 
 describe('evaluationCsv', () => {
+  it('puts the rows by type in the order given (the table sorted), the averages last; refuses an order missing or repeating one', () => {
+    const row = (name: string, f1: number): ScoreRow => ({ name, precision: f1, recall: f1, f1, tp: 1, fp: 0, fn: 0, support: 1 });
+    const r = {
+      modelId: 'm',
+      modelName: 'M',
+      task: 'ner',
+      documents: 1,
+      perType: [row('Chemical', 0.2), row('Disease', 0.9), row('Gene', 0.5)],
+      micro: row('micro average', 0.6),
+      macro: row('macro average', 0.5),
+      errors: [],
+      errorsOmitted: 0,
+    } satisfies EvaluationReport;
+    const names = (csv: string): string[] => csv.trimEnd().split('\n').slice(1).map((l) => l.split(',')[0]!);
+    expect(names(evaluationCsv(r))).toEqual(['Chemical', 'Disease', 'Gene', 'micro average', 'macro average']);
+    expect(names(evaluationCsv(r, ['Disease', 'Gene', 'Chemical']))).toEqual(['Disease', 'Gene', 'Chemical', 'micro average', 'macro average']);
+    for (const order of [['Disease', 'Gene'], ['Disease', 'Gene', 'Gene'], ['Disease', 'Gene', 'Chemical', 'Cell']])
+      expect(() => evaluationCsv(r, order)).toThrow('order must name each type of the evaluation once (it has 3)');
+  });
+
+
   it('quotes a relation name holding a comma, and leaves counts it does not have empty', () => {
     const row = { name: 'treats, prevents', precision: 0.5, recall: 1, f1: 2 / 3 };
     const r = {

@@ -231,6 +231,9 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'run:list-jobs': empty,
   'run:get-document': obj({ jobId: key, index: int(0) }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
-  'evaluate:export': obj({ jobId: key, format: oneOf('csv', 'json'), outPath: path }, { overwrite: bool }),
+  'evaluate:export': obj(
+    { jobId: key, format: oneOf('csv', 'json'), outPath: path },
+    { overwrite: bool, order: arr(str({ max: 1000 }), 10_000) },
+  ),
   'evaluate:changes': obj({ jobId: key }),
 };

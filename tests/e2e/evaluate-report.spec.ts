@@ -3,7 +3,7 @@
 // again beside the second one's scores (Evaluate would have run the other one), and the filter
 // and the mistake being looked at were gone from a list of hundreds; and a document corrected
 // there meanwhile makes the report say it is of the documents as they were. Saving the results: the
-// score table as CSV, never over a file without the user choosing Replace.
+// score table as CSV, in the table's sort, never over a file without the user choosing Replace.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,16 @@ describe('Evaluate after a look in the editor', () => {
     await page.getByTestId('nav-evaluate').click();
     await page.getByTestId('evaluate-summary').waitFor();
     expect(await table.locator('th', { has: page.getByTestId('score-sort-support') }).getAttribute('aria-sort')).toBe('ascending');
+    // Saved now, the CSV's types follow the table's sort (the report's order, saved above, differs).
+    const path = join(app.tmp, 'evaluation-sorted.csv');
+    const save = page.getByTestId('save-report');
+    await save.getByTestId('save-report-path').fill(path);
+    await save.getByTestId('save-report-start').click();
+    await save.getByTestId('save-report-done').waitFor();
+    const saved = (file: string): string[] => readFileSync(join(app.tmp, file), 'utf8').trimEnd().split('\n').slice(1, -1).map((l) => l.split(',')[0]!);
+    const shown = (await table.locator('tbody tr td.name').allTextContents()).map((n) => n.trim());
+    expect(saved('evaluation-sorted.csv')).toEqual(shown);
+    expect(saved('evaluation-sorted.csv')).not.toEqual(saved('evaluation.csv'));
     expect(app.problems).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-// Saving the shown evaluation for a report (evaluate:export): its score table as CSV, or the
-// whole report with the mistakes as JSON. A file already there is kept until the user chooses
+// Saving the shown evaluation for a report (evaluate:export): its score table as CSV (in the
+// table's sort), or the whole report with the mistakes as JSON. A file already there is kept until the user chooses
 // to replace it.
 import { ApiError, call, messageOf } from '../../lib/api.ts';
 
@@ -41,7 +41,8 @@ export class ReportExport {
     this.saved = null;
   }
 
-  async save(jobId: string, overwrite = false): Promise<void> {
+  /** Saves evaluation `jobId`; a CSV's rows by type in `order` (their names, as the table shows them). */
+  async save(jobId: string, order: readonly string[], overwrite = false): Promise<void> {
     if (this.isBusy || this.outPath.trim() === '') return;
     this.isBusy = true;
     this.reset();
@@ -51,6 +52,7 @@ export class ReportExport {
         format: this.format,
         outPath: this.outPath.trim(),
         ...(overwrite && { overwrite: true }),
+        ...(this.format === 'csv' && { order: [...order] }),
       });
       this.saved = path;
     } catch (err) {
