@@ -14,12 +14,15 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { readSafetensors } from '../checkpoints/safetensors.ts';
 import { goldenOnnxLogits } from '../runtime/test-helpers.ts';
 import type { Reply } from './contract.ts';
 import { folderNameFor } from './model-export.ts';
+import { WORKSPACE_FILE } from '../store/db.ts';
+import { createEngine } from './handlers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 const GOLDEN = resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
@@ -142,6 +145,29 @@ describe('models:export', () => {
       expect(record.phi_status, bogus).toBe('unknown');
       expect(record.statement, bogus).toMatch(/\S/);
       expect(readFileSync(join(out, 'README.md'), 'utf8'), bogus).toContain(`**Status: ${record.statement}.**`);
+    }
+  });
+
+  it('says unknown for a folder imported as unknown before its entry kept the status (migration 11)', async () => {
+    // Imported before 2026-11-24: the imported-folder entry had no status, and the export's PHI
+    // column said "no" for it while models:get-lineage said unknown. Such a workspace is made here
+    // by taking the statuses off and setting its schema back to 10.
+    const unknown = await t.call('models:import-folder', { path: goldenCopy('old-unknown'), phiStatus: 'unknown' });
+    const clean = await t.call('models:import-folder', { path: goldenCopy('old-clean'), phiStatus: 'no-phi' });
+    await t.restart((opts) => {
+      const conn = new Database(join(opts.dataDir, WORKSPACE_FILE));
+      conn.exec('UPDATE model_lineage SET parent_phi_status = NULL; PRAGMA user_version = 10;');
+      conn.close();
+      return createEngine(opts);
+    });
+    for (const [model, status, phi] of [[unknown, 'unknown', 'unknown'], [clean, 'no-phi', 'no']] as const) {
+      const out = join(t.dir, `${model.id}-export`);
+      await t.call('models:export', { modelId: model.id, outPath: out });
+      const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { phi_status: string; entries: unknown[] };
+      expect(record.phi_status).toBe(status);
+      expect(record.entries).toEqual([{ kind: 'pretrain', source: expect.stringMatching(/^imported folder "old-/) as unknown, containsPhi: false, gradients: true, phiStatus: status }]);
+      expect(readFileSync(join(out, 'README.md'), 'utf8')).toMatch(new RegExp(`\\| pretrain \\| imported folder "old-\\w+" \\|  \\| yes \\| ${phi} \\|`));
+      expect((await t.call('models:get-lineage', { modelId: model.id })).derivedPhiStatus).toBe(status);
     }
   });
 

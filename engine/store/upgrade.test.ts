@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WriteDb, WORKSPACE_FILE, openWorkspace, schemaVersion } from './db.ts';
+import { type ReadDb, type WriteDb, WORKSPACE_FILE, openWorkspace, schemaVersion } from './db.ts';
 import type { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { getDocument } from './documents.ts';
@@ -128,6 +128,35 @@ describe('opening a workspace from an older version', () => {
     const ws = openWorkspace(dir);
     expect(ws.read.get(sql`SELECT count(*) AS n FROM entities`)).toEqual({ n: 2 });
     ws.close();
+  });
+
+  it('gives imported-folder lineage entries stored without a status their model\'s (migration 11), and no other entry', () => {
+    const model = (id: string, status: string): string =>
+      `('${id}', '${id}', 'models/${id}', 'bert', 'token-classification', 1, 1, '${'a'.repeat(64)}', '[]', 'x', '${status}')`;
+    const { dir } = olderWorkspace(10, `
+      INSERT INTO models (id, name, path, architecture, task, parameters, size_bytes, sha256, labels, created_at, phi_status)
+        VALUES ${model('unknown', 'unknown')}, ${model('clean', 'no-phi')}, ${model('taught', 'distilled-from-phi-teacher')}, ${model('tuned', 'trained-on-phi')};
+      INSERT INTO model_lineage (id, model_id, kind, dataset_id, parent_model_id, source, contains_phi, parent_phi_status) VALUES
+        (1, 'unknown', 'pretrain', NULL, NULL, 'imported folder "a"', 0, NULL),
+        (2, 'clean', 'pretrain', NULL, NULL, 'imported folder "b"', 0, NULL),
+        (3, 'taught', 'pretrain', NULL, NULL, 'imported folder "c"', 0, NULL),
+        (4, 'taught', 'teacher', NULL, NULL, 'a PHI-trained teacher (named in the lineage.json of "c")', 1, NULL),
+        (5, 'tuned', 'init', NULL, 'clean', 'model "b"', 0, 'no-phi'),
+        (6, 'tuned', 'fine-tune', 1, NULL, 'dataset "notes"', 1, NULL),
+        (7, 'tuned', 'pretrain', NULL, NULL, 'your text "notes.txt" (declared free of patient information)', 0, NULL),
+        (8, 'unknown', 'pretrain', NULL, NULL, 'imported folder "d"', 0, 'trained-on-phi');`);
+    const statuses = (ws: { read: ReadDb }): (string | null)[] =>
+      ws.read.all<{ status: string | null }>(sql`SELECT parent_phi_status AS status FROM model_lineage ORDER BY id`).map((r) => r.status);
+    const ws = openWorkspace(dir);
+    try {
+      // The imports' entries take their model's status; another entry's, or one already there, stays.
+      const mended = ['unknown', 'no-phi', 'distilled-from-phi-teacher', null, 'no-phi', null, null, 'trained-on-phi'];
+      expect(statuses(ws)).toEqual(mended);
+      MIGRATIONS.find((m) => m.version === 11)!.up(ws.write); // run again: nothing changes
+      expect(statuses(ws)).toEqual(mended);
+    } finally {
+      ws.close();
+    }
   });
 
   it('refuses to upgrade, changing nothing, when the copy cannot be made', () => {
