@@ -2,7 +2,8 @@
 // close on Escape and give the keyboard back to their button; the document pager keeps focus on
 // its first and last page and reads the new range; Run and Evaluate say in a live region that
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
-// schema's Save, Remove…, Cancel and removals never drop the keyboard to <body>; and a word
+// schema's Save, Remove…, Cancel and removals never drop the keyboard to <body> (and Enter in its
+// fields adds or saves the row); and a word
 // anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
 // are one radio group driven by arrows; Settings fields are named by their label alone; Import
 // and Export keep the keyboard while they run; an unavailable Start is described by the reason.
@@ -235,6 +236,31 @@ describe('keyboard and screen reader', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => symptom.count()).toBe(0);
     await expect.poll(focused).toBe('entity-type-name');
+  });
+
+  it('adds and saves label types with Enter in their fields, as a form does', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    const name = page.getByTestId('entity-type-name');
+    await name.fill('Finding');
+    await page.getByTestId('entity-type-new').getByTestId('entity-type-key').fill('f');
+    await name.press('Enter');
+    const finding = page.getByTestId('entity-type-row').filter({ has: page.getByText('Finding', { exact: true }) });
+    await finding.waitFor();
+    // The emptied name field keeps the keyboard, ready for the next type.
+    expect(await name.inputValue()).toBe('');
+    expect(await focused()).toBe('entity-type-name');
+    const description = finding.getByRole('textbox', { name: 'Description of Finding' });
+    await description.fill('Examination findings');
+    await description.press('Enter');
+    await expect.poll(() => finding.getByTestId('entity-type-save').getAttribute('aria-disabled')).toBe('true');
+    await page.getByTestId('relation-type-name').fill('finds');
+    await page.getByTestId('relation-type-name').press('Enter');
+    await page.getByTestId('relation-type-row').filter({ has: page.getByText('finds', { exact: true }) }).waitFor();
+    const schema = await apiCall(app.server, 'schema:get', { projectId });
+    expect(schema.entityTypes.find((t) => t.name === 'Finding')).toMatchObject({ shortcut: 'f', description: 'Examination findings' });
+    await apiCall(app.server, 'schema:delete-relation-type', { projectId, name: 'finds' });
+    await apiCall(app.server, 'schema:delete-entity-type', { projectId, name: 'Finding' });
   });
 
   it('moves through the Show filters with arrows as one radio group, a single Tab stop', async () => {
