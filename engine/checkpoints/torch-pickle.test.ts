@@ -274,6 +274,20 @@ describe('torch zip checkpoints: crafted', () => {
     );
   });
 
+  it('refuses a storage whose declared dtype does not match its bytes (float32 data typed as float16)', () => {
+    // Loaded, the four float32 bytes of 1.0 read as the float16 pair [0, 1.875]: finite, wrong.
+    const pkl = new Pickle()
+      .op(0x7d)
+      .str('w')
+      .tensor({ storage: 'HalfStorage', key: '0', numel: 2, offset: 0, size: [2], stride: [1] })
+      .op(0x73)
+      .bytes();
+    expect(thrown(() => parseTorchCheckpoint(archive(pkl, { '0': f32bytes([1, 1]) }), 'p.bin')).message).toBe(
+      'p.bin: storage "0" has 8 bytes, but its 2 float16 elements take 4: its declared type does not match its data ' +
+        '(a damaged or hand-edited checkpoint); save the model again with save_pretrained',
+    );
+  });
+
   it('refuses compressed storages that would unpack past 2 GB (a zip bomb) before inflating them', () => {
     const numel = 2 ** 29; // 2 GB of float32, one byte more than the weights Benchtop reads
     const pkl = new Pickle()

@@ -80,6 +80,13 @@ export function parseTorchCheckpoint(bytes: Uint8Array, file: string, budget: To
       fail(
         `storage "${ref.key}" has ${entry.size} bytes, needs ${need} for ${ref.numel} ${ref.dtype} elements`,
       );
+    // torch.save writes each storage's bytes exactly: more bytes than its elements take is a
+    // storage typed wrongly (float32 data declared float16 loaded as other numbers, no error).
+    if (entry.size > need)
+      fail(
+        `storage "${ref.key}" has ${entry.size} bytes, but its ${ref.numel} ${ref.dtype} elements take ${need}: ` +
+          'its declared type does not match its data (a damaged or hand-edited checkpoint); save the model again with save_pretrained',
+      );
     return typedArrayFromBytes(unpack(entry), ref.dtype, ref.numel);
   };
   return toStateDict(unpickle(unpack(pkl), stateDictHooks(readStorage, fail, budget), file), fail);
