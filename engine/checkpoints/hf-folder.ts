@@ -25,7 +25,7 @@ import { familyFromWeightNames, namesFamily } from './family-guess.ts';
 import { readFolderVocab } from './folder-vocab.ts';
 import { basePrefix, checkParameterShapes, tiedAliases } from './param-shapes.ts';
 import { writeSafetensors } from './safetensors.ts';
-import { findWeights, readWeights } from './shards.ts';
+import { findWeights, readWeights, TF_CONVERT, tfCheckpointFiles } from './shards.ts';
 import { isFloatDType, toFloat32 } from './tensor-bytes.ts';
 import type { TokenizerSettings } from './tokenizer-files.ts';
 import {
@@ -102,7 +102,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   }
   const configFile = path.join(dir, 'config.json');
   if (!existsSync(configFile)) {
-    throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
+    throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? tfCheckpointHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
   }
   let json = readJsonFile(configFile);
   let source: ReturnType<typeof findWeights> | undefined;
@@ -207,6 +207,14 @@ function checkSpecialTokens(vocab: readonly string[], tokenizer: TokenizerSettin
     `lacks the special token${missing.length > 1 ? 's' : ''} ${names}, and the model has no embedding row for ${missing.length > 1 ? 'them' : 'it'} ` +
       `(${known.size} distinct tokens, vocab_size ${rows}): use the vocab.txt that belongs to this model`,
   );
+}
+
+/** Where `dir` holds an original TensorFlow checkpoint (bert_config.json, model.ckpt-*), what to do. */
+function tfCheckpointHint(dir: string): string | undefined {
+  const files = tfCheckpointFiles(dir);
+  if (files.length === 0) return undefined;
+  const config = files.includes('bert_config.json') ? '; the folder then also needs config.json (a copy of bert_config.json)' : '';
+  return `this folder holds an original TensorFlow checkpoint (${files.join(', ')}), which Benchtop does not read: ${TF_CONVERT}${config}`;
 }
 
 /**

@@ -347,6 +347,27 @@ describe("a model's Hugging Face cache folder (models--org--name) given instead 
   });
 });
 
+describe('an original TensorFlow checkpoint (BioBERT v1.1 and Google BERT releases)', () => {
+  const convert = "which Benchtop does not read: convert it to PyTorch with Hugging Face transformers' convert_bert_original_tf_checkpoint_to_pytorch.py (it writes pytorch_model.bin), or download the PyTorch version of the model";
+  const ckpt = ['model.ckpt-1000000.data-00000-of-00001', 'model.ckpt-1000000.index', 'model.ckpt-1000000.meta'];
+
+  it('as released (bert_config.json, model.ckpt-*): refused naming its files and the conversion', () => {
+    const dir = copyGolden('bert-token-classification', ['config.json', 'model.safetensors', 'pytorch_model.bin', 'tokenizer_config.json', 'special_tokens_map.json']);
+    cpSync(path.join(GOLDENS, 'bert-token-classification/config.json'), path.join(dir, 'bert_config.json'));
+    for (const f of ckpt) writeFileSync(path.join(dir, f), 'tf');
+    expect(loadError(dir).message).toBe(
+      `${path.join(dir, 'config.json')}: missing: this folder holds an original TensorFlow checkpoint (bert_config.json, ${ckpt.slice(0, 2).join(', ')}), ${convert}; ` +
+        'the folder then also needs config.json (a copy of bert_config.json)',
+    );
+  });
+
+  it('beside a config.json: the missing weights are named as TensorFlow ones', () => {
+    const dir = copyGolden('bert-token-classification', ['model.safetensors', 'pytorch_model.bin']);
+    for (const f of ['bert_model.ckpt.index', 'bert_model.ckpt.data-00000-of-00001']) writeFileSync(path.join(dir, f), 'tf');
+    expect(loadError(dir).message).toMatch(/ \(only an original TensorFlow checkpoint \(bert_model\.ckpt\.data-00000-of-00001, bert_model\.ckpt\.index\) is present: convert it to PyTorch with/);
+  });
+});
+
 describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
   it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);

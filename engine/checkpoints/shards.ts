@@ -61,10 +61,33 @@ export function findWeights(dir: string, prefer?: WeightsFormat): WeightsSource 
     if (target !== undefined)
       throw new CheckpointError(file, `is a link to ${target}, which does not exist (a Hugging Face cache whose blobs/ were removed?); download or copy the weights again`);
   }
-  const hint = readdirSync(dir).some((f) => f === 'tf_model.h5' || f === 'flax_model.msgpack')
-    ? 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors'
-    : 'save the model with save_pretrained';
+  const ckpt = tfCheckpointFiles(dir);
+  const hint = ckpt.length > 0
+    ? `only an original TensorFlow checkpoint (${ckpt.join(', ')}) is present: ${TF_CONVERT}`
+    : readdirSync(dir).some((f) => f === 'tf_model.h5' || f === 'flax_model.msgpack')
+      ? 'only TensorFlow/Flax weights are present: convert them to PyTorch/safetensors'
+      : 'save the model with save_pretrained';
   throw new CheckpointError(dir, `no weights file: expected model.safetensors or pytorch_model.bin, or a sharded checkpoint (model.safetensors.index.json or pytorch_model.bin.index.json with its shards) (${hint})`);
+}
+
+/** How to turn an original TensorFlow checkpoint (Google's BERT, BioBERT's releases) into weights read here. */
+export const TF_CONVERT = "convert it to PyTorch with Hugging Face transformers' convert_bert_original_tf_checkpoint_to_pytorch.py (it writes pytorch_model.bin), or download the PyTorch version of the model";
+
+/**
+ * The files of an original TensorFlow checkpoint in `dir` (model.ckpt-1000000.index,
+ * bert_model.ckpt.data-00000-of-00001, bert_config.json), which Benchtop does not read;
+ * empty when there is no `.ckpt` index or data file.
+ */
+export function tfCheckpointFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  const ckpt = names.filter((f) => /(^|[.-])ckpt(-\d+)?\.(index|data-\d+-of-\d+)$/.test(f));
+  if (ckpt.length === 0) return [];
+  return [...(names.includes('bert_config.json') ? ['bert_config.json'] : []), ...ckpt];
 }
 
 /** Every file the weights are read from: the file, or the index and its shards. */
