@@ -21,7 +21,7 @@ import { FINGERPRINT_FILE, fingerprintFileProblem } from '../distill/fingerprint
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
 import { listProjects } from '../store/projects.ts';
-import { getRun, listRuns } from '../store/runs.ts';
+import { type TrainingRun, listRuns } from '../store/runs.ts';
 import {
   type LineageInput,
   type Model,
@@ -221,16 +221,29 @@ export async function importModelFolder(
   }
 }
 
-/** The name of a training or distillation run in progress that starts from or learns from the model. */
-function runUsing(ctx: ApiContext, modelId: string): { name: string; screen: string } | undefined {
-  for (const runId of ctx.jobs.activeIds('train')) {
-    const config = getRun(ctx.ws.read, runId)?.config as
-      | { name?: string; lineage?: LineageInput[]; engine?: { kind?: string } }
-      | undefined;
-    if (config?.lineage?.some((l) => l.parentModelId === modelId))
-      return { name: config.name ?? 'a run', screen: config.engine?.kind === 'distill' ? 'Distill' : 'Train' };
-  }
-  return undefined;
+/** The runs (any project) that start from or learn from library model `modelId` and pass `keep`. */
+function runsUsing(ctx: ApiContext, modelId: string, keep: (run: TrainingRun) => boolean): TrainingRun[] {
+  return listProjects(ctx.ws.read).flatMap((project) =>
+    listRuns(ctx.ws.read, project.id).filter(
+      (run) => keep(run) && configOf(run).lineage.some((l) => l.parentModelId === modelId),
+    ),
+  );
+}
+
+/**
+ * A training or distillation run in progress that starts from or learns from the model: its
+ * worker still running, or ended and its model being registered (the store says running until
+ * then), which reads the model's lineage and fingerprints.
+ */
+function runUsing(ctx: ApiContext, modelId: string): { name: string; screen: string; isRegistering: boolean } | undefined {
+  const [run] = runsUsing(ctx, modelId, (r) => r.status === 'running');
+  if (run === undefined) return undefined;
+  const config = configOf(run);
+  return {
+    name: config.name,
+    screen: config.engine.kind === 'distill' ? 'Distill' : 'Train',
+    isRegistering: !ctx.jobs.isActive(run.id),
+  };
 }
 
 /**
@@ -238,20 +251,14 @@ function runUsing(ctx: ApiContext, modelId: string): { name: string; screen: str
  * still continue or start again: once it is removed they cannot (run-launcher.ts, parentModelGone).
  */
 export function stoppedRunsUsing(ctx: ApiContext, modelId: string): string[] {
-  const names: string[] = [];
-  for (const project of listProjects(ctx.ws.read))
-    for (const run of listRuns(ctx.ws.read, project.id)) {
-      if (!canResume(ctx, run) && !canRestart(ctx, run)) continue;
-      const config = configOf(run);
-      if (config.lineage.some((l) => l.parentModelId === modelId)) names.push(config.name);
-    }
-  return names;
+  return runsUsing(ctx, modelId, (run) => canResume(ctx, run) || canRestart(ctx, run)).map((run) => configOf(run).name);
 }
 
 /**
  * Deletes a model record and its copied files under models/. Refused while a run in progress
- * reads the model (its base or teacher: the run would fail when it registers its result), and
- * while a prediction or evaluation reads it (it may still be loading the files).
+ * reads the model (its base or teacher: the run would fail when it registers its result; it is
+ * in progress until then, its worker ended or not), and while a prediction or evaluation reads
+ * it (it may still be loading the files).
  */
 export async function removeModel(
   ctx: ApiContext,
@@ -266,6 +273,11 @@ export async function removeModel(
   const model = getModel(ctx.ws.read, args.modelId);
   if (!model) return { isDeleted: false };
   const run = runUsing(ctx, model.id);
+  if (run?.isRegistering === true)
+    throw new ApiError(
+      'conflict',
+      `“${model.name}” is in use by the run “${run.name}”, whose model is being added to the library (${run.screen} screen); wait for that to finish, then remove the model.`,
+    );
   if (run !== undefined)
     throw new ApiError(
       'conflict',

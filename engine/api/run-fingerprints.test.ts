@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { FINGERPRINT_FILE, fingerprintBytes, readFingerprintFile, textsDigest } from '../distill/fingerprint-file.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import * as jobs from '../tasks/jobs.ts';
+import type { Reply } from './contract.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 vi.mock('../tasks/jobs.ts', async (importOriginal) => {
@@ -19,16 +20,16 @@ const recorded = vi.mocked(jobs.recordFingerprintsInWorker);
 /** The texts of each registered run's snapshot (removed once the model is registered), in order. */
 const snapshots: string[][] = [];
 /** Done to the run's output before its registration records the fingerprints. */
-let beforeRecording: ((out: string) => void) | undefined;
+let beforeRecording: ((out: string) => void | Promise<void>) | undefined;
 beforeEach(() => {
   snapshots.length = 0;
   recorded.mockClear();
   const real = recorded.getMockImplementation()!;
-  recorded.mockImplementationOnce((runDir, out, written, ...rest) => {
+  recorded.mockImplementationOnce(async (runDir, out, written, ...rest) => {
     type Part = { text: string }[] | undefined;
     const data = JSON.parse(readFileSync(join(runDir, 'data.json'), 'utf8')) as { train?: Part; dev?: Part; private?: Part };
     snapshots.push([...(data.train ?? []), ...(data.dev ?? []), ...(data.private ?? [])].map((d) => d.text));
-    beforeRecording?.(out);
+    await beforeRecording?.(out);
     return real(runDir, out, written, ...rest);
   });
 });
@@ -93,16 +94,30 @@ describe('a workbench run’s fingerprints at registration', () => {
 
   // A run that wrote no file (an older version, a crash) gets one at registration: a student
   // started from the PHI-trained model keeps that model's fingerprints (until 2026-11-24 the file
-  // was written from the run's own documents only, here none).
+  // was written from the run's own documents only, here none). And that model cannot be removed
+  // while the run's own is registered: its worker has ended, but the registration reads the
+  // model's fingerprints and lineage (removing it was allowed then, and the registration failed).
   it('a student started from a PHI-trained model keeps its fingerprints when the run wrote none', async () => {
     const teacher = (await t.call('models:list', {})).find((m) => m.task === 'token-classification' && m.phiStatus === 'trained-on-phi')!;
     const inherited = readFingerprintFile(await modelDir(teacher.id))!;
-    beforeRecording = (out) => rmSync(join(out, FINGERPRINT_FILE));
+    let removal: Reply<unknown> | undefined;
+    beforeRecording = async (out) => {
+      rmSync(join(out, FINGERPRINT_FILE));
+      removal = await t.invoke('models:delete', { modelId: teacher.id });
+    };
     const done = finished();
     try {
-      await t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentModelId: teacher.id, transfer: ['random'], steps: 1 });
+      await t.call('distill:start', { projectId, task: 'ner', teacherModelId: teacher.id, studentModelId: teacher.id, transfer: ['random'], steps: 1, name: 'Ward student' });
       const run = await done;
       expect(run.status, run.error).toBe('completed');
+      expect(removal).toEqual({
+        ok: false,
+        error: {
+          code: 'conflict',
+          message: `“${teacher.name}” is in use by the run “Ward student”, whose model is being added to the library (Distill screen); wait for that to finish, then remove the model.`,
+        },
+      });
+      expect((await t.call('models:list', {})).some((m) => m.id === teacher.id)).toBe(true);
       expect(readFileSync(join(await modelDir(run.modelId), FINGERPRINT_FILE)).equals(fingerprintBytes([], [inherited]))).toBe(true);
     } finally {
       beforeRecording = undefined;
