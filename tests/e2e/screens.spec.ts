@@ -1,5 +1,6 @@
 // The Projects and Documents screens at 1024 px with long names, the keyboard through a project
-// delete, and the document list's page and search when another project is opened.
+// delete, and the document list's page and search when another project is opened (and Annotate
+// then shows that project's documents, not the other project's last document).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +249,22 @@ describe('Projects and Documents screens', () => {
     await page.getByText('1–50 of 60').waitFor();
     expect(await page.getByTestId('document-search').inputValue()).toBe('');
     expect(app.problems).toEqual([]);
+  });
+
+  it('keeps the project just opened when Annotate is pressed after editing another one', async () => {
+    const { page } = app;
+    await openScreen('Projects');
+    await page.getByRole('button', { name: 'Open project Big' }).click();
+    await page.getByTestId('document-row').first().getByRole('link').click();
+    await page.getByTestId('text-pane').waitFor();
+    await openScreen('Projects');
+    await page.getByRole('button', { name: `Open project ${LONG_NAME}` }).click();
+    await page.getByText('1–1 of 1').waitFor();
+    await openScreen('Annotate');
+    // The documents of the project opened, not Big's document (which reopened Big).
+    await page.getByTestId('document-row').waitFor();
+    expect(await page.getByTestId('current-project').innerText()).toContain(LONG_NAME);
+    expect(await page.getByText('1–1 of 1').count()).toBe(1);
   });
 
   it('removes a relation type that relations use only together with them, when asked', async () => {
