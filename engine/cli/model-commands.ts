@@ -7,7 +7,7 @@ import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
 import { findWeights, WEIGHTS_NAMES } from '../checkpoints/shards.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
-import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type EncoderConfig, type Task } from '../model/config.ts';
+import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
@@ -20,8 +20,7 @@ import { Session } from '../runtime/session.ts';
 import { buildGradientGraph, buildInferenceGraph, standaloneOnnx, usedParams } from '../train/graphs.ts';
 import { optionalString, requireString, UsageError, type Opts } from './args.ts';
 import { checkedNumber, SEED_RANGE, THREADS_RANGE } from './number-flags.ts';
-import { jsonSyntaxDetail } from '../io/json-error.ts';
-import { InputFileError, readInputFile } from '../io/input-file.ts';
+import { checkForwardInputs, checkInputKeys, flatten, INPUT_KEYS, readInputsJson } from './forward-inputs.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
 
 /** Characters a label name may not hold: controls (tab, line breaks), invisible and direction marks, as for model names. */
@@ -168,60 +167,6 @@ function checkOutFile(out: string, inputs: { model: string; file?: string }, ove
   checkWritable(out);
 }
 
-function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
-  const dims: number[] = [];
-  let cur: unknown = x;
-  while (Array.isArray(cur)) {
-    dims.push(cur.length);
-    cur = cur[0];
-  }
-  // Every row must have the first row's shape all the way down: .flat() alone took
-  // [[2, [5]], [3, 4]] as four ids of a [2, 2] batch.
-  const values: unknown[] = [];
-  let ragged = false;
-  const walk = (v: unknown, depth: number): void => {
-    if (depth === dims.length) {
-      if (Array.isArray(v)) ragged = true;
-      else values.push(v);
-    } else if (!Array.isArray(v) || v.length !== dims[depth]) ragged = true;
-    else for (const e of v) walk(e, depth + 1);
-  };
-  walk(x, 0);
-  if (values.some((v) => typeof v !== 'number' || !Number.isInteger(v))) throw new UsageError(`${file}: "${what}" must hold integers`);
-  if (ragged) throw new UsageError(`${file}: "${what}" is ragged; pad every row to the same length`);
-  return { dims, values: values as number[] };
-}
-
-const INPUT_KEYS = ['input_ids', 'attention_mask', 'token_type_ids', 'labels'];
-
-/** Edit distance of two short strings (insertions, deletions, substitutions). */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
-
-/**
- * Refuses keys that would otherwise be dropped without a word and change the result: a model
- * input of Hugging Face's that forward does not take, or a misspelt input ("attention_maks"
- * gave unmasked logits). Other keys (texts, tokens: notes beside the inputs) are left alone.
- */
-function checkInputKeys(raw: Record<string, unknown>, inFile: string): void {
-  for (const key of Object.keys(raw)) {
-    if (INPUT_KEYS.includes(key)) continue;
-    if (['position_ids', 'head_mask', 'inputs_embeds'].includes(key)) {
-      throw new UsageError(`${inFile}: "${key}" is not an input benchtop forward takes (it reads ${INPUT_KEYS.join(', ')}; positions always run 0..seq-1); leave it out`);
-    }
-    const plain = (k: string): string => k.toLowerCase().replace(/[^a-z]/g, '');
-    const near = INPUT_KEYS.find((k) => editDistance(plain(key), plain(k)) <= 2);
-    if (near) throw new UsageError(`${inFile}: unknown input "${key}"; did you mean "${near}"?`);
-  }
-}
-
 /** Numbers per JSON.stringify call and characters per written piece. */
 const JSON_NUMBERS = 16384;
 const JSON_PIECE_CHARS = 1 << 20;
@@ -276,55 +221,6 @@ export function* forwardJson(logits: HostTensor, loss: number | undefined, grads
     }
   }
   yield Buffer.from(pending, 'utf8');
-}
-
-/** Shapes and value ranges of the optional inputs, checked before onnxruntime sees them. */
-function checkForwardInputs(raw: Record<string, unknown>, ids: { dims: number[] }, config: EncoderConfig, inFile: string): void {
-  const [batch, seq] = ids.dims as [number, number];
-  const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
-  const check = (key: string, dims: number[], lo: number, hi: number, what: string, allowIgnore = false): void => {
-    if (raw[key] === undefined) return;
-    const f = flatten(raw[key], key, inFile);
-    if (!same(f.dims, dims)) throw new UsageError(`${inFile}: "${key}" has shape [${f.dims.join(', ')}] but must be [${dims.join(', ')}] to match "input_ids"`);
-    const bad = f.values.find((v) => (v < lo || v > hi) && !(allowIgnore && v === -100));
-    if (bad !== undefined) throw new UsageError(`${inFile}: "${key}" holds ${bad}; ${what}`);
-  };
-  check('attention_mask', [batch, seq], 0, 1, 'an attention mask holds 0 (padding) or 1');
-  if (config.typeVocabSize === 0 && raw['token_type_ids'] !== undefined) {
-    throw new UsageError(`${inFile}: a ${config.architecture} model has no token type embeddings, so it takes no "token_type_ids"; leave them out`);
-  }
-  check('token_type_ids', [batch, seq], 0, config.typeVocabSize - 1, `token type ids run from 0 to ${config.typeVocabSize - 1}`);
-  if (raw['labels'] === undefined) return;
-  const classes = `class ids run from 0 to ${config.numLabels - 1} (${config.numLabels} labels)`;
-  if (config.task === 'token-classification') check('labels', [batch, seq], 0, config.numLabels - 1, `${classes}, or -100 for tokens without a label`, true);
-  else if (config.task === 'sequence-classification') check('labels', [batch], 0, config.numLabels - 1, classes);
-  else if (config.task === 'masked-lm') check('labels', [batch, seq], 0, config.vocabSize - 1, `masked-LM labels are token ids from 0 to ${config.vocabSize - 1}, or -100 for unmasked tokens`, true);
-  else throw new UsageError(`${inFile}: a base encoder has no task head, so "labels" (and --grads) do not apply`);
-}
-
-/** The largest --inputs file read (V8 strings end near 512 M characters). */
-const MAX_INPUTS_BYTES = 256 * 1024 * 1024;
-
-/**
- * The parsed --inputs file: a regular file only (a pipe or /dev/zero hung the command), its
- * system errors in words, a byte-order mark skipped as in config.json.
- */
-function readInputsJson(inFile: string): unknown {
-  let text: string;
-  try {
-    text = readInputFile(inFile, MAX_INPUTS_BYTES, 'split the batch into several files').toString('utf8');
-  } catch (e) {
-    if (e instanceof InputFileError) throw new UsageError(e.message);
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file; check the path' : code === 'EACCES' || code === 'EPERM' ? 'permission denied: you may not read it' : (e as Error).message;
-    throw new UsageError(`${inFile}: cannot read inputs JSON (${why})`);
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new UsageError(`${inFile}: cannot read inputs JSON (${jsonSyntaxDetail(e)})`);
-  }
 }
 
 export async function cmdForward(opts: Opts): Promise<void> {
