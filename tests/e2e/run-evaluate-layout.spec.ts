@@ -1,6 +1,7 @@
 // The Run and Evaluate screens at 1024 px on the demo project: a run over a file whose name has
 // no spaces keeps its counts in view, Evaluate chooses all or none of many datasets, and its
-// report says when the scores come from int8 inference and how nested annotations count.
+// report says when the scores come from int8 inference and how nested annotations count; the
+// document viewer keeps the label chips of entities at the ends of lines inside it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -182,5 +183,27 @@ describe('Run and Evaluate at 1024 px', () => {
     })()`);
     expect(await overflow).toBe(0);
     expect(app.problems).toEqual([]);
+  });
+
+  it('keeps the label chips of entities at the ends of lines inside the document viewer', async () => {
+    const { page } = app;
+    // Short entities with a long type name, one every three characters: each line ends with one.
+    const count = 60;
+    const text = Array.from({ length: count }, () => 'ab').join(' ');
+    const ann = Array.from({ length: count }, (_, i) => `T${i + 1}\tAdverse_drug_event_mention ${3 * i} ${3 * i + 2}\tab\n`);
+    const dir = folder('chips', [['chips.txt', text], ['chips.ann', ann.join('')]]);
+    const { datasetId } = await apiCall(app.server, 'documents:import', { projectId, path: dir, containsPhi: false });
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-source-project').check();
+    await page.getByTestId('run-dataset').selectOption(String(datasetId));
+    await page.getByTestId('start-run').click();
+    const row = page.getByTestId('run-results').getByTestId('result-row').filter({ hasText: 'chips' });
+    await row.waitFor({ timeout: 120_000 });
+    await row.click();
+    const viewerText = '[data-testid="document-viewer"] [role="document"]';
+    await page.locator(`${viewerText} .chip`).first().waitFor();
+    const sideways = `(() => { const t = document.querySelector('${viewerText}'); return t.scrollWidth - t.clientWidth; })()`;
+    await expect.poll(() => page.evaluate<number>(sideways)).toBe(0);
+    await screenshot(page, 'run-viewer-chips-1024');
   });
 });
