@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readTokenizerSettings } from './tokenizer-files.ts';
+import { readJsonFile, readTokenizerSettings } from './tokenizer-files.ts';
 
 const GOLDEN = path.resolve(import.meta.dirname, '../../../shared/goldens/models/bert-token-classification');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-tokfiles-'));
@@ -68,6 +68,28 @@ describe('readTokenizerSettings', () => {
       expect(refusal(dir)).toBe(
         `${path.join(dir, file)}: "unk_token" must be the token as a string (e.g. "[UNK]") or {"content": "[UNK]", …}, got ${JSON.stringify(bad)}`,
       );
+    }
+  });
+});
+
+describe('readJsonFile', () => {
+  const config = readFileSync(path.join(GOLDEN, 'config.json'), 'utf8').replace('"LABEL_1"', '"B-Krankheit-ä"');
+  const file = path.join(tmp, 'config.json');
+
+  it('reads UTF-8, with or without a byte-order mark', () => {
+    for (const text of [config, `\ufeff${config}`]) {
+      writeFileSync(file, text);
+      expect((readJsonFile(file) as { id2label: Record<string, string> }).id2label['1']).toBe('B-Krankheit-ä');
+    }
+  });
+
+  it('refuses Latin-1 (its accents became U+FFFD in the label names) and UTF-16, naming the file and the fix', () => {
+    writeFileSync(file, Buffer.from(config, 'latin1'));
+    const line = config.split('\n').findIndex((l) => l.includes('Krankheit')) + 1;
+    expect(() => readJsonFile(file)).toThrow(`${file}: is not UTF-8 text (line ${line} holds bytes that are not UTF-8, such as Latin-1 accents): save it as UTF-8`);
+    for (const bytes of [Buffer.from(`\ufeff${config}`, 'utf16le'), Buffer.from(config, 'utf16le')]) {
+      writeFileSync(file, bytes);
+      expect(() => readJsonFile(file)).toThrow(`${file}: is UTF-16 text (as Windows Notepad saves "Unicode"); save it as UTF-8`);
     }
   });
 });

@@ -50,7 +50,19 @@ const DEFAULT_SPECIALS: SpecialTokens = {
 
 /** Read a JSON file, throwing a CheckpointError naming it on failure. */
 export function readJsonFile(path: string): unknown {
-  let text = readModelFile(path, 'text', 'cannot read file').toString('utf8');
+  const bytes = readModelFile(path, 'text', 'cannot read file');
+  // JSON files are UTF-8 (as json.load reads them): a Latin-1 config.json loaded with U+FFFD in
+  // its label names ("B-Krankheit-ä" became "B-Krankheit-\ufffd"), and UTF-16 (Windows Notepad)
+  // said only "Unexpected token".
+  // (JSON text starts with ASCII: a zero byte first or second is UTF-16 without a byte-order mark.)
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes.length >= 2 && (bytes[0] === 0 || bytes[1] === 0)))
+    throw new CheckpointError(path, 'is UTF-16 text (as Windows Notepad saves "Unicode"); save it as UTF-8');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new CheckpointError(path, `is not UTF-8 text (line ${firstInvalidUtf8Line(bytes)} holds bytes that are not UTF-8, such as Latin-1 accents): save it as UTF-8`);
+  }
   // A byte-order mark (Windows editors add one) is invisible: "Unexpected token" would puzzle.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
