@@ -115,7 +115,8 @@ export function biocJsonExporter(opts: { name?: string } = {}): StreamExporter {
   let count = 0;
   // The collection with no documents, cut after `"documents": [` (the array is left open).
   const start = (): string => JSON.stringify({ ...biocCollectionHead(), documents: [] }, null, 1).slice(0, -']\n}'.length);
-  const add = (doc: Document): string => `${count++ === 0 ? '\n' : ',\n'}${indent(JSON.stringify(documentToBioc(doc, losses), null, 1), '  ')}`;
+  // NOTE: one part per document: its JSON is built whole (JSON.stringify indents it).
+  const add = (doc: Document): string[] => [`${count++ === 0 ? '\n' : ',\n'}${indent(JSON.stringify(documentToBioc(doc, losses), null, 1), '  ')}`];
   const finish = (): { tail: string; issues: FormatIssue[] } => ({
     tail: count === 0 ? ']\n}\n' : '\n ]\n}\n',
     issues: lossIssues(losses, name),

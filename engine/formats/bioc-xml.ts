@@ -5,7 +5,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
-import { countLoss, exportAll, lossIssues, makeIssue } from './common.ts';
+import { countLoss, exportAll, joinedParts, lossIssues, makeIssue } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
 import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
@@ -250,7 +250,8 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
       `${el('source', col.source)}${el('date', col.date)}${el('key', col.key)}${inf(col.infons)}\n`
     );
   };
-  const add = (doc: Document): string => {
+  // A document in parts: a passage's text is one (escaped whole), annotations a few at a time.
+  const add = (doc: Document): Iterable<string> => {
     const d = documentToBioc(doc, losses);
     // Reading trims <id> (pretty-printed files indent it).
     if (d.id !== d.id.trim()) countLoss(losses, 'document ids with spaces at either end read back without them');
@@ -265,7 +266,7 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
     }
     for (const r of d.relations) out.push(rel(r));
     out.push('</document>\n');
-    return out.join('');
+    return joinedParts(out, (part) => part);
   };
   const finish = (): { tail: string; issues: FormatIssue[] } => {
     for (const [reason, n] of escapeLosses) countLoss(losses, reason, n);

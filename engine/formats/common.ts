@@ -25,24 +25,65 @@ export interface ExportResult {
 
 /**
  * A single-file exporter fed one document at a time, so an export streams to disk instead of
- * being built whole in memory: the file is `start()`, then `add(doc)` for each document in
- * order, then the `tail` of `finish()` (which also gives the issues of the whole export).
+ * being built whole in memory: the file is `start()`, then the parts `add(doc)` yields for each
+ * document in order, then the `tail` of `finish()` (which also gives the issues of the whole
+ * export). A long document comes in parts (textSlices, joinedParts), never as one string: a 50 MB
+ * note's record built whole took gigabytes to write. Take all of one document's parts before
+ * adding the next.
  */
 export interface StreamExporter {
   /** The output file's name (issues name it). */
   readonly name: string;
   start(): string;
-  add(doc: Document): string;
+  add(doc: Document): Iterable<string>;
   finish(): { tail: string; issues: FormatIssue[] };
 }
 
 /** The files of one exporter run over documents held in memory (`docs`). */
 export function exportAll(exporter: StreamExporter, docs: Iterable<Document>): ExportResult {
   const parts = [exporter.start()];
-  for (const doc of docs) parts.push(exporter.add(doc));
+  for (const doc of docs) for (const part of exporter.add(doc)) parts.push(part);
   const { tail, issues } = exporter.finish();
   parts.push(tail);
   return { files: [{ name: exporter.name, content: parts.join('') }], issues };
+}
+
+/** About how many characters of a document an exporter hands on at once (see StreamExporter). */
+export const PART_CHARS = 1 << 16;
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * `text` from `start` to `end` in slices of at most PART_CHARS units. A surrogate pair is never
+ * cut: written apart, its halves would be lone surrogates (U+FFFD in UTF-8, `\ud83d` in JSON).
+ */
+export function* textSlices(text: string, start = 0, end = text.length): Generator<string> {
+  for (let at = start; at < end; ) {
+    let to = Math.min(at + PART_CHARS, end);
+    if (to < end && isHighSurrogate(text.charCodeAt(to - 1)) && isLowSurrogate(text.charCodeAt(to))) to--;
+    yield text.slice(at, to);
+    at = to;
+  }
+}
+
+/** `items` rendered one by one and joined by `separator`, in parts of about PART_CHARS characters. */
+export function* joinedParts<T>(items: Iterable<T>, render: (item: T) => string, separator = ''): Generator<string> {
+  let part: string[] = [];
+  let size = 0;
+  let isFirst = true;
+  for (const item of items) {
+    const s = isFirst ? render(item) : separator + render(item);
+    isFirst = false;
+    part.push(s);
+    size += s.length;
+    if (size >= PART_CHARS) {
+      yield part.join('');
+      part = [];
+      size = 0;
+    }
+  }
+  if (part.length > 0) yield part.join('');
 }
 
 /** Where issues go while one file is read. */

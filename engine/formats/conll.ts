@@ -8,7 +8,7 @@
 import type { Document, Entity, Span } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, StreamExporter } from './common.ts';
 import type { LineParser } from './stream.ts';
-import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, lossIssues, sortIssues, splitLines } from './common.ts';
+import { addError, addWarning, countLoss, exportAll, fileStem, finishDocument, joinedParts, lossIssues, sortIssues, splitLines } from './common.ts';
 import { sentenceRanges as taskSentences } from './sentence-ranges.ts';
 
 // `s`: a type may hold U+2028/U+2029, which `.` skips otherwise (so may a -DOCSTART- id below).
@@ -294,7 +294,7 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
   const sep = opts.separator ?? '\t';
   const hasManyDocuments = opts.documentCount > 1;
   const losses: LossCounts = new Map();
-  const add = (doc: Document): string => {
+  const add = (doc: Document): Iterable<string> => {
     const out: string[] = [];
     if (!hasManyDocuments && doc.id !== fileStem(name))
       countLoss(losses, 'document id not written (a lone document has no -DOCSTART- line: it reads back named after the file)');
@@ -353,9 +353,9 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     // Not read back at all (an empty -DOCSTART- block is no document): not written either.
     if (k === 0) {
       countLoss(losses, 'documents without tokens (empty or only whitespace) skipped');
-      return '';
+      return [];
     }
-    return out.map((line) => `${line}\n`).join('');
+    return joinedParts(out, (line) => `${line}\n`);
   };
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
 }

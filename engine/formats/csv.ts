@@ -2,11 +2,11 @@
 // (header optional, auto-detected), the rest become metadata. Exports add `entities`/`relations`
 // JSON columns so annotations survive a round trip. RFC 4180 quoting, CR/LF kept inside quotes.
 
-import { exportAll, type StreamExporter } from './common.ts';
+import { exportAll, textSlices, type StreamExporter } from './common.ts';
 import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, IssueSink } from './common.ts';
 import { addError, addWarning, fileStem, finishDocument, makeIssue, sortIssues } from './common.ts';
-import { addJsonAnnotations, annotationsToJson } from './jsonl.ts';
+import { addJsonAnnotations, annotationJsonParts } from './jsonl.ts';
 import { type CsvRow, type TextParser, csvRowReader } from './csv-rows.ts';
 
 /** Options for reading a CSV/TSV file. */
@@ -254,9 +254,20 @@ function guessTextColumn(names: string[], data: readonly CsvRow[], width: number
   return best;
 }
 
-/** `v` as one CSV cell (RFC 4180): quoted when it holds a quote, the delimiter, a line break or edge spaces. */
-export const quote = (v: string, delimiter: string): string =>
-  v.includes('"') || v.includes(delimiter) || /[\r\n]/.test(v) || /^\s|\s$/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+/** Whether `v` is quoted as a CSV cell (RFC 4180): when it holds a quote, the delimiter, a line break or edge spaces. */
+const needsQuotes = (v: string, delimiter: string): boolean => v.includes('"') || v.includes(delimiter) || /[\r\n]/.test(v) || /^\s|\s$/.test(v);
+
+const doubleQuotes = (v: string): string => v.replace(/"/g, '""');
+
+/** `v` as one CSV cell (RFC 4180), quoted when it needs to be. */
+export const quote = (v: string, delimiter: string): string => (needsQuotes(v, delimiter) ? `"${doubleQuotes(v)}"` : v);
+
+/** A cell of the parts `cell` makes, quoted or not (`isQuoted`), in parts. */
+function* cellParts(cell: Iterable<string>, isQuoted: boolean): Generator<string> {
+  if (isQuoted) yield '"';
+  for (const part of cell) yield isQuoted ? doubleQuotes(part) : part;
+  if (isQuoted) yield '"';
+}
 
 /** Options for the CSV exporter. */
 export interface CsvExportOptions {
@@ -296,17 +307,26 @@ export function csvExporter(opts: CsvExportOptions & { metadataKeys: readonly st
   let formulaLike = 0;
   let paddedIds = 0;
   let hasPassages = false;
-  const add = (doc: Document): string => {
-    const cells = [doc.id, doc.text, ...keys.map((k) => doc.metadata?.[k] ?? '')];
+  // A row in parts: the text in slices, the annotation cells a few entities at a time.
+  const add = function* (doc: Document): Generator<string> {
+    const meta = keys.map((k) => doc.metadata?.[k] ?? '');
     // Reading trims ids (a spreadsheet's "id, text" leaves spaces).
     if (doc.id !== doc.id.trim()) paddedIds++;
-    formulaLike += cells.filter((c) => FORMULA_START.test(c)).length;
-    if (withAnn) {
-      const { entities, relations } = annotationsToJson(doc);
-      cells.push(JSON.stringify(entities), JSON.stringify(relations));
-    } else dropped += doc.entities.length + doc.relations.length;
+    formulaLike += [doc.id, doc.text, ...meta].filter((c) => FORMULA_START.test(c)).length;
+    if (!withAnn) dropped += doc.entities.length + doc.relations.length;
     if (doc.passages && doc.passages.length > 0) hasPassages = true;
-    return `${cells.map((c) => quote(c, d)).join(d)}\n`;
+    yield `${quote(doc.id, d)}${d}`;
+    yield* cellParts(textSlices(doc.text), needsQuotes(doc.text, d));
+    yield meta.map((c) => `${d}${quote(c, d)}`).join('');
+    if (withAnn) {
+      const { entities, relations } = annotationJsonParts(doc);
+      // An array with items holds quotes; only "[]" may go unquoted (under a delimiter such as "[").
+      yield d;
+      yield* cellParts(entities, doc.entities.length > 0 || needsQuotes('[]', d));
+      yield d;
+      yield* cellParts(relations, doc.relations.length > 0 || needsQuotes('[]', d));
+    }
+    yield '\n';
   };
   const finish = (): { tail: string; issues: FormatIssue[] } => {
     const issues: FormatIssue[] = [];

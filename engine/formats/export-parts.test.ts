@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type * as Target from './export-target.ts';
+import { PART_CHARS } from './common.ts';
 import { writeExport } from './export-stream.ts';
 import { renderDocuments, type ExportFormat } from './registry.ts';
 import type { Document, Entity, FormatIssue, Relation } from './types.ts';
@@ -21,7 +22,7 @@ vi.mock('./export-target.ts', async (original) => {
   return {
     ...real,
     writeStreamAtomic: (target: string, produce: Parameters<typeof real.writeStreamAtomic>[1], beforeCommit?: () => void) =>
-      real.writeStreamAtomic(target, (write) => produce((text) => (parts.push(text.length), write(text))), beforeCommit),
+      real.writeStreamAtomic(target, (write, flush) => produce((text) => (parts.push(text.length), write(text)), flush), beforeCommit),
   };
 });
 
@@ -107,5 +108,16 @@ describe('exports written in parts', () => {
     const { written, issues } = await writeExport([docs], 'brat', dir, { documentCount: docs.length });
     const digest = sha(written.map((f) => `${f.slice(dir.length + 1)} ${sha(readFileSync(f))}\n`).join(''));
     expect([digest, said(issues)]).toEqual(BRAT_BEFORE);
+  });
+
+  it.each<ExportFormat>(['jsonl', 'csv', 'pubtator'])('%s: a long document is handed to the file in parts, never as one string (its record was built whole)', async (format) => {
+    const text = `Title "x"\n${'Fever, "high"\\ 😀 '.repeat(15_000)}`;
+    const long = annotate('long', text, 200);
+    parts.length = 0;
+    const out = join(tmp, `${++n}.${format}`);
+    await writeExport([[long]], format, out, { documentCount: 1, metadataKeys: [] });
+    expect(parts.length).toBeGreaterThan(10);
+    expect(Math.max(...parts)).toBeLessThanOrEqual(2 * PART_CHARS);
+    expect(readFileSync(out).equals(Buffer.from(renderDocuments([long], format, 'x').files[0]?.content ?? '', 'utf8'))).toBe(true);
   });
 });

@@ -64,12 +64,13 @@ export async function writeExport(
       ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
     });
   check();
-  const each = async (use: (doc: Document) => Promise<void>): Promise<void> => {
+  const each = async (use: (doc: Document) => Promise<void>, afterBatch?: () => Promise<void>): Promise<void> => {
     for await (const batch of batches) {
       for (const doc of batch) {
         opts.signal?.throwIfAborted();
         await use(doc);
       }
+      await afterBatch?.();
     }
     opts.signal?.throwIfAborted();
   };
@@ -87,9 +88,12 @@ export async function writeExport(
   }
   const exporter = singleFileExporter(format, basename(outPath), opts);
   let issues: FormatIssue[] = [];
-  const produce = async (write: (text: string) => Promise<void>): Promise<void> => {
+  const produce = async (write: (text: string) => Promise<void>, flush: () => Promise<void>): Promise<void> => {
     await write(exporter.start());
-    await each((doc) => write(exporter.add(doc)));
+    // A document comes in parts (a long one is never one string); each batch is on disk before the next is read.
+    await each(async (doc) => {
+      for (const part of exporter.add(doc)) await write(part);
+    }, flush);
     const end = exporter.finish();
     issues = end.issues;
     await write(end.tail);

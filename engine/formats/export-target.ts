@@ -151,11 +151,12 @@ const CHUNK_CHARS = 1 << 20;
  * Writes the text `produce` hands to `write`, as it comes, to a temp file beside `target`, and
  * renames it into place only once `produce` is done and `beforeCommit` (a last check of the
  * target) has not thrown; on any failure the temp file, and a parent folder this made, go again.
+ * Text is put in the file a chunk at a time, and by `flush` (writeExport: after each batch).
  * An existing target that is not a regular file is refused (see writeAtomic).
  */
 export async function writeStreamAtomic(
   target: string,
-  produce: (write: WriteText) => Promise<void>,
+  produce: (write: WriteText, flush: () => Promise<void>) => Promise<void>,
   beforeCommit: () => void = () => undefined,
 ): Promise<void> {
   await refuseIrregular(target);
@@ -176,11 +177,12 @@ export async function writeStreamAtomic(
       size = 0;
       for (let at = 0; at < bytes.length; ) at += (await out.write(bytes, at, bytes.length - at)).bytesWritten;
     };
-    await produce(async (text) => {
+    const write = async (text: string): Promise<void> => {
       pending.push(text);
       size += text.length;
       if (size >= CHUNK_CHARS) await flush();
-    });
+    };
+    await produce(write, flush);
     await flush();
     await file.close();
     file = undefined;

@@ -4,8 +4,8 @@
 // string are reported one by one when few, else once (a file of another kind). The helpers also
 // serve CSV annotation cells.
 
-import { exportAll, type StreamExporter } from './common.ts';
-import type { Document } from './types.ts';
+import { exportAll, joinedParts, textSlices, type StreamExporter } from './common.ts';
+import type { Document, Entity, Relation } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
 import type { LineParser } from './stream.ts';
 import { addEntity, addError, addWarning, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
@@ -291,27 +291,38 @@ export function isJsonLinesStart(first: string): boolean {
   }
 }
 
-/** JSON forms of a document's entities and relations (code-point offsets). */
-export function annotationsToJson(doc: Document): { entities: Obj[]; relations: Obj[] } {
-  const om = offsetMap(doc.text);
-  const entities = doc.entities.map((e) => {
-    const o: Obj = { id: e.id, type: e.type };
-    const spans = e.spans.map((s) => [om.toCodePoint(s.start), om.toCodePoint(s.end)] as const);
-    if (spans.length === 1 && spans[0]) [o.start, o.end] = spans[0];
-    else o.spans = spans;
-    o.text = e.text;
-    if (e.normIds && e.normIds.length > 0) o.norm_ids = e.normIds;
-    if (e.score !== undefined) o.score = e.score;
-    if (e.attributes) o.attributes = e.attributes;
-    return o;
-  });
-  const relations = doc.relations.map((r) => {
-    const o: Obj = { id: r.id, type: r.type, arg1: r.arg1, arg2: r.arg2 };
-    if (r.byConcept === true) o.by_concept = true;
-    if (r.score !== undefined) o.score = r.score;
-    return o;
-  });
-  return { entities, relations };
+/** The JSON form of an entity (code-point offsets, by `om`). */
+function entityToJson(e: Entity, om: OffsetMap): Obj {
+  const o: Obj = { id: e.id, type: e.type };
+  const spans = e.spans.map((s) => [om.toCodePoint(s.start), om.toCodePoint(s.end)] as const);
+  if (spans.length === 1 && spans[0]) [o.start, o.end] = spans[0];
+  else o.spans = spans;
+  o.text = e.text;
+  if (e.normIds && e.normIds.length > 0) o.norm_ids = e.normIds;
+  if (e.score !== undefined) o.score = e.score;
+  if (e.attributes) o.attributes = e.attributes;
+  return o;
+}
+
+/** The JSON form of a relation. */
+function relationToJson(r: Relation): Obj {
+  const o: Obj = { id: r.id, type: r.type, arg1: r.arg1, arg2: r.arg2 };
+  if (r.byConcept === true) o.by_concept = true;
+  if (r.score !== undefined) o.score = r.score;
+  return o;
+}
+
+/**
+ * The JSON texts of a document's entities and relations arrays (code-point offsets), in parts
+ * (see joinedParts), never built whole; `om` is the text's offsetMap.
+ */
+export function annotationJsonParts(doc: Document, om = offsetMap(doc.text)): { entities: Generator<string>; relations: Generator<string> } {
+  const array = function* <T>(items: readonly T[], toJson: (item: T) => Obj): Generator<string> {
+    yield '[';
+    yield* joinedParts(items, (item) => JSON.stringify(toJson(item)), ',');
+    yield ']';
+  };
+  return { entities: array(doc.entities, (e) => entityToJson(e, om)), relations: array(doc.relations, relationToJson) };
 }
 
 /** Exports documents as JSON Lines; lossless for the document model. */
@@ -319,16 +330,28 @@ export function exportJsonl(docs: readonly Document[], opts: { name?: string } =
   return exportAll(jsonlExporter(opts), docs);
 }
 
+/**
+ * One document's JSON Lines record, in parts: exactly JSON.stringify of `{id, text, entities,
+ * relations, passages?, metadata?}` and a line break, with the text escaped a slice at a time.
+ */
+function* recordParts(doc: Document): Generator<string> {
+  yield `{"id":${JSON.stringify(doc.id)},"text":"`;
+  // JSON.stringify escapes character by character (a surrogate pair as one): slices escape alike.
+  for (const slice of textSlices(doc.text)) yield JSON.stringify(slice).slice(1, -1);
+  const om = offsetMap(doc.text);
+  const { entities, relations } = annotationJsonParts(doc, om);
+  yield '","entities":';
+  yield* entities;
+  yield ',"relations":';
+  yield* relations;
+  if (doc.passages) {
+    yield `,"passages":${JSON.stringify(doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) })))}`;
+  }
+  if (doc.metadata) yield `,"metadata":${JSON.stringify(doc.metadata)}`;
+  yield '}\n';
+}
+
 /** The JSON Lines exporter, one document (one line) at a time. */
 export function jsonlExporter(opts: { name?: string } = {}): StreamExporter {
-  const add = (doc: Document): string => {
-    const rec: Obj = { id: doc.id, text: doc.text, ...annotationsToJson(doc) };
-    if (doc.passages) {
-      const om = offsetMap(doc.text);
-      rec.passages = doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) }));
-    }
-    if (doc.metadata) rec.metadata = doc.metadata;
-    return `${JSON.stringify(rec)}\n`;
-  };
-  return { name: opts.name ?? 'documents.jsonl', start: () => '', add, finish: () => ({ tail: '', issues: [] }) };
+  return { name: opts.name ?? 'documents.jsonl', start: () => '', add: recordParts, finish: () => ({ tail: '', issues: [] }) };
 }

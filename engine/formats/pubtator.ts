@@ -2,7 +2,7 @@
 // `PMID<TAB>start<TAB>end<TAB>mention<TAB>type<TAB>ids[<TAB>composite mentions]` and relation
 // lines `PMID<TAB>CID<TAB>id1<TAB>id2`. Text = title + '\n' + abstract (offsets as PubTator).
 
-import type { Document, Entity } from './types.ts';
+import type { Document, Entity, Relation } from './types.ts';
 import type { LineParser } from './stream.ts';
 import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft, StreamExporter } from './common.ts';
 import {
@@ -12,10 +12,12 @@ import {
   countLoss,
   exportAll,
   finishDocument,
+  joinedParts,
   lossIssues,
   offsetMap,
   sortIssues,
   splitLines,
+  textSlices,
 } from './common.ts';
 
 /** Entity attribute that holds PubTator's 7th column (individual mentions of a composite). */
@@ -149,7 +151,8 @@ export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
   const name = opts.name ?? 'documents.pubtator.txt';
   const losses: LossCounts = new Map();
   let isFirst = true;
-  const add = (doc: Document): string => {
+  // A block in parts: the title and abstract lines in slices, the annotation lines a few at a time.
+  const add = function* (doc: Document): Generator<string> {
     const id = doc.id.replace(/[|\t\r\n]/g, '_');
     if (id !== doc.id) countLoss(losses, 'document ids with |, tab or line breaks changed');
     const cut = splitTitle(doc);
@@ -160,24 +163,31 @@ export function pubtatorExporter(opts: { name?: string } = {}): StreamExporter {
     const readLength = abstract === '' ? cut : doc.text.length;
     if (readLength < doc.text.length) countLoss(losses, 'documents ending in a line break after the title lost it');
     const oneLine = (x: string): string => x.replace(/[\r\n]/g, ' ');
-    const lines = [`${id}|t|${oneLine(title)}`, `${id}|a|${oneLine(abstract)}`];
     const rebuilt = [{ type: 'title', start: 0, end: cut }, ...(abstract === '' ? [] : [{ type: 'abstract', start: cut + 1, end: doc.text.length }])];
     if (doc.passages && doc.passages.length > 0 && JSON.stringify(doc.passages) !== JSON.stringify(rebuilt))
       countLoss(losses, 'documents had passage boundaries dropped (read back as title and abstract)');
-    const om = offsetMap(doc.text);
-    for (const e of doc.entities) lines.push(...entityLine(id, e, om.toCodePoint, losses, readLength));
-    for (const r of doc.relations) {
-      if (r.byConcept === true && [r.type, r.arg1, r.arg2].some((x) => flat(x) !== x)) countLoss(losses, 'relations had tabs or line breaks replaced by spaces');
-      if (r.byConcept === true) lines.push([id, flat(r.type), flat(r.arg1), flat(r.arg2)].join('\t'));
-      else countLoss(losses, 'relations between entity ids (not concept ids) dropped');
-      if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
-    }
-    if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
-    const separator = isFirst ? '' : '\n';
+    yield `${isFirst ? '' : '\n'}${id}|t|`;
     isFirst = false;
-    return `${separator}${lines.join('\n')}\n`;
+    for (const slice of textSlices(title)) yield oneLine(slice);
+    yield `\n${id}|a|`;
+    for (const slice of textSlices(abstract)) yield oneLine(slice);
+    yield '\n';
+    const om = offsetMap(doc.text);
+    yield* joinedParts(doc.entities, (e) => entityLine(id, e, om.toCodePoint, losses, readLength).map((line) => `${line}\n`).join(''));
+    yield* joinedParts(doc.relations, (r) => relationLine(id, r, losses));
+    if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
   };
   return { name, start: () => '', add, finish: () => ({ tail: '', issues: lossIssues(losses, name) }) };
+}
+
+/** A relation's line (with its line break), or none when PubTator cannot hold it. */
+function relationLine(id: string, r: Relation, losses: LossCounts): string {
+  if (r.byConcept === true && [r.type, r.arg1, r.arg2].some((x) => flat(x) !== x)) countLoss(losses, 'relations had tabs or line breaks replaced by spaces');
+  let line = '';
+  if (r.byConcept === true) line = `${[id, flat(r.type), flat(r.arg1), flat(r.arg2)].join('\t')}\n`;
+  else countLoss(losses, 'relations between entity ids (not concept ids) dropped');
+  if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
+  return line;
 }
 
 function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: LossCounts, readLength: number): string[] {
