@@ -169,4 +169,22 @@ describe('types an import adds', () => {
     expect(schema.entityTypes.find((t) => t.name === 'Gene')?.color).toBe('#911EB4'); // kept as chosen
     ws.close();
   });
+
+  it('look unlike the types the project has (the next free palette colour looked like one)', () => {
+    const ws = openMemory();
+    const projectId = createProject(ws.write, { name: 'clinic' }).id;
+    // The colours the schema editor offers first (the biomedical template's entity types).
+    for (const [name, color] of [['Problem', '#d6336c'], ['Medication', '#2b8a3e'], ['Test', '#1c7ed6']])
+      upsertEntityType(ws.write, projectId, { name: name!, color: color! });
+    const datasetId = createDataset(ws.write, { projectId, name: 'notes', containsPhi: false }).id;
+    insertDocuments(ws.write, notes(1), { projectId, datasetId, format: 'brat' });
+    const schema = getLabelSchema(ws.read, projectId);
+    const rgb = (c: string): number[] => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+    const distance = (a: string, b: string): number => Math.hypot(...rgb(a).map((v, i) => v - rgb(b)[i]!));
+    const all = [...schema.entityTypes, ...schema.relationTypes].map((t) => t.color.toLowerCase());
+    expect(all).toHaveLength(6);
+    // #e6194b beside #d6336c (45 apart) read as the same red.
+    for (const [i, a] of all.entries()) for (const b of all.slice(i + 1)) expect(distance(a, b)).toBeGreaterThan(70);
+    ws.close();
+  });
 });

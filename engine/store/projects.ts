@@ -69,13 +69,25 @@ export function defaultColor(name: string): string {
   return PALETTE[h % PALETTE.length] ?? '#888888';
 }
 
+/** How far apart two `#rrggbb` colours look, roughly: their distance in RGB. */
+function colorDistance(a: string, b: string): number {
+  const channels = (c: string): number[] => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  const [x, y] = [channels(a), channels(b)];
+  return Math.hypot(...x.map((v, i) => v - y[i]!));
+}
+
 /**
- * The colour for a new type `name` in a project whose types already use `used`: the first
- * palette colour none of them has, so types an import adds look different from each other and
- * from the project's own; once all are taken, the name's stable colour.
+ * The colour for a new type `name` in a project whose types already use `used`: of the palette
+ * colours none of them has, the one farthest from theirs, so types an import adds look different
+ * from each other and from the project's own (the first free one looked like a template type:
+ * DiseaseClass #e6194b beside Disease #d6336c); once all are taken, the name's stable colour.
  */
 function unusedColor(used: Set<string>, name: string): string {
-  const color = PALETTE.find((c) => !used.has(c)) ?? defaultColor(name);
+  const taken = [...used].filter((c) => /^#[0-9a-f]{6}$/.test(c));
+  const nearest = (c: string): number => Math.min(...taken.map((u) => colorDistance(c, u)));
+  const free = PALETTE.filter((c) => !used.has(c));
+  // reduce keeps the earlier colour on a tie (and the first one when nothing is taken).
+  const color = free.length > 0 ? free.reduce((best, c) => (nearest(c) > nearest(best) ? c : best)) : defaultColor(name);
   used.add(color);
   return color;
 }
