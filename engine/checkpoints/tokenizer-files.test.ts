@@ -89,7 +89,7 @@ describe('readJsonFile', () => {
     expect(() => readJsonFile(file)).toThrow(`${file}: is not UTF-8 text (line ${line} holds bytes that are not UTF-8, such as Latin-1 accents): save it as UTF-8`);
     for (const bytes of [Buffer.from(`\ufeff${config}`, 'utf16le'), Buffer.from(config, 'utf16le')]) {
       writeFileSync(file, bytes);
-      expect(() => readJsonFile(file)).toThrow(`${file}: is UTF-16 text (as Windows Notepad saves "Unicode"); save it as UTF-8`);
+      expect(() => readJsonFile(file)).toThrow(`${file}: is UTF-16 text (as Notepad's "Unicode" and Windows PowerShell 5's ">" write it); save it as UTF-8`);
     }
   });
 });

@@ -48,23 +48,29 @@ const DEFAULT_SPECIALS: SpecialTokens = {
   mask: '[MASK]',
 };
 
-/** Read a JSON file, throwing a CheckpointError naming it on failure. */
-export function readJsonFile(path: string): unknown {
-  const bytes = readModelFile(path, 'text', 'cannot read file');
-  // JSON files are UTF-8 (as json.load reads them): a Latin-1 config.json loaded with U+FFFD in
-  // its label names ("B-Krankheit-ä" became "B-Krankheit-\ufffd"), and UTF-16 (Windows Notepad)
-  // said only "Unexpected token".
-  // (JSON text starts with ASCII: a zero byte first or second is UTF-16 without a byte-order mark.)
+/**
+ * The text of the JSON file `file`, which must be UTF-8 (as json.load reads it), its byte-order
+ * mark dropped; throws a CheckpointError naming the file otherwise. A Latin-1 config.json loaded
+ * with U+FFFD in its label names ("B-Krankheit-ä" became "B-Krankheit-\ufffd"), and UTF-16
+ * (Notepad's "Unicode", Windows PowerShell 5's `>`) said only "Unexpected token".
+ */
+export function jsonText(bytes: Uint8Array, file: string): string {
+  // JSON text starts with ASCII: a zero byte first or second is UTF-16 without a byte-order mark.
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff) || (bytes.length >= 2 && (bytes[0] === 0 || bytes[1] === 0)))
-    throw new CheckpointError(path, 'is UTF-16 text (as Windows Notepad saves "Unicode"); save it as UTF-8');
+    throw new CheckpointError(file, 'is UTF-16 text (as Notepad\'s "Unicode" and Windows PowerShell 5\'s ">" write it); save it as UTF-8');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new CheckpointError(path, `is not UTF-8 text (line ${firstInvalidUtf8Line(bytes)} holds bytes that are not UTF-8, such as Latin-1 accents): save it as UTF-8`);
+    throw new CheckpointError(file, `is not UTF-8 text (line ${firstInvalidUtf8Line(bytes)} holds bytes that are not UTF-8, such as Latin-1 accents): save it as UTF-8`);
   }
   // A byte-order mark (Windows editors add one) is invisible: "Unexpected token" would puzzle.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Read a JSON file, throwing a CheckpointError naming it on failure. */
+export function readJsonFile(path: string): unknown {
+  const text = jsonText(readModelFile(path, 'text', 'cannot read file'), path);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -4,6 +4,8 @@
 import type { EncoderConfig } from '../model/config.ts';
 import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { InputFileError, readInputFile } from '../io/input-file.ts';
+import { CheckpointError } from '../checkpoints/errors.ts';
+import { jsonText } from '../checkpoints/tokenizer-files.ts';
 import { UsageError } from './args.ts';
 
 /** The integers of input `what` of `file`, flat, and its dims; refuses ragged, non-integer and too deeply nested arrays. */
@@ -92,19 +94,24 @@ const MAX_INPUTS_BYTES = 256 * 1024 * 1024;
 
 /**
  * The parsed --inputs file: a regular file only (a pipe or /dev/zero hung the command), its
- * system errors in words, a byte-order mark skipped as in config.json.
+ * system errors in words, UTF-8 with or without a byte-order mark as config.json.
  */
 export function readInputsJson(inFile: string): unknown {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readInputFile(inFile, MAX_INPUTS_BYTES, 'split the batch into several files').toString('utf8');
+    bytes = readInputFile(inFile, MAX_INPUTS_BYTES, 'split the batch into several files');
   } catch (e) {
     if (e instanceof InputFileError) throw new UsageError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file; check the path' : code === 'EACCES' || code === 'EPERM' ? 'permission denied: you may not read it' : (e as Error).message;
     throw new UsageError(`${inFile}: cannot read inputs JSON (${why})`);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let text: string;
+  try {
+    text = jsonText(bytes, inFile); // UTF-8 only (PowerShell 5's ">" writes UTF-16)
+  } catch (e) {
+    throw e instanceof CheckpointError ? new UsageError(e.message) : e;
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
