@@ -125,6 +125,9 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   const wordName = `${prefix}embeddings.word_embeddings.weight`;
   const word = weights.get(wordName);
   if (!word) {
+    // torch.save(model.state_dict()) of a model wrapped for several GPUs names every tensor "module.…".
+    if (weights.size > 0 && [...weights.keys()].every((k) => k.startsWith('module.')))
+      throw new CheckpointError(weightsFile, 'every tensor name starts with "module." (a state dict saved from torch.nn.DataParallel or DistributedDataParallel): save the wrapped model instead, model.module.save_pretrained(folder)');
     const some = [...weights.keys()].slice(0, 4).join(', ');
     throw new CheckpointError(
       weightsFile,

@@ -368,6 +368,17 @@ describe('an original TensorFlow checkpoint (BioBERT v1.1 and Google BERT releas
   });
 });
 
+describe('a state dict saved from a model wrapped in DataParallel (every name "module.…")', () => {
+  it('is refused saying so and how to save it, not "check that config.json belongs to them"', () => {
+    const dir = copyGolden('bert-token-classification', ['model.safetensors', 'pytorch_model.bin']);
+    const golden = readSafetensors(path.join(GOLDENS, 'bert-token-classification/model.safetensors')).tensors;
+    writeSafetensors(path.join(dir, 'model.safetensors'), new Map([...golden].map(([k, t]) => [`module.${k}`, t])));
+    expect(loadError(dir).message).toBe(
+      `${path.join(dir, 'model.safetensors')}: every tensor name starts with "module." (a state dict saved from torch.nn.DataParallel or DistributedDataParallel): save the wrapped model instead, model.module.save_pretrained(folder)`,
+    );
+  });
+});
+
 describe('half-precision model.safetensors (F16, BF16 uploads)', () => {
   it.each(['float16', 'bfloat16'] as const)('%s: loads as float32 within the precision of the format', (dtype) => {
     const dir = copyGolden('bert-token-classification', ['pytorch_model.bin', 'model.safetensors']);
