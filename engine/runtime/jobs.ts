@@ -34,11 +34,12 @@ type WorkerMessage =
   | { type: 'done'; value: unknown }
   | { type: 'error'; message: string; name?: string };
 
-/** Start `entry` (a module URL exporting run) in a worker thread. */
+/** Start `entry` (a module URL exporting run) in a worker thread; `transfer`: buffers in `args` moved to it, not copied. */
 export function startJob<R>(
   entry: URL,
   args: unknown,
   onEvent: (event: unknown) => void = () => {},
+  transfer: ArrayBuffer[] = [],
 ): JobHandle<R> {
   const cancelFlag = new SharedArrayBuffer(4);
   // NOTE: bundled builds (electron-vite) set BENCHTOP_WORKER_BOOT to the bundled bootstrap,
@@ -47,6 +48,7 @@ export function startJob<R>(
   const boot = bootPath ? pathToFileURL(bootPath) : new URL('./worker-boot.mjs', import.meta.url);
   const worker = new Worker(boot, {
     workerData: { entry: entry.href, args, cancelFlag },
+    transferList: transfer,
   });
   const result = new Promise<R>((resolve, reject) => {
     let settled = false;
