@@ -11,13 +11,15 @@ export default defineConfig({
   main: {
     build: {
       // An input (not build.lib) so the ?modulePath sub-build of the engine host works.
-      // The worker bootstrap and the task-job module are separate entries: worker threads load
-      // them by path (BENCHTOP_WORKER_BOOT / BENCHTOP_TASK_WORKER, set by the engine host).
+      // The worker bootstrap, the task-job module and the DOCX reader are separate entries: worker
+      // threads load them by path (BENCHTOP_WORKER_BOOT / BENCHTOP_TASK_WORKER /
+      // BENCHTOP_DOCX_READER, set by the engine host).
       rolldownOptions: {
         input: {
           index: resolve(root, 'electron/main/index.ts'),
           'worker-boot': resolve(root, 'engine/runtime/worker-boot.mjs'),
           'task-worker': resolve(root, 'engine/tasks/jobs.ts'),
+          'docx-reader': resolve(root, 'engine/formats/docx-reader.ts'),
         },
       },
       externalizeDeps: true,

@@ -27,6 +27,7 @@ const bundleDir = argValue('--bundle-dir');
 if (bundleDir !== undefined) {
   process.env['BENCHTOP_WORKER_BOOT'] ??= join(bundleDir, 'worker-boot.js');
   process.env['BENCHTOP_TASK_WORKER'] ??= join(bundleDir, 'task-worker.js');
+  process.env['BENCHTOP_DOCX_READER'] ??= join(bundleDir, 'docx-reader.js');
 }
 
 /**

@@ -1,11 +1,16 @@
 // DOCX import on a generated fixture (a zip built with fflate), plus a damaged file, the size
 // limit, an old .doc renamed .docx, zip bombs (XML that unpacks beyond the cap), cancel part-way,
-// and the Word markup a clinician's letters have (breaks, tracked changes, fields, tables).
+// the Word markup a clinician's letters have (breaks, tracked changes, fields, tables), and the
+// reader run in a worker thread (same result, stopped by Cancel, a crash named as damage).
 
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import mammoth from 'mammoth';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { docxUnpackProblem, importDocx } from './docx.ts';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { docxUnpackProblem, importDocx, readDocxInWorker } from './docx.ts';
 import { buildDocx } from './test-fixtures.ts';
 
 /** `docx` with its main document moved to a part not named .xml (its relationship follows it). */
@@ -60,6 +65,7 @@ const t = (text: string): string => `<w:t xml:space="preserve">${text}</w:t>`;
 
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
 });
 
 describe('importDocx', () => {
@@ -161,6 +167,7 @@ describe('importDocx', () => {
     let calls = 0;
     const { documents } = await importDocx(big, 'summary.docx', { checkCancelled: () => calls++ });
     expect(documents[0]?.text.split('\n\n')).toHaveLength(2_001);
+    expect(digest(documents[0]?.text)).toBe('e34041386d14185b'); // as before the reader could run in a worker
     const total = calls;
     expect(total).toBeGreaterThanOrEqual(8); // word/document.xml unpacks in several pieces
     expect(reader).toHaveBeenCalledTimes(1);
@@ -174,5 +181,93 @@ describe('importDocx', () => {
     expect(calls).toBe(total - 1);
     expect(reader).toHaveBeenCalledTimes(1);
     expect((await importDocx(big, 'summary.docx', { maxXmlBytes: 100 << 10 })).issues[0]?.message).toMatch(/^unpacks to more than 0 MB/);
+  });
+});
+
+/** The first 16 hex digits of the SHA-256 of `text`. */
+const digest = (text: string | undefined): string => createHash('sha256').update(text ?? '').digest('hex').slice(0, 16);
+
+/** A letter with all the markup above, escapes, and two elements the reader warns about. */
+const LETTER = docxWithBody(
+  para(run(t('Diagnosis:') + '<w:br/>' + t('Pneumonia')), run('<w:cr/>' + t('BP 120/80') + '<w:br w:type="page"/>' + t('HR 72'))) +
+    para(run(t('Dose: ')), '<w:del w:id="1" w:author="A"><w:r><w:delText>500 mg</w:delText></w:r></w:del>', '<w:ins w:id="2" w:author="A">' + run(t('250 mg')) + '</w:ins>') +
+    para(run('<w:fldChar w:fldCharType="begin"/>'), run('<w:instrText xml:space="preserve"> DATE </w:instrText>'), run('<w:fldChar w:fldCharType="separate"/>'), run(t('1 May 2026')), run('<w:fldChar w:fldCharType="end"/>')) +
+    para(run(t('Na') + '<w:tab/>' + t('140 mmol/L é &amp; &lt;x&gt; 𝛼 😀'))) +
+    para(run(t('Dear ')), '<w:fldSimple w:instr=" MERGEFIELD Name ">' + run(t('Ms Smith')) + '</w:fldSimple>') +
+    `<w:tbl><w:tr><w:tc>${para(run(t('Hb')))}</w:tc><w:tc>${para(run(t('13.5')))}</w:tc></w:tr></w:tbl>` +
+    para('<w:customXml><w:r><w:t>custom</w:t></w:r></w:customXml>', run('<w:object/>' + t('obj'))) +
+    para('<w:pPr><w:pStyle w:val="NoSuchStyle"/></w:pPr>' + run(t('styled'))),
+);
+
+/** A module for BENCHTOP_DOCX_READER (the reader's worker entry) with `source` as its body, in a temporary folder. */
+function fakeReader(source: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'benchtop-docx-reader-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'reader.mjs');
+  writeFileSync(file, source);
+  return file;
+}
+
+describe('the DOCX reader in a worker thread', () => {
+  it('gives the text and warnings it gave before it could run in a worker, read here or there', async () => {
+    // Digests of the text the import gave before the reader moved (its warnings counted alongside);
+    // the long summary's is checked with cancel above.
+    const here = async (docx: Uint8Array): Promise<[string, number]> => {
+      const { documents, issues } = await importDocx(docx, 'letter.docx', { readerInWorkerFrom: Infinity });
+      return [digest(documents[0]?.text), issues.length];
+    };
+    expect(await here(buildDocx(Array.from({ length: 300 }, (_, i) => `Para ${i} é 😀 & <tag> "q" 'a'\ttab`)))).toEqual(['9235ca83d810b912', 0]);
+    // And a letter whose XML is cut short: damaged, here as there.
+    const cut = docxWithBody(para(run(t('Diagnosis:'))) + '<w:p><w:r>');
+    const [inWorker, cutInWorker] = await Promise.all([importDocx(LETTER, 'letter.docx', { readerInWorkerFrom: 0 }), importDocx(cut, 'cut.docx', { readerInWorkerFrom: 0 }).catch((e: unknown) => e)]);
+    expect(await importDocx(LETTER, 'letter.docx', { readerInWorkerFrom: Infinity })).toEqual(inWorker);
+    expect(cutInWorker).toMatchObject({ name: 'FormatError', message: 'invalid or damaged DOCX' });
+    await expect(importDocx(cut, 'cut.docx', { readerInWorkerFrom: Infinity })).rejects.toMatchObject({ name: 'FormatError', message: 'invalid or damaged DOCX' });
+    expect(digest(inWorker.documents[0]?.text)).toBe('19383e3932f9d765');
+    expect(inWorker.issues.map((i) => i.message)).toEqual(['1 conversion warnings from the DOCX reader']);
+  });
+
+  it('reads a letter with a large image here: only the parts the reader parses count', async () => {
+    const parts = unzipSync(buildDocx(['Letter with a logo.']));
+    const png = new Uint8Array(2 << 20);
+    png.set([0x89, 0x50, 0x4e, 0x47]);
+    parts['word/media/image1.png'] = png;
+    const reader = vi.spyOn(mammoth, 'convertToHtml');
+    expect((await importDocx(zipSync(parts), 'letter.docx')).documents[0]?.text).toBe('Letter with a logo.\n\n');
+    expect(reader).toHaveBeenCalledTimes(1); // here, not in a worker
+  });
+
+  it('names a reader that fails or crashes as a damaged file, without its message, and moves the zip to it', async () => {
+    const letter = buildDocx(['Ordinary letter.']);
+    vi.stubEnv('BENCHTOP_DOCX_READER', fakeReader("export function run() { throw new Error('Jane Doe, born 1950'); }"));
+    const error = await importDocx(letter, 'letter.docx', { readerInWorkerFrom: 0 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'FormatError', message: 'invalid or damaged DOCX' });
+    vi.stubEnv('BENCHTOP_DOCX_READER', fakeReader('export function run() { process.exit(7); }'));
+    const zip = zipSync(unzipSync(letter), { level: 0 });
+    expect(await readDocxInWorker(zip)).toBeNull();
+    expect(zip.byteLength).toBe(0); // moved, not copied
+  });
+
+  it('stops a reader that never yields when the cancel hook throws, and calls the hook no more', async () => {
+    // A parse that never yields to its thread's loop (it only says it is alive, every 5 ms): only
+    // stopping the thread ends it.
+    const channel = `benchtop-docx-reader-${process.pid}`;
+    const spin = `const alive = new BroadcastChannel('${channel}'); for (;;) { alive.postMessage(0); const t = Date.now() + 5; while (Date.now() < t); }`;
+    vi.stubEnv('BENCHTOP_DOCX_READER', fakeReader(`export function run() { ${spin} }`));
+    const alive = new BroadcastChannel(channel);
+    onTestFinished(() => alive.close());
+    let beats = 0;
+    alive.onmessage = () => beats++;
+    const stop = new Error('cancelled');
+    let calls = 0;
+    const checkCancelled = (): void => {
+      calls++;
+      if (beats > 0) throw stop; // Cancel pressed while the reader runs
+    };
+    await expect(readDocxInWorker(zipSync(unzipSync(buildDocx(['x'])), { level: 0 }), checkCancelled)).rejects.toBe(stop);
+    const [seenCalls, seenBeats] = [calls, beats];
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a running reader says so ~40 times meanwhile
+    expect(calls).toBe(seenCalls);
+    expect(beats - seenBeats).toBeLessThanOrEqual(2); // at most what was on its way as it stopped
   });
 });
