@@ -1,5 +1,6 @@
 // The fingerprints written beside a model find the same private documents as their texts do, in
-// a file of about 2 bytes per word; a damaged file is refused, naming it, never read as empty.
+// a file of about 2.4 bytes per word; a damaged file is refused, naming it, never read as empty; a
+// file written before sentence hashes were kept is still read.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-fingerprint-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the fingerprint file', () => {
-  it('finds what the texts find, and holds about 2 bytes per word', () => {
+  it('finds what the texts find, and holds about 2.4 bytes per word', () => {
     const size = writeFingerprintFile(dir, notes);
     expect(readFileSync(path.join(dir, FINGERPRINT_FILE)).length).toBe(size);
     const words = notes.join(' ').split(/\s+/).length;
@@ -26,12 +27,16 @@ describe('the fingerprint file', () => {
     const fromTexts = privateFingerprints(notes);
     const rewrapped = notes.slice(0, 5).map((n) => n.toUpperCase().replace(/(.{40,60}) /g, '$1\n'));
     for (const fp of [fromFile, fromTexts]) {
-      expect(fp.containedIn(rewrapped, 0.6)).toBe(5);
+      expect(fp.containedIn(rewrapped, 0.6).copied.length).toBe(5);
       expect(fp.isWhole(notes[9]!.toLowerCase())).toBe(true);
-      expect(fp.containedIn(['The river runs past the old mill and into the sea on a grey morning in May.'], 0.6)).toBe(0);
+      expect(fp.containedIn(['The river runs past the old mill and into the sea on a grey morning in May.'], 0.6).copied).toEqual([]);
     }
+    // Sentences are recorded too: every other one of five notes, scattered among other text.
+    const scattered = notes.slice(20, 25).flatMap((n) => n.split(/(?<=[.!?])\s+/).filter((_, i) => i % 2 === 0)).map((t) => `${t} The harbour was busy with boats and gulls all that mild grey day.`);
+    // (Notes 20 and 22 have too few sentences of 10 words or more for 35% of them to count.)
+    for (const fp of [fromFile, fromTexts]) expect(fp.containedIn(scattered, 0.6).scattered.map((p) => p.document).sort()).toEqual([21, 23, 24]);
     // Texts and a recorded set together: documents of both are found.
-    expect(privateFingerprints(['A note written today about the ward round and the new rota for nurses.'], [readFingerprintFile(dir)!]).containedIn([notes[1]!], 0.6)).toBe(1);
+    expect(privateFingerprints(['A note written today about the ward round and the new rota for nurses.'], [readFingerprintFile(dir)!]).containedIn([notes[1]!], 0.6).copied).toEqual([{ set: 1, document: 1, part: 0, parts: 1 }]);
   });
 
   it('carries the starting model’s fingerprints after the new documents, each still found', () => {
@@ -46,12 +51,27 @@ describe('the fingerprint file', () => {
     const set = readFingerprintFile(merged)!;
     expect(set.counts.length).toBe(11);
     const fp = privateFingerprints([], [set]);
-    expect(fp.containedIn([own[0]!.toUpperCase(), notes[3]!.replace(/(.{40,60}) /g, '$1\n')], 0.6)).toBe(2);
+    expect(fp.containedIn([own[0]!.toUpperCase(), notes[3]!.replace(/(.{40,60}) /g, '$1\n')], 0.6).copied.length).toBe(2);
     expect(fp.isWhole(notes[9]!)).toBe(true);
     expect(startingFingerprints(undefined)).toEqual([]);
     expect(startingFingerprints(path.join(dir, 'none'))).toEqual([]);
     writeFileSync(path.join(merged, FINGERPRINT_FILE), 'damaged');
     expect(() => startingFingerprints(merged)).toThrow(`${path.join(merged, FINGERPRINT_FILE)}: is not a Benchtop fingerprint file; it lists the fingerprints of the private documents this starting model learned from`);
+  });
+
+  it('reads a file written before sentences were kept (version 1): its runs still find a copy', () => {
+    // Version 2 less the sentences: the magic, three counts, the runs' counts, the hashes.
+    const v2 = fingerprintBytes(notes.slice(0, 10));
+    const [docs, wholes, runs] = [0, 1, 2].map((i) => v2.readUInt32LE(8 + 4 * i)) as [number, number, number];
+    const hashesAt = 24 + 8 * docs;
+    const v1 = Buffer.concat([Buffer.from('BTFPRNT1', 'latin1'), v2.subarray(8, 20), v2.subarray(24, 24 + 4 * docs), v2.subarray(hashesAt, hashesAt + 8 * (wholes + runs))]);
+    const old = path.join(dir, 'v1');
+    mkdirSync(old);
+    writeFileSync(path.join(old, FINGERPRINT_FILE), v1);
+    const set = readFingerprintFile(old)!;
+    expect([set.counts.length, set.sentences.length, Math.max(...set.sentenceCounts)]).toEqual([10, 0, 0]);
+    const found = privateFingerprints([], [set]).containedIn([notes[3]!.toUpperCase().replace(/(.{40,60}) /g, '$1\n')], 0.6);
+    expect(found).toEqual({ copied: [{ set: 1, document: 3, part: 0, parts: 1 }], scattered: [] });
   });
 
   it('is absent without a file; refuses one that is damaged, cut short or not a file', () => {
@@ -76,7 +96,7 @@ describe('the fingerprint file', () => {
     expect(message(variant('text', 'not fingerprints'))).toMatch(/: is not a Benchtop fingerprint file;/);
     expect(message(variant('empty', ''))).toMatch(/: is not a Benchtop fingerprint file;/);
     const counts = Buffer.from(good);
-    counts.writeUInt32LE(counts.readUInt32LE(20) + 1, 20);
+    counts.writeUInt32LE(counts.readUInt32LE(24) + 1, 24); // the first document's count of runs
     expect(message(variant('counts', counts))).toMatch(/: is damaged \(its counts do not add up\)/);
     const nan = Buffer.from(good);
     nan.writeDoubleLE(Number.NaN, good.length - 8);

@@ -1,5 +1,5 @@
 // The word fingerprints of a model's private training documents (text-overlap.ts: hashes of all
-// their words and of sampled 8-word runs, never text), kept in a file beside a model the
+// their words, of sampled 8-word runs and of their sentences of 10 words or more, never text), kept in a file beside a model the
 // workbench trained (or pretrained on text declared as PHI), so that `benchtop distill` and
 // `distill-general` from that folder recognise a re-formatted copy of those documents as private
 // transfer text: the folder records its data only as one hash. The file stays with the
@@ -15,9 +15,12 @@ import { fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { type FingerprintSet, fingerprintSet } from './text-overlap.ts';
 
 export const FINGERPRINT_FILE = 'private-fingerprints.bin';
-const MAGIC = 'BTFPRNT1';
-/** Magic, then three uint32 counts: documents, whole hashes, runs. */
-const HEADER = 8 + 12;
+/** Version 2 keeps each document's sentence hashes too; a version 1 file (before 2026-11-24) is still read, without them. */
+const MAGIC = 'BTFPRNT2';
+const MAGIC_V1 = 'BTFPRNT1';
+/** Magic, then uint32 counts: documents, whole hashes, runs (and, from version 2, sentences). */
+const HEADER = 8 + 16;
+const HEADER_V1 = 8 + 12;
 /** The largest file read (Node's one-buffer limit): about a billion words of documents. */
 const MAX_BYTES = 2 ** 31 - 1;
 
@@ -47,16 +50,14 @@ export function textFingerprintBytes(files: readonly string[], inherited: readon
  */
 export function fingerprintBytes(texts: Iterable<string>, inherited: readonly FingerprintSet[] = []): Buffer {
   const sets = [fingerprintSet(texts), ...inherited];
-  const total = (part: 'counts' | 'wholes' | 'runs'): number => sets.reduce((n, set) => n + set[part].length, 0);
-  const [docs, wholes, runs] = [total('counts'), total('wholes'), total('runs')];
-  const bytes = Buffer.alloc(HEADER + 4 * docs + 8 * (wholes + runs));
+  const total = (part: 'counts' | 'wholes' | 'runs' | 'sentences'): number => sets.reduce((n, set) => n + set[part].length, 0);
+  const [docs, wholes, runs, sentences] = [total('counts'), total('wholes'), total('runs'), total('sentences')];
+  const bytes = Buffer.alloc(HEADER + 8 * docs + 8 * (wholes + runs + sentences));
   bytes.write(MAGIC, 0, 'latin1');
-  bytes.writeUInt32LE(docs, 8);
-  bytes.writeUInt32LE(wholes, 12);
-  bytes.writeUInt32LE(runs, 16);
+  [docs, wholes, runs, sentences].forEach((n, i) => bytes.writeUInt32LE(n, 8 + 4 * i));
   let at = HEADER;
-  for (const set of sets) for (const n of set.counts) at = bytes.writeUInt32LE(n, at);
-  for (const part of ['wholes', 'runs'] as const) for (const set of sets) for (const h of set[part]) at = bytes.writeDoubleLE(h, at);
+  for (const part of ['counts', 'sentenceCounts'] as const) for (const set of sets) for (const n of set[part]) at = bytes.writeUInt32LE(n, at);
+  for (const part of ['wholes', 'runs', 'sentences'] as const) for (const set of sets) for (const h of set[part]) at = bytes.writeDoubleLE(h, at);
   return bytes;
 }
 
@@ -151,21 +152,28 @@ export function fingerprintFileProblem(file: string): FingerprintSet | string {
   if (!st.isFile()) return 'is not a file';
   if (st.size > MAX_BYTES) return `is ${st.size} bytes, far more than a fingerprint file holds`;
   const bytes = readFileSync(file);
-  if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC) return 'is not a Benchtop fingerprint file';
-  const docs = bytes.readUInt32LE(8);
-  const wholes = bytes.readUInt32LE(12);
-  const runs = bytes.readUInt32LE(16);
-  if (bytes.length !== HEADER + 4 * docs + 8 * (wholes + runs)) return `is cut short or damaged (${bytes.length} bytes)`;
-  const counts = new Uint32Array(docs);
-  let at = HEADER;
-  for (let i = 0; i < docs; i++, at += 4) counts[i] = bytes.readUInt32LE(at);
-  if (counts.reduce((a, b) => a + b, 0) !== runs) return 'is damaged (its counts do not add up)';
+  const magic = bytes.toString('latin1', 0, 8);
+  const v1 = magic === MAGIC_V1;
+  const header = v1 ? HEADER_V1 : HEADER;
+  if (bytes.length < header || (magic !== MAGIC && !v1)) return 'is not a Benchtop fingerprint file';
+  const [docs, wholes, runs, sentences] = [0, 1, 2, 3].map((i) => (v1 && i === 3 ? 0 : bytes.readUInt32LE(8 + 4 * i))) as [number, number, number, number];
+  if (bytes.length !== header + (v1 ? 4 : 8) * docs + 8 * (wholes + runs + sentences)) return `is cut short or damaged (${bytes.length} bytes)`;
+  let at = header;
+  const readCounts = (): Uint32Array => {
+    const out = new Uint32Array(docs);
+    for (let i = 0; i < docs; i++, at += 4) out[i] = bytes.readUInt32LE(at);
+    return out;
+  };
+  const counts = readCounts();
+  const sentenceCounts = v1 ? new Uint32Array(docs) : readCounts();
+  const sum = (xs: Uint32Array): number => xs.reduce((a, b) => a + b, 0);
+  if (sum(counts) !== runs || sum(sentenceCounts) !== sentences) return 'is damaged (its counts do not add up)';
   const read = (n: number): Float64Array => {
     const out = new Float64Array(n);
     for (let i = 0; i < n; i++, at += 8) out[i] = bytes.readDoubleLE(at);
     return out;
   };
-  const set = { counts, wholes: read(wholes), runs: read(runs) };
-  if ([...set.wholes, ...set.runs].some((h) => !Number.isInteger(h) || h < 0)) return 'is damaged (a hash is not a whole number)';
+  const set = { counts, wholes: read(wholes), runs: read(runs), sentenceCounts, sentences: read(sentences) };
+  if ([set.wholes, set.runs, set.sentences].some((hs) => hs.some((h) => !Number.isInteger(h) || h < 0))) return 'is damaged (a hash is not a whole number)';
   return set;
 }

@@ -63,7 +63,35 @@ describe('transfer text that repeats private documents in another layout', () =>
       }
     };
     expect(check('part.txt', `${part}\n`)).toMatch(REFUSED);
-    expect(check('few.txt', `${notes.slice(30, 32).join('\n')}\n`)).toBe(''); // two abstracts of a hundred
+    // Two abstracts of a hundred hold too few of its fingerprints, but 16 of the 41 long sentences
+    // of its part of about 1,000 words (they passed until 2026-11-24); one holds 8, which pass.
+    expect(check('few.txt', `${notes.slice(30, 32).join('\n')}\n`)).toMatch(/few\.txt: this transfer file repeats the text of private documents \(it holds 16 of the 41 long sentences of private document 1 \(its part 7 of 21, about 1,000 words each\), scattered among other text\)/);
+    expect(check('one.txt', `${notes[30]}\n`)).toBe('');
+  });
+
+  it('refuses sentences copied scattered through other text: every other one of five notes, every third of a long document', () => {
+    const wiki = readFileSync(path.join(DATA, 'text/general/wiki.valid.tokens'), 'utf8')
+      .split(/(?<=[.!?]) +/)
+      .filter((t) => t.length > 60 && !/[=\n]/.test(t));
+    /** Every `every`th sentence of `docs`, each followed by a sentence of WikiText, in hard-wrapped paragraphs of ten. */
+    const scattered = (docs: readonly string[], every: number): string => {
+      const lines = docs.flatMap((d) => d.split(/(?<=[.!?])\s+/).filter((_, i) => i % every === 0)).flatMap((t, i) => [t, wiki[i]!]);
+      const paragraphs = Array.from({ length: Math.ceil(lines.length / 10) }, (_, i) => lines.slice(10 * i, 10 * i + 10).join(' ').replace(/(.{60,70}) /g, '$1\n'));
+      return `${paragraphs.join('\n\n')}\n`;
+    };
+    // Both held too few whole 8-word runs of a note (or part) and passed until 2026-11-24.
+    const five = file('five.txt', scattered(notes.slice(10, 15), 2));
+    expect(verdict(five)).toMatch(/five\.txt: this transfer file repeats the text of private documents \(it holds \d+ of the \d+ long sentences of private document 1[1-5], and 4 more, scattered among other text\)/);
+    // A named private text is named so (the command line names a teacher's file and document id).
+    const named = notes.map((text, i) => ({ name: `document "d${i}" of dev.txt`, text }));
+    expect(() => checkTransferNotPrivate([five], { teacher: path.join(dir, 'no-teacher'), privateTexts: named })).toThrow(/long sentences of document "d1[1-5]" of dev\.txt, and 4 more, scattered/);
+    expect(verdict(five)).not.toContain(notes[10]!.slice(0, 30));
+    const one = notes.join('\n'); // about 20,000 words
+    const third = path.join(dir, 'third.txt');
+    writeFileSync(third, scattered([one], 3));
+    expect(() => checkTransferNotPrivate([third], { teacher: path.join(dir, 'no-teacher'), privateTexts: [one] })).toThrow(/third\.txt: this transfer file repeats the text of private documents \(it holds \d+ of the \d+ long sentences of private document 1 \(its part \d+ of 21, about 1,000 words each\), and \d+ more, scattered/);
+    // Two sentences of each note (of 8 or more) pass: as few as other reports share with a note.
+    expect(verdict(file('two.txt', scattered(notes.slice(10, 15).map((n) => n.split(/(?<=[.!?])\s+/).slice(0, 2).join(' ')), 1)))).toBe('');
   });
 
   it('passes public text, and text sharing one phrase with a note', () => {

@@ -3,9 +3,12 @@
 // a bigger file or re-wrapped. Both sides become lower-case words; a private document leaves the
 // hash of all its words and of a content-chosen quarter of its 8-word runs (its fingerprints, so
 // the same run is chosen on both sides), kept sorted in typed arrays with the document each
-// comes from (12 bytes each: about 30 MB for 10,000 notes of 1,000 words). A transfer file
+// comes from (12 bytes each: about 35 MB for 10,000 notes of 1,000 words). A transfer file
 // repeats a document when it holds most of that document's fingerprints (of each part of about
-// 1,000 words of a longer one); other notes written from the same templates hold some. Hashes are 52 bits, so a chance match is negligible.
+// 1,000 words of a longer one); other notes written from the same templates hold some. A document
+// also leaves the hashes of its sentences of 10 words or more: sentences copied scattered through
+// other text (every other one) leave too few whole 8-word runs, but each copied sentence is found
+// whole (see SCATTERED). Hashes are 52 bits, so a chance match is negligible.
 
 const RUN = 8;
 /** A run is a fingerprint when two bits of its hash are zero: a quarter of them. */
@@ -15,10 +18,44 @@ const SAMPLE_MASK = 3;
  * split into parts of consecutive runs (kept in text order), each of which a copy must repeat.
  */
 const PART_RUNS = 256;
+/** The fewest words of a sentence whose hash is kept: shorter ones are headings and stock phrases. */
+const SENTENCE_WORDS = 10;
+/**
+ * When text holds a private document's sentences scattered among other text. A sentence found in
+ * two private documents (parts) is template text and counts for neither; a part counts when the
+ * text holds `share` and at least `each` of its own sentences, and the text repeats private
+ * documents when the parts that count hold `together` of their sentences. Measured on ../shared
+ * (2026-11-24; found / own sentences of one part): the other MTSamples reports, against private
+ * sets of 5 to 300 of the 378 distinct ones, hold at most 5/33 or 3/10 (30%) of a report the 60%
+ * rule does not already refuse, and no part counts, but for one pair of reports from one template
+ * (19/38, a pair the 60% rule refuses the other way round); the biomedical and general text hold
+ * no sentence of the reports or of NCBI-disease's training abstracts. Every other sentence copied
+ * among other text holds at least 17 (44%) of each 1,000-word part, and 40% or more of 95 in 100
+ * whole notes and abstracts: five of them copied so are refused (a single short one passes);
+ * every third sentence holds 29% or more of a part, enough for most sets of ten documents.
+ */
+const SCATTERED = { share: 0.35, each: 3, together: 12 };
+
+const WORD = /[\p{L}\p{N}]+/gu;
+/** A sentence's end: a full stop, question or exclamation mark followed by a space or the end. */
+const SENTENCE_END = /[.!?](?=\s|$)/;
 
 /** The words of a text, lower case (letters and digits; punctuation and layout dropped). */
 function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+/** The words of a text (as words() finds them) and the index after each sentence's last word. */
+function sentenceWords(text: string): { ws: string[]; ends: number[] } {
+  const ws: string[] = [];
+  const ends: number[] = [];
+  for (const sentence of text.toLowerCase().split(SENTENCE_END)) {
+    const found = sentence.match(WORD);
+    if (found === null) continue;
+    for (const w of found) ws.push(w);
+    ends.push(ws.length);
+  }
+  return { ws, ends };
 }
 
 /** Two 32-bit FNV-1a style hashes of a word (different primes), for the two lanes of a run hash. */
@@ -52,22 +89,29 @@ function spanHash(a: Uint32Array, b: Uint32Array, from: number, to: number): { h
 }
 
 /** The hash of a whole text (at least 5 words, else none). */
-function wholeHash(text: string): number | undefined {
-  const ws = words(text);
-  if (ws.length < 5) return undefined;
-  const [a, b] = wordHashes(ws);
-  return spanHash(a, b, 0, ws.length).hash;
+function wholeHash(ws: readonly string[], a: Uint32Array, b: Uint32Array): number | undefined {
+  return ws.length < 5 ? undefined : spanHash(a, b, 0, ws.length).hash;
 }
 
-/** The hashes of the fingerprint runs of a list of words. */
-function runHashes(ws: readonly string[]): number[] {
-  const [a, b] = wordHashes(ws);
+/** The hashes of the fingerprint runs of a list of words (hashed by wordHashes). */
+function runHashes(ws: readonly string[], a: Uint32Array, b: Uint32Array): number[] {
   const runs: number[] = [];
   for (let i = 0; i + RUN <= ws.length; i++) {
     const { hash, isSampled } = spanHash(a, b, i, i + RUN);
     if (isSampled) runs.push(hash);
   }
   return runs;
+}
+
+/** The hashes of the sentences of SENTENCE_WORDS or more of words [from, …) ending at `ends`. */
+function sentenceHashes(a: Uint32Array, b: Uint32Array, from: number, ends: readonly number[]): number[] {
+  const out: number[] = [];
+  let start = from;
+  for (const end of ends) {
+    if (end - start >= SENTENCE_WORDS) out.push(spanHash(a, b, start, end).hash);
+    start = end;
+  }
+  return out;
 }
 
 /** Index of the first entry of the sorted `set` equal to `value`, or -1. */
@@ -82,27 +126,48 @@ function firstIndex(set: Float64Array, value: number): number {
   return lo < set.length && set[lo] === value ? lo : -1;
 }
 
+/** A private document, or a part of about 1,000 words of a long one, found in other text. */
+export interface OverlapPart {
+  /** Where it is: 0 for the texts given to privateFingerprints, i for its `recorded[i - 1]`. */
+  set: number;
+  /** Its position there (from 0), and which of its parts (from 0, of `parts`). */
+  document: number;
+  part: number;
+  parts: number;
+}
+
+/** The private documents some text repeats: see PrivateFingerprints.containedIn. */
+export interface Overlap {
+  /** Those (parts) with the share asked for of their fingerprints in the text. */
+  copied: OverlapPart[];
+  /** Those whose own sentences the text holds scattered (SCATTERED), most found first; none under it. */
+  scattered: (OverlapPart & { found: number; own: number })[];
+}
+
 /** Fingerprints of private documents, to look for in other text. */
 export interface PrivateFingerprints {
   /** Whether `text` is, as a whole, one of the private documents (case, punctuation and layout aside). */
   isWhole(text: string): boolean;
   /**
-   * How many private documents (of at least two fingerprints; a long one counted as parts of
+   * Which private documents (of at least two fingerprints; a long one counted as parts of
    * PART_RUNS fingerprints) have `share` or more of their fingerprints in `texts`, read as one
-   * stream of words (a file's paragraphs, in order).
+   * stream of words (a file's paragraphs, in order), and whose sentences it holds scattered.
    */
-  containedIn(texts: Iterable<string>, share: number): number;
+  containedIn(texts: Iterable<string>, share: number): Overlap;
 }
 
 /**
  * The fingerprints of documents as plain numbers (no text), for a file beside a model trained on
  * them (fingerprint-file.ts): whole-text hashes, then each document's count of fingerprint runs
- * and those runs' hashes, document after document.
+ * and those runs' hashes, and each one's count of sentence hashes and those (in text order),
+ * document after document. A file written before sentences were kept has none (counts of 0).
  */
 export interface FingerprintSet {
   wholes: Float64Array;
   counts: Uint32Array;
   runs: Float64Array;
+  sentenceCounts: Uint32Array;
+  sentences: Float64Array;
 }
 
 /** The fingerprints of `texts` (see FingerprintSet). */
@@ -110,14 +175,38 @@ export function fingerprintSet(texts: Iterable<string>): FingerprintSet {
   const wholes: number[] = [];
   const counts: number[] = [];
   const runs: number[] = [];
+  const sentenceCounts: number[] = [];
+  const sentences: number[] = [];
   for (const t of texts) {
-    const whole = wholeHash(t);
+    const { ws, ends } = sentenceWords(t);
+    const [a, b] = wordHashes(ws);
+    const whole = wholeHash(ws, a, b);
     if (whole !== undefined) wholes.push(whole);
-    const own = [...new Set(runHashes(words(t)))];
+    const own = [...new Set(runHashes(ws, a, b))];
     for (const r of own) runs.push(r);
     counts.push(own.length);
+    const said = [...new Set(sentenceHashes(a, b, 0, ends))];
+    for (const h of said) sentences.push(h);
+    sentenceCounts.push(said.length);
   }
-  return { wholes: Float64Array.from(wholes), counts: Uint32Array.from(counts), runs: Float64Array.from(runs) };
+  const f64 = (xs: number[]): Float64Array => Float64Array.from(xs);
+  return { wholes: f64(wholes), counts: Uint32Array.from(counts), runs: f64(runs), sentenceCounts: Uint32Array.from(sentenceCounts), sentences: f64(sentences) };
+}
+
+/** Hashes with the part each comes from, sorted by hash for firstIndex. */
+function sortedByHash(hashes: readonly number[], owners: readonly number[]): { set: Float64Array; owner: Uint32Array } {
+  const order = Uint32Array.from(hashes.keys()).sort((i, j) => hashes[i]! - hashes[j]!);
+  return { set: Float64Array.from(order, (i) => hashes[i]!), owner: Uint32Array.from(order, (i) => owners[i]!) };
+}
+
+/** Marks in `seen` the entries of `sorted` equal to `hash` not seen before, counting them per owner in `tally`. */
+function mark(sorted: { set: Float64Array; owner: Uint32Array }, seen: Uint8Array, tally: Map<number, number>, hash: number): void {
+  const { set, owner } = sorted;
+  for (let i = firstIndex(set, hash); i >= 0 && i < set.length && set[i] === hash; i++) {
+    if (seen[i] === 1) continue;
+    seen[i] = 1;
+    tally.set(owner[i]!, (tally.get(owner[i]!) ?? 0) + 1);
+  }
 }
 
 /** Fingerprints of `texts` and of documents known only by their fingerprints (`recorded`). */
@@ -126,52 +215,76 @@ export function privateFingerprints(texts: Iterable<string>, recorded: readonly 
   const runs: number[] = [];
   const owners: number[] = [];
   const sampled: number[] = [];
-  for (const set of [fingerprintSet(texts), ...recorded]) {
+  const said: number[] = [];
+  const sayers: number[] = [];
+  const parts: OverlapPart[] = [];
+  [fingerprintSet(texts), ...recorded].forEach((set, s) => {
     for (const w of set.wholes) wholes.push(w); // not push(...): a large set overflows the stack
-    let at = 0;
-    for (const n of set.counts) {
+    let [at, sentenceAt] = [0, 0];
+    set.counts.forEach((n, d) => {
+      const m = set.sentenceCounts[d]!;
       // A long document (a CoNLL file without document breaks is one) counts as parts of
       // consecutive fingerprints, each needing the share: else half of it passed as new text.
-      const parts = Math.ceil(n / PART_RUNS);
-      for (let p = 0; p < parts; p++) {
-        const [from, to] = [at + Math.floor((p * n) / parts), at + Math.floor(((p + 1) * n) / parts)];
-        const doc = sampled.length;
-        for (let i = from; i < to; i++) {
+      // Its sentences are split into as many parts, in text order.
+      const count = n > 0 || m > 0 ? Math.max(1, Math.ceil(n / PART_RUNS)) : 0;
+      for (let p = 0; p < count; p++) {
+        const share = (total: number, q: number): number => Math.floor((q * total) / count);
+        const doc = parts.length;
+        for (let i = at + share(n, p); i < at + share(n, p + 1); i++) {
           runs.push(set.runs[i]!);
           owners.push(doc);
         }
-        sampled.push(to - from);
+        for (let i = sentenceAt + share(m, p); i < sentenceAt + share(m, p + 1); i++) {
+          said.push(set.sentences[i]!);
+          sayers.push(doc);
+        }
+        sampled.push(share(n, p + 1) - share(n, p));
+        parts.push({ set: s, document: d, part: p, parts: count });
       }
       at += n;
-    }
-  }
+      sentenceAt += m;
+    });
+  });
   const wholeSet = Float64Array.from(wholes).sort();
-  const order = Uint32Array.from(runs.keys()).sort((i, j) => runs[i]! - runs[j]!);
-  const runSet = Float64Array.from(order, (i) => runs[i]!);
-  const runOwner = Uint32Array.from(order, (i) => owners[i]!);
+  const runSet = sortedByHash(runs, owners);
+  // A sentence found in two parts is template text (shared by reports of unrelated patients): it
+  // is nobody's own and is not looked for.
+  const allSaid = sortedByHash(said, sayers);
+  const [ownSaid, ownSayers] = [[] as number[], [] as number[]];
+  const ownSentences = new Uint32Array(parts.length);
+  for (let i = 0; i < allSaid.set.length; i++) {
+    const h = allSaid.set[i]!;
+    if (allSaid.set[i - 1] === h || allSaid.set[i + 1] === h) continue;
+    ownSaid.push(h);
+    ownSayers.push(allSaid.owner[i]!);
+    ownSentences[allSaid.owner[i]!]!++;
+  }
+  const sentenceSet = { set: Float64Array.from(ownSaid), owner: Uint32Array.from(ownSayers) };
   return {
     isWhole(text) {
-      const h = wholeHash(text);
+      const ws = words(text);
+      const h = wholeHash(ws, ...wordHashes(ws));
       return h !== undefined && firstIndex(wholeSet, h) >= 0;
     },
     containedIn(stream, share) {
-      const found = new Uint8Array(runSet.length);
-      const counts = new Map<number, number>();
+      const [runsSeen, sentencesSeen] = [new Uint8Array(runSet.set.length), new Uint8Array(sentenceSet.set.length)];
+      const [runsFound, sentencesFound] = [new Map<number, number>(), new Map<number, number>()];
       let carry: string[] = [];
       for (const text of stream) {
-        const ws = [...carry, ...words(text)];
-        for (const r of runHashes(ws)) {
-          for (let i = firstIndex(runSet, r); i >= 0 && i < runSet.length && runSet[i] === r; i++) {
-            if (found[i] === 1) continue;
-            found[i] = 1;
-            counts.set(runOwner[i]!, (counts.get(runOwner[i]!) ?? 0) + 1);
-          }
-        }
+        const t = sentenceWords(text);
+        const ws = [...carry, ...t.ws];
+        const [a, b] = wordHashes(ws);
+        for (const r of runHashes(ws, a, b)) mark(runSet, runsSeen, runsFound, r);
+        // A paragraph's end ends a sentence (the words carried over belong to the one before).
+        const ends = t.ends.map((e) => e + carry.length);
+        for (const h of sentenceHashes(a, b, carry.length, ends)) mark(sentenceSet, sentencesSeen, sentencesFound, h);
         carry = ws.slice(-(RUN - 1));
       }
-      let n = 0;
-      for (const [doc, hits] of counts) if (sampled[doc]! >= 2 && hits >= share * sampled[doc]!) n++;
-      return n;
+      const copied = [...runsFound].filter(([doc, hits]) => sampled[doc]! >= 2 && hits >= share * sampled[doc]!).map(([doc]) => parts[doc]!);
+      const counting = [...sentencesFound].filter(([doc, n]) => n >= SCATTERED.each && n >= SCATTERED.share * ownSentences[doc]!).sort((x, y) => y[1] - x[1]);
+      const together = counting.reduce((sum, [, n]) => sum + n, 0);
+      const scattered = together < SCATTERED.together ? [] : counting.map(([doc, n]) => ({ ...parts[doc]!, found: n, own: ownSentences[doc]! }));
+      return { copied, scattered };
     },
   };
 }

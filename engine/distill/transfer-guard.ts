@@ -13,9 +13,15 @@ import { CheckpointError } from '../checkpoints/errors.ts';
 import { jsonKind, readJsonFile } from '../checkpoints/tokenizer-files.ts';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
-import { readFingerprintFile } from './fingerprint-file.ts';
 import { fileChunks } from '../io/file-chunks.ts';
-import { type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
+import { FINGERPRINT_FILE, readFingerprintFile } from './fingerprint-file.ts';
+import { type OverlapPart, type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
+
+/** A private text with what to call it in a refusal (a file and document id, never its text). */
+export interface NamedText {
+  name: string;
+  text: string;
+}
 
 /** Real path and content hashes of the private data to keep out, with what each one is. */
 interface Known {
@@ -116,14 +122,15 @@ function contentHashes(file: string): string[] {
  * recorded train, dev and test files still on disk), whatever their format, for `privateTexts`.
  * A file that does not read as documents (a masked RE TSV) is compared as a whole file only.
  */
-export async function privateFileTexts(opts: { teacher: string; privateData?: string }): Promise<string[]> {
+export async function privateFileTexts(opts: { teacher: string; privateData?: string }): Promise<NamedText[]> {
   const known: Known = { paths: new Map(), hashes: new Map() };
   teacherData(opts.teacher, known);
   const roots = [...known.paths.keys(), ...(opts.privateData !== undefined ? [opts.privateData] : [])].filter((p) => existsSync(p));
-  const texts: string[] = [];
+  const texts: NamedText[] = [];
   for (const root of roots) {
     try {
-      for (const d of (await loadDocuments(root)).documents) texts.push(d.text);
+      const { documents, sources } = await loadDocuments(root);
+      documents.forEach((d, i) => texts.push({ name: `document "${d.id}" of ${sources?.[i] ?? root}`, text: d.text }));
     } catch {
       // not documents: see above
     }
@@ -138,12 +145,29 @@ export async function privateFileTexts(opts: { teacher: string; privateData?: st
  */
 const PRIVATE_SHARE = 0.6;
 
+/** What a refusal calls the private documents: each text's name, and the fingerprint file. */
+interface Names {
+  texts: (string | undefined)[];
+  recorded?: string;
+}
+
 /**
- * Whether `file`, read as transfer text is read, repeats a private document: one of its lines or
- * paragraphs is one (short notes, one a line), or it holds most of one's fingerprints.
+ * A private document by where it is, never by its text: its name, or its position among the
+ * private texts compared or in the fingerprint file it is recorded in; and its part.
  */
-function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): boolean {
-  for (const raw of fileLines(file)) if (lineText(raw).split('\n').some((t) => fingerprints.isWhole(t))) return true;
+function documentName(p: OverlapPart, names: Names): string {
+  const where = p.set === 0 ? (names.texts[p.document] ?? `private document ${p.document + 1}`) : `document ${p.document + 1} recorded in ${names.recorded}`;
+  return p.parts > 1 ? `${where} (its part ${p.part + 1} of ${p.parts}, about 1,000 words each)` : where;
+}
+
+/**
+ * How `file`, read as transfer text is read, repeats a private document, if it does: one of its
+ * lines or paragraphs is one (short notes, one a line), it holds most of one's fingerprints, or
+ * it holds private documents' own sentences scattered among other text.
+ */
+function repeatedPrivateText(file: string, fingerprints: PrivateFingerprints, names: Names): string | undefined {
+  const whole = 'one of its lines or paragraphs is a private document';
+  for (const raw of fileLines(file)) if (lineText(raw).split('\n').some((t) => fingerprints.isWhole(t))) return whole;
   let isWhole = false;
   const paragraphs = function* (): Generator<string> {
     for (const p of textParagraphs([file])) {
@@ -151,7 +175,21 @@ function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): bo
       yield p;
     }
   };
-  return fingerprints.containedIn(paragraphs(), PRIVATE_SHARE) > 0 || isWhole;
+  const { copied, scattered } = fingerprints.containedIn(paragraphs(), PRIVATE_SHARE);
+  const more = (n: number): string => (n > 0 ? `, and ${n} more` : '');
+  if (copied.length > 0) return `it holds most of the text of ${documentName(copied[0]!, names)}${more(copied.length - 1)}`;
+  if (isWhole) return whole;
+  const [top] = scattered;
+  if (top !== undefined) return `it holds ${top.found} of the ${top.own} long sentences of ${documentName(top, names)}${more(scattered.length - 1)}, scattered among other text`;
+  return undefined;
+}
+
+/** The texts of `texts`, keeping each one's name (if any) in `names`, in the same order. */
+function* textsNamed(texts: Iterable<string | NamedText>, names: Names): Generator<string> {
+  for (const t of texts) {
+    names.texts.push(typeof t === 'string' ? undefined : t.name);
+    yield typeof t === 'string' ? t : t.text;
+  }
 }
 
 /**
@@ -160,7 +198,7 @@ function repeatsPrivateText(file: string, fingerprints: PrivateFingerprints): bo
  */
 export function checkTransferNotPrivate(
   transfer: readonly string[],
-  opts: { teacher: string; privateData?: string; privateSha256?: readonly string[]; privateTexts?: Iterable<string> },
+  opts: { teacher: string; privateData?: string; privateSha256?: readonly string[]; privateTexts?: Iterable<string | NamedText> },
 ): void {
   if (transfer.length === 0) return;
   const known: Known = { paths: new Map(), hashes: new Map() };
@@ -174,6 +212,7 @@ export function checkTransferNotPrivate(
   for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
   // Read before any transfer file: a damaged record fails the check at once.
   const recorded = readFingerprintFile(opts.teacher);
+  const names: Names = { texts: [], ...(recorded && { recorded: path.join(opts.teacher, FINGERPRINT_FILE) }) };
   let fingerprints: PrivateFingerprints | undefined;
   for (const root of transfer) {
     // A folder walk skips links inside it; a link given as the root is followed (see text-files).
@@ -185,9 +224,10 @@ export function checkTransferNotPrivate(
         throw new Error(`${f}: this transfer file is ${what} (same ${byPath !== undefined ? 'file' : 'content'}); transfer text must hold no private data: remove it from --transfer`);
       }
       if (opts.privateTexts === undefined && recorded === undefined) continue;
-      fingerprints ??= privateFingerprints(opts.privateTexts ?? [], recorded ? [recorded] : []);
-      if (repeatsPrivateText(f, fingerprints)) {
-        throw new Error(`${f}: this transfer file repeats the text of private documents (in another layout or among other text); transfer text must hold no private data: remove it from --transfer`);
+      fingerprints ??= privateFingerprints(textsNamed(opts.privateTexts ?? [], names), recorded ? [recorded] : []);
+      const how = repeatedPrivateText(f, fingerprints, names);
+      if (how !== undefined) {
+        throw new Error(`${f}: this transfer file repeats the text of private documents (${how}); transfer text must hold no private data: remove it from --transfer`);
       }
     }
   }
