@@ -3,7 +3,7 @@
 // dropped with a warning. Offsets in .ann are code points into the .txt, CRLF kept as is.
 
 import type { Document, Entity, FormatIssue, Span } from './types.ts';
-import type { ExportFile, ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
+import type { ExportResult, ImportResult, IssueSink, LossCounts, RelationDraft } from './common.ts';
 import {
   addEntity,
   addError,
@@ -11,12 +11,14 @@ import {
   countLoss,
   fileStem,
   finishDocument,
+  joinedParts,
   lossIssues,
   makeIssue,
   offsetMap,
   safeFileName,
   sortIssues,
   splitLines,
+  textSlices,
 } from './common.ts';
 
 /** Relation type written as a brat `*` equivalence line. */
@@ -203,12 +205,18 @@ const token = (s: string): string => s.replace(/\s+/g, '_');
 /** Exports each document as `<id>.txt` + `<id>.ann`; issues say what brat could not hold. */
 export function exportBrat(docs: readonly Document[]): ExportResult {
   const exporter = bratExporter();
-  const files = docs.flatMap((doc) => exporter.add(doc));
+  const files = docs.flatMap((doc) => exporter.add(doc).map((f) => ({ name: f.name, content: [...f.parts].join('') })));
   return { files, issues: exporter.finish() };
 }
 
+/** One file of a brat pair, its content in parts (a long document is never one string; see StreamExporter). */
+export interface BratFile {
+  name: string;
+  parts: Iterable<string>;
+}
+
 /** The brat exporter, one document (one .txt/.ann pair) at a time; file names stay unique. */
-export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): FormatIssue[] } {
+export function bratExporter(): { add(doc: Document): BratFile[]; finish(): FormatIssue[] } {
   const losses: LossCounts = new Map();
   const taken = new Set<string>();
   return {
@@ -216,7 +224,7 @@ export function bratExporter(): { add(doc: Document): ExportFile[]; finish(): Fo
       const stem = safeFileName(doc.id, taken);
       // The file name is the id read back.
       if (stem !== doc.id) countLoss(losses, 'document ids changed to make safe, distinct file names');
-      const files = [{ name: `${stem}.txt`, content: doc.text }, { name: `${stem}.ann`, content: annFor(doc, losses) }];
+      const files = [{ name: `${stem}.txt`, parts: textSlices(doc.text) }, { name: `${stem}.ann`, parts: annFor(doc, losses) }];
       if (doc.metadata && Object.keys(doc.metadata).length > 0) countLoss(losses, 'documents had metadata dropped');
       if (doc.passages && doc.passages.length > 0) countLoss(losses, 'documents had passage boundaries dropped');
       // Written first in the .txt it is a UTF-8 byte-order mark, which reading strips.
@@ -245,7 +253,8 @@ function idAssigner(prefix: string, existing: readonly string[]): (id: string) =
   };
 }
 
-function annFor(doc: Document, losses: LossCounts): string {
+/** The .ann lines of `doc`, in parts; what brat cannot hold is counted in `losses` at once. */
+function annFor(doc: Document, losses: LossCounts): Iterable<string> {
   const om = offsetMap(doc.text);
   const ids = new Map<string, string>();
   const entityId = idAssigner('T', doc.entities.map((e) => e.id));
@@ -281,5 +290,5 @@ function annFor(doc: Document, losses: LossCounts): string {
     if (r.type === EQUIV) out.push(`*\t${EQUIV} ${a1} ${a2}`);
     else out.push(`${relationId(r.id)}\t${token(r.type)} Arg1:${a1} Arg2:${a2}`);
   }
-  return out.length > 0 ? out.join('\n') + '\n' : '';
+  return joinedParts(out, (line) => `${line}\n`);
 }

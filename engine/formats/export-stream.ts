@@ -80,7 +80,7 @@ export async function writeExport(
       outPath,
       (put) =>
         each(async (doc) => {
-          for (const f of exporter.add(doc)) await put(f.name, f.content);
+          for (const f of exporter.add(doc)) await put(f.name, f.parts);
         }),
       check,
     );

@@ -247,12 +247,13 @@ async function removeMade(dir: string, made: string, moved: readonly string[]): 
 }
 
 /**
- * writeFilesAtomic for files made as they are written: `produce` hands each to `put`, and they
- * are moved in once it is done and `beforeCommit` (a last check of `dir`) has not thrown.
+ * writeFilesAtomic for files made as they are written: `produce` hands each to `put` (its content
+ * whole or in parts, written as they come), and they are moved in once it is done and
+ * `beforeCommit` (a last check of `dir`) has not thrown.
  */
 export async function writeFilesStreamAtomic(
   dir: string,
-  produce: (put: (name: string, content: string) => Promise<void>) => Promise<void>,
+  produce: (put: (name: string, content: string | Iterable<string>) => Promise<void>) => Promise<void>,
   beforeCommit: () => void = () => undefined,
 ): Promise<string[]> {
   const staging = join(dir, `.benchtop-partial-${process.pid}-${uniqueSuffix()}`);
