@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readsDataFolder } from './import-files.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
 let t: TestEngine;
@@ -37,6 +38,36 @@ describe('importing documents that are already in the project', () => {
     // Another project's documents do not count.
     const { id: other } = await call('projects:create', { name: 'Other' });
     expect((await call('documents:import', { projectId: other, path: notes, containsPhi: true })).issues).toEqual([]);
+  });
+});
+
+describe('importing from the data folder', () => {
+  it("refuses Benchtop's own folder, its models/, runs/ and cache/, and a folder holding it", async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Clinic' });
+    const data = join(dir, 'data');
+    // A model's files there were read as documents (its vocab.txt became one).
+    mkdirSync(join(data, 'models', 'm1'), { recursive: true });
+    writeFileSync(join(data, 'models', 'm1', 'vocab.txt'), '[PAD]\n[UNK]\n');
+    for (const path of [data, join(data, 'models'), join(data, 'models', 'm1', 'vocab.txt'), dir]) {
+      const reply = await t.invoke('documents:import', { projectId, path, containsPhi: true });
+      expect(reply).toEqual({
+        ok: false,
+        error: {
+          code: 'invalid',
+          message: `${path}: this is, or holds, Benchtop's data folder (the workspace, its models and documents); choose a folder of your documents outside it.`,
+        },
+      });
+    }
+    expect(await call('datasets:list', { projectId })).toEqual([]);
+    // A folder whose walk skips the data folder (under a hidden folder, as ~/.config) is fine.
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.config', 'Benchtop', 'workspace'), { recursive: true });
+    expect(readsDataFolder(home, join(home, '.config', 'Benchtop', 'workspace'))).toBe(false);
+    expect(readsDataFolder(home, join(home, '.config'))).toBe(false);
+    expect(readsDataFolder(join(home, '.config'), join(home, '.config', 'Benchtop', 'workspace'))).toBe(true);
+    // A file of yours kept in the data folder itself is yours to import.
+    writeFileSync(join(data, 'mine.txt'), 'Seen in clinic.\n');
+    expect((await call('documents:import', { projectId, path: join(data, 'mine.txt'), containsPhi: true })).documentsAdded).toBe(1);
   });
 });
 

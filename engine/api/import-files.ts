@@ -1,8 +1,10 @@
 // The files of a documents:import: a file, or a folder walked recursively in name order (hidden
 // files, links and devices left out with a warning; brat .ann files go with their .txt), and
 // issues named relative to the imported folder.
+import { existsSync, realpathSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
+import { isWithin } from '../formats/export-target.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import { NOT_REGULAR } from '../io/input-file.ts';
 import type { FileIssue } from './dto.ts';
@@ -11,6 +13,23 @@ export interface FileEntry {
   absolute: string;
   /** Relative to the imported folder, with '/' separators (or the file path itself). */
   display: string;
+}
+
+/** The data folder's own folders, which hold models, runs' document snapshots and caches. */
+const DATA_FOLDERS = new Set(['models', 'runs', 'cache']);
+
+/**
+ * Would importing `path` read Benchtop's own files: is it the data folder, in its models/, runs/
+ * or cache/, or a folder holding it where no hidden folder (which listFiles skips) lies between?
+ */
+export function readsDataFolder(path: string, dataDir: string): boolean {
+  if (!existsSync(path) || !existsSync(dataDir)) return false; // listFiles says what is missing
+  const [real, data] = [realpathSync(path), realpathSync(dataDir)];
+  if (isWithin(real, data)) {
+    const [first = ''] = relative(data, real).split(sep);
+    return first === '' || DATA_FOLDERS.has(first);
+  }
+  return isWithin(data, real) && !relative(real, data).split(sep).some((part) => part.startsWith('.'));
 }
 
 export async function listFiles(
