@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { distillTask } from './task-distill.ts';
 import { hashFiles } from './lineage.ts';
-import { checkTransferNotPrivate } from './transfer-guard.ts';
+import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 
 const NOTE = 'Patient Jane Roe was admitted with acute kidney failure.\nShe also has asthma since childhood.\n';
 
@@ -53,6 +53,11 @@ describe('transfer text that is private data', () => {
     expect(err).not.toMatch(/Jane|kidney/);
     const phi = [createHash('sha256').update(NOTE, 'utf8').digest('hex')];
     expect(() => checkTransferNotPrivate([s.notes], { teacher: path.join(s.dir, 'elsewhere'), privateSha256: phi })).toThrow(/a document marked as containing PHI/);
+  });
+
+  it("names the teacher's training documents by file and id, for a refusal to say which one a transfer file repeats", async () => {
+    const s = setup('guard-names');
+    expect(await privateFileTexts({ teacher: s.teacher })).toEqual([{ name: `document "n1" of ${s.note}`, text: NOTE }]);
   });
 
   it('stops distill before the teacher is read', async () => {
