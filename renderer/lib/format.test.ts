@@ -109,6 +109,9 @@ describe('importSummary', () => {
       'Read 1 file: added 2 documents with 1 entity and 0 relations; 1 duplicate left out.',
     );
     expect(importSummary({ ...report, filesRead: 3, documentsSkipped: 2 })).toMatch(/^Read 3 files: .*; 2 duplicates left out\.$/);
+    expect(importSummary({ ...report, filesRead: 0, documentsAdded: 0, entitiesAdded: 0 })).toBe(
+      'Nothing was imported: the folder holds no files (hidden files and folders are left out).',
+    );
   });
 });
 

@@ -176,6 +176,8 @@ export function importSummary(r: {
   entitiesAdded: number;
   relationsAdded: number;
 }): string {
+  // An empty folder (or one of hidden files only) read "Read 0 files: added 0 documents with …".
+  if (r.filesRead === 0) return 'Nothing was imported: the folder holds no files (hidden files and folders are left out).';
   const skipped = r.documentsSkipped > 0 ? `; ${countOf(r.documentsSkipped, 'duplicate')} left out` : '';
   return `Read ${countOf(r.filesRead, 'file')}: added ${countOf(r.documentsAdded, 'document')} with ${countOf(r.entitiesAdded, 'entity')} and ${countOf(r.relationsAdded, 'relation')}${skipped}.`;
 }
