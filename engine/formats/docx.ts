@@ -30,6 +30,10 @@ const LOCAL = 0x04034b50;
 const MAX16 = 0xffff;
 const MAX32 = 0xffffffff;
 const DAMAGED = 'invalid or damaged DOCX';
+/** A reader worker that crashed or could not start: not the file's fault, so not called damaged. */
+export const READER_STOPPED =
+  'the DOCX reader stopped before it finished this file (out of memory, or a damaged installation): ' +
+  'import it again on its own, or save it as plain text and import that';
 
 /** A 64-bit little-endian size or offset; beyond 2^53 it is past any file's end anyway. */
 const u64 = (b: Buffer, at: number): number => Number(b.readBigUInt64LE(at));
@@ -195,8 +199,8 @@ function readerBytes(parts: Record<string, Uint8Array>): number {
 /**
  * readDocxText in a worker thread, handed the zip (moved there, not copied: `zip` is left empty).
  * `checkCancelled` is called every CANCEL_POLL_MS while it runs; when it throws, the worker is
- * stopped at once and its error thrown. A worker that fails or crashes gives null, as a reader
- * that cannot read the file does (its message, which may quote the document, is dropped).
+ * stopped at once and its error thrown. A worker that fails or crashes throws READER_STOPPED (its
+ * message, which may quote the document, is dropped); a file the reader cannot read gives null.
  */
 export async function readDocxInWorker(zip: Uint8Array, checkCancelled?: () => void): Promise<DocxText | null> {
   // Only a buffer that is the zip's own is moved (a view into a larger one is copied first).
@@ -218,7 +222,9 @@ export async function readDocxInWorker(zip: Uint8Array, checkCancelled?: () => v
     const read = await Promise.race([job.result, cancelled]);
     if (cancel === undefined) return read;
   } catch {
-    return null; // the worker failed or crashed (a JobError, the only way its result rejects)
+    // The worker failed or crashed (a JobError, the only way its result rejects): the reader
+    // itself answers null for a file it cannot read, so this is no verdict on the file.
+    throw formatError(READER_STOPPED);
   } finally {
     clearInterval(poll);
   }
