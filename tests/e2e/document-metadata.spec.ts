@@ -3,6 +3,7 @@
 // sentence. Many fields show the first few with the rest a click away, a long value its start
 // with the whole of it on demand; a document without any shows no list. axe checks the panel in
 // both themes, and the list takes the keyboard while it scrolls (and is no Tab stop otherwise).
+// The editor's notes (no relation type allows a pair) sit above the fields, in view.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,5 +101,31 @@ describe('document metadata in the editor', () => {
     await page.getByTestId('text-pane').waitFor();
     expect(await panel.count()).toBe(0);
     expect(app.problems).toEqual([]);
+  });
+  it('says why Enter picks no relation where no type allows the pair, in view above the fields', async () => {
+    const { page } = app;
+    const fields = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field ${i}`, `value ${i}`]));
+    const entities = [{ start: 0, end: 5, type: 'Sign' }, { start: 12, end: 19, type: 'Drug' }];
+    const file = join(app.tmp, 'no-rule.jsonl');
+    writeFileSync(file, `${JSON.stringify({ id: 'no-rule', text: 'Fever after aspirin.', entities, ...fields })}\n`);
+    await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false });
+    const treats = { name: 'treats', arg1Types: ['Drug'], arg2Types: ['Sign'], color: '#1c7ed6', symmetric: false };
+    await apiCall(app.server, 'schema:save-relation-type', { projectId, relationType: treats, isNew: true });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    try {
+      await open(await documentId('no-rule'));
+      await page.getByTestId('document-fields').waitFor();
+      await page.getByTestId('text-pane').focus();
+      await page.keyboard.press('ArrowRight'); // “Fever” (Sign)
+      await page.keyboard.press('r'); // its target: “aspirin” (Drug)
+      await page.keyboard.press('Enter');
+      const hint = page.getByTestId('editor-hint');
+      await expect.poll(() => hint.textContent()).toMatch(/^No relation type allows Sign → Drug\./);
+      // It sat under the file's fields, below the window: Enter seemed to do nothing.
+      const box = (await hint.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(700);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
   });
 });
