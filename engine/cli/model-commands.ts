@@ -9,7 +9,10 @@ import { findWeights, WEIGHTS_NAMES } from '../checkpoints/shards.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
-import type { HostTensor } from '../onnx/ir.ts';
+import { parameterShapes } from '../model/bert.ts';
+import { MAX_WEIGHTS_BYTES } from '../checkpoints/model-file.ts';
+import { megabytes } from '../io/input-file.ts';
+import { numel, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
 import { checkNotSpecialFile, writeFileAtomic } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
@@ -66,6 +69,9 @@ export function cmdInspect(positionals: string[], opts: Opts): void {
   for (const [k, v] of Object.entries(info)) console.log(`${k.padEnd(18)} ${Array.isArray(v) ? v.join(', ') : String(v)}`);
 }
 
+/** Room for a safetensors header (names, dtypes, shapes: tens of KB for a 12-layer model). */
+const SAFETENSORS_HEADER_ROOM = 1 << 20;
+
 const TASKS: Record<string, Task> = {
   'token-classification': 'token-classification', ner: 'token-classification',
   'sequence-classification': 'sequence-classification', re: 'sequence-classification',
@@ -114,6 +120,11 @@ export function cmdInitModel(opts: Opts): void {
   }
   const config = presetConfig(preset, arch, vocab.length, labels, task);
   config.padTokenId = vocab.indexOf('[PAD]');
+  // A 600,000-token vocabulary on bert-base wrote 2.2 GB that every later load refused.
+  const aliases = tiedAliases(config);
+  const params = [...parameterShapes(config)].reduce((n, [name, dims]) => (aliases.has(name) ? n : n + numel(dims)), 0);
+  if (4 * params + SAFETENSORS_HEADER_ROOM > MAX_WEIGHTS_BYTES)
+    throw new UsageError(`${vocabFile}: its ${vocab.length} tokens make a ${arch} ${preset} of ${params} parameters, ${megabytes(4 * params)} of float32 weights, past the 2 GB of weights Benchtop reads; use a smaller vocabulary or preset`);
   const weights = initWeights(config, seed);
   const lower = !opts['cased'];
   // Random weights hold no data; the record says so, and where the vocabulary came from.
