@@ -349,6 +349,15 @@ describe('keyboard and screen reader', () => {
     await expect.poll(() => said.textContent()).toBe(`Labelled “${mention}” as Disease`);
     await page.keyboard.press('Control+z');
     await expect.poll(() => said.textContent()).toMatch(/^Undone/);
+    // Undo and Redo keep the keyboard when they run out (disabled, they dropped it to <body>).
+    for (const [name, done] of [['Redo', /^Redone/], ['Undo', /^Undone/]] as const) {
+      const button = page.getByRole('button', { name: `${name} (Ctrl+${name === 'Undo' ? 'Z' : 'Y'})` });
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => said.textContent()).toMatch(done);
+      expect(await focused()).toBe(`BUTTON ${name}`);
+      expect(await button.getAttribute('aria-disabled')).toBe('true');
+    }
   });
 
   it('keeps the keyboard on Import and Export while they run, and reads out the export outcome', async () => {
