@@ -8,8 +8,10 @@
 
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -282,9 +284,20 @@ function normaliseWeights(
   return out;
 }
 
+/** The folder `p` links to when it is a symbolic link to a folder, else `p`. */
+function linkedFolder(p: string): string {
+  try {
+    return lstatSync(p).isSymbolicLink() && statSync(p).isDirectory() ? realpathSync(p) : p;
+  } catch {
+    return p; // nothing there, or a dangling link: replaced as a new folder
+  }
+}
+
 /** Write a Hugging Face model folder atomically (temp sibling folder renamed into place). */
 export function saveHfFolder(dir: string, model: SaveHfInput): void {
-  const target = path.resolve(dir);
+  // Through a link to a folder (a model kept on another disk), as save_pretrained writes: the
+  // link used to be replaced by a new folder, the folder it named left as it was.
+  const target = linkedFolder(path.resolve(dir));
   const { config, vocab, tokenizer } = model;
   if (existsSync(target) && !statSync(target).isDirectory()) {
     throw new CheckpointError(target, 'exists and is not a folder; choose another output folder');
