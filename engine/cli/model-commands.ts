@@ -295,6 +295,11 @@ export async function cmdForward(opts: Opts): Promise<void> {
     }
   }
   const loss = labels ? Number(out['loss']?.data[0]) : undefined;
+  // JSON has no NaN or Infinity: they were written as null without a word. Refused as predict does.
+  const outputs = new Map<string, Float32Array>([['the logits', logits.data as Float32Array], ...(loss !== undefined ? [['the loss', Float32Array.of(loss)] as const] : [])]);
+  for (const [p, g] of grads) outputs.set(`the gradient of ${p}`, g);
+  const nonFinite = [...outputs].find(([, v]) => !v.every(Number.isFinite))?.[0];
+  if (nonFinite) throw new Error(`${dir}: gives non-finite values (NaN/Infinity) in ${nonFinite} on ${inFile}; its weights are damaged or far too large; nothing was written`);
   writeFileAtomic(outFile, forwardJson(logits, loss, grads));
   // As export-onnx says what it wrote (forward used to finish without a word).
   const parts = [`logits [${logits.dims.join(', ')}]`, ...(loss !== undefined ? [`loss ${loss}`] : []), ...(grads.size > 0 ? [`gradients of ${grads.size} parameters`] : [])];
