@@ -113,3 +113,22 @@ export const tabStopWhileScrollable: Attachment<HTMLElement> = (node) => {
     children.disconnect();
   };
 };
+
+/**
+ * Attachment for a group of fields that is not a <form> (a panel, a table row): Enter in one of
+ * its text fields calls `submit`, as a form's fields do (it did nothing, so a keyboard user had
+ * to find the button, and a name typed next ran on into the same field).
+ */
+export function submitsOnEnter(submit: () => void): Attachment<HTMLElement> {
+  return (node) => {
+    const onkeydown = (e: KeyboardEvent): void => {
+      const field = e.target;
+      if (e.key !== 'Enter' || e.isComposing || e.defaultPrevented) return;
+      if (!(field instanceof HTMLInputElement) || !['text', 'search', 'number'].includes(field.type)) return;
+      e.preventDefault();
+      submit();
+    };
+    node.addEventListener('keydown', onkeydown);
+    return () => node.removeEventListener('keydown', onkeydown);
+  };
+}

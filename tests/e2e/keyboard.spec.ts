@@ -6,7 +6,8 @@
 // fields adds or saves the row); and a word
 // anywhere in a document can be selected and labelled with the keyboard alone; the Show filters
 // are one radio group driven by arrows; Settings fields are named by their label alone; Import
-// and Export keep the keyboard while they run; an unavailable Start is described by the reason.
+// and Export keep the keyboard while they run (and start on Enter in their fields); an
+// unavailable Start is described by the reason.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -412,6 +413,23 @@ describe('keyboard and screen reader', () => {
     expect(await focusLog(app.page)).not.toContain('BODY');
     // The project shows as current before create() has returned and cleared the message.
     await expect.poll(() => name.getAttribute('aria-invalid')).toBe('false');
+    expect(app.problems).toEqual([]);
+  });
+  it('imports and exports on Enter in their path fields, as a form does', async () => {
+    const { page } = app;
+    const note = join(app.tmp, 'enter-note.txt');
+    writeFileSync(note, 'Seen for a cough; no fever.\n');
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('open-import').click();
+    await page.getByTestId('import-phi-no').check();
+    await page.getByTestId('import-path').fill(note);
+    await page.getByTestId('import-path').press('Enter');
+    await expect.poll(() => page.getByTestId('import-report').textContent()).toContain('added 1 document');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('open-export').click();
+    await page.getByTestId('export-path').fill(join(app.tmp, 'enter-export'));
+    await page.getByTestId('export-path').press('Enter');
+    await page.getByTestId('export-report').waitFor();
     expect(app.problems).toEqual([]);
   });
 });
