@@ -25,12 +25,23 @@ describe('checkOutFolder', () => {
     mkdirSync(path.join(full, 'inner'), { recursive: true });
     for (const f of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(path.join(full, f), 'keep');
     expect(() => checkOutFolder(full)).toThrow(
-      `${full}: folder is not empty (a.txt, b.txt, c.txt, … (4 entries)); choose a new --out folder, or pass --overwrite to replace everything in it`,
+      `${full}: folder is not empty (a.txt, b.txt, c.txt, … (4 entries)); choose a new --out folder, or pass --overwrite to replace the model in it`,
     );
+    writeFileSync(path.join(full, 'config.json'), '{}'); // a model folder: --overwrite may replace it
     expect(() => checkOutFolder(full, { overwrite: true })).not.toThrow();
     expect(() => checkOutFolder(full, { resuming: true })).not.toThrow();
     const file = path.join(full, 'a.txt');
     expect(() => checkOutFolder(file, { overwrite: true })).toThrow(/a\.txt: exists and is not a folder/);
+  });
+
+  it('refuses --overwrite on a folder that is not a model folder (the working or home folder), naming what it holds', () => {
+    const home = path.join(tmp, 'home');
+    mkdirSync(path.join(home, 'Documents'), { recursive: true });
+    writeFileSync(path.join(home, 'notes.txt'), 'keep');
+    expect(() => checkOutFolder(home, { overwrite: true })).toThrow(
+      `${home}: not a model folder (no config.json; it holds Documents, notes.txt), and --overwrite replaces only a model folder, deleting everything in it; choose a new or empty --out folder`,
+    );
+    expect(() => checkOutFolder(home, { resuming: true })).not.toThrow();
   });
 });
 

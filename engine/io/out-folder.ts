@@ -1,6 +1,8 @@
 // The one rule for an output folder a command writes a model into: it may be new, empty, or
 // hold only this command's own resumable checkpoint; anything else the user put there is never
 // replaced unless they said so (--overwrite), because saving a model replaces the whole folder.
+// Even then only a model folder (one with a config.json) is replaced: `--out . --overwrite` or
+// `--out ~ --overwrite` would otherwise delete everything in the working or home folder.
 
 import { accessSync, constants, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -32,11 +34,16 @@ export function checkNotFile(out: string): void {
  */
 export function checkOutFolder(out: string, opts: { overwrite?: boolean; resuming?: boolean } = {}): void {
   checkNotFile(out);
-  if (!existsSync(out) || opts.overwrite || opts.resuming) return;
+  if (!existsSync(out) || opts.resuming) return;
   const others = readdirSync(out).filter((f) => !isRunOwned(f));
   if (others.length === 0) return;
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, … (${others.length} entries)` : '');
-  throw new OutputPathError(`${out}: folder is not empty (${shown}); choose a new --out folder, or pass --overwrite to replace everything in it`);
+  if (!opts.overwrite)
+    throw new OutputPathError(`${out}: folder is not empty (${shown}); choose a new --out folder, or pass --overwrite to replace the model in it`);
+  if (!others.includes('config.json'))
+    throw new OutputPathError(
+      `${out}: not a model folder (no config.json; it holds ${shown}), and --overwrite replaces only a model folder, deleting everything in it; choose a new or empty --out folder`,
+    );
 }
 
 /**
