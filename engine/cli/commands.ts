@@ -43,7 +43,7 @@ const THREADS = n('threads', 'N', 'CPU threads for onnxruntime (default 2)', THR
 const DEVICE = f('device', 'cpu|webgpu', 'where the model runs (default cpu); webgpu uses the GPU, or says why it cannot and uses the CPU');
 /** --overwrite of the commands that write one file (never a file of the model or the input). */
 const OVERWRITE_FILE = f('overwrite', undefined, 'replace an existing output file');
-const OVERWRITE = f('overwrite', undefined, 'replace a non-empty --out folder (without it, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
+const OVERWRITE = f('overwrite', undefined, 'replace the model in a non-empty --out folder (one with a config.json; without the flag, only a new or empty folder, or one holding its own checkpoint/, is accepted)');
 const MAX_MINUTES = n('max-minutes', 'X', 'stop after X minutes, keeping a checkpoint to resume from', MINUTES_RANGE);
 const NO_RESUME = f('no-resume', undefined, 'start over, discarding OUT/checkpoint/ (by default a run resumes from it)');
 const SEED = n('seed', 'N', 'random seed (default 42); the same seed and data give the same model', SEED_RANGE);
