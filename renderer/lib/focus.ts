@@ -125,6 +125,7 @@ export function submitsOnEnter(submit: () => void): Attachment<HTMLElement> {
       const field = e.target;
       if (e.key !== 'Enter' || e.isComposing || e.defaultPrevented) return;
       if (!(field instanceof HTMLInputElement) || !['text', 'search', 'number'].includes(field.type)) return;
+      if (field.form !== null) return; // a form inside (Rename…) submits itself
       e.preventDefault();
       submit();
     };
