@@ -84,7 +84,8 @@ export function checkForwardInputs(raw: Record<string, unknown>, ids: { dims: nu
   if (raw['labels'] === undefined) return;
   const classes = `class ids run from 0 to ${config.numLabels - 1} (${config.numLabels} labels)`;
   if (config.task === 'token-classification') check('labels', [batch, seq], 0, config.numLabels - 1, `${classes}, or -100 for tokens without a label`, true);
-  else if (config.task === 'sequence-classification') check('labels', [batch], 0, config.numLabels - 1, classes);
+  // -100 is ignored as Hugging Face's CrossEntropyLoss ignores it (its default ignore_index).
+  else if (config.task === 'sequence-classification') check('labels', [batch], 0, config.numLabels - 1, `${classes}, or -100 for a sequence without a label`, true);
   else if (config.task === 'masked-lm') check('labels', [batch, seq], 0, config.vocabSize - 1, `masked-LM labels are token ids from 0 to ${config.vocabSize - 1}, or -100 for unmasked tokens`, true);
   else throw new UsageError(`${inFile}: a base encoder has no task head, so "labels" (and --grads) do not apply`);
 }

@@ -75,6 +75,23 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     }
   });
 
+  it('forward ignores a sequence-classification label of -100, as Hugging Face does', async () => {
+    const dir = path.join(GOLDEN, '..', 'bert-sequence-classification');
+    const { input_ids, attention_mask, token_type_ids, labels } = (JSON.parse(readFileSync(path.join(dir, 'goldens.json'), 'utf8')) as { inputs: Record<string, number[][] & number[]> }).inputs;
+    const lossOf = async (name: string, rows: number[], rowLabels: number[]): Promise<number> => {
+      const inFile = path.join(tmp, `${name}.in.json`);
+      const pick = (a: number[][]): number[][] => rows.map((i) => a[i]!);
+      writeFileSync(inFile, JSON.stringify({ input_ids: pick(input_ids!), attention_mask: pick(attention_mask!), token_type_ids: pick(token_type_ids!), labels: rowLabels }));
+      const r = await run(['forward', '--model', dir, '--inputs', inFile, '--out', path.join(tmp, `${name}.out.json`)]);
+      expect(r.err, name).toBe('');
+      return (JSON.parse(readFileSync(path.join(tmp, `${name}.out.json`), 'utf8')) as { loss: number }).loss;
+    };
+    // The batch with its second label ignored scores what the first sequence alone scores.
+    const ignored = await lossOf('ignored', [0, 1], [labels![0]!, -100]);
+    expect(Math.abs(ignored - (await lossOf('alone', [0], [labels![0]!])))).toBeLessThan(1e-6);
+    expect(Math.abs(ignored - (await lossOf('both', [0, 1], [labels![0]!, labels![1]!])))).toBeGreaterThan(1e-4);
+  });
+
   it('a base encoder whose checkpoint has no pooler: forward gives HF last_hidden_state, export is standalone', async () => {
     // A BERT body saved without its pooling layer (the token-classification golden as BertModel).
     const dir = path.join(tmp, 'body');
