@@ -271,7 +271,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   if (wantGrads && !labels) throw new UsageError('--grads needs "labels" in the inputs file');
   if (labels && (labels.data as BigInt64Array).every((v) => v === -100n)) {
     // The mean over no labelled token is 0/0: NaN in Hugging Face, null in the JSON written.
-    throw new UsageError(`${inFile}: every label is -100 (ignored), so there is no loss to compute; label at least one token, or leave "labels" out for logits only`);
+    throw new UsageError(`${inFile}: every label is -100 (ignored), so there is no loss to compute; label at least one token (or sequence), or leave "labels" out for logits only`);
   }
   const spec = labels ? buildGradientGraph(m.config) : buildInferenceGraph(m.config);
   const feeds: Record<string, HostTensor> = {
