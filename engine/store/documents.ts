@@ -143,13 +143,18 @@ export function phiTextHashes(db: ReadDb): string[] {
     .map((r) => r.text_sha256);
 }
 
-/** The texts of the documents of datasets marked as containing PHI, read a page at a time. */
-export function* phiTexts(db: ReadDb, page = 500): Generator<string> {
+/**
+ * The texts of the documents of datasets marked as containing PHI, read a page at a time, each
+ * with its name as the app shows it (document id, dataset and project), for a refusal to say
+ * which one some text repeats. The name may hold a patient's name: show it, never log it.
+ */
+export function* phiTexts(db: ReadDb, page = 500): Generator<{ name: string; text: string }> {
   for (let after = 0; ; ) {
-    const rows = db.all<{ id: number; text: string }>(sql`
-      SELECT d.id, d.text FROM documents d JOIN datasets s ON s.id = d.dataset_id
+    const rows = db.all<{ id: number; text: string; externalId: string; dataset: string; project: string }>(sql`
+      SELECT d.id, d.text, d.external_id AS externalId, s.name AS dataset, p.name AS project
+      FROM documents d JOIN datasets s ON s.id = d.dataset_id JOIN projects p ON p.id = d.project_id
       WHERE s.contains_phi = 1 AND d.id > ${after} ORDER BY d.id LIMIT ${page}`);
-    for (const r of rows) yield r.text;
+    for (const r of rows) yield { name: `document "${r.externalId}" of dataset "${r.dataset}" in project "${r.project}"`, text: r.text };
     if (rows.length < page) return;
     after = rows[rows.length - 1]!.id;
   }
