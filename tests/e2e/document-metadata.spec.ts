@@ -3,7 +3,7 @@
 // sentence. Many fields show the first few with the rest a click away, a long value its start
 // with the whole of it on demand; a document without any shows no list. axe checks the panel in
 // both themes, and the list takes the keyboard while it scrolls (and is no Tab stop otherwise).
-// The editor's notes (no relation type allows a pair) sit above the fields, in view.
+// The editor's notes (no relation type allows a pair) and the relation steps stay in view.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,13 +102,16 @@ describe('document metadata in the editor', () => {
     expect(await panel.count()).toBe(0);
     expect(app.problems).toEqual([]);
   });
-  it('says why Enter picks no relation where no type allows the pair, in view above the fields', async () => {
+  it('keeps in view why Enter picks no relation (no type allows the pair), and the relation steps', async () => {
     const { page } = app;
     const fields = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field ${i}`, `value ${i}`]));
     const entities = [{ start: 0, end: 5, type: 'Sign' }, { start: 12, end: 19, type: 'Drug' }];
     const file = join(app.tmp, 'no-rule.jsonl');
     writeFileSync(file, `${JSON.stringify({ id: 'no-rule', text: 'Fever after aspirin.', entities, ...fields })}\n`);
     await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false });
+    // Many types: the labels alone fill the side panel of a 700-px window.
+    for (let i = 0; i < 10; i++)
+      await apiCall(app.server, 'schema:save-entity-type', { projectId, entityType: { name: `Type ${i}`, color: '#888888' }, isNew: true });
     const treats = { name: 'treats', arg1Types: ['Drug'], arg2Types: ['Sign'], color: '#1c7ed6', symmetric: false };
     await apiCall(app.server, 'schema:save-relation-type', { projectId, relationType: treats, isNew: true });
     await page.setViewportSize({ width: 1024, height: 700 });
@@ -122,8 +125,18 @@ describe('document metadata in the editor', () => {
       const hint = page.getByTestId('editor-hint');
       await expect.poll(() => hint.textContent()).toMatch(/^No relation type allows Sign → Drug\./);
       // It sat under the file's fields, below the window: Enter seemed to do nothing.
-      const box = (await hint.boundingBox())!;
-      expect(box.y + box.height).toBeLessThanOrEqual(700);
+      const inView = async (testid: string): Promise<boolean> => {
+        const box = (await page.getByTestId(testid).boundingBox())!;
+        return box.y >= 0 && box.y + box.height <= 700;
+      };
+      await expect.poll(() => inView('editor-hint')).toBe(true);
+      await page.keyboard.press('Escape'); // the relation picked again from the start: R shows its steps
+      await page.keyboard.press('Escape');
+      await page.evaluate(`document.querySelector('aside[aria-label="Annotation tools"]').scrollTo(0, 0)`);
+      await page.getByTestId('text-pane').focus();
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('r');
+      await expect.poll(() => inView('relation-flow')).toBe(true);
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }
