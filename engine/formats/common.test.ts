@@ -14,6 +14,40 @@ describe('offsetMap', () => {
     expect([0, 1, 3, 4].map(om.toCodePoint)).toEqual([0, 1, 2, 3]);
   });
 
+  it('gives what a table of every code point gives, around pairs, lone surrogates and past the end', () => {
+    // The map as it was built until 2026-11-24: both offsets for every character.
+    const table = (text: string): { units: number[]; cps: number[] } => {
+      const units: number[] = [];
+      const cps: number[] = [];
+      let u = 0;
+      for (const ch of text) {
+        cps[u] = units.length;
+        if (ch.length === 2) cps[u + 1] = units.length;
+        units.push(u);
+        u += ch.length;
+      }
+      units.push(u);
+      cps[u] = units.length - 1;
+      return { units, cps };
+    };
+    for (const text of ['😀', '😀😀x', 'a\uD800b😀\uDC00c', '\uDBFF\uDFFF\uD800', 'x😀\uD83D', 'ab😀cd😀😀e\uDE00']) {
+      const om = offsetMap(text);
+      const { units, cps } = table(text);
+      const maxCp = units.length - 1;
+      for (let cp = 0; cp <= maxCp + 2; cp++) expect(om.toUnit(cp), `${JSON.stringify(text)} cp ${cp}`).toBe(cp <= maxCp ? units[cp] : text.length + cp - maxCp);
+      for (let u = 0; u <= text.length + 2; u++) expect(om.toCodePoint(u), `${JSON.stringify(text)} unit ${u}`).toBe(u <= text.length ? cps[u] : maxCp + u - text.length);
+    }
+  });
+
+  it('keeps only where the pairs are, however long the text', () => {
+    const text = `😀${'word '.repeat(2_000_000)}😀`;
+    const before = process.memoryUsage().arrayBuffers;
+    const om = offsetMap(text);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1_000_000); // a table would take 40 MB
+    expect(om.toUnit(text.length - 3)).toBe(text.length - 2); // the last emoji, one pair after the first
+    expect(om.toCodePoint(text.length)).toBe(text.length - 2);
+  });
+
   it('keeps negative offsets negative, so importers refuse them (-1 became 0 beside an emoji)', () => {
     const om = offsetMap('a😀b');
     expect(om.toUnit(-1)).toBe(-1);

@@ -214,25 +214,41 @@ export interface OffsetMap {
 
 const IDENTITY: OffsetMap = { toUnit: (n) => n, toCodePoint: (n) => n };
 
-/** Offset map for `text`; identity (no allocation) when the text has no surrogate pairs. */
+/** How many of the sorted `values` are below `x`. */
+function countBelow(values: Int32Array, x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Offset map for `text`; identity (no allocation) when the text has no surrogate pairs. It keeps
+ * only where the pairs are (4 bytes each), not an entry per character: one emoji in a 50 MB note
+ * made a table of both offsets for every character (some 600 MB). A unit inside a pair (its low
+ * half) maps to the pair's code point; a lone surrogate counts as one code point, as `for…of` does.
+ */
 export function offsetMap(text: string): OffsetMap {
   if (!/[\uD800-\uDFFF]/.test(text)) return IDENTITY;
-  const units: number[] = [];
-  const cps = new Int32Array(text.length + 1);
-  let u = 0;
-  for (const ch of text) {
-    cps[u] = units.length;
-    if (ch.length === 2) cps[u + 1] = units.length;
-    units.push(u);
-    u += ch.length;
+  const starts: number[] = []; // unit offset of each pair's high half
+  for (let u = 0; u < text.length - 1; u++) {
+    const c = text.charCodeAt(u);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(u + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) starts.push(u++);
+    }
   }
-  units.push(u);
-  cps[u] = units.length - 1;
-  const maxCp = units.length - 1;
+  const pairUnits = Int32Array.from(starts);
+  const pairCps = pairUnits.map((u, i) => u - i); // each pair's code point offset
+  const maxCp = text.length - pairUnits.length;
   // NOTE: out-of-range offsets stay out of range (negative ones unchanged) so validation refuses them.
   return {
-    toUnit: (cp) => (cp < 0 ? cp : cp <= maxCp ? (units[cp] ?? cp) : text.length + (cp - maxCp)),
-    toCodePoint: (unit) => (unit < 0 ? unit : unit <= text.length ? (cps[unit] ?? unit) : maxCp + (unit - text.length)),
+    toUnit: (cp) => (cp < 0 ? cp : cp <= maxCp ? cp + countBelow(pairCps, cp) : text.length + (cp - maxCp)),
+    toCodePoint: (unit) => (unit < 0 ? unit : unit <= text.length ? unit - countBelow(pairUnits, unit) : maxCp + (unit - text.length)),
   };
 }
 
