@@ -229,8 +229,11 @@ export interface EngineRequests {
   'train:discard': (args: { runId: string }) => { isDiscarded: boolean };
   'train:list-runs': (args: { projectId: number }) => RunInfo[];
   'train:get-metrics': (args: { runId: string }) => RunMetrics;
-  /** Distils a teacher into a student on transfer text (a run like train:start). */
-  'distill:start': (args: DistillStartArgs) => { runId: string };
+  /**
+   * Distils a teacher into a student on transfer text (a run like train:start); `note` says what
+   * the check of the user's transfer text could not do (a teacher's fingerprints without sentences).
+   */
+  'distill:start': (args: DistillStartArgs) => { runId: string; note?: string };
 
   /** Predicts over project documents and saves the results as suggestions. */
   'run:predict': (args: PredictArgsInfo) => { jobId: string };

@@ -1,9 +1,11 @@
 // distill:start refuses transfer text that is private data before any run starts: Benchtop's own
 // data folder, or a copy of a document imported as containing PHI (in any project).
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FINGERPRINT_FILE } from '../distill/fingerprint-file.ts';
+import { fingerprintBytesV1 } from '../distill/test-helpers.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
@@ -47,9 +49,16 @@ describe('distill:start with a folder of the user’s text', () => {
     await expect(refused).rejects.not.toThrow(/troponin/); // the message never quotes the text
 
     rmSync(join(innocent, 'b.txt'));
-    const { runId } = (await start(innocent)) as { runId: string };
+    // Harmless text is taken. The teacher's fingerprints here were written before sentences were
+    // kept: the screen says what the check could not do, and what to do.
+    const old = join(outside, 'teacher-v1');
+    cpSync(teacherFolder, old, { recursive: true });
+    writeFileSync(join(old, FINGERPRINT_FILE), fingerprintBytesV1(['Mr Example, 71, admitted with chest pain; troponin raised and an ECG shows changes.']));
+    const oldTeacher = await call('models:import-folder', { path: old, phiStatus: 'trained-on-phi' });
+    const { runId, note: said } = await call('distill:start', { projectId, task: 'ner', teacherModelId: oldTeacher.id, studentPreset: 'small-2L-128', transfer: [innocent], transferIsFreeOfPhi: true, steps: 1 });
     await call('train:cancel', { runId });
     expect((await call('train:list-runs', { projectId })).map((r) => r.id)).toContain(runId);
+    expect(said).toMatch(/^The teacher was trained before 2026-11-24: its fingerprint file records no sentences .* copied scattered through other text .*train the teacher again \(Train screen\)/);
   });
 
   it('answers other requests while it checks a large folder of transfer text', async () => {
@@ -149,7 +158,8 @@ describe('distill:start with a folder of the user’s text', () => {
         resolve();
       });
     });
-    const { runId } = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 500 });
+    const { runId, note: said } = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 500 });
+    expect(said).toBeUndefined(); // the teacher has no fingerprints written before sentences were kept
     await call('train:cancel', { runId });
     await finished;
 

@@ -180,7 +180,7 @@ function studentName(task: TaskKind, teacher: ModelRef): string {
 }
 
 /** Starts distillation of a teacher into a student; see DistillStartArgs. */
-export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): Promise<{ runId: string }> {
+export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): Promise<{ runId: string; note?: string }> {
   const name = runName(a.name);
   const read = ctx.ws.read;
   projectDatasets(read, a.projectId, []);
@@ -204,6 +204,7 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
     lineage.push({ kind: 'init', source: `random initialisation (${preset})`, containsPhi: false });
   }
   const transfer = [...new Set(a.transfer)];
+  let note: string | undefined; // what the transfer check could not do, for the screen
   if (transfer.length === 0)
     throw new ApiError('invalid', 'Choose at least one kind of transfer text.');
   for (const t of transfer) {
@@ -218,7 +219,7 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
         'invalid',
         'Confirm that your transfer text holds no patient information: the student is recorded as never having seen any.',
       );
-    await checkTransferFolder(ctx, t, teacher.dir);
+    note = await checkTransferFolder(ctx, t, teacher.dir);
     lineage.push({
       kind: 'distill-transfer',
       source: `your text “${basename(t)}” (declared free of patient information)`,
@@ -260,5 +261,5 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
     lineage,
     data: { ...(privateDocs && { private: privateDocs }) },
   });
-  return { runId };
+  return { runId, ...(note !== undefined && { note }) };
 }

@@ -3,6 +3,7 @@
 // have changed since (notes copied in while it was stopped).
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
+import { WITHOUT_SENTENCES, fingerprintsWithoutSentences } from '../distill/fingerprint-file.ts';
 import { phiTextHashes, phiTexts } from '../store/documents.ts';
 import { getRun } from '../store/runs.ts';
 import { checkTransferInWorker } from '../tasks/jobs.ts';
@@ -14,9 +15,11 @@ import type { EngineArgs } from './run-launcher.ts';
  * Refuses user transfer text that is, or holds, private data: Benchtop's data folder (the
  * workspace and the runs' document snapshots), or a file that is or repeats the text of a
  * document of a dataset marked as containing PHI (in any project), or the teacher's recorded
- * training files.
+ * training files. A refusal names the document as the app shows it, which may hold a patient's
+ * name: it goes to the screen only (ApiError messages are not logged: errors.ts). Returns what
+ * the check could not do, for the screen to say (a teacher's fingerprints without sentences).
  */
-export async function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): Promise<void> {
+export async function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): Promise<string | undefined> {
   const real = realpathSync(folder);
   const data = realpathSync(ctx.dataDir);
   if (real === data || real.startsWith(data + sep) || data.startsWith(real + sep))
@@ -32,6 +35,8 @@ export async function checkTransferFolder(ctx: ApiContext, folder: string, teach
   } catch (err) {
     throw new ApiError('invalid', (err as Error).message.replace(/: remove it from --transfer$/, ': choose text that holds none.'));
   }
+  if (fingerprintsWithoutSentences(teacherDir) === undefined) return undefined;
+  return `The teacher was trained before 2026-11-24: its fingerprint file ${WITHOUT_SENTENCES}. To have them checked, train the teacher again (Train screen) and distil from the new model.`;
 }
 
 /**

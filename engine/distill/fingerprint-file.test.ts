@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
+import { runCli } from '../cli/test-helpers.ts';
 import { makeFifo } from '../io/test-helpers.ts';
 import { recordFingerprintsInWorker } from '../tasks/jobs.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, readFingerprintFile, startingFingerprints, writeFingerprintFile } from './fingerprint-file.ts';
+import { fingerprintBytesV1 } from './test-helpers.ts';
 import { privateFingerprints } from './text-overlap.ts';
 
 const NCBI = path.resolve(import.meta.dirname, '../../../shared/data/documents/pubtator-ncbi/NCBIdevelopset_corpus.txt');
@@ -59,12 +61,8 @@ describe('the fingerprint file', () => {
     expect(() => startingFingerprints(merged)).toThrow(`${path.join(merged, FINGERPRINT_FILE)}: is not a Benchtop fingerprint file; it lists the fingerprints of the private documents this starting model learned from`);
   });
 
-  it('reads a file written before sentences were kept (version 1): its runs still find a copy', () => {
-    // Version 2 less the sentences: the magic, three counts, the runs' counts, the hashes.
-    const v2 = fingerprintBytes(notes.slice(0, 10));
-    const [docs, wholes, runs] = [0, 1, 2].map((i) => v2.readUInt32LE(8 + 4 * i)) as [number, number, number];
-    const hashesAt = 24 + 8 * docs;
-    const v1 = Buffer.concat([Buffer.from('BTFPRNT1', 'latin1'), v2.subarray(8, 20), v2.subarray(24, 24 + 4 * docs), v2.subarray(hashesAt, hashesAt + 8 * (wholes + runs))]);
+  it('reads a file written before sentences were kept (version 1): its runs still find a copy; distill warns it finds no scattered sentences', async () => {
+    const v1 = fingerprintBytesV1(notes.slice(0, 10));
     const old = path.join(dir, 'v1');
     mkdirSync(old);
     writeFileSync(path.join(old, FINGERPRINT_FILE), v1);
@@ -72,6 +70,18 @@ describe('the fingerprint file', () => {
     expect([set.counts.length, set.sentences.length, Math.max(...set.sentenceCounts)]).toEqual([10, 0, 0]);
     const found = privateFingerprints([], [set]).containedIn([notes[3]!.toUpperCase().replace(/(.{40,60}) /g, '$1\n')], 0.6);
     expect(found).toEqual({ copied: [{ set: 1, document: 3, part: 0, parts: 1 }], scattered: [] });
+    // It cannot find scattered sentences: distill says so in one line, naming the file and what to do.
+    const transfer = path.join(dir, 'weather.txt');
+    writeFileSync(transfer, 'The river runs past the old mill and into the sea on a grey morning in May.\n');
+    const distill = (teacher: string): Promise<{ output: string }> => runCli(['distill', '--task', 'ner', '--teacher', teacher, '--transfer', transfer, '--student-preset', 'small-2L-128', '--steps', '1', '--out', path.join(dir, 'student')]);
+    const warnings = (await distill(old)).output.split('\n').filter((l) => l.includes('warning:'));
+    expect(warnings).toEqual([
+      `warning: ${path.join(old, FINGERPRINT_FILE)} was written before 2026-11-24 and records no sentences of the teacher's private training documents, so the transfer check cannot find those sentences copied scattered through other text (whole copies are still found); train the teacher again to record them`,
+    ]);
+    const recent = path.join(dir, 'v2');
+    mkdirSync(recent);
+    writeFingerprintFile(recent, notes.slice(0, 10));
+    expect((await distill(recent)).output).not.toContain('warning:');
   });
 
   it('is absent without a file; refuses one that is damaged, cut short or not a file', () => {

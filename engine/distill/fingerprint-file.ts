@@ -8,7 +8,7 @@
 // (a model whose weights start from it does: startingFingerprints); an import
 // of a model folder into the library keeps it, checked, as it keeps the model's PHI status.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
@@ -141,6 +141,28 @@ export function readFingerprintFile(dir: string): FingerprintSet | undefined {
   if (typeof problem === 'string')
     throw new Error(`${file}: ${problem}; it lists the fingerprints of the teacher's private training documents, which the transfer check needs. Copy the teacher's folder again from Benchtop's data folder (models/), or train the teacher again`);
   return problem;
+}
+
+/** What the transfer check cannot find with a fingerprint file written before sentences were kept (version 1). */
+export const WITHOUT_SENTENCES =
+  "records no sentences of the teacher's private training documents, so the transfer check cannot find those sentences copied scattered through other text (whole copies are still found)";
+
+/**
+ * The fingerprint file beside the model in `dir` when it was written before sentence hashes were
+ * kept (version 1, before 2026-11-24: see WITHOUT_SENTENCES); undefined for a newer file or none
+ * (a damaged one is readFingerprintFile's to refuse).
+ */
+export function fingerprintsWithoutSentences(dir: string): string | undefined {
+  const file = path.join(dir, FINGERPRINT_FILE);
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+  const magic = Buffer.alloc(8);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, magic, 0, 8, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return magic.toString('latin1') === MAGIC_V1 ? file : undefined;
 }
 
 /**

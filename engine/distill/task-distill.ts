@@ -152,8 +152,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
   for (const note of [...skippedLinkNotes(paths), ...encodingNotes(paths)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};
-  const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d) => d.text)];
-  checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts });
+  const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d, i) => ({ name: `document ${i + 1} of the ${privateName}`, text: d.text }))];
+  for (const w of checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts })) ctx.emit({ type: 'log', message: `warning: ${w}` });
   const data = [...paths.map((p) => ['--transfer', p] as const), ['--private-data', args.privateData], ['--test', args.test]] as const;
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, data);
   const ckptDir = path.join(out, 'checkpoint');

@@ -14,7 +14,7 @@ import { jsonKind, readJsonFile } from '../checkpoints/tokenizer-files.ts';
 import { checkTextSources, fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
 import { fileChunks } from '../io/file-chunks.ts';
-import { FINGERPRINT_FILE, readFingerprintFile } from './fingerprint-file.ts';
+import { FINGERPRINT_FILE, WITHOUT_SENTENCES, fingerprintsWithoutSentences, readFingerprintFile } from './fingerprint-file.ts';
 import { type OverlapPart, type PrivateFingerprints, privateFingerprints } from './text-overlap.ts';
 
 /** A private text with what to call it in a refusal (a file and document id, never its text). */
@@ -194,13 +194,14 @@ function* textsNamed(texts: Iterable<string | NamedText>, names: Names): Generat
 
 /**
  * Throws naming the first transfer file that is private data (see the header); `transfer` are
- * the transfer paths (files or folders) as given.
+ * the transfer paths (files or folders) as given. Returns warnings of what it could not check
+ * (a teacher's fingerprint file written before sentences were kept), for the caller to print.
  */
 export function checkTransferNotPrivate(
   transfer: readonly string[],
   opts: { teacher: string; privateData?: string; privateSha256?: readonly string[]; privateTexts?: Iterable<string | NamedText> },
-): void {
-  if (transfer.length === 0) return;
+): string[] {
+  if (transfer.length === 0) return [];
   const known: Known = { paths: new Map(), hashes: new Map() };
   teacherData(opts.teacher, known);
   if (opts.privateData !== undefined) {
@@ -231,4 +232,6 @@ export function checkTransferNotPrivate(
       }
     }
   }
+  const sentenceless = recorded && fingerprintsWithoutSentences(opts.teacher);
+  return sentenceless ? [`${sentenceless} was written before 2026-11-24 and ${WITHOUT_SENTENCES}; train the teacher again to record them`] : [];
 }

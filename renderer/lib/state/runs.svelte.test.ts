@@ -1,5 +1,6 @@
 // The runs state's notices: a run that finishes while another screen is shown is announced in a
-// toast that says what kind of run it was (a distillation's student, a training run's model).
+// toast that says what kind of run it was (a distillation's student, a training run's model);
+// a started distillation's note (what its transfer check could not do) reaches the Distill screen.
 import { describe, expect, it, vi } from 'vitest';
 
 const listeners = new Map<string, ((payload: unknown) => void)[]>();
@@ -14,6 +15,7 @@ vi.mock('../api.ts', () => ({
         { id: 't1', kind: 'train', status: 'running' },
       ]);
     if (name === 'train:get-metrics') return Promise.resolve({ loss: [], devF1: [] });
+    if (name === 'distill:start') return Promise.resolve({ runId: 'd1', note: 'The teacher was trained before 2026-11-24: …' });
     return Promise.reject(new Error(`unexpected ${name}`));
   }),
   messageOf: (e: unknown) => String(e),
@@ -38,5 +40,11 @@ describe('runs state', () => {
       ['success', 'Training finished; the model is in the Models library.'],
       ['error', 'A distillation run stopped with an error.'],
     ]);
+  });
+
+  it('hands the Distill screen the note of a started distillation (what the transfer check could not do)', async () => {
+    const started = await runs.distill({ projectId: 1, task: 'ner', teacherModelId: 'm1', transfer: ['/text'], transferIsFreeOfPhi: true });
+    expect(started).toEqual({ runId: 'd1', note: 'The teacher was trained before 2026-11-24: …' });
+    expect(runs.selectedId).toBe('d1');
   });
 });

@@ -122,12 +122,12 @@ class Runs {
   }
 
   /** Starts a training run and shows it. */
-  async start(args: TrainStartArgs): Promise<string | null> {
+  async start(args: TrainStartArgs): Promise<{ runId: string } | null> {
     return this.#launch(() => call('train:start', args));
   }
 
-  /** Starts a distillation run and shows it. */
-  async distill(args: DistillStartArgs): Promise<string | null> {
+  /** Starts a distillation run and shows it; the reply's `note` is for the screen to show. */
+  async distill(args: DistillStartArgs): Promise<{ runId: string; note?: string } | null> {
     return this.#launch(() => call('distill:start', args));
   }
 
@@ -162,13 +162,13 @@ class Runs {
     await this.#act(() => call('train:discard', { runId }));
   }
 
-  async #launch(start: () => Promise<{ runId: string }>): Promise<string | null> {
+  async #launch<R extends { runId: string }>(start: () => Promise<R>): Promise<R | null> {
     this.actionError = null;
     try {
-      const { runId } = await start();
+      const reply = await start();
       await this.refresh();
-      await this.select(runId);
-      return runId;
+      await this.select(reply.runId);
+      return reply;
     } catch (err) {
       this.actionError = messageOf(err);
       return null;
