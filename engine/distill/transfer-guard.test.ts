@@ -60,6 +60,21 @@ describe('transfer text that is private data', () => {
     expect(await privateFileTexts({ teacher: s.teacher })).toEqual([{ name: `document "n1" of ${s.note}`, text: NOTE }]);
   });
 
+  it("names the workbench's private documents mixed in by their datasets and place, never their text", async () => {
+    const s = setup('guard-mixed-in');
+    const notes = [
+      'Mr Roe was seen on the ward round today; his kidney function has improved on fluids and the catheter was removed without trouble.',
+      'Mrs Doe came back to clinic with a cough for three weeks; her chest film shows a small effusion that will be drained on Friday.',
+    ];
+    const pasted = path.join(s.dir, 'pasted.txt');
+    writeFileSync(pasted, `The harbour was busy with boats all that mild grey day. ${notes[1]} Gulls circled over the old mill.\n`);
+    const privateDocuments = notes.map((text, i) => ({ id: String(40 + i), text, entities: [], relations: [] }));
+    const args = { task: 'ner' as const, teacher: path.join(s.dir, 'elsewhere'), studentPreset: 'small-2L-128', transfer: pasted, privateDocuments, alpha: 0.5, dataLabel: 'Ward 5', out: path.join(s.dir, 'student') };
+    const refused = distillTask(args);
+    await expect(refused).rejects.toThrow(/pasted\.txt: this transfer file repeats the text of private documents \(it holds most of the text of document 2 of the private documents \(Ward 5\)\)/);
+    await expect(refused).rejects.not.toThrow(/Doe|effusion/);
+  });
+
   it('stops distill before the teacher is read', async () => {
     const s = setup('guard-distill');
     writeTinyVocab(s.dir);
