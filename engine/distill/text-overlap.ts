@@ -10,6 +10,8 @@
 // other text (every other one) leave too few whole 8-word runs, but each copied sentence is found
 // whole (see SCATTERED). Hashes are 52 bits, so a chance match is negligible.
 
+import { lowerBound } from '../sorted.ts';
+
 const RUN = 8;
 /** A run is a fingerprint when two bits of its hash are zero: a quarter of them. */
 const SAMPLE_MASK = 3;
@@ -116,14 +118,8 @@ function sentenceHashes(a: Uint32Array, b: Uint32Array, from: number, ends: read
 
 /** Index of the first entry of the sorted `set` equal to `value`, or -1. */
 function firstIndex(set: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = set.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (set[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < set.length && set[lo] === value ? lo : -1;
+  const i = lowerBound(set, value);
+  return i < set.length && set[i] === value ? i : -1;
 }
 
 /** A private document, or a part of about 1,000 words of a long one, found in other text. */

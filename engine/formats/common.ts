@@ -3,6 +3,7 @@
 // File formats count offsets in Unicode code points (Python convention); the model uses UTF-16.
 
 import { InputFileError } from '../io/input-file.ts';
+import { lowerBound } from '../sorted.ts';
 import type { Document, Entity, FormatIssue, Relation, Span } from './types.ts';
 
 /** What every importer returns: documents plus the problems found while reading. */
@@ -214,18 +215,6 @@ export interface OffsetMap {
 
 const IDENTITY: OffsetMap = { toUnit: (n) => n, toCodePoint: (n) => n };
 
-/** How many of the sorted `values` are below `x`. */
-function countBelow(values: Int32Array, x: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Offset map for `text`; identity (no allocation) when the text has no surrogate pairs. It keeps
  * only where the pairs are (4 bytes each), not an entry per character: one emoji in a 50 MB note
@@ -247,8 +236,8 @@ export function offsetMap(text: string): OffsetMap {
   const maxCp = text.length - pairUnits.length;
   // NOTE: out-of-range offsets stay out of range (negative ones unchanged) so validation refuses them.
   return {
-    toUnit: (cp) => (cp < 0 ? cp : cp <= maxCp ? cp + countBelow(pairCps, cp) : text.length + (cp - maxCp)),
-    toCodePoint: (unit) => (unit < 0 ? unit : unit <= text.length ? unit - countBelow(pairUnits, unit) : maxCp + (unit - text.length)),
+    toUnit: (cp) => (cp < 0 ? cp : cp <= maxCp ? cp + lowerBound(pairCps, cp) : text.length + (cp - maxCp)),
+    toCodePoint: (unit) => (unit < 0 ? unit : unit <= text.length ? unit - lowerBound(pairUnits, unit) : maxCp + (unit - text.length)),
   };
 }
 
