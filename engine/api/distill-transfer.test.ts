@@ -45,7 +45,7 @@ describe('distill:start with a folder of the user’s text', () => {
     writeFileSync(join(innocent, 'a.txt'), 'The river runs past the old mill and into the sea.\n'.repeat(40));
     copyFileSync(note, join(innocent, 'b.txt'));
     const refused = start(innocent);
-    await expect(refused).rejects.toThrow(/^invalid: .*b\.txt: this transfer file is a document marked as containing PHI \(same content\)/);
+    await expect(refused).rejects.toThrow(/^invalid: .*b\.txt: this transfer file is document "note-17" of dataset "note-17" in project "Ward notes", marked as containing PHI \(same content\)/);
     await expect(refused).rejects.not.toThrow(/troponin/); // the message never quotes the text
 
     rmSync(join(innocent, 'b.txt'));
@@ -164,7 +164,7 @@ describe('distill:start with a folder of the user’s text', () => {
     await finished;
 
     copyFileSync(note, join(folder, 'b.txt'));
-    await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is a document marked as containing PHI/);
+    await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is document "note-3" of dataset "note-3" in project "Ward 3", marked as containing PHI/);
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
 
     // A finished run is refused for being finished, whatever its folder holds now.

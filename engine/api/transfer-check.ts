@@ -4,7 +4,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { WITHOUT_SENTENCES, fingerprintsWithoutSentences } from '../distill/fingerprint-file.ts';
-import { phiTextHashes, phiTexts } from '../store/documents.ts';
+import { phiTexts } from '../store/documents.ts';
 import { getRun } from '../store/runs.ts';
 import { checkTransferInWorker } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
@@ -29,7 +29,8 @@ export async function checkTransferFolder(ctx: ApiContext, folder: string, teach
     );
   // In a worker: reading and fingerprinting the text takes about 4 s for 50 MB here, and the
   // engine keeps answering other requests and passing on events meanwhile.
-  const check = { transfer: [folder], teacher: teacherDir, privateSha256: phiTextHashes(ctx.ws.read), privateTexts: [...phiTexts(ctx.ws.read)] };
+  const phi = [...phiTexts(ctx.ws.read)];
+  const check = { transfer: [folder], teacher: teacherDir, privateSha256: phi.map(({ name, sha256 }) => ({ name, sha256 })), privateTexts: phi.map(({ name, text }) => ({ name, text })) };
   try {
     await checkTransferInWorker(check);
   } catch (err) {

@@ -23,6 +23,12 @@ export interface NamedText {
   text: string;
 }
 
+/** The sha256 (hex) of a private text's UTF-8 bytes, with what to call it in a refusal (as NamedText). */
+export interface NamedHash {
+  name: string;
+  sha256: string;
+}
+
 /** Real path and content hashes of the private data to keep out, with what each one is. */
 interface Known {
   paths: Map<string, string>;
@@ -199,7 +205,7 @@ function* textsNamed(texts: Iterable<string | NamedText>, names: Names): Generat
  */
 export function checkTransferNotPrivate(
   transfer: readonly string[],
-  opts: { teacher: string; privateData?: string; privateSha256?: readonly string[]; privateTexts?: Iterable<string | NamedText> },
+  opts: { teacher: string; privateData?: string; privateSha256?: readonly (string | NamedHash)[]; privateTexts?: Iterable<string | NamedText> },
 ): string[] {
   if (transfer.length === 0) return [];
   const known: Known = { paths: new Map(), hashes: new Map() };
@@ -210,7 +216,10 @@ export function checkTransferNotPrivate(
       for (const h of contentHashes(f)) known.hashes.set(h, 'the private labelled data (--private-data)');
     }
   }
-  for (const h of opts.privateSha256 ?? []) known.hashes.set(h.toLowerCase(), 'a document marked as containing PHI');
+  for (const h of opts.privateSha256 ?? []) {
+    const named = typeof h !== 'string';
+    known.hashes.set((named ? h.sha256 : h).toLowerCase(), named ? `${h.name}, marked as containing PHI` : 'a document marked as containing PHI');
+  }
   // Read before any transfer file: a damaged record fails the check at once.
   const recorded = readFingerprintFile(opts.teacher);
   const names: Names = { texts: [], ...(recorded && { recorded: path.join(opts.teacher, FINGERPRINT_FILE) }) };

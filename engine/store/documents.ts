@@ -134,27 +134,19 @@ export function projectTextHashes(db: ReadDb, projectId: number): Set<string> {
   );
 }
 
-/** The text hashes of every document in a dataset marked as containing PHI (any project). */
-export function phiTextHashes(db: ReadDb): string[] {
-  return db
-    .all<{ text_sha256: string }>(sql`
-      SELECT DISTINCT d.text_sha256 FROM documents d JOIN datasets s ON s.id = d.dataset_id
-      WHERE s.contains_phi = 1`)
-    .map((r) => r.text_sha256);
-}
-
 /**
- * The texts of the documents of datasets marked as containing PHI, read a page at a time, each
- * with its name as the app shows it (document id, dataset and project), for a refusal to say
- * which one some text repeats. The name may hold a patient's name: show it, never log it.
+ * The texts (and their sha256) of the documents of datasets marked as containing PHI, read a
+ * page at a time, each with its name as the app shows it (document id, dataset and project), for
+ * a refusal to say which one some text is or repeats. A name may hold a patient's name: show it,
+ * never log it.
  */
-export function* phiTexts(db: ReadDb, page = 500): Generator<{ name: string; text: string }> {
+export function* phiTexts(db: ReadDb, page = 500): Generator<{ name: string; text: string; sha256: string }> {
   for (let after = 0; ; ) {
-    const rows = db.all<{ id: number; text: string; externalId: string; dataset: string; project: string }>(sql`
-      SELECT d.id, d.text, d.external_id AS externalId, s.name AS dataset, p.name AS project
+    const rows = db.all<{ id: number; text: string; sha256: string; externalId: string; dataset: string; project: string }>(sql`
+      SELECT d.id, d.text, d.text_sha256 AS sha256, d.external_id AS externalId, s.name AS dataset, p.name AS project
       FROM documents d JOIN datasets s ON s.id = d.dataset_id JOIN projects p ON p.id = d.project_id
       WHERE s.contains_phi = 1 AND d.id > ${after} ORDER BY d.id LIMIT ${page}`);
-    for (const r of rows) yield { name: `document "${r.externalId}" of dataset "${r.dataset}" in project "${r.project}"`, text: r.text };
+    for (const r of rows) yield { name: `document "${r.externalId}" of dataset "${r.dataset}" in project "${r.project}"`, text: r.text, sha256: r.sha256 };
     if (rows.length < page) return;
     after = rows[rows.length - 1]!.id;
   }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { fsErrorMessage } from '../cli/fs-error-message.ts';
 import { distill, type DistillArgs } from '../distill/task-distill.ts';
 import { writeRunFingerprints } from '../distill/fingerprint-file.ts';
-import { checkTransferNotPrivate, type NamedText } from '../distill/transfer-guard.ts';
+import { checkTransferNotPrivate, type NamedHash, type NamedText } from '../distill/transfer-guard.ts';
 import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
 import {
@@ -34,13 +34,13 @@ export type {
 export { distill };
 
 /**
- * The transfer-text check of engine/distill/transfer-guard.ts, with the private texts as a list,
- * each named for a refusal to say which one a file repeats (as the app shows it).
+ * The transfer-text check of engine/distill/transfer-guard.ts, with the private texts and their
+ * hashes as lists, each named for a refusal to say which one a file is or repeats (as the app shows it).
  */
 export interface TransferCheckArgs {
   transfer: string[];
   teacher: string;
-  privateSha256: string[];
+  privateSha256: NamedHash[];
   privateTexts: NamedText[];
 }
 
