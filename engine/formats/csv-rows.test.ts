@@ -25,7 +25,8 @@ const TRICKY = [
   '3,"CR only\rinside",yes\n',
   '\n',
   '4,"",\n',
-  '5,"never closed,x\n',
+  '7,"CR LF\r\ninside",no\n',
+  '5,"never closed,x\r\n',
   '6,after,it', // no line end at the end
 ].join('');
 
@@ -36,15 +37,30 @@ describe('CSV rows given a piece at a time', () => {
       [1, 'id', undefined],
       [2, '1', undefined],
       [4, '2', undefined],
-      [5, '3', undefined],
-      [7, '4', undefined],
-      [9, '6', 8],
+      [5, '3', undefined], // its CR inside the quotes ends line 5, as a CR between rows does
+      [8, '4', undefined],
+      [9, '7', undefined],
+      [12, '6', 11],
     ]);
     expect(whole.rows[1]?.cells[1]).toBe('Pain, left knee.\nSeen "today".');
     expect(whole.issues.map((i) => [i.line, i.message])).toEqual([
-      [8, 'unclosed quote; line skipped'],
+      [11, 'unclosed quote; line skipped'],
     ]);
     for (let size = 1; size <= 12; size++) expect(read(cut(TRICKY, size)), `pieces of ${size}`).toEqual(whole);
+  });
+
+  it('count physical lines in a classic Mac file (CR only): inside quotes, and after an unclosed quote', () => {
+    const mac = ['id,text', 'a,"two\rlines"', 'b,x', 'c,"never closed', 'd,y', ''].join('\r');
+    for (let size = 1; size <= mac.length; size++) {
+      const { rows, issues } = read(cut(mac, size));
+      expect(rows.map((r) => [r.line, r.cells[0]]), `pieces of ${size}`).toEqual([
+        [1, 'id'],
+        [2, 'a'],
+        [4, 'b'],
+        [6, 'd'],
+      ]);
+      expect(issues.map((i) => [i.line, i.message])).toEqual([[5, 'unclosed quote; line skipped']]);
+    }
   });
 
   it('never split on a delimiter of more than one character (as before)', () => {

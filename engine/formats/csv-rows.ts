@@ -26,10 +26,18 @@ export interface TextParser {
  */
 export const MAX_ROW_CHARS = 64 * 1024 * 1024;
 
+/** Where the first line end (LF or CR) in `s` from `from` is; -1 when none. */
+function lineEndAt(s: string, from: number): number {
+  const lf = s.indexOf('\n', from);
+  const cr = s.indexOf('\r', from);
+  return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+}
+
 /**
  * Splits CSV text into rows with their 1-based start lines, given to `onRow` as they complete.
- * A quote left open to the end of the text (or for MAX_ROW_CHARS) skips the line it opened on,
- * and the rows after it are read from the next line.
+ * Lines are physical lines, inside quoted fields too: each CR LF, LF or lone CR ends one (a lone CR
+ * ends a row, as in a classic Mac file). A quote left open to the end of the text (or for
+ * MAX_ROW_CHARS) skips the line it opened on, and the rows after it are read from the next line.
  */
 export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: CsvRow) => void): TextParser {
   // The text not read yet is buf[pos…]; the row being read is `held` (its text from earlier
@@ -50,6 +58,10 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
   let unclosedAt: number | undefined;
   /** Skipping an over-long line up to its line break. */
   let isSkipping = false;
+  /** The skipped line ended with CR: an LF next is part of that line end. */
+  let isAfterSkippedCr = false;
+  /** The last character of the quoted field read so far is CR: an LF next is part of that line end. */
+  let isAfterCr = false;
   // A delimiter of other than one character never matches (as one character is compared).
   const d = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
 
@@ -61,12 +73,13 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
     const rest = held.join('') + buf.slice(rowStart);
     held = [];
     heldChars = 0;
-    const nl = rest.indexOf('\n');
+    const end = lineEndAt(rest, 0);
     line = startLine + 1;
     // Without a line break, the rest of the line is yet to be read (or never).
-    buf = nl >= 0 ? rest.slice(nl + 1) : '';
+    buf = end >= 0 ? rest.slice(end + 1) : '';
     pos = 0;
-    isSkipping = nl < 0;
+    isSkipping = end < 0;
+    isAfterSkippedCr = end >= 0 && rest[end] === '\r';
   };
 
   /** Reads a field's characters up to a quote (quoted) or a delimiter or line end (unquoted). */
@@ -75,7 +88,11 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
     if (quoted) {
       const q = buf.indexOf('"', pos);
       pos = q < 0 ? buf.length : q;
-      for (let nl = buf.indexOf('\n', from); nl >= 0 && nl < pos; nl = buf.indexOf('\n', nl + 1)) line++;
+      for (let k = from; k < pos; k++) {
+        const c = buf.charCodeAt(k);
+        if (c === 13 || (c === 10 && !isAfterCr)) line++;
+        isAfterCr = c === 13;
+      }
     } else {
       for (; pos < buf.length; pos++) {
         const c = buf.charCodeAt(pos);
@@ -92,13 +109,19 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
   const run = (isEnd: boolean): void => {
     for (;;) {
       if (isSkipping) {
-        const nl = buf.indexOf('\n', pos);
-        if (nl < 0) {
+        const end = lineEndAt(buf, pos);
+        if (end < 0) {
           pos = buf.length;
           return;
         }
-        pos = nl + 1;
+        pos = end + 1;
         isSkipping = false;
+        isAfterSkippedCr = buf[end] === '\r';
+      }
+      if (isAfterSkippedCr) {
+        if (pos >= buf.length && !isEnd) return; // CR LF or CR: not known yet
+        if (buf[pos] === '\n') pos++;
+        isAfterSkippedCr = false;
       }
       if (!isInRow) {
         if (pos >= buf.length) return;
@@ -123,6 +146,7 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
         if (quoted) {
           if (ch === '"') {
             if (pos + 1 >= buf.length && !isEnd) return; // "" or the closing quote: not known yet
+            isAfterCr = false;
             if (buf[pos + 1] === '"') {
               cell += '"';
               pos += 2;
@@ -135,6 +159,7 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
         }
         if (ch === '"' && atStart) {
           quoted = true;
+          isAfterCr = false;
           atStart = false;
           pos++;
         } else if (ch === delimiter) {

@@ -67,6 +67,25 @@ describe('CSV parsing', () => {
     ]);
   });
 
+  it('names the physical line a row starts on in a classic Mac (CR-only) file, after multi-line notes too', () => {
+    const input = [
+      'id,text,entities', // 1
+      'a,"Seen today.\rPlan: rest",[]', // 2-3
+      'b', // 4: no text cell
+      'c,Fever,"[{""id"":""T1"",""type"":""Disease"",""start"":0,""end"":99}]"', // 5: offset outside the text
+      'd,"open', // 6: unclosed quote
+      'e,last,[]', // 7
+      '',
+    ].join('\r');
+    const { documents, issues } = importCsv(input, 'mac.csv');
+    expect(documents.map((d) => d.id)).toEqual(['a', 'c', 'e']);
+    expect(issues.map((i) => [i.line, i.message])).toEqual([
+      [4, 'row has 1 columns, no text column 1; skipped'],
+      [5, 'entity T1: offsets outside the text; dropped'],
+      [6, 'unclosed quote; line skipped'],
+    ]);
+  });
+
   it('skips the remnants of a multi-line field whose closing quote is missing, naming the quote', () => {
     const input = [
       'id,note,site', // 1
