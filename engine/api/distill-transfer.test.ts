@@ -133,7 +133,9 @@ describe('distill:start with a folder of the user’s text', () => {
     const start = (folder: string): Promise<unknown> =>
       call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
     const refused = /^invalid: .*: this transfer file repeats the text of private documents .*: choose text that holds none\.$/;
-    await expect(start(source)).rejects.toThrow(refused);
+    const fromSource = start(source);
+    await expect(fromSource).rejects.toThrow(refused);
+    await expect(fromSource).rejects.toThrow(/\(one of its lines or paragraphs is document "w0" of dataset "ward-9" in project "Ward 9"\)/);
     const fromExport = start(exported);
     await expect(fromExport).rejects.toThrow(refused);
     await expect(fromExport).rejects.not.toThrow(/furosemide/);

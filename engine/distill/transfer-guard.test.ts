@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { distillTask } from './task-distill.ts';
 import { hashFiles } from './lineage.ts';
+import { FINGERPRINT_FILE, writeFingerprintFile } from './fingerprint-file.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 
 const NOTE = 'Patient Jane Roe was admitted with acute kidney failure.\nShe also has asthma since childhood.\n';
@@ -73,6 +74,18 @@ describe('transfer text that is private data', () => {
     const refused = distillTask(args);
     await expect(refused).rejects.toThrow(/pasted\.txt: this transfer file repeats the text of private documents \(it holds most of the text of document 2 of the private documents \(Ward 5\)\)/);
     await expect(refused).rejects.not.toThrow(/Doe|effusion/);
+  });
+
+  it('names the private document a line of a transfer file is, or the fingerprint file that records it', () => {
+    const s = setup('guard-whole');
+    const notes = ['Seen today with asthma and a fever, no rash.', 'Admitted overnight with chest pain; troponin normal, sent home.'];
+    const lines = path.join(s.dir, 'lines.txt');
+    writeFileSync(lines, `The harbour was busy with boats all day.\n${notes[1]!.toUpperCase()}\n`);
+    const elsewhere = path.join(s.dir, 'elsewhere');
+    expect(() => checkTransferNotPrivate([lines], { teacher: elsewhere, privateTexts: notes })).toThrow('(one of its lines or paragraphs is private document 2)');
+    expect(() => checkTransferNotPrivate([lines], { teacher: elsewhere, privateTexts: [{ name: 'document "n7" of notes.jsonl', text: notes[1]! }] })).toThrow('(one of its lines or paragraphs is document "n7" of notes.jsonl)');
+    writeFingerprintFile(s.teacher, notes);
+    expect(() => checkTransferNotPrivate([lines], { teacher: s.teacher })).toThrow(`(one of its lines or paragraphs is a document recorded in ${path.join(s.teacher, FINGERPRINT_FILE)})`);
   });
 
   it('stops distill before the teacher is read', async () => {

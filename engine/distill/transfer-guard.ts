@@ -155,6 +155,20 @@ const PRIVATE_SHARE = 0.6;
 interface Names {
   texts: (string | undefined)[];
   recorded?: string;
+  /** The private texts when given as a list (or none), read again to name the one a line or paragraph is. */
+  list?: readonly (string | NamedText)[];
+}
+
+/**
+ * What a refusal calls the private document that `text` is as a whole: a text of Names.list, or
+ * else one recorded in the fingerprint file (whole hashes there say not which one).
+ */
+function wholeName(text: string, names: Names): string {
+  const probe = privateFingerprints([text]);
+  const i = names.list?.findIndex((t) => probe.isWhole(typeof t === 'string' ? t : t.text)) ?? -1;
+  const t = names.list?.[i];
+  if (t !== undefined) return typeof t === 'string' ? `private document ${i + 1}` : t.name;
+  return names.list !== undefined && names.recorded !== undefined ? `a document recorded in ${names.recorded}` : 'a private document';
 }
 
 /**
@@ -172,19 +186,22 @@ function documentName(p: OverlapPart, names: Names): string {
  * it holds private documents' own sentences scattered among other text.
  */
 function repeatedPrivateText(file: string, fingerprints: PrivateFingerprints, names: Names): string | undefined {
-  const whole = 'one of its lines or paragraphs is a private document';
-  for (const raw of fileLines(file)) if (lineText(raw).split('\n').some((t) => fingerprints.isWhole(t))) return whole;
-  let isWhole = false;
+  const whole = (text: string): string => `one of its lines or paragraphs is ${wholeName(text, names)}`;
+  for (const raw of fileLines(file)) {
+    const line = lineText(raw).split('\n').find((t) => fingerprints.isWhole(t));
+    if (line !== undefined) return whole(line);
+  }
+  let wholeParagraph: string | undefined;
   const paragraphs = function* (): Generator<string> {
     for (const p of textParagraphs([file])) {
-      isWhole ||= fingerprints.isWhole(p);
+      if (wholeParagraph === undefined && fingerprints.isWhole(p)) wholeParagraph = p;
       yield p;
     }
   };
   const { copied, scattered } = fingerprints.containedIn(paragraphs(), PRIVATE_SHARE);
   const more = (n: number): string => (n > 0 ? `, and ${n} more` : '');
   if (copied.length > 0) return `it holds most of the text of ${documentName(copied[0]!, names)}${more(copied.length - 1)}`;
-  if (isWhole) return whole;
+  if (wholeParagraph !== undefined) return whole(wholeParagraph);
   const [top] = scattered;
   if (top !== undefined) return `it holds ${top.found} of the ${top.own} long sentences of ${documentName(top, names)}${more(scattered.length - 1)}, scattered among other text`;
   return undefined;
@@ -222,7 +239,8 @@ export function checkTransferNotPrivate(
   }
   // Read before any transfer file: a damaged record fails the check at once.
   const recorded = readFingerprintFile(opts.teacher);
-  const names: Names = { texts: [], ...(recorded && { recorded: path.join(opts.teacher, FINGERPRINT_FILE) }) };
+  const list = opts.privateTexts === undefined || Array.isArray(opts.privateTexts) ? { list: (opts.privateTexts ?? []) as readonly (string | NamedText)[] } : {};
+  const names: Names = { texts: [], ...list, ...(recorded && { recorded: path.join(opts.teacher, FINGERPRINT_FILE) }) };
   let fingerprints: PrivateFingerprints | undefined;
   for (const root of transfer) {
     // A folder walk skips links inside it; a link given as the root is followed (see text-files).
