@@ -122,6 +122,20 @@ export interface EngineRequests {
   'schema:rename-type': (args: { projectId: number; kind: 'entity' | 'relation'; name: string; newName: string; merge?: boolean }) => LabelSchema;
 
   'datasets:list': (args: { projectId: number }) => DatasetInfo[];
+  /**
+   * Deletes a dataset of the project with its documents, their annotations and suggestions: gone
+   * for every screen and request at once, their rows removed in the background as a deleted
+   * project's are (projects:deletion-problem reports a removal the workspace stops). Refused
+   * ('conflict', naming it) while the dataset is being imported or a prediction, evaluation or
+   * export reads the project's documents; a training run, which reads the copy it made as it
+   * started, is not affected. 'not-found' when it is already gone (another window deleted it).
+   */
+  'datasets:delete': (args: { projectId: number; datasetId: number }) => { deletedDocuments: number };
+  /**
+   * Deletes those of the project's documents, as datasets:delete does; ids already deleted (by
+   * another window) are left alone, so `deletedDocuments` may be fewer, and 0 changes nothing.
+   */
+  'documents:delete': (args: { projectId: number; documentIds: number[] }) => { deletedDocuments: number };
 
   /** Imports a file or folder into a new dataset; progress arrives as `documents:import-progress`. */
   'documents:import': (args: {
@@ -384,6 +398,8 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'schema:delete-relation-type': true,
   'schema:rename-type': true,
   'datasets:list': true,
+  'datasets:delete': true,
+  'documents:delete': true,
   'documents:import': true,
   'documents:list-imports': true,
   'documents:cancel-import': true,

@@ -126,10 +126,12 @@ export async function exportProjectDocuments(
   // Refused while another export, or a run of a model over files, writes there.
   const release = holdOutput(args.outPath, 'export');
   if (args.exportId !== undefined) ctx.jobs.trackExport(args.exportId);
+  const releaseProject = ctx.jobs.holdProjectExport(args.projectId);
   try {
     return await exportTo(ctx, args, target);
   } finally {
     release();
+    releaseProject();
     if (args.exportId !== undefined) ctx.jobs.endExport(args.exportId);
   }
 }

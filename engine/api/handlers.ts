@@ -31,6 +31,7 @@ import { BIOMEDICAL_SCHEMA, applySchema, seedDemoIfFirstLaunch } from './demo.ts
 import type { DocumentFilter, LabelSchema, ProjectInfo } from './dto.ts';
 import { ApiError, toErrorInfo } from './errors.ts';
 import { applyEdits } from './edits.ts';
+import { deleteDatasetRequest, deleteDocumentsRequest } from './dataset-delete.ts';
 import { exportProjectDocuments } from './export.ts';
 import { importDocuments } from './import.ts';
 import {
@@ -221,6 +222,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
       mustProject(read, a.projectId);
       return listDatasets(read, a.projectId).map(toDatasetInfo);
     },
+    'datasets:delete': (a) => deleteDatasetRequest(ctx, a),
+    'documents:delete': (a) => deleteDocumentsRequest(ctx, a),
 
     'documents:import': (a) => importDocuments(ctx, a),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),

@@ -36,6 +36,8 @@ export class JobRegistry {
   #cancelledImports = new Set<string>();
   /** Running exports by id: still cancellable, asked to stop, or past the point of stopping. */
   #exports = new Map<string, 'running' | 'cancelling' | 'finishing'>();
+  /** How many exports of each project's documents are running (see holdProjectExport). */
+  #exportsByProject = new Map<number, number>();
   #keepText: number;
 
   constructor(opts: { keepText?: number } = {}) {
@@ -76,6 +78,27 @@ export class JobRegistry {
 
   isImportCancelled(importId: string): boolean {
     return this.#cancelledImports.has(importId);
+  }
+
+  /**
+   * Records an export of the project's documents running (with an id or not) until the returned
+   * function is called: deleting a dataset or documents of the project waits for it.
+   */
+  holdProjectExport(projectId: number): () => void {
+    this.#exportsByProject.set(projectId, (this.#exportsByProject.get(projectId) ?? 0) + 1);
+    let isHeld = true;
+    return () => {
+      if (!isHeld) return;
+      isHeld = false;
+      const left = (this.#exportsByProject.get(projectId) ?? 1) - 1;
+      if (left > 0) this.#exportsByProject.set(projectId, left);
+      else this.#exportsByProject.delete(projectId);
+    };
+  }
+
+  /** Whether an export of the project's documents is running. */
+  isExportingProject(projectId: number): boolean {
+    return this.#exportsByProject.has(projectId);
   }
 
   /** Records a running export (until endExport), so that it can be cancelled. */

@@ -130,6 +130,8 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'schema:delete-relation-type': obj({ projectId: id, name }, { removeRelations: bool }),
   'schema:rename-type': obj({ projectId: id, kind: oneOf('entity', 'relation'), name, newName: name }, { merge: bool }),
   'datasets:list': obj({ projectId: id }),
+  'datasets:delete': obj({ projectId: id, datasetId: id }),
+  'documents:delete': obj({ projectId: id, documentIds: ids }),
   'documents:list-imports': obj({ projectId: id }),
   'documents:cancel-import': obj({ importId: key }),
   'documents:interrupted-imports': obj({ projectId: id }),
