@@ -7,6 +7,7 @@ import type { Document } from '../formats/types.ts';
 import { PRESETS } from '../model/config.ts';
 import type { Dataset } from '../store/datasets.ts';
 import type { LineageInput, PhiStatus } from '../store/models.ts';
+import { type ReExample, documentCandidates, pairsFromDocuments } from '../tasks/re-data.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
@@ -66,6 +67,30 @@ function trainingDocuments(ctx: ApiContext, task: TaskKind, sets: readonly Datas
   return docs;
 }
 
+/** The label of a candidate pair without a relation (the screen gives no --negative-label). */
+const NO_RELATION = 'false';
+
+/** The candidate pairs of dev documents the engine scores with these type pairs, labelled. */
+const devExamples = (dev: readonly Document[], pairs: readonly [string, string][]): ReExample[] =>
+  documentCandidates(dev, pairs, NO_RELATION, { withGold: true });
+
+const isRelation = (e: ReExample): boolean => (e.label ?? NO_RELATION) !== NO_RELATION;
+
+/**
+ * The type pairs a relation model learns from these documents; refuses, before any run is
+ * recorded, documents whose relations all link entities of different sentences (the engine
+ * refused them only once the run had started, and Start again failed the same way).
+ */
+function relationPairs(docs: readonly Document[]): [string, string][] {
+  const pairs = pairsFromDocuments(docs);
+  if (pairs.length === 0)
+    throw new ApiError(
+      'invalid',
+      'None of the annotated relations links two entities of one sentence, and a relation model learns only relations within a sentence. Annotate relations between two entities of the same sentence, and try again.',
+    );
+  return pairs;
+}
+
 /** Starts fine-tuning; see TrainStartArgs. */
 export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: string } {
   const name = runName(a.name);
@@ -112,16 +137,31 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
   const seed = a.seed ?? 42;
   const docs = trainingDocuments(ctx, a.task, sets);
   if (baseRef) requireKnownTypes(baseRef, a.task, docs);
+  const pairs = a.task === 're' ? relationPairs(docs) : [];
   let train = docs;
   let dev: Document[] | undefined;
-  if (devSets.length > 0) dev = annotatedDocuments(read, devSets);
-  else if (docs.length >= 2) {
+  if (devSets.length > 0) {
+    dev = annotatedDocuments(read, devSets);
+    // The engine refuses dev pairs none of which is a relation (dev F1 would stay 0) before its
+    // first step, which Start again would repeat.
+    const examples = a.task === 're' ? devExamples(dev, pairs) : [];
+    if (examples.length > 0 && !examples.some(isRelation))
+      throw new ApiError(
+        'invalid',
+        'The dev datasets have no relation between two entities of one sentence of the kinds the training documents relate, so their score would stay 0. Choose dev datasets with such relations, or none (a share of the training documents is then held out).',
+      );
+  } else if (docs.length >= 2) {
     const held = splitDocuments(docs, a.devFraction ?? 0.1, seed);
     // A held-out share with nothing to score made the run fail ("dev documents: none of the 1
     // document has annotated entities"), or pinned RE's dev F1 at 0: then the engine holds out
     // its own part, as `benchtop train` does, or trains on everything and says so.
-    const scored = (d: Document): boolean => (a.task === 'ner' ? d.entities.length > 0 : d.relations.length > 0);
-    if (held.dev.some(scored)) ({ train, dev } = held);
+    // For RE, as the engine pairs them: the held-out relations of the types the rest relates.
+    const heldPairs = a.task === 're' ? pairsFromDocuments(held.train) : [];
+    const isScored =
+      a.task === 'ner'
+        ? held.dev.some((d) => d.entities.length > 0)
+        : heldPairs.length > 0 && devExamples(held.dev, heldPairs).some(isRelation);
+    if (isScored) ({ train, dev } = held);
   }
   for (const d of sets) lineage.push({ kind: 'fine-tune', datasetId: d.id });
   for (const d of devSets)
@@ -219,7 +259,7 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
         'invalid',
         'Confirm that your transfer text holds no patient information: the student is recorded as never having seen any.',
       );
-    note = await checkTransferFolder(ctx, t, teacher.dir);
+    note = await checkTransferFolder(ctx, t, teacher.dir, a.includePrivate ? projectDatasets(read, a.projectId, a.includePrivate.datasetIds).map((d) => d.id) : []);
     lineage.push({
       kind: 'distill-transfer',
       source: `your text “${basename(t)}” (declared free of patient information)`,

@@ -1,0 +1,115 @@
+// Relation training that the engine would refuse before its first step (no relation within a
+// sentence, dev data with no relation to score) is refused by train:start, saying what to change:
+// no failed run is recorded, so the Train screen offers no Start again that fails the same way.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import { type Engine, createEngine } from './handlers.ts';
+import { splitIndices } from '../tasks/ner-task.ts';
+
+const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
+const TINY = { preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1, maxSteps: 1 } as const;
+let dir: string;
+let engine: Engine;
+const events: { name: string; payload: unknown }[] = [];
+
+async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+async function finished(runId: string): Promise<Events['train:finished']> {
+  const t0 = Date.now();
+  for (;;) {
+    const hit = events.find((e) => e.name === 'train:finished' && (e.payload as Events['train:finished']).runId === runId);
+    if (hit) return hit.payload as Events['train:finished'];
+    if (Date.now() - t0 > 50_000) throw new Error('no train:finished');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A note whose drug and disease are in one sentence, or in two (`isApart`), related or not. */
+function note(id: string, isApart: boolean, isRelated = true): object {
+  const text = isApart ? 'Aspirin was given. Ulcers followed.' : 'Aspirin caused ulcers.';
+  const start = isApart ? 19 : 15;
+  return {
+    id,
+    text,
+    entities: [
+      { id: 'T1', start: 0, end: 7, type: 'Chemical' },
+      { id: 'T2', start, end: start + 6, type: 'Disease' },
+    ],
+    relations: isRelated ? [{ id: 'R1', type: 'causes', arg1: 'T1', arg2: 'T2' }] : [],
+  };
+}
+
+/** Imports the notes as an annotated dataset of the project. */
+async function dataset(projectId: number, name: string, notes: readonly object[]): Promise<number> {
+  const file = join(dir, `${name}.jsonl`);
+  writeFileSync(file, `${notes.map((n) => JSON.stringify(n)).join('\n')}\n`);
+  const { datasetId } = await call('documents:import', { projectId, path: file, containsPhi: false });
+  const page = await call('documents:list', { projectId, datasetId: datasetId!, limit: 50 });
+  for (const d of page.items) await call('documents:set-status', { documentId: d.id, status: 'annotated' });
+  return datasetId!;
+}
+
+beforeAll(() => {
+  vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
+  dir = mkdtempSync(join(tmpdir(), 'benchtop-train-refusal-'));
+  engine = createEngine({ dataDir: dir });
+  engine.subscribe((name, payload) => events.push({ name, payload }));
+});
+afterAll(async () => {
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+  vi.unstubAllEnvs();
+});
+
+describe('relation training the engine cannot run', () => {
+  it('is refused before a run is recorded when no relation links two entities of one sentence', async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Apart', template: 'biomedical' });
+    const apart = await dataset(projectId, 'apart', [note('a1', true), note('a2', true), note('a3', true)]);
+    await expect(call('train:start', { projectId, task: 're', datasetIds: [apart], ...TINY })).rejects.toThrow(
+      /invalid: None of the annotated relations links two entities of one sentence.*Annotate relations between two entities of the same sentence/,
+    );
+    expect(await call('train:list-runs', { projectId })).toEqual([]);
+  });
+
+  it('is refused when the chosen dev datasets have no relation to score', async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Dev', template: 'biomedical' });
+    const train = await dataset(projectId, 'train', [note('t1', false), note('t2', false)]);
+    const dev = await dataset(projectId, 'dev', [note('d1', false, false), note('d2', true)]);
+    await expect(call('train:start', { projectId, task: 're', datasetIds: [train], devDatasetIds: [dev], ...TINY })).rejects.toThrow(
+      /invalid: The dev datasets have no relation between two entities of one sentence/,
+    );
+    expect(await call('train:list-runs', { projectId })).toEqual([]);
+  });
+
+  it('trains on everything when the held-out share relates only entities of two sentences, instead of failing', async () => {
+    // The held-out note's one pair within a sentence is unrelated (its relation spans two
+    // sentences): given as dev data, the engine refused it ("none of its 1 entity pair has a
+    // relation") and the run failed; now the engine gets all the notes and holds out its own part.
+    const held = new Set(splitIndices(10, 42).dev); // the share the workbench holds out (seed 42)
+    const across = {
+      id: 'x',
+      text: 'Aspirin caused ulcers. Rash came later.',
+      entities: [
+        { id: 'T1', start: 0, end: 7, type: 'Chemical' },
+        { id: 'T2', start: 15, end: 21, type: 'Disease' },
+        { id: 'T3', start: 23, end: 27, type: 'Disease' },
+      ],
+      relations: [{ id: 'R1', type: 'causes', arg1: 'T1', arg2: 'T3' }],
+    };
+    const notes = [...Array(10).keys()].map((i) => (held.has(i) ? { ...across, id: `n${i}` } : note(`n${i}`, false)));
+    const { id: projectId } = await call('projects:create', { name: 'Held', template: 'biomedical' });
+    const set = await dataset(projectId, 'held', notes);
+    const { runId } = await call('train:start', { projectId, task: 're', datasetIds: [set], ...TINY });
+    // Recorded as it starts: all ten notes to train on, none held out as dev data.
+    expect((await call('train:list-runs', { projectId }))[0]?.documents).toEqual({ train: 10 });
+    await call('train:cancel', { runId });
+    await finished(runId);
+  });
+});
