@@ -313,6 +313,11 @@ export type Requests = EngineRequests & ShellRequests;
 export interface Events {
   'documents:import-progress': ImportProgress;
   'documents:export-progress': ExportProgress;
+  /**
+   * Documents were deleted (datasets:delete names the dataset, documents:delete the documents);
+   * a `workspace:changed` ('documents') follows. An editor showing one of them says so.
+   */
+  'documents:deleted': { projectId: number; datasetId?: number; documentIds?: number[] };
   /** Something changed in the workspace; listeners refetch what they show. */
   'workspace:changed': {
     projectId: number | null;
@@ -447,6 +452,7 @@ export const requestNames: Record<RequestName, true> = {
 export const eventNames: Record<EventName, true> = {
   'documents:import-progress': true,
   'documents:export-progress': true,
+  'documents:deleted': true,
   'workspace:changed': true,
   'train:progress': true,
   'train:labelling': true,

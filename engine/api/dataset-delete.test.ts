@@ -25,7 +25,8 @@ const SECRET = 'Quixmarchova';
 
 interface Fixture {
   ctx: ApiContext;
-  events: Events['workspace:changed'][];
+  /** The documents' changes and deletions (the purge's own changes, of its hidden projects, left out). */
+  events: unknown[];
   projectId: number;
   /** Dataset ids: `notes` (3 documents) and `letters` (2). */
   notes: number;
@@ -60,7 +61,7 @@ function fixture(): Fixture {
   const lettersId = createDataset(ws.write, { projectId, name: 'letters', containsPhi: true }).id;
   const a = insertDocuments(ws.write, notes('n', 3), { projectId, datasetId: notesId, format: 'brat' }).ids;
   const b = insertDocuments(ws.write, notes('l', 2), { projectId, datasetId: lettersId, format: 'brat' }).ids;
-  const events: Events['workspace:changed'][] = [];
+  const events: unknown[] = [];
   const ctx: ApiContext = {
     ws,
     dataDir: dir,
@@ -68,9 +69,8 @@ function fixture(): Fixture {
     version: 'test',
     jobs: new JobRegistry(),
     emit: (name, payload) => {
-      // The documents' changes (the purge's own, of its hidden projects, are left out).
       const change = payload as Events['workspace:changed'];
-      if (name === 'workspace:changed' && change.what === 'documents') events.push(change);
+      if (name === 'documents:deleted' || change.what === 'documents') events.push({ [name]: payload });
     },
   };
   return { ctx, events, projectId, notes: notesId, letters: lettersId, docs: { notes: a, letters: b } };
@@ -97,7 +97,10 @@ describe('datasets:delete', () => {
     expect(countDocuments(read, { projectId: f.projectId, search: SECRET })).toBe(2);
     expect(listDocumentIds(read, f.projectId)).toEqual(f.docs.letters);
     expect(getDocumentSummary(read, f.docs.notes[0]!)).toBeUndefined();
-    expect(f.events).toEqual([{ projectId: f.projectId, what: 'documents' }]);
+    expect(f.events).toEqual([
+      { 'documents:deleted': { projectId: f.projectId, datasetId: f.notes } },
+      { 'workspace:changed': { projectId: f.projectId, what: 'documents' } },
+    ]);
     expect(rows(f.ctx.ws).documents).toBe(5); // not yet removed
 
     await purgeDeletedProjects(f.ctx);
@@ -141,14 +144,17 @@ describe('documents:delete', () => {
     expect(deleteDocumentsRequest(f.ctx, { projectId: f.projectId, documentIds: chosen })).toEqual({ deletedDocuments: 2 });
     expect(listDatasets(read, f.projectId).map((d) => [d.name, d.documentCount])).toEqual([['letters', 1], ['notes', 2]]);
     expect(listDocumentIds(read, f.projectId)).toEqual([f.docs.notes[0], f.docs.notes[2], f.docs.letters[1]]);
-    expect(f.events).toEqual([{ projectId: f.projectId, what: 'documents' }]);
+    expect(f.events).toEqual([
+      { 'documents:deleted': { projectId: f.projectId, documentIds: chosen } },
+      { 'workspace:changed': { projectId: f.projectId, what: 'documents' } },
+    ]);
     await purgeDeletedProjects(f.ctx);
     expect(rows(f.ctx.ws)).toEqual({ documents: 3, entities: 3, secretInIndex: 3 });
     // Already deleted (another window), or not of this project: left alone, without an event.
     const other = createProject(f.ctx.ws.write, { name: 'Other' }).id;
     expect(deleteDocumentsRequest(f.ctx, { projectId: other, documentIds: [f.docs.notes[0]!] })).toEqual({ deletedDocuments: 0 });
     expect(deleteDocumentsRequest(f.ctx, { projectId: f.projectId, documentIds: chosen })).toEqual({ deletedDocuments: 0 });
-    expect(f.events.filter((e) => e.what === 'documents')).toHaveLength(1);
+    expect(f.events).toHaveLength(2);
     expect(countDocuments(read, { projectId: f.projectId })).toBe(3);
   });
 

@@ -50,6 +50,7 @@ export function deleteDatasetRequest(ctx: ApiContext, a: Args<'datasets:delete'>
   const deleted = deleteDatasetDocuments(ctx.ws.write, a.datasetId);
   if (deleted === undefined) throw new ApiError('not-found', 'That dataset no longer exists.');
   void purgeDeletedProjects(ctx); // its rows go in the background, a batch at a time
+  ctx.emit('documents:deleted', { projectId: a.projectId, datasetId: a.datasetId });
   ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
   return { deletedDocuments: deleted.documents };
 }
@@ -67,6 +68,7 @@ export function deleteDocumentsRequest(ctx: ApiContext, a: Args<'documents:delet
   const deletedDocuments = deleteDocuments(ctx.ws.write, a.projectId, a.documentIds);
   if (deletedDocuments > 0) {
     void purgeDeletedProjects(ctx);
+    ctx.emit('documents:deleted', { projectId: a.projectId, documentIds: a.documentIds });
     ctx.emit('workspace:changed', { projectId: a.projectId, what: 'documents' });
   }
   return { deletedDocuments };
