@@ -45,7 +45,7 @@ describe('distill:start with a folder of the user’s text', () => {
     writeFileSync(join(innocent, 'a.txt'), 'The river runs past the old mill and into the sea.\n'.repeat(40));
     copyFileSync(note, join(innocent, 'b.txt'));
     const refused = start(innocent);
-    await expect(refused).rejects.toThrow(/^invalid: .*b\.txt: this transfer file is document "note-17" of dataset "note-17" in project "Ward notes", marked as containing PHI \(same content\)/);
+    await expect(refused).rejects.toThrow(/^invalid: .*b\.txt: this transfer file is document "note-17" of dataset "note-17" in project "Ward notes" \(same content\)/);
     await expect(refused).rejects.not.toThrow(/troponin/); // the message never quotes the text
 
     rmSync(join(innocent, 'b.txt'));
@@ -141,6 +141,16 @@ describe('distill:start with a folder of the user’s text', () => {
     await expect(fromExport).rejects.not.toThrow(/furosemide/);
     // It names the document as the Documents screen shows it, never "private document 3".
     await expect(fromExport).rejects.toThrow(/it holds most of the text of document "w\d+" of dataset "ward-9" in project "Ward 9"/);
+
+    // A document of a dataset the run mixes in (not marked as PHI) is named so too, before the run
+    // starts (the run's own check knows its copy of them only by their place).
+    const [set] = await call('datasets:list', { projectId: demo!.id });
+    const [doc] = (await call('documents:list', { projectId: demo!.id, datasetId: set!.id, status: 'annotated' })).items;
+    const pasted = join(outside, 'pasted-demo');
+    mkdirSync(pasted);
+    writeFileSync(join(pasted, 'a.txt'), `The river runs past the old mill. ${(await call('documents:get', { documentId: doc!.id })).text} The sea was grey.\n`);
+    const mixing = call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [pasted], transferIsFreeOfPhi: true, includePrivate: { datasetIds: [set!.id], alpha: 0.5 }, steps: 1 });
+    await expect(mixing).rejects.toThrow(`it holds most of the text of document "${doc!.externalId}" of dataset "${set!.name}" in project "${demo!.name}"`);
   });
 
   it('refuses to resume a distillation whose transfer folder took in a PHI note while it was stopped', async () => {
@@ -166,7 +176,7 @@ describe('distill:start with a folder of the user’s text', () => {
     await finished;
 
     copyFileSync(note, join(folder, 'b.txt'));
-    await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is document "note-3" of dataset "note-3" in project "Ward 3", marked as containing PHI/);
+    await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is document "note-3" of dataset "note-3" in project "Ward 3" \(same content\)/);
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
 
     // A finished run is refused for being finished, whatever its folder holds now.

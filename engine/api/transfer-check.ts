@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, sep } from 'node:path';
 import { WITHOUT_SENTENCES, fingerprintsWithoutSentences } from '../distill/fingerprint-file.ts';
 import { phiTexts } from '../store/documents.ts';
+import type { LineageInput } from '../store/models.ts';
 import { getRun } from '../store/runs.ts';
 import { checkTransferInWorker } from '../tasks/jobs.ts';
 import type { ApiContext } from './context.ts';
@@ -15,11 +16,13 @@ import type { EngineArgs } from './run-launcher.ts';
  * Refuses user transfer text that is, or holds, private data: Benchtop's data folder (the
  * workspace and the runs' document snapshots), or a file that is or repeats the text of a
  * document of a dataset marked as containing PHI (in any project), or the teacher's recorded
- * training files. A refusal names the document as the app shows it, which may hold a patient's
- * name: it goes to the screen only (ApiError messages are not logged: errors.ts). Returns what
- * the check could not do, for the screen to say (a teacher's fingerprints without sentences).
+ * training files, or of a dataset the run mixes in (`mixedIn`, dataset ids: the run checks its
+ * copy of them too, but knows them only by their place). A refusal names the document as the app
+ * shows it, which may hold a patient's name: it goes to the screen only (ApiError messages are
+ * not logged: errors.ts). Returns what the check could not do, for the screen to say (a
+ * teacher's fingerprints without sentences).
  */
-export async function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string): Promise<string | undefined> {
+export async function checkTransferFolder(ctx: ApiContext, folder: string, teacherDir: string, mixedIn: readonly number[] = []): Promise<string | undefined> {
   const real = realpathSync(folder);
   const data = realpathSync(ctx.dataDir);
   if (real === data || real.startsWith(data + sep) || data.startsWith(real + sep))
@@ -29,7 +32,7 @@ export async function checkTransferFolder(ctx: ApiContext, folder: string, teach
     );
   // In a worker: reading and fingerprinting the text takes about 4 s for 50 MB here, and the
   // engine keeps answering other requests and passing on events meanwhile.
-  const phi = [...phiTexts(ctx.ws.read)];
+  const phi = [...phiTexts(ctx.ws.read, mixedIn)];
   const check = { transfer: [folder], teacher: teacherDir, privateSha256: phi.map(({ name, sha256 }) => ({ name, sha256 })), privateTexts: phi.map(({ name, text }) => ({ name, text })) };
   try {
     await checkTransferInWorker(check);
@@ -51,11 +54,13 @@ export async function recheckTransfer(ctx: ApiContext, runId: string): Promise<v
   const { engine } = run.config as Partial<{ engine: EngineArgs }>;
   if (engine?.kind !== 'distill') return;
   const { transfer: spec, teacher } = engine.args;
+  const { lineage } = run.config as Partial<{ lineage: LineageInput[] }>;
+  const mixedIn = (lineage ?? []).flatMap((l) => (l.kind === 'distill-private' && l.datasetId !== undefined ? [l.datasetId] : []));
   const transfer = typeof spec === 'string' ? spec.split(',') : spec;
   for (const t of transfer) {
     if (!isAbsolute(t) || !existsSync(t)) continue; // 'general', 'random': text of Benchtop's own
     try {
-      await checkTransferFolder(ctx, t, teacher);
+      await checkTransferFolder(ctx, t, teacher, mixedIn);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       throw new ApiError('invalid', `This run cannot continue: its transfer text changed since it started. ${err.message}`);

@@ -235,7 +235,7 @@ export function checkTransferNotPrivate(
   }
   for (const h of opts.privateSha256 ?? []) {
     const named = typeof h !== 'string';
-    known.hashes.set((named ? h.sha256 : h).toLowerCase(), named ? `${h.name}, marked as containing PHI` : 'a document marked as containing PHI');
+    known.hashes.set((named ? h.sha256 : h).toLowerCase(), named ? h.name : 'a document marked as containing PHI');
   }
   // Read before any transfer file: a damaged record fails the check at once.
   const recorded = readFingerprintFile(opts.teacher);

@@ -135,17 +135,18 @@ export function projectTextHashes(db: ReadDb, projectId: number): Set<string> {
 }
 
 /**
- * The texts (and their sha256) of the documents of datasets marked as containing PHI, read a
- * page at a time, each with its name as the app shows it (document id, dataset and project), for
- * a refusal to say which one some text is or repeats. A name may hold a patient's name: show it,
- * never log it.
+ * The texts (and their sha256) of the documents of datasets marked as containing PHI, and of the
+ * datasets `also` (those a distillation mixes in), read a page at a time, each with its name as
+ * the app shows it (document id, dataset and project), for a refusal to say which one some text
+ * is or repeats. A name may hold a patient's name: show it, never log it.
  */
-export function* phiTexts(db: ReadDb, page = 500): Generator<{ name: string; text: string; sha256: string }> {
+export function* phiTexts(db: ReadDb, also: readonly number[] = [], page = 500): Generator<{ name: string; text: string; sha256: string }> {
+  const mixedIn = also.length > 0 ? sql` OR s.id IN (${joinSql(also.map((id) => sql`${id}`), sql`, `)})` : sql``;
   for (let after = 0; ; ) {
     const rows = db.all<{ id: number; text: string; sha256: string; externalId: string; dataset: string; project: string }>(sql`
       SELECT d.id, d.text, d.text_sha256 AS sha256, d.external_id AS externalId, s.name AS dataset, p.name AS project
       FROM documents d JOIN datasets s ON s.id = d.dataset_id JOIN projects p ON p.id = d.project_id
-      WHERE s.contains_phi = 1 AND d.id > ${after} ORDER BY d.id LIMIT ${page}`);
+      WHERE (s.contains_phi = 1${mixedIn}) AND d.id > ${after} ORDER BY d.id LIMIT ${page}`);
     for (const r of rows) yield { name: `document "${r.externalId}" of dataset "${r.dataset}" in project "${r.project}"`, text: r.text, sha256: r.sha256 };
     if (rows.length < page) return;
     after = rows[rows.length - 1]!.id;
