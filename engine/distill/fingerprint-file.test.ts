@@ -78,6 +78,9 @@ describe('the fingerprint file', () => {
     expect(warnings).toEqual([
       `warning: ${path.join(old, FINGERPRINT_FILE)} was written before 2026-11-24 and records no sentences of the teacher's private training documents, so the transfer check cannot find those sentences copied scattered through other text (whole copies are still found); train the teacher again to record them`,
     ]);
+    // distill-general checks its --text the same way and says the same (it dropped the warning).
+    const general = await runCli(['distill-general', '--teacher', old, '--student-preset', 'small-2L-128', '--recipe', 'compactbiobert', '--text', transfer, '--steps', '1', '--out', path.join(dir, 'general')]);
+    expect(general.output.split('\n').filter((l) => l.includes('warning:'))).toEqual(warnings);
     const recent = path.join(dir, 'v2');
     mkdirSync(recent);
     writeFingerprintFile(recent, notes.slice(0, 10));

@@ -92,7 +92,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   const files = checkTextSources(args.text);
   for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   // Text not declared as PHI must not repeat the teacher's PHI text (its recorded fingerprints).
-  if (args.textContainsPhi !== true) checkGeneralText(args.text, args.teacher);
+  if (args.textContainsPhi !== true) for (const w of checkGeneralText(args.text, args.teacher)) ctx.emit({ type: 'log', message: `warning: ${w}` });
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);
@@ -171,10 +171,10 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   return { status: 'completed', out, steps: result.steps, ...(evalLoss !== undefined ? { evalLoss } : {}), metrics };
 }
 
-/** The transfer guard for --text, its advice in distill-general's terms. */
-function checkGeneralText(text: readonly string[], teacher: string): void {
+/** The transfer guard for --text, its advice in distill-general's terms; gives its warnings. */
+function checkGeneralText(text: readonly string[], teacher: string): string[] {
   try {
-    checkTransferNotPrivate(text, { teacher });
+    return checkTransferNotPrivate(text, { teacher });
   } catch (err) {
     const message = (err as Error).message.replace(/: remove it from --transfer$/, ': remove it from --text, or give --text-contains-phi (the student is then recorded as trained on PHI)');
     throw new Error(message.replace('this transfer file', 'this text file'));
