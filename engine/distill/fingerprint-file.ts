@@ -8,9 +8,10 @@
 // (a model whose weights start from it does: startingFingerprints); an import
 // of a model folder into the library keeps it, checked, as it keeps the model's PHI status.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { fileHead } from '../io/file-chunks.ts';
 import { fileLines, lineText, textParagraphs } from '../pretrain/text-files.ts';
 import { type FingerprintSet, fingerprintSet } from './text-overlap.ts';
 
@@ -155,14 +156,7 @@ export const WITHOUT_SENTENCES =
 export function fingerprintsWithoutSentences(dir: string): string | undefined {
   const file = path.join(dir, FINGERPRINT_FILE);
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
-  const magic = Buffer.alloc(8);
-  const fd = openSync(file, 'r');
-  try {
-    readSync(fd, magic, 0, 8, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return magic.toString('latin1') === MAGIC_V1 ? file : undefined;
+  return fileHead(file, 8).toString('latin1') === MAGIC_V1 ? file : undefined;
 }
 
 /**

@@ -24,3 +24,14 @@ export function* fileChunks(file: string): Generator<Buffer> {
     closeSync(fd);
   }
 }
+
+/** The first `size` bytes of `file` (fewer when it is shorter): a header or magic number. */
+export function fileHead(file: string, size: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(size);
+    return head.subarray(0, readSync(fd, head, 0, size, 0));
+  } finally {
+    closeSync(fd);
+  }
+}

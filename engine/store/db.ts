@@ -3,9 +3,10 @@
 // migrations, recovers interrupted runs, and hands out branded ReadDb / WriteDb facades so a
 // reader cannot call a writer.
 import Database from 'better-sqlite3';
-import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { fileHead } from '../io/file-chunks.ts';
 import { holderOf, tryOsLock } from '../io/os-lock.ts';
 import { StoreError, corruptError, sqliteFailure } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
@@ -408,14 +409,7 @@ function assertSqliteHeader(dbPath: string): void {
       );
     return;
   }
-  const header = Buffer.alloc(16);
-  const fd = openSync(dbPath, 'r');
-  try {
-    readSync(fd, header, 0, 16, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (header.toString('latin1') !== SQLITE_HEADER) throw corruptError(dbPath);
+  if (fileHead(dbPath, 16).toString('latin1') !== SQLITE_HEADER) throw corruptError(dbPath);
 }
 
 /** Whether the data folder holds a model, a run or an upgrade's copy of its workspace. */
