@@ -36,6 +36,21 @@ export function focusHeading(root: HTMLElement | null | undefined): void {
 }
 
 /**
+ * Back from a screen opened from a list (the editor from Documents): the keyboard goes on from the
+ * heading to the list's link to what was open, `href`, when `root` shows it (a keyboard user keeps
+ * their place in a long list); not when focus has moved on from the heading meanwhile. Whether
+ * the link was there to focus.
+ */
+export function focusLinkBack(root: HTMLElement | null | undefined, href: string): boolean {
+  const active = document.activeElement;
+  const isAtHeading = active === null || active === document.body || active === root?.querySelector('h1');
+  const link = [...(root?.querySelectorAll<HTMLElement>('a[href]') ?? [])].find((a) => a.getAttribute('href') === href);
+  if (!isAtHeading || !link) return false;
+  link.focus();
+  return true;
+}
+
+/**
  * Attachment for a panel that a button opens in place (Import…, Export…): Escape inside it
  * calls `close`, and when the panel goes while the keyboard is in it (or focus is already lost),
  * the keyboard goes back to what had it when the panel opened (its button), as a dialog's does.

@@ -1,6 +1,7 @@
 // Keyboard and screen-reader use beyond the basics of a11y.spec: the Import and Export panels
 // close on Escape and give the keyboard back to their button; the document pager keeps focus on
-// its first and last page and reads the new range; Run and Evaluate say in a live region that
+// its first and last page and reads the new range, and leaving the editor returns the keyboard to
+// the row of its document; Run and Evaluate say in a live region that
 // they finished; Distill's Back and Next take the keyboard to the new step's heading; the label
 // schema's Save, Remove…, Cancel and removals never drop the keyboard to <body> (and Enter in its
 // fields adds or saves the row); and a word
@@ -184,6 +185,35 @@ describe('keyboard and screen reader', () => {
     await press('page-first');
     await expect.poll(() => range.textContent()).toBe('1–50 of 105');
     expect(await focused()).toBe('page-first');
+  });
+
+  it('takes the keyboard back to the row of the document left in the editor, not to the heading', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-search').fill('');
+    const link = page.getByTestId('document-row').nth(2).getByRole('link');
+    const name = (await link.textContent())!.trim();
+    for (const leave of ['← Documents', 'the browser’s Back']) {
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(focused).toBe('text-pane');
+      if (leave === 'the browser’s Back') await page.goBack();
+      else {
+        await page.getByRole('button', { name: leave }).focus();
+        await page.keyboard.press('Enter');
+      }
+      await expect.poll(focused, { message: leave }).toBe(`A ${name}`);
+    }
+    // A document the page does not list (opened by its address while a search hides it): the heading.
+    const href = (await link.getAttribute('href'))!;
+    const first = (await page.getByTestId('document-row').first().getByRole('link').textContent())!.trim();
+    await page.getByTestId('document-search').fill(first);
+    await expect.poll(() => page.getByTestId('document-row').count()).toBe(1);
+    await page.evaluate(`location.hash = ${JSON.stringify(href)}`);
+    await expect.poll(focused).toBe('text-pane');
+    await page.goBack();
+    await expect.poll(focused).toBe('H1 Documents');
+    await page.getByTestId('document-search').fill('');
   });
 
   it('keeps the keyboard in the label schema through Save, Remove…, Cancel and a removal', async () => {
