@@ -3,6 +3,7 @@
 // goes back to the first page, is cleared by Show all documents and is reached by keyboard; and
 // the notices of five imports in a row, which covered the table's right-hand columns, now sit in
 // a strip of their own (the latest three, the rest counted) at 1366 × 768 and at 800 × 600.
+// Delete dataset… (the chosen one) and the editor's Delete… ask first, by keyboard too.
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -144,6 +145,60 @@ describe('the Dataset filter', () => {
     await expect.poll(async () => Math.max(...(await controls()).map((c) => c.right))).toBeLessThanOrEqual(900);
     await screenshot(page, 'documents-toolbar-900');
     await page.setViewportSize({ width: 1360, height: 860 });
+  });
+
+  it('deletes the chosen dataset or one document after asking, and an editor showing a deleted one says so', async () => {
+    const { page } = app;
+    const dataset = page.getByRole('combobox', { name: 'Dataset' });
+    const options = (): Promise<string[]> => dataset.locator('option').allInnerTexts();
+    await dataset.selectOption({ label: 'train (2) · 1 document' });
+    await expect.poll(header).toBe('Corpora · 1 matching');
+    await page.getByTestId('delete-dataset').click();
+    expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
+      'Delete the dataset “train (2)” and its 1 document, with their annotations and suggestions? This cannot be undone.',
+    );
+    expect(await focused()).toBe('keep-delete');
+    await screenshot(page, 'documents-delete-dataset');
+    expect(await axeViolationsBothThemes(page, '[data-testid="delete-confirm"]')).toEqual([]);
+    await page.keyboard.press('Escape'); // keeps it: the keyboard goes back to Delete dataset…
+    await expect.poll(() => page.getByTestId('delete-confirm').count()).toBe(0);
+    expect(await focused()).toBe('delete-dataset');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-delete').click();
+    await expect.poll(() => page.getByTestId('toast').allTextContents()).toContainEqual(expect.stringContaining('Deleted the dataset “train (2)” (1 document).'));
+    await expect.poll(options).not.toContain('train (2) · 1 document');
+    expect(await dataset.inputValue()).toBe('all');
+
+    // One document, by keyboard, from the editor's header; back on the list, the counts follow.
+    await dataset.selectOption({ label: 'test · 534 documents' });
+    await expect.poll(range).toBe('1–50 of 534');
+    await page.getByTestId('document-row').first().getByRole('link').click();
+    await page.getByTestId('text-pane').waitFor();
+    const name = squash(await page.getByTestId('document-title').textContent());
+    await page.getByTestId('delete-document').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('delete-question').textContent()).toBe(
+      `Delete the document “${name}” of “test”, with its annotations and suggestions? This cannot be undone.`,
+    );
+    expect(await focused()).toBe('keep-delete');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('confirm-delete');
+    await page.keyboard.press('Enter');
+    await expect.poll(header).toBe('Corpora · 533 matching');
+    await expect.poll(options).toContain('test · 533 documents');
+    expect(await page.getByTestId('document-row').getByRole('link', { name, exact: true }).count()).toBe(0);
+
+    // Open in the editor while another window deletes it.
+    const next = page.getByTestId('document-row').first();
+    const id = Number((await next.getByRole('link').getAttribute('href'))!.split('/').pop());
+    await next.getByRole('link').click();
+    await page.getByTestId('text-pane').waitFor();
+    await apiCall(app.server, 'documents:delete', { projectId, documentIds: [id] });
+    await page.getByTestId('document-deleted').waitFor();
+    expect(await page.getByTestId('text-pane').count()).toBe(0);
+    await page.getByTestId('document-deleted').getByRole('button', { name: 'Back to the documents' }).click();
+    await expect.poll(header).toBe('Corpora · 532 matching');
+    expect(app.problems).toEqual([]);
   });
 });
 
