@@ -1,6 +1,6 @@
-// Relation training that the engine would refuse before its first step (no relation within a
-// sentence, dev data with no relation to score) is refused by train:start, saying what to change:
-// no failed run is recorded, so the Train screen offers no Start again that fails the same way.
+// Training that the engine would refuse before its first step (no relation within a sentence, dev
+// data with nothing to score) is refused by train:start, saying what to change: no failed run is
+// recorded, so the Train screen offers no Start again that fails the same way.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -68,7 +68,7 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 
-describe('relation training the engine cannot run', () => {
+describe('training the engine cannot run', () => {
   it('is refused before a run is recorded when no relation links two entities of one sentence', async () => {
     const { id: projectId } = await call('projects:create', { name: 'Apart', template: 'biomedical' });
     const apart = await dataset(projectId, 'apart', [note('a1', true), note('a2', true), note('a3', true)]);
@@ -78,13 +78,18 @@ describe('relation training the engine cannot run', () => {
     expect(await call('train:list-runs', { projectId })).toEqual([]);
   });
 
-  it('is refused when the chosen dev datasets have no relation to score', async () => {
+  it('is refused when the chosen dev datasets have nothing to score', async () => {
     const { id: projectId } = await call('projects:create', { name: 'Dev', template: 'biomedical' });
     const train = await dataset(projectId, 'train', [note('t1', false), note('t2', false)]);
-    const dev = await dataset(projectId, 'dev', [note('d1', false, false), note('d2', true)]);
-    await expect(call('train:start', { projectId, task: 're', datasetIds: [train], devDatasetIds: [dev], ...TINY })).rejects.toThrow(
-      /invalid: The dev datasets have no relation between two entities of one sentence/,
-    );
+    const start = (task: 'ner' | 're', devDatasetIds: number[]): Promise<unknown> =>
+      call('train:start', { projectId, task, datasetIds: [train], devDatasetIds, ...TINY });
+    // RE: its one pair within a sentence is unrelated (the relation spans two sentences).
+    const apart = await dataset(projectId, 'dev', [note('d1', false, false), note('d2', true)]);
+    await expect(start('re', [apart])).rejects.toThrow(/invalid: The dev datasets’ annotated documents have no relation between two entities of one sentence/);
+    // RE without any relation, NER without any entity.
+    const bare = await dataset(projectId, 'bare', [{ id: 'b1', text: 'Aspirin was given.', entities: [], relations: [] }]);
+    await expect(start('re', [bare])).rejects.toThrow(/have no relation between/);
+    await expect(start('ner', [bare])).rejects.toThrow(/have no annotated entities.*Choose dev datasets with such annotations, or none/);
     expect(await call('train:list-runs', { projectId })).toEqual([]);
   });
 

@@ -77,6 +77,26 @@ const devExamples = (dev: readonly Document[], pairs: readonly [string, string][
 const isRelation = (e: ReExample): boolean => (e.label ?? NO_RELATION) !== NO_RELATION;
 
 /**
+ * Refuses chosen dev documents that the engine refuses before its first step, for a score that
+ * would stay 0 (Start again failed the same way): entities for NER; for RE, a relation, and a
+ * relation among the entity pairs of the kinds the training documents relate, when there are any.
+ */
+function requireScoredDev(task: TaskKind, dev: readonly Document[], pairs: readonly [string, string][]): void {
+  if (dev.length === 0) return; // none marked Annotated or Reviewed: trained without dev data
+  if (task === 'ner') {
+    if (dev.some((d) => d.entities.length > 0)) return;
+  } else if (dev.some((d) => d.relations.length > 0)) {
+    const examples = devExamples(dev, pairs);
+    if (examples.length === 0 || examples.some(isRelation)) return;
+  }
+  const what = task === 'ner' ? 'no annotated entities' : 'no relation between two entities of one sentence of the kinds the training documents relate';
+  throw new ApiError(
+    'invalid',
+    `The dev datasets’ annotated documents have ${what}, so there is nothing to score the model against. Choose dev datasets with such annotations, or none (a share of the training documents is then held out).`,
+  );
+}
+
+/**
  * The type pairs a relation model learns from these documents; refuses, before any run is
  * recorded, documents whose relations all link entities of different sentences (the engine
  * refused them only once the run had started, and Start again failed the same way).
@@ -142,14 +162,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
   let dev: Document[] | undefined;
   if (devSets.length > 0) {
     dev = annotatedDocuments(read, devSets);
-    // The engine refuses dev pairs none of which is a relation (dev F1 would stay 0) before its
-    // first step, which Start again would repeat.
-    const examples = a.task === 're' ? devExamples(dev, pairs) : [];
-    if (examples.length > 0 && !examples.some(isRelation))
-      throw new ApiError(
-        'invalid',
-        'The dev datasets have no relation between two entities of one sentence of the kinds the training documents relate, so their score would stay 0. Choose dev datasets with such relations, or none (a share of the training documents is then held out).',
-      );
+    requireScoredDev(a.task, dev, pairs);
   } else if (docs.length >= 2) {
     const held = splitDocuments(docs, a.devFraction ?? 0.1, seed);
     // A held-out share with nothing to score made the run fail ("dev documents: none of the 1
