@@ -112,7 +112,7 @@ describe('datasets:delete', () => {
     );
   });
 
-  it('is refused, naming the job, while a prediction, an export or its import reads the documents', () => {
+  it('is refused, naming the job, while a prediction, an export or its import reads the documents', async () => {
     const f = fixture();
     const args = { projectId: f.projectId, datasetId: f.notes };
     f.ctx.jobs.setInfo({ jobId: 'j1', kind: 'predict', projectId: f.projectId, startedAt: new Date().toISOString(), modelName: 'Disease tagger', status: 'running', progress: null });
@@ -133,6 +133,7 @@ describe('datasets:delete', () => {
     expect(countDocuments(f.ctx.ws.read, { projectId: f.projectId })).toBe(5);
     expect(f.events).toEqual([]);
     expect(deleteDatasetRequest(f.ctx, args)).toEqual({ deletedDocuments: 3 });
+    await purgeDeletedProjects(f.ctx); // before the workspace closes
   });
 });
 
@@ -174,6 +175,13 @@ describe('documents:delete', () => {
       const edit = { documentId: f.docs.notes[0], edits: [{ op: 'delete-entity', key: 'T1' }] };
       expect(await call('annotations:apply-edits', edit)).toMatchObject({ ok: false, error: { code: 'not-found' } });
       expect(await call('evaluate:changes', { jobId: 'eval-1' })).toEqual({ ok: true, value: { changedDocuments: 1 } });
+      // An export started first holds the deletion off until it has finished, then lets it go.
+      const out = mkdtempSync(join(tmpdir(), 'benchtop-dataset-delete-out-'));
+      dirs.push(out);
+      const exporting = call('documents:export', { projectId: f.projectId, format: 'jsonl', outPath: join(out, 'all.jsonl') });
+      const refused = call('datasets:delete', { projectId: f.projectId, datasetId: f.letters });
+      expect(await refused).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringContaining('An export') as unknown } });
+      expect(await exporting).toMatchObject({ ok: true, value: { documents: 4 } });
       expect(await call('datasets:delete', { projectId: f.projectId, datasetId: f.letters })).toEqual({ ok: true, value: { deletedDocuments: 2 } });
       expect(await call('evaluate:changes', { jobId: 'eval-1' })).toEqual({ ok: true, value: { changedDocuments: 3 } });
       expect(await call('datasets:delete', { projectId: f.projectId, datasetId: f.letters })).toMatchObject({ ok: false, error: { code: 'not-found' } });
