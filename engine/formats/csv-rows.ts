@@ -62,6 +62,8 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
   let isAfterSkippedCr = false;
   /** The last character of the quoted field read so far is CR: an LF next is part of that line end. */
   let isAfterCr = false;
+  /** Where the next CR in `buf` is (-1: none; undefined: not looked for in this `buf` yet), found once, not for every field. */
+  let crAt: number | undefined;
   // A delimiter of other than one character never matches (as one character is compared).
   const d = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
 
@@ -77,6 +79,7 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
     line = startLine + 1;
     // Without a line break, the rest of the line is yet to be read (or never).
     buf = end >= 0 ? rest.slice(end + 1) : '';
+    crAt = undefined;
     pos = 0;
     isSkipping = end < 0;
     isAfterSkippedCr = end >= 0 && rest[end] === '\r';
@@ -88,11 +91,13 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
     if (quoted) {
       const q = buf.indexOf('"', pos);
       pos = q < 0 ? buf.length : q;
-      for (let k = from; k < pos; k++) {
-        const c = buf.charCodeAt(k);
-        if (c === 13 || (c === 10 && !isAfterCr)) line++;
-        isAfterCr = c === 13;
+      // Physical lines: each CR, and each LF not after a CR (a CR LF's CR may end the last piece).
+      for (let nl = buf.indexOf('\n', from); nl >= 0 && nl < pos; nl = buf.indexOf('\n', nl + 1)) {
+        if (!(nl === from ? isAfterCr : buf.charCodeAt(nl - 1) === 13)) line++;
       }
+      if (crAt === undefined || (crAt >= 0 && crAt < from)) crAt = buf.indexOf('\r', from);
+      for (; crAt >= 0 && crAt < pos; crAt = buf.indexOf('\r', crAt + 1)) line++;
+      if (pos > from) isAfterCr = buf.charCodeAt(pos - 1) === 13;
     } else {
       for (; pos < buf.length; pos++) {
         const c = buf.charCodeAt(pos);
@@ -193,6 +198,7 @@ export function csvRowReader(delimiter: string, sink: IssueSink, onRow: (row: Cs
   return {
     text(piece) {
       buf = pos < buf.length ? buf.slice(pos) + piece : piece;
+      crAt = undefined;
       pos = 0;
       rowStart = 0;
       run(false);
