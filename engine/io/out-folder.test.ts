@@ -17,6 +17,7 @@ describe('checkOutFolder', () => {
     const own = path.join(tmp, 'own');
     mkdirSync(path.join(own, 'checkpoint'), { recursive: true });
     writeFileSync(path.join(own, '.model.safetensors.1.tmp'), '');
+    mkdirSync(path.join(own, 'checkpoint-damaged')); // one that could not be resumed, kept aside
     expect(() => checkOutFolder(own)).not.toThrow();
   });
 

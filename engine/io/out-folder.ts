@@ -18,9 +18,12 @@ export class OutputPathError extends Error {
   }
 }
 
-/** What a run may find in its own output folder: its checkpoint and hidden temp files. */
+/**
+ * What a run may find in its own output folder: its checkpoint, a damaged one it kept aside
+ * (tasks/checkpoint.ts), and hidden temp files.
+ */
 function isRunOwned(name: string): boolean {
-  return name === 'checkpoint' || name.startsWith('.');
+  return name === 'checkpoint' || name === 'checkpoint-damaged' || name.startsWith('.');
 }
 
 /** Throws if `out` exists and is a file (an output folder is wanted there). */
