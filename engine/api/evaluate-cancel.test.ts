@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
-import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, Events, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 let dir: string;
@@ -21,11 +22,7 @@ let engine: Engine;
 const finished: Events['evaluate:finished'][] = [];
 const progress: Events['run:progress'][] = [];
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 /** A PubTator abstract listing `n` chemicals and diseases in turn, with no sentence break. */
 function listAbstract(n: number): string {

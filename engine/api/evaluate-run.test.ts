@@ -12,7 +12,8 @@ import type { Document, Entity } from '../formats/types.ts';
 import { evaluateRe } from '../metrics/re.ts';
 import { toMetricsJson } from '../metrics/report.ts';
 import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
-import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, EventName, Events, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { reReport } from './evaluate.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { fileRows } from './predict.ts';
@@ -27,11 +28,7 @@ let dir: string;
 let engine: Engine;
 let events: { name: EventName; payload: unknown }[] = [];
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 async function next<K extends EventName>(
   name: K,

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makeFifo, makeSparseFile } from '../io/test-helpers.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const NOT_REGULAR = 'not a regular file (a device, pipe or socket); choose a file';
@@ -18,11 +19,7 @@ let nerModel: string;
 let dir: string;
 let engine: Engine;
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 async function refusal<K extends EngineRequestName>(name: K, args: Args<K>): Promise<{ code: string; message: string }> {
   const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;

@@ -9,7 +9,8 @@ import { lineageRecord } from '../distill/lineage.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { openWorkspace } from '../store/db.ts';
-import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import type { ApiContext } from './context.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { JobRegistry } from './job-registry.ts';
@@ -61,11 +62,7 @@ let resources: string;
 let dir: string;
 let engine: Engine;
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 beforeAll(() => {
   resources = mkdtempSync(join(tmpdir(), 'benchtop-resources-'));

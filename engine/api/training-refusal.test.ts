@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, Events, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 
@@ -15,11 +16,7 @@ let dir: string;
 let engine: Engine;
 const events: { name: string; payload: unknown }[] = [];
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 async function finished(runId: string): Promise<Events['train:finished']> {
   const t0 = Date.now();

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, Events, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
@@ -13,11 +14,7 @@ let dir: string;
 let engine: Engine;
 const events: { name: string; payload: unknown }[] = [];
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 async function next<K extends 'train:progress' | 'train:finished'>(name: K, pick: (p: Events[K]) => boolean): Promise<Events[K]> {
   const t0 = Date.now();

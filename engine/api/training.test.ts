@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LineageRecord } from '../distill/lineage.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
-import type { Args, EngineRequestName, EventName, Events, Reply, Result } from './contract.ts';
+import type { Args, EngineRequestName, EventName, Events, Result } from './contract.ts';
+import { invoke } from './test-invoke.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
@@ -21,11 +22,7 @@ let dir: string;
 let engine: Engine;
 let events: { name: EventName; payload: unknown }[] = [];
 
-async function call<K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> {
-  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.value;
-}
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
 
 function open(): void {
   engine = createEngine({ dataDir: dir });
