@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Args, EngineRequestName, Events, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 let dir: string;
@@ -22,7 +22,7 @@ let engine: Engine;
 const finished: Events['evaluate:finished'][] = [];
 const progress: Events['run:progress'][] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 /** A PubTator abstract listing `n` chemicals and diseases in turn, with no sentence break. */
 function listAbstract(n: number): string {

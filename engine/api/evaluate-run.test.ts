@@ -13,7 +13,7 @@ import { evaluateRe } from '../metrics/re.ts';
 import { toMetricsJson } from '../metrics/report.ts';
 import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Args, EngineRequestName, EventName, Events, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { reReport } from './evaluate.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { fileRows } from './predict.ts';
@@ -28,7 +28,7 @@ let dir: string;
 let engine: Engine;
 let events: { name: EventName; payload: unknown }[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 async function next<K extends EventName>(
   name: K,

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makeFifo, makeSparseFile } from '../io/test-helpers.ts';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Args, EngineRequestName, Reply, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const NOT_REGULAR = 'not a regular file (a device, pipe or socket); choose a file';
@@ -19,7 +19,7 @@ let nerModel: string;
 let dir: string;
 let engine: Engine;
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 async function refusal<K extends EngineRequestName>(name: K, args: Args<K>): Promise<{ code: string; message: string }> {
   const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;

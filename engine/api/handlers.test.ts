@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { engineRequestNames } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { validators } from './validate.ts';
@@ -21,7 +21,7 @@ let dir: string;
 let engine: Engine;
 const events: { name: string; payload: unknown }[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'benchtop-api-'));

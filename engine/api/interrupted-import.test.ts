@@ -9,7 +9,7 @@ import { openWorkspace } from '../store/db.ts';
 import { insertDocuments } from '../store/documents.ts';
 import { createProject } from '../store/projects.ts';
 import type { Args, EngineRequestName, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 let dir = '';
@@ -20,7 +20,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine!, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine!, name, args);
 
 describe('an import killed part-way', () => {
   it('is removed on restart and reported to the project until dismissed', async () => {

@@ -10,7 +10,7 @@ import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { openWorkspace } from '../store/db.ts';
 import type { Args, EngineRequestName, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import type { ApiContext } from './context.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { JobRegistry } from './job-registry.ts';
@@ -62,7 +62,7 @@ let resources: string;
 let dir: string;
 let engine: Engine;
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 beforeAll(() => {
   resources = mkdtempSync(join(tmpdir(), 'benchtop-resources-'));

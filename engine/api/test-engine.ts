@@ -6,6 +6,13 @@ import { join } from 'node:path';
 import type { Args, EngineRequestName, Events, Reply, Result } from './contract.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
+/** `engine`'s request `name`: its value, or an Error "code: message". */
+export async function callEngine<K extends EngineRequestName>(engine: Engine, name: K, args: Args<K>): Promise<Result<K>> {
+  const reply = (await engine.invoke(name, args)) as Reply<Result<K>>;
+  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
 export interface TestEngine {
   /** The temporary folder (the data folder, or its parent with `inSubfolder`). */
   dir: string;
@@ -33,11 +40,7 @@ export function openTestEngine(prefix: string, opts: { inSubfolder?: boolean; re
   let engine = createEngine({ dataDir, ...resources });
   const invoke = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Reply<Result<K>>> =>
     (await engine.invoke(name, args)) as Reply<Result<K>>;
-  const call = async <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => {
-    const reply = await invoke(name, args);
-    if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-    return reply.value;
-  };
+  const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
   return {
     dir,
     get engine() {

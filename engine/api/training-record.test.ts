@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Events, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
@@ -14,7 +14,7 @@ let dir: string;
 let engine: Engine;
 const finished: string[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 async function finishedRun(runId: string): Promise<void> {
   const t0 = Date.now();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Events, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { type Engine, createEngine } from './handlers.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 
@@ -16,7 +16,7 @@ let dir: string;
 let engine: Engine;
 const events: { name: string; payload: unknown }[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 async function finished(runId: string): Promise<Events['train:finished']> {
   const t0 = Date.now();

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { LineageRecord } from '../distill/lineage.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import type { Args, EngineRequestName, EventName, Events, Result } from './contract.ts';
-import { invoke } from './test-invoke.ts';
+import { callEngine } from './test-engine.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 import { type Engine, createEngine } from './handlers.ts';
 
@@ -22,7 +22,7 @@ let dir: string;
 let engine: Engine;
 let events: { name: EventName; payload: unknown }[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => invoke(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
 
 function open(): void {
   engine = createEngine({ dataDir: dir });
