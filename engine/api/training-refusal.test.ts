@@ -1,22 +1,19 @@
 // Training that the engine would refuse before its first step (no relation within a sentence, dev
 // data with nothing to score) is refused by train:start, saying what to change: no failed run is
 // recorded, so the Train screen offers no Start again that fails the same way.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Args, EngineRequestName, Events, Result } from './contract.ts';
-import { callEngine } from './test-engine.ts';
-import { type Engine, createEngine } from './handlers.ts';
+import { type TestEngine, openTestEngine } from './test-engine.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
 
 const VOCAB = resolve(import.meta.dirname, '../../../shared/data/vocab/bert-base-uncased-vocab.txt');
 const TINY = { preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 1, maxSteps: 1 } as const;
-let dir: string;
-let engine: Engine;
+let t: TestEngine;
 const events: { name: string; payload: unknown }[] = [];
 
-const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => callEngine(engine, name, args);
+const call = <K extends EngineRequestName>(name: K, args: Args<K>): Promise<Result<K>> => t.call(name, args);
 
 async function finished(runId: string): Promise<Events['train:finished']> {
   const t0 = Date.now();
@@ -45,7 +42,7 @@ function note(id: string, isApart: boolean, isRelated = true): object {
 
 /** Imports the notes as an annotated dataset of the project. */
 async function dataset(projectId: number, name: string, notes: readonly object[]): Promise<number> {
-  const file = join(dir, `${name}.jsonl`);
+  const file = join(t.dir, `${name}.jsonl`);
   writeFileSync(file, `${notes.map((n) => JSON.stringify(n)).join('\n')}\n`);
   const { datasetId } = await call('documents:import', { projectId, path: file, containsPhi: false });
   const page = await call('documents:list', { projectId, datasetId: datasetId!, limit: 50 });
@@ -55,13 +52,11 @@ async function dataset(projectId: number, name: string, notes: readonly object[]
 
 beforeAll(() => {
   vi.stubEnv('BENCHTOP_VOCAB', VOCAB);
-  dir = mkdtempSync(join(tmpdir(), 'benchtop-train-refusal-'));
-  engine = createEngine({ dataDir: dir });
-  engine.subscribe((name, payload) => events.push({ name, payload }));
+  t = openTestEngine('benchtop-train-refusal-');
+  t.engine.subscribe((name, payload) => events.push({ name, payload }));
 });
 afterAll(async () => {
-  await engine.close();
-  rmSync(dir, { recursive: true, force: true });
+  await t?.close();
   vi.unstubAllEnvs();
 });
 
