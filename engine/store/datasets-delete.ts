@@ -10,7 +10,7 @@ import { nowIso } from './codec.ts';
 import { type Dataset, getDataset } from './datasets.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { must } from './errors.ts';
-import { getProject } from './projects.ts';
+import { HIDDEN_NAME_START, getProject } from './projects.ts';
 import { type SqlQuery, sql } from './sql.ts';
 
 /**
@@ -21,7 +21,7 @@ function newDeletingProject(db: WriteDb, label: string): number {
   const now = nowIso();
   const row = db.get<{ id: number }>(sql`
     INSERT INTO projects (name, description, created_at, updated_at, deleting)
-    VALUES (replace(hex(zeroblob(41)), '0', '-') || 'deleted ' || lower(hex(randomblob(8))) || ': ' || ${label},
+    VALUES (${HIDDEN_NAME_START} || lower(hex(randomblob(8))) || ': ' || ${label},
       '', ${now}, ${now}, 1)
     RETURNING id`);
   return must(row, 'Inserted project').id;

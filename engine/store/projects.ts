@@ -135,6 +135,12 @@ export function updateProject(db: WriteDb, id: number, patch: { name?: string; d
 }
 
 /**
+ * The start of a project's hidden name while it is deleted: 82 dashes and "deleted ", past the
+ * longest name a user may type (80), so the name it had is free at once (SQL, for a name column).
+ */
+export const HIDDEN_NAME_START = sql`replace(hex(zeroblob(41)), '0', '-') || 'deleted '`;
+
+/**
  * Deletes a project at once for every reader: it is marked deleting, which hides it from every
  * query that gets or lists projects, and renamed past the longest name a user may type (80), so
  * its name is free at once; the name it had follows ': ', for listDeletingProjectNames. Its rows
@@ -144,7 +150,7 @@ export function deleteProject(db: WriteDb, id: number): boolean {
   return (
     db.run(sql`
       UPDATE projects SET deleting = 1,
-        name = replace(hex(zeroblob(41)), '0', '-') || 'deleted ' || id || ': ' || name
+        name = ${HIDDEN_NAME_START} || id || ': ' || name
       WHERE id = ${id} AND deleting = 0`).changes > 0
   );
 }
