@@ -125,7 +125,8 @@ export interface RunInfo {
   canRestart: boolean;
   /**
    * Why a run that keeps its checkpoint or documents (canResume / canRestart) still cannot
-   * continue or start again: its base or teacher model was removed from the library.
+   * continue or start again: its base or teacher model was removed from the library, or (a run
+   * that failed before 2026-11-24) its saved documents would be refused again before its first step.
    */
   continueBlocked?: string;
   /** The latest progress while it runs (null before the first step). */

@@ -6,13 +6,13 @@ import { getRun, listRuns } from '../store/runs.ts';
 import type { ApiContext } from './context.ts';
 import type { RunInfo, RunMetrics } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { canRestart, canResume, configOf, parentModelGone } from './run-launcher.ts';
+import { canRestart, canResume, configOf, whyCannotContinue } from './run-launcher.ts';
 
 /** A project's runs, newest first. */
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
   return listRuns(ctx.ws.read, projectId).map((run) => {
     const cfg = configOf(run);
-    const continueBlocked = canResume(ctx, run) || canRestart(ctx, run) ? parentModelGone(ctx, run) : undefined;
+    const continueBlocked = canResume(ctx, run) || canRestart(ctx, run) ? whyCannotContinue(ctx, run) : undefined;
     return {
       id: run.id,
       projectId: run.projectId,

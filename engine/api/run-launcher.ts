@@ -37,6 +37,7 @@ import { NON_FINITE_STEP } from '../train/step-guard.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
+import { snapshotFileRefusal } from './run-refusals.ts';
 import { getSettings } from './system.ts';
 
 const PROGRESS_MS = 200;
@@ -147,6 +148,20 @@ export function parentModelGone(ctx: ApiContext, run: TrainingRun): string | und
 }
 
 /**
+ * Why a stopped run that keeps its checkpoint or documents still cannot continue or start again,
+ * else undefined: its base or teacher was removed from the library, or (a run that failed before
+ * train:start refused such documents) its saved documents would be refused again before the
+ * first step.
+ */
+export function whyCannotContinue(ctx: ApiContext, run: TrainingRun): string | undefined {
+  const gone = parentModelGone(ctx, run);
+  if (gone !== undefined) return gone;
+  const cfg = configOf(run);
+  if (run.status !== 'failed' || cfg.engine.kind !== 'train' || !canRestart(ctx, run)) return undefined;
+  return snapshotFileRefusal(cfg.task, join(ctx.dataDir, cfg.dir, 'data.json'));
+}
+
+/**
  * Continues a stopped run from its checkpoint, or, when it stopped before its first one, starts
  * it again from the same document snapshot and settings.
  */
@@ -160,8 +175,8 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
         ? 'This run has finished; its model is in the Models library.'
         : 'This run has nothing left to continue from; start a new run instead.',
     );
-  const gone = parentModelGone(ctx, run);
-  if (gone) throw new ApiError('conflict', gone);
+  const blocked = whyCannotContinue(ctx, run);
+  if (blocked !== undefined) throw new ApiError('conflict', blocked);
   requireIdle(ctx);
   // Started again from step 1: the earlier attempt's points would stand beside the new ones.
   if (!canResume(ctx, run)) deleteRunMetrics(ctx.ws.write, runId);

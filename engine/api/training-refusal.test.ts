@@ -1,9 +1,11 @@
 // Training that the engine would refuse before its first step (no relation within a sentence, dev
 // data with nothing to score) is refused by train:start, saying what to change: no failed run is
 // recorded, so the Train screen offers no Start again that fails the same way.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WORKSPACE_FILE } from '../store/db.ts';
 import type { Args, EngineRequestName, Events, Result } from './contract.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 import { splitIndices } from '../tasks/ner-task.ts';
@@ -108,5 +110,55 @@ describe('training the engine cannot run', () => {
     expect((await call('train:list-runs', { projectId }))[0]?.documents).toEqual({ train: 10 });
     await call('train:cancel', { runId });
     await finished(runId);
+  });
+});
+
+/** A note as a run's snapshot holds it (the engine's Document), as note() writes it. */
+function snapshotNote(id: string, isApart: boolean, isRelated = true): object {
+  const n = note(id, isApart, isRelated) as { text: string; entities: { id: string; start: number; end: number; type: string }[] };
+  return { ...n, entities: n.entities.map(({ start, end, ...e }) => ({ ...e, spans: [{ start, end }], text: n.text.slice(start, end) })) };
+}
+
+/**
+ * Records a failed relation run as runs did before train:start refused such data: its row (the
+ * engine's refusal saved as its error) and its snapshot of documents, no checkpoint.
+ */
+function oldFailedRun(projectId: number, id: string, data: object, error: string): void {
+  const dir = `runs/${id}`;
+  mkdirSync(join(t.dir, dir), { recursive: true });
+  writeFileSync(join(t.dir, dir, 'data.json'), JSON.stringify(data));
+  const config = {
+    engine: { kind: 'train', args: { task: 're', preset: 'small-2L-128', vocab: VOCAB, dataLabel: 'rel', seed: 42 } },
+    task: 're', name: `old ${id}`, baseName: 'new small-2L-128 model from random weights', datasetNames: ['rel'], lineage: [], dir,
+  };
+  const db = new Database(join(t.dir, WORKSPACE_FILE));
+  db.prepare(`INSERT INTO training_runs (id, project_id, task, config, status, created_at, started_at, finished_at, error)
+    VALUES (?, ?, 're', ?, 'failed', '2026-11-20T10:00:00Z', '2026-11-20T10:00:01Z', '2026-11-20T10:00:02Z', ?)`)
+    .run(id, projectId, JSON.stringify(config), error);
+  db.close();
+}
+
+describe('a relation run that failed so before train:start refused its data', () => {
+  it('says why Start again would fail the same way, and train:resume refuses it without running', async () => {
+    const { id: projectId } = await call('projects:create', { name: 'Old runs', template: 'biomedical' });
+    const train = [snapshotNote('t1', false), snapshotNote('t2', false)];
+    // Its dev share: one pair within a sentence, unrelated (the relation spans two sentences).
+    oldFailedRun(projectId, 'old-dev', { train, dev: [snapshotNote('d1', false, false), snapshotNote('d2', true)] },
+      'dev documents: none of its 1 entity pair has a relation besides "false", so dev F1 would stay 0');
+    oldFailedRun(projectId, 'old-apart', { train: [snapshotNote('a1', true), snapshotNote('a2', true)] },
+      'training data: no relation links two entities of one sentence; relation extraction needs annotated relations');
+    // Failed for another reason with data the engine takes: Start again is still offered.
+    oldFailedRun(projectId, 'old-other', { train }, 'the worker ran out of memory');
+    const runs = new Map((await call('train:list-runs', { projectId })).map((r) => [r.id, r]));
+    expect(runs.get('old-dev')).toMatchObject({ status: 'failed', canRestart: true });
+    expect(runs.get('old-dev')?.error).toMatch(/^dev documents: none/);
+    expect(runs.get('old-dev')?.continueBlocked).toMatch(/^The documents this run measures its progress on have no relation between two entities of one sentence.*Start again would stop the same way/);
+    expect(runs.get('old-apart')?.continueBlocked).toMatch(/^None of the relations this run learns from links two entities of one sentence.*Start again would stop the same way/);
+    expect(runs.get('old-other')).toMatchObject({ canRestart: true });
+    expect(runs.get('old-other')?.continueBlocked).toBeUndefined();
+
+    await expect(call('train:resume', { runId: 'old-dev' })).rejects.toThrow(/^conflict: The documents this run measures its progress on/);
+    expect((await call('train:list-runs', { projectId })).find((r) => r.id === 'old-dev')).toMatchObject({ status: 'failed', canRestart: true });
+    expect(events.some((e) => e.name === 'train:finished' && (e.payload as Events['train:finished']).runId === 'old-dev')).toBe(false);
   });
 });

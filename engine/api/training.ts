@@ -7,7 +7,7 @@ import type { Document } from '../formats/types.ts';
 import { PRESETS } from '../model/config.ts';
 import type { Dataset } from '../store/datasets.ts';
 import type { LineageInput, PhiStatus } from '../store/models.ts';
-import { type ReExample, documentCandidates, pairsFromDocuments } from '../tasks/re-data.ts';
+import { pairsFromDocuments } from '../tasks/re-data.ts';
 import type { ApiContext } from './context.ts';
 import type { DistillStartArgs, TaskKind, TrainStartArgs } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
@@ -21,6 +21,7 @@ import {
   trainOptions,
 } from './model-sources.ts';
 import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
+import { devExamples, isRelation, unscoredDev } from './run-refusals.ts';
 import { checkTransferFolder } from './transfer-check.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
 
@@ -67,29 +68,10 @@ function trainingDocuments(ctx: ApiContext, task: TaskKind, sets: readonly Datas
   return docs;
 }
 
-/** The label of a candidate pair without a relation (the screen gives no --negative-label). */
-const NO_RELATION = 'false';
-
-/** The candidate pairs of dev documents the engine scores with these type pairs, labelled. */
-const devExamples = (dev: readonly Document[], pairs: readonly [string, string][]): ReExample[] =>
-  documentCandidates(dev, pairs, NO_RELATION, { withGold: true });
-
-const isRelation = (e: ReExample): boolean => (e.label ?? NO_RELATION) !== NO_RELATION;
-
-/**
- * Refuses chosen dev documents that the engine refuses before its first step, for a score that
- * would stay 0 (Start again failed the same way): entities for NER; for RE, a relation, and a
- * relation among the entity pairs of the kinds the training documents relate, when there are any.
- */
+/** Refuses chosen dev documents that the engine refuses before its first step (see unscoredDev). */
 function requireScoredDev(task: TaskKind, dev: readonly Document[], pairs: readonly [string, string][]): void {
-  if (dev.length === 0) return; // none marked Annotated or Reviewed: trained without dev data
-  if (task === 'ner') {
-    if (dev.some((d) => d.entities.length > 0)) return;
-  } else if (dev.some((d) => d.relations.length > 0)) {
-    const examples = devExamples(dev, pairs);
-    if (examples.length === 0 || examples.some(isRelation)) return;
-  }
-  const what = task === 'ner' ? 'no annotated entities' : 'no relation between two entities of one sentence of the kinds the training documents relate';
+  const what = unscoredDev(task, dev, pairs);
+  if (what === undefined) return;
   throw new ApiError(
     'invalid',
     `The dev datasets’ annotated documents have ${what}, so there is nothing to score the model against. Choose dev datasets with such annotations, or none (a share of the training documents is then held out).`,

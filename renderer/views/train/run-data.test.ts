@@ -2,7 +2,7 @@
 // measure it (they were listed together, as if it learnt from both), with the counts of the
 // documents it really used (those marked Annotated or Reviewed when it started).
 import { describe, expect, it } from 'vitest';
-import { runDataLine } from './run-data.ts';
+import { runDataLine, runEndNote } from './run-data.ts';
 
 const base = { kind: 'train', baseName: 'Default student' } as const;
 
@@ -22,5 +22,26 @@ describe('a run’s line of data', () => {
   it('reads as before for a run that recorded no counts, and for a distillation on transfer text', () => {
     expect(runDataLine({ ...base, datasetNames: ['a', 'b'] })).toBe('Training · Default student · a, b');
     expect(runDataLine({ kind: 'distill', baseName: 'student', datasetNames: [] })).toBe('Distillation · student');
+  });
+});
+
+describe('a run’s note in the runs list', () => {
+  const ended = { canResume: false, canRestart: true } as const;
+  it('says why a run failed, first that it cannot start again when its Start again would be refused', () => {
+    // A relation run recorded before train:start refused its data (its error saved in the row).
+    const error = 'Training stopped with an error: dev documents: none of its 1 entity pair has a relation besides "false"';
+    expect(runEndNote({ ...ended, status: 'failed', error })).toBe('dev documents: none of its 1 entity pair has a relation besides "false"');
+    expect(runEndNote({ ...ended, status: 'failed', error, continueBlocked: 'The documents this run measures …' })).toBe(
+      'Cannot start again: dev documents: none of its 1 entity pair has a relation besides "false"',
+    );
+    expect(runEndNote({ canResume: true, canRestart: false, status: 'interrupted', continueBlocked: 'removed' })).toBe('Cannot continue');
+  });
+
+  it('says nothing the badge says already', () => {
+    expect(runEndNote({ ...ended, status: 'cancelled' })).toBe('');
+    expect(runEndNote({ canResume: false, canRestart: false, status: 'completed' })).toBe('');
+    expect(runEndNote({ ...ended, status: 'cancelled', error: 'Stopped at the time limit before finishing.' })).toBe(
+      'Stopped at the time limit before finishing.',
+    );
   });
 });

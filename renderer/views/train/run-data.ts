@@ -20,3 +20,26 @@ export function runDataLine(
   } else if (run.devDatasetNames !== undefined) parts.push(`measured on ${run.devDatasetNames.join(', ')}`);
   return parts.join(' · ');
 }
+
+/** A failed run's message; runs failed before 2026-11-24 stored it behind the alert's own title. */
+export function runError(error: string | undefined): string {
+  return (error ?? '').replace(/^Training stopped with an error: /, '');
+}
+
+/**
+ * The runs list's line about how a run ended, '' when its badge says it all: why it failed (or
+ * stopped short, as at a time limit), first saying when it cannot continue or start again
+ * (continueBlocked: the run's own view says why), so no one has to open it to find out.
+ */
+export function runEndNote(
+  run: Pick<RunInfo, 'status' | 'error' | 'canResume' | 'canRestart' | 'continueBlocked'>,
+): string {
+  const blocked =
+    run.continueBlocked !== undefined && (run.canResume || run.canRestart)
+      ? run.canResume
+        ? 'Cannot continue'
+        : 'Cannot start again'
+      : '';
+  const reason = run.status === 'failed' || run.status === 'cancelled' ? runError(run.error) : '';
+  return [blocked, reason].filter((x) => x !== '').join(': ');
+}
