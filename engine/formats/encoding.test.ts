@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../random.ts';
-import { decodeBytes, looksBinary } from './encoding.ts';
+import { Utf8Windows1252Decoder, decodeBytes, looksBinary } from './encoding.ts';
 import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 
 const SAMPLE = 'Café — naïve 😀\r\nline 2';
@@ -65,6 +65,22 @@ describe('decodeBytes', () => {
     expect(res.text).toBe('Café Ödem\r\n€ \u201Cq\u201D \u0081');
     expect(res.encoding).toBe('windows-1252');
     expect(res.issues).toEqual([{ severity: 'warning', file: 'l.txt', message: 'not valid UTF-8; decoded as Windows-1252 (Latin-1)' }]);
+  });
+
+  it('keeps the UTF-8 of a file with a few bytes that are not (a stray smart quote, a last character cut off): "é" was read as "Ã©"', () => {
+    const utf8 = Buffer.from('Caf\u00e9 \u2013 \u00d6dem 😀 ', 'utf8');
+    const bytes = new Uint8Array(Buffer.concat([utf8, Buffer.from([0x93, 0x71, 0x94, 0x20, 0xe2, 0x80])]));
+    const res = decodeBytes(bytes, 'm.txt');
+    expect(res.text).toBe('Caf\u00e9 \u2013 \u00d6dem 😀 \u201Cq\u201D \u00e2\u20AC');
+    expect(res.issues).toEqual([
+      { severity: 'warning', file: 'm.txt', message: 'not valid UTF-8 throughout: 4 bytes were read as Windows-1252 (Latin-1) characters, the rest as UTF-8; check the text there (a file of mixed encodings, or one cut short?)' },
+    ]);
+    // Given a byte at a time, a character is finished with the bytes after it.
+    const decoder = new Utf8Windows1252Decoder();
+    const pieces = [...bytes].map((b) => decoder.decode(Uint8Array.of(b), true));
+    expect(pieces.join('') + decoder.decode(new Uint8Array(0))).toBe(res.text);
+    // Overlong forms, surrogates and code points past U+10FFFF are no UTF-8: each byte is a character.
+    expect(decodeBytes(Uint8Array.of(0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80)).text).toBe('\u00c0\u00af\u00ed\u00a0\u20ac\u00f4\u0090\u20ac\u20ac');
   });
 
   it('never normalises CRLF or lone CR', () => {

@@ -1,5 +1,6 @@
 // Decodes file bytes to a string: UTF-8 (BOM stripped), UTF-16 LE/BE (BOM, or no BOM but
-// NUL-byte pattern), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8.
+// NUL-byte pattern), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8
+// (its valid UTF-8 sequences still read as UTF-8: a UTF-8 file with a stray byte stays readable).
 // Line endings are never normalised: offsets must stay faithful to the original text.
 
 import { constants as bufferConstants } from 'node:buffer';
@@ -45,6 +46,94 @@ const C1 =
  */
 export function decodeWindows1252(bytes: Uint8Array): string {
   return new TextDecoder('windows-1252').decode(bytes).replace(/[\u0080-\u009F]/g, (c) => C1[c.charCodeAt(0) - 0x80] ?? c);
+}
+
+/**
+ * The length of the valid UTF-8 sequence that starts at `b[i]` (a byte of 0x80 or more): 0 when
+ * none does (WHATWG's ranges: no overlong forms, surrogates or code points past U+10FFFF), -1
+ * when `b` ends before the sequence could be told valid or not.
+ */
+function utf8Sequence(b: Uint8Array, i: number): number {
+  const lead = b[i] ?? 0;
+  const n = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (n === 0) return 0;
+  const lo = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+  const hi = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+  for (let k = 1; k < n; k++) {
+    if (i + k >= b.length) return -1;
+    const c = b[i + k] ?? 0;
+    if (k === 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) return 0;
+  }
+  return n;
+}
+
+/**
+ * Decodes bytes that are not all valid UTF-8: each valid UTF-8 sequence as UTF-8, every other
+ * byte as the Windows-1252 character it is (one byte, one character). A file with no valid
+ * multi-byte sequence (a Windows-1252 file) reads exactly as Windows-1252; a UTF-8 file with a
+ * few bytes of another encoding (a smart quote pasted in, a copy cut short mid-character) keeps
+ * its accented letters instead of turning each into two ("é" read as "Ã©"). Given a file a
+ * chunk at a time (`stream`), a sequence cut by a chunk's end is finished with the next chunk.
+ */
+export class Utf8Windows1252Decoder {
+  /** Bytes read as Windows-1252 so far. */
+  foreign = 0;
+  /** Valid UTF-8 multi-byte sequences read so far. */
+  multibyte = 0;
+  private carry: Uint8Array = new Uint8Array(0);
+  private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+  decode(bytes: Uint8Array, stream = false): string {
+    const b = this.carry.length === 0 ? bytes : Buffer.concat([this.carry, bytes]);
+    this.carry = new Uint8Array(0);
+    // The text as UTF-8, each foreign byte written as its character's UTF-8 (3 bytes at most).
+    let out: Uint8Array | undefined;
+    let at = 0;
+    let run = 0;
+    let i = 0;
+    while (i < b.length) {
+      if ((b[i] ?? 0) < 0x80) {
+        i++;
+        continue;
+      }
+      const n = utf8Sequence(b, i);
+      if (n > 0) {
+        this.multibyte++;
+        i += n;
+        continue;
+      }
+      if (n < 0 && stream) {
+        this.carry = b.slice(i);
+        break;
+      }
+      out ??= new Uint8Array(b.length * 3);
+      out.set(b.subarray(run, i), at);
+      at += i - run;
+      const char = windows1252Utf8()[(b[i] ?? 0) - 0x80] ?? new Uint8Array(0);
+      out.set(char, at);
+      at += char.length;
+      this.foreign++;
+      run = ++i;
+    }
+    if (!out) return this.utf8.decode(b.subarray(0, i));
+    out.set(b.subarray(run, i), at);
+    return this.utf8.decode(out.subarray(0, at + i - run));
+  }
+}
+
+let highUtf8: Uint8Array[] | undefined;
+/** The UTF-8 bytes of the Windows-1252 characters of bytes 0x80–0xFF. */
+function windows1252Utf8(): Uint8Array[] {
+  const encoder = new TextEncoder();
+  highUtf8 ??= [...decodeWindows1252(Uint8Array.from({ length: 128 }, (_, k) => 0x80 + k))].map((c) => encoder.encode(c));
+  return highUtf8;
+}
+
+/** The warning for a file that is not valid UTF-8, read by Utf8Windows1252Decoder (its counts). */
+export function windows1252Issue(d: Utf8Windows1252Decoder, file: string): FormatIssue {
+  if (d.multibyte === 0) return makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
+  const bytes = d.foreign === 1 ? '1 byte was' : `${d.foreign.toLocaleString('en-US')} bytes were`;
+  return makeIssue('warning', file, `not valid UTF-8 throughout: ${bytes} read as Windows-1252 (Latin-1) characters, the rest as UTF-8; check the text there (a file of mixed encodings, or one cut short?)`);
 }
 
 /** The longest string V8 can hold (UTF-16 code units, about 512 M). */
@@ -114,9 +203,9 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     return { text, encoding: 'utf-8', issues: [] };
   } catch (err) {
     if (!isInvalidData(err)) throw err;
-    const text = decodeWindows1252(bytes);
-    const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');
-    return { text, encoding: 'windows-1252', issues: [issue] };
+    const decoder = new Utf8Windows1252Decoder();
+    const text = decoder.decode(bytes);
+    return { text, encoding: 'windows-1252', issues: [windows1252Issue(decoder, file)] };
   }
 }
 

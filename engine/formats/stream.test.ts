@@ -61,6 +61,16 @@ describe.skipIf(!HAS_DATA)('streaming a large PubTator file', () => {
     latin[300] = 0xe9; // é in Windows-1252; not valid UTF-8 alone
     const w1252 = await expectSameAsWhole('latin.pubtator', latin, 'pubtator');
     expect(w1252.issues?.[0]?.message).toBe('not valid UTF-8; decoded as Windows-1252 (Latin-1)');
+    // UTF-8 with one stray Windows-1252 byte: its letters stay letters, and a dash cut by the
+    // first chunk's end (256 KB) is read whole.
+    const mixed = Buffer.from(withErrors.replace(/Naloxone/g, 'Nal\u00f6xone'), 'utf8');
+    mixed[300] = 0x93;
+    expect(mixed.subarray(256 * 1024 - 1, 256 * 1024 + 2).toString()).toMatch(/^[a-z ]+$/); // in an abstract
+    mixed.write('\u2013', 256 * 1024 - 1, 'utf8');
+    const read = await expectSameAsWhole('mixed.pubtator', mixed, 'pubtator');
+    expect(read.issues?.[0]?.message).toBe('not valid UTF-8 throughout: 1 byte was read as Windows-1252 (Latin-1) characters, the rest as UTF-8; check the text there (a file of mixed encodings, or one cut short?)');
+    expect(read.documents.some((d) => d.text.includes('Nal\u00f6xone'))).toBe(true);
+    expect(read.documents.some((d) => d.text.includes('\u2013'))).toBe(true);
   });
 
   it('decodes UTF-16 with and without a byte-order mark, and counts bad sequences as whole reading does', async () => {

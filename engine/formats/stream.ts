@@ -14,12 +14,13 @@ import { openInputFile } from '../io/input-file.ts';
 import { makeIssue, sortIssues } from './common.ts';
 import {
   type TextEncodingName,
+  Utf8Windows1252Decoder,
   countReplaced,
-  decodeWindows1252,
   isInvalidData,
   looksBinary,
   replacedIssue,
   sniffUtf16,
+  windows1252Issue,
 } from './encoding.ts';
 import { biocJsonCheck, biocJsonParser } from './bioc-json-stream.ts';
 import { biocXmlCheck, biocXmlParser } from './bioc-xml-stream.ts';
@@ -124,16 +125,19 @@ async function* texts(
   handle: FileHandle,
   size: number,
   d: Decoding,
-  replaced: { n: number },
+  replaced: { n: number; windows1252?: Utf8Windows1252Decoder },
   read: { bytes: number },
 ): AsyncGenerator<string> {
   read.bytes = d.skip;
   if (d.encoding === 'windows-1252') {
-    // One byte, one character: chunks decode alone.
+    const decoder = new Utf8Windows1252Decoder();
+    replaced.windows1252 = decoder;
     for await (const bytes of chunks(handle, size, d.skip)) {
       read.bytes += bytes.length;
-      yield decodeWindows1252(bytes);
+      yield decoder.decode(bytes, true);
     }
+    const rest = decoder.decode(new Uint8Array(0));
+    if (rest !== '') yield rest;
     return;
   }
   const decoder = new TextDecoder(d.encoding);
@@ -292,7 +296,7 @@ export async function* streamDocuments(
     const issues: FormatIssue[] = [];
     const sink = { file, issues };
     const out: Document[] = [];
-    const replaced = { n: 0 };
+    const replaced: { n: number; windows1252?: Utf8Windows1252Decoder } = { n: 0 };
     let isFirst = true;
     let found = 0;
     let unlisted = 0;
@@ -349,7 +353,9 @@ export async function* streamDocuments(
     }
     if (found === 0 && issues.length === 0) issues.push(makeIssue('warning', file, 'no documents found (empty file?)'));
     const damaged = decoding.isDamaged ? [replacedIssue(decoding.encoding, replaced.n, file)] : [];
-    return [...(changed ? [changed] : []), ...decoding.issues, ...damaged, ...issues];
+    // Which bytes were not UTF-8 is known once all were read.
+    const guessed = replaced.windows1252 ? [windows1252Issue(replaced.windows1252, file)] : decoding.issues;
+    return [...(changed ? [changed] : []), ...guessed, ...damaged, ...issues];
   } finally {
     await handle.close();
   }
