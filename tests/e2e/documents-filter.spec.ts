@@ -1,9 +1,10 @@
 // The Documents screen of a project holding several corpora, in browser mode: a Dataset filter
-// (only once there is more than one dataset) that works with the search and the other filters,
+// (listing a lone dataset too, for Delete dataset…) that works with the search and the other filters,
 // goes back to the first page, is cleared by Show all documents and is reached by keyboard; and
 // the notices of five imports in a row, which covered the table's right-hand columns, now sit in
 // a strip of their own (the latest three, the rest counted) at 1366 × 768 and at 800 × 600.
-// Delete dataset… (the chosen one) and the editor's Delete… ask first, by keyboard too.
+// Delete dataset… (the chosen one), the editor's Delete… and Delete N documents… (the rows ticked)
+// ask first, by keyboard too.
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
@@ -35,11 +36,12 @@ const focused = (): Promise<unknown> => app.page.evaluate('document.activeElemen
 const range = (): Promise<string | null> => app.page.getByTestId('page-range').textContent();
 
 describe('the Dataset filter', () => {
-  it('appears once the project has a second dataset, and lists one dataset from its first page', async () => {
+  it('lists the datasets, a lone one too, and lists one dataset from its first page', async () => {
     const { page } = app;
     const dataset = page.getByRole('combobox', { name: 'Dataset' });
     await expect.poll(header).toBe('Corpora · 1 in total');
-    expect(await page.getByTestId('dataset-filter').count()).toBe(0); // one dataset: nothing to choose
+    // One dataset: nothing to narrow, but choosing it leads to Delete dataset….
+    await expect.poll(() => dataset.locator('option').allInnerTexts()).toEqual(['All datasets', 'train · 1 document']);
 
     // NCBI's and BC5CDR's train.tsv are both "train"; GAD's and ChemProt's test rows both "test".
     await importCorpus('ner/bc5cdr/train.tsv');
@@ -198,6 +200,46 @@ describe('the Dataset filter', () => {
     expect(await page.getByTestId('text-pane').count()).toBe(0);
     await page.getByTestId('document-deleted').getByRole('button', { name: 'Back to the documents' }).click();
     await expect.poll(header).toBe('Corpora · 532 matching');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('deletes the documents ticked by mouse and keyboard, keeps the others, and selects every page from the header', async () => {
+    const { page } = app;
+    const boxes = page.getByTestId('select-document');
+    const names = (): Promise<string[]> => page.getByTestId('document-row').getByRole('link').allTextContents();
+    const before = await names();
+    await boxes.nth(0).click();
+    await boxes.nth(3).click({ modifiers: ['Shift'] }); // the rows from the first to the fourth
+    await boxes.nth(1).focus();
+    await page.keyboard.press('Space'); // and the second unticked: three
+    await expect.poll(() => page.getByTestId('delete-selected').textContent()).toBe('Delete 3 documents…');
+    expect(await page.evaluate(`document.querySelector('[data-testid="select-all"]').indeterminate`)).toBe(true);
+    await screenshot(page, 'documents-selection');
+    expect(await axeViolationsBothThemes(page, '[data-testid="document-table"]')).toEqual([]);
+
+    await page.getByTestId('delete-selected').focus();
+    await page.keyboard.press('Enter');
+    expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
+      'Delete the 3 documents selected, with their annotations and suggestions? This cannot be undone.',
+    );
+    expect(await focused()).toBe('keep-delete');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(header).toBe('Corpora · 529 matching');
+    await expect.poll(() => page.getByTestId('toast').allTextContents()).toContainEqual(expect.stringContaining('Deleted 3 documents.'));
+    const after = await names();
+    for (const i of [0, 2, 3]) expect(after).not.toContain(before[i]);
+    expect(after.slice(0, 2)).toEqual([before[1], before[4]]);
+    expect(await page.getByTestId('delete-selected').count()).toBe(0);
+    expect(await focused()).toBe('select-all'); // the keyboard stays in the table
+
+    // The header's box takes every page the filter shows; another filter clears it.
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('delete-selected').textContent()).toBe('Delete 529 documents…');
+    expect(await page.getByTestId('select-all').isChecked()).toBe(true);
+    await page.getByTestId('filter-not-annotated').click();
+    await expect.poll(() => page.getByTestId('delete-selected').count()).toBe(0);
+    expect(await page.getByTestId('select-document').first().isChecked()).toBe(false);
     expect(app.problems).toEqual([]);
   });
 });

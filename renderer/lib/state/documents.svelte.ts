@@ -1,5 +1,6 @@
 // The document list of the open project: search, filters, status, dataset and paging.
 import type {
+  Args,
   DocumentFilter,
   DocumentStatus,
   DocumentSummary,
@@ -8,6 +9,9 @@ import { call, messageOf, on } from '../api.ts';
 import { app } from './app.svelte.ts';
 
 const PAGE = 50;
+
+/** documents:list's arguments but the page. */
+export type DocumentQuery = Omit<Args<'documents:list'>, 'offset' | 'limit'>;
 
 class Documents {
   items = $state.raw<DocumentSummary[]>([]);
@@ -44,15 +48,7 @@ class Documents {
     const seq = ++this.#seq;
     this.isLoading = true;
     try {
-      const page = await call('documents:list', {
-        projectId: app.projectId,
-        filter: this.filter,
-        offset: this.offset,
-        limit: PAGE,
-        ...(this.search.trim() !== '' && { search: this.search }),
-        ...(this.status !== 'any' && { status: this.status }),
-        ...(this.datasetId !== null && { datasetId: this.datasetId }),
-      });
+      const page = await call('documents:list', { ...this.query(app.projectId), offset: this.offset, limit: PAGE });
       if (seq !== this.#seq) return;
       const isPastEnd = page.items.length === 0 && this.offset > 0 && page.total > 0;
       if (isPastEnd || (isLast && this.offset !== this.#lastOffset(page.total))) {
@@ -69,6 +65,17 @@ class Documents {
     } finally {
       if (seq === this.#seq) this.isLoading = false;
     }
+  }
+
+  /** The project's documents the search and filters show (every page of them). */
+  query(projectId: number): DocumentQuery {
+    return {
+      projectId,
+      filter: this.filter,
+      ...(this.search.trim() !== '' && { search: this.search }),
+      ...(this.status !== 'any' && { status: this.status }),
+      ...(this.datasetId !== null && { datasetId: this.datasetId }),
+    };
   }
 
   setSearch(text: string): void {
