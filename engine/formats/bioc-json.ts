@@ -4,7 +4,7 @@
 
 import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
-import { exportAll, jsonErrorLine, lossIssues, makeIssue } from './common.ts';
+import { exportAll, joinedParts, jsonErrorLine, lossIssues, makeIssue, textSlices } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
 import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
@@ -102,12 +102,58 @@ export function exportBiocJson(docs: readonly Document[], opts: { name?: string 
   return exportAll(biocJsonExporter(opts), docs);
 }
 
-/** Indents each line of a JSON text by `pad` (JSON strings hold no raw line breaks). */
-const indent = (json: string, pad: string): string => pad + json.replace(/\n/g, `\n${pad}`);
+/** JSON.stringify(value, null, 1) nested at indentation `pad` (JSON strings hold no raw line breaks). */
+const nested = (value: unknown, pad: string): string => JSON.stringify(value, null, 1).replace(/\n/g, `\n${pad}`);
+
+/** `items` as the array JSON.stringify(…, null, 1) gives, nested at `pad`, a few items at a time. */
+function* arrayParts(items: readonly unknown[], pad: string): Generator<string> {
+  if (items.length === 0) {
+    yield '[]';
+    return;
+  }
+  yield '[';
+  yield* joinedParts(items, (item) => `\n${pad} ${nested(item, `${pad} `)}`, ',');
+  yield `\n${pad}]`;
+}
+
+/** A passage as JSON.stringify(passage, null, 1) nested at `pad`, its text escaped a slice at a time. */
+function* passageParts(p: BiocPassage, pad: string): Generator<string> {
+  const key = `\n${pad} `;
+  yield `{${key}"offset": ${JSON.stringify(p.offset)},${key}"infons": ${nested(p.infons, `${pad} `)},`;
+  if (p.text !== undefined) {
+    yield `${key}"text": "`;
+    // JSON.stringify escapes character by character (a surrogate pair as one): slices escape alike.
+    for (const slice of textSlices(p.text)) yield JSON.stringify(slice).slice(1, -1);
+    yield '",';
+  }
+  yield `${key}"sentences": ${nested(p.sentences, `${pad} `)},${key}"annotations": `;
+  yield* arrayParts(p.annotations, `${pad} `);
+  yield `,${key}"relations": `;
+  yield* arrayParts(p.relations, `${pad} `);
+  yield `\n${pad}}`;
+}
+
+/** `lead` and a document as JSON.stringify(document, null, 1) nested at `pad`, in parts. */
+function* documentParts(lead: string, d: BiocDocument, pad: string): Generator<string> {
+  const key = `\n${pad} `;
+  yield `${lead}{${key}"id": ${JSON.stringify(d.id)},${key}"infons": ${nested(d.infons, `${pad} `)},${key}"passages": `;
+  if (d.passages.length === 0) yield '[]';
+  else {
+    yield '[';
+    for (const [i, p] of d.passages.entries()) {
+      yield `${i === 0 ? '' : ','}\n${pad}  `;
+      yield* passageParts(p, `${pad}  `);
+    }
+    yield `\n${pad} ]`;
+  }
+  yield `,${key}"relations": `;
+  yield* arrayParts(d.relations, `${pad} `);
+  yield `\n${pad}}`;
+}
 
 /**
  * The BioC JSON exporter, one document at a time. The file is exactly JSON.stringify(collection,
- * null, 1) of the whole collection: each document is that at the depth of the documents array.
+ * null, 1) of the whole collection, each document written in parts (see StreamExporter).
  */
 export function biocJsonExporter(opts: { name?: string } = {}): StreamExporter {
   const name = opts.name ?? 'documents.bioc.json';
@@ -115,8 +161,8 @@ export function biocJsonExporter(opts: { name?: string } = {}): StreamExporter {
   let count = 0;
   // The collection with no documents, cut after `"documents": [` (the array is left open).
   const start = (): string => JSON.stringify({ ...biocCollectionHead(), documents: [] }, null, 1).slice(0, -']\n}'.length);
-  // NOTE: one part per document: its JSON is built whole (JSON.stringify indents it).
-  const add = (doc: Document): string[] => [`${count++ === 0 ? '\n' : ',\n'}${indent(JSON.stringify(documentToBioc(doc, losses), null, 1), '  ')}`];
+  // Each document in the documents array, at two spaces.
+  const add = (doc: Document): Iterable<string> => documentParts(`${count++ === 0 ? '\n' : ',\n'}  `, documentToBioc(doc, losses), '  ');
   const finish = (): { tail: string; issues: FormatIssue[] } => ({
     tail: count === 0 ? ']\n}\n' : '\n ]\n}\n',
     issues: lossIssues(losses, name),

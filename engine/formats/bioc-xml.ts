@@ -5,7 +5,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Document, FormatIssue } from './types.ts';
 import type { ExportResult, ImportResult, LossCounts, StreamExporter } from './common.ts';
-import { countLoss, exportAll, joinedParts, lossIssues, makeIssue } from './common.ts';
+import { countLoss, exportAll, joinedParts, lossIssues, makeIssue, textSlices } from './common.ts';
 import type { BiocAnnotation, BiocCollection, BiocDocument, BiocInfons, BiocPassage, BiocRelation, BiocSentence } from './bioc-model.ts';
 import { biocCollectionHead, biocToDocuments, documentToBioc } from './bioc-model.ts';
 
@@ -250,23 +250,30 @@ export function biocXmlExporter(opts: { name?: string } = {}): StreamExporter {
       `${el('source', col.source)}${el('date', col.date)}${el('key', col.key)}${inf(col.infons)}\n`
     );
   };
-  // A document in parts: a passage's text is one (escaped whole), annotations a few at a time.
+  const annotation = (a: BiocAnnotation): string => {
+    const locs = a.locations.map((l) => `<location offset="${l.offset}" length="${l.length}"/>`).join('');
+    return `<annotation id="${escAttribute(a.id)}">${inf(a.infons)}${locs}${el('text', a.text)}</annotation>\n`;
+  };
+  // A document in parts: a passage's text escaped a slice at a time, annotations a few at a time.
+  function* documentParts(d: BiocDocument): Generator<string> {
+    let head = `<document>${el('id', d.id)}${inf(d.infons)}\n`;
+    for (const p of d.passages) {
+      yield `${head}<passage>${inf(p.infons)}${el('offset', String(p.offset))}<text>`;
+      // A slice never ends inside a surrogate pair, so each escapes as it does within the whole.
+      for (const slice of textSlices(p.text ?? '')) yield esc(slice);
+      yield '</text>\n';
+      yield* joinedParts(p.annotations, annotation);
+      head = '</passage>\n';
+    }
+    yield head;
+    yield* joinedParts(d.relations, rel);
+    yield '</document>\n';
+  }
   const add = (doc: Document): Iterable<string> => {
     const d = documentToBioc(doc, losses);
     // Reading trims <id> (pretty-printed files indent it).
     if (d.id !== d.id.trim()) countLoss(losses, 'document ids with spaces at either end read back without them');
-    const out = [`<document>${el('id', d.id)}${inf(d.infons)}\n`];
-    for (const p of d.passages) {
-      out.push(`<passage>${inf(p.infons)}${el('offset', String(p.offset))}${el('text', p.text ?? '')}\n`);
-      for (const a of p.annotations) {
-        const locs = a.locations.map((l) => `<location offset="${l.offset}" length="${l.length}"/>`).join('');
-        out.push(`<annotation id="${escAttribute(a.id)}">${inf(a.infons)}${locs}${el('text', a.text)}</annotation>\n`);
-      }
-      out.push('</passage>\n');
-    }
-    for (const r of d.relations) out.push(rel(r));
-    out.push('</document>\n');
-    return joinedParts(out, (part) => part);
+    return documentParts(d);
   };
   const finish = (): { tail: string; issues: FormatIssue[] } => {
     for (const [reason, n] of escapeLosses) countLoss(losses, reason, n);
