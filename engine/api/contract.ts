@@ -295,6 +295,12 @@ export interface EngineRequests {
    * it compared with is kept in the workspace for the latest 20 evaluations, across restarts).
    */
   'evaluate:changes': (args: { jobId: string }) => { changedDocuments: number };
+  /**
+   * The project's latest finished evaluation kept in the workspace (the latest report of each
+   * model and datasets, among the latest 20 evaluations), as run:list-jobs gives a finished one;
+   * null when none is kept. Run:list-jobs holds only those since Benchtop started.
+   */
+  'evaluate:latest': (args: { projectId: number }) => JobInfo | null;
 }
 
 /** Requests only the Electron shell implements (native dialogs); browser mode asks for a path. */
@@ -439,6 +445,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'evaluate:start': true,
   'evaluate:export': true,
   'evaluate:changes': true,
+  'evaluate:latest': true,
 };
 
 /** Runtime allow-list of every request the renderer may send. */

@@ -144,6 +144,27 @@ describe.skipIf(!HAS_DATA)('evaluate:changes', () => {
   });
 });
 
+describe.skipIf(!HAS_DATA)('evaluate:latest', () => {
+  it('gives the report back after Benchtop restarts, to show and to save, until a document it quotes is deleted', async () => {
+    vi.resetModules(); // a new process: the job and its report are no longer in memory
+    await t.restart((await import('./handlers.ts')).createEngine);
+    expect(await t.call('run:list-jobs', {})).toEqual([]);
+    expect(await t.call('evaluate:latest', { projectId })).toEqual({
+      jobId, kind: 'evaluate', projectId, startedAt, modelName: report.modelName, status: 'completed', progress: null, report,
+    });
+    const path = join(out, 'after-restart.json');
+    await t.call('evaluate:export', { jobId, format: 'json', outPath: path });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ evaluatedAt: startedAt, ...report });
+    const other = await t.call('projects:create', { name: 'Other', template: 'biomedical' });
+    expect(await t.call('evaluate:latest', { projectId: other.id })).toBeNull();
+    // It quotes its mistakes' words: gone with one of their documents.
+    await t.call('documents:delete', { projectId, documentIds: [report.errors[0]!.documentId] });
+    expect(await t.call('evaluate:latest', { projectId })).toBeNull();
+    const reply = await t.invoke('evaluate:export', { jobId, format: 'json', outPath: join(out, 'gone.json') });
+    expect(reply.ok ? null : reply.error.code).toBe('not-found');
+  });
+});
+
 describe('evaluationCsv', () => {
   it('puts the rows by type in the order given (the table sorted), the averages last; refuses an order missing or repeating one', () => {
     const row = (name: string, f1: number): ScoreRow => ({ name, precision: f1, recall: f1, f1, tp: 1, fp: 0, fn: 0, support: 1 });

@@ -10,6 +10,7 @@ import type { Args, Result } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { EvaluationReport, ScoreRow } from './dto-tasks.ts';
 import { ApiError, requireFullPath } from './errors.ts';
+import { evaluationJob } from './evaluate-kept.ts';
 import { holdOutput } from './outputs-in-flight.ts';
 
 const num = (n: number | undefined): string => (n === undefined ? '' : String(n));
@@ -44,9 +45,9 @@ export function evaluationCsv(r: EvaluationReport, order?: readonly string[]): s
 
 /** The report of finished evaluation `jobId`, or an error saying why there is none. */
 function finishedReport(ctx: ApiContext, jobId: string): { report: EvaluationReport; startedAt: string } {
-  const job = ctx.jobs.info(jobId);
+  const job = evaluationJob(ctx, jobId);
   if (job?.kind !== 'evaluate')
-    throw new ApiError('not-found', 'That evaluation is no longer held (Benchtop was restarted since); evaluate again to save its results.');
+    throw new ApiError('not-found', 'That evaluation is no longer kept (only the latest report of each model and datasets is); evaluate again to save its results.');
   if (!job.report) throw new ApiError('invalid', 'That evaluation did not finish, so it has no results to save; evaluate again.');
   return { report: job.report, startedAt: job.startedAt };
 }

@@ -36,6 +36,7 @@ import { ApiError } from './errors.ts';
 import { runJob } from './predict.ts';
 import { MODEL_TASK, requireSharedTypes, requireTaskModel, resolveModel } from './model-sources.ts';
 import { takeBasis } from './evaluate-changes.ts';
+import { keepReport } from './evaluate-kept.ts';
 import { getSettings } from './system.ts';
 import { annotatedDocuments, projectDatasets } from './task-data.ts';
 
@@ -315,9 +316,12 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
   const names = (id: number): string => getDocumentSummary(read, id)?.externalId ?? String(id);
   // What it compared with, as it starts: kept with the report, for evaluate:changes.
   const basis = takeBasis(read, a.projectId, sets.map((d) => d.id), gold.map((d) => Number(d.id)));
-  const kept = <T>(jobId: string, report: T): T => {
+  // Its report too, so the screen shows it again after a restart.
+  const kept = (jobId: string, done: { report: EvaluationReport }): { report: EvaluationReport } => {
     saveEvaluationBasis(ctx.ws.write, jobId, basis);
-    return report;
+    const startedAt = ctx.jobs.info(jobId)?.startedAt ?? new Date().toISOString(); // (held while it runs)
+    keepReport(ctx, { jobId, projectId: a.projectId, datasetIds: basis.datasetIds, startedAt, report: done.report });
+    return done;
   };
   const finished = (info: {
     jobId: string;

@@ -45,6 +45,7 @@ import {
 } from './mappers.ts';
 import { startEvaluation } from './evaluate.ts';
 import { evaluationChanges } from './evaluate-changes.ts';
+import { latestEvaluation } from './evaluate-kept.ts';
 import { exportEvaluation } from './evaluate-export.ts';
 import { JobRegistry } from './job-registry.ts';
 import { trainOptions } from './model-sources.ts';
@@ -319,6 +320,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'evaluate:start': (a) => startEvaluation(ctx, a),
     'evaluate:export': (a) => exportEvaluation(ctx, a),
     'evaluate:changes': (a) => evaluationChanges(ctx, a),
+    'evaluate:latest': (a) => {
+      mustProject(read, a.projectId);
+      return latestEvaluation(ctx, a);
+    },
   };
 }
 

@@ -238,4 +238,5 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
     { overwrite: bool, order: arr(str({ max: 1000 }), 10_000) },
   ),
   'evaluate:changes': obj({ jobId: key }),
+  'evaluate:latest': obj({ projectId: id }),
 };

@@ -55,7 +55,7 @@ describe('openMemory', () => {
       .all<{ name: string; strict: number }>(sql`SELECT name, strict FROM pragma_table_list WHERE schema = 'main'`)
       .filter((t) => !t.name.startsWith('sqlite_') && !t.name.startsWith('documents_fts'));
     expect(tables.map((t) => t.name).sort()).toEqual(
-      ['datasets', 'documents', 'entities', 'entity_types', 'evaluation_bases', 'files', 'interrupted_imports', 'model_lineage', 'models', 'projects',
+      ['datasets', 'documents', 'entities', 'entity_types', 'evaluation_bases', 'evaluation_report_documents', 'evaluation_reports', 'files', 'interrupted_imports', 'model_lineage', 'models', 'projects',
         'relation_types', 'relations', 'run_metrics', 'training_runs'].sort(),
     );
     expect(tables.every((t) => t.strict === 1)).toBe(true);

@@ -1,6 +1,7 @@
 // What each recent evaluation compared with (migration 10): its project, the datasets chosen and
 // the revision of every document it read, kept across restarts so Evaluate can still say how
-// many of those documents have changed since its report.
+// many of those documents have changed since its report; and its report (migration 12), so
+// Evaluate shows it again after a restart.
 import { nowIso, parseJson, toJson } from './codec.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { sql } from './sql.ts';
@@ -38,4 +39,63 @@ export function getEvaluationBasis(db: ReadDb, jobId: string): EvaluationBasis |
     datasetIds: parseJson<number[]>(row.datasetIds),
     revisions: new Map(parseJson<[number, number][]>(row.revisions)),
   };
+}
+
+/** A kept evaluation report (migration 12), as saveEvaluationReport stored it. */
+export interface KeptEvaluation<R> {
+  jobId: string;
+  projectId: number;
+  modelId: string;
+  datasetIds: readonly number[];
+  startedAt: string;
+  report: R;
+}
+
+/**
+ * Keeps the report of evaluation `jobId` (saved with saveEvaluationBasis first: it goes with that
+ * row) in place of the earlier one of the same model and datasets. `documentIds`: the documents
+ * the report quotes; the report goes as soon as one of them is deleted.
+ */
+export function saveEvaluationReport<R>(db: WriteDb, kept: KeptEvaluation<R>, documentIds: readonly number[]): void {
+  const datasetIds = toJson([...kept.datasetIds].sort((a, b) => a - b));
+  db.transaction(() => {
+    db.run(sql`
+      DELETE FROM evaluation_reports
+      WHERE project_id = ${kept.projectId} AND model_id = ${kept.modelId} AND dataset_ids = ${datasetIds}`);
+    db.run(sql`
+      INSERT INTO evaluation_reports (job_id, project_id, model_id, dataset_ids, started_at, report)
+      VALUES (${kept.jobId}, ${kept.projectId}, ${kept.modelId}, ${datasetIds}, ${kept.startedAt}, ${toJson(kept.report)})`);
+    db.run(sql`
+      INSERT INTO evaluation_report_documents (document_id, job_id)
+      SELECT DISTINCT value, ${kept.jobId} FROM json_each(${toJson([...documentIds])})`);
+  });
+}
+
+const KEPT = sql`
+  SELECT job_id AS jobId, project_id AS projectId, model_id AS modelId, dataset_ids AS datasetIds,
+    started_at AS startedAt, report
+  FROM evaluation_reports`;
+
+interface KeptRow {
+  jobId: string;
+  projectId: number;
+  modelId: string;
+  datasetIds: string;
+  startedAt: string;
+  report: string;
+}
+
+function fromKeptRow<R>(row: KeptRow | undefined): KeptEvaluation<R> | undefined {
+  if (row === undefined) return undefined;
+  return { ...row, datasetIds: parseJson<number[]>(row.datasetIds), report: parseJson<R>(row.report) };
+}
+
+/** The project's latest kept evaluation report, if any. */
+export function latestEvaluationReport<R>(db: ReadDb, projectId: number): KeptEvaluation<R> | undefined {
+  return fromKeptRow(db.get<KeptRow>(sql`${KEPT} WHERE project_id = ${projectId} ORDER BY started_at DESC, rowid DESC LIMIT 1`));
+}
+
+/** The kept report of evaluation `jobId`; undefined when not kept (see saveEvaluationReport). */
+export function getEvaluationReport<R>(db: ReadDb, jobId: string): KeptEvaluation<R> | undefined {
+  return fromKeptRow(db.get<KeptRow>(sql`${KEPT} WHERE job_id = ${jobId}`));
 }

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
+import { startServer } from '../../engine/serve/server.ts';
 import { apiCall } from './api-client.ts';
 import { type App, launchDemoApp, screenshot } from './fixtures.ts';
 
@@ -126,6 +127,24 @@ describe('Evaluate after a look in the editor', () => {
     const shown = (await table.locator('tbody tr td.name').allTextContents()).map((n) => n.trim());
     expect(saved('evaluation-sorted.csv')).toEqual(shown);
     expect(saved('evaluation-sorted.csv')).not.toEqual(saved('evaluation.csv'));
+    expect(app.problems).toEqual([]);
+  });
+});
+
+describe('Evaluate after Benchtop restarts', () => {
+  it('shows the finished evaluation again, still saying a document changed since', async () => {
+    const { page } = app;
+    const before = await page.getByTestId('evaluate-summary').textContent();
+    const port = app.server.port;
+    await app.server.close();
+    app.server = await startServer({ dataDir: app.dataDir, port });
+    await page.goto(app.server.url);
+    await page.getByTestId('current-project').getByText('Demo').waitFor();
+    await page.getByTestId('nav-evaluate').click();
+    await page.getByTestId('evaluate-summary').waitFor();
+    expect(await page.getByTestId('evaluate-summary').textContent()).toBe(before);
+    await page.getByTestId('evaluate-changed').waitFor();
+    expect(await page.getByTestId('error-item').count()).toBeGreaterThan(1);
     expect(app.problems).toEqual([]);
   });
 });

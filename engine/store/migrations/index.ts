@@ -11,6 +11,7 @@ import { up as documentListIndexes } from './0008-document-list-indexes.ts';
 import { up as projectDeleting } from './0009-project-deleting.ts';
 import { up as evaluationBases } from './0010-evaluation-bases.ts';
 import { up as importLineageStatus } from './0011-import-lineage-status.ts';
+import { up as evaluationReports } from './0012-evaluation-reports.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'project-deleting', up: projectDeleting },
   { version: 10, name: 'evaluation-bases', up: evaluationBases },
   { version: 11, name: 'import-lineage-status', up: importLineageStatus },
+  { version: 12, name: 'evaluation-reports', up: evaluationReports },
 ];

@@ -8,14 +8,18 @@ import type {
 } from '../../../engine/api/contract.ts';
 
 let jobs: JobInfo[] = [];
+/** What the workspace kept, by project (evaluate:latest). */
+let kept = new Map<number, JobInfo>();
 let changed = 0;
 vi.mock('../../lib/api.ts', () => ({
-  call: vi.fn((name: string) =>
+  call: vi.fn((name: string, args: { projectId?: number }) =>
     name === 'run:list-jobs'
       ? Promise.resolve(jobs)
       : name === 'evaluate:changes'
         ? Promise.resolve({ changedDocuments: changed })
-        : Promise.reject(new Error(name)),
+        : name === 'evaluate:latest'
+          ? Promise.resolve(kept.get(args.projectId ?? 0) ?? null)
+          : Promise.reject(new Error(name)),
   ),
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
@@ -141,6 +145,27 @@ describe('evaluation state', () => {
     expect(ev.jobId).toBeNull();
     await ev.showProject(1);
     expect(ev.report).toBe(RE_REPORT);
+  });
+
+  it('shows the report the workspace kept after Benchtop restarted, and one the engine holds before it', async () => {
+    const job = (jobId: string, projectId: number, report: EvaluationReport): JobInfo => ({
+      jobId, kind: 'evaluate', projectId, startedAt: '2026-11-24T10:00:00.000Z', status: 'completed', progress: null, report,
+    });
+    // Restarted: the engine holds no job; the workspace kept project 11's latest report.
+    jobs = [];
+    kept = new Map([[11, job('k11', 11, RE_REPORT)]]);
+    const models = [{ id: 're', name: 'RE', task: 'sequence-classification' } as ModelInfo];
+    const ev = new EvaluationState({ models: () => models, datasets: () => [] });
+    await ev.showProject(11);
+    expect([ev.jobId, ev.state, ev.report]).toEqual(['k11', 'completed', RE_REPORT]);
+    await ev.showProject(12);
+    expect(ev.report).toBeNull();
+    // A later evaluation the engine holds comes first.
+    const later = { ...RE_REPORT, documents: 2 };
+    jobs = [job('e11', 11, later)];
+    await ev.showProject(11);
+    expect([ev.jobId, ev.report]).toEqual(['e11', later]);
+    kept = new Map();
   });
 
   it('is as it was left when the screen comes back to the same project; another starts afresh', async () => {

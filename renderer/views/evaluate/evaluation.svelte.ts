@@ -137,11 +137,18 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     if (projectId !== null) await this.restore(projectId);
   }
 
-  /** Finds the project's latest evaluation (after a reload of the window). */
+  /**
+   * Finds the project's latest evaluation (after a reload of the window): one the engine holds,
+   * else, when Benchtop was restarted since, the latest the workspace kept.
+   */
   async restore(projectId: number): Promise<void> {
     try {
-      const job = (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate' && j.projectId === projectId);
-      if (!job || this.jobId !== null) return;
+      const job =
+        (await call('run:list-jobs', {})).find((j) => j.kind === 'evaluate' && j.projectId === projectId) ??
+        (await call('evaluate:latest', { projectId }));
+      // (Another project shown meanwhile: not this one's report.)
+      const isElsewhere = this.#projectId !== undefined && this.#projectId !== projectId;
+      if (!job || this.jobId !== null || isElsewhere) return;
       this.job.adopt(job);
       this.#show(job.report ?? null);
     } catch {
