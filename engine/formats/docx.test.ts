@@ -160,6 +160,33 @@ describe('importDocx', () => {
     expect((await importDocx(docxWithBody(body, 'http://purl.oclc.org/ooxml/wordprocessingml/main'), 'strict.docx')).documents[0]?.text).toBe(expected);
   });
 
+  it('reads footnotes and endnotes after the body, "[n]" where each is referred to (they were dropped); text boxes in the body; not headers or footers', async () => {
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const box = '<w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>' + para(run(t('Allergy: penicillin'))) + '</w:txbxContent></v:textbox></v:shape></w:pict>';
+    const body =
+      para(run(t('Dose reduced.')), run('<w:footnoteReference w:id="1"/>'), run(t(' Review in 2 weeks.'))) +
+      para(run(box)) +
+      para(run(t('See the guideline')), run('<w:endnoteReference w:id="1"/>'), run(t('.'))) +
+      `<w:sectPr><w:headerReference w:type="default" r:id="rId9"/></w:sectPr>`;
+    const parts = unzipSync(docxWithBody(body));
+    parts['word/document.xml'] = strToU8(new TextDecoder().decode(parts['word/document.xml']).replace('<w:document ', `<w:document xmlns:r="${R}" `));
+    const rel = (id: string, type: string, target: string): string => `<Relationship Id="${id}" Type="${R}/${type}" Target="${target}"/>`;
+    parts['word/_rels/document.xml.rels'] = strToU8(
+      `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId7', 'footnotes', 'footnotes.xml')}${rel('rId8', 'endnotes', 'endnotes.xml')}${rel('rId9', 'header', 'header1.xml')}</Relationships>`,
+    );
+    const separator = '<w:footnote w:type="separator" w:id="-1">' + para(run('<w:separator/>')) + '</w:footnote>';
+    const mark = run('<w:footnoteRef/>');
+    parts['word/footnotes.xml'] = strToU8(`<w:footnotes xmlns:w="${W}">${separator}<w:footnote w:id="1">${para(mark, run(t(' eGFR 25 mL/min.')))}${para(run(t('Repeat U&amp;E.')))}</w:footnote></w:footnotes>`);
+    parts['word/endnotes.xml'] = strToU8(`<w:endnotes xmlns:w="${W}"><w:endnote w:id="1">${para(run('<w:endnoteRef/>'), run(t(' NICE NG203.')))}</w:endnote></w:endnotes>`);
+    parts['word/header1.xml'] = strToU8(`<w:hdr xmlns:w="${W}">${para(run(t('St Elsewhere Hospital, Ward 3')))}</w:hdr>`);
+    const { documents, issues } = await importDocx(zipSync(parts), 'letter.docx');
+    expect(issues).toEqual([]);
+    expect(documents[0]?.text).toBe(
+      'Dose reduced.[1] Review in 2 weeks.\n\n\n\nAllergy: penicillin\n\nSee the guideline[2].\n\n[1] eGFR 25 mL/min.\n\nRepeat U&E.\n\n[2] NICE NG203.\n\n',
+    );
+  });
+
   it('checks for cancel between parts and while a large part unpacks, before the reader is given the file', async () => {
     const big = buildDocx(Array.from({ length: 2_000 }, (_, i) => `Line ${i} of a long discharge summary. `.repeat(6)));
     const reader = vi.spyOn(mammoth, 'convertToHtml');
