@@ -114,9 +114,16 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
     optimizer: { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear', warmupSteps: warmup, totalSteps: s.steps } },
     mlmGather: true, teacher: teacher.config, dropout: true, seed: s.seed,
   });
+  const entries = textEntries(args.text, 'distill-transfer', args.textContainsPhi === true);
+  // The teacher is recorded now, not when the run ends: a PHI-trained teacher deleted meanwhile
+  // was recorded as "no weights file found" and, with no lineage.json left to read, not PHI-trained.
+  // Teacher layers copied into the student keep what the teacher's weights carry; without a
+  // lineage.json that is unknown, as for pretrain --model from the same folder (it said no PHI).
+  const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'unknown')] : [];
+  const teacherRecord = [teacherEntry(args.teacher, false), ...start];
+  const vocabulary = vocabularyRecord(teacher.vocab, { model: args.teacher, role: 'teacher model' }, teacher.tokenizer);
   const runner = await DistillRunner.create([spec], weights, { teacher: teacher.weights, threads: args.threads ?? 2, seed: s.seed, ...(args.device !== undefined && { device: args.device }) });
   if (runner.where.deviceNote !== undefined) ctx.emit({ type: 'log', message: runner.where.deviceNote });
-  const entries = textEntries(args.text, 'distill-transfer', args.textContainsPhi === true);
   const settings = { ...s, recipe: args.recipe, lr, warmup, layer_map: map, init_from_teacher: fromTeacher, loss, whole_word_mask: args.wholeWordMask ?? false };
   const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${shareName(args.teacher)}`;
   ctx.emit({ type: 'log', message: `distill-general (${args.recipe}): ${student.numLayers}L-${student.hiddenSize} student, teacher layers ${map.join(',')}, ${s.steps} steps` });
@@ -148,10 +155,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   if (result.status !== 'completed') return { status: result.status, out, steps: result.steps };
   const studentWeights = runner.studentWeights();
   const evalLoss = await mlmEvalLoss(student, studentWeights, evalBlocks(files, tok, s.maxLength, s.evalBlocks), tok, { seed: s.seed, threads: args.threads ?? 2 });
-  // Teacher layers copied into the student keep what the teacher's weights carry; without a
-  // lineage.json that is unknown, as for pretrain --model from the same folder (it said no PHI).
-  const start = fromTeacher ? [startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'unknown')] : [];
-  const record = lineageRecord([teacherEntry(args.teacher, false), ...start, ...entries], vocabularyRecord(teacher.vocab, { model: args.teacher, role: 'teacher model' }, teacher.tokenizer));
+  const record = lineageRecord([...teacherRecord, ...entries], vocabulary);
   const metrics = {
     kind: 'distill-general', recipe: args.recipe, status: result.status, steps: result.steps, wall_time_sec: result.wallSec, loss_terms_last50: result.lastTerms,
     mlm_eval_loss: evalLoss ?? null, settings, student: { origin, architecture: `${student.architecture} ${student.numLayers}L-${student.hiddenSize}` },

@@ -28,10 +28,11 @@ import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { defaultLearningRate } from '../tasks/train-defaults.ts';
-import { buildDistillTrainGraph, teacherInputName } from './graph.ts';
-import { lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
+import { buildDistillTrainGraph } from './graph.ts';
+import { hashFiles, lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
 import { encodePrivateNer } from './private-ner.ts';
+import { feedsOf, transferFeeds } from './step-feeds.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
@@ -158,6 +159,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, data);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
+  // Recorded now, not when the run ends: a teacher deleted or replaced meanwhile was recorded as
+  // "no weights file found" (or as the other model, with its PHI status) in the student's lineage.
+  const teacherRecord = teacherEntry(args.teacher, true, args.teacherPhiStatus);
   const negative = teacher.meta.negativeLabel ?? 'false';
   const maxLength = num('max-length', args.maxLength, teacher.meta.maxLength, 8, 512);
   const task = args.task === 'ner' ? 'token-classification' : 'sequence-classification';
@@ -196,6 +200,8 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     }
     student = { config, weights, vocab: own ?? teacher.vocab, tokenizerSettings: teacher.tokenizerSettings, tokenizer, origin };
   }
+  const vocabFrom = args.student ? { model: args.student, role: 'student folder' } : args.vocab !== undefined ? { file: args.vocab } : { model: args.teacher, role: 'teacher model' };
+  const vocabulary = vocabularyRecord(student.vocab, vocabFrom, student.tokenizerSettings, args.resourcesDir);
   // Without --max-length the teacher's own (which fits it) may not fit a student folder.
   checkMaxLength(maxLength, [{ whose: "teacher's", config: teacher.config }, { whose: "student's", config: student.config }], args.maxLength === undefined ? `the teacher's max length ${maxLength}` : undefined);
   const { groups, merged } = labelMapping(teacher.config.labels, student.config.labels, args.task === 'ner' ? 'O' : negative);
@@ -239,6 +245,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   let privateEx: Encoded[] = [];
   // Their texts' fingerprints stay with the student (fingerprint-file.ts), as a teacher's would.
   let privateSeen: string[] = [];
+  let privateRecord: LineageEntry | undefined;
   if ((args.privateData || privateDocs) && alpha > 0) {
     if (args.task === 'ner') {
       // Reading a folder of notes file by file: Cancel stops it between files.
@@ -260,12 +267,17 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
       privateEx = enc.train;
     }
     if (privateEx.length === 0) throw new Error(`${privateName}: no labelled examples could be read`);
+    // Hashed now: the file deleted while the student trained failed the run at its end, all lost.
+    if (args.privateData) privateRecord = privateEntry(args.privateData, alpha);
     ctx.emit({ type: 'log', message: `note: ${Math.round(alpha * 100)}% of the steps train on the private labelled data, so the student will be recorded as trained on PHI (lineage.json): treat it as PHI-bearing, like the teacher; leave the private data out for a student that learns from the transfer text only` });
   }
 
   // Teacher outputs, once, on disk.
   const hiddenLayers = args.hidden ? [teacher.config.numLayers] : [];
-  const teacherHash = createHash('sha256').update(JSON.stringify([path.resolve(args.teacher), ...weightsFiles(findWeights(args.teacher)).map((f) => statSync(f).mtimeMs)])).digest('hex');
+  // The teacher by the content of its weights, not its path and file times: the same teacher moved
+  // or copied back refused the resume (and relabelled), and another one copied with its times kept
+  // (cp -p) reused this one's outputs.
+  const teacherHash = teacherRecord.sha256 ?? hashFiles(weightsFiles(findWeights(args.teacher)));
   const corpusHash = createHash('sha256').update(corpus.sentences.join('\n')).digest('hex');
   // The cache holds the student's token ids: its vocabulary itself, not only its size, decides
   // them (a --cache shared with a student of another vocabulary of the same size was reused).
@@ -390,13 +402,12 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   }
 
   const entries: LineageEntry[] = [
-    teacherEntry(args.teacher, true, args.teacherPhiStatus), ...(start ? [start] : []),
+    teacherRecord, ...(start ? [start] : []),
     ...corpus.sources.map((s) => ({ kind: 'distill-transfer' as const, source: s.description, ...(s.sha256 !== undefined && { sha256: s.sha256 }), containsPhi: false, gradients: true })),
-    ...(privateEx.length > 0 && args.privateData ? [privateEntry(args.privateData, alpha)] : []),
+    ...(privateRecord ? [privateRecord] : []),
     ...(privateEx.length > 0 && privateDocs ? [privateDocumentsEntry(workspaceData(privateDocs, args.dataLabel), alpha)] : []),
   ];
-  const vocabFrom = args.student ? { model: args.student, role: 'student folder' } : args.vocab !== undefined ? { file: args.vocab } : { model: args.teacher, role: 'teacher model' };
-  const record = lineageRecord(entries, vocabularyRecord(student.vocab, vocabFrom, student.tokenizerSettings, args.resourcesDir));
+  const record = lineageRecord(entries, vocabulary);
   const meta: TaskMeta = args.task === 'ner' ? { task: 'ner', maxLength, stride: teacher.meta.stride ?? Math.floor((maxLength - 2) / 4) } : { task: 're', maxLength, negativeLabel: negative, entityPairs: pairs };
   const config = withTaskMeta(student.config, meta);
   const tail = (k: string): number | null => {
@@ -439,37 +450,4 @@ export async function distill(args: DistillArgs, ctx: TaskContext = QUIET): Prom
     ...(r.lineage ? { lineage: r.lineage, phiStatus: r.lineage.phi_status } : {}),
     ...(r.fingerprinted !== undefined && { fingerprinted: r.fingerprinted }),
   };
-}
-
-function feedsOf(b: { batchSize: number; seqLen: number; inputIds: BigInt64Array; attentionMask: BigInt64Array }, tokenTypes: boolean, extra: Record<string, HostTensor>): Record<string, HostTensor> {
-  const dims = [b.batchSize, b.seqLen];
-  const feeds: Record<string, HostTensor> = { input_ids: { dtype: 'int64', dims, data: b.inputIds }, attention_mask: { dtype: 'int64', dims, data: b.attentionMask }, ...extra };
-  if (tokenTypes) feeds['token_type_ids'] = { dtype: 'int64', dims, data: new BigInt64Array(b.inputIds.length) };
-  return feeds;
-}
-
-/** A padded transfer batch with its teacher targets. */
-export function transferFeeds(recs: readonly ReturnType<ReturnType<typeof openTeacherCache>['read']>[], padId: number, tokenTypes: boolean, tokenLevel: boolean, hiddenLayer: number | undefined): Record<string, HostTensor> {
-  const B = recs.length;
-  const T = Math.max(...recs.map((r) => r.ids.length));
-  const L = recs[0]?.labels ?? 1;
-  const ids = new BigInt64Array(B * T).fill(BigInt(padId));
-  const mask = new BigInt64Array(B * T);
-  const kl = new Float32Array(B * T);
-  const logits = new Float32Array(tokenLevel ? B * T * L : B * L);
-  const C = recs[0]?.hiddenDim ?? 0;
-  const hidden = hiddenLayer !== undefined ? new Float32Array(B * T * C) : undefined;
-  recs.forEach((r, b) => {
-    r.ids.forEach((id, t) => {
-      ids[b * T + t] = BigInt(id);
-      mask[b * T + t] = 1n;
-      kl[b * T + t] = r.klMask[t] ?? 0;
-    });
-    logits.set(r.logits, tokenLevel ? b * T * L : b * L);
-    if (hidden && r.hidden[0]) hidden.set(r.hidden[0], b * T * C);
-  });
-  const extra: Record<string, HostTensor> = { [teacherInputName('logits')]: { dtype: 'float32', dims: tokenLevel ? [B, T, L] : [B, L], data: logits } };
-  if (tokenLevel) extra['kl_mask'] = { dtype: 'float32', dims: [B, T], data: kl };
-  if (hidden && hiddenLayer !== undefined) extra[teacherInputName('hidden', hiddenLayer)] = { dtype: 'float32', dims: [B, T, C], data: hidden };
-  return feedsOf({ batchSize: B, seqLen: T, inputIds: ids, attentionMask: mask }, tokenTypes, extra);
 }
