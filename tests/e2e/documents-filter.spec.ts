@@ -240,6 +240,19 @@ describe('the Dataset filter', () => {
     await page.getByTestId('filter-not-annotated').click();
     await expect.poll(() => page.getByTestId('delete-selected').count()).toBe(0);
     expect(await page.getByTestId('select-document').first().isChecked()).toBe(false);
+
+    // Every document the filters show: the table goes, and the keyboard stays in the toolbar.
+    await page.getByTestId('filter-all').click();
+    await page.getByRole('combobox', { name: 'Dataset' }).selectOption({ label: 'train · 1 document' });
+    await expect.poll(header).toBe('Corpora · 1 matching');
+    await page.getByTestId('select-all').click();
+    await page.getByTestId('delete-selected').click();
+    expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
+      'Delete the selected document, with its annotations and suggestions? This cannot be undone.',
+    );
+    await page.getByTestId('confirm-delete').click();
+    await page.getByText('No documents match').waitFor();
+    await expect.poll(focused).toBe('dataset-filter');
     expect(app.problems).toEqual([]);
   });
 });

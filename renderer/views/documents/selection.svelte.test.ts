@@ -101,6 +101,8 @@ describe('DocumentSelection', () => {
     expect(new Set(sent.flat()).size).toBe(2500);
     expect(s.count).toBe(0);
     expect(s.progress).toBeNull();
+    expect(await s.delete(3)).toBe(0); // nothing selected: no request (documents:delete takes one id at least)
+    expect(calls).toHaveLength(3);
   });
 
   it("gives the engine's refusal as it is and keeps the selection; a later refusal says how many went", async () => {

@@ -81,6 +81,7 @@ export class DocumentSelection {
   async delete(projectId: number): Promise<number> {
     const ids = [...this.ids];
     let deleted = 0;
+    if (ids.length === 0) return 0; // documents:delete takes at least one id
     this.progress = { done: 0, total: ids.length };
     try {
       for (let i = 0; i < ids.length; i += CHUNK) {
