@@ -128,6 +128,17 @@ describe('CSV parsing', () => {
     expect(importCsv(tsv, 't.tsv', { delimiter: '\t', textColumn: 'nope' }).issues[0]?.message).toBe('text column not found');
   });
 
+  it('takes a header whose columns are named alike as the header (it was read as a document), keeping each column', () => {
+    const res = importCsv('ID,Notes,Notes,Ward\r\n7,Fever,Cough,B2\r\n8,Rest,,C1\r\n', 'clinic.csv');
+    expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['7', 'Fever', { 'Notes (2)': 'Cough', Ward: 'B2' }],
+      ['8', 'Rest', { 'Notes (2)': '', Ward: 'C1' }],
+    ]);
+    expect(res.issues).toEqual([{ severity: 'warning', file: 'clinic.csv', line: 1, message: 'column 3 is named "Notes" like an earlier column; read as "Notes (2)"' }]);
+    // A row of words that names no text or id column twice is still data.
+    expect(importCsv('Pain,Pain\nFever,Cough\n', 'd.csv').documents).toHaveLength(2);
+  });
+
   it('reads a semicolon-separated .csv (Excel in many locales) with a warning; it was one column', () => {
     const res = importCsv('id;note;ward\nn1;"Pain, fever; cough";B2\nn2;Rest;C1\n', 'excel.csv');
     expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([

@@ -57,11 +57,30 @@ function sniffDelimiter(content: string, sink: IssueSink): string {
 const TEXT_NAMES = ['text', 'transcription', 'note', 'notes', 'body', 'content', 'abstract', 'sentence', 'report'];
 
 function looksLikeHeader(cells: string[]): boolean {
-  const isUnique = new Set(cells.map((c) => c.trim().toLowerCase())).size === cells.length;
+  const lower = cells.map((c) => c.trim().toLowerCase());
+  const isUnique = new Set(lower).size === cells.length;
   // Benchtop's own export: id, text, then metadata columns named as they came (`0`, `dose:mg`).
   if (cells[0] === 'id' && cells[1] === 'text') return isUnique;
   const ok = cells.every((c) => /^[\p{L}_][\p{L}\p{N}_ .()/#-]{0,63}$/u.test(c.trim()));
-  return ok && isUnique;
+  // A spreadsheet may name two columns alike ("Notes", "Notes"): a row that names a text or id
+  // column is still its header (it was read as a document, "text").
+  return ok && (isUnique || lower.some((c) => c === 'id' || TEXT_NAMES.includes(c)));
+}
+
+/**
+ * Header names made unique: a second "Notes" becomes "Notes (2)" (its cells overwrote the first
+ * one's in the document's metadata), said in a warning on the header's line.
+ */
+function uniqueNames(cells: readonly string[], line: number, sink: IssueSink): string[] {
+  const names: string[] = [];
+  for (const [k, cell] of cells.entries()) {
+    const name = cell.trim();
+    let unique = name;
+    for (let n = 2; names.includes(unique); n++) unique = `${name} (${n})`;
+    if (unique !== name) addWarning(sink, `column ${k + 1} is named "${name}" like an earlier column; read as "${unique}"`, line);
+    names.push(unique);
+  }
+  return names;
 }
 
 /** Imports a CSV/TSV file: one document per row. */
@@ -141,7 +160,7 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
     const first = rows[0];
     if (!first) return;
     try {
-      columns = chooseColumns(first, rows, opts);
+      columns = chooseColumns(first, rows, opts, sink);
     } catch (err) {
       // Rows are still split to the end, for the issues of the whole file (unclosed quotes).
       isRefused = true;
@@ -203,10 +222,10 @@ interface Columns {
 }
 
 /** The header and the columns, from the first row and the first SAMPLE_ROWS data rows; throws when a named column is missing. */
-function chooseColumns(first: CsvRow, rows: readonly CsvRow[], opts: CsvImportOptions): Columns {
+function chooseColumns(first: CsvRow, rows: readonly CsvRow[], opts: CsvImportOptions, sink: IssueSink): Columns {
   const byName = typeof opts.textColumn === 'string' || typeof opts.idColumn === 'string';
   const hasHeader = opts.header === 'auto' || opts.header === undefined ? byName || looksLikeHeader(first.cells) : opts.header;
-  const names = hasHeader ? first.cells.map((c) => c.trim()) : [];
+  const names = hasHeader ? uniqueNames(first.cells, first.line, sink) : [];
   const data = (hasHeader ? rows.slice(1) : rows).slice(0, SAMPLE_ROWS);
   const width = Math.max(first.cells.length, ...data.map((r) => r.cells.length));
   const resolve = (c: string | number | undefined, what: string): number | undefined => {
