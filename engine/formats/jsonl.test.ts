@@ -85,6 +85,15 @@ describe('JSONL import', () => {
     expect(r.issues.some((i) => i.message.includes('not json'))).toBe(false);
   });
 
+  it('says a record followed by a comma (an array\'s items pasted one a line) is skipped for its comma, naming the line; a bad line in the middle keeps its neighbours', () => {
+    const r = importJsonl('{"id":"a","text":"Fever."}\n{"id":"b","text":"Cough."},\n{"id":"c","text":"Pain."}\n{"id":"d","text":"Rash.",\n', 'notes.jsonl');
+    expect(r.documents.map((d) => d.id)).toEqual(['a', 'c']);
+    expect(r.issues.map((i) => [i.line, i.message])).toEqual([
+      [2, 'malformed JSON: a comma after the record (JSON Lines has one record on each line, with no comma between them; remove the commas at the ends of the lines); line skipped'],
+      [4, 'malformed JSON; line skipped'],
+    ]);
+  });
+
   it('names a record whose id is empty or blank like one without an id', () => {
     const res = importJsonl('{"id": "", "text": "a"}\n{"id": "  ", "text": "b"}\n{"id": " x ", "text": "c"}\n', 'notes.jsonl', 'notes');
     expect(res.documents.map((d) => d.id)).toEqual(['notes-1', 'notes-2', ' x ']);

@@ -230,7 +230,7 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
     try {
       value = JSON.parse(raw) as unknown;
     } catch {
-      malformed.add(lineNo);
+      malformed.add(lineNo, isRecordThenComma(raw) ? RECORD_THEN_COMMA : undefined);
       return;
     }
     const doc = documentFromRecord(value, `${stem}-${++records}`, sink, lineNo);
@@ -248,16 +248,32 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
   };
 }
 
+/** Why a line that is a record followed by a comma (a JSON array's items, one a line) is skipped. */
+const RECORD_THEN_COMMA = 'malformed JSON: a comma after the record (JSON Lines has one record on each line, with no comma between them; remove the commas at the ends of the lines); line skipped';
+
+/** Whether `raw` is a JSON object followed by a comma. */
+function isRecordThenComma(raw: string): boolean {
+  const line = raw.trim();
+  if (!line.startsWith('{') || !line.endsWith(',')) return false;
+  try {
+    JSON.parse(line.slice(0, -1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Lines that are not JSON: the first few are reported at their lines; the rest (a file that is
- * not JSON Lines at all, named .jsonl) in one more error, so a long file does not give one each.
+ * Lines that are not JSON: the first few are reported at their lines (with why, when known); the
+ * rest (a file that is not JSON Lines at all, named .jsonl) in one more error, so a long file
+ * does not give one each.
  */
-function malformedLines(sink: IssueSink): { add(line: number): void; end(documents: number): void } {
+function malformedLines(sink: IssueSink): { add(line: number, why?: string): void; end(documents: number): void } {
   let count = 0;
   let firstUnlisted: number | undefined;
   return {
-    add(line) {
-      if (++count <= LISTED_TEXTLESS) addError(sink, 'malformed JSON; line skipped', line);
+    add(line, why) {
+      if (++count <= LISTED_TEXTLESS) addError(sink, why ?? 'malformed JSON; line skipped', line);
       else firstUnlisted ??= line;
     },
     end(documents) {
