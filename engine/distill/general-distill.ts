@@ -14,13 +14,14 @@ import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { runMlmLoop } from '../pretrain/mlm-loop.ts';
-import { evalBlocks, mlmEvalLoss, mlmSettings, prepareRunOut, runFingerprint, textEntries } from '../pretrain/pretrain.ts';
+import { evalBlocks, mlmEvalLoss, mlmSettings, runFingerprint, textEntries } from '../pretrain/pretrain.ts';
 import { checkTextSources, encodingNotes, skippedLinkNotes } from '../pretrain/text-files.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { makeTokenizer, shareName } from '../tasks/model-setup.ts';
 import { GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 import { checkMaxLength, SettingError } from '../tasks/setting-error.ts';
 import { buildDistillTrainGraph, type DistillLossConfig } from './graph.ts';
+import { prepareDistillOut } from './distill-out.ts';
 import { lineageRecord, privacySection, startingPointEntry, teacherEntry } from './lineage.ts';
 import { vocabularyRecord } from './vocab-origin.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textFingerprintBytes } from './fingerprint-file.ts';
@@ -93,7 +94,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   for (const note of [...skippedLinkNotes(args.text), ...encodingNotes(args.text)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   // Text not declared as PHI must not repeat the teacher's PHI text (its recorded fingerprints).
   if (args.textContainsPhi !== true) for (const w of checkGeneralText(args.text, args.teacher)) ctx.emit({ type: 'log', message: `warning: ${w}` });
-  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
+  const resume = prepareDistillOut(out, args.teacher, args.resume ?? 'auto', args.overwrite === true, args.text.map((t) => ['--text', t] as const));
   const teacher = loadHfFolder(args.teacher);
   if (teacher.config.task !== 'masked-lm') throw new Error(`${args.teacher}: the teacher must be a masked-LM model (with its MLM head) for ${args.recipe}; it is a ${teacher.config.task} model`);
   const tok = makeTokenizer(teacher.vocab, teacher.tokenizer);

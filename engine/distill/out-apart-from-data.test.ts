@@ -40,4 +40,24 @@ describe('an --out that holds the text a run reads', () => {
     expect(readdirSync(textDir)).toEqual(before);
     expect(readFileSync(path.join(textDir, 'a.txt'))).toEqual(readFileSync(file));
   });
+
+  it('is refused by distill and distill-general when it is, or holds, the teacher, which is kept', async () => {
+    const { dir, file } = writeCorpus('out-teacher', 6);
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 'ner', maxLength: 32, stride: 8 }, ['O', 'B-Disease', 'I-Disease']);
+    const before = readdirSync(teacher);
+    const task = { task: 'ner' as const, teacher, studentPreset: 'small-2L-128', transfer: file, overwrite: true, steps: 1, batchSize: 2, threads: 1 };
+    // Without the check, --overwrite replaced the PHI teacher with its student.
+    await expect(distillTask({ ...task, out: teacher })).rejects.toThrow(`${teacher}: is the teacher model ${teacher}; saving the student replaces this whole folder, which would delete the teacher. Choose another --out folder`);
+    await expect(distillTask({ ...task, out: dir })).rejects.toThrow(`${dir}: holds the teacher model ${teacher}`);
+    // Without --overwrite it said to pass --overwrite, which deleted the teacher.
+    await expect(distillTask({ ...task, out: teacher, overwrite: false })).rejects.toThrow(`${teacher}: is the teacher model`);
+    const { vocab: words, tokenizer } = loadHfFolder(teacher);
+    const config = presetConfig('small-2L-128', 'bert', words.length, [], 'masked-lm');
+    const mlmTeacher = path.join(dir, 'mlm-teacher');
+    saveHfFolder(mlmTeacher, { config, weights: initWeights(config, 5), vocab: words, tokenizer });
+    const mlmBefore = readdirSync(mlmTeacher);
+    await expect(distillGeneral({ teacher: mlmTeacher, studentPreset: 'small-2L-128', recipe: 'tinybert', text: [file], steps: 1, batchSize: 2, maxLength: 24, evalBlocks: 1, out: mlmTeacher, overwrite: true })).rejects.toThrow(`${mlmTeacher}: is the teacher model ${mlmTeacher}`);
+    expect(readdirSync(teacher)).toEqual(before);
+    expect(readdirSync(mlmTeacher)).toEqual(mlmBefore);
+  });
 });

@@ -17,7 +17,6 @@ import type { Architecture } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
-import { prepareRunOut } from '../pretrain/pretrain.ts';
 import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../tasks/batching.ts';
 import { checkpointStep, hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
@@ -28,6 +27,7 @@ import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { defaultLearningRate } from '../tasks/train-defaults.ts';
+import { prepareDistillOut } from './distill-out.ts';
 import { buildDistillTrainGraph } from './graph.ts';
 import { hashFiles, lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
@@ -156,7 +156,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d, i) => ({ name: `document ${i + 1} of the ${privateName}`, text: d.text }))];
   for (const w of checkTransferNotPrivate(paths, { teacher: args.teacher, ...privateData, ...(args.privateSha256 && { privateSha256: args.privateSha256 }), privateTexts })) ctx.emit({ type: 'log', message: `warning: ${w}` });
   const data = [...paths.map((p) => ['--transfer', p] as const), ['--private-data', args.privateData], ['--test', args.test]] as const;
-  const resume = prepareRunOut(out, args.resume ?? 'auto', args.overwrite === true, data);
+  const resume = prepareDistillOut(out, args.teacher, args.resume ?? 'auto', args.overwrite === true, data);
   const ckptDir = path.join(out, 'checkpoint');
   const teacher = loadTaskModel(args.teacher, args.task);
   // Recorded now, not when the run ends: a teacher deleted or replaced meanwhile was recorded as
