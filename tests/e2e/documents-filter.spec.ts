@@ -239,7 +239,12 @@ describe('the Dataset filter', () => {
     expect(await page.getByTestId('select-all').isChecked()).toBe(true);
     await page.getByTestId('filter-not-annotated').click();
     await expect.poll(() => page.getByTestId('delete-selected').count()).toBe(0);
-    expect(await page.getByTestId('select-document').first().isChecked()).toBe(false);
+    expect(await boxes.first().isChecked()).toBe(false);
+    await boxes.nth(0).focus();
+    await page.keyboard.press('Space');
+    await boxes.nth(2).focus();
+    await page.keyboard.press('Shift+Space'); // a range by keyboard
+    await expect.poll(() => page.getByTestId('delete-selected').textContent()).toBe('Delete 3 documents…');
 
     // Every document the filters show: the table goes, and the keyboard stays in the toolbar.
     await page.getByTestId('filter-all').click();
