@@ -80,7 +80,7 @@ describe('documents:import', () => {
     const big = makeSparseFile(join(outside, 'huge-notes.txt'), 700 * 1024 * 1024);
     const report = await call('documents:import', { projectId: await projectId(), path: big, containsPhi: false });
     expect(report.documentsAdded).toBe(0);
-    expect(report.issues.map((i) => i.message)).toEqual(['file too large (700 MB; the limit is 256 MB): split it into smaller files']);
+    expect(report.issues.map((i) => i.message)).toEqual(['file too large (700 MB; the limit is 256 MB): the file is read whole, as one string of text; split it into smaller files']);
   });
 });
 

@@ -84,7 +84,7 @@ describe('importDocx', () => {
   it('throws a content-free error for a file that is not DOCX, and honours maxBytes', async () => {
     await expect(importDocx(new TextEncoder().encode('not a zip'), 'x.docx')).rejects.toThrow('invalid or damaged DOCX');
     const res = await importDocx(buildDocx(['x']), 'x.docx', { maxBytes: 10 });
-    expect(res.issues).toEqual([{ severity: 'error', file: 'x.docx', message: 'file too large (0.0 MB; the limit is 0.0 MB): split it into smaller files' }]);
+    expect(res.issues).toEqual([{ severity: 'error', file: 'x.docx', message: 'file too large (0.0 MB; the limit is 0.0 MB): a PDF or DOCX file is unpacked whole in memory; split it into smaller files' }]);
   });
 
   it('names an old .doc (an OLE2 file) instead of calling it damaged', async () => {

@@ -51,7 +51,7 @@ describe('importPath reads regular files only', () => {
       const res = await importPath(big, format ? { format } : {});
       expect(res.documents).toEqual([]);
       expect(res.issues).toEqual([
-        { severity: 'error', file: big, message: 'file too large (600 MB; the limit is 256 MB): split it into smaller files' },
+        { severity: 'error', file: big, message: 'file too large (600 MB; the limit is 256 MB): the file is read whole, as one string of text; split it into smaller files' },
       ]);
     }
     expect(MAX_TEXT_FILE_BYTES).toBe(256 * 1024 * 1024);

@@ -37,11 +37,11 @@ describe('importPdf', () => {
   it('refuses files beyond the size limit, saying what to do (as for a text file)', async () => {
     const pdf = buildPdf([['x']]);
     const res = await importPdf(pdf, 'big.pdf', { maxBytes: 100 });
-    expect(res).toEqual({ documents: [], issues: [{ severity: 'error', file: 'big.pdf', message: 'file too large (0.0 MB; the limit is 0.0 MB): split it into smaller files' }] });
+    expect(res).toEqual({ documents: [], issues: [{ severity: 'error', file: 'big.pdf', message: 'file too large (0.0 MB; the limit is 0.0 MB): a PDF or DOCX file is unpacked whole in memory; split it into smaller files' }] });
     const onDisk = join(tmp, 'scan-archive.pdf');
     writeFileSync(onDisk, Buffer.concat([Buffer.from(pdf), Buffer.alloc(12 << 20, 0x20)])); // 12 MB
     expect((await importPath(onDisk, { maxBytes: 10 << 20 })).issues).toEqual([
-      { severity: 'error', file: onDisk, message: 'file too large (12 MB; the limit is 10 MB): split it into smaller files' },
+      { severity: 'error', file: onDisk, message: 'file too large (12 MB; the limit is 10 MB): a PDF or DOCX file is unpacked whole in memory; split it into smaller files' },
     ]);
   });
 

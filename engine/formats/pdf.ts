@@ -48,7 +48,7 @@ export const MAX_PDF_PAGES = 10_000;
 export function sizeLimitIssue(size: number, file: string, maxBytes = DEFAULT_MAX_BYTES): ImportResult | null {
   if (size <= maxBytes) return null;
   // As a text file over its limit is refused (inputFileProblem), so every format says it alike.
-  const message = `file too large (${megabytes(size)}; the limit is ${megabytes(maxBytes)}): split it into smaller files`;
+  const message = `file too large (${megabytes(size)}; the limit is ${megabytes(maxBytes)}): a PDF or DOCX file is unpacked whole in memory; split it into smaller files`;
   return { documents: [], issues: [makeIssue('error', file, message)] };
 }
 

@@ -60,7 +60,8 @@ export interface ImportOptions {
  * in reserve for the parsers' copies. Bigger dumps are to be split.
  */
 export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
-const TOO_LARGE_HINT = 'split it into smaller files';
+/** Why the limit, and what to do (the end of the too-large message). */
+const TOO_LARGE_HINT = 'the file is read whole, as one string of text; split it into smaller files';
 
 const SNIFF_BYTES = 4096;
 const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes']);

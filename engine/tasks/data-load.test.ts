@@ -124,7 +124,7 @@ describe('a folder with a file over the size limit', () => {
     expect(r.sources).toEqual(['ward1/note.txt', 'ward2/note.txt']);
     expect(r.fileNames).toEqual(['ward1/note.txt', 'ward2/note.txt', 'ward2/scan.txt']);
     expect(r.issues).toEqual([
-      { severity: 'error', file: 'ward2/scan.txt', message: 'file is 0.0 MB, beyond the 0.0 MB limit for one input file; skipped (split it into smaller files)' },
+      { severity: 'error', file: 'ward2/scan.txt', message: 'file is 0.0 MB, beyond the 0.0 MB limit for one input file; skipped: train, eval and predict hold all of a document\'s tokens in memory at once (several GB for 100 MB of text), so split it into smaller files' },
     ]);
   });
 });

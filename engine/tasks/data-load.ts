@@ -133,7 +133,7 @@ function admissible(root: string, maxBytes: number, issues: FormatIssue[]): { fi
       issues.push({
         severity: 'error',
         file: displayName(root, f),
-        message: `file is ${mb(size)} MB, beyond the ${mb(maxBytes)} MB limit for one input file; skipped (split it into smaller files)`,
+        message: `file is ${mb(size)} MB, beyond the ${mb(maxBytes)} MB limit for one input file; skipped: train, eval and predict hold all of a document's tokens in memory at once (several GB for 100 MB of text), so split it into smaller files`,
       });
       oversized.push(f);
     } else files.push(f);
