@@ -6,7 +6,7 @@ import { getRun, listRuns } from '../store/runs.ts';
 import type { ApiContext } from './context.ts';
 import type { RunInfo, RunMetrics } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { canRestart, canResume, configOf, whyCannotContinue } from './run-launcher.ts';
+import { canRestart, canResume, configOf, renamedBase, whyCannotContinue } from './run-launcher.ts';
 
 /** A project's runs, newest first. */
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
@@ -20,7 +20,7 @@ export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
       task: cfg.task,
       name: cfg.name,
       status: run.status,
-      baseName: cfg.baseName,
+      baseName: renamedBase(ctx, run) ?? cfg.baseName,
       datasetNames: cfg.datasetNames,
       ...(cfg.devDatasetNames && { devDatasetNames: cfg.devDatasetNames }),
       ...(cfg.documents && { documents: cfg.documents }),

@@ -136,6 +136,18 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
   return id;
 }
 
+/**
+ * The library's name now of the model a training run starts from, when that is not what the run
+ * recorded (renamed since), else undefined: the run names it so, and a run started again or
+ * continued names it so on its model's card.
+ */
+export function renamedBase(ctx: ApiContext, run: TrainingRun): string | undefined {
+  const cfg = configOf(run);
+  if (cfg.engine.kind !== 'train' || run.baseModelId === undefined) return undefined;
+  const name = getModel(ctx.ws.read, run.baseModelId)?.name;
+  return name === undefined || name === cfg.baseName ? undefined : name;
+}
+
 /** Why a run cannot continue (its base or teacher was removed from the library), else undefined. */
 export function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {
   const cfg = configOf(run);
@@ -236,6 +248,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
   const out = join(dir, 'out');
   const { threads, device } = getSettings(ctx);
   const mode = resume ? ('auto' as const) : ('never' as const);
+  const base = renamedBase(ctx, run);
   const progress = throttle<TrainProgressInfo>(PROGRESS_MS, (p) => ctx.emit('train:progress', p));
   // A distillation's teacher labels its transfer text first (minutes for a large teacher).
   const labelling = throttle<TrainLabellingInfo>(PROGRESS_MS, (p) => ctx.emit('train:labelling', p));
@@ -261,6 +274,7 @@ function launch(ctx: ApiContext, runId: string, resume: boolean): void {
         ? startTrain(
             {
               ...cfg.engine.args,
+              ...(base !== undefined && cfg.engine.args.model !== undefined && { modelLabel: `“${base}”` }),
               out,
               threads,
               device,
