@@ -36,7 +36,7 @@ import { feedsOf, transferFeeds } from './step-feeds.ts';
 import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { alignNer, alignRe, createTeacherLabeller, labelMapping, markPair, sameTokenization, type AlignedItem } from './task-transfer.ts';
-import { buildTeacherCache, openTeacherCache } from './teacher-cache.ts';
+import { buildTeacherCache, checkCacheFolder, openTeacherCache } from './teacher-cache.ts';
 import { buildTransferCorpus, parseTransfer } from './transfer.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
 import { vocabSha256, vocabularyRecord } from './vocab-origin.ts';
@@ -150,6 +150,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
   // A mistyped --test used to fail the command after the whole run (with the student saved).
   if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
+  if (args.cacheDir !== undefined) checkCacheFolder(path.resolve(args.cacheDir));
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
   for (const note of [...skippedLinkNotes(paths), ...encodingNotes(paths)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};

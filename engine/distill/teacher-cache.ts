@@ -9,7 +9,7 @@
 // Record: int32 [len, rows, L, nHidden, hiddenDim, 0, 0, 0] · int32 ids[len] ·
 // uint8 klMask[len] (padded to 4) · float32 logits[rows·L] · uint16 hidden[nHidden·len·hiddenDim] (padded to 4).
 
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { halfToFloat } from '../checkpoints/tensor-bytes.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
@@ -99,6 +99,25 @@ export interface TeacherCache {
   close(): void;
 }
 
+const CACHE_FILES = ['meta.json', 'records.bin', 'offsets.bin'];
+/** meta.json's temporary file (writeFileAtomic), left behind by a run that was killed. */
+const META_TEMP = /^\.meta\.json\.\d+\.tmp$/;
+
+/**
+ * Refuses a cache folder (`--cache`) that holds anything but a teacher cache: one is rebuilt by
+ * deleting it, so `--cache` naming a folder of the user's that had a meta.json deleted all of it
+ * (and without one, the cache's files were written among the user's).
+ */
+export function checkCacheFolder(dir: string): void {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (st === undefined) return;
+  const advice = 'give --cache a new or empty folder, or one that holds only a teacher cache';
+  if (!st.isDirectory()) throw new Error(`${dir}: is not a folder; ${advice}`);
+  const other = readdirSync(dir).filter((f) => !CACHE_FILES.includes(f) && !META_TEMP.test(f));
+  if (other.length > 0) throw new Error(`${dir}: holds ${other.slice(0, 3).join(', ')}${other.length > 3 ? ` and ${other.length - 3} more` : ''}, which are not a teacher cache's files; ${advice}`);
+  if (existsSync(path.join(dir, 'meta.json')) && typeof readMeta(dir)?.fingerprint !== 'string') throw new Error(`${dir}: its meta.json is not a teacher cache's; ${advice}`);
+}
+
 function readMeta(dir: string): Meta | undefined {
   try {
     return JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Meta;
@@ -112,9 +131,11 @@ function readMeta(dir: string): Meta | undefined {
  * `compute(from, to)` and appending each chunk; resumes a partial cache with the same fingerprint.
  */
 export async function buildTeacherCache(dir: string, fingerprint: string, count: number, compute: (from: number, to: number) => Promise<CacheRecord[]>, opts: { chunk?: number; onChunk?: (done: number) => void; isCancelled?: () => boolean } = {}): Promise<'complete' | 'cancelled'> {
+  checkCacheFolder(dir);
   let meta = readMeta(dir);
   if (meta && (meta.fingerprint !== fingerprint || meta.count > count)) {
-    rmSync(dir, { recursive: true, force: true });
+    // Only the cache's own files (checked above: the folder holds nothing else).
+    for (const f of CACHE_FILES) rmSync(path.join(dir, f), { force: true });
     meta = undefined;
   }
   if (meta?.complete) return 'complete';
