@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../random.ts';
-import { Utf8Windows1252Decoder, decodeBytes, looksBinary } from './encoding.ts';
+import { Utf8Windows1252Decoder, binaryMessage, decodeBytes, looksBinary } from './encoding.ts';
 import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 
 const SAMPLE = 'Café — naïve 😀\r\nline 2';
@@ -85,6 +85,22 @@ describe('decodeBytes', () => {
 
   it('never normalises CRLF or lone CR', () => {
     expect(decodeBytes(new TextEncoder().encode('a\r\nb\rc\n')).text).toBe('a\r\nb\rc\n');
+  });
+});
+
+describe('binaryMessage', () => {
+  it('says a text file with a few NUL bytes is damaged text, not an image or a program; binary data stays binary', () => {
+    const note = decodeBytes(new Uint8Array(Buffer.concat([Buffer.from('Caf\xe9 au lait spots. '.repeat(40), 'latin1'), Buffer.from([0, 0, 0]), Buffer.from('Plan: review.\r\n')]))).text;
+    expect(looksBinary(note)).toBe(true);
+    expect(binaryMessage(note)).toBe(
+      'text, but with 3 NUL bytes (U+0000), which text does not have: the file is damaged (a copy cut short, or zero-filled by a crash) or padded by the program that wrote it; remove them and import it again; skipped',
+    );
+    const binary = 'looks like binary data (an image, archive or program), not text; skipped';
+    const rand = createRng(3);
+    expect(binaryMessage(decodeBytes(Uint8Array.from({ length: 2048 }, () => Math.floor(rand.next() * 256))).text)).toBe(binary);
+    // A zip that stores text unpacked (few NULs in its headers), and text that is mostly NULs.
+    expect(binaryMessage(`PK\u0003\u0004\u0014\u0000\u0000\u0000${'hello world '.repeat(500)}`)).toBe(binary);
+    expect(binaryMessage(`note${'\u0000'.repeat(4096)}`)).toBe(binary);
   });
 });
 

@@ -209,12 +209,8 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
   }
 }
 
-/**
- * Whether decoded text is really binary data (an image, archive or program renamed to .txt):
- * NUL bytes, or more than 1% control characters other than tab, line breaks and form feed, in
- * the first 64 K characters. Real text in any of the decoded encodings has almost none.
- */
-export function looksBinary(text: string): boolean {
+/** NUL characters, and other control characters but tab, line breaks and form feed, in the first 64 K characters. */
+function controlCounts(text: string): { n: number; nul: number; control: number } {
   const n = Math.min(text.length, 65536);
   let nul = 0;
   let control = 0;
@@ -223,5 +219,30 @@ export function looksBinary(text: string): boolean {
     if (c === 0) nul++;
     else if ((c < 32 && c !== 9 && c !== 10 && c !== 11 && c !== 12 && c !== 13) || c === 127) control++;
   }
-  return nul > 0 || (control >= 3 && control > n * 0.01);
+  return { n, nul, control };
+}
+
+const isControlHeavy = ({ n, control }: { n: number; control: number }): boolean => control >= 3 && control > n * 0.01;
+
+/**
+ * Whether decoded text is really binary data (an image, archive or program renamed to .txt):
+ * NUL bytes, or more than 1% control characters other than tab, line breaks and form feed, in
+ * the first 64 K characters. Real text in any of the decoded encodings has almost none.
+ */
+export function looksBinary(text: string): boolean {
+  const counts = controlCounts(text);
+  return counts.nul > 0 || isControlHeavy(counts);
+}
+
+/**
+ * Why text that looksBinary is refused: binary data, or text with a few NUL bytes in it (at most
+ * 1% of its first 64 K characters, or 4, and not a zip), which is text damaged there, not an image or
+ * a program (a copy cut short, a block zero-filled by a crash, a database export padded with NULs).
+ */
+export function binaryMessage(text: string): string {
+  const counts = controlCounts(text);
+  if (isControlHeavy(counts) || counts.nul > Math.max(counts.n * 0.01, 4) || text.startsWith('PK\u0003\u0004'))
+    return 'looks like binary data (an image, archive or program), not text; skipped';
+  const nul = counts.nul === 1 ? 'a NUL byte' : `${counts.nul.toLocaleString('en-US')} NUL bytes`;
+  return `text, but with ${nul} (U+0000), which text does not have: the file is damaged (a copy cut short, or zero-filled by a crash) or padded by the program that wrote it; remove them and import it again; skipped`;
 }

@@ -11,7 +11,7 @@ import { writeExport } from './export-stream.ts';
 import type { Document, FormatIssue, FormatName } from './types.ts';
 import type { ExportResult, ImportResult } from './common.ts';
 import { makeIssue, safeErrorMessage } from './common.ts';
-import { decodeBytes, looksBinary } from './encoding.ts';
+import { binaryMessage, decodeBytes, looksBinary } from './encoding.ts';
 import { importText } from './text.ts';
 import { exportPubtator, importPubtator } from './pubtator.ts';
 import { exportBrat, importBratAfterBom, importBratCrlf } from './brat.ts';
@@ -150,8 +150,7 @@ async function importFile(path: string, format: FormatName, display: string, id:
   const raw = await readTextFile(textPath);
   const decoded = decodeBytes(raw, display);
   const content = decoded.text;
-  if (looksBinary(content))
-    return { documents: [], issues: [makeIssue('error', display, 'looks like binary data (an image, archive or program), not text; skipped')] };
+  if (looksBinary(content)) return { documents: [], issues: [makeIssue('error', display, binaryMessage(content))] };
   let res: ImportResult;
   switch (format) {
     case 'text':

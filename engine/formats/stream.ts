@@ -15,6 +15,7 @@ import { makeIssue, sortIssues } from './common.ts';
 import {
   type TextEncodingName,
   Utf8Windows1252Decoder,
+  binaryMessage,
   countReplaced,
   isInvalidData,
   looksBinary,
@@ -320,7 +321,7 @@ export async function* streamDocuments(
       onRead(isTwice ? Math.floor((size + read.bytes) / 2) : read.bytes, size);
       let text = chunk;
       if (isFirst) {
-        if (head === '' && looksBinary(text)) return [makeIssue('error', file, 'looks like binary data (an image, archive or program), not text; skipped')];
+        if (head === '' && looksBinary(text)) return [makeIssue('error', file, binaryMessage(text))];
         if (format !== 'csv' && !isBioc) {
           // Whether to stream a line format at all is decided on the text up to the first line break.
           head += text;
