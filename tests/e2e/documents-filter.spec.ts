@@ -4,9 +4,9 @@
 // the notices of five imports in a row, which covered the table's right-hand columns, now sit in
 // a strip of their own (the latest three, the rest counted) at 1366 × 768 and at 800 × 600.
 // Delete dataset… (the chosen one), the editor's Delete… and Delete N documents… (the rows ticked)
-// ask first, by keyboard too.
+// ask first, by keyboard too; Export… takes the rows ticked.
 import { join } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
@@ -245,6 +245,23 @@ describe('the Dataset filter', () => {
     await boxes.nth(2).focus();
     await page.keyboard.press('Shift+Space'); // a range by keyboard
     await expect.poll(() => page.getByTestId('delete-selected').textContent()).toBe('Delete 3 documents…');
+    const ticked = await page
+      .getByTestId('document-row')
+      .filter({ has: page.locator('[data-testid="select-document"]:checked') })
+      .getByRole('link')
+      .allTextContents();
+
+    // Export… takes the ticked documents, and only those.
+    await page.getByTestId('open-export').click();
+    expect(squash(await page.getByTestId('export-panel').locator('h2').textContent())).toBe('Export 3 documents');
+    const out = join(app.tmp, 'ticked.jsonl');
+    await page.getByTestId('export-format').selectOption('jsonl');
+    await page.getByTestId('export-path').fill(out);
+    await page.getByTestId('start-export').click();
+    await page.getByTestId('export-report').waitFor();
+    const exported = readFileSync(out, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(exported.sort()).toEqual([...ticked].sort());
+    await page.getByRole('button', { name: 'Close export' }).click();
 
     // Every document the filters show: the table goes, and the keyboard stays in the toolbar.
     await page.getByTestId('filter-all').click();
