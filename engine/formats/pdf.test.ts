@@ -34,6 +34,16 @@ describe('importPdf', () => {
     expect(NO_TEXT_LAYER).toBe('no text layer (scanned PDF?) — run OCR first');
   });
 
+  it('says which pages have no text layer when others have (scanned pages in a typed letter were left out silently)', async () => {
+    const one = await importPdf(buildPdf([['Referral letter.'], [], ['Plan.']]), 'referral.pdf');
+    expect(one.documents[0]?.text).toBe('Referral letter.\n\n\n\nPlan.');
+    expect(one.issues).toEqual([
+      { severity: 'warning', file: 'referral.pdf', message: 'page 2 of 3 has no text layer (scanned, or blank): what it shows is not in the document; run OCR on the PDF to read it' },
+    ]);
+    const many = await importPdf(buildPdf([['Letter.'], [], [], ['Plan.'], []]), 'merged.pdf');
+    expect(many.issues.map((i) => i.message)).toEqual(['pages 2–3, 5 (3 of 5) have no text layer (scanned, or blank): what they show is not in the document; run OCR on the PDF to read them']);
+  });
+
   it('refuses files beyond the size limit, saying what to do (as for a text file)', async () => {
     const pdf = buildPdf([['x']]);
     const res = await importPdf(pdf, 'big.pdf', { maxBytes: 100 });

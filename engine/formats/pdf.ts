@@ -86,6 +86,26 @@ function pageText(items: readonly (TextItem | object)[]): string {
   return text;
 }
 
+/** Page ranges listed before "…". */
+const LISTED_RANGES = 10;
+
+/**
+ * The warning for a PDF some of whose pages have no text (scanned pages in a typed letter, a
+ * blank page): what they show is not in the document, which was said nowhere.
+ */
+function pagesWithoutText(blank: readonly number[], total: number): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < blank.length; ) {
+    let j = i;
+    while (j + 1 < blank.length && blank[j + 1] === (blank[j] ?? 0) + 1) j++;
+    ranges.push(i === j ? String(blank[i]) : `${blank[i]}–${blank[j]}`);
+    i = j + 1;
+  }
+  const listed = ranges.length > LISTED_RANGES ? `${ranges.slice(0, LISTED_RANGES).join(', ')}, …` : ranges.join(', ');
+  const which = blank.length === 1 ? `page ${listed} of ${total} has` : `pages ${listed} (${blank.length} of ${total}) have`;
+  return `${which} no text layer (scanned, or blank): what ${blank.length === 1 ? 'it shows' : 'they show'} is not in the document; run OCR on the PDF to read ${blank.length === 1 ? 'it' : 'them'}`;
+}
+
 /** Extracts the text layer of a PDF as one document. Corrupt or encrypted files throw. */
 export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImportOptions = {}): Promise<ImportResult> {
   const tooBig = sizeLimitIssue(bytes.length, file, opts.maxBytes);
@@ -135,7 +155,8 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
       doc.text += p;
     }
     doc.metadata = { pages: String(pdf.numPages) };
-    return { documents: [doc], issues: [] };
+    const blank = pages.flatMap((p, i) => (p.trim() === '' ? [i + 1] : []));
+    return { documents: [doc], issues: blank.length > 0 ? [makeIssue('warning', file, pagesWithoutText(blank, pages.length))] : [] };
   } finally {
     await pdf.destroy();
   }
