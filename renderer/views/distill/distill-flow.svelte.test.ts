@@ -57,6 +57,29 @@ describe('distill flow', () => {
     flow.includePrivate = false;
   });
 
+  it('blocks a library student whose labels the teacher does not have (the run failed once started)', () => {
+    const teacher = { ...model('teacher', 'trained-on-phi'), labels: ['O', 'B-Disease', 'I-Disease'] };
+    const chem = { ...model('chem', 'no-phi'), labels: ['O', 'B-Chemical', 'I-Chemical'] };
+    const fewer = { ...model('fewer', 'no-phi'), labels: ['O', 'B-Disease'] };
+    const mlm = { ...model('mlm', 'no-phi'), task: 'masked-lm', labels: [] };
+    const relations = { ...model('relations', 'no-phi'), task: 'sequence-classification', labels: ['0', 'Chemical-Gene'] };
+    const flow = new DistillFlow({ models: () => [teacher, chem, fewer, mlm, relations], datasets: () => [] });
+    flow.teacherId = 'teacher';
+    flow.go(1);
+    flow.studentKind = 'model';
+    flow.studentModelId = 'chem';
+    expect(flow.blockerAt(1)).toBe("“chem” has labels the teacher “teacher” does not (B-Chemical, I-Chemical), so it cannot learn from it. Choose a model with the teacher's labels, or start the student as a new model.");
+    flow.go(2);
+    expect(flow.step).toBe(1);
+    // The teacher's labels, a model without a task's labels, or one of another kind (which takes the teacher's): taken.
+    for (const id of ['fewer', 'mlm', 'relations']) {
+      flow.studentModelId = id;
+      expect(flow.blockerAt(1)).toBeNull();
+    }
+    flow.studentKind = 'preset';
+    expect(flow.blockerAt(1)).toBeNull();
+  });
+
   it('blocks the transfer step until the own text is declared free of PHI', () => {
     const flow = new DistillFlow({ models: () => [model('t', 'no-phi')], datasets: () => [] });
     expect(flow.studentPhi).toBe('no-phi');

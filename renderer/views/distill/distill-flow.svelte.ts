@@ -50,6 +50,20 @@ function hasGenericLabels(m: ModelInfo): boolean {
   return m.labels.length > 0 && isGenericLabels(m.labels);
 }
 
+/**
+ * Why a library model cannot be the teacher's student, else null. A model of the teacher's kind
+ * with named labels keeps its labels, and the teacher must know each one (they are matched by name):
+ * the engine refused any other only once the run had started, a failed run whose Start again
+ * failed the same way.
+ */
+export function studentLabelsProblem(student: ModelInfo, teacher: ModelInfo): string | null {
+  if (student.task !== teacher.task || student.labels.length === 0 || hasGenericLabels(student)) return null;
+  const unknown = student.labels.filter((l) => !teacher.labels.includes(l));
+  if (unknown.length === 0) return null;
+  const some = unknown.length > 4 ? `${unknown.slice(0, 4).join(', ')} and ${unknown.length - 4} more` : unknown.join(', ');
+  return `“${student.name}” has labels the teacher “${teacher.name}” does not (${some}), so it cannot learn from it. Choose a model with the teacher's labels, or start the student as a new model.`;
+}
+
 export class DistillFlow {
   step = $state(0);
   teacherId = $state('');
@@ -107,9 +121,11 @@ export class DistillFlow {
       : hasGenericLabels(this.teacher)
         ? `“${this.teacher.name}” has no named labels (only ${this.teacher.labels.slice(0, 2).join(', ')}…), so it cannot teach. Choose a model trained on the Train screen.`
         : null,
-    this.studentKind === 'model' && !this.students.some((m) => m.id === this.studentModelId)
+    this.studentKind === 'model' && this.studentBase === null
       ? 'Choose the student model.'
-      : null,
+      : this.studentBase !== null && this.teacher !== null
+        ? studentLabelsProblem(this.studentBase, this.teacher)
+        : null,
     !this.useGeneral && !this.useRandom && !this.useFolder
       ? 'Choose at least one kind of transfer text.'
       : this.useFolder && (this.folder.trim() === '' || !this.isFolderClean)
