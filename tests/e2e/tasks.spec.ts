@@ -3,9 +3,11 @@
 // prediction, export brat with the suggestions, run it over a PubTator file, evaluate with
 // click-through mistakes, distil it, then reload and find everything persisted. Screenshots of
 // each screen go to test-results/screenshots/.
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKSPACE_FILE } from '../../engine/store/db.ts';
 import { apiCall } from './api-client.ts';
 import { type App, SHARED_DATA, focusLog, launchDemoApp, recordFocus, screenshot } from './fixtures.ts';
 
@@ -185,6 +187,43 @@ describe('model screens in browser mode', () => {
     await page.getByTestId('run-monitor').waitFor();
     await screenshot(page, '19-train-dark');
     await page.getByTestId('theme-select').selectOption('system');
+    expect(app.problems).toEqual([]);
+  });
+
+  it('lists a relation run that failed before its data was refused at Start: why, and that it cannot start again', async () => {
+    const { page } = app;
+    // As runs were recorded before 2026-11-24: the engine's refusal saved as the run's error, and
+    // its documents (a dev note whose one pair in a sentence is unrelated) kept for Start again.
+    const id = 'old-relation-run';
+    const note = (name: string, isRelated: boolean): object => ({
+      id: name,
+      text: 'Aspirin caused ulcers.',
+      entities: [
+        { id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin' },
+        { id: 'T2', type: 'Disease', spans: [{ start: 15, end: 21 }], text: 'ulcers' },
+      ],
+      relations: isRelated ? [{ id: 'R1', type: 'causes', arg1: 'T1', arg2: 'T2' }] : [],
+    });
+    mkdirSync(join(app.dataDir, 'runs', id), { recursive: true });
+    writeFileSync(join(app.dataDir, 'runs', id, 'data.json'), JSON.stringify({ train: [note('t1', true)], dev: [note('d1', false)] }));
+    const config = {
+      engine: { kind: 'train', args: { task: 're', preset: 'small-2L-128', vocab: 'vocab.txt', dataLabel: 'notes', seed: 42 } },
+      task: 're', name: 'Old relations run', baseName: 'new small-2L-128 model from random weights', datasetNames: ['notes'], lineage: [], dir: `runs/${id}`,
+    };
+    const db = new Database(join(app.dataDir, WORKSPACE_FILE));
+    db.prepare(`INSERT INTO training_runs (id, project_id, task, config, status, created_at, finished_at, error)
+      VALUES (?, ?, 're', ?, 'failed', '2026-11-20T10:00:00Z', '2026-11-20T10:00:02Z', ?)`)
+      .run(id, projectId, JSON.stringify(config), 'dev documents: none of its 1 entity pair has a relation besides "false"');
+    db.close();
+    await page.reload();
+    await page.getByTestId('nav-train').click();
+    const item = page.getByTestId('run-item').filter({ hasText: 'Old relations run' });
+    await item.getByTestId('run-item-note').waitFor();
+    expect(await item.getByTestId('run-item-note').textContent()).toBe('Cannot start again: dev documents: none of its 1 entity pair has a relation besides "false"');
+    await item.click();
+    await page.getByTestId('run-continue-blocked').waitFor();
+    expect(await page.getByTestId('run-continue-blocked').textContent()).toContain('Start again would stop the same way');
+    expect(await page.getByTestId('restart-run').count()).toBe(0);
     expect(app.problems).toEqual([]);
   });
 });

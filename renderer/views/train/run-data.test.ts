@@ -2,7 +2,7 @@
 // measure it (they were listed together, as if it learnt from both), with the counts of the
 // documents it really used (those marked Annotated or Reviewed when it started).
 import { describe, expect, it } from 'vitest';
-import { runDataLine, runEndNote } from './run-data.ts';
+import { runDataLine, runEndNote, runStatusLabel } from './run-data.ts';
 
 const base = { kind: 'train', baseName: 'Default student' } as const;
 
@@ -43,5 +43,13 @@ describe('a run’s note in the runs list', () => {
     expect(runEndNote({ ...ended, status: 'cancelled', error: 'Stopped at the time limit before finishing.' })).toBe(
       'Stopped at the time limit before finishing.',
     );
+  });
+});
+
+describe('a run’s status badge', () => {
+  it('says a distillation under way is distilling (it said "Training" in the Train and Distill screens’ run lists)', () => {
+    expect(runStatusLabel({ kind: 'distill', status: 'running' })).toEqual({ text: 'Distilling', tone: 'info' });
+    expect(runStatusLabel({ kind: 'train', status: 'running' })).toEqual({ text: 'Training', tone: 'info' });
+    expect(runStatusLabel({ kind: 'distill', status: 'interrupted' })).toEqual({ text: 'Interrupted', tone: 'warn' });
   });
 });

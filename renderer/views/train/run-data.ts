@@ -1,7 +1,7 @@
 // The line under a run's name: what it starts from and the data it learns from, in the words of
 // what it recorded (datasets it learns from, those that only measure it, its documents' counts).
 import type { RunInfo } from '../../../engine/api/contract.ts';
-import { countOf, formatNumber } from '../../lib/format.ts';
+import { RUN_STATUS_LABEL, countOf, formatNumber } from '../../lib/format.ts';
 
 export function runDataLine(
   run: Pick<RunInfo, 'kind' | 'baseName' | 'datasetNames' | 'devDatasetNames' | 'documents'>,
@@ -42,4 +42,10 @@ export function runEndNote(
       : '';
   const reason = run.status === 'failed' || run.status === 'cancelled' ? runError(run.error) : '';
   return [blocked, reason].filter((x) => x !== '').join(': ');
+}
+
+/** A run's status badge: a distillation under way says "Distilling", not "Training". */
+export function runStatusLabel(run: Pick<RunInfo, 'kind' | 'status'>): (typeof RUN_STATUS_LABEL)[RunInfo['status']] {
+  const label = RUN_STATUS_LABEL[run.status];
+  return run.kind === 'distill' && run.status === 'running' ? { ...label, text: 'Distilling' } : label;
 }
