@@ -150,6 +150,16 @@ describe('CSV parsing', () => {
     expect(importCsv('text\nPain; fever\nCough\n', 'notes.csv').documents.map((d) => d.text)).toEqual(['Pain; fever', 'Cough']);
   });
 
+  it('takes the delimiter from Excel\'s "sep=;" first line, which is no row (it and the header were read as documents)', () => {
+    const res = importCsv('sep=;\r\nid;text;ward\r\n1;Fever, cough;3\r\n2;Headache;4\r\n', 'excel.csv');
+    expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['1', 'Fever, cough', { ward: '3' }],
+      ['2', 'Headache', { ward: '4' }],
+    ]);
+    expect(res.issues).toEqual([]);
+    expect(importCsv('sep=,\nid,text\n7,Rash\n', 'c.csv').documents.map((d) => [d.id, d.text])).toEqual([['7', 'Rash']]);
+  });
+
   it('round-trips text, metadata and annotations through entities/relations columns', () => {
     const doc: Document = {
       id: 'r1',

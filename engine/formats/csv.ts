@@ -54,6 +54,9 @@ function sniffDelimiter(content: string, sink: IssueSink): string {
   return ',';
 }
 
+/** The first line Excel writes, and reads, to name the delimiter ("sep=;"): the rows begin after it. */
+const SEP_LINE = /^sep=([^\r\n])(?:\r\n?|\n)/;
+
 const TEXT_NAMES = ['text', 'transcription', 'note', 'notes', 'body', 'content', 'abstract', 'sentence', 'report'];
 
 function looksLikeHeader(cells: string[]): boolean {
@@ -170,8 +173,11 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
     for (const row of columns.hasHeader ? rows.slice(1) : rows) add(row, columns);
   };
 
+  /** Excel's "sep=;" first line, which names the delimiter: not a row. */
+  let hasSepLine = false;
+
   const onRow = (row: CsvRow): void => {
-    if (isRefused) return;
+    if (isRefused || (hasSepLine && row.line === 1)) return;
     if (columns) add(row, columns);
     else if (sample) {
       sample.push(row);
@@ -180,7 +186,9 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
   };
 
   const open = (text: string): TextParser => {
-    const r = csvRowReader(opts.delimiter ?? sniffDelimiter(text, sink), sink, onRow);
+    const sep = SEP_LINE.exec(text)?.[1];
+    hasSepLine = sep !== undefined;
+    const r = csvRowReader(opts.delimiter ?? sep ?? sniffDelimiter(text, sink), sink, onRow);
     r.text(text);
     return r;
   };
