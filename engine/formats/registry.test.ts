@@ -128,6 +128,20 @@ describe('importPath on a mixed folder', () => {
     expect((await importPath(html)).issues[0]?.message).toBe('unsupported file format: XML that is not BioC (no <collection> element); skipped');
   });
 
+  it('says what to save a Word, RTF or spreadsheet file as, and refuses RTF named .txt (its markup was imported as the note)', async () => {
+    const msg = async (name: string, content: string): Promise<string | undefined> => {
+      writeFileSync(join(tmp, name), content);
+      const res = await importPath(join(tmp, name));
+      expect(res.documents).toEqual([]);
+      return res.issues[0]?.message;
+    };
+    const docx = 'open it in Word or LibreOffice and save it as .docx (or as plain text, .txt)';
+    expect(await msg('letter.doc', 'x')).toBe(`unsupported file format; skipped: a .doc document is not read: ${docx}`);
+    expect(await msg('letter.rtf', '{\\rtf1 x}')).toBe(`unsupported file format; skipped: a .rtf document is not read: ${docx}`);
+    expect(await msg('notes.xlsx', 'x')).toBe('unsupported file format; skipped: a .xlsx spreadsheet is not read: save it as CSV (UTF-8), one document a row');
+    expect(await msg('letter-rtf.txt', '{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0 Seen today.\\par }')).toBe(`an RTF (rich text) document, not plain text; skipped: ${docx}`);
+  });
+
   it('imports a single file and a single brat .ann', async () => {
     expect((await importPath(join(dir, 'tagged.conll'))).documents[0]?.entities[0]?.text).toBe('Aspirin');
     const brat = await importPath(join(dir, 'note.ann'));

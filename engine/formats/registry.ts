@@ -73,9 +73,21 @@ const TAG_RE = /^(O|[BIESLU]-\S+)$/;
 /** What detectFormat reads by extension, for the message of a file it reads not. */
 const READ_BY_EXTENSION = `.txt or .text (plain text, or brat with a .ann beside it), .pdf, .docx, .xml or .bioc (BioC), .json, .jsonl or .ndjson (JSON Lines, BioC JSON), ${[...CONLL_EXT].join(', ')} (CoNLL), .csv and .tsv (tables, or CoNLL); PubTator whatever its extension`;
 
+const SAVE_AS_DOCX = 'open it in Word or LibreOffice and save it as .docx (or as plain text, .txt)';
+/** What to do with documents of a kind that is not read (by extension): save them as one that is. */
+const SAVE_AS: Record<string, string> = {
+  ...Object.fromEntries(['.doc', '.rtf', '.odt', '.wpd', '.pages'].map((e) => [e, `a ${e} document is not read: ${SAVE_AS_DOCX}`])),
+  ...Object.fromEntries(['.xls', '.xlsx', '.ods', '.numbers'].map((e) => [e, `a ${e} spreadsheet is not read: save it as CSV (UTF-8), one document a row`])),
+};
+
+/** An RTF document (rich text, what WordPad and many record systems write) named as plain text. */
+const RTF_START = /^\s*\{\\rtf/;
+
 /** Why a file detectFormat gives no format for is skipped, and what to do (from its name only). */
 function unsupportedMessage(path: string): string {
   const ext = extname(path).toLowerCase();
+  const saveAs = SAVE_AS[ext];
+  if (saveAs) return `unsupported file format; skipped: ${saveAs}`;
   if (ext === '.ann') return 'annotation file without its .txt; skipped';
   if (ext === '.xml' || ext === '.bioc') return 'unsupported file format: XML that is not BioC (no <collection> element); skipped';
   const named = ext === '' ? 'a file without an extension' : `a ${ext} file`;
@@ -151,6 +163,9 @@ async function importFile(path: string, format: FormatName, display: string, id:
   const decoded = decodeBytes(raw, display);
   const content = decoded.text;
   if (looksBinary(content)) return { documents: [], issues: [makeIssue('error', display, binaryMessage(content))] };
+  // Its markup would be read as the note's text ("{\rtf1\ansi\deff0…").
+  if (format === 'text' && RTF_START.test(content.slice(0, 64)))
+    return { documents: [], issues: [makeIssue('error', display, `an RTF (rich text) document, not plain text; skipped: ${SAVE_AS_DOCX}`)] };
   let res: ImportResult;
   switch (format) {
     case 'text':
