@@ -14,6 +14,32 @@ export class StoppedError extends Error {}
 
 export type Opts = Record<string, string | boolean | undefined>;
 
+/** Edit distance of two short strings (insertions, deletions, substitutions, swaps of neighbours). */
+export function editDistance(a: string, b: string): number {
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      // "lables" for "labels" is one slip, not two.
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, (prev2[j - 2] as number) + 1);
+    }
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+/** The one name of `names` within a slip or two of `word` (one for words under 5 letters), if any. */
+export function nearestName(word: string, names: readonly string[]): string | undefined {
+  const limit = word.length < 5 ? 1 : 2;
+  const scored = names.map((name) => ({ name, d: editDistance(word, name) })).filter((x) => x.d <= limit);
+  const best = Math.min(...scored.map((x) => x.d));
+  const at = scored.filter((x) => x.d === best);
+  return at.length === 1 ? at[0]?.name : undefined;
+}
+
 export function requireString(opts: Opts, name: string): string {
   const v = opts[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`missing required option --${name}`);

@@ -3,6 +3,7 @@
 // refused (it would otherwise be ignored without a word, e.g. `predict --epochs 3`).
 
 import { PRESETS } from '../model/config.ts';
+import { nearestName } from './args.ts';
 import { RECIPES } from '../distill/general-distill.ts';
 import { EXPORT_FORMATS, INPUT_FORMATS } from './task-commands.ts';
 import { LEARNING_RATE_RANGE } from '../train/step-guard.ts';
@@ -301,5 +302,7 @@ export function unknownFlags(c: CommandSpec, given: readonly string[]): string |
   const extra = given.filter((g) => !known.has(g));
   if (extra.length === 0) return undefined;
   const list = extra.map((g) => `--${g}`).join(', ');
-  return `${c.name} does not take ${list} (see "benchtop ${c.name} --help")`;
+  // `forward --input` (predict's flag) for `--inputs`: say which one it takes.
+  const near = extra.length === 1 ? nearestName(extra[0] as string, [...known]) : undefined;
+  return `${c.name} does not take ${list}${near ? `; did you mean --${near}?` : ''} (see "benchtop ${c.name} --help")`;
 }

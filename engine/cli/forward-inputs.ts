@@ -6,7 +6,7 @@ import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { InputFileError, readInputFile } from '../io/input-file.ts';
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { jsonText } from '../checkpoints/tokenizer-files.ts';
-import { UsageError } from './args.ts';
+import { editDistance, UsageError } from './args.ts';
 
 /** The integers of input `what` of `file`, flat, and its dims; refuses ragged, non-integer and too deeply nested arrays. */
 export function flatten(x: unknown, what: string, file: string): { dims: number[]; values: number[] } {
@@ -36,17 +36,6 @@ export function flatten(x: unknown, what: string, file: string): { dims: number[
 }
 
 export const INPUT_KEYS = ['input_ids', 'attention_mask', 'token_type_ids', 'labels'];
-
-/** Edit distance of two short strings (insertions, deletions, substitutions). */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
 
 /**
  * Refuses keys that would otherwise be dropped without a word and change the result: a model

@@ -4,11 +4,11 @@
 import { CancelledError } from '../tasks/batching.ts';
 import { SettingError } from '../tasks/setting-error.ts';
 import { parseArgs } from 'node:util';
-import { checkPresetNames, StoppedError, UsageError, type Opts } from './args.ts';
+import { checkPresetNames, nearestName, StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
-import { commandHelp, COMMANDS, findCommand, unknownFlags } from './commands.ts';
+import { commandHelp, COMMANDS, findCommand, unknownFlags, type CommandSpec } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
 import { checkNumberFlags } from './number-flags.ts';
@@ -44,6 +44,20 @@ export const OPTIONS = {
 /** Words a command takes after its name (the rest take only --options). */
 const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, train: 1, eval: 1 };
 
+/**
+ * A refusal of Node's parser in one line. A mistyped flag got Node's advice on positional
+ * arguments starting with a dash ("Unknown option '--lables'. To specify a positional argument
+ * …"), which does not say what to type: it is named with the command's nearest flag.
+ */
+function parseErrorMessage(e: Error & { code?: string }, spec: CommandSpec | undefined): string {
+  const flag = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
+  // Node's parser words some refusals over several lines (a value starting with a dash): one line.
+  if (flag === undefined) return e.message.replace(/\s*\n\s*/g, ' ');
+  const names = spec ? [...spec.flags.map((x) => x.name), 'help'] : Object.keys(OPTIONS);
+  const near = nearestName(flag.replace(/^-+/, ''), names);
+  return `unknown flag ${flag}${spec ? ` for ${spec.name}` : ''}${near ? `; did you mean --${near}?` : ''}`;
+}
+
 /** Run the CLI with argv (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -52,8 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const spec = findCommand(argv.filter((a) => !a.startsWith('-')));
     const hint = spec ? `see "benchtop ${spec.name} --help"` : 'see "benchtop --help"';
-    // Node's parser words some refusals over several lines (a value starting with a dash): one line.
-    console.error(`benchtop: error: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')} (${hint})`);
+    console.error(`benchtop: error: ${parseErrorMessage(e as Error & { code?: string }, spec)} (${hint})`);
     return 2;
   }
   const [cmd, ...rest] = parsed.positionals;
@@ -72,6 +85,8 @@ export async function main(argv: string[]): Promise<number> {
     const spec = findCommand(topic.length === 1 && topic[0] === 'model' ? ['model', 'inspect'] : topic);
     if (spec?.name === 'model inspect' && topic.length === 1 && cmd !== 'help' && !opts['help'])
       throw new UsageError(`"benchtop model" needs a subcommand; usage: ${spec.usage}`);
+    const nearCommand = nearestName(topic[0] ?? '', COMMANDS.map((c) => c.name.split(' ')[0] as string));
+    if (!spec && nearCommand) throw new UsageError(`unknown command "${topic.join(' ')}"; did you mean "${nearCommand}"? (see "benchtop --help")`);
     if (!spec) throw new UsageError(`unknown command "${topic.join(' ')}"; the commands are: ${COMMANDS.map((c) => c.name).join(', ')} (see "benchtop --help")`);
     if (cmd === 'help' || opts['help']) {
       console.log(commandHelp(spec));
