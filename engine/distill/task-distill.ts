@@ -285,6 +285,14 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const tokenizerFp = { vocab: vocabSha256(student.vocab), lower: student.tokenizer.doLowerCase, strip: student.tokenizer.stripAccents, ...(student.tokenizerSettings.addedTokens !== undefined && { added: student.tokenizerSettings.addedTokens }) };
   const cacheFp = createHash('sha256').update(JSON.stringify({ teacherHash, corpusHash, ...tokenizerFp, labels: student.config.labels, maxLength, hiddenLayers, v: 1, ...(merged.length > 0 && { mergedAt: T }) })).digest('hex');
   const cacheDir = path.resolve(args.cacheDir ?? path.join(out, 'checkpoint', 'teacher-cache'));
+  // As for training (train-defaults.ts): 5e-4 for a small student (the recipe measured in README
+  // "Distillation without PHI", students of hidden size 128) and from random weights.
+  const lr = args.lr ?? defaultLearningRate(Boolean(args.student || args.initFromTeacher), student.config.hiddenSize);
+  const settings = { task: args.task, steps, batch_size: batchSize, lr, temperature: T, alpha, max_length: maxLength, hidden: args.hidden ?? null, seed, transfer: args.transfer };
+  const fingerprint = createHash('sha256').update(JSON.stringify({ settings, cacheFp, origin: student.origin, priv: privateEx.length })).digest('hex');
+  // A checkpoint of other settings or another teacher is refused before the teacher labels (minutes
+  // for a large one), which also rebuilt over the checkpoint's own cache.
+  const ck = resume && hasCheckpoint(ckptDir) ? loadCheckpoint(ckptDir, fingerprint) : undefined;
   const labeller = await createTeacherLabeller({ config: teacher.config, weights: teacher.weights, padId: teacher.tokenizer.padId }, { groups, temperature: T, tokenLevel: args.task === 'ner', hiddenLayers, threads, ...(args.device !== undefined && { device: args.device }) });
   ctx.emit({ type: 'log', message: `teacher outputs for ${items.length} transfer sentences → ${cacheDir}` });
   let cacheStatus: 'complete' | 'cancelled';
@@ -299,9 +307,6 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (cacheStatus === 'cancelled') return { ...stopped(), checkpointDir: ckptDir };
 
   // Graphs: transfer (KL [+ hidden]) and private (gold labels).
-  // As for training (train-defaults.ts): 5e-4 for a small student (the recipe measured in README
-  // "Distillation without PHI", students of hidden size 128) and from random weights.
-  const lr = args.lr ?? defaultLearningRate(Boolean(args.student || args.initFromTeacher), student.config.hiddenSize);
   const optimizer = { lr, weightDecay: 0.01, noDecay: hfNoDecay, maxGradNorm: 1, schedule: { kind: 'linear' as const, warmupSteps: Math.round(0.06 * steps), totalSteps: steps } };
   const hidden = args.hidden ? { kind: args.hidden, weight: args.hiddenWeight ?? 1, teacherDim: teacher.config.hiddenSize, pairs: [[student.config.numLayers, teacher.config.numLayers]] as [number, number][] } : undefined;
   const specs = [buildDistillTrainGraph(student.config, { kl: 1, hard: 0, temperature: T, ...(hidden ? { hidden } : {}) }, { optimizer, seed, klMask: args.task === 'ner' })];
@@ -310,12 +315,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   const where = runner.where;
   if (where.deviceNote !== undefined) ctx.emit({ type: 'log', message: where.deviceNote });
   const cache = openTeacherCache(cacheDir);
-  const settings = { task: args.task, steps, batch_size: batchSize, lr, temperature: T, alpha, max_length: maxLength, hidden: args.hidden ?? null, seed, transfer: args.transfer };
-  const fingerprint = createHash('sha256').update(JSON.stringify({ settings, cacheFp, origin: student.origin, priv: privateEx.length })).digest('hex');
   let state: Omit<LoopState, 'tensors'> = { version: 1, fingerprint, step: 0, epoch: 0, batchInEpoch: 0, epochSeed: mixSeed(seed, 0), bestF1: -1, bestStep: 0, badEvals: 0, history: [], losses: [], wallSec: 0 };
   let resumedFrom: number | undefined;
-  if (resume && hasCheckpoint(ckptDir)) {
-    const ck = loadCheckpoint(ckptDir, fingerprint);
+  if (ck) {
     state = ck.state;
     runner.restore({ step: state.step, ...ck.tensors });
     resumedFrom = state.step;

@@ -2,7 +2,9 @@
 // deleted while its student trained was recorded as "no weights file found" (and an MLM teacher
 // recorded as PHI-trained then lost that status), and the same teacher moved or copied back
 // refused the resume of its stopped run ("different training data or settings"). The private
-// data file deleted meanwhile failed the run at its end, when it was hashed for the lineage.
+// data file deleted meanwhile failed the run at its end, when it was hashed for the lineage, and
+// another teacher given to a stopped run labelled all the transfer text, over the checkpoint's
+// cache, before its resume was refused.
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +69,23 @@ describe('a distillation whose teacher is deleted or moved meanwhile', () => {
     expect(again.status).toBe('completed');
     expect(logs.some((l) => l.startsWith('resuming from the checkpoint at step'))).toBe(true);
     expect(again.metrics?.['resumed_from_step']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('refuses the resume with another teacher before it labels, keeping the checkpoint\'s teacher outputs', async () => {
+    const { dir, file } = writeCorpus('teacher-other', 6);
+    const labels = ['O', 'B-Disease', 'I-Disease'];
+    const teacher = randomTaskModel(path.join(dir, 'teacher'), { task: 'ner', maxLength: 32, stride: 8 }, labels);
+    const other = randomTaskModel(path.join(dir, 'other'), { task: 'ner', maxLength: 32, stride: 8 }, labels, 2);
+    const out = path.join(dir, 'student');
+    const args = { task: 'ner' as const, studentPreset: 'small-2L-128', transfer: `general,${file}`, out, steps: 3, batchSize: 4, maxPerSource: 12, wordNet: WORDNET };
+    let stop = false;
+    expect((await distillTask({ ...args, teacher }, { emit: (e) => (stop ||= e.type === 'progress'), isCancelled: () => stop })).status).toBe('cancelled');
+    const meta = path.join(out, 'checkpoint', 'teacher-cache', 'meta.json');
+    const cached = readFileSync(meta, 'utf8');
+    let labelled = false;
+    await expect(distillTask({ ...args, teacher: other }, { emit: (e) => (labelled ||= e.type === 'infer-progress'), isCancelled: () => false })).rejects.toThrow(/the checkpoint was made with different training data or settings/);
+    expect(labelled).toBe(false);
+    expect(readFileSync(meta, 'utf8')).toBe(cached);
   }, 60_000);
 
   it('keeps a PHI-trained MLM teacher PHI-trained in distill-general when it is deleted while the student trains', async () => {
