@@ -1,9 +1,10 @@
-// Shared helpers: code-point ↔ UTF-16 offset maps and line splitting.
+// Shared helpers: code-point ↔ UTF-16 offset maps and line splitting (lone CRs, joined files' byte-order marks).
 
 import { describe, expect, it } from 'vitest';
 import { importBrat } from './brat.ts';
 import { offsetMap, splitLines } from './common.ts';
 import { importConll } from './conll.ts';
+import { importCsv } from './csv.ts';
 import { importJsonl } from './jsonl.ts';
 import { importPubtator } from './pubtator.ts';
 
@@ -66,6 +67,18 @@ describe('splitLines', () => {
     expect(splitLines('a\r\nb\nc\n')).toEqual(['a', 'b', 'c']);
     expect(splitLines('a\rb\rc\r')).toEqual(['a', 'b', 'c']);
     expect(splitLines('a\rb\nc')).toEqual(['a\rb', 'c']);
+  });
+
+  it('reads files joined together, each with its byte-order mark (a record was malformed, an id "\\uFEFF2", a header a document)', () => {
+    const bom = '\uFEFF';
+    const jsonl = importJsonl(`{"id":"a","text":"Fever"}\r\n${bom}{"id":"b","text":"Cough"}\r\n`, 'all.jsonl');
+    expect([jsonl.documents.map((d) => d.id), jsonl.issues]).toEqual([['a', 'b'], []]);
+    const pubtator = importPubtator(`1|t|Fever\n1|a|x\n\n${bom}2|t|Cough\n2|a|y\n`, 'all.pubtator');
+    expect([pubtator.documents.map((d) => d.id), pubtator.issues]).toEqual([['1', '2'], []]);
+    expect(importConll(`Fever\tB-Disease\n\n${bom}Cough\tB-Disease\n`, 'all.conll').documents[0]?.text).toBe('Fever\nCough');
+    const csv = importCsv(`id,text\r\n1,Fever\r\n${bom}id,text\r\n2,Cough\r\n`, 'all.csv');
+    expect(csv.documents.map((d) => [d.id, d.text])).toEqual([['1', 'Fever'], ['2', 'Cough']]);
+    expect(csv.issues).toEqual([{ severity: 'warning', file: 'all.csv', line: 3, message: 'row repeats the header row (files joined together?); skipped' }]);
   });
 
   it('reads CoNLL and brat files with lone-CR line ends (they were read as one line, tags mixed up)', () => {

@@ -242,15 +242,23 @@ export function offsetMap(text: string): OffsetMap {
 }
 
 /**
- * Splits text into lines on LF, dropping a trailing CR from each (line-oriented formats). A file
+ * A line of a line-oriented format without its trailing CR, and without a byte-order mark at its
+ * start: files joined together (`cat a.jsonl b.jsonl`, `copy a+b`) keep each one's mark, which
+ * made its first record malformed JSON, a PubTator id "\uFEFF123" or a token "\uFEFFFever".
+ */
+export function lineText(raw: string): string {
+  const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  return line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+}
+
+/**
+ * Splits text into lines on LF, dropping a trailing CR and a leading byte-order mark from each
+ * (line-oriented formats; see lineText). A file
  * with no LF at all but CRs has classic Mac line ends: it is split on CR instead.
  */
 export function splitLines(text: string): string[] {
   const lines = !text.includes('\n') && text.includes('\r') ? text.split('\r') : text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i] ?? '';
-    if (l.endsWith('\r')) lines[i] = l.slice(0, -1);
-  }
+  for (let i = 0; i < lines.length; i++) lines[i] = lineText(lines[i] ?? '');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

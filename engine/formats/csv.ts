@@ -125,6 +125,11 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
       addError(sink, `${why}: probably the rest of that field; skipped (close the quote and import the file again)`, row.line);
       return;
     }
+    // Files joined together (`copy a.csv+b.csv`) repeat their header: not a document "text".
+    if (c.header && row.cells.length === c.header.length && row.cells.every((v, k) => v.trim() === c.header?.[k])) {
+      addWarning(sink, 'row repeats the header row (files joined together?); skipped', row.line);
+      return;
+    }
     const text = row.cells[c.text];
     if (text === undefined) {
       addError(sink, `row has ${row.cells.length} columns, no text column ${c.text}; skipped`, row.line);
@@ -178,6 +183,9 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
 
   const onRow = (row: CsvRow): void => {
     if (isRefused || (hasSepLine && row.line === 1)) return;
+    // A joined file's byte-order mark (see lineText).
+    const [first] = row.cells;
+    if (first?.charCodeAt(0) === 0xfeff) row.cells[0] = first.slice(1);
     if (columns) add(row, columns);
     else if (sample) {
       sample.push(row);
@@ -221,6 +229,8 @@ export function csvParser(sink: IssueSink, documents: Document[], opts: CsvImpor
 
 interface Columns {
   hasHeader: boolean;
+  /** The header's cells (trimmed), when there is one. */
+  header?: string[];
   names: string[];
   width: number;
   text: number;
@@ -246,7 +256,7 @@ function chooseColumns(first: CsvRow, rows: readonly CsvRow[], opts: CsvImportOp
   const id = resolve(opts.idColumn, 'id') ?? (names.length > 0 ? resolve(names.find((n) => n.toLowerCase() === 'id'), 'id') : undefined);
   const entities = names.findIndex((n) => n === 'entities');
   const relations = names.findIndex((n) => n === 'relations');
-  return { hasHeader, names, width, text, id, entities, relations };
+  return { hasHeader, ...(hasHeader ? { header: first.cells.map((c) => c.trim()) } : {}), names, width, text, id, entities, relations };
 }
 
 /** GAD/ChemProt-style masks standing for the two entities of a candidate pair. */

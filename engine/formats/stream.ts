@@ -11,7 +11,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { openInputFile } from '../io/input-file.ts';
-import { makeIssue, sortIssues } from './common.ts';
+import { lineText, makeIssue, sortIssues } from './common.ts';
 import {
   type TextEncodingName,
   Utf8Windows1252Decoder,
@@ -171,7 +171,6 @@ async function changeIssue(handle: FileHandle, size: number, bytesRead: number, 
 const tooLong = (file: string, line: number): FormatIssue =>
   makeIssue('error', file, `line longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters (no record is); skipped`, line);
 
-const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
 
 /**
  * The first pass over a BioC file (bioc-xml-stream.ts, bioc-json-stream.ts): whether it reads
@@ -228,7 +227,7 @@ function lineReader(parser: LineParser, issues: FormatIssue[], file: string): Pi
           lineNo++;
           if (isSkippingLine) isSkippingLine = false;
           else if (raw.length > MAX_LINE_CHARS) issues.push(tooLong(file, lineNo));
-          else parser.line(withoutCr(raw), lineNo);
+          else parser.line(lineText(raw), lineNo);
         }
       } else carry += text;
       if (carry.length > MAX_LINE_CHARS) {
@@ -241,7 +240,7 @@ function lineReader(parser: LineParser, issues: FormatIssue[], file: string): Pi
     end(isCut = false) {
       // A file cut short ends mid-line: that line is no record.
       if (carry !== '' && !isSkippingLine && !isCut) {
-        parser.line(withoutCr(carry), ++lineNo);
+        parser.line(lineText(carry), ++lineNo);
         parser.unterminated?.(lineNo);
       }
       parser.end();
@@ -327,7 +326,7 @@ export async function* streamDocuments(
           head += text;
           const nl = head.indexOf('\n');
           if (nl < 0 && head.length < MAX_FIRST_LINE_CHARS) continue;
-          if (nl < 0 || (format === 'jsonl' && !isJsonLinesStart(withoutCr(head.slice(0, nl))))) return null;
+          if (nl < 0 || (format === 'jsonl' && !isJsonLinesStart(lineText(head.slice(0, nl))))) return null;
           text = head;
           head = '';
         }
