@@ -24,7 +24,7 @@ import {
 } from '../tasks/test-helpers.ts';
 import { missingGpuLibrary } from '../runtime/gpu-library.ts';
 import { main } from './main.ts';
-import { formatIssue } from './task-commands.ts';
+import { cliContext, formatIssue } from './task-commands.ts';
 
 afterAll(removeTempDirs);
 
@@ -344,5 +344,18 @@ describe('issue lines', () => {
     });
     expect(line).toBe('notes/evil\\nbenchtop: error: fake.txt: error: document a\\r\\x1b[2Jb: empty document');
     expect(formatIssue({ severity: 'warning', file: 'ünï 😀.txt', line: 3, message: 'ok' })).toBe('ünï 😀.txt:3: warning: ok');
+  });
+});
+
+describe('progress lines in a log (not a terminal)', () => {
+  it('print the finished count once, though the last batch and its chunk both report it', () => {
+    const written: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => written.push(s) > 0 } as unknown as NodeJS.WriteStream;
+    const ctx = cliContext(stream);
+    ctx.emit({ type: 'infer-progress', phase: 'ner', done: 2, total: 2 });
+    ctx.emit({ type: 'infer-progress', phase: 'ner', done: 2, total: 2 });
+    ctx.emit({ type: 'infer-progress', phase: 're', done: 3, total: 3 });
+    ctx.close();
+    expect(written.join('')).toBe('entities: 2/2 inputs\nrelations: 3/3 inputs\n');
   });
 });

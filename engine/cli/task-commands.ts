@@ -46,6 +46,7 @@ export function cliContext(
   const tty = stream.isTTY === true;
   let onLine = false;
   let lastPlain = 0;
+  let lastText = '';
   const shown = { error: 0, warning: 0 };
   const hidden = { error: 0, warning: 0 };
   const line = (text: string): void => {
@@ -57,9 +58,11 @@ export function cliContext(
     if (tty) {
       stream.write(`\r\x1b[2K${text.slice(0, (stream.columns || 120) - 1)}`);
       onLine = true;
-    } else if (force || performance.now() - lastPlain > 10_000) {
+    } else if ((force || performance.now() - lastPlain > 10_000) && text !== lastText) {
+      // The last batch and its chunk both report the finished count: "entities: 2/2" came twice.
       stream.write(`${text}\n`);
       lastPlain = performance.now();
+      lastText = text;
     }
   };
   const self = {
