@@ -132,9 +132,10 @@ describe('Evaluate after a look in the editor', () => {
 });
 
 describe('Evaluate after Benchtop restarts', () => {
-  it('shows the finished evaluation again, still saying a document changed since', async () => {
+  it('shows the finished evaluation again, beside its model, still saying a document changed since', async () => {
     const { page } = app;
     const before = await page.getByTestId('evaluate-summary').textContent();
+    const model = await page.getByTestId('eval-model').inputValue(); // not the one chosen at first
     const port = app.server.port;
     await app.server.close();
     app.server = await startServer({ dataDir: app.dataDir, port });
@@ -143,6 +144,7 @@ describe('Evaluate after Benchtop restarts', () => {
     await page.getByTestId('nav-evaluate').click();
     await page.getByTestId('evaluate-summary').waitFor();
     expect(await page.getByTestId('evaluate-summary').textContent()).toBe(before);
+    expect(await page.getByTestId('eval-model').inputValue()).toBe(model);
     await page.getByTestId('evaluate-changed').waitFor();
     expect(await page.getByTestId('error-item').count()).toBeGreaterThan(1);
     expect(app.problems).toEqual([]);

@@ -154,10 +154,11 @@ describe('evaluation state', () => {
     // Restarted: the engine holds no job; the workspace kept project 11's latest report.
     jobs = [];
     kept = new Map([[11, job('k11', 11, RE_REPORT)]]);
-    const models = [{ id: 're', name: 'RE', task: 'sequence-classification' } as ModelInfo];
+    const models = ['other', 're'].map((id) => ({ id, name: id, task: 'sequence-classification' }) as ModelInfo);
     const ev = new EvaluationState({ models: () => models, datasets: () => [] });
     await ev.showProject(11);
     expect([ev.jobId, ev.state, ev.report]).toEqual(['k11', 'completed', RE_REPORT]);
+    expect(ev.selectedModelId).toBe('re'); // the report's model, not the first one
     await ev.showProject(12);
     expect(ev.report).toBeNull();
     // A later evaluation the engine holds comes first.

@@ -151,6 +151,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       if (!job || this.jobId !== null || isElsewhere) return;
       this.job.adopt(job);
       this.#show(job.report ?? null);
+      // The model beside its scores (the first model was chosen, beside another's report).
+      if (job.report && this.modelId === '') this.modelId = job.report.modelId;
     } catch {
       // Nothing to restore.
     }
