@@ -86,38 +86,46 @@ export class Utf8Windows1252Decoder {
   decode(bytes: Uint8Array, stream = false): string {
     const b = this.carry.length === 0 ? bytes : Buffer.concat([this.carry, bytes]);
     this.carry = new Uint8Array(0);
-    // The text as UTF-8, each foreign byte written as its character's UTF-8 (3 bytes at most).
-    let out: Uint8Array | undefined;
-    let at = 0;
-    let run = 0;
-    let i = 0;
-    while (i < b.length) {
+    // First where the foreign bytes are (and where a cut sequence starts), then the text.
+    const foreign: number[] = [];
+    let multibyte = 0;
+    let end = b.length;
+    for (let i = 0; i < b.length; ) {
       if ((b[i] ?? 0) < 0x80) {
         i++;
         continue;
       }
       const n = utf8Sequence(b, i);
       if (n > 0) {
-        this.multibyte++;
+        multibyte++;
         i += n;
-        continue;
-      }
-      if (n < 0 && stream) {
+      } else if (n < 0 && stream) {
         this.carry = b.slice(i);
+        end = i;
         break;
-      }
-      out ??= new Uint8Array(b.length * 3);
-      out.set(b.subarray(run, i), at);
-      at += i - run;
-      const char = windows1252Utf8()[(b[i] ?? 0) - 0x80] ?? new Uint8Array(0);
-      out.set(char, at);
-      at += char.length;
-      this.foreign++;
-      run = ++i;
+      } else foreign.push(i++);
     }
-    if (!out) return this.utf8.decode(b.subarray(0, i));
-    out.set(b.subarray(run, i), at);
-    return this.utf8.decode(out.subarray(0, at + i - run));
+    this.multibyte += multibyte;
+    this.foreign += foreign.length;
+    // No UTF-8 among them: Windows-1252 throughout (one string, no copy of the bytes).
+    if (multibyte === 0) return decodeWindows1252(b.subarray(0, end));
+    if (foreign.length === 0) return this.utf8.decode(b.subarray(0, end));
+    // The bytes as UTF-8, each foreign byte written as its character's UTF-8.
+    const chars = windows1252Utf8();
+    const charOf = (at: number): Uint8Array => chars[(b[at] ?? 0x80) - 0x80] ?? new Uint8Array(0);
+    const out = new Uint8Array(foreign.reduce((len, at) => len - 1 + charOf(at).length, end));
+    let to = 0;
+    let from = 0;
+    for (const at of foreign) {
+      out.set(b.subarray(from, at), to);
+      to += at - from;
+      const char = charOf(at);
+      out.set(char, to);
+      to += char.length;
+      from = at + 1;
+    }
+    out.set(b.subarray(from, end), to);
+    return this.utf8.decode(out);
   }
 }
 
