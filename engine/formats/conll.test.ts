@@ -119,6 +119,15 @@ describe('CoNLL parsing', () => {
     ]);
   });
 
+  it('reads CoNLL-U: comments skipped, the word (FORM) as token, the tag last or as NER= in MISC (its text was "# # 1 2 3")', () => {
+    const ud = ['# sent_id = 1', '# text = Fever noted.', '1\tFever\tfever\tNOUN\t_\t_\t2\tnsubj\t_\tNER=B-Disease', '2-3\tnoted.\t_\t_\t_\t_\t_\t_\t_\t_'];
+    ud.push('2\tnoted\tnote\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No', '3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\tO', '', '#\tO', 'Rash\tB-Disease');
+    const res = importConll(ud.join('\n'), 'notes.conllu');
+    expect(res.issues).toEqual([]);
+    expect(res.documents[0]?.text).toBe('Fever noted .\n# Rash');
+    expect(res.documents[0]?.entities.map((e) => [e.type, e.text])).toEqual([['Disease', 'Fever'], ['Disease', 'Rash']]);
+  });
+
   it('reads lines with trailing tabs, taking the last non-empty column as the tag (all were invalid)', () => {
     const { documents, issues } = importConll('Aspirin\tNN\tB-Chemical\t\ncauses\tVB\tO\t\t\nulcers\tB-Disease \t\n', 'tabs.tsv');
     expect(issues).toEqual([]);

@@ -74,6 +74,20 @@ export function conllPartCounter(sentences: number): LineParser & { parts(): num
   };
 }
 
+/**
+ * A CoNLL-U word line's token (FORM, the second of its ten columns) and tag (the last column when
+ * it is one, else NER=… in MISC, else O: a file of words without entities is text to annotate);
+ * null for a multiword token's range or an empty node, undefined when the line is not CoNLL-U.
+ */
+function conlluWord(cols: readonly string[]): { token: string; tag: string } | null | undefined {
+  const id = cols[0] ?? '';
+  if (cols.length !== 10 || !/^\d+(?:[-.]\d+)?$/.test(id)) return undefined;
+  if (!/^\d+$/.test(id)) return null;
+  const misc = (cols[9] ?? '').trim();
+  const tag = misc === 'O' || TAG_RE.test(misc) ? misc : (/(?:^|\|)NER=([^|]+)/.exec(misc)?.[1] ?? 'O');
+  return { token: cols[1] ?? '', tag: tag === 'O' || TAG_RE.test(tag) ? tag : 'O' };
+}
+
 /** Parses CoNLL text; invalid I-/E- continuations are repaired (B-/S-) and counted in one warning. */
 export function importConll(content: string, file: string, opts: ConllImportOptions = {}): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
@@ -151,6 +165,9 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
     const cols = raw.includes('\t') ? raw.split('\t') : trimmed.split(/\s+/);
     // Trailing tabs (spreadsheet exports) leave empty columns after the tag.
     while (cols.length > 1 && (cols[cols.length - 1] ?? '').trim() === '') cols.pop();
+    const last = (cols[cols.length - 1] ?? '').trim();
+    // A comment ("# sent_id = 1", "# text = …" in CoNLL-U), not a token "#" with its tag.
+    if (trimmed.startsWith('#') && !(cols.length >= 2 && (last === 'O' || TAG_RE.test(last)))) return;
     if (isDocstart(raw, trimmed)) {
       hasDocstart = true;
       finish(b);
@@ -167,10 +184,13 @@ export function conllParser(sink: IssueSink, documents: Document[], opts: ConllI
       }
       b ??= newDoc(partName(split.name ?? stem, ++parts, split.parts ?? 0));
     }
+    const word = conlluWord(cols);
+    // A multiword token's range (1-2) or an empty node (1.1): its words are on the lines after it.
+    if (word === null) return;
     b ??= newDoc(stem);
-    const token = cols[0] ?? '';
-    let tag = cols.length > 1 ? (cols[cols.length - 1] ?? '').trim() : '';
-    if (cols.length < 2 || (tag !== 'O' && !TAG_RE.test(tag))) {
+    const token = word?.token ?? cols[0] ?? '';
+    let tag = word?.tag ?? (cols.length > 1 ? (cols[cols.length - 1] ?? '').trim() : '');
+    if (!word && (cols.length < 2 || (tag !== 'O' && !TAG_RE.test(tag)))) {
       addError(sink, cols.length < 2 ? 'line without a tag; token kept as O' : 'invalid tag; token kept as O', lineNo);
       tag = 'O';
     }
