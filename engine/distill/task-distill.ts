@@ -19,7 +19,8 @@ import type { HostTensor } from '../onnx/ir.ts';
 import { hfNoDecay } from '../optim/adamw.ts';
 import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../tasks/batching.ts';
 import { checkpointStep, hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
-import { checkDocuments, loadDocuments, loadReInput, workspaceData, type ReInput } from '../tasks/data-load.ts';
+import { checkDocuments, loadDocuments, loadReInput, readDataPart, workspaceData, type ReInput } from '../tasks/data-load.ts';
+import { requireGold } from '../tasks/gold.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { isGeneric, loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
@@ -150,6 +151,9 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   for (const s of sources) if (s.kind === 'path' && !statSync(s.path, { throwIfNoEntry: false })) throw new Error(`${s.path}: no such file or folder`);
   // A mistyped --test used to fail the command after the whole run (with the student saved).
   if (args.test !== undefined && !statSync(args.test, { throwIfNoEntry: false })) throw new Error(`${args.test}: no such file or folder`);
+  // Read and checked now, as train's: a file that cannot be scored failed the command only after
+  // every step (the student saved without its score).
+  if (args.test !== undefined) requireGold((await readDataPart({ path: args.test }, args.task, {})).input, args.task, args.test);
   if (args.cacheDir !== undefined) checkCacheFolder(path.resolve(args.cacheDir));
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
   for (const note of [...skippedLinkNotes(paths), ...encodingNotes(paths)]) ctx.emit({ type: 'log', message: `note: ${note}` });
