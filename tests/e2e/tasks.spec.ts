@@ -224,6 +224,8 @@ describe('model screens in browser mode', () => {
     await page.getByTestId('run-continue-blocked').waitFor();
     expect(await page.getByTestId('run-continue-blocked').textContent()).toContain('Start again would stop the same way');
     expect(await page.getByTestId('restart-run').count()).toBe(0);
+    // It took no step: its loss chart says so, not that it waits for the first.
+    expect(await page.getByTestId('loss-chart').textContent()).toContain('No steps were taken');
     expect(app.problems).toEqual([]);
   });
 });
