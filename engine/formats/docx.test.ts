@@ -187,6 +187,23 @@ describe('importDocx', () => {
     );
   });
 
+  it('says that content embedded as HTML or RTF (w:altChunk) was not read (the letter imported empty, said nowhere)', async () => {
+    const body = para(run(t('Discharge summary'))) + '<w:altChunk xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId5"/>';
+    const parts = unzipSync(docxWithBody(body));
+    parts['word/afchunk.htm'] = strToU8('<html><body><p>Seen today.</p></body></html>');
+    const { documents, issues } = await importDocx(zipSync(parts), 'summary.docx');
+    expect(documents[0]?.text).toBe('Discharge summary\n\n');
+    expect(issues).toEqual([
+      { severity: 'warning', file: 'summary.docx', message: '1 conversion warnings from the DOCX reader' },
+      {
+        severity: 'warning',
+        file: 'summary.docx',
+        message:
+          'part of the document is embedded in another format (HTML or RTF inside the DOCX, as programs that write letters make them) and was not read: its text is missing; open the file in Word or LibreOffice, save it again as .docx, and import that',
+      },
+    ]);
+  });
+
   it('checks for cancel between parts and while a large part unpacks, before the reader is given the file', async () => {
     const big = buildDocx(Array.from({ length: 2_000 }, (_, i) => `Line ${i} of a long discharge summary. `.repeat(6)));
     const reader = vi.spyOn(mammoth, 'convertToHtml');

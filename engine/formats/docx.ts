@@ -165,6 +165,15 @@ function withFieldResults(parts: Record<string, Uint8Array>): Record<string, Uin
   return out;
 }
 
+/**
+ * A part of the document kept in another format inside the DOCX (w:altChunk: HTML, RTF or an
+ * older document, as programs that write letters from records make them), which Word shows but
+ * the reader leaves out: its text is missing, which was said nowhere (an empty document).
+ */
+const ALT_CHUNK = ':altChunk ';
+const ALT_CHUNK_NOT_READ =
+  'part of the document is embedded in another format (HTML or RTF inside the DOCX, as programs that write letters make them) and was not read: its text is missing; open the file in Word or LibreOffice, save it again as .docx, and import that';
+
 /** DOCX import options: the binary ones, and where the reader runs. */
 export interface DocxImportOptions extends BinaryImportOptions {
   /** Parts of at least this many bytes in all (images not counted) are read in a worker thread; default DOCX_READER_IN_WORKER_FROM. */
@@ -239,6 +248,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: DocxImpo
   const parts = await docxParts(bytes, opts.maxXmlBytes ?? MAX_DOCX_XML_BYTES, opts.checkCancelled);
   if (parts === DAMAGED) throw formatError(DAMAGED);
   if (typeof parts === 'string') return { documents: [], issues: [makeIssue('error', file, parts)] };
+  const embedded = Object.values(parts).some((data) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ALT_CHUNK));
   // A large file is read in a worker thread (see DocxImportOptions.readerInWorkerFrom).
   const inWorker = readerBytes(parts) >= (opts.readerInWorkerFrom ?? DOCX_READER_IN_WORKER_FROM);
   // Unpacked once, here: the reader gets the parts stored, and the unpacked copies are let go.
@@ -250,6 +260,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: DocxImpo
   if (read.warnings > 0) {
     result.issues.push(makeIssue('warning', file, `${read.warnings} conversion warnings from the DOCX reader`));
   }
+  if (embedded) result.issues.push(makeIssue('warning', file, ALT_CHUNK_NOT_READ));
   const doc: Document = { id: opts.id ?? fileStem(file), text: read.text, entities: [], relations: [] };
   finishDocument(doc, [], { file, issues: result.issues });
   result.documents.push(doc);
