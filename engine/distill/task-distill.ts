@@ -20,7 +20,7 @@ import { hfNoDecay } from '../optim/adamw.ts';
 import { bucketBatches, makeBatch, unlessCancelled, type Encoded } from '../tasks/batching.ts';
 import { checkpointStep, hasCheckpoint, loadCheckpoint, saveCheckpoint, type LoopState } from '../tasks/checkpoint.ts';
 import { checkDocuments, loadDocuments, loadReInput, readDataPart, workspaceData, type ReInput } from '../tasks/data-load.ts';
-import { requireGold } from '../tasks/gold.ts';
+import { noDocumentsError, requireGold } from '../tasks/gold.ts';
 import { QUIET, type TaskContext } from '../tasks/events.ts';
 import { isGeneric, loadTaskModel, makeTokenizer, prepareModel, shareName, withTaskMeta, type TaskMeta } from '../tasks/model-setup.ts';
 import type { TrainResult } from '../tasks/train-task.ts';
@@ -254,8 +254,13 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if ((args.privateData || privateDocs) && alpha > 0) {
     if (args.task === 'ner') {
       // Reading a folder of notes file by file: Cancel stops it between files.
-      const docs = privateDocs ?? (await unlessCancelled(loadDocuments(privateName, { isCancelled: () => ctx.isCancelled() })))?.documents;
-      if (!docs) return stopped();
+      const loaded = privateDocs ? { documents: privateDocs, issues: [] } : await unlessCancelled(loadDocuments(privateName, { isCancelled: () => ctx.isCancelled() }));
+      if (!loaded) return stopped();
+      const docs = loaded.documents;
+      // Refused as train refuses them: files that could not be read said only "no labelled examples
+      // could be read", and notes without annotations were mixed in (the student PHI-trained for no gain).
+      if (docs.length === 0) throw noDocumentsError(privateName, loaded.issues, ', so there is nothing to mix in');
+      if (!docs.some((d) => d.entities.length > 0)) throw new Error(`${privateName}: the documents have no entity annotations to learn from`);
       privateSeen = docs.map((d) => d.text);
       // Thousands of notes take seconds to encode: Cancel stops it between slices, as it stops RE pairs.
       const enc = await encodePrivateNer(docs, { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, stride: teacher.meta.stride ?? 32 }, { seed, batchSize, source: privateName }, ctx);
@@ -264,6 +269,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
     } else {
       const input: ReInput | undefined = privateDocs ? { kind: 'documents', documents: privateDocs, issues: [], files: [] } : await unlessCancelled(loadReInput(privateName, { isCancelled: () => ctx.isCancelled() }));
       if (!input) return stopped();
+      if ((input.kind === 'documents' ? input.documents : input.examples).length === 0) throw noDocumentsError(privateName, input.issues, ', so there is nothing to mix in');
       privateSeen = input.kind === 'documents' ? input.documents.map((d) => d.text) : input.examples.map((e) => e.text);
       // A note listing hundreds of entities gives thousands of pairs: Cancel stops their encoding.
       const view = { labels: student.config.labels, tokenizer: student.tokenizer, maxLength, negativeLabel: negative, entityPairs: pairs };
