@@ -138,6 +138,19 @@ export function spanText(text: string, spans: readonly Span[]): string {
 
 const collapseWs = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
+/** How far a mismatched mention is searched for around its offsets. */
+const SHIFT_WINDOW = 64;
+
+/** Where `mention` is, nearest `start` and within SHIFT_WINDOW of it, as characters after it (negative: before); undefined when not near. */
+function mentionShift(text: string, start: number, mention: string): number | undefined {
+  if (mention === '') return undefined;
+  let best: number | undefined;
+  const from = Math.max(0, start - SHIFT_WINDOW);
+  for (let at = text.indexOf(mention, from); at >= 0 && at <= start + SHIFT_WINDOW; at = text.indexOf(mention, at + 1))
+    if (best === undefined || Math.abs(at - start) < Math.abs(best)) best = at - start;
+  return best;
+}
+
 /** Validates an entity draft against the document and appends it; returns false when dropped. */
 export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, line?: number): boolean {
   const len = doc.text.length;
@@ -166,7 +179,12 @@ export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, li
   const spans = [...draft.spans].sort((a, b) => a.start - b.start || a.end - b.end);
   const text = spanText(doc.text, spans);
   if (draft.mention !== undefined && collapseWs(draft.mention) !== collapseWs(text)) {
-    addWarning(sink, `entity ${draft.id}: mention text does not match the text at its offsets; kept`, line);
+    const shift = spans.length === 1 ? mentionShift(doc.text, spans[0]?.start ?? 0, draft.mention) : undefined;
+    const where =
+      shift === undefined
+        ? ''
+        : ` (it is ${Math.abs(shift)} character${Math.abs(shift) === 1 ? '' : 's'} ${shift > 0 ? 'later' : 'earlier'}: were the offsets counted another way, in bytes or without line ends?)`;
+    addWarning(sink, `entity ${draft.id}: mention text does not match the text at its offsets${where}; kept`, line);
   }
   const entity: Entity = { id: draft.id, type: draft.type, spans, text };
   if (draft.normIds && draft.normIds.length > 0) entity.normIds = draft.normIds;
