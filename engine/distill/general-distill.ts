@@ -127,6 +127,9 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
   if (runner.where.deviceNote !== undefined) ctx.emit({ type: 'log', message: runner.where.deviceNote });
   const settings = { ...s, recipe: args.recipe, lr, warmup, layer_map: map, init_from_teacher: fromTeacher, loss, whole_word_mask: args.wholeWordMask ?? false };
   const origin = `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'} ← ${shareName(args.teacher)}`;
+  // The teacher by its weights (teacherRecord's hashes), not its folder's name: the same teacher
+  // moved refused the resume, and another one put in its folder resumed as if it were the same.
+  const fingerprint = runFingerprint(settings, `${args.studentPreset} ${fromTeacher ? 'from teacher layers' : 'random init'}`, [...teacherRecord, ...entries]);
   ctx.emit({ type: 'log', message: `distill-general (${args.recipe}): ${student.numLayers}L-${student.hiddenSize} student, teacher layers ${map.join(',')}, ${s.steps} steps` });
   let result;
   try {
@@ -147,7 +150,7 @@ async function distillGeneralInFolder(args: GeneralDistillArgs, ctx: TaskContext
         state: () => runner.state(),
         restore: (st) => runner.restore(st),
       },
-      { files, tok, vocabSize: student.vocabSize, maxLength: s.maxLength, batchSize: s.batchSize, steps: s.steps, wholeWord: args.wholeWordMask ?? false, seed: s.seed, holdoutEvery: 50, checkpointDir: path.join(out, 'checkpoint'), checkpointEvery: s.checkpointEvery, resume, fingerprint: runFingerprint(settings, origin, entries), ...(args.maxMinutes !== undefined ? { maxWallSec: args.maxMinutes * 60 } : {}) },
+      { files, tok, vocabSize: student.vocabSize, maxLength: s.maxLength, batchSize: s.batchSize, steps: s.steps, wholeWord: args.wholeWordMask ?? false, seed: s.seed, holdoutEvery: 50, checkpointDir: path.join(out, 'checkpoint'), checkpointEvery: s.checkpointEvery, resume, fingerprint, ...(args.maxMinutes !== undefined ? { maxWallSec: args.maxMinutes * 60 } : {}) },
       ctx,
     );
   } finally {

@@ -102,4 +102,28 @@ describe('a distillation whose teacher is deleted or moved meanwhile', () => {
     expect(lineage.phi_status).toBe('distilled-from-phi-teacher');
     expect(lineage.entries[0]).toMatchObject({ kind: 'teacher', containsPhi: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown });
   }, 60_000);
+
+  it('distill-general resumes with the same teacher moved, and refuses other weights put in its folder', async () => {
+    const { dir, file } = writeCorpus('mlm-teacher-moved', 12);
+    const vocab = readVocab(writeTinyVocab(dir));
+    const config = { ...presetConfig('small-2L-128', 'bert', vocab.length, [], 'masked-lm'), numLayers: 2 };
+    const mlmTeacher = (folder: string, seed: number): string => {
+      saveHfFolder(folder, { config, weights: initWeights(config, seed), vocab, tokenizer: SETTINGS });
+      return folder;
+    };
+    const teacher = mlmTeacher(path.join(dir, 'teacher'), 5);
+    const args = { studentPreset: 'small-2L-128', recipe: 'tinybert' as const, text: [file], out: path.join(dir, 'student'), steps: 3, batchSize: 2, maxLength: 24, evalBlocks: 2 };
+    let stop = false;
+    expect((await distillGeneral({ ...args, teacher }, { emit: (e) => (stop ||= e.type === 'progress'), isCancelled: () => stop })).status).toBe('cancelled');
+    // Other weights in the teacher's folder: not the teacher the checkpoint learnt from.
+    mlmTeacher(teacher, 6);
+    await expect(distillGeneral({ ...args, teacher })).rejects.toThrow(/different training data or settings/);
+    mlmTeacher(teacher, 5);
+    const moved = path.join(dir, 'teacher-moved');
+    cpSync(teacher, moved, { recursive: true });
+    rmSync(teacher, { recursive: true });
+    const again = await distillGeneral({ ...args, teacher: moved });
+    expect(again.status).toBe('completed');
+    expect(again.metrics?.['resumed_from_step']).toBeGreaterThan(0);
+  }, 60_000);
 });
