@@ -115,6 +115,12 @@ describe('benchtop COMMAND --help', () => {
     // Node's own words were advice on positional arguments starting with a dash, with no hint.
     expect(await main(['init-model', '--arch', 'bert', '--lables', 'a,b', '--out', 'x'])).toBe(2);
     expect(a.err().split('\n').at(-1)).toBe('benchtop: error: unknown flag --lables for init-model; did you mean --labels? (see "benchtop init-model --help")');
+    // One dash: Node's parser reads "-epochs" as -e -p -o … and named only "-e".
+    expect(await main(['train', 'ner', '-epochs', '3'])).toBe(2);
+    expect(a.err().split('\n').at(-1)).toBe('benchtop: error: unknown flag -epochs for train; flags take two dashes: did you mean --epochs? (see "benchtop train --help")');
+    // Two hyphens that a word processor turned into a dash were "unexpected argument".
+    expect(await main(['predict', '--model', 'm', '\u2014input', 'notes', '--out', 'o.jsonl', '--format', 'jsonl'])).toBe(2);
+    expect(a.err().split('\n').at(-1)).toBe('benchtop: error: "\u2014input" starts with a typographic dash, not two hyphens; type it as --input');
     expect(await main(['predict', '--xyzzy', 'v'])).toBe(2);
     expect(a.err().split('\n').at(-1)).toBe('benchtop: error: unknown flag --xyzzy for predict (see "benchtop predict --help")');
     // A flag of another command, one slip away from this one's.

@@ -49,11 +49,17 @@ const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, train: 1, 
  * arguments starting with a dash ("Unknown option '--lables'. To specify a positional argument
  * …"), which does not say what to type: it is named with the command's nearest flag.
  */
-function parseErrorMessage(e: Error & { code?: string }, spec: CommandSpec | undefined): string {
+function parseErrorMessage(e: Error & { code?: string }, argv: readonly string[], spec: CommandSpec | undefined): string {
   const flag = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec(e.message)?.[1] : undefined;
   // Node's parser words some refusals over several lines (a value starting with a dash): one line.
   if (flag === undefined) return e.message.replace(/\s*\n\s*/g, ' ');
   const names = spec ? [...spec.flags.map((x) => x.name), 'help'] : Object.keys(OPTIONS);
+  // "-epochs 3" reads as the short flags -e -p -o …: Node named only "-e".
+  const oneDash = /^-[^-]$/.test(flag) ? argv.find((a) => a.startsWith(flag) && a.length > 2 && !a.includes('=')) : undefined;
+  if (oneDash !== undefined) {
+    const near = nearestName(oneDash.slice(1), names);
+    return `unknown flag ${oneDash}${spec ? ` for ${spec.name}` : ''}; flags take two dashes${near ? `: did you mean --${near}?` : ''}`;
+  }
   const near = nearestName(flag.replace(/^-+/, ''), names);
   return `unknown flag ${flag}${spec ? ` for ${spec.name}` : ''}${near ? `; did you mean --${near}?` : ''}`;
 }
@@ -66,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const spec = findCommand(argv.filter((a) => !a.startsWith('-')));
     const hint = spec ? `see "benchtop ${spec.name} --help"` : 'see "benchtop --help"';
-    console.error(`benchtop: error: ${parseErrorMessage(e as Error & { code?: string }, spec)} (${hint})`);
+    console.error(`benchtop: error: ${parseErrorMessage(e as Error & { code?: string }, argv, spec)} (${hint})`);
     return 2;
   }
   const [cmd, ...rest] = parsed.positionals;
@@ -103,6 +109,9 @@ export async function main(argv: string[]): Promise<number> {
     checkPresetNames(opts);
     // A stray word (a value whose flag was mistyped away) used to be ignored without a word.
     const extra = parsed.positionals.slice(spec.name.split(' ').length + (POSITIONAL_ARGS[spec.name] ?? 0));
+    // A flag pasted from a word processor, whose "--" became a dash (—model): not a flag to Node.
+    const dashed = extra.find((a) => /^[\u2010-\u2015\u2212]/u.test(a));
+    if (dashed !== undefined) throw new UsageError(`"${dashed}" starts with a typographic dash, not two hyphens; type it as --${dashed.replace(/^[\u2010-\u2015\u2212]+/u, '')}`);
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; usage: ${spec.usage}`);
     const serveOpts = {
       ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
