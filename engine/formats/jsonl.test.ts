@@ -117,6 +117,15 @@ describe('JSONL import', () => {
     expect(res.documents.map((d) => [d.id, d.entities[0]?.text])).toEqual([['n1', 'Fever']]);
   });
 
+  it('reads records an object holds in one array ({"documents": […]}, as programs export JSON; read as BioC, each was empty)', () => {
+    const json = '{"exported": "2026-05-01", "documents": [{"id": "n1", "text": "Fever."}, {"id": "n2", "text": "Cough."}]}';
+    for (const content of [json, json.replace(/, /g, ',\n  ')]) {
+      const res = importJsonl(content, 'export.json');
+      expect(res.issues).toEqual([]);
+      expect(res.documents.map((d) => [d.id, d.text])).toEqual([['n1', 'Fever.'], ['n2', 'Cough.']]);
+    }
+  });
+
   it('names the line of a syntax error in a JSON array (it always said line 1), without quoting it', () => {
     const res = importJsonl('[\n{"text": "a"},\n{"text": "secret", }\n]\n', 'arr.json');
     expect(res.documents).toEqual([]);

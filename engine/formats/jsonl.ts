@@ -188,7 +188,18 @@ function wholeJson(content: string): { isWhole: false } | { isWhole: true; value
   }
 }
 
-/** Imports JSON Lines (or a JSON array of records); bad lines are reported and skipped. */
+/**
+ * The records of an object that holds them in one array ({"documents": [{"id", "text"}, …]}, as
+ * programs export JSON), when it is no record itself: the array of its one key whose items
+ * include an object with a "text" string. Undefined otherwise (none, or several such keys).
+ */
+function recordsIn(value: unknown): unknown[] | undefined {
+  if (!isObj(value) || typeof value.text === 'string') return undefined;
+  const arrays = Object.values(value).filter((v): v is unknown[] => Array.isArray(v) && v.some((item) => isObj(item) && typeof item.text === 'string'));
+  return arrays.length === 1 ? arrays[0] : undefined;
+}
+
+/** Imports JSON Lines (or a JSON array of records, or an object holding one); bad lines are reported and skipped. */
 export function importJsonl(content: string, file: string, stem = 'doc'): ImportResult {
   const result: ImportResult = { documents: [], issues: [] };
   const sink: IssueSink = { file, issues: result.issues };
@@ -196,8 +207,7 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
   const whole = wholeJson(content);
   if (whole.isWhole) {
     if (whole.error !== undefined) addError(sink, 'malformed JSON array', whole.error);
-    else if (Array.isArray(whole.value)) whole.value.forEach((value) => records.push({ value, line: 1 }));
-    else records.push({ value: whole.value, line: 1 });
+    else for (const value of Array.isArray(whole.value) ? whole.value : (recordsIn(whole.value) ?? [whole.value])) records.push({ value, line: 1 });
   } else {
     const parser = jsonlParser(sink, result.documents, stem);
     splitLines(content).forEach((raw, i) => parser.line(raw, i + 1));
@@ -233,11 +243,13 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
       malformed.add(lineNo, isRecordThenComma(raw) ? RECORD_THEN_COMMA : undefined);
       return;
     }
-    const doc = documentFromRecord(value, `${stem}-${++records}`, sink, lineNo);
-    if (doc) {
-      documents.push(doc);
-      read++;
-    } else textless.add(value, records, lineNo);
+    for (const rec of recordsIn(value) ?? [value]) {
+      const doc = documentFromRecord(rec, `${stem}-${++records}`, sink, lineNo);
+      if (doc) {
+        documents.push(doc);
+        read++;
+      } else textless.add(rec, records, lineNo);
+    }
   };
   return {
     line,

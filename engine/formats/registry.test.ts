@@ -33,6 +33,9 @@ describe('detectFormat', () => {
     ['a.xml', '<html></html>', null],
     ['a.json', '{"source": "x", "documents": []}', 'bioc-json'],
     ['a.json', '[{"text": "x"}]', 'jsonl'],
+    // Records under "documents", with a text of their own: BioC keeps it in passages.
+    ['a.json', '{"documents": [{"id": "1", "text": "x"}]}', 'jsonl'],
+    ['a.json', '{"documents": [{"id": "1", "passages": [{"offset": 0, "text": "x"}]}]}', 'bioc-json'],
     ['a.jsonl', '{"text": "x"}', 'jsonl'],
     // Records made from PubTator documents: no whitespace before "|t|" in the first line.
     ['a.jsonl', '{"id":"r0","text":"227508|t|Naloxone reverses"}', 'jsonl'],

@@ -120,7 +120,11 @@ export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: 
   if (ext === '.txt' && hasFile(path.slice(0, -4) + '.ann')) return 'brat';
   if (PUBTATOR_RE.test(firstLine)) return 'pubtator';
   if (ext === '.xml' || ext === '.bioc') return /<collection[\s>]/.test(head) ? 'bioc-xml' : null;
-  const biocJsonKey = /"documents"\s*:/.test(head) || /"PubTator3"\s*:/.test(head);
+  // BioC keeps its text in passages: documents with a "text" of their own are records (JSON Lines' reader takes them).
+  const ownText = /"text"\s*:/.exec(head)?.index;
+  const passages = /"passages"\s*:/.exec(head)?.index;
+  const hasOwnText = ownText !== undefined && (passages === undefined || ownText < passages);
+  const biocJsonKey = (/"documents"\s*:/.test(head) && !hasOwnText) || /"PubTator3"\s*:/.test(head);
   if (ext === '.json') return biocJsonKey ? 'bioc-json' : 'jsonl';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
   if (CONLL_EXT.has(ext)) return 'conll';
