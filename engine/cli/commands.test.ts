@@ -145,6 +145,18 @@ describe('benchtop COMMAND --help', () => {
   });
 });
 
+describe('init-model --task', () => {
+  it('names the value given, and takes no name from Object.prototype for a task', async () => {
+    const a = capture();
+    for (const task of ['NER', 'toString', 'constructor']) {
+      expect(await main(['init-model', '--arch', 'bert', '--preset', 'small-2L-128', '--task', task, '--labels', 'a,b', '--out', 'never'])).toBe(2);
+      expect(a.err().split('\n').at(-1)).toBe(
+        `benchtop: error: --task must be one of token-classification, ner, sequence-classification, re, masked-lm, mlm; got "${task}"`,
+      );
+    }
+  });
+});
+
 describe('benchtop --version', () => {
   it("prints package.json's version and exits 0; after a command it is that command's unknown flag", async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

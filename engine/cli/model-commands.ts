@@ -100,8 +100,9 @@ export function cmdInitModel(opts: Opts): void {
     throw new UsageError(`--labels: label ${hidden + 1} holds U+${code.toString(16).toUpperCase().padStart(4, '0')} (a control, invisible or text-direction character); label names must be plain text (spaces are fine)`);
   }
   const taskName = optionalString(opts, 'task') ?? (labels.length > 0 ? 'token-classification' : 'masked-lm');
-  const task = TASKS[taskName];
-  if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}`);
+  // Own keys only: "--task toString" found Object's method and failed as a task "function toString() …".
+  const task = Object.hasOwn(TASKS, taskName) ? TASKS[taskName] : undefined;
+  if (!task) throw new UsageError(`--task must be one of ${Object.keys(TASKS).join(', ')}; got "${taskName}"`);
   // Named as the user gave it ("--task re"), not as the head it makes (sequence-classification).
   if (task !== 'masked-lm' && labels.length === 0)
     throw new UsageError(`--task ${taskName} needs --labels, the class names (e.g. ${task === 'token-classification' ? 'O,B-Disease,I-Disease' : 'false,CID'})`);
