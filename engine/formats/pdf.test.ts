@@ -44,6 +44,27 @@ describe('importPdf', () => {
     expect(many.issues.map((i) => i.message)).toEqual(['pages 2–3, 5 (3 of 5) have no text layer (scanned, or blank): what they show is not in the document; run OCR on the PDF to read them']);
   });
 
+  it('reads the values typed into a PDF form after their page\'s text (they were missing; a form of fields only had "no text layer")', async () => {
+    const content = 'BT /F1 12 Tf 72 720 Td (Referral. Reason:) Tj ET';
+    const field = (n: number, name: string, value: string, extra = ''): Buffer =>
+      Buffer.from(`<< /Type /Annot /Subtype /Widget /FT /Tx /T (${name}) /V (${value}) /Rect [200 ${700 - n * 30} 400 ${720 - n * 30}] /P 3 0 R${extra} >>`);
+    const pdf = assemblePdf([
+      Buffer.from('<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [6 0 R 7 0 R 8 0 R] >> >>'),
+      Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
+      Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /Annots [6 0 R 7 0 R 8 0 R] >>'),
+      Buffer.from(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`),
+      Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
+      field(0, 'Reason', 'Chest pain on exertion'),
+      field(1, 'Notes', 'Seen by GP\\r2 weeks ago'),
+      field(2, 'Empty', ''),
+    ]);
+    const { documents, issues } = await importPdf(pdf, 'referral.pdf');
+    expect(documents[0]?.text).toBe('Referral. Reason:\nChest pain on exertion\nSeen by GP\n2 weeks ago');
+    expect(issues).toEqual([
+      { severity: 'warning', file: 'referral.pdf', message: "2 values typed into the PDF's form fields read after the text of their pages, one a line (where each sits on the page is not kept)" },
+    ]);
+  });
+
   it('refuses files beyond the size limit, saying what to do (as for a text file)', async () => {
     const pdf = buildPdf([['x']]);
     const res = await importPdf(pdf, 'big.pdf', { maxBytes: 100 });

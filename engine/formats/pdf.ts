@@ -86,6 +86,27 @@ function pageText(items: readonly (TextItem | object)[]): string {
   return text;
 }
 
+/** What the form fields of a page hold that pdfjs describes: the fields a value is read from. */
+interface FormField {
+  subtype?: unknown;
+  fieldType?: unknown;
+  fieldValue?: unknown;
+  hidden?: unknown;
+}
+
+/**
+ * The values typed into a page's text and choice fields (a filled-in referral form), in the
+ * page's order of fields: the page's text holds only the form's labels, so they were missing
+ * (and a form with no other text was refused as having no text layer).
+ */
+function formValues(annotations: readonly FormField[]): string[] {
+  return annotations.flatMap((a) => {
+    if (a.subtype !== 'Widget' || (a.fieldType !== 'Tx' && a.fieldType !== 'Ch') || a.hidden === true) return [];
+    const values = Array.isArray(a.fieldValue) ? a.fieldValue : [a.fieldValue];
+    return values.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.replace(/\r\n?/g, '\n'));
+  });
+}
+
 /** Page ranges listed before "…". */
 const LISTED_RANGES = 10;
 
@@ -138,11 +159,14 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
       return { documents: [], issues: [makeIssue('error', file, message)] };
     }
     const pages: string[] = [];
+    let fields = 0;
     for (let i = 1; i <= pdf.numPages; i++) {
       opts.checkCancelled?.();
       const page = await pdf.getPage(i);
       const content = await page.getTextContent();
-      pages.push(pageText(content.items).replace(/\n+$/, ''));
+      const values = formValues(await page.getAnnotations());
+      fields += values.length;
+      pages.push([pageText(content.items).replace(/\n+$/, ''), ...values].filter((t) => t !== '').join('\n'));
       page.cleanup();
     }
     if (pages.every((p) => p.trim() === '')) {
@@ -156,7 +180,9 @@ export async function importPdf(bytes: Uint8Array, file: string, opts: BinaryImp
     }
     doc.metadata = { pages: String(pdf.numPages) };
     const blank = pages.flatMap((p, i) => (p.trim() === '' ? [i + 1] : []));
-    return { documents: [doc], issues: blank.length > 0 ? [makeIssue('warning', file, pagesWithoutText(blank, pages.length))] : [] };
+    const issues = blank.length > 0 ? [makeIssue('warning', file, pagesWithoutText(blank, pages.length))] : [];
+    if (fields > 0) issues.push(makeIssue('warning', file, `${fields === 1 ? '1 value' : `${fields.toLocaleString('en-US')} values`} typed into the PDF's form fields read after the text of ${fields === 1 ? 'its page' : 'their pages'}, one a line (where ${fields === 1 ? 'it sits' : 'each sits'} on the page is not kept)`));
+    return { documents: [doc], issues };
   } finally {
     await pdf.destroy();
   }
