@@ -1,10 +1,12 @@
 // The files of an import come in one order whatever the computer's language, so documents get
-// the same ids and a seed the same split everywhere.
+// the same ids and a seed the same split everywhere; brat pairs are found whatever their case.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localeEnv, runChildJson } from '../io/test-helpers.ts';
+import type { FileIssue } from './dto.ts';
+import { listFiles } from './import-files.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'benchtop-import-files-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -20,4 +22,13 @@ console.log(JSON.stringify(r.files.map((f) => f.display)));`;
     expect(order('sv_SE.UTF-8')).toEqual(['a.txt', 'ä.txt', 'B.txt', 'z.txt']);
     expect(order('en_US.UTF-8')).toEqual(['a.txt', 'ä.txt', 'B.txt', 'z.txt']);
   }, 30_000);
+
+  it('pairs a brat .ann with its .txt whatever the case of their extensions (NOTE.TXT with NOTE.ANN was "without its .txt")', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'brat-'));
+    for (const name of ['NOTE.TXT', 'NOTE.ANN', 'b.txt', 'b.ANN', 'lone.ann']) writeFileSync(path.join(dir, name), 'x\n');
+    const issues: FileIssue[] = [];
+    const r = await listFiles(dir, issues);
+    expect(r.files.map((f) => f.display)).toEqual(['b.txt', 'NOTE.TXT']);
+    expect(issues).toEqual([{ severity: 'warning', file: 'lone.ann', message: 'annotation file without its .txt; skipped' }]);
+  });
 });

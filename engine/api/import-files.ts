@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { isWithin } from '../formats/export-target.ts';
+import { bratCompanion } from '../formats/registry.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import { NOT_REGULAR } from '../io/input-file.ts';
 import type { FileIssue } from './dto.ts';
@@ -60,7 +61,7 @@ export async function listFiles(
   const names = new Set(files.map((f) => f.absolute));
   const kept = files.filter((f) => {
     if (!f.absolute.toLowerCase().endsWith('.ann')) return true;
-    if (!names.has(f.absolute.slice(0, -4) + '.txt')) {
+    if (!bratCompanion(f.absolute, '.txt', (p) => names.has(p))) {
       issues.push({
         severity: 'warning',
         file: f.display,

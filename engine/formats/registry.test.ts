@@ -145,6 +145,19 @@ describe('importPath on a mixed folder', () => {
     expect(await msg('letter-rtf.txt', '{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0 Seen today.\\par }')).toBe(`an RTF (rich text) document, not plain text; skipped: ${docx}`);
   });
 
+  it('reads a brat pair whose extensions differ in case (NOTE.TXT with NOTE.ANN, note.txt with note.ANN: annotations left out)', async () => {
+    const brat = join(tmp, 'brat-case');
+    mkdirSync(brat);
+    for (const [stem, txt, ann] of [['NOTE', '.TXT', '.ANN'], ['note2', '.txt', '.ANN'], ['b', '.TXT', '.ann']]) {
+      writeFileSync(join(brat, stem + txt), 'Fever.\n');
+      writeFileSync(join(brat, stem + ann), 'T1\tDisease 0 5\tFever\n');
+    }
+    const res = await importPath(brat);
+    expect(res.issues).toEqual([]);
+    expect(res.documents.map((d) => [d.id, d.entities.map((e) => e.text)])).toEqual([['b', ['Fever']], ['NOTE', ['Fever']], ['note2', ['Fever']]]);
+    expect((await importPath(join(brat, 'NOTE.ANN'))).documents[0]?.entities).toHaveLength(1);
+  });
+
   it('imports a single file and a single brat .ann', async () => {
     expect((await importPath(join(dir, 'tagged.conll'))).documents[0]?.entities[0]?.text).toBe('Aspirin');
     const brat = await importPath(join(dir, 'note.ann'));

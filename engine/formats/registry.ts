@@ -94,6 +94,16 @@ function unsupportedMessage(path: string): string {
   return `unsupported file format; skipped: ${named} is not read. Files are read by their extension: ${READ_BY_EXTENSION}. If it is plain text, rename it to end in .txt`;
 }
 
+/**
+ * A brat file's companion (`ext`: '.txt' or '.ann') beside `path`, its extension in lower or upper
+ * case (files from Windows: NOTE.TXT with NOTE.ANN, or note.txt with note.ANN, whose
+ * annotations were left out, said nowhere or as "without its .txt"); undefined when none.
+ */
+export function bratCompanion(path: string, ext: '.txt' | '.ann', hasFile: (p: string) => boolean = existsSync): string | undefined {
+  const stem = path.slice(0, -4);
+  return [stem + ext, stem + ext.toUpperCase()].find((p) => hasFile(p));
+}
+
 /** True when a sample of lines looks token-per-line (last column an IOB tag). */
 function looksLikeConll(sample: string): boolean {
   const lines = sample.split(/\r\n?|\n/).slice(0, 40).filter((l) => l.trim() !== '');
@@ -114,10 +124,10 @@ export function detectFormat(path: string, firstBytes: Uint8Array, hasFile: (p: 
   const b = firstBytes;
   if (ext === '.pdf' || (b[0] === 0x25 && b[1] === 0x50 && b[2] === 0x44 && b[3] === 0x46)) return 'pdf';
   if (ext === '.docx') return 'docx';
-  if (ext === '.ann') return hasFile(path.slice(0, -4) + '.txt') ? 'brat' : null;
+  if (ext === '.ann') return bratCompanion(path, '.txt', hasFile) ? 'brat' : null;
   const head = decodeBytes(b.subarray(0, SNIFF_BYTES)).text;
   const firstLine = head.split(/\r\n?|\n/).find((l) => l.trim() !== '') ?? '';
-  if (ext === '.txt' && hasFile(path.slice(0, -4) + '.ann')) return 'brat';
+  if (ext === '.txt' && bratCompanion(path, '.ann', hasFile)) return 'brat';
   if (PUBTATOR_RE.test(firstLine)) return 'pubtator';
   if (ext === '.xml' || ext === '.bioc') return /<collection[\s>]/.test(head) ? 'bioc-xml' : null;
   // BioC keeps its text in passages: documents with a "text" of their own are records (JSON Lines' reader takes them).
@@ -162,7 +172,7 @@ async function importFile(path: string, format: FormatName, display: string, id:
     return format === 'pdf' ? importPdf(bytes, display, binOpts) : importDocx(bytes, display, binOpts);
   }
   const isAnn = extname(path).toLowerCase() === '.ann';
-  const textPath = format === 'brat' && isAnn ? path.slice(0, -4) + '.txt' : path;
+  const textPath = format === 'brat' && isAnn ? (bratCompanion(path, '.txt') ?? path.slice(0, -4) + '.txt') : path;
   const raw = await readTextFile(textPath);
   const decoded = decodeBytes(raw, display);
   const content = decoded.text;
@@ -176,9 +186,9 @@ async function importFile(path: string, format: FormatName, display: string, id:
       res = importText(content, display, id);
       break;
     case 'brat': {
-      const annPath = textPath.slice(0, -4) + '.ann';
+      const annPath = bratCompanion(textPath, '.ann') ?? textPath.slice(0, -4) + '.ann';
       const ann = decodeBytes(await readTextFile(annPath), display);
-      const annDisplay = display.replace(/\.(txt|ann)$/i, '.ann');
+      const annDisplay = display.slice(0, -4) + annPath.slice(-4);
       const hasBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
       res = (hasBom ? importBratAfterBom : importBratCrlf)(content, ann.text, annDisplay, id);
       res.issues.unshift(...ann.issues);
@@ -268,7 +278,7 @@ export async function importPath(path: string, opts: ImportOptions = {}): Promis
     try {
       const ext = extname(f).toLowerCase();
       if (isDir && ext === '.ann') {
-        if (!fileSet.has(f.slice(0, -4) + '.txt')) result.issues.push(makeIssue('warning', display, 'annotation file without its .txt; skipped'));
+        if (!bratCompanion(f, '.txt', (p) => fileSet.has(p))) result.issues.push(makeIssue('warning', display, 'annotation file without its .txt; skipped'));
         continue;
       }
       result.files.push(display);
