@@ -98,8 +98,10 @@ describe('binaryMessage', () => {
     const binary = 'looks like binary data (an image, archive or program), not text; skipped';
     const rand = createRng(3);
     expect(binaryMessage(decodeBytes(Uint8Array.from({ length: 2048 }, () => Math.floor(rand.next() * 256))).text)).toBe(binary);
-    // A zip that stores text unpacked (few NULs in its headers), and text that is mostly NULs.
-    expect(binaryMessage(`PK\u0003\u0004\u0014\u0000\u0000\u0000${'hello world '.repeat(500)}`)).toBe(binary);
+    // A zip (an .xlsx renamed .csv; one that stores text unpacked has few NULs), and text that is mostly NULs.
+    expect(binaryMessage(`PK\u0003\u0004\u0014\u0000\u0000\u0000${'hello world '.repeat(500)}`)).toBe(
+      'a ZIP archive (a Word .docx or Excel .xlsx file renamed?), not text; skipped: give a Word file its .docx extension, save a spreadsheet as CSV',
+    );
     expect(binaryMessage(`note${'\u0000'.repeat(4096)}`)).toBe(binary);
   });
 });

@@ -248,9 +248,10 @@ export function looksBinary(text: string): boolean {
  * a program (a copy cut short, a block zero-filled by a crash, a database export padded with NULs).
  */
 export function binaryMessage(text: string): string {
+  if (text.startsWith('PK\u0003\u0004'))
+    return 'a ZIP archive (a Word .docx or Excel .xlsx file renamed?), not text; skipped: give a Word file its .docx extension, save a spreadsheet as CSV';
   const counts = controlCounts(text);
-  if (isControlHeavy(counts) || counts.nul > Math.max(counts.n * 0.01, 4) || text.startsWith('PK\u0003\u0004'))
-    return 'looks like binary data (an image, archive or program), not text; skipped';
+  if (isControlHeavy(counts) || counts.nul > Math.max(counts.n * 0.01, 4)) return 'looks like binary data (an image, archive or program), not text; skipped';
   const nul = counts.nul === 1 ? 'a NUL byte' : `${counts.nul.toLocaleString('en-US')} NUL bytes`;
   return `text, but with ${nul} (U+0000), which text does not have: the file is damaged (a copy cut short, or zero-filled by a crash) or padded by the program that wrote it; remove them and import it again; skipped`;
 }
