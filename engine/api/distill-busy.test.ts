@@ -1,6 +1,6 @@
 // One training run at a time (run-launcher requireIdle): a request refused while a distillation
 // runs names the screen that run is on, Distill, where its Stop is (it said "Train screen"), as
-// does removing its teacher meanwhile.
+// does removing its teacher meanwhile. Transfer text of your own is asked for by full path.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,4 +54,16 @@ describe('a run refused while a distillation runs', () => {
       await expect.poll(status, { timeout: 60_000 }).toBe('cancelled');
     }
   }, 90_000);
+});
+
+describe('transfer text of your own', () => {
+  it('asks for the full path of transfer text of your own, and says when it is not there', async () => {
+    const [demo] = await t.call('projects:list', {});
+    const teacher = await t.call('models:import-folder', { path: join(outside, 'teacher'), phiStatus: 'trained-on-phi', name: 'Path teacher' });
+    const start = (transfer: string): Promise<unknown> =>
+      t.call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [transfer], transferIsFreeOfPhi: true, steps: 1 });
+    await expect(start('articles')).rejects.toThrow(/^invalid: Give the full path of your transfer text \(a file or folder\)/);
+    await expect(start(join(outside, 'articles.txt'))).rejects.toThrow(/^invalid: Your transfer text \(file or folder\) was not found/);
+    await t.call('models:delete', { modelId: teacher.id });
+  });
 });

@@ -151,10 +151,10 @@ export function requireTaskModel(ref: ModelRef, task: TaskKind): void {
     benchtop?: { task?: string };
   };
   if (config.benchtop?.task !== task) {
-    const what = task === 'ner' ? 'entity (NER)' : 'relation (RE)';
+    const what = task === 'ner' ? 'an entity (NER)' : 'a relation (RE)';
     throw new ApiError(
       'invalid',
-      `“${ref.name}” is not an ${what} model trained in Benchtop; choose one from a finished training run.`,
+      `“${ref.name}” is not ${what} model trained in Benchtop; choose one from a finished training run.`,
     );
   }
 }

@@ -247,8 +247,10 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
       lineage.push({ kind: 'distill-transfer', source: TRANSFER_WORDS[t]!, containsPhi: false });
       continue;
     }
-    if (!isAbsolute(t) || !existsSync(t))
-      throw new ApiError('invalid', 'The transfer text folder does not exist; give its full path.');
+    if (!isAbsolute(t))
+      throw new ApiError('invalid', 'Give the full path of your transfer text (a file or folder), for example /home/me/transfer.');
+    if (!existsSync(t))
+      throw new ApiError('invalid', 'Your transfer text (file or folder) was not found: check the path, or choose it again.');
     if (a.transferIsFreeOfPhi !== true)
       throw new ApiError(
         'invalid',
