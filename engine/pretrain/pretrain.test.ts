@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -45,6 +46,10 @@ describe('pretraining data', () => {
     writeFileSync(path.join(dir, 'blob.bin'), Buffer.from([0, 1, 2, 3, 0, 255]));
     expect(() => checkTextSources([path.join(dir, 'empty.txt')])).toThrow(/is empty/);
     expect(() => checkTextSources([path.join(dir, 'blob.bin')])).toThrow(/looks binary/);
+    if (process.platform !== 'win32') {
+      execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+      expect(() => checkTextSources([path.join(dir, 'pipe')])).toThrow(/pipe is not a regular file \(a pipe, socket or device\)/);
+    }
     const f = path.join(dir, 'mixed.txt');
     writeFileSync(f, 'a hard wrapped\nline of a book.\n\n{"sentence1": "A man is playing a guitar on stage.", "label": "x"}\nsome sentence here\t1\n');
     expect([...textParagraphs([f])]).toEqual(['a hard wrapped line of a book.', 'A man is playing a guitar on stage.', 'some sentence here']);

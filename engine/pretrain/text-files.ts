@@ -71,8 +71,10 @@ export function skippedLinkNotes(roots: readonly string[]): string[] {
 
 /** Why a file cannot be used as text, or undefined when it can. */
 export function textProblem(file: string): string | undefined {
-  const size = statSync(file).size;
-  if (size === 0) return 'is empty';
+  const st = statSync(file);
+  // Reading a pipe would wait for a writer, and its size says nothing ("is empty").
+  if (!st.isFile()) return 'is not a regular file (a pipe, socket or device); save the text to a file and give that';
+  if (st.size === 0) return 'is empty';
   const head = decodedHead(file, 8192);
   if (looksBinary(head)) return 'looks binary (an image, archive or program), not text; give plain text (UTF-16 needs a byte-order mark)';
   if (head.trim() === '') return 'holds only whitespace';
