@@ -7,31 +7,36 @@
 // Every stage resumes from its checkpoint: run the same command again after --max-minutes.
 //
 //   npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
-//     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data ../shared/data]
+//     [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data DIR (default $BENCHTOP_SHARED/data, else /work/shared/data)]
 //     [--text biomed,gutenberg,wordnet] [--no-dropout] [--sinusoidal-positions] [--token-mask]
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadHfFolder, saveHfFolder } from '../engine/checkpoints/hf-folder.ts';
 import { cliContext } from '../engine/cli/task-commands.ts';
 import { wordNetSentences } from '../engine/distill/transfer.ts';
 import { pretrain } from '../engine/pretrain/pretrain.ts';
 import { train } from '../engine/tasks/train-task.ts';
+import { parseScriptArgs } from './script-args.ts';
 
-const { values: o } = parseArgs({
-  options: {
-    steps: { type: 'string', default: '20000' }, preset: { type: 'string', default: 'small-2L-128' }, 'max-minutes': { type: 'string' },
-    work: { type: 'string', default: '.bench/default-student' }, epochs: { type: 'string', default: '3' }, 'min-gain': { type: 'string', default: '0.02' },
-    data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
-    'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
-    ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
-    // Which shippable text to pretrain on: any of biomed, gutenberg, wordnet.
-    text: { type: 'string', default: 'biomed,gutenberg,wordnet' },
-    // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
-    'no-dropout': { type: 'boolean', default: false }, 'sinusoidal-positions': { type: 'boolean', default: false }, 'token-mask': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `npm run build:default-student -- [--steps 20000] [--preset small-2L-128] [--lr 5e-4] [--max-minutes X]
+    [--work .bench/default-student] [--epochs 3] [--min-gain 0.02] [--data DIR (default $BENCHTOP_SHARED/data, else /work/shared/data)]
+    [--text biomed,gutenberg,wordnet] [--no-dropout] [--sinusoidal-positions] [--token-mask]
+    [--batch-size 32] [--threads 2] [--train-steps N] [--ship resources/models/default-student]
+pretrains the default student with masked LM on shippable text, fine-tunes it and random init on
+NCBI-disease, and ships it to --ship when pretraining gains at least --min-gain F1; the same
+command resumes every stage.`;
+const o = parseScriptArgs('build:default-student', USAGE, {
+  steps: { type: 'string', default: '20000' }, preset: { type: 'string', default: 'small-2L-128' }, 'max-minutes': { type: 'string' },
+  work: { type: 'string', default: '.bench/default-student' }, epochs: { type: 'string', default: '3' }, 'min-gain': { type: 'string', default: '0.02' },
+  data: { type: 'string', default: process.env['BENCHTOP_SHARED'] ? path.join(process.env['BENCHTOP_SHARED'], 'data') : '/work/shared/data' },
+  'batch-size': { type: 'string', default: '32' }, threads: { type: 'string', default: '2' }, 'train-steps': { type: 'string' },
+  ship: { type: 'string', default: 'resources/models/default-student' }, lr: { type: 'string', default: '5e-4' },
+  // Which shippable text to pretrain on: any of biomed, gutenberg, wordnet.
+  text: { type: 'string', default: 'biomed,gutenberg,wordnet' },
+  // Pretraining recipe switches (see engine/pretrain/pretrain.ts): whole-word masking is the default.
+  'no-dropout': { type: 'boolean', default: false }, 'sinusoidal-positions': { type: 'boolean', default: false }, 'token-mask': { type: 'boolean', default: false },
+}, { numbers: ['steps', 'max-minutes', 'epochs', 'min-gain', 'batch-size', 'threads', 'train-steps', 'lr'] });
 const work = path.resolve(o.work);
 const data = o.data;
 const vocab = path.join(data, 'vocab', 'bert-base-uncased-vocab.txt');
