@@ -27,7 +27,8 @@ const NAMED = new Set(['general', 'random', 'random-shuffle']);
 
 /** Parses `general|random|random-shuffle|PATH[,…]`, or a list of them (one source each, no comma splitting). */
 export function parseTransfer(spec: string | readonly string[]): TransferSource[] {
-  const parts = (typeof spec === 'string' ? spec.split(',') : spec).map((s) => s.trim()).filter((s) => s !== '');
+  // A source named twice is one source (`general,general` read WordNet twice, each sentence taught twice as often).
+  const parts = [...new Set((typeof spec === 'string' ? spec.split(',') : spec).map((s) => s.trim()).filter((s) => s !== ''))];
   if (parts.length === 0) throw new Error('--transfer needs general, random, random-shuffle or a path to text');
   return parts.map((p) => (NAMED.has(p) ? ({ kind: p } as TransferSource) : { kind: 'path', path: p }));
 }
