@@ -128,6 +128,16 @@ describe('CSV parsing', () => {
     expect(importCsv(tsv, 't.tsv', { delimiter: '\t', textColumn: 'nope' }).issues[0]?.message).toBe('text column not found');
   });
 
+  it('takes a header named with punctuation ("Notes & plan", "BMI %", "Seen?") above numbers or an id (it was read as a document); a note of short words stays data', () => {
+    const res = importCsv("MRN,Patient's ward,Notes & plan,BMI %\r\n1001,B2,Fever and cough; review,31\r\n1002,C1,Rash,24\r\n", 'export.csv');
+    expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([
+      ['export-1', 'Fever and cough; review', { MRN: '1001', "Patient's ward": 'B2', 'BMI %': '31' }],
+      ['export-2', 'Rash', { MRN: '1002', "Patient's ward": 'C1', 'BMI %': '24' }],
+    ]);
+    expect(importCsv('id,Seen by GP?,Note:\n7,yes,Fever noted\n', 'b.csv').documents.map((d) => [d.id, d.text])).toEqual([['7', 'Fever noted']]);
+    expect(importCsv("Patient's fever,B2\nRash on arm,C1\n", 'c.csv').documents.map((d) => d.text)).toEqual(["Patient's fever", 'Rash on arm']);
+  });
+
   it('takes a header whose columns are named alike as the header (it was read as a document), keeping each column', () => {
     const res = importCsv('ID,Notes,Notes,Ward\r\n7,Fever,Cough,B2\r\n8,Rest,,C1\r\n', 'clinic.csv');
     expect(res.documents.map((d) => [d.id, d.text, d.metadata])).toEqual([

@@ -59,15 +59,24 @@ const SEP_LINE = /^sep=([^\r\n])(?:\r\n?|\n)/;
 
 const TEXT_NAMES = ['text', 'transcription', 'note', 'notes', 'body', 'content', 'abstract', 'sentence', 'report'];
 
-function looksLikeHeader(cells: string[]): boolean {
+/** A number in a cell (an MRN, a dose, a score). */
+const NUMBER = /^-?\d+(?:[.,]\d+)?$/;
+
+function looksLikeHeader(cells: string[], data: readonly CsvRow[]): boolean {
   const lower = cells.map((c) => c.trim().toLowerCase());
   const isUnique = new Set(lower).size === cells.length;
   // Benchtop's own export: id, text, then metadata columns named as they came (`0`, `dose:mg`).
   if (cells[0] === 'id' && cells[1] === 'text') return isUnique;
-  const ok = cells.every((c) => /^[\p{L}_][\p{L}\p{N}_ .()/#-]{0,63}$/u.test(c.trim()));
+  const names = (re: RegExp): boolean => cells.every((c) => re.test(c.trim()));
+  const isNamed = lower.some((c) => c === 'id' || TEXT_NAMES.includes(c));
   // A spreadsheet may name two columns alike ("Notes", "Notes"): a row that names a text or id
   // column is still its header (it was read as a document, "text").
-  return ok && (isUnique || lower.some((c) => c === 'id' || TEXT_NAMES.includes(c)));
+  if (names(/^[\p{L}_][\p{L}\p{N}_ .()/#-]{0,63}$/u)) return isUnique || isNamed;
+  // Names with more punctuation ("Patient's ward", "Notes & plan", "BMI %", "Seen?") are taken
+  // when the row also names a text or id column, or stands above a column of numbers in words:
+  // a first row of data is as numeric there as the rest (a note of short words stays a note).
+  const isOverNumbers = cells.some((c, k) => !NUMBER.test(c.trim()) && data.length > 0 && data.every((r) => NUMBER.test((r.cells[k] ?? '').trim())));
+  return names(/^[\p{L}_][\p{L}\p{N}_ .()/#'’&%?:+*-]{0,63}$/u) && isUnique && (isNamed || isOverNumbers);
 }
 
 /**
@@ -242,7 +251,7 @@ interface Columns {
 /** The header and the columns, from the first row and the first SAMPLE_ROWS data rows; throws when a named column is missing. */
 function chooseColumns(first: CsvRow, rows: readonly CsvRow[], opts: CsvImportOptions, sink: IssueSink): Columns {
   const byName = typeof opts.textColumn === 'string' || typeof opts.idColumn === 'string';
-  const hasHeader = opts.header === 'auto' || opts.header === undefined ? byName || looksLikeHeader(first.cells) : opts.header;
+  const hasHeader = opts.header === 'auto' || opts.header === undefined ? byName || looksLikeHeader(first.cells, rows.slice(1, 1 + SAMPLE_ROWS)) : opts.header;
   const names = hasHeader ? uniqueNames(first.cells, first.line, sink) : [];
   const data = (hasHeader ? rows.slice(1) : rows).slice(0, SAMPLE_ROWS);
   const width = Math.max(first.cells.length, ...data.map((r) => r.cells.length));
