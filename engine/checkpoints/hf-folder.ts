@@ -104,7 +104,7 @@ export function loadHfFolder(dir: string, options: LoadHfOptions = {}): HfFolder
   }
   const configFile = path.join(dir, 'config.json');
   if (!existsSync(configFile)) {
-    throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? tfCheckpointHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
+    throw new CheckpointError(configFile, `missing: ${cacheSnapshotHint(dir) ?? tfCheckpointHint(dir) ?? unfinishedRunHint(dir) ?? 'a Hugging Face model folder needs config.json (save the model with save_pretrained)'}`);
   }
   let json = readJsonFile(configFile);
   let source: ReturnType<typeof findWeights> | undefined;
@@ -220,6 +220,15 @@ function tfCheckpointHint(dir: string): string | undefined {
   if (files.length === 0) return undefined;
   const config = files.includes('bert_config.json') ? '; the folder then also needs config.json (a copy of bert_config.json)' : '';
   return `this folder holds an original TensorFlow checkpoint (${files.join(', ')}), which Benchtop does not read: ${TF_CONVERT}${config}`;
+}
+
+/**
+ * Where `dir` is the --out of a run stopped before its end (only its resumable checkpoint/): said
+ * as such, where "save the model with save_pretrained" sent the user looking for a lost model.
+ */
+function unfinishedRunHint(dir: string): string | undefined {
+  if (!existsSync(path.join(dir, 'checkpoint', 'state.json'))) return undefined;
+  return 'this folder holds only the checkpoint/ of a run that has not finished (train, pretrain or distill stopped early); run the same command again to finish it (it resumes from there)';
 }
 
 /**
