@@ -148,7 +148,7 @@ describe('importPath on a mixed folder', () => {
   it('reads a brat pair whose extensions differ in case (NOTE.TXT with NOTE.ANN, note.txt with note.ANN: annotations left out)', async () => {
     const brat = join(tmp, 'brat-case');
     mkdirSync(brat);
-    for (const [stem, txt, ann] of [['NOTE', '.TXT', '.ANN'], ['note2', '.txt', '.ANN'], ['b', '.TXT', '.ann']]) {
+    for (const [stem, txt, ann] of [['NOTE', '.TXT', '.ANN'], ['note2', '.txt', '.ANN'], ['b', '.TXT', '.ann']] as const) {
       writeFileSync(join(brat, stem + txt), 'Fever.\n');
       writeFileSync(join(brat, stem + ann), 'T1\tDisease 0 5\tFever\n');
     }
