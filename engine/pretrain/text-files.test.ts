@@ -37,6 +37,15 @@ describe('text files are decoded as document import decodes them', () => {
     expect(encodingNotes([utf8])).toEqual([]);
   });
 
+  it('reads a UTF-8 file with a stray Windows-1252 byte as import does: the UTF-8 kept, the byte as its character', () => {
+    // A smart apostrophe (0x92) pasted into UTF-8 text: read wholly as Windows-1252, "é" became "Ã©".
+    const mixed = file('mixed.txt', Buffer.concat([Buffer.from('Fièvre élevée, don'), Buffer.from([0x92]), Buffer.from('t worry.\n')]));
+    expect([...textParagraphs([mixed])]).toEqual(['Fièvre élevée, don’t worry.']);
+    expect(encodingNotes([mixed])).toEqual([
+      `${mixed}: not valid UTF-8 throughout: 1 byte was read as Windows-1252 (Latin-1) characters, the rest as UTF-8; check the text there (a file of mixed encodings, or one cut short?)`,
+    ]);
+  });
+
   it('counts bytes a byte-order-marked file holds that are not valid in its encoding', () => {
     const bad = file('bad.txt', Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x62, 0xff, 0x63, 0x0a]));
     expect([...fileLines(bad)]).toEqual(['ab\uFFFDc']);

@@ -11,11 +11,12 @@ import { makeIssue } from '../formats/common.ts';
 import {
   type TextEncodingName,
   byteOrderMark,
+  Utf8Windows1252Decoder,
   countReplaced,
-  decodeWindows1252,
   isInvalidData,
   looksBinary,
   replacedIssue,
+  windows1252Issue,
 } from '../formats/encoding.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import { chunksOf } from '../io/file-chunks.ts';
@@ -133,7 +134,13 @@ export function textDecoding(file: string): TextDecoding {
     let decoding: TextDecoding;
     if (bom) decoding = sure(bom.encoding, bom.skip, []);
     else if (replacedCount(fd, 0, 'utf-8', false) === 0) decoding = { encoding: 'utf-8', skip: 0, issues: [] };
-    else decoding = { encoding: 'windows-1252', skip: 0, issues: [makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)')] };
+    else {
+      // As import reads it: its valid UTF-8 as UTF-8, every other byte as Windows-1252 (one pass to count them).
+      const counted = new Utf8Windows1252Decoder();
+      for (const bytes of chunksOf(fd, 0)) counted.decode(bytes, true);
+      counted.decode(new Uint8Array(0));
+      decoding = { encoding: 'windows-1252', skip: 0, issues: [windows1252Issue(counted, file)] };
+    }
     decodings.set(file, { key, decoding });
     return decoding;
   } finally {
@@ -146,14 +153,16 @@ function* fileTexts(file: string, maxBytes = Infinity): Generator<string> {
   const d = textDecoding(file);
   const fd = openSync(file, 'r');
   try {
-    const decoder = d.encoding === 'windows-1252' ? null : new TextDecoder(d.encoding, { ignoreBOM: true });
+    const decoder = d.encoding === 'windows-1252' ? new Utf8Windows1252Decoder() : new TextDecoder(d.encoding, { ignoreBOM: true });
+    const decode = (bytes: Uint8Array, stream: boolean): string =>
+      decoder instanceof Utf8Windows1252Decoder ? decoder.decode(bytes, stream) : decoder.decode(bytes, { stream });
     let read = 0;
     for (const bytes of chunksOf(fd, d.skip, Math.min(CHUNK, maxBytes))) {
-      yield decoder ? decoder.decode(bytes, { stream: true }) : decodeWindows1252(bytes);
+      yield decode(bytes, true);
       read += bytes.length;
       if (read >= maxBytes) return;
     }
-    const rest = decoder?.decode() ?? '';
+    const rest = decode(new Uint8Array(0), false);
     if (rest !== '') yield rest;
   } finally {
     closeSync(fd);
