@@ -7,7 +7,6 @@
 
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { makeIssue } from '../formats/common.ts';
 import {
   type TextEncodingName,
   byteOrderMark,
