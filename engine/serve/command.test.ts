@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { parsePort, resolveDataDir } from './command.ts';
+import { UsageError } from '../cli/args.ts';
+import { cmdServe, parsePort, resolveDataDir } from './command.ts';
 
+// Usage mistakes exit 2 (README: Exit status): each is a UsageError, told before the workspace opens.
 describe('benchtop serve options', () => {
   it('takes --port in plain digits only', () => {
     expect(parsePort(undefined)).toBe(0);
@@ -10,6 +12,7 @@ describe('benchtop serve options', () => {
     // Number() read these as 80, 0, 0 and 100.
     for (const bad of ['0x50', '', ' ', '1e2', '-1', '1.5', '65536', 'abc']) {
       expect(() => parsePort(bad)).toThrow(`--port must be 0-65535 (0 picks a free port), got "${bad}"`);
+      expect(() => parsePort(bad)).toThrow(UsageError);
     }
   });
 
@@ -19,6 +22,12 @@ describe('benchtop serve options', () => {
         '--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out',
       );
     }
+    expect(() => resolveDataDir('')).toThrow(UsageError);
     expect(resolveDataDir('some/where')).toBe(path.resolve('some/where'));
+  });
+
+  it('refuses a --host other than loopback as a usage mistake', async () => {
+    await expect(cmdServe({ host: '0.0.0.0', dataDir: '' })).rejects.toThrow(UsageError);
+    await expect(cmdServe({ host: '0.0.0.0' })).rejects.toThrow(/^--host "0.0.0.0" is refused: browser mode listens on 127.0.0.1 only/);
   });
 });

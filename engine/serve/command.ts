@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UsageError } from '../cli/args.ts';
 import { defaultDataDir } from './data-dir.ts';
-import { startServer } from './server.ts';
+import { hostProblem, startServer } from './server.ts';
 
 export interface ServeOptions {
   port?: string | number;
@@ -20,19 +21,22 @@ export function parsePort(value: string | number | undefined): number {
   // Digits only: Number() read "0x50" as port 80 and "" or " " as 0.
   const n = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new Error(`--port must be 0-65535 (0 picks a free port), got "${String(value)}"`);
+    throw new UsageError(`--port must be 0-65535 (0 picks a free port), got "${String(value)}"`);
   return n;
 }
 
 /** The workspace folder --data-dir names (absolute), or the default one. */
 export function resolveDataDir(dataDir: string | undefined): string {
   // resolve('') is the current folder: an empty --data-dir (an unset variable) made it the workspace.
-  if (dataDir?.trim() === '') throw new Error('--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out');
+  if (dataDir?.trim() === '') throw new UsageError('--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out');
   return resolve(dataDir ?? defaultDataDir());
 }
 
 /** Runs browser mode until SIGINT, SIGTERM or SIGHUP; resolves with the exit code. */
 export async function cmdServe(opts: ServeOptions = {}): Promise<number> {
+  // A usage mistake (exit 2), told before the workspace is opened; startServer refuses it too.
+  const refused = opts.host === undefined ? undefined : hostProblem(opts.host);
+  if (refused !== undefined) throw new UsageError(refused);
   const server = await startServer({
     dataDir: resolveDataDir(opts.dataDir),
     port: parsePort(opts.port),

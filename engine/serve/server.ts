@@ -90,15 +90,18 @@ function parseArgs(body: Buffer): { args: unknown } | null {
   }
 }
 
+/** Why browser mode will not listen on `host`, or undefined for a loopback name it takes. */
+export function hostProblem(host: string): string | undefined {
+  // ::1 is this computer too, but the Host and Origin checks and the page's CSP name 127.0.0.1.
+  if (host === '127.0.0.1' || host === 'localhost') return undefined;
+  return `--host "${host}" is refused: browser mode listens on 127.0.0.1 only (this computer); give --host 127.0.0.1 or localhost, or leave it out.`;
+}
+
 /** Starts browser mode; resolves once it listens. */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost') {
-    // ::1 is this computer too, but the Host and Origin checks and the page's CSP name 127.0.0.1.
-    throw new Error(
-      `--host "${host}" is refused: browser mode listens on 127.0.0.1 only (this computer); give --host 127.0.0.1 or localhost, or leave it out.`,
-    );
-  }
+  const refused = hostProblem(host);
+  if (refused !== undefined) throw new Error(refused);
   const rendererDir =
     opts.rendererDir ?? fileURLToPath(new URL('../../out/renderer/', import.meta.url));
   const token = randomBytes(24).toString('base64url');
