@@ -151,12 +151,14 @@ describe('models:export', () => {
   it('says unknown for a folder imported as unknown before its entry kept the status (migration 11)', async () => {
     // Imported before 2026-11-24: the imported-folder entry had no status, and the export's PHI
     // column said "no" for it while models:get-lineage said unknown. Such a workspace is made here
-    // by taking the statuses off and setting its schema back to 10.
+    // by taking the statuses off, and what later migrations added, and setting its schema back to 10.
     const unknown = await t.call('models:import-folder', { path: goldenCopy('old-unknown'), phiStatus: 'unknown' });
     const clean = await t.call('models:import-folder', { path: goldenCopy('old-clean'), phiStatus: 'no-phi' });
     await t.restart((opts) => {
       const conn = new Database(join(opts.dataDir, WORKSPACE_FILE));
-      conn.exec('UPDATE model_lineage SET parent_phi_status = NULL; PRAGMA user_version = 10;');
+      conn.exec(`UPDATE model_lineage SET parent_phi_status = NULL;
+        DROP TRIGGER evaluation_reports_document_moved; DROP TRIGGER evaluation_reports_document_deleted;
+        DROP TABLE evaluation_report_documents; DROP TABLE evaluation_reports; PRAGMA user_version = 10;`);
       conn.close();
       return createEngine(opts);
     });
