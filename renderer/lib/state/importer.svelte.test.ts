@@ -1,15 +1,8 @@
 // Cancelling an import from the Documents screen: the engine is asked to stop, and its
 // 'cancelled' answer is shown as a cancellation, not as a failed import.
 import { describe, expect, it, vi } from 'vitest';
+import { FakeApiError } from '../test-hand-api.ts';
 
-class FakeApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 let rejectImport: (err: unknown) => void = () => {};
 vi.mock('../api.ts', () => ({
   ApiError: FakeApiError,

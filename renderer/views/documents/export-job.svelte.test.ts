@@ -2,21 +2,14 @@
 // such (not as a failed export), against a fake engine answered by hand.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ExportProgress } from '../../../engine/api/contract.ts';
+import { FakeApiError, type HandCall, handAnsweredCall } from '../../lib/test-hand-api.ts';
 
-class FakeApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-/** Requests the test answers by hand: [name, args, resolve, reject]. */
-const calls: [string, Record<string, unknown>, (v: unknown) => void, (e: unknown) => void][] = [];
+/** Requests the test answers by hand. */
+const calls: HandCall[] = [];
 let emit: (p: ExportProgress) => void = () => {};
 vi.mock('../../lib/api.ts', () => ({
   ApiError: FakeApiError,
-  call: vi.fn((name: string, args: Record<string, unknown>) => new Promise((resolve, reject) => calls.push([name, args, resolve, reject]))),
+  call: vi.fn(handAnsweredCall(calls)),
   messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
   on: (name: string, listener: (p: ExportProgress) => void) => {
     if (name === 'documents:export-progress') emit = listener;

@@ -3,21 +3,14 @@
 // the selection, and deletions made elsewhere, against a fake engine answered by hand.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Events } from '../../../engine/api/contract.ts';
+import { FakeApiError, type HandCall, handAnsweredCall } from '../../lib/test-hand-api.ts';
 
-class FakeApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-/** Requests the test answers by hand: [name, args, resolve, reject]. */
-const calls: [string, Record<string, unknown>, (v: unknown) => void, (e: unknown) => void][] = [];
+/** Requests the test answers by hand. */
+const calls: HandCall[] = [];
 let emitDeleted: (p: Events['documents:deleted']) => void = () => {};
 vi.mock('../../lib/api.ts', () => ({
   ApiError: FakeApiError,
-  call: vi.fn((name: string, args: Record<string, unknown>) => new Promise((resolve, reject) => calls.push([name, args, resolve, reject]))),
+  call: vi.fn(handAnsweredCall(calls)),
   on: (name: string, listener: (p: Events['documents:deleted']) => void) => {
     if (name === 'documents:deleted') emitDeleted = listener;
     return () => {};
