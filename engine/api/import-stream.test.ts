@@ -235,3 +235,26 @@ describe('importing a file of many documents with the same id', () => {
     });
   });
 });
+
+describe('importing a folder whose files number their documents alike', () => {
+  it('keeps another file’s document of a taken id under its file’s name, and skips an exact copy', async () => {
+    const { id: projectId } = await t.call('projects:create', { name: 'Numbered alike' });
+    const folder = join(t.dir, 'numbered');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'ward1.csv'), 'id,text\n1,Fever and cough.\n2,Chest pain at rest.\n');
+    writeFileSync(join(folder, 'ward2.csv'), 'id,text\n1,Headache since Monday.\n2,Chest pain at rest.\n');
+    writeFileSync(join(folder, 'ward3.csv'), 'id,text\n1,Fever and cough.\n');
+    const report = await t.call('documents:import', { projectId, path: folder, containsPhi: false });
+    // ward2's 2 and ward3's 1 repeat ward1's documents, text and all: duplicates, left out.
+    expect(report).toMatchObject({ documentsAdded: 3, documentsSkipped: 2 });
+    expect(report.issues).toEqual(
+      expect.arrayContaining([
+        { severity: 'warning', file: 'ward2.csv', message: 'document id 1 is also that of another document, in ward1.csv; imported as ward2/1' },
+        { severity: 'warning', file: 'ward2.csv', message: 'duplicate document id 2; the first one was kept' },
+        { severity: 'warning', file: 'ward3.csv', message: 'duplicate document id 1; the first one was kept' },
+      ]),
+    );
+    const page = await t.call('documents:list', { projectId, datasetId: report.datasetId ?? -1, limit: 10 });
+    expect(page.items.map((d) => d.externalId).sort()).toEqual(['1', '2', 'ward2/1']);
+  });
+});

@@ -188,7 +188,8 @@ async function importInto(
   const schemaBefore = getLabelSchema(ctx.ws.read, args.projectId);
   const typeNames = new ImportTypeNames(schemaBefore);
   const formats = new Set<FormatName>();
-  const seen = new Set<string>();
+  /** Each id taken so far: the file it came from and its text's hash. */
+  const seen = new Map<string, { file: string; sha256: string }>();
   /** Documents that could not be saved; said after the read issues, as when all were read first. */
   const saveIssues: FileIssue[] = [];
   const count = { duplicates: 0, again: 0, added: 0, entities: 0, relations: 0 };
@@ -255,7 +256,7 @@ async function importInto(
       args.conllSentencesPerDocument !== undefined && id.startsWith(`${relStem}-`) && /^\d{4,}$/.test(id.slice(relStem.length + 1));
     for (const d of docs) {
       // Single-document formats name a document after its file; keep folder paths unique.
-      const id = isFolder && d.id === stem ? relStem : d.id;
+      let id = isFolder && d.id === stem ? relStem : d.id;
       const idChars = [...id].length;
       // An id made from the file's path (a deep folder) is not text from inside the file.
       if (id !== relStem && !isPartOfFile(id) && idChars > MAX_DOCUMENT_ID_CHARS) {
@@ -266,7 +267,18 @@ async function importInto(
         });
         continue;
       }
-      if (seen.has(id)) {
+      const sha256 = textSha256(d.text);
+      const first = seen.get(id);
+      // Another file's document of that id with other text (CSV exports each numbered from 1, an
+      // id column of record numbers): kept under its file's name, not dropped as a duplicate.
+      if (first !== undefined && first.file !== entry.display && first.sha256 !== sha256 && !seen.has(`${relStem}/${id}`)) {
+        note(out, {
+          severity: 'warning',
+          file: entry.display,
+          message: `document id ${id} is also that of another document, in ${first.file}; imported as ${relStem}/${id}`,
+        });
+        id = `${relStem}/${id}`;
+      } else if (first !== undefined) {
         count.duplicates++;
         note(out, {
           severity: 'warning',
@@ -297,8 +309,8 @@ async function importInto(
         });
         continue;
       }
-      seen.add(id);
-      if (known.has(textSha256(d.text))) count.again++;
+      seen.set(id, { file: entry.display, sha256 });
+      if (known.has(sha256)) count.again++;
       if (pending.length > 0 && format !== pendingFormat) await flush();
       pendingFormat = format;
       const read = typeNames.read({ ...d, id, sourcePath: entry.display });
