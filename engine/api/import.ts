@@ -269,14 +269,10 @@ async function importInto(
       }
       const sha256 = textSha256(d.text);
       const first = seen.get(id);
-      // Another file's document of that id with other text (CSV exports each numbered from 1, an
-      // id column of record numbers): kept under its file's name, not dropped as a duplicate.
+      // Another file's document of that id with other text (CSV exports each numbered from 1): kept as FILE/ID.
       if (first !== undefined && first.file !== entry.display && first.sha256 !== sha256 && !seen.has(`${relStem}/${id}`)) {
-        note(out, {
-          severity: 'warning',
-          file: entry.display,
-          message: `document id ${id} is also that of another document, in ${first.file}; imported as ${relStem}/${id}`,
-        });
+        const message = `document id ${id} is also that of another document, in ${first.file}; imported as ${relStem}/${id}`;
+        note(out, { severity: 'warning', file: entry.display, message });
         id = `${relStem}/${id}`;
       } else if (first !== undefined) {
         count.duplicates++;
