@@ -10,13 +10,18 @@ import { typesOfLabels } from './ner-data.ts';
 import { MAX_ENTITIES_BETWEEN, sharedPairRelations, typeSpelling, type ReExample } from './re-data.ts';
 import { distantPairIssues } from './re-task.ts';
 
+/** The problem noDocumentsError's message quotes: the first error, else the first issue. */
+export function quotedIssue(issues: readonly FormatIssue[]): FormatIssue | undefined {
+  return issues.find((x) => x.severity === 'error') ?? issues[0];
+}
+
 /**
  * Why `name` gave no document, in one message: its first problem, or that it holds nothing in a
  * supported format. The workbench shows only this message, and an empty folder has no problem to
  * list: "see the issues above" pointed at nothing.
  */
 export function noDocumentsError(name: string, issues: readonly FormatIssue[], consequence = ''): Error {
-  const first = issues.find((x) => x.severity === 'error') ?? issues[0];
+  const first = quotedIssue(issues);
   if (!first) return new Error(`${name}: no documents found (an empty folder, or no files in a supported format)${consequence}`);
   const where = first.file === name ? '' : `${first.file}: `;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problems)` : '';

@@ -125,9 +125,13 @@ describe.skipIf(!HAS_DATA)('evaluate and predict with random models on BC5CDR', 
     // The workbench shows only this message when a run fails (the CLI prints the issues first).
     const scan = path.join(dir, 'scan.txt');
     writeFileSync(scan, Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(600)]));
-    const run = predict({ model: nerModel, input: scan, out: path.join(dir, 'o3.jsonl'), format: 'jsonl' });
+    const told: TaskEvent[] = [];
+    const ctx = { emit: (e: TaskEvent) => void told.push(e), isCancelled: () => false };
+    const run = predict({ model: nerModel, input: scan, out: path.join(dir, 'o3.jsonl'), format: 'jsonl' }, ctx);
     await expect(run).rejects.toThrow(/scan\.txt: no documents could be read: looks like binary data/);
     await expect(run).rejects.not.toThrow(/listed above/);
+    // That problem is told once, in the error, not also as an issue before it (the CLI printed both).
+    expect(told.filter((e) => e.type === 'issue')).toEqual([]);
   }, 30_000);
 
   it('int8 asked to run on the GPU says that it runs on the CPU', async () => {

@@ -4,7 +4,7 @@
 // and reports documents/s and words/s; evaluate scores a model against gold annotations (NER
 // strict + lenient; RE per class, AUROC when binary, and the misclassified candidate pairs).
 
-import { nerGoldIssues, noDocumentsError, reGoldIssues, requireNerGold, requireReDocumentGold, requireReGold } from './gold.ts';
+import { nerGoldIssues, noDocumentsError, quotedIssue, reGoldIssues, requireNerGold, requireReDocumentGold, requireReGold } from './gold.ts';
 import type { CsvImportOptions } from '../formats/csv.ts';
 import type { Document, Entity, FormatIssue, Relation } from '../formats/types.ts';
 import { checkExportTarget, exportDocuments, type ExportFormat } from '../formats/registry.ts';
@@ -286,13 +286,16 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     if (loaded.issues.some((x) => x.file === file && /empty document/.test(x.message))) return;
     issues.push({ severity: 'warning', file, message: `document ${d.id}: empty document (no text); exported without annotations` });
   });
-  emitAll(issues, ctx);
   const docs = loaded.documents;
-  if (docs.length === 0) {
-    if (!('path' in src)) throw new Error('no documents to predict');
+  if (docs.length === 0 && 'path' in src) {
     // The first problem is named here: the workbench shows only this message when a run fails.
+    // The others are told as issues, and that one only here (the CLI printed it twice).
+    const quoted = quotedIssue(issues);
+    emitAll(issues.filter((x) => x !== quoted), ctx);
     throw noDocumentsError(src.path, issues);
   }
+  emitAll(issues, ctx);
+  if (docs.length === 0) throw new Error('no documents to predict');
   // Throughput is timed from tokenization to decoded output (sessions are built first).
   const nerPredictor = noteDevice(await createPredictor(ner.model.config, ner.model.weights, threads, predictorOptions(args, args.model)), ctx);
   const rePredictor = re ? await createPredictor(re.model.config, re.model.weights, threads, predictorOptions(args, args.reModel as string)) : undefined;
