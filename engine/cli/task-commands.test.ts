@@ -137,11 +137,17 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
     expect(err.match(/empty document/g)).toHaveLength(1); // once, under its file
     expect(err).toMatch(/empty\.txt: warning: document empty: empty document/);
     expect(stdout.join('\n')).toMatch(
-      /: 5 documents, \d+ entities, 0 relations; [\d.]+ documents\/s, \d+ words\/s/,
+      /: 5 documents, \d+ entit(y|ies), 0 relations; [\d.]+ documents\/s, \d+ words\/s/,
     );
     const files = readdirSync(out).sort();
     expect(files.filter((f) => f.endsWith('.ann'))).toHaveLength(5);
     expect(files.some((f) => f.includes('.tmp'))).toBe(false);
+    // One document, no relation: counted in the singular where it is one.
+    stdout = [];
+    const one = path.join(dir, 'one.jsonl');
+    expect(await main(['predict', '--model', model, '--input', path.join(input, 'note.txt'), '--out', one, '--format', 'jsonl'])).toBe(0);
+    const entities = (JSON.parse(readFileSync(one, 'utf8')) as { entities: unknown[] }).entities.length;
+    expect(stdout.join('\n')).toContain(`: 1 document, ${entities} ${entities === 1 ? 'entity' : 'entities'}, 0 relations; `);
   });
 
   it.skipIf(missingGpuLibrary() === null)('says why --device webgpu runs on the CPU, and refuses an unknown device', async () => {
@@ -259,7 +265,7 @@ describe.skipIf(!HAS_DATA)('benchtop train / eval / predict', () => {
         'bioc-xml',
       ]),
     ).toBe(0);
-    expect(stdout.join('\n')).toMatch(/: 12 documents, \d+ entities, 0 relations/);
+    expect(stdout.join('\n')).toMatch(/: 12 documents, \d+ entit(y|ies), 0 relations/);
     expect(readFileSync(pred, 'utf8')).toMatch(/^<\?xml/);
     // The NCBI model finds only Disease, so no Chemical–Disease pair can be formed: said up front.
     expect(stderr.join('')).toMatch(/cdr-re: warning: this relation model relates [^;]*chemical–disease[^;]*, but the entity model finds only Disease; no relation can be predicted/i);

@@ -319,8 +319,9 @@ export async function cmdPredict(opts: Opts): Promise<void> {
     keep ? 'stopping; the documents finished so far will be written' : STOP_WITHOUT_WRITING,
   );
   const errors = r.issues.filter((i) => i.severity === 'error').length;
+  const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
   console.log(
-    `wrote ${r.written.length === 1 ? r.written[0] : `${r.written.length} files to ${String(opts['out'])}`}: ${r.documents} documents, ${r.entities} entities, ${r.relations} relations; ` +
+    `wrote ${r.written.length === 1 ? r.written[0] : `${r.written.length} files to ${String(opts['out'])}`}: ${count(r.documents, 'document', 'documents')}, ${count(r.entities, 'entity', 'entities')}, ${count(r.relations, 'relation', 'relations')}; ` +
       `${r.documentsPerSec.toFixed(2)} documents/s, ${Math.round(r.wordsPerSec)} words/s (${r.words} words in ${r.seconds.toFixed(2)} s)` +
       (errors > 0 ? `; ${errors} input error(s), see above` : ''),
   );

@@ -73,5 +73,6 @@ export function automaticEpochs(examples: number, batchSize: number): number {
 
 /** The log line of a run whose automatic epoch count is above 3. */
 export function automaticEpochsNote(epochs: number, examples: number, batchSize: number): string {
-  return `epochs: ${epochs} (automatic: little data, ${batchCount(examples, batchSize)} steps an epoch; set the epochs to choose)`;
+  const steps = batchCount(examples, batchSize);
+  return `epochs: ${epochs} (automatic: little data, ${steps} step${steps === 1 ? '' : 's'} an epoch; set the epochs to choose)`;
 }
