@@ -8,7 +8,7 @@ import { RECIPES } from '../distill/general-distill.ts';
 import { EXPORT_FORMATS, INPUT_FORMATS } from './task-commands.ts';
 import { LEARNING_RATE_RANGE } from '../train/step-guard.ts';
 import { defaultLearningRateRule, defaultPretrainLearningRateRule, GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
-import { COUNT_RANGE, describeRange, MINUTES_RANGE, OPTIONAL_COUNT_RANGE, SEED_RANGE, SHARE_RANGE, THREADS_RANGE, type FlagRange } from './number-flags.ts';
+import { BATCH_RANGE, COUNT_RANGE, describeRange, MINUTES_RANGE, OPTIONAL_COUNT_RANGE, SEED_RANGE, SHARE_RANGE, THREADS_RANGE, type FlagRange } from './number-flags.ts';
 
 export interface FlagSpec {
   /** Flag name without dashes. */
@@ -127,7 +127,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'DIR', 'the model folder to write (required)'),
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
       n('epochs', 'N', 'passes over the training data (default: 3, or more for little data so that training takes about 600 steps, at most 20)', COUNT_RANGE),
-      n('batch-size', 'N', 'examples per step (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'examples per step (default 32)', BATCH_RANGE),
       lr(defaultLearningRateRule('--preset', '--model')),
       n('max-length', 'N', 'word pieces per example, [CLS] and [SEP] included (default 128)', { int: true, min: 3 }),
       n('stride', 'N', 'NER: overlap of the windows over long text, in word pieces, at most max-length − 3 (default (max-length − 2) / 4)', OPTIONAL_COUNT_RANGE),
@@ -160,7 +160,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('format', 'F', `data format when not recognised from the files: ${INPUT_FORMATS.join(', ')}`),
       f('json', undefined, 'print the metrics as JSON'),
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
-      n('batch-size', 'N', 'examples per batch (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'examples per batch (default 32)', BATCH_RANGE),
       THREADS,
       DEVICE,
     ],
@@ -177,7 +177,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('out', 'PATH', 'the file (or, for brat, folder) to write (required; never the input)'),
       f('format', 'F', `output format (required): ${EXPORT_FORMATS.join(', ')}`),
       f('int8', undefined, 'int8 encoder layers: faster on CPUs with integer dot-product units'),
-      n('batch-size', 'N', 'windows per batch (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'windows per batch (default 32)', BATCH_RANGE),
       THREADS,
       DEVICE,
       f('overwrite', undefined, 'replace an existing output file, or same-named files in a brat folder'),
@@ -207,7 +207,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('test', 'PATH', 'annotated data to score the student on at the end (its test F1 is printed and kept in metrics.json)'),
       f('out', 'DIR', 'the student model folder to write (required)'),
       n('steps', 'N', 'training steps (default 2000)', COUNT_RANGE),
-      n('batch-size', 'N', 'examples per step (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'examples per step (default 32)', BATCH_RANGE),
       lr(defaultLearningRateRule('--student-preset', '--student (or --init-from-teacher student)')),
       n('max-length', 'N', "word pieces per example (default: the teacher's)", { int: true, min: 8, max: 512 }),
       SEED,
@@ -233,7 +233,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('text-contains-phi', undefined, 'the text holds (or may hold) patient information: the model is recorded as trained on PHI'),
       f('out', 'DIR', 'the model folder to write (required)'),
       n('steps', 'N', 'training steps (default 10000)', COUNT_RANGE),
-      n('batch-size', 'N', 'blocks per step (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'blocks per step (default 32)', BATCH_RANGE),
       n('max-length', 'N', 'word pieces per block (default 128)', { int: true, min: 16 }),
       lr(defaultPretrainLearningRateRule()),
       f('whole-word-mask', undefined, 'mask whole words instead of single word pieces'),
@@ -263,7 +263,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       n('temperature', 'T', 'softening of the teacher logits (default 2; 1 for tinybert)', TEMPERATURE_RANGE),
       f('whole-word-mask', undefined, 'mask whole words instead of single word pieces'),
       n('steps', 'N', 'training steps (default 10000)', COUNT_RANGE),
-      n('batch-size', 'N', 'blocks per step (default 32)', COUNT_RANGE),
+      n('batch-size', 'N', 'blocks per step (default 32)', BATCH_RANGE),
       n('max-length', 'N', 'word pieces per block (default 128)', { int: true, min: 16 }),
       lr(GENERAL_DISTILL_LR.toExponential()),
       SEED,

@@ -18,8 +18,10 @@ export interface FlagRange {
 
 export const SEED_RANGE: FlagRange = { int: true, min: 0, max: 0xffffffff };
 export const THREADS_RANGE: FlagRange = { int: true, min: 1, max: MAX_THREADS };
-/** At least one: a batch size, an epoch count, a number of steps. */
+/** At least one: an epoch count, a number of steps. */
 export const COUNT_RANGE: FlagRange = { int: true, min: 1 };
+/** Examples a batch holds, as the workbench allows (`--batch-size 1e9` made one batch of all the data). */
+export const BATCH_RANGE: FlagRange = { int: true, min: 1, max: 1024 };
 /** 0 or more: 0 turns the thing off (patience, checkpoints between epoch ends). */
 export const OPTIONAL_COUNT_RANGE: FlagRange = { int: true, min: 0 };
 export const SHARE_RANGE: FlagRange = { int: false, min: 0, max: 1 };
