@@ -263,6 +263,20 @@ describe('the Dataset filter', () => {
     expect(exported.sort()).toEqual([...ticked].sort());
     await page.getByRole('button', { name: 'Close export' }).click();
 
+    // A document opened in the editor and left: the same rows are still ticked.
+    await page.getByTestId('document-row').first().getByRole('link').click();
+    await page.getByTestId('text-pane').waitFor();
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('document-row').first().waitFor();
+    await expect.poll(() => page.getByTestId('delete-selected').textContent()).toBe('Delete 3 documents…');
+    expect(
+      await page
+        .getByTestId('document-row')
+        .filter({ has: page.locator('[data-testid="select-document"]:checked') })
+        .getByRole('link')
+        .allTextContents(),
+    ).toEqual(ticked);
+
     // Every document the filters show: the table goes, and the keyboard stays in the toolbar.
     await page.getByTestId('filter-all').click();
     await page.getByRole('combobox', { name: 'Dataset' }).selectOption({ label: 'train · 1 document' });
