@@ -376,6 +376,8 @@ export interface JobInfo {
   input?: string;
   /** The (entity) model that runs, known from the start (a cancelled run has no summary). */
   modelName?: string;
+  /** An evaluation's datasets, as chosen when it started (Evaluate ticks them again on its return). */
+  datasetIds?: number[];
   status: 'running' | JobStatus;
   progress: JobProgressInfo | null;
   predict?: PredictSummary;

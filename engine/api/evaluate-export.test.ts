@@ -16,6 +16,7 @@ let jobId: string;
 let report: EvaluationReport;
 let startedAt: string;
 let projectId: number;
+let datasetIds: number[];
 
 beforeAll(async () => {
   t = openTestEngine('benchtop-eval-export-', { inSubfolder: true });
@@ -25,14 +26,14 @@ beforeAll(async () => {
   const ref = await t.call('models:import-folder', { path: model, phiStatus: 'no-phi', name: 'Random disease tagger' });
   const [demo] = await t.call('projects:list', {});
   projectId = demo!.id;
-  const datasetIds = (await t.call('datasets:list', { projectId: demo!.id })).map((d) => d.id);
+  datasetIds = (await t.call('datasets:list', { projectId: demo!.id })).map((d) => d.id);
   ({ jobId } = await t.call('evaluate:start', { projectId: demo!.id, modelId: ref.id, datasetIds }));
   let job: JobInfo | undefined;
   for (const t0 = Date.now(); job === undefined && Date.now() - t0 < 60_000; ) {
     await new Promise((r) => setTimeout(r, 50));
     job = (await t.call('run:list-jobs', {})).find((j) => j.jobId === jobId && j.status !== 'running');
   }
-  expect(job).toMatchObject({ status: 'completed' });
+  expect(job).toMatchObject({ status: 'completed', datasetIds });
   report = job!.report!;
   startedAt = job!.startedAt;
 }, 90_000);
@@ -150,7 +151,7 @@ describe.skipIf(!HAS_DATA)('evaluate:latest', () => {
     await t.restart((await import('./handlers.ts')).createEngine);
     expect(await t.call('run:list-jobs', {})).toEqual([]);
     expect(await t.call('evaluate:latest', { projectId })).toEqual({
-      jobId, kind: 'evaluate', projectId, startedAt, modelName: report.modelName, status: 'completed', progress: null, report,
+      jobId, kind: 'evaluate', projectId, startedAt, modelName: report.modelName, datasetIds, status: 'completed', progress: null, report,
     });
     const path = join(out, 'after-restart.json');
     await t.call('evaluate:export', { jobId, format: 'json', outPath: path });

@@ -2,7 +2,7 @@
 // engine holds the latest ones in memory, which a restart (`benchtop serve` stopped and started
 // again) emptied, and the Evaluate screen came back empty although its evaluation had finished.
 // evaluate:latest gives a project's latest one back; evaluate:export reads it as well.
-import { getEvaluationReport, latestEvaluationReport, saveEvaluationReport } from '../store/evaluations.ts';
+import { type KeptEvaluation, getEvaluationReport, latestEvaluationReport, saveEvaluationReport } from '../store/evaluations.ts';
 import type { Args, Result } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { EvaluationReport, JobInfo } from './dto-tasks.ts';
@@ -22,12 +22,13 @@ export function keepReport(ctx: ApiContext, e: FinishedEvaluation): void {
   saveEvaluationReport(ctx.ws.write, { ...e, modelId: e.report.modelId }, quoted);
 }
 
-const asJob = (jobId: string, projectId: number, startedAt: string, report: EvaluationReport): JobInfo => ({
+const asJob = ({ jobId, projectId, datasetIds, startedAt, report }: KeptEvaluation<EvaluationReport>): JobInfo => ({
   jobId,
   kind: 'evaluate',
   projectId,
   startedAt,
   modelName: report.modelName,
+  datasetIds: [...datasetIds],
   status: 'completed',
   progress: null,
   report,
@@ -36,7 +37,7 @@ const asJob = (jobId: string, projectId: number, startedAt: string, report: Eval
 /** See the contract. */
 export function latestEvaluation(ctx: ApiContext, a: Args<'evaluate:latest'>): Result<'evaluate:latest'> {
   const kept = latestEvaluationReport<EvaluationReport>(ctx.ws.read, a.projectId);
-  return kept ? asJob(kept.jobId, kept.projectId, kept.startedAt, kept.report) : null;
+  return kept ? asJob(kept) : null;
 }
 
 /** Finished evaluation `jobId` as the engine holds it, else as the workspace kept it. */
@@ -44,5 +45,5 @@ export function evaluationJob(ctx: ApiContext, jobId: string): JobInfo | undefin
   const held = ctx.jobs.info(jobId);
   if (held !== undefined) return held;
   const kept = getEvaluationReport<EvaluationReport>(ctx.ws.read, jobId);
-  return kept && asJob(kept.jobId, kept.projectId, kept.startedAt, kept.report);
+  return kept && asJob(kept);
 }

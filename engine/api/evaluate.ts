@@ -344,7 +344,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
     task === 'ner'
       ? runJob<PredictResult>(
           ctx,
-          { kind: 'evaluate', projectId: a.projectId },
+          { kind: 'evaluate', projectId: a.projectId, datasetIds: [...a.datasetIds] },
           [a.modelId],
           (onEvent) =>
             startPredict(
@@ -362,7 +362,7 @@ export function startEvaluation(ctx: ApiContext, a: Args<'evaluate:start'>): { j
         )
       : runJob<EvaluateResult>(
           ctx,
-          { kind: 'evaluate', projectId: a.projectId },
+          { kind: 'evaluate', projectId: a.projectId, datasetIds: [...a.datasetIds] },
           [a.modelId],
           (onEvent) =>
             startEvaluate({ task: 're', model: ref.dir, documents: [...gold], threads, int8, device }, onEvent),

@@ -33,7 +33,7 @@ const PROGRESS_MS = 200;
 /** Runs a job in a worker with throttled progress; `done` turns its result into the job info. */
 export function runJob<R>(
   ctx: ApiContext,
-  base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'modelName'>,
+  base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'modelName' | 'datasetIds'>,
   /** Library models the job reads: they cannot be removed until it ends. */
   modelIds: readonly string[],
   start: (onEvent: (e: TaskEvent) => void) => {

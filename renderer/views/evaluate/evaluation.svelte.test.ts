@@ -153,12 +153,14 @@ describe('evaluation state', () => {
     });
     // Restarted: the engine holds no job; the workspace kept project 11's latest report.
     jobs = [];
-    kept = new Map([[11, job('k11', 11, RE_REPORT)]]);
+    kept = new Map([[11, { ...job('k11', 11, RE_REPORT), datasetIds: [2] }]]);
     const models = ['other', 're'].map((id) => ({ id, name: id, task: 'sequence-classification' }) as ModelInfo);
-    const ev = new EvaluationState({ models: () => models, datasets: () => [] });
+    const datasets = [1, 2, 3].map((id) => ({ id, finishedCount: 2 }) as DatasetInfo);
+    const ev = new EvaluationState({ models: () => models, datasets: () => datasets });
     await ev.showProject(11);
     expect([ev.jobId, ev.state, ev.report]).toEqual(['k11', 'completed', RE_REPORT]);
     expect(ev.selectedModelId).toBe('re'); // the report's model, not the first one
+    expect(ev.chosenDatasetIds).toEqual([2]); // the datasets it compared with, not all by default
     await ev.showProject(12);
     expect(ev.report).toBeNull();
     // A later evaluation the engine holds comes first.

@@ -153,6 +153,8 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       this.#show(job.report ?? null);
       // The model beside its scores (the first model was chosen, beside another's report).
       if (job.report && this.modelId === '') this.modelId = job.report.modelId;
+      // And the datasets it compared with, exactly (not those ticked by default).
+      if (job.datasetIds !== undefined && this.datasetIds === null) this.datasetIds = [...job.datasetIds];
     } catch {
       // Nothing to restore.
     }
