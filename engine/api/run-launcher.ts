@@ -143,10 +143,17 @@ export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
  */
 export function renamedBase(ctx: ApiContext, run: TrainingRun): string | undefined {
   const cfg = configOf(run);
-  if (cfg.engine.kind !== 'train' || run.baseModelId === undefined) return undefined;
-  const name = getModel(ctx.ws.read, run.baseModelId)?.name;
+  const nameNow = (id: string | undefined): string | undefined => (id === undefined ? undefined : getModel(ctx.ws.read, id)?.name);
+  // A distillation's "STUDENT, taught by TEACHER" (startDistillation): each library model as named now.
+  const parent = (kind: string): string | undefined => nameNow(cfg.lineage.find((l) => l.kind === kind)?.parentModelId);
+  const at = cfg.baseName.lastIndexOf(TAUGHT_BY);
+  const distilled = at < 0 ? undefined : `${parent('base-model') ?? cfg.baseName.slice(0, at)}${TAUGHT_BY}${parent('teacher') ?? cfg.baseName.slice(at + TAUGHT_BY.length)}`;
+  const name = cfg.engine.kind === 'train' ? nameNow(run.baseModelId) : distilled;
   return name === undefined || name === cfg.baseName ? undefined : name;
 }
+
+/** Joins a distillation's student and teacher in its base name. */
+export const TAUGHT_BY = ', taught by ';
 
 /** Why a run cannot continue (its base or teacher was removed from the library), else undefined. */
 export function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {

@@ -67,4 +67,29 @@ describe('a run whose starting model was renamed', () => {
     expect(card).toContain('the base model “Ward base v2”');
     expect(card).not.toContain('“Ward base”');
   }, 60_000);
+
+  it('names a distillation’s teacher and student as the library does now', async () => {
+    const [project] = await t.call('projects:list', {});
+    const teacher = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'trained-on-phi', name: 'Ward teacher' });
+    const student = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Small student' });
+    const row = (id: string, baseName: string, lineage: object[]): void => {
+      const config = {
+        engine: { kind: 'distill', args: { task: 'ner', teacher: join(t.dir, teacher.path), transfer: 'random', steps: 1 } },
+        task: 'ner', name: id, baseName, datasetNames: [], lineage, dir: `runs/${id}`,
+      };
+      const db = new Database(join(t.dir, WORKSPACE_FILE));
+      db.prepare(`INSERT INTO training_runs (id, project_id, task, base_model_id, config, status, created_at, finished_at)
+        VALUES (?, ?, 'ner', NULL, ?, 'cancelled', '2026-11-23T10:00:00Z', '2026-11-23T10:01:00Z')`)
+        .run(id, project!.id, JSON.stringify(config));
+      db.close();
+    };
+    row('from-preset', 'new small-2L-128 student, taught by Ward teacher', [{ kind: 'teacher', parentModelId: teacher.id }, { kind: 'init', source: 'random initialisation (small-2L-128)', containsPhi: false }]);
+    row('from-library', 'Small student, taught by Ward teacher', [{ kind: 'teacher', parentModelId: teacher.id }, { kind: 'base-model', parentModelId: student.id }]);
+    await t.call('models:rename', { modelId: teacher.id, name: 'Ward teacher v2' });
+    await t.call('models:rename', { modelId: student.id, name: 'Small student v2' });
+    const runs = await t.call('train:list-runs', { projectId: project!.id });
+    const baseOf = (id: string): string | undefined => runs.find((r) => r.id === id)?.baseName;
+    expect(baseOf('from-preset')).toBe('new small-2L-128 student, taught by Ward teacher v2');
+    expect(baseOf('from-library')).toBe('Small student v2, taught by Ward teacher v2');
+  });
 });

@@ -20,7 +20,7 @@ import {
   resolveModel,
   trainOptions,
 } from './model-sources.ts';
-import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
+import { type EngineArgs, TAUGHT_BY, createAndStartRun } from './run-launcher.ts';
 import { devExamples, isRelation, unscoredDev } from './run-refusals.ts';
 import { checkTransferFolder } from './transfer-check.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
@@ -229,13 +229,13 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
   if (a.studentModelId !== undefined) {
     const ref = resolveModel(ctx, a.studentModelId, 'base-model');
     student = { student: ref.dir, ...(ref.model && { studentPhiStatus: ref.model.phiStatus }) };
-    baseName = `${ref.name}, taught by ${teacher.name}`;
+    baseName = `${ref.name}${TAUGHT_BY}${teacher.name}`;
     lineage.push(ref.lineage);
   } else {
     const preset = a.studentPreset ?? 'small-2L-128';
     requirePreset(preset);
     student = { studentPreset: preset };
-    baseName = `new ${preset} student, taught by ${teacher.name}`;
+    baseName = `new ${preset} student${TAUGHT_BY}${teacher.name}`;
     lineage.push({ kind: 'init', source: `random initialisation (${preset})`, containsPhi: false });
   }
   const transfer = [...new Set(a.transfer)];
