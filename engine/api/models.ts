@@ -21,7 +21,7 @@ import { FINGERPRINT_FILE, fingerprintFileProblem } from '../distill/fingerprint
 import { deleteFileRecord, hashFile, registerFile } from '../store/files.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
 import { listProjects } from '../store/projects.ts';
-import { type TrainingRun, listRuns } from '../store/runs.ts';
+import { type TrainingRun, listRuns, runsNamingModel, setRunBaseName } from '../store/runs.ts';
 import {
   type LineageInput,
   type Model,
@@ -37,7 +37,7 @@ import type { ModelInfo } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
-import { canRestart, canResume, configOf } from './run-launcher.ts';
+import { canRestart, canResume, configOf, renamedBase } from './run-launcher.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
@@ -296,7 +296,15 @@ export async function removeModel(
     );
   const folder = resolve(ctx.dataDir, model.path);
   const modelsRoot = resolve(ctx.dataDir, 'models') + sep;
-  const isDeleted = deleteModel(ctx.ws.write, args.modelId);
+  const isDeleted = ctx.ws.write.transaction(() => {
+    // Runs that start from it or learn from it keep the name the library gives it now (renamed
+    // since they started: their "cannot continue" would name it by a name the user never saw last).
+    for (const r of runsNamingModel(ctx.ws.read, model.id)) {
+      const named = renamedBase(ctx, r);
+      if (named !== undefined) setRunBaseName(ctx.ws.write, r.id, named);
+    }
+    return deleteModel(ctx.ws.write, args.modelId);
+  });
   if (folder.startsWith(modelsRoot)) {
     for (const f of await readdir(folder).catch(() => [] as string[]))
       deleteFileRecord(ctx.ws.write, `${model.path}/${f}`);

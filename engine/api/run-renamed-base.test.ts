@@ -68,6 +68,31 @@ describe('a run whose starting model was renamed', () => {
     expect(card).not.toContain('“Ward base”');
   }, 60_000);
 
+  it('names a starting model renamed and then removed by its last name, not the one the run recorded', async () => {
+    const [project] = await t.call('projects:list', {});
+    const base = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'no-phi', name: 'Clinic base' });
+    const id = 'removed-base-run';
+    const dir = `runs/${id}`;
+    mkdirSync(join(t.dir, dir), { recursive: true });
+    writeFileSync(join(t.dir, dir, 'data.json'), JSON.stringify({ train: [note('n1'), note('n2')] }));
+    const config = {
+      engine: { kind: 'train', args: { task: 'ner', model: join(t.dir, base.path), seed: 42, epochs: 1, batchSize: 2, maxLength: 32 } },
+      task: 'ner', name: 'Clinic tagger', baseName: 'Clinic base', datasetNames: ['notes'], lineage: [{ kind: 'base-model', parentModelId: base.id }], dir,
+    };
+    const db = new Database(join(t.dir, WORKSPACE_FILE));
+    db.prepare(`INSERT INTO training_runs (id, project_id, task, base_model_id, config, status, created_at, finished_at)
+      VALUES (?, ?, 'ner', ?, ?, 'cancelled', '2026-11-23T10:00:00Z', '2026-11-23T10:01:00Z')`)
+      .run(id, project!.id, base.id, JSON.stringify(config));
+    db.close();
+
+    await t.call('models:rename', { modelId: base.id, name: 'Clinic base 2024' });
+    await t.call('models:delete', { modelId: base.id });
+    const run = (await t.call('train:list-runs', { projectId: project!.id })).find((r) => r.id === id)!;
+    expect(run.baseName).toBe('Clinic base 2024');
+    expect(run.continueBlocked).toContain('starts from “Clinic base 2024”, which was removed from the library');
+    await expect(t.call('train:resume', { runId: id })).rejects.toThrow('“Clinic base 2024”');
+  });
+
   it('names a distillation’s teacher and student as the library does now', async () => {
     const [project] = await t.call('projects:list', {});
     const teacher = await t.call('models:import-folder', { path: GOLDEN, phiStatus: 'trained-on-phi', name: 'Ward teacher' });

@@ -142,6 +142,23 @@ export function setRunCheckpoint(db: WriteDb, id: string, checkpointPath: string
   db.run(sql`UPDATE training_runs SET checkpoint_path = ${checkpointPath} WHERE id = ${id}`);
 }
 
+/**
+ * Runs that may name the library model `modelId` (their starting model, or a parent in their
+ * lineage): every run whose base is the model or whose recorded config mentions its id.
+ */
+export function runsNamingModel(db: ReadDb, modelId: string): TrainingRun[] {
+  return db
+    .all<RunRow>(sql`
+      SELECT * FROM training_runs
+      WHERE base_model_id = ${modelId} OR instr(config, ${JSON.stringify(modelId)}) > 0`)
+    .map(fromRow);
+}
+
+/** Rewrites the name a run records for the model it starts from (its config's baseName). */
+export function setRunBaseName(db: WriteDb, id: string, baseName: string): void {
+  db.run(sql`UPDATE training_runs SET config = json_set(config, '$.baseName', ${baseName}) WHERE id = ${id}`);
+}
+
 /** Deletes a run and its metrics (not its files). */
 export function deleteRun(db: WriteDb, id: string): boolean {
   return db.run(sql`DELETE FROM training_runs WHERE id = ${id}`).changes > 0;
