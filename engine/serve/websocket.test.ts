@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { type IncomingMessage, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WsConnection, acceptKey, acceptWebSocket } from './websocket.ts';
 import { clientFrame, parseServerFrames, upgrade, waitFor } from './test-client.ts';
@@ -136,6 +136,24 @@ describe('minimal RFC 6455 server', () => {
     expect(socket.destroyed).toBe(false); // the client has its chance to answer first
     await waitFor(() => socket.destroyed, 3000);
     c.socket!.destroy();
+  });
+
+  it('keeps nothing a client sends after the connection closed', async () => {
+    // A socket in memory: what it is sent is dropped, what it "receives" is pushed below.
+    const socket = new Duplex({ read() {}, write: (_c, _e, done) => done() });
+    const req = { method: 'GET', headers: { upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } };
+    const ws = acceptWebSocket(req as unknown as IncomingMessage, socket, Buffer.alloc(0))!;
+    socket.push(Buffer.from([0x81, 0x01, 0x61])); // unmasked: the server closes (1002)
+    await waitFor(() => !ws.isOpen);
+    // A client that goes on sending in the second its close is awaited: 64 MiB of it.
+    const chunk = Buffer.alloc(4 << 20, 0x61);
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 16; i++) {
+      socket.push(chunk);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 << 20);
+    socket.destroy();
   });
 
   it('answers a close with its code, or 1002 when that code may not be sent back', async () => {

@@ -136,6 +136,9 @@ class Connection implements WsConnection {
     this.#maxBytes = maxBytes;
     this.#maxBuffered = maxBuffered;
     socket.on('data', (chunk: Buffer) => {
+      // Closed: what the client goes on sending until the socket goes (up to CLOSE_WAIT_MS after
+      // our close frame) is dropped. It used to be appended to a buffer nothing read any more.
+      if (!this.#isOpen) return;
       this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
       this.#drain();
     });
