@@ -70,6 +70,16 @@ describe('resolveAppPath', () => {
     }
   });
 
+  it('refuses names Windows reads as devices or other files, as browser mode does', async () => {
+    // Files a Linux build could hold, but on Windows a device, a serial port or another name.
+    for (const name of ['con.js', 'COM1', 'nul.txt', 'index.html.', 'app.js '])
+      writeFileSync(join(web, 'assets', name), '');
+    for (const p of ['/assets/con.js', '/assets/COM1', '/assets/nul.txt', '/assets/index.html.', '/assets/app.js%20', '/assets/CONIN$']) {
+      expect(await resolveAppPath(web, p), p).toBeNull();
+      expect((await get(`app://benchtop${p}`)).status, p).toBe(404);
+    }
+  });
+
   it('refuses NUL bytes, malformed escapes, folders and missing files', async () => {
     for (const p of [
       '/%00',

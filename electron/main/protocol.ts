@@ -1,8 +1,9 @@
 // The app:// protocol: serves the built renderer from out/renderer with path-traversal checks
 // and the Content-Security-Policy header (Actual's app:// handler idea).
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { protocol } from 'electron';
+import { resolveInside } from '../../engine/serve/static.ts';
 
 export const APP_ORIGIN = 'app://benchtop';
 
@@ -48,27 +49,13 @@ export function registerAppScheme(): void {
 
 /**
  * The file for a URL path inside `root`, or null when it escapes, is a folder or does not exist.
- * A colon is refused too: no built file has one, and on Windows it names a drive or an NTFS
- * stream (`index.html::$DATA`).
+ * The same rules as browser mode (engine/serve/static.ts): no '..' however encoded, no backslash,
+ * NUL or colon (a drive or an NTFS stream, `index.html::$DATA`), no link out of the folder, and
+ * no name Windows reads as something else (a device such as `CON` or `nul.txt`, a trailing dot
+ * or space), which this copy of the rules used to let through.
  */
 export async function resolveAppPath(root: string, pathname: string): Promise<string | null> {
-  let rel: string;
-  try {
-    rel = decodeURIComponent(pathname);
-  } catch {
-    return null;
-  }
-  if (/[\0\\:]/.test(rel) || rel.split('/').includes('..')) return null;
-  const base = resolve(root);
-  const full = resolve(join(base, rel === '/' || rel === '' ? 'index.html' : rel));
-  if (!full.startsWith(base + sep)) return null;
-  try {
-    const real = await realpath(full);
-    if (!real.startsWith((await realpath(base)) + sep)) return null;
-    return (await stat(real)).isFile() ? real : null;
-  } catch {
-    return null;
-  }
+  return resolveInside(root, pathname === '/' || pathname === '' ? '/index.html' : pathname);
 }
 
 /** On every response, errors included: nothing from app:// is sniffed or runs outside the CSP. */

@@ -45,7 +45,7 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   } catch {
     return null;
   }
-  if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').some((s) => s === '..' || (s !== '' && windowsAmbiguous(s))))
+  if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').some((s) => s === '..' || (s !== '' && s !== '.' && windowsAmbiguous(s))))
     return null;
   const base = resolve(root);
   const full = resolve(join(base, decoded));
