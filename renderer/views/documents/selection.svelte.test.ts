@@ -120,6 +120,27 @@ describe('DocumentSelection', () => {
     expect((calls[2]![1]['documentIds'] as number[]).every((id) => s.has(id))).toBe(true);
   });
 
+  it('names the one document selected by its name and dataset, from another page or every page', async () => {
+    const s = new DocumentSelection();
+    const page = [
+      { id: 1, externalId: 'PMID-1', datasetId: 7 },
+      { id: 2, externalId: 'PMID-2', datasetId: 8 },
+    ];
+    s.toggle(1, page, false);
+    s.toggle(2, page, false);
+    expect(s.single).toBeNull(); // two: Delete 2 documents… counts them
+    s.toggle(1, page, false);
+    expect(s.single).toEqual({ externalId: 'PMID-2', datasetId: 8 });
+    s.toggle(2, page, false);
+    expect(s.single).toBeNull();
+
+    const selecting = s.selectAll({ projectId: 3, filter: 'all' });
+    await settle();
+    calls[0]![2]({ total: 1, offset: 0, items: [{ id: 9, externalId: 'note 9', datasetId: 2 }] });
+    await selecting;
+    expect(s.single).toEqual({ externalId: 'note 9', datasetId: 2 });
+  });
+
   it('follows deletions made elsewhere in the open project', () => {
     const s = new DocumentSelection();
     s.listen(() => 3);

@@ -9,6 +9,13 @@ import { countOf, formatNumber } from '../../lib/format.ts';
 /** Ids a documents:list or documents:delete request carries at most. */
 export const CHUNK = 1000;
 
+/** A row as the list shows it: what Delete 1 document… names it by (its name and dataset). */
+export interface SelectableRow {
+  id: number;
+  externalId?: string;
+  datasetId?: number;
+}
+
 export class DocumentSelection {
   ids = $state.raw<ReadonlySet<number>>(new Set());
   /** The header's box is listing the ids of every page. */
@@ -18,6 +25,8 @@ export class DocumentSelection {
   /** The row clicked last: Shift+click ticks (or unticks) the rows from it. */
   #anchor: number | null = null;
   #seq = 0;
+  /** The name and dataset of each row ticked, as the list showed them. */
+  #named = new Map<number, { externalId: string; datasetId: number }>();
 
   get count(): number {
     return this.ids.size;
@@ -29,6 +38,13 @@ export class DocumentSelection {
     return p === null || p.total <= CHUNK ? '' : `Deleted ${formatNumber(p.done)} of ${formatNumber(p.total)}…`;
   }
 
+  /** The one document selected, by its name and dataset (null when not one, or not listed). */
+  get single(): { externalId: string; datasetId: number } | null {
+    if (this.ids.size !== 1) return null;
+    const [id] = this.ids;
+    return this.#named.get(id!) ?? null;
+  }
+
   has(id: number): boolean {
     return this.ids.has(id);
   }
@@ -37,8 +53,9 @@ export class DocumentSelection {
    * Ticks a row, or unticks it; with `isRange`, the rows of `page` from the one clicked last to
    * it take the same state (the clicked box's new state, so the box and the selection agree).
    */
-  toggle(id: number, page: readonly { id: number }[], isRange: boolean): void {
+  toggle(id: number, page: readonly SelectableRow[], isRange: boolean): void {
     const isOn = !this.ids.has(id);
+    this.#remember(page);
     const rows = page.map((d) => d.id);
     const from = this.#anchor === null ? -1 : rows.indexOf(this.#anchor);
     const to = rows.indexOf(id);
@@ -57,6 +74,7 @@ export class DocumentSelection {
         const page = await call('documents:list', { ...query, offset, limit: CHUNK });
         if (seq !== this.#seq) return;
         for (const d of page.items) ids.add(d.id);
+        this.#remember(page.items);
         if (page.items.length < CHUNK || offset + CHUNK >= page.total) break;
       }
       this.ids = ids;
@@ -71,6 +89,7 @@ export class DocumentSelection {
     this.isSelectingAll = false;
     this.ids = new Set();
     this.#anchor = null;
+    this.#named.clear();
   }
 
   /**
@@ -113,6 +132,12 @@ export class DocumentSelection {
       if (d.documentIds === undefined) this.clear();
       else this.#set(d.documentIds, false);
     });
+  }
+
+  #remember(rows: readonly SelectableRow[]): void {
+    for (const r of rows) {
+      if (r.externalId !== undefined && r.datasetId !== undefined) this.#named.set(r.id, { externalId: r.externalId, datasetId: r.datasetId });
+    }
   }
 
   #set(ids: readonly number[], isOn: boolean): void {
