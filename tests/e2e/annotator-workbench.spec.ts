@@ -1,0 +1,73 @@
+// An annotator's workbench, as found in use: Delete 1 document… on the Documents screen names the
+// document ticked (as the editor's Delete… does), and the editor at 200 % zoom on a 1024 × 700
+// laptop (512 × 350) keeps the text a usable height, where the header left it two lines.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall } from './api-client.ts';
+import { type App, launchApp, screenshot } from './fixtures.ts';
+
+let app: App;
+beforeAll(async () => {
+  app = await launchApp();
+  const { id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Ward notes', template: 'empty' });
+  const dir = join(app.tmp, 'ward');
+  mkdirSync(dir, { recursive: true });
+  const note = 'Hx: type 2 diabetes mellitus, hypertension. Meds: metformin 500 mg BID; lisinopril 10 mg daily.\n\n';
+  writeFileSync(join(dir, 'note-1.txt'), note.repeat(12));
+  writeFileSync(join(dir, 'note-2.txt'), 'Chest pain radiating to the left arm; troponin elevated.\n');
+  await apiCall(app.server, 'documents:import', { projectId, path: dir, containsPhi: true });
+  await app.page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
+  await app.page.goto(`${app.server.url}#/documents`);
+  await app.page.reload();
+  await app.page.getByTestId('document-row').first().waitFor();
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+const squash = (s: string | null): string => (s ?? '').replace(/\s+/gu, ' ').trim();
+
+describe('Delete 1 document… on the Documents screen', () => {
+  it('names the document ticked and its dataset, and the notice names it too', async () => {
+    const { page } = app;
+    const row = page.getByTestId('document-row').filter({ hasText: 'note-2' });
+    await row.getByTestId('select-document').check();
+    await page.getByTestId('delete-selected').click();
+    expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
+      'Delete the document “note-2” of “ward”, with its annotations and suggestions? This cannot be undone.',
+    );
+    await page.getByTestId('confirm-delete').click();
+    await expect.poll(() => page.getByTestId('toast').allTextContents()).toContainEqual(expect.stringContaining('Deleted the document “note-2”.'));
+    expect(await page.getByTestId('document-row').allInnerTexts()).toEqual([expect.stringContaining('note-1')]);
+  });
+});
+
+describe('the editor at 200 % zoom on a 1024 × 700 laptop', () => {
+  it('gives the text the screen’s height under the navigation, with the header scrolled away above it', async () => {
+    const { page } = app;
+    await page.setViewportSize({ width: 512, height: 350 });
+    try {
+      await page.getByRole('link', { name: 'note-1' }).click();
+      await page.getByTestId('text-pane').waitFor();
+      const box = (): Promise<{ main: number[]; pane: number[]; scroll: number }> =>
+        page.evaluate(`(() => {
+          const m = document.querySelector('main'), p = document.querySelector('[data-testid="text-pane"]');
+          const [a, b] = [m.getBoundingClientRect(), p.getBoundingClientRect()];
+          return { main: [a.top, a.bottom], pane: [b.top, b.bottom], scroll: m.scrollHeight - m.clientHeight };
+        })()`);
+      const { main } = await box();
+      // Six lines of text at least (the header above it took all but two).
+      expect((await box()).pane[1] - (await box()).pane[0]).toBeGreaterThan(main[1]! - main[0]! - 40);
+      // Scrolled to its end, the screen shows the whole text pane, not blank space past it.
+      await page.evaluate(`document.querySelector('main').scrollTop = 1e6`);
+      const end = await box();
+      expect(end.pane[0]).toBeGreaterThanOrEqual(end.main[0]! - 1);
+      expect(end.pane[1]).toBeLessThanOrEqual(end.main[1]! + 1);
+      expect(end.main[1]! - end.pane[1]).toBeLessThan(40);
+      await screenshot(page, 'annotator-editor-512x350');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
+  });
+});
