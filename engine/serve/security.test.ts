@@ -1,4 +1,6 @@
-// The Host and Origin checks of browser mode on their own: which names they take for a port.
+// The Host and Origin checks of browser mode on their own: which names they take for a port;
+// and the page it serves, which lets no browser service read what is typed.
+import { readFileSync, readdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isHostAllowed, isOriginAllowed } from './security.ts';
@@ -22,5 +24,21 @@ describe('browser-mode Host and Origin checks', () => {
     expect(isHostAllowed(req({ host: 'evil.example' }), 80)).toBe(false);
     expect(isOriginAllowed(req({ origin: 'http://127.0.0.1' }), 80)).toBe(true);
     expect(isOriginAllowed(req({ origin: 'http://evil.example' }), 80)).toBe(false);
+  });
+});
+
+describe('the page browser mode serves', () => {
+  it('turns spell checking off for every field, so that no cloud spell checker is sent what is typed', () => {
+    // Chrome's enhanced spell check and Edge's Microsoft Editor send the text of fields to their
+    // servers (a search for a patient's name, say); the desktop app has no spell checker at all.
+    // Every field inherits the root element's setting (checked in Chromium on the built page).
+    const html = readFileSync(new URL('../../renderer/index.html', import.meta.url), 'utf8');
+    const root = /<html\b[^>]*>/i.exec(html)?.[0] ?? '';
+    expect(root).toMatch(/\sspellcheck="false"/);
+    // …unless a field turns it back on.
+    const dir = new URL('../../renderer/', import.meta.url);
+    const svelte = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.svelte') && !f.includes('node_modules'));
+    expect(svelte.length).toBeGreaterThan(10);
+    for (const f of svelte) expect(readFileSync(new URL(f, dir), 'utf8'), f).not.toMatch(/spellcheck=("true"|\{)/);
   });
 });
