@@ -28,17 +28,20 @@ describe('browser-mode Host and Origin checks', () => {
 });
 
 describe('the page browser mode serves', () => {
-  it('turns spell checking off for every field, so that no cloud spell checker is sent what is typed', () => {
+  it('turns spell checking and translation off, so that no browser service is sent what is typed or shown', () => {
     // Chrome's enhanced spell check and Edge's Microsoft Editor send the text of fields to their
     // servers (a search for a patient's name, say); the desktop app has no spell checker at all.
     // Every field inherits the root element's setting (checked in Chromium on the built page).
     const html = readFileSync(new URL('../../renderer/index.html', import.meta.url), 'utf8');
     const root = /<html\b[^>]*>/i.exec(html)?.[0] ?? '';
     expect(root).toMatch(/\sspellcheck="false"/);
-    // …unless a field turns it back on.
+    // Nor does the browser's translator get the page (the documents shown) to send to its servers.
+    expect(root).toMatch(/\stranslate="no"/);
+    expect(html).toMatch(/<meta name="google" content="notranslate"/);
+    // …unless a field turns spell checking back on, or a part of the page translation.
     const dir = new URL('../../renderer/', import.meta.url);
     const svelte = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.svelte') && !f.includes('node_modules'));
     expect(svelte.length).toBeGreaterThan(10);
-    for (const f of svelte) expect(readFileSync(new URL(f, dir), 'utf8'), f).not.toMatch(/spellcheck=("true"|\{)/);
+    for (const f of svelte) expect(readFileSync(new URL(f, dir), 'utf8'), f).not.toMatch(/spellcheck=("true"|\{)|translate=("yes"|\{)/);
   });
 });
