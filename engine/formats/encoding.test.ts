@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../random.ts';
-import { Utf8Windows1252Decoder, binaryMessage, decodeBytes, looksBinary } from './encoding.ts';
+import { Utf8Windows1252Decoder, binaryMessage, decodeBytes, guessUtf16, looksBinary } from './encoding.ts';
 import { DATA_DIR, HAS_DATA } from './test-fixtures.ts';
 
 const SAMPLE = 'Café — naïve 😀\r\nline 2';
@@ -57,6 +57,44 @@ describe('decodeBytes', () => {
     const res = decodeBytes(utf16('Plain ASCII text in UTF-16.\r\n', false, false), 'u.txt');
     expect(res.text).toBe('Plain ASCII text in UTF-16.\r\n');
     expect(res.issues).toEqual([{ severity: 'warning', file: 'u.txt', message: 'no byte-order mark; decoded as UTF-16LE' }]);
+  });
+
+  it('guesses UTF-16 without a BOM of mostly non-ASCII text, either byte order, with a warning: it was refused as binary or read as Windows-1252', () => {
+    const notes = [
+      'Пациент жалуется на боль в груди.\r\nДиагноз: стенокардия.\r\n',
+      'Ο ασθενής παρουσιάζει πυρετό.\nΔιάγνωση: πνευμονία.\n',
+      '患者主诉胸痛三天，伴有呼吸困难。诊断：心绞痛。\n',
+      'החולה מתלונן על כאבים בחזה.\n',
+      '😀 Ωμέγα 𝛼 ✓\n',
+    ];
+    for (const note of notes)
+      for (const bigEndian of [false, true]) {
+        const name = bigEndian ? 'UTF-16BE' : 'UTF-16LE';
+        expect([note, decodeBytes(utf16(note, bigEndian, false), 'n.txt')]).toEqual([
+          note,
+          { text: note, encoding: name.toLowerCase(), issues: [{ severity: 'warning', file: 'n.txt', message: `no byte-order mark; decoded as ${name}` }] },
+        ]);
+        // The head of a longer file, cut between the halves of a pair.
+        const cut = note.indexOf('𝛼') + 1;
+        if (cut > 0) expect(guessUtf16(utf16(note, bigEndian, false).subarray(0, 2 * cut), 10_000)).toBe(name.toLowerCase());
+      }
+    // Text with a control byte or not UTF-8 (Windows-1252), even in length: still read as 8-bit text.
+    for (const text of ['Fever.\u001a', 'Caf\xe9 na\xefve\r\n', 'Bush hid the facts', '\u001b[1mBold\u001b[0m ok']) {
+      const bytes = new Uint8Array(Buffer.from(text, 'latin1'));
+      expect([text, guessUtf16(bytes)]).toEqual([text, null]);
+    }
+    // Random bytes, a PNG header and a lone surrogate: never UTF-16.
+    const rand = createRng(11);
+    for (let k = 0; k < 500; k++) {
+      const bytes = Uint8Array.from({ length: 64 + 2 * k }, () => Math.floor(rand.next() * 256));
+      expect(guessUtf16(bytes)).toBeNull();
+    }
+    // NULs in alternate positions with control characters between them are binary too (read as UTF-16BE until 2026-11-24).
+    expect(guessUtf16(Uint8Array.of(0, 1, 2, 3, 0, 255))).toBeNull();
+    expect(guessUtf16(Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d))).toBeNull();
+    expect(guessUtf16(new Uint8Array([...utf16('Пациент ', false, false), 0x00, 0xdc, ...utf16(' боль', false, false)]))).toBeNull();
+    // An odd length is no UTF-16.
+    expect(guessUtf16(utf16(notes[0] ?? '', false, false), 99)).toBeNull();
   });
 
   it('falls back to Windows-1252 for invalid UTF-8, with a warning', () => {

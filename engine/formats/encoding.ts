@@ -1,5 +1,5 @@
-// Decodes file bytes to a string: UTF-8 (BOM stripped), UTF-16 LE/BE (BOM, or no BOM but
-// NUL-byte pattern), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8
+// Decodes file bytes to a string: UTF-8 (BOM stripped), UTF-16 LE/BE (BOM, or no BOM but a
+// NUL-byte pattern or a reading clearly cleaner one way: guessUtf16), otherwise Windows-1252 with a warning when the bytes are not valid UTF-8
 // (its valid UTF-8 sequences still read as UTF-8: a UTF-8 file with a stray byte stays readable).
 // Line endings are never normalised: offsets must stay faithful to the original text.
 
@@ -32,6 +32,90 @@ export function sniffUtf16(bytes: Uint8Array, totalBytes = bytes.length): 'utf-1
   const pairs = n / 2;
   if (oddZero > pairs * 0.4 && evenZero < pairs * 0.05) return 'utf-16le';
   if (evenZero > pairs * 0.4 && oddZero < pairs * 0.05) return 'utf-16be';
+  return null;
+}
+
+/** Bytes of a file's head that decide a guessed encoding (the same whether a file is read whole or streamed). */
+export const GUESS_BYTES = 4096;
+
+/** Whether `b` holds a control byte (not tab, line breaks or form feed) or is not valid UTF-8 (a sequence cut at its end is fine). */
+function hasOddBytes(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i] ?? 0;
+    if (c < 0x80) {
+      if ((c < 9 || (c > 13 && c < 32) || c === 127)) return true;
+      i++;
+      continue;
+    }
+    const n = utf8Sequence(b, i);
+    if (n === 0) return true;
+    if (n < 0) return false;
+    i += n;
+  }
+  return false;
+}
+
+interface Utf16Reading {
+  /** Surrogates all in pairs (a pair cut by the head's end is fine). */
+  paired: boolean;
+  /** Characters read (a pair is one). */
+  chars: number;
+  /** Control characters but tab, line breaks and form feed; C1 controls; U+FFFE and U+FFFF. */
+  controls: number;
+  /** Characters whose bytes no NUL-free 8-bit text holds (a byte order's evidence). */
+  anchors: number;
+  /** Unassigned or private-use characters. */
+  odd: number;
+}
+
+/** How a head reads as UTF-16 of one byte order. */
+function utf16Reading(b: Uint8Array, bigEndian: boolean): Utf16Reading {
+  let units = Math.floor(b.length / 2);
+  const unit = (k: number): number => (bigEndian ? ((b[2 * k] ?? 0) << 8) | (b[2 * k + 1] ?? 0) : ((b[2 * k + 1] ?? 0) << 8) | (b[2 * k] ?? 0));
+  // A head may end between the halves of a pair.
+  if (units > 0 && (unit(units - 1) & 0xfc00) === 0xd800) units--;
+  const chars: number[] = [];
+  let paired = true;
+  let controls = 0;
+  let anchors = 0;
+  for (let k = 0; k < units; k++) {
+    const u = unit(k);
+    if ((u & 0xfc00) === 0xd800 && k + 1 < units && (unit(k + 1) & 0xfc00) === 0xdc00) {
+      chars.push(0x10000 + ((u - 0xd800) << 10) + (unit(++k) - 0xdc00));
+      continue;
+    }
+    if ((u & 0xf800) === 0xd800) paired = false;
+    else if ((u < 32 && (u < 9 || u > 13)) || (u >= 0x7f && u <= 0x9f) || u === 0xfffe || u === 0xffff) controls++;
+    // ASCII and Latin-1 (a NUL byte), CJK spaces, commas and full stops (0x00–0x02 with 0x30), full-width punctuation (0xFF).
+    else if (u < 0x100 || (u >= 0x3000 && u <= 0x3002) || (u >= 0xff01 && u <= 0xff5e)) anchors++;
+    chars.push(u);
+  }
+  const odd = String.fromCodePoint(...chars.filter((c) => (c & 0xfff800) !== 0xd800)).match(/[\p{Cn}\p{Co}]/gu)?.length ?? 0;
+  return { paired, chars: chars.length, controls, anchors, odd };
+}
+
+/**
+ * UTF-16 without a byte-order mark, guessed from a file's head (`totalBytes`: the whole file's
+ * length; an odd one is no UTF-16): by NUL bytes in alternate positions (mostly ASCII text), or,
+ * for text read as UTF-8 or Windows-1252 would hold control characters or not be UTF-8 (Cyrillic,
+ * Greek or CJK text in UTF-16), by reading it both ways: one byte order is taken when its reading
+ * is clean text (pairs of surrogates, no control characters but whitespace, almost no unassigned
+ * or private-use characters) holding characters no 8-bit text gives (spaces, ASCII, CJK
+ * punctuation), and the other reading is not clean or holds clearly fewer of them. Binary data
+ * gives neither. Null when neither is.
+ */
+export function guessUtf16(head: Uint8Array, totalBytes = head.length): 'utf-16le' | 'utf-16be' | null {
+  const b = head.subarray(0, GUESS_BYTES);
+  const sniffed = sniffUtf16(b, totalBytes);
+  // NULs in alternate positions, but control characters that way too: binary data.
+  if (sniffed) return utf16Reading(b, sniffed === 'utf-16be').controls <= Math.floor(b.length / 200) ? sniffed : null;
+  if (totalBytes % 2 !== 0 || b.length < 2 || !hasOddBytes(b)) return null;
+  // Clean text (Word writes its bullets as private-use U+F0B7: 1% of those is fine) with evidence.
+  const score = (r: Utf16Reading): number => (r.paired && r.controls === 0 && r.odd <= r.chars * 0.01 && r.anchors >= 2 ? r.anchors : 0);
+  const le = score(utf16Reading(b, false));
+  const be = score(utf16Reading(b, true));
+  if (le > 0 && le >= 2 * be) return 'utf-16le';
+  if (be > 0 && be >= 2 * le) return 'utf-16be';
   return null;
 }
 
@@ -200,7 +284,7 @@ export function decodeBytes(bytes: Uint8Array, file = ''): DecodedText {
     throw formatError(`too large to read as text (${bytes.length} bytes, more than the ${MAX_CHARS} characters a string can hold); split it into smaller files`);
   const bom = byteOrderMark(bytes);
   if (bom) return decodeAs(bom.encoding, bytes.subarray(bom.skip), file, []);
-  const utf16 = sniffUtf16(bytes);
+  const utf16 = guessUtf16(bytes.subarray(0, GUESS_BYTES), bytes.length);
   if (utf16) {
     const issue = makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`);
     return decodeAs(utf16, bytes, file, [issue]);

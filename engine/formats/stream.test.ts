@@ -87,6 +87,16 @@ describe.skipIf(!HAS_DATA)('streaming a large PubTator file', () => {
     expect(d.issues?.[0]?.message).toMatch(/^not valid UTF-16LE throughout: 1 invalid byte sequence was replaced/);
   });
 
+  it('reads UTF-16 of mostly Cyrillic text without a byte-order mark as whole reading does (it was refused as binary)', async () => {
+    const records = Array.from({ length: 12_000 }, (_, k) => JSON.stringify({ id: `н${k}`, text: `Пациент ${k}: боль в груди, одышка; назначен аспирин.` })).join('\r\n');
+    const be = Buffer.from(records, 'utf16le').swap16();
+    expect(be.length).toBeGreaterThan(STREAM_FROM_BYTES);
+    const read = await expectSameAsWhole('cyrillic.jsonl', be, 'jsonl');
+    expect(read.issues?.map((i) => [i.severity, i.message])).toEqual([['warning', 'no byte-order mark; decoded as UTF-16BE']]);
+    expect(read.documents).toHaveLength(12_000);
+    expect(read.documents[11_999]).toMatchObject({ id: 'н11999', text: 'Пациент 11999: боль в груди, одышка; назначен аспирин.' });
+  });
+
   it('leaves files without line breaks, and binary data, to whole reading or refuses them', async () => {
     const oneLine = join(dir, 'mac.pubtator');
     writeFileSync(oneLine, bigPubtator(1).replace(/\n/g, '\r'));

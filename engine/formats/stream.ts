@@ -13,14 +13,15 @@ import { extname } from 'node:path';
 import { openInputFile } from '../io/input-file.ts';
 import { lineText, makeIssue, sortIssues } from './common.ts';
 import {
+  GUESS_BYTES,
   type TextEncodingName,
   Utf8Windows1252Decoder,
   binaryMessage,
   countReplaced,
+  guessUtf16,
   isInvalidData,
   looksBinary,
   replacedIssue,
-  sniffUtf16,
   windows1252Issue,
 } from './encoding.ts';
 import { biocJsonCheck, biocJsonParser } from './bioc-json-stream.ts';
@@ -103,7 +104,7 @@ async function isValid(handle: FileHandle, size: number, from: number, encoding:
 
 /** The choices decodeBytes makes, from the file's head and a validating pass over all of it. */
 async function chooseDecoding(handle: FileHandle, size: number, file: string): Promise<Decoding> {
-  const head = new Uint8Array(Math.min(4096, size));
+  const head = new Uint8Array(Math.min(GUESS_BYTES, size));
   await handle.read(head, 0, head.length, 0);
   const [b0, b1, b2] = head;
   const known = (encoding: 'utf-8' | 'utf-16le' | 'utf-16be', skip: number, issues: FormatIssue[] = []) =>
@@ -111,7 +112,7 @@ async function chooseDecoding(handle: FileHandle, size: number, file: string): P
   if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) return known('utf-8', 3);
   if (b0 === 0xff && b1 === 0xfe) return known('utf-16le', 2);
   if (b0 === 0xfe && b1 === 0xff) return known('utf-16be', 2);
-  const utf16 = sniffUtf16(head, size);
+  const utf16 = guessUtf16(head, size);
   if (utf16) return known(utf16, 0, [makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`)]);
   if (await isValid(handle, size, 0, 'utf-8')) return { encoding: 'utf-8', skip: 0, issues: [], isDamaged: false };
   const issue = makeIssue('warning', file, 'not valid UTF-8; decoded as Windows-1252 (Latin-1)');

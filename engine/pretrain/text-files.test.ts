@@ -27,6 +27,14 @@ describe('text files are decoded as document import decodes them', () => {
     expect(encodingNotes([le, be])).toEqual([]);
   });
 
+  it('reads UTF-16 of mostly non-ASCII text without a byte-order mark, with a note naming the file (it was refused as binary)', () => {
+    const text = 'Пациент жалуется на боль в груди.\r\nΔιάγνωση: πνευμονία.\r\n';
+    const le = file('le.txt', Buffer.from(text, 'utf16le'));
+    expect(checkTextSources([le])).toEqual([le]);
+    expect([...fileLines(le)]).toEqual(['Пациент жалуется на боль в груди.', 'Διάγνωση: πνευμονία.']);
+    expect(encodingNotes([le])).toEqual([`${le}: no byte-order mark; decoded as UTF-16LE`]);
+  });
+
   it('reads a file that is not UTF-8 as Windows-1252, with a note naming it', () => {
     // "café – naïve" in Windows-1252: é, en dash and ï are single bytes, invalid as UTF-8.
     const latin = file('latin.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x96, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a]));

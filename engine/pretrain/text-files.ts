@@ -3,7 +3,7 @@
 // empty content, and turned into text lines. JSONL lines give their long string fields and
 // TSV lines their longest column, so SNLI/SST-style files read as plain sentences. Files are
 // decoded as document import decodes them (formats/encoding.ts): UTF-8, UTF-16 with a byte-order
-// mark, otherwise Windows-1252 with a note naming the file.
+// mark or clearly without one, otherwise Windows-1252 with a note naming the file.
 
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -12,11 +12,13 @@ import {
   byteOrderMark,
   Utf8Windows1252Decoder,
   countReplaced,
+  guessUtf16,
   isInvalidData,
   looksBinary,
   replacedIssue,
   windows1252Issue,
 } from '../formats/encoding.ts';
+import { makeIssue } from '../formats/common.ts';
 import type { FormatIssue } from '../formats/types.ts';
 import { chunksOf } from '../io/file-chunks.ts';
 
@@ -76,7 +78,7 @@ export function textProblem(file: string): string | undefined {
   if (!st.isFile()) return 'is not a regular file (a pipe, socket or device); save the text to a file and give that';
   if (st.size === 0) return 'is empty';
   const head = decodedHead(file, 8192);
-  if (looksBinary(head)) return 'looks binary (an image, archive or program), not text; give plain text (UTF-16 needs a byte-order mark)';
+  if (looksBinary(head)) return 'looks binary (an image, archive or program), not text; give plain text (UTF-8, or UTF-16 with a byte-order mark)';
   if (head.trim() === '') return 'holds only whitespace';
   return undefined;
 }
@@ -112,9 +114,8 @@ function replacedCount(fd: number, from: number, encoding: 'utf-8' | 'utf-16le' 
 
 /**
  * The file's encoding, chosen as document import chooses it (one pass over the file to check it):
- * a byte-order mark, or UTF-8; a file that is not valid UTF-8 is Windows-1252 (Latin-1), with a
- * warning. Unlike import, UTF-16 without a byte-order mark is not guessed: its NUL bytes make it
- * "binary" (textProblem), as tiny binary files could pass for it.
+ * a byte-order mark, UTF-16 without one when its head reads clearly as UTF-16 (guessUtf16), or
+ * UTF-8; a file that is not valid UTF-8 is Windows-1252 (Latin-1). A guess is said in a warning.
  */
 export function textDecoding(file: string): TextDecoding {
   const fd = openSync(file, 'r');
@@ -131,7 +132,9 @@ export function textDecoding(file: string): TextDecoding {
     };
     const bom = byteOrderMark(head);
     let decoding: TextDecoding;
+    const utf16 = bom ? null : guessUtf16(head, st.size);
     if (bom) decoding = sure(bom.encoding, bom.skip, []);
+    else if (utf16) decoding = sure(utf16, 0, [makeIssue('warning', file, `no byte-order mark; decoded as ${utf16.toUpperCase()}`)]);
     else if (replacedCount(fd, 0, 'utf-8', false) === 0) decoding = { encoding: 'utf-8', skip: 0, issues: [] };
     else {
       // As import reads it: its valid UTF-8 as UTF-8, every other byte as Windows-1252 (one pass to count them).
