@@ -1,6 +1,6 @@
 // DOCX import on a generated fixture (a zip built with fflate), plus a damaged file, the size
 // limit, an old .doc renamed .docx, zip bombs (XML that unpacks beyond the cap), cancel part-way,
-// the Word markup a clinician's letters have (breaks, tracked changes, fields, tables), and the
+// the Word markup a clinician's letters have (breaks, tracked changes, fields, tables, hidden text), and the
 // reader run in a worker thread (same result, stopped by Cancel, a crash named as damage).
 
 import { createHash } from 'node:crypto';
@@ -202,6 +202,32 @@ describe('importDocx', () => {
           'part of the document is embedded in another format (HTML or RTF inside the DOCX, as programs that write letters make them) and was not read: its text is missing; open the file in Word or LibreOffice, save it again as .docx, and import that',
       },
     ]);
+  });
+
+  it('imports hidden text (w:vanish), which Word does not show, with a warning counting it (it came in unsaid)', async () => {
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const hidden = (text: string, props = '<w:vanish/>'): string => `<w:r><w:rPr><w:b/>${props}</w:rPr>${t(text)}</w:r>`;
+    const body =
+      para(run(t('Seen today. ')), hidden('Do not tell the patient: '), run(t('BP 120/80.'))) +
+      para(hidden('ignored', '<w:vanish w:val="false"/>'), hidden('', '<w:vanish/>'), hidden('Dx &amp; plan', '<w:vanish w:val="1"/>')) +
+      para(`<w:r><w:rPr><w:rStyle w:val="Secret"/></w:rPr>${t('styled')}</w:r>`, `<w:r><w:rPr><w:rStyle w:val="Secret"/><w:vanish w:val="0"/></w:rPr>${t(' shown')}</w:r>`);
+    const parts = unzipSync(docxWithBody(body));
+    parts['word/styles.xml'] = strToU8(
+      `<w:styles xmlns:w="${W}"><w:style w:type="character" w:styleId="Secret"><w:name w:val="Secret"/><w:rPr><w:vanish/></w:rPr></w:style><w:style w:type="character" w:styleId="Plain"><w:rPr><w:i/></w:rPr></w:style></w:styles>`,
+    );
+    const { documents, issues } = await importDocx(zipSync(parts), 'notes/letter.docx');
+    expect(documents[0]?.text).toBe('Seen today. Do not tell the patient: BP 120/80.\n\nignoredDx & plan\n\nstyled shown\n\n');
+    expect(issues).toEqual([
+      {
+        severity: 'warning',
+        file: 'notes/letter.docx',
+        message:
+          "holds hidden text (3 runs, 40 characters; Word's Font > Hidden), which Word does not show: it is imported with the rest, so the document has text its readers never saw; to leave it out, delete it in Word (show it with Home > Show/Hide) and import the file again",
+      },
+    ]);
+    // A letter with no hidden text (a paragraph mark hidden is no text) says nothing.
+    const plain = await importDocx(docxWithBody(para(run(t('Seen.'))) + '<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:p>'), 'plain.docx');
+    expect(plain.issues).toEqual([]);
   });
 
   it('checks for cancel between parts and while a large part unpacks, before the reader is given the file', async () => {

@@ -5,7 +5,8 @@
 // (or an encrypted .docx, also an OLE2 file) is named as such. The import's cancel hook is called
 // before each part and as each part unpacks; a large file is then read in a worker thread that
 // Cancel stops part-way (a small one here, as starting the worker would cost more than reading
-// it). The parts unpacked here are what the reader reads.
+// it). The parts unpacked here are what the reader reads; hidden text (w:vanish), which the reader
+// reads though Word does not show it, is counted in a warning (docx-hidden.ts).
 
 import { createInflateRaw } from 'node:zlib';
 import { zipSync } from 'fflate';
@@ -15,6 +16,7 @@ import { docxReaderEntry, readDocxText } from './docx-reader.ts';
 import type { Document } from './types.ts';
 import type { ImportResult } from './common.ts';
 import { fileStem, finishDocument, formatError, makeIssue } from './common.ts';
+import { hiddenText, hiddenTextWarning } from './docx-hidden.ts';
 import type { BinaryImportOptions } from './pdf.ts';
 import { sizeLimitIssue } from './pdf.ts';
 
@@ -249,6 +251,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: DocxImpo
   if (parts === DAMAGED) throw formatError(DAMAGED);
   if (typeof parts === 'string') return { documents: [], issues: [makeIssue('error', file, parts)] };
   const embedded = Object.values(parts).some((data) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ALT_CHUNK));
+  const hidden = hiddenTextWarning(hiddenText(parts));
   // A large file is read in a worker thread (see DocxImportOptions.readerInWorkerFrom).
   const inWorker = readerBytes(parts) >= (opts.readerInWorkerFrom ?? DOCX_READER_IN_WORKER_FROM);
   // Unpacked once, here: the reader gets the parts stored, and the unpacked copies are let go.
@@ -261,6 +264,7 @@ export async function importDocx(bytes: Uint8Array, file: string, opts: DocxImpo
     result.issues.push(makeIssue('warning', file, `${read.warnings} conversion warnings from the DOCX reader`));
   }
   if (embedded) result.issues.push(makeIssue('warning', file, ALT_CHUNK_NOT_READ));
+  if (hidden) result.issues.push(makeIssue('warning', file, hidden));
   const doc: Document = { id: opts.id ?? fileStem(file), text: read.text, entities: [], relations: [] };
   finishDocument(doc, [], { file, issues: result.issues });
   result.documents.push(doc);
