@@ -40,8 +40,9 @@ describe('annotated documents', () => {
     let finished: ReturnType<typeof annotatedDocuments> = [];
     const queries = traceQueries(ws.read, () => (finished = annotatedDocuments(ws.read, [dataset])));
     expect(finished.map((d) => d.entities[0]?.text)).toEqual(Array<string>(30).fill('aspirin'));
-    // One query for the finished ids, then text, entities and relations of each finished one.
-    expect(queries.length).toBeLessThanOrEqual(1 + 3 * 30);
+    // The finished documents, their entities and their relations: a query each, not 3 a document
+    // (2.3 s for 11,000 documents, the engine answering nothing meanwhile).
+    expect(queries.length).toBe(3);
     expect(queries.map((q) => q.query).join('\n')).not.toMatch(/OFFSET/);
     const plainQueries = traceQueries(ws.read, () => plainDocuments(ws.read, projectId, ids.slice(0, 50)));
     expect(plainQueries.length).toBe(50);
