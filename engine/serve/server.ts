@@ -60,7 +60,7 @@ function sendJson(
 }
 
 function errorReply(
-  code: 'unauthorized' | 'invalid-request' | 'unknown-request',
+  code: 'unauthorized' | 'invalid-request' | 'unknown-request' | 'internal',
   message: string,
 ): Reply<never> {
   return { ok: false, error: { code, message } };
@@ -111,10 +111,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const server = createServer((req, res) => {
     void handle(req, res).catch(() => {
       if (!res.headersSent)
+        // Not the client's mistake ('invalid-request' said it was): something failed here.
         sendJson(
           res,
           500,
-          errorReply('invalid-request', 'The request could not be handled.'),
+          errorReply('internal', 'Benchtop could not answer this request; try again, and report it if it keeps happening.'),
           securityHeaders(port),
         );
       else res.destroy();

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveInside } from './static.ts';
+import { resolveInside, serveStatic } from './static.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'benchtop-static-'));
 mkdirSync(join(root, 'assets'));
@@ -33,5 +33,18 @@ describe('resolveInside', () => {
       '/lpt¹.html',
     ])
       expect(await resolveInside(root, path), path).toBeNull();
+  });
+});
+
+describe('serveStatic', () => {
+  it('answers 404, not a server error, for a file found but not readable (a rebuild replacing it)', async () => {
+    // Node reads no file past 2 GiB: resolved, then refused by readFile, as a file a rebuild
+    // deleted in between is. (Sparse: no disk space used.)
+    writeFileSync(join(root, 'assets', 'huge.js'), '');
+    truncateSync(join(root, 'assets', 'huge.js'), 2 ** 31 + 1);
+    expect(await resolveInside(root, '/assets/huge.js')).toBe(join(root, 'assets', 'huge.js'));
+    const answer = await serveStatic(root, '/assets/huge.js');
+    expect([answer.status, answer.body.toString()]).toEqual([404, 'Not found\n']);
+    expect((await serveStatic(root, '/assets/app.js')).status).toBe(200);
   });
 });

@@ -60,21 +60,24 @@ export async function resolveInside(root: string, urlPath: string): Promise<stri
   }
 }
 
+/** The bytes of a resolved file, or null when it went away or cannot be read since it was resolved. */
+async function readResolved(file: string | null): Promise<Buffer | null> {
+  // NOTE: a rebuild (`npm run build:web`) replaces the folder while Benchtop serves it; a read
+  // that failed then was answered 500 with a JSON error body, as the desktop app answers 404.
+  return file === null ? null : readFile(file).catch(() => null);
+}
+
 /** The response for a static path: the file, index.html for app routes, or 404/400. */
 export async function serveStatic(root: string, urlPath: string): Promise<StaticFile> {
   const file = await resolveInside(root, urlPath === '/' ? '/index.html' : urlPath);
-  if (file !== null) {
-    return {
-      status: 200,
-      type: TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-      body: await readFile(file),
-    };
-  }
+  const body = await readResolved(file);
+  if (file !== null && body !== null)
+    return { status: 200, type: TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream', body };
   const looksLikeRoute =
     extname(urlPath) === '' && !urlPath.includes('..') && !urlPath.includes('%');
   if (looksLikeRoute) {
-    const index = await resolveInside(root, '/index.html');
-    if (index !== null) return { status: 200, type: TYPES['.html']!, body: await readFile(index) };
+    const index = await readResolved(await resolveInside(root, '/index.html'));
+    if (index !== null) return { status: 200, type: TYPES['.html']!, body: index };
     if (urlPath === '/' || urlPath === '/index.html')
       return { status: 200, type: TYPES['.html']!, body: NOT_BUILT };
   }
