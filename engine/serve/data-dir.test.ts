@@ -17,6 +17,15 @@ describe('userDataDir', () => {
     expect(userDataDir('linux', { XDG_CONFIG_HOME: '' }, '/home/ann')).toBe(join('/home/ann', '.config', 'Benchtop'));
   });
 
+  it('ignores a relative folder in XDG_CONFIG_HOME or LOCALAPPDATA, as the XDG spec asks', () => {
+    // It put the workspace under the folder Benchtop was started from (and Electron throws on a
+    // relative userData).
+    for (const rel of ['cfg', './cfg', '../cfg'])
+      expect(userDataDir('linux', { XDG_CONFIG_HOME: rel }, '/home/ann'), rel).toBe(join('/home/ann', '.config', 'Benchtop'));
+    expect(userDataDir('win32', { LOCALAPPDATA: 'AppData\\Local' }, 'C:\\Users\\ann')).toBe(join('C:\\Users\\ann', 'AppData', 'Local', 'Benchtop'));
+    expect(userDataDir('win32', { LOCALAPPDATA: 'D:\\Local' }, 'C:\\Users\\ann')).toBe(join('D:\\Local', 'Benchtop'));
+  });
+
   it('holds the workspace unless BENCHTOP_DATA_DIR names another folder', () => {
     vi.stubEnv('BENCHTOP_DATA_DIR', '');
     try {

@@ -2,7 +2,7 @@
 // userData, set from userDataDir) and browser mode, so both open the same workspace. Pure: the
 // Electron main process imports it without the server.
 import { homedir, platform } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve, win32 } from 'node:path';
 
 /**
  * Benchtop's own folder (Electron's userData): Application Support on macOS, the XDG config
@@ -14,12 +14,16 @@ export function userDataDir(
   env: NodeJS.ProcessEnv = process.env,
   home: string = homedir(),
 ): string {
+  // A relative folder in the variable is ignored, as the XDG spec asks: it made the data folder
+  // depend on the folder Benchtop was started from, and Electron refuses a relative userData.
+  const absolute = (value: string | undefined): string | undefined =>
+    value && (plat === 'win32' ? win32 : posix).isAbsolute(value) ? value : undefined;
   const base =
     plat === 'darwin'
       ? join(home, 'Library', 'Application Support')
       : plat === 'win32'
-        ? env['LOCALAPPDATA'] || join(home, 'AppData', 'Local')
-        : env['XDG_CONFIG_HOME'] || join(home, '.config');
+        ? absolute(env['LOCALAPPDATA']) ?? join(home, 'AppData', 'Local')
+        : absolute(env['XDG_CONFIG_HOME']) ?? join(home, '.config');
   return join(base, 'Benchtop');
 }
 
