@@ -1,5 +1,6 @@
 // An annotator's workbench, as found in use: Delete 1 document… on the Documents screen names the
-// document ticked (as the editor's Delete… does), and the editor at 200 % zoom on a 1024 × 700
+// document ticked (as the editor's Delete… does) and keeps the keyboard on the screen when the
+// list empties, and the editor at 200 % zoom on a 1024 × 700
 // laptop (512 × 350) keeps the text a usable height, where the header left it two lines.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,23 +30,30 @@ afterAll(async () => {
 const squash = (s: string | null): string => (s ?? '').replace(/\s+/gu, ' ').trim();
 
 describe('Delete 1 document… on the Documents screen', () => {
-  it('names the document ticked and its dataset, and the notice names it too', async () => {
+  it('names the document ticked and its dataset, the notice names it, and the keyboard stays on the screen', async () => {
     const { page } = app;
-    const row = page.getByTestId('document-row').filter({ hasText: 'note-2' });
-    await row.getByTestId('select-document').check();
+    await page.getByTestId('document-search').fill('troponin');
+    await expect.poll(() => page.getByTestId('document-row').allInnerTexts()).toEqual([expect.stringContaining('note-2')]);
+    await page.getByTestId('select-document').check();
     await page.getByTestId('delete-selected').click();
     expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
       'Delete the document “note-2” of “ward”, with its annotations and suggestions? This cannot be undone.',
     );
-    await page.getByTestId('confirm-delete').click();
+    await page.getByTestId('confirm-delete').focus();
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('toast').allTextContents()).toContainEqual(expect.stringContaining('Deleted the document “note-2”.'));
-    expect(await page.getByTestId('document-row').allInnerTexts()).toEqual([expect.stringContaining('note-1')]);
+    // Every document the search showed went, the table with them: the keyboard was left on <body>.
+    await page.getByTestId('documents-empty').waitFor();
+    await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('dataset-filter');
+    await page.getByTestId('show-all-documents').click();
+    await expect.poll(() => page.getByTestId('document-row').allInnerTexts()).toEqual([expect.stringContaining('note-1')]);
   });
 });
 
 describe('the editor at 200 % zoom on a 1024 × 700 laptop', () => {
   it('gives the text the screen’s height under the navigation, with the header scrolled away above it', async () => {
     const { page } = app;
+    await page.getByTestId('document-search').fill('');
     await page.setViewportSize({ width: 512, height: 350 });
     try {
       await page.getByRole('link', { name: 'note-1' }).click();

@@ -284,7 +284,7 @@ describe('the Dataset filter', () => {
     await page.getByTestId('select-all').click();
     await page.getByTestId('delete-selected').click();
     expect(squash(await page.getByTestId('delete-question').textContent())).toBe(
-      'Delete the selected document, with its annotations and suggestions? This cannot be undone.',
+      'Delete the document “train” of “train”, with its annotations and suggestions? This cannot be undone.',
     );
     await page.getByTestId('confirm-delete').click();
     await page.getByText('No documents match').waitFor();
