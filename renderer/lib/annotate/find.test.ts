@@ -42,3 +42,21 @@ describe('nextMatch', () => {
     expect(nextMatch([], 0, -1)).toBe(-1);
   });
 });
+
+describe('findAll, blind to accents as the Documents search is', () => {
+  const NOTE = 'Patient: José MÜLLER. Naïve T-cells; Mu\u0308ller (decomposed); café-au-lait 🩺 ❤\uFE0F.';
+  const quoted = (q: string): string[] => findAll(NOTE, q).map((m) => NOTE.slice(m.start, m.end));
+  it('finds accented words typed without their accents, and with them', () => {
+    expect(quoted('muller')).toEqual(['MÜLLER', 'Mu\u0308ller']);
+    expect(quoted('Müller')).toEqual(['MÜLLER', 'Mu\u0308ller']);
+    expect(quoted('naive t-cells')).toEqual(['Naïve T-cells']);
+    expect(quoted('jose')).toEqual(['José']);
+    expect(quoted('CAFE-AU')).toEqual(['café-au']);
+  });
+  it('gives offsets in the text as it is: an accent written apart and an emoji stay whole', () => {
+    const at = NOTE.indexOf('Mu\u0308ller');
+    expect(findAll(NOTE, 'mu')[1]).toEqual({ start: at, end: at + 3 });
+    expect(quoted('🩺')).toEqual(['🩺']);
+    expect(quoted('❤')).toEqual(['❤\uFE0F']);
+  });
+});
