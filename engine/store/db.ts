@@ -10,6 +10,7 @@ import { fileHead } from '../io/file-chunks.ts';
 import { holderOf, tryOsLock } from '../io/os-lock.ts';
 import { StoreError, corruptError, sqliteFailure } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { SEARCH_FOLD_FUNCTION, searchFold } from './search-fold.ts';
 import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
 import { upgradeSchema } from './upgrade.ts';
@@ -248,6 +249,8 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
   const snapshots = new Set<Database.Database>();
   const read = makeRead(handle);
   const write = makeWrite(handle);
+  // Before any statement: the search index's triggers (and migration 13) call it.
+  conn.function(SEARCH_FOLD_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchFold(text) : text));
   try {
     conn.pragma('schema_version'); // forces the header and schema to be read
     const version = conn.pragma('user_version', { simple: true }) as number;

@@ -246,6 +246,35 @@ describe('search with combining accents', () => {
   });
 });
 
+describe('search across scripts', () => {
+  it('finds Greek without its accents, letters like ł and ø typed plain, full-width and half-width forms, ligatures and superscripts', () => {
+    const docs: Document[] = [
+      { id: 'greek', text: 'Ελληνικά: ὀξεῖα φλεγμονή.', entities: [], relations: [] },
+      { id: 'latin', text: 'Pacjentka z Łodzi, Ørsted-Æbelø, Œdème, Þórsdóttir.', entities: [], relations: [] },
+      { id: 'ｗｉｄｅｎｏｔｅ', text: 'Ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ; ｶﾀｶﾅ.', entities: [], relations: [] },
+      { id: 'forms', text: 'ﬁnal dose of vitamin D₃, 5 mg/m².', entities: [], relations: [] },
+      { id: 'ёлка', text: 'Ёлка; 日本語の患者記録.', entities: [], relations: [] },
+    ];
+    const [greek, latin, wide, forms, cyrillic] = insertDocuments(ws.write, docs, { projectId, datasetId, format: 'text' }).ids;
+    const found = (search: string): number[] => listDocuments(ws.read, { projectId, search }).map((d) => d.id);
+    expect(found('ελληνικα')).toEqual([greek]);
+    expect(found('οξεια φλεγμονη')).toEqual([greek]);
+    expect(found('ΕΛΛΗΝΙΚΆ')).toEqual([greek]);
+    expect(found('lodzi orsted aebelo oedeme thorsdottir')).toEqual([latin]);
+    expect(found('Łódź'.slice(0, 3))).toEqual([latin]); // "Łód" as "lod"
+    expect(found('fullwidth text')).toEqual([wide]);
+    expect(found('ｆｕｌｌｗｉ')).toEqual([wide]);
+    expect(found('widenote')).toEqual([wide]); // its id, written full-width
+    expect(found('カタカナ')).toEqual([wide]);
+    expect(found('final d3')).toEqual([forms]);
+    expect(found('m2')).toEqual([forms]);
+    expect(found('елка')).toEqual([cyrillic]);
+    expect(found('日本語')).toEqual([cyrillic]);
+    expect(countDocuments(ws.read, { projectId, search: 'fullwidth' })).toBe(1);
+    ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
+  });
+});
+
 describe('getDocumentMetadata', () => {
   it("reads a document's metadata and not its text (a CSV export reads every document's first)", () => {
     const [bare] = insertDocuments(ws.write, [{ id: 'bare', text: 'No metadata.', entities: [], relations: [] }], { projectId, datasetId, format: 'text' }).ids;

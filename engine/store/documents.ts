@@ -18,6 +18,7 @@ import { getDataset } from './datasets.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError, must } from './errors.ts';
 import { ensureLabelTypes } from './projects.ts';
+import { searchFold } from './search-fold.ts';
 import { type SqlQuery, joinSql, sql } from './sql.ts';
 
 export type DocumentStatus = 'new' | 'in-progress' | 'annotated' | 'reviewed';
@@ -411,8 +412,9 @@ function whereOf(q: DocumentQuery): SqlQuery {
   // macOS file name) is one word, which the index folds to "muller", not "Mu" and "ller".
   const words = search.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   if (words.length > 0) {
-    // The index holds ß and ẞ as "ss" (migration 6), so the words are folded the same way.
-    const match = words.map((w) => `"${w.replace(/[ßẞ]/g, 'ss')}"*`).join(' ');
+    // The index holds the text folded (ß as ss, accents and full-width forms undone: migration
+    // 13), so the words are folded the same way; a word folded to several (½: 1⁄2) is a phrase.
+    const match = words.map((w) => `"${searchFold(w).replaceAll('"', '""')}"*`).join(' ');
     // Matches first (then the project's among them): the planner otherwise walks every
     // document of the project, testing each against the matches.
     c.push(sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}

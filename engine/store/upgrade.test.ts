@@ -159,6 +159,30 @@ describe('opening a workspace from an older version', () => {
     }
   });
 
+  it('re-indexes the documents for search across scripts (migration 13), which only Benchtop can add to then', () => {
+    const { dir, file } = olderWorkspace(12, `
+      INSERT INTO documents (id, project_id, dataset_id, external_id, text, text_sha256, format, created_at, updated_at)
+        VALUES (2, 1, 1, 'Ｎ２', 'Ελληνικά: ﬁnal Łódź note.', '${'c'.repeat(64)}', 'text', 'x', 'x');`);
+    const found = (ws: { read: ReadDb }, search: string): number[] =>
+      ws.read.all<{ id: number }>(sql`SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ${search} ORDER BY rowid`).map((r) => r.id);
+    const ws = openWorkspace(dir);
+    try {
+      expect(found(ws, '"ελληνικα"* "final" "lodz"')).toEqual([2]);
+      expect(found(ws, '"n2"')).toEqual([2]); // its id, written full-width
+      expect(found(ws, '"aspirin" "angina"')).toEqual([1]);
+    } finally {
+      ws.close();
+    }
+    // Another program (without Benchtop's fold) cannot add a document the index would miss.
+    const conn = new Database(file);
+    try {
+      expect(() => conn.exec(`INSERT INTO documents (project_id, dataset_id, external_id, text, text_sha256, format, created_at, updated_at)
+        VALUES (1, 1, 'n3', 'x', '${'d'.repeat(64)}', 'text', 'x', 'x')`)).toThrow(/no such function: benchtop_search_fold/);
+    } finally {
+      conn.close();
+    }
+  });
+
   it('refuses to upgrade, changing nothing, when the copy cannot be made', () => {
     const { dir, file } = olderWorkspace(8);
     // A non-empty folder where the copy goes: the finished copy cannot be renamed into place.

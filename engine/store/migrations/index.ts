@@ -12,6 +12,7 @@ import { up as projectDeleting } from './0009-project-deleting.ts';
 import { up as evaluationBases } from './0010-evaluation-bases.ts';
 import { up as importLineageStatus } from './0011-import-lineage-status.ts';
 import { up as evaluationReports } from './0012-evaluation-reports.ts';
+import { up as searchFoldingUnicode } from './0013-search-folding-unicode.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'evaluation-bases', up: evaluationBases },
   { version: 11, name: 'import-lineage-status', up: importLineageStatus },
   { version: 12, name: 'evaluation-reports', up: evaluationReports },
+  { version: 13, name: 'search-folding-unicode', up: searchFoldingUnicode },
 ];
