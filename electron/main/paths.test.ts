@@ -1,5 +1,6 @@
 // Where the desktop app keeps its workspace: the same folder as browser mode for the same
 // BENCHTOP_DATA_DIR (electron is mocked; paths.ts is pure apart from app.isPackaged).
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { defaultDataDir } from '../../engine/serve/data-dir.ts';
@@ -20,6 +21,17 @@ describe('workspaceDir', () => {
     try {
       expect(workspaceDir('my-workspace', '/unused')).toBe(defaultDataDir());
       expect(workspaceDir('my-workspace', '/unused')).toBe(resolve('my-workspace'));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('takes a leading ~ in BENCHTOP_DATA_DIR as the home folder, as browser mode does', () => {
+    // A quoted "~/bench" (a .desktop file, a systemd unit) reaches Benchtop unexpanded.
+    vi.stubEnv('BENCHTOP_DATA_DIR', '~/bench');
+    try {
+      expect(workspaceDir('~/bench', '/unused')).toBe(join(homedir(), 'bench'));
+      expect(defaultDataDir()).toBe(join(homedir(), 'bench'));
     } finally {
       vi.unstubAllEnvs();
     }

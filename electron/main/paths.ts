@@ -2,8 +2,9 @@
 // repository's resources/; packaged, electron-builder copies it beside app.asar as
 // <process.resourcesPath>/resources (build/electron-builder.yml extraResources), because
 // app.getAppPath() is then app.asar, which does not contain it.
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { app } from 'electron';
+import { resolveUserPath } from '../../engine/serve/data-dir.ts';
 
 export function resourcesDir(): string {
   return app.isPackaged
@@ -12,10 +13,11 @@ export function resourcesDir(): string {
 }
 
 /**
- * The data folder: BENCHTOP_DATA_DIR when set (resolved against the working folder), else
+ * The data folder: BENCHTOP_DATA_DIR when set (a leading ~ is the home folder; relative paths
+ * are resolved against the working folder), else
  * <userData>/workspace. Empty means unset, as in browser mode (engine/serve/command.ts), so
  * both modes open the same folder for the same setting.
  */
 export function workspaceDir(fromEnv: string | undefined, userData: string): string {
-  return fromEnv ? resolve(fromEnv) : join(userData, 'workspace');
+  return fromEnv ? resolveUserPath(fromEnv) : join(userData, 'workspace');
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../cli/args.ts';
 import { cmdServe, parsePort, resolveDataDir } from './command.ts';
@@ -24,6 +25,14 @@ describe('benchtop serve options', () => {
     }
     expect(() => resolveDataDir('')).toThrow(UsageError);
     expect(resolveDataDir('some/where')).toBe(path.resolve('some/where'));
+  });
+
+  it('takes a leading ~ in --data-dir as the home folder, which the shell leaves in --data-dir=~/x', () => {
+    // It made a folder named "~" in the current one, whose removal (rm -r ~) takes the home folder.
+    expect(resolveDataDir('~/bench')).toBe(path.join(homedir(), 'bench'));
+    expect(resolveDataDir('~')).toBe(homedir());
+    expect(resolveDataDir('some/~/where')).toBe(path.resolve('some/~/where'));
+    expect(resolveDataDir('~other/where')).toBe(path.resolve('~other/where'));
   });
 
   it('refuses a --host other than loopback as a usage mistake', async () => {

@@ -4,10 +4,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli/args.ts';
-import { defaultDataDir } from './data-dir.ts';
+import { defaultDataDir, resolveUserPath } from './data-dir.ts';
 import { hostProblem, startServer } from './server.ts';
 
 export interface ServeOptions {
@@ -29,7 +29,7 @@ export function parsePort(value: string | number | undefined): number {
 export function resolveDataDir(dataDir: string | undefined): string {
   // resolve('') is the current folder: an empty --data-dir (an unset variable) made it the workspace.
   if (dataDir?.trim() === '') throw new UsageError('--data-dir is empty; give the folder that holds (or will hold) the Benchtop workspace, or leave it out');
-  return resolve(dataDir ?? defaultDataDir());
+  return dataDir === undefined ? defaultDataDir() : resolveUserPath(dataDir);
 }
 
 /** Runs browser mode until SIGINT, SIGTERM or SIGHUP; resolves with the exit code. */

@@ -1,7 +1,7 @@
 // The default data folder per platform: patient data stays in machine-local folders.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { defaultDataDir, userDataDir } from './data-dir.ts';
+import { defaultDataDir, resolveUserPath, userDataDir } from './data-dir.ts';
 
 describe('userDataDir', () => {
   it('is local, not roaming, AppData on Windows', () => {
@@ -24,6 +24,13 @@ describe('userDataDir', () => {
       expect(userDataDir('linux', { XDG_CONFIG_HOME: rel }, '/home/ann'), rel).toBe(join('/home/ann', '.config', 'Benchtop'));
     expect(userDataDir('win32', { LOCALAPPDATA: 'AppData\\Local' }, 'C:\\Users\\ann')).toBe(join('C:\\Users\\ann', 'AppData', 'Local', 'Benchtop'));
     expect(userDataDir('win32', { LOCALAPPDATA: 'D:\\Local' }, 'C:\\Users\\ann')).toBe(join('D:\\Local', 'Benchtop'));
+  });
+
+  it('reads a leading ~ as the home folder in a folder the user names, and nothing else', () => {
+    expect(resolveUserPath('~', '/home/ann')).toBe(resolve('/home/ann'));
+    expect(resolveUserPath('~/', '/home/ann')).toBe(resolve('/home/ann'));
+    expect(resolveUserPath('~/b/c', '/home/ann')).toBe(resolve('/home/ann/b/c'));
+    for (const p of ['~ann/b', 'a/~/b', '~b', '/abs/~']) expect(resolveUserPath(p, '/home/ann'), p).toBe(resolve(p));
   });
 
   it('holds the workspace unless BENCHTOP_DATA_DIR names another folder', () => {

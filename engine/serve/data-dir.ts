@@ -27,9 +27,22 @@ export function userDataDir(
   return join(base, 'Benchtop');
 }
 
+/**
+ * A folder the user named (--data-dir, BENCHTOP_DATA_DIR) as an absolute path: a leading `~`
+ * is their home folder, as the shell would have it. The shell leaves `--data-dir=~/x` and a
+ * quoted "~/x" as they are, which made a folder named `~` in the current one (and removing
+ * that stray folder with `rm -r ~` removes the home folder). Relative paths are from the
+ * current folder.
+ */
+export function resolveUserPath(path: string, home: string = homedir()): string {
+  const atHome = process.platform === 'win32' ? /^~(?:$|[/\\])/ : /^~(?:$|\/)/;
+  const rest = atHome.test(path) ? path.slice(2) : null;
+  return rest === null ? resolve(path) : resolve(home, rest);
+}
+
 /** <userData>/workspace, or BENCHTOP_DATA_DIR, so both modes share one workspace. */
 export function defaultDataDir(): string {
   const env = process.env['BENCHTOP_DATA_DIR'];
-  if (env) return resolve(env);
+  if (env) return resolveUserPath(env);
   return join(userDataDir(), 'workspace');
 }
