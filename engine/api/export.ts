@@ -1,11 +1,14 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
+// What no format carries (a document's status, which suggestions were unreviewed) is warned about.
+import { basename } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
+import { makeIssue } from '../formats/common.ts';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
-import type { Document } from '../formats/types.ts';
+import type { Document, FormatIssue } from '../formats/types.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
-import { getDocumentMetadata, getDocumentText, listDocumentIds } from '../store/documents.ts';
+import { type DocumentStatus, getDocumentMetadata, getDocumentText, listDocumentIds } from '../store/documents.ts';
 import type { ReadDb } from '../store/db.ts';
 import { getProject } from '../store/projects.ts';
 import type { Args } from './contract.ts';
@@ -19,12 +22,43 @@ const READ_BATCH = 200;
 /** ...or fewer, once they hold this many characters of text (a document may hold 1,000,000). */
 const READ_BATCH_CHARS = 4_000_000;
 
+/**
+ * What the export leaves out that no format carries, counted as documents are read: a document's
+ * status other than the one an import gives it back (annotated with annotations, else new), and
+ * unreviewed suggestions written like annotations (an import reads them as annotations).
+ */
+interface NotCarried {
+  statuses: Map<DocumentStatus, number>;
+  suggestions: number;
+}
+
+/** The export's warnings about what NotCarried counted (none when nothing). */
+function notCarriedIssues(notCarried: NotCarried, outPath: string): FormatIssue[] {
+  const file = basename(outPath);
+  const issues: FormatIssue[] = [];
+  const changed = [...notCarried.statuses].sort(([a], [b]) => STATUS_ORDER.indexOf(a) - STATUS_ORDER.indexOf(b));
+  const count = changed.reduce((n, [, k]) => n + k, 0);
+  if (count > 0) {
+    const which = changed.map(([status, k]) => `${k} ${status}${status === 'annotated' ? ' without annotations' : ''}`).join(', ');
+    const docs = count === 1 ? "1 document's status" : `${count} documents' statuses`;
+    issues.push(makeIssue('warning', file, `${docs} not written (${which}): no export format holds a document's status; imported again, a document is annotated when it has annotations, else new`));
+  }
+  if (notCarried.suggestions > 0) {
+    const n = notCarried.suggestions === 1 ? '1 model suggestion' : `${notCarried.suggestions} model suggestions`;
+    issues.push(makeIssue('warning', file, `${n} that nobody reviewed written like annotations: imported again, they read back as annotations, not suggestions`));
+  }
+  return issues;
+}
+
+const STATUS_ORDER: DocumentStatus[] = ['new', 'in-progress', 'annotated', 'reviewed'];
+
 /** The document as it should be exported: reviewed annotations, optionally suggestions. */
 function exportable(
   db: ReadDb,
   projectId: number,
   documentId: number,
   includeSuggestions: boolean,
+  notCarried: NotCarried,
 ): Document {
   const doc = getDocumentText(db, documentId);
   if (doc?.projectId !== projectId)
@@ -36,6 +70,9 @@ function exportable(
   const relations = listRelations(db, documentId).filter(
     (r) => keep(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
   );
+  const readBack: DocumentStatus = entities.length > 0 ? 'annotated' : 'new';
+  if (doc.status !== readBack) notCarried.statuses.set(doc.status, (notCarried.statuses.get(doc.status) ?? 0) + 1);
+  notCarried.suggestions += [...entities, ...relations].filter((a) => a.status === 'suggested').length;
   return {
     id: doc.externalId,
     text: doc.text,
@@ -57,6 +94,7 @@ async function* readExportable(
   db: ReadDb,
   args: Args<'documents:export'>,
   ids: readonly number[],
+  notCarried: NotCarried,
 ): AsyncGenerator<Document[]> {
   const { projectId, exportId } = args;
   const includeSuggestions = args.includeSuggestions === true;
@@ -80,7 +118,7 @@ async function* readExportable(
     const batch: Document[] = [];
     // Long notes make short batches: a batch holds READ_BATCH documents or READ_BATCH_CHARS of text.
     for (let chars = 0; i < ids.length && batch.length < READ_BATCH && chars < READ_BATCH_CHARS; i++) {
-      const doc = exportable(db, projectId, ids[i] as number, includeSuggestions);
+      const doc = exportable(db, projectId, ids[i] as number, includeSuggestions, notCarried);
       batch.push(doc);
       chars += doc.text.length;
     }
@@ -153,7 +191,8 @@ async function exportTo(
     const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
     if (ids.length === 0)
       throw new ApiError('invalid', 'There are no documents to export; import some first.');
-    const batches = readExportable(ctx, db, args, ids);
+    const notCarried: NotCarried = { statuses: new Map(), suggestions: 0 };
+    const batches = readExportable(ctx, db, args, ids, notCarried);
     const res = await writeExport(batches, args.format, args.outPath, {
       ...target,
       documentCount: ids.length,
@@ -161,7 +200,7 @@ async function exportTo(
     }).catch((err: unknown) => {
       throw namedWriteFailure(err, args.outPath);
     });
-    return report(ids.length, res);
+    return report(ids.length, { ...res, issues: [...res.issues, ...notCarriedIssues(notCarried, args.outPath)] });
   } finally {
     snapshot.close();
   }
