@@ -365,6 +365,19 @@ export interface EvaluateFinishedInfo {
   error?: string;
 }
 
+/** What the log of file runs keeps of one (counts and times; no text, no file names). */
+export interface FileRunRecord {
+  finishedAt: string;
+  /** The export format written (brat, jsonl…). */
+  format: string;
+  documents: number;
+  entities: number;
+  relations: number;
+  filesWritten: number;
+  /** A run stopped with "Stop and save finished": how many documents it was to run. */
+  planned?: number;
+}
+
 /** A prediction or evaluation job the engine holds (running or recently finished). */
 export interface JobInfo {
   jobId: string;
@@ -374,6 +387,13 @@ export interface JobInfo {
   startedAt: string;
   /** File runs: the file or folder read. */
   input?: string;
+  /** File runs: the file or folder the results were written to. */
+  output?: string;
+  /**
+   * A file run of an earlier launch, from the data folder's text-free log (file-runs.json): its
+   * results are not held (open the written files); `predict` is absent.
+   */
+  recorded?: FileRunRecord;
   /** The (entity) model that runs, known from the start (a cancelled run has no summary). */
   modelName?: string;
   /** An evaluation's datasets, as chosen when it started (Evaluate ticks them again on its return). */

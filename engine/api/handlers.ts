@@ -64,6 +64,7 @@ import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { recheckTransfer } from './transfer-check.ts';
+import { listJobs } from './file-run-log.ts';
 import { validators } from './validate.ts';
 import { packageVersion } from '../version.ts';
 
@@ -247,10 +248,11 @@ function makeHandlers(ctx: ApiContext): Handlers {
         ...(a.status !== undefined && { status: a.status }),
         ...(a.datasetId !== undefined && { datasetId: a.datasetId }),
       };
-      const offset = a.offset ?? 0;
-      const items = listDocuments(read, { ...q, offset, limit: a.limit ?? 50 }).map(
-        toDocumentSummary,
-      );
+      if (a.afterId !== undefined && (a.offset ?? 0) > 0)
+        throw new ApiError('invalid', 'A page of documents starts at an offset or after a document, not both.');
+      const offset = a.afterId === undefined ? (a.offset ?? 0) : 0;
+      const from = a.afterId === undefined ? { offset } : { afterId: a.afterId };
+      const items = listDocuments(read, { ...q, ...from, limit: a.limit ?? 50 }).map(toDocumentSummary);
       return { total: countDocuments(read, q), offset, items };
     },
     'documents:get': (a) => {
@@ -315,7 +317,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:predict': (a) => startProjectPrediction(ctx, a),
     'run:predict-files': (a) => startFilePrediction(ctx, a),
     'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId, a.keepFinished === true) }),
-    'run:list-jobs': () => ctx.jobs.infos(),
+    'run:list-jobs': () => listJobs(ctx),
     'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),
     'evaluate:export': (a) => exportEvaluation(ctx, a),

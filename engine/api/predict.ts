@@ -26,6 +26,7 @@ import { documentIdsOf, plainDocuments, projectDatasets } from './task-data.ts';
 import { checkExportTarget } from '../formats/registry.ts';
 import { checkInputFile } from '../io/input-file.ts';
 import { holdOutput } from './outputs-in-flight.ts';
+import { recordFileRun } from './file-run-log.ts';
 
 const MAX_ROWS = 2000;
 const PROGRESS_MS = 200;
@@ -33,7 +34,7 @@ const PROGRESS_MS = 200;
 /** Runs a job in a worker with throttled progress; `done` turns its result into the job info. */
 export function runJob<R>(
   ctx: ApiContext,
-  base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'modelName' | 'datasetIds'>,
+  base: Pick<JobInfo, 'kind' | 'projectId' | 'input' | 'output' | 'modelName' | 'datasetIds'>,
   /** Library models the job reads: they cannot be removed until it ends. */
   modelIds: readonly string[],
   start: (onEvent: (e: TaskEvent) => void) => {
@@ -323,7 +324,7 @@ function startFileJob(
 ): string {
   return runJob<PredictResult>(
     ctx,
-    { kind: 'predict', projectId: null, input: a.inputPath, modelName: m.ner.name },
+    { kind: 'predict', projectId: null, input: a.inputPath, output: a.outPath, modelName: m.ner.name },
     [a.modelId, ...(a.reModelId !== undefined ? [a.reModelId] : [])],
     (onEvent) => {
       const handle = startPredict(
@@ -353,7 +354,10 @@ function startFileJob(
       const stopped = stoppedSummary(r, (d) => ({ name: d.id, ...(d.source !== undefined && { file: d.source }) }));
       return { predict: { ...summary(r, 'files', m, rows), ...stopped } };
     },
-    (info) => emitPredictFinished(ctx, info),
+    (info) => {
+      recordFileRun(ctx, info, a.format);
+      emitPredictFinished(ctx, info);
+    },
     // Stop pressed while the worker wrote the files: they are there, and the screen says so.
     (r) => r.written.length > 0 || keptFinished(r),
   );

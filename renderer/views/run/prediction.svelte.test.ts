@@ -43,6 +43,7 @@ vi.mock('../../lib/api.ts', () => {
 const { call } = await import('../../lib/api.ts');
 const { PredictionState, outputPlaceholder, EXPORT_FORMATS } =
   await import('./prediction.svelte.ts');
+const { canShowAgain, earlierRunCounts } = await import('./earlier-runs.ts');
 
 const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
 
@@ -218,6 +219,44 @@ describe('run screen state', () => {
     vi.mocked(call).mockClear();
     await Promise.all([s.start(1), s.start(1)]);
     expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'run:predict-files')).toHaveLength(1);
+  });
+});
+
+describe('runs over files of an earlier launch', () => {
+  const recorded: JobInfo = {
+    jobId: 'logged',
+    kind: 'predict',
+    projectId: null,
+    startedAt: '2025-01-01T00:00:00.000Z',
+    input: '/home/me/notes',
+    output: '/home/me/out',
+    modelName: 'NER',
+    status: 'completed',
+    progress: null,
+    recorded: { finishedAt: '2025-01-01T00:01:00.000Z', format: 'brat', documents: 6, entities: 26, relations: 0, filesWritten: 12 },
+  };
+
+  it('are listed with their counts and output but never shown as the latest result', async () => {
+    jobs = [recorded, job('project-1', 1, PROJECT)];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore(1);
+    expect(s.jobId).toBe('project-1');
+    expect(s.earlierRuns(1)).toEqual([recorded]);
+    expect(earlierRunCounts(recorded)).toBe('6 documents, 26 entities');
+    expect(earlierRunCounts({ ...recorded, recorded: { ...recorded.recorded!, documents: 4, relations: 2, planned: 6 } })).toBe(
+      '4 of 6 documents, 26 entities, 2 relations',
+    );
+    expect(canShowAgain(recorded)).toBe(false);
+    expect(canShowAgain(jobs[1]!)).toBe(true);
+  });
+
+  it('alone, leave the screen empty rather than showing a result it does not have', async () => {
+    jobs = [recorded];
+    const s = new PredictionState({ models: () => models, datasets: () => [] });
+    await s.restore(1);
+    expect(s.jobId).toBeNull();
+    expect(s.result).toBeNull();
+    expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['logged']);
   });
 });
 

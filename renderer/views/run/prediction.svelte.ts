@@ -124,7 +124,8 @@ export class PredictionState extends ShowsJob<'predict'> {
     if (this.jobId !== null) return;
     const source = this.source;
     await this.refreshJobs();
-    const latest = this.jobs.find((j) => j.projectId === null || j.projectId === projectId);
+    // A file run of an earlier launch (the engine's log) has no results to show: it is only listed.
+    const latest = this.jobs.find((j) => j.recorded === undefined && (j.projectId === null || j.projectId === projectId));
     // "Run over" chosen while the list was on its way (a busy engine answers late) is kept.
     if (latest && this.jobId === null) this.#adopt(latest, this.source !== source);
   }
