@@ -169,6 +169,13 @@ export interface EngineRequests {
     datasetId?: number;
     offset?: number;
     limit?: number;
+    /**
+     * Instead of `offset` ('invalid' with both): the page starts after this document id, in id
+     * order (a search's exact-id matches are not listed first), so reading every page (Select all)
+     * misses and repeats no document when another window adds or deletes some meanwhile, as pages
+     * by offset did. `total` is still every match; the reply's `offset` is 0.
+     */
+    afterId?: number;
   }) => DocumentPage;
   'documents:get': (args: { documentId: number }) => DocumentDetail;
   'documents:set-status': (args: { documentId: number; status: DocumentStatus }) => DocumentSummary;

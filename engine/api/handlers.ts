@@ -248,10 +248,11 @@ function makeHandlers(ctx: ApiContext): Handlers {
         ...(a.status !== undefined && { status: a.status }),
         ...(a.datasetId !== undefined && { datasetId: a.datasetId }),
       };
-      const offset = a.offset ?? 0;
-      const items = listDocuments(read, { ...q, offset, limit: a.limit ?? 50 }).map(
-        toDocumentSummary,
-      );
+      if (a.afterId !== undefined && (a.offset ?? 0) > 0)
+        throw new ApiError('invalid', 'A page of documents starts at an offset or after a document, not both.');
+      const offset = a.afterId === undefined ? (a.offset ?? 0) : 0;
+      const from = a.afterId === undefined ? { offset } : { afterId: a.afterId };
+      const items = listDocuments(read, { ...q, ...from, limit: a.limit ?? 50 }).map(toDocumentSummary);
       return { total: countDocuments(read, q), offset, items };
     },
     'documents:get': (a) => {

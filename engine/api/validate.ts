@@ -165,6 +165,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
       datasetId: id,
       offset: int(0),
       limit: int(1, 1000),
+      afterId: int(0),
     },
   ),
   'documents:get': obj({ documentId: id }),

@@ -362,6 +362,12 @@ describe('query plans', () => {
     const byId = plan(() => listDocuments(ws.read, { projectId, search: DOCS[60]?.id ?? '', offset: 0, limit: 50 }));
     expect(byId).toMatch(/^SEARCH d USING COVERING INDEX documents_by_project \(project_id=\? AND rowid=\?\)\nLIST SUBQUERY \d+\nSEARCH documents USING COVERING INDEX sqlite_autoindex_documents_1 \(dataset_id=\? AND external_id=\?\)/);
     expect(byId).not.toMatch(/SCAN d\b|SCAN documents\b|TEMP B-TREE/);
+    // Pages after an id start at that id in the index, whatever the filter, never counting rows before it.
+    for (const filter of [{}, { predicted: true }, { search: 'disease' }]) {
+      const after = plan(() => listDocuments(ws.read, { projectId, ...filter, afterId: 60, limit: 50 }));
+      expect(after).toMatch(/SEARCH d USING COVERING INDEX documents_by_project \(project_id=\? AND rowid[>=]+\?\)/);
+      expect(after).not.toMatch(/SCAN (d|e)\b|TEMP B-TREE/);
+    }
     const inDataset = plan(() => listDocuments(ws.read, { projectId, datasetId, offset: 50, limit: 50 }));
     expect(inDataset).toMatch(page);
     expect(inDataset).toMatch(/SEARCH d USING COVERING INDEX documents_by_dataset_status \(dataset_id=\?\)/);

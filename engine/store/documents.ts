@@ -57,6 +57,12 @@ export interface DocumentQuery {
   search?: string;
   limit?: number;
   offset?: number;
+  /**
+   * The page starts after this document id (offset ignored), in id order: a search's exact-id
+   * matches are not put first. Pages read so miss and repeat nothing when documents are added or
+   * deleted between them.
+   */
+  afterId?: number;
 }
 
 export interface DocumentSummary {
@@ -237,6 +243,7 @@ export function listDocuments(db: ReadDb, q: DocumentQuery): DocumentSummary[] {
   const limit = q.limit ?? 100;
   const offset = q.offset ?? 0;
   const where = whereOf(q);
+  if (q.afterId !== undefined) return page(sql`${where} AND d.id > ${q.afterId}`, limit, 0);
   const search = q.search?.trim() ?? '';
   if (search === '') return page(where, limit, offset);
   // At most one a dataset (ids are unique within one), found by that index: the matches are not sorted.
@@ -250,7 +257,7 @@ export function listDocuments(db: ReadDb, q: DocumentQuery): DocumentSummary[] {
   return [...first, ...rest];
 }
 
-/** How many documents match the query (ignores limit/offset). */
+/** How many documents match the query (ignores limit, offset and afterId). */
 export function countDocuments(db: ReadDb, q: DocumentQuery): number {
   return db.get<{ n: number }>(sql`SELECT count(*) AS n FROM documents d WHERE ${whereOf(q)}`)?.n ?? 0;
 }
