@@ -1,6 +1,6 @@
 // An annotator's workbench, as found in use: Delete 1 document… on the Documents screen names the
 // document ticked (as the editor's Delete… does) and keeps the keyboard on the screen when the
-// list empties, and the editor at 200 % zoom on a 1024 × 700
+// list empties; Export… says the search and filters do not narrow it; and the editor at 200 % zoom on a 1024 × 700
 // laptop (512 × 350) keeps the text a usable height, where the header left it two lines.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +47,26 @@ describe('Delete 1 document… on the Documents screen', () => {
     await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('dataset-filter');
     await page.getByTestId('show-all-documents').click();
     await expect.poll(() => page.getByTestId('document-row').allInnerTexts()).toEqual([expect.stringContaining('note-1')]);
+  });
+});
+
+describe('Export… on the Documents screen', () => {
+  it('says, with a search or filter on and no row ticked, that the whole project is written', async () => {
+    const { page } = app;
+    await page.getByTestId('open-export').click();
+    await expect.poll(() => page.getByTestId('export-panel').locator('h2').textContent()).toBe('Export all documents');
+    expect(await page.getByTestId('export-scope').count()).toBe(0);
+    await page.getByRole('combobox', { name: 'Dataset' }).selectOption({ label: 'ward · 1 document' });
+    await expect.poll(() => page.getByTestId('export-panel').locator('h2').textContent()).toBe('Export all documents of the project');
+    expect(squash(await page.getByTestId('export-scope').textContent())).toBe(
+      'The search and filters do not narrow an export: every document of the project is written. To export only the documents listed, tick them first (the table\'s header box ticks all of them, on every page).',
+    );
+    await page.getByTestId('select-all').click();
+    await expect.poll(() => page.getByTestId('export-panel').locator('h2').textContent()).toBe('Export this document');
+    expect(await page.getByTestId('export-scope').count()).toBe(0);
+    await page.getByTestId('select-all').click();
+    await page.getByRole('combobox', { name: 'Dataset' }).selectOption('all');
+    await page.getByTestId('open-export').click();
   });
 });
 
