@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { splitScoreNotes } from './output-notes.ts';
+
+describe('scores the output format cannot hold', () => {
+  it('are one note, not a problem; other issues stay problems', () => {
+    const unread = { severity: 'error' as const, file: 'scan.pdf', message: 'no text layer; not read' };
+    const r = splitScoreNotes([
+      { severity: 'warning', file: 'brat export', message: '26 entity scores dropped' },
+      unread,
+      { severity: 'warning', file: 'brat export', message: '3 relation scores dropped' },
+    ]);
+    expect(r.problems).toEqual([unread]);
+    expect(r.note).toBe(
+      "The chosen format has no place for the model's confidence scores, so 26 entity scores and 3 relation scores were left out; every entity and relation found is written. JSON Lines and BioC keep the scores.",
+    );
+  });
+
+  it('leave a run without them as it was', () => {
+    const issues = [{ severity: 'warning' as const, file: 'out.txt', message: '2 discontinuous entities dropped' }];
+    expect(splitScoreNotes(issues)).toEqual({ note: null, problems: issues });
+    expect(splitScoreNotes([{ severity: 'warning', file: 'out.txt', message: '1 entity scores dropped' }]).note).toContain('so 1 entity score was left out;');
+  });
+});
