@@ -19,7 +19,7 @@ afterAll(() => {
 });
 
 /** Runs 8 one-step epochs of a tiny token classifier, the dev F1 of each evaluation scripted. */
-async function runWithScores(scores: number[], patience: number): Promise<{ status: string; evaluations: number }> {
+async function runWithScores(scores: number[], patience: number): Promise<{ status: string; evaluations: number; bestStep?: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'benchtop-loop-'));
   dirs.push(dir);
   const config = { ...presetConfig('small-2L-128', 'bert', 64, ['O', 'B-X'], 'token-classification'), maxPositions: 16 };
@@ -36,16 +36,22 @@ async function runWithScores(scores: number[], patience: number): Promise<{ stat
     saveBest: (w) => { best = w; },
     loadBest: () => new Map(best),
   }, QUIET);
-  return { status: r.status, evaluations };
+  return { status: r.status, evaluations, ...(r.best && { bestStep: r.best.step }) };
 }
 
 describe('early stopping', () => {
   it('does not count the evaluations before the dev F1 first rises above 0', async () => {
     // Four evaluations at 0, then learning: patience 2 no longer stops it at the third.
-    expect(await runWithScores([0, 0, 0, 0, 0.1, 0.2, 0.3, 0.4], 2)).toEqual({ status: 'completed', evaluations: 8 });
+    expect(await runWithScores([0, 0, 0, 0, 0.1, 0.2, 0.3, 0.4], 2)).toEqual({ status: 'completed', evaluations: 8, bestStep: 8 });
   }, 60_000);
 
   it('still stops after `patience` evaluations without a better dev F1 once it has one', async () => {
-    expect(await runWithScores([0, 0.1, 0.2, 0.15, 0.18, 0.3, 0.4, 0.5], 2)).toEqual({ status: 'early-stopped', evaluations: 5 });
+    expect(await runWithScores([0, 0.1, 0.2, 0.15, 0.18, 0.3, 0.4, 0.5], 2)).toEqual({ status: 'early-stopped', evaluations: 5, bestStep: 3 });
+  }, 60_000);
+});
+
+describe('the weights kept', () => {
+  it('are the latest while the dev F1 has stayed 0 (not those of the first evaluation, the least trained)', async () => {
+    expect(await runWithScores([0, 0, 0, 0], 2)).toEqual({ status: 'completed', evaluations: 4, bestStep: 4 });
   }, 60_000);
 });

@@ -188,7 +188,10 @@ export async function runTrainLoop(
       dev: metrics,
     };
     state.history.push(record);
-    const isBest = f1 > state.bestF1;
+    // While the dev F1 is still 0 every evaluation is as good as the first, and the latest weights
+    // have trained longest: they are kept (a short run kept its first evaluation's, from step 15 of
+    // 60, and the model it saved found nothing where the weights of step 60 found entities).
+    const isBest = f1 > state.bestF1 || (f1 === 0 && state.bestF1 === 0);
     if (isBest) {
       state.bestF1 = f1;
       state.bestStep = state.step;
