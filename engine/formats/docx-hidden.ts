@@ -2,7 +2,7 @@
 // does not show it, but the DOCX reader reads it with the rest, so an annotator would meet text
 // the document's readers never saw. It is kept (nothing of the file is lost silently) and counted
 // here for the import's warning. Runs in the body, footnotes and endnotes are counted (the parts
-// the import reads); a paragraph style that hides its paragraphs is not looked at.
+// the import reads), hidden by their own properties, a character style or their paragraph's style.
 
 /** Runs of hidden text with any text in them, and their characters. */
 export interface HiddenText {
@@ -14,10 +14,8 @@ const VANISH = /<(?:\w+:)?vanish(?:\s+(?:\w+:)?val\s*=\s*["']([^"']*)["'])?\s*\/
 const FALSE_VALUES = new Set(['false', '0', 'off']);
 const STYLE = /<((?:\w+:)?)style(?=[\s>])([^>]*)>([\s\S]*?)<\/\1style>/g;
 const STYLE_ID = /(?:\w+:)?styleId\s*=\s*["']([^"']*)["']/;
-const RUN = /<((?:\w+:)?)r(?:\s[^>]*)?(?<!\/)>([\s\S]*?)<\/\1r>/g;
 const RUN_PROPERTIES = /<((?:\w+:)?)rPr(?:\s[^>]*)?>([\s\S]*?)<\/\1rPr>/;
 const RUN_STYLE = /<(?:\w+:)?rStyle\s+(?:\w+:)?val\s*=\s*["']([^"']*)["']/;
-const TEXT = /<((?:\w+:)?)t(?:\s[^>]*)?>([^<]*)<\/\1t>/g;
 /** The root elements of the parts whose text is read: the body, footnotes and endnotes. */
 const READ_PART = /<(?:\w+:)?(?:body|footnotes|endnotes)[\s>]/;
 
@@ -39,11 +37,48 @@ function hiddenStyles(styles: string): Set<string> {
   return ids;
 }
 
-/** The characters of a run's text elements (an entity counted as one). */
-function runChars(body: string): number {
-  let n = 0;
-  for (const m of body.matchAll(TEXT)) n += (m[2] ?? '').replace(/&[^;]*;/g, 'x').length;
-  return n;
+/**
+ * Paragraphs and runs opening and closing, a run's properties (or a paragraph mark's), a
+ * paragraph's style, and text: walked in order, so runs in a text box inside a run are their own.
+ */
+const TOKEN =
+  /<(\/?)(?:\w+:)?(p|r)(?=[\s>/])[^>]*?(\/?)>|<((?:\w+:)?)rPr(?:\s[^>]*)?>([\s\S]*?)<\/\4rPr>|<(?:\w+:)?pStyle\s+(?:\w+:)?val\s*=\s*["']([^"']*)["'][^>]*>|<((?:\w+:)?)t(?:\s[^>]*)?>([^<]*)<\/\7t>/g;
+
+type Open = { kind: 'p'; style?: string } | { kind: 'r'; props: string; chars: number };
+
+/** Counts the hidden runs of one part into `found`; `hiddenIds`: styles that hide their text. */
+function countPart(part: string, hiddenIds: ReadonlySet<string>, found: HiddenText): void {
+  const open: Open[] = [];
+  const close = (kind: 'p' | 'r'): Open | undefined => {
+    for (let top = open.pop(); top; top = open.pop()) if (top.kind === kind) return top;
+    return undefined;
+  };
+  for (const m of part.matchAll(TOKEN)) {
+    const top = open[open.length - 1];
+    if (m[2] !== undefined) {
+      if (m[1] === '/') {
+        const run = close(m[2] as 'p' | 'r');
+        if (run?.kind === 'r' && run.chars > 0 && isHidden(run.props, open, hiddenIds)) {
+          found.runs++;
+          found.chars += run.chars;
+        }
+      } else if (m[3] !== '/') open.push(m[2] === 'p' ? { kind: 'p' } : { kind: 'r', props: '', chars: 0 });
+    } else if (m[5] !== undefined) {
+      if (top?.kind === 'r') top.props = m[5];
+    } else if (m[6] !== undefined) {
+      if (top?.kind === 'p') top.style = m[6];
+    } else if (top?.kind === 'r') top.chars += (m[8] ?? '').replace(/&[^;]*;/g, 'x').length;
+  }
+}
+
+/** Whether a run is hidden: by its own properties, else its character style, else its paragraph's style. */
+function isHidden(props: string, open: readonly Open[], hiddenIds: ReadonlySet<string>): boolean {
+  const own = vanishOf(props);
+  if (own !== undefined) return own;
+  const style = RUN_STYLE.exec(props)?.[1];
+  if (style !== undefined && hiddenIds.has(style)) return true;
+  const paragraph = open.findLast((o) => o.kind === 'p');
+  return paragraph?.kind === 'p' && paragraph.style !== undefined && hiddenIds.has(paragraph.style);
 }
 
 /** The hidden text in a DOCX's unpacked parts (see the head of this file). */
@@ -51,22 +86,9 @@ export function hiddenText(parts: Record<string, Uint8Array>): HiddenText {
   const found: HiddenText = { runs: 0, chars: 0 };
   const buffers = Object.values(parts).map((data) => Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   if (!buffers.some((b) => b.includes('vanish'))) return found;
-  const xml = buffers.filter((b) => b.includes('vanish') || b.includes('rStyle')).map((b) => b.toString('utf8'));
-  const styleIds = new Set(xml.filter((x) => /<(?:\w+:)?styles[\s>]/.test(x)).flatMap((x) => [...hiddenStyles(x)]));
-  for (const part of xml) {
-    if (!READ_PART.test(part)) continue;
-    for (const m of part.matchAll(RUN)) {
-      const body = m[2] ?? '';
-      const props = RUN_PROPERTIES.exec(body)?.[2] ?? '';
-      const style = RUN_STYLE.exec(props)?.[1];
-      const hidden = vanishOf(props) ?? (style !== undefined && styleIds.has(style));
-      const chars = hidden ? runChars(body) : 0;
-      if (chars > 0) {
-        found.runs++;
-        found.chars += chars;
-      }
-    }
-  }
+  const xml = buffers.filter((b) => b.includes('vanish') || b.includes('Style')).map((b) => b.toString('utf8'));
+  const hiddenIds = new Set(xml.filter((x) => /<(?:\w+:)?styles[\s>]/.test(x)).flatMap((x) => [...hiddenStyles(x)]));
+  for (const part of xml) if (READ_PART.test(part)) countPart(part, hiddenIds, found);
   return found;
 }
 

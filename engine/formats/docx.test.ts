@@ -210,19 +210,22 @@ describe('importDocx', () => {
     const body =
       para(run(t('Seen today. ')), hidden('Do not tell the patient: '), run(t('BP 120/80.'))) +
       para(hidden('ignored', '<w:vanish w:val="false"/>'), hidden('', '<w:vanish/>'), hidden('Dx &amp; plan', '<w:vanish w:val="1"/>')) +
-      para(`<w:r><w:rPr><w:rStyle w:val="Secret"/></w:rPr>${t('styled')}</w:r>`, `<w:r><w:rPr><w:rStyle w:val="Secret"/><w:vanish w:val="0"/></w:rPr>${t(' shown')}</w:r>`);
+      para(`<w:r><w:rPr><w:rStyle w:val="Secret"/></w:rPr>${t('styled')}</w:r>`, `<w:r><w:rPr><w:rStyle w:val="Secret"/><w:vanish w:val="0"/></w:rPr>${t(' shown')}</w:r>`) +
+      // A paragraph whose style hides it (a run may show itself), and a text box's hidden run inside a shown run.
+      `<w:p><w:pPr><w:pStyle w:val="Note"/><w:rPr><w:vanish/></w:rPr></w:pPr>${run(t('memo'))}${hidden(' seen', '<w:vanish w:val="off"/>')}</w:p>` +
+      para(run(`<w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>${para(hidden('box'))}</w:txbxContent></v:textbox></v:shape></w:pict>`), run(t('after')));
     const parts = unzipSync(docxWithBody(body));
     parts['word/styles.xml'] = strToU8(
-      `<w:styles xmlns:w="${W}"><w:style w:type="character" w:styleId="Secret"><w:name w:val="Secret"/><w:rPr><w:vanish/></w:rPr></w:style><w:style w:type="character" w:styleId="Plain"><w:rPr><w:i/></w:rPr></w:style></w:styles>`,
+      `<w:styles xmlns:w="${W}"><w:style w:type="character" w:styleId="Secret"><w:name w:val="Secret"/><w:rPr><w:vanish/></w:rPr></w:style><w:style w:type="character" w:styleId="Plain"><w:rPr><w:i/></w:rPr></w:style><w:style w:type="paragraph" w:styleId="Note"><w:pPr/><w:rPr><w:vanish/></w:rPr></w:style></w:styles>`,
     );
     const { documents, issues } = await importDocx(zipSync(parts), 'notes/letter.docx');
-    expect(documents[0]?.text).toBe('Seen today. Do not tell the patient: BP 120/80.\n\nignoredDx & plan\n\nstyled shown\n\n');
+    expect(documents[0]?.text).toBe('Seen today. Do not tell the patient: BP 120/80.\n\nignoredDx & plan\n\nstyled shown\n\nmemo seen\n\nafter\n\nbox\n\n');
     expect(issues).toEqual([
       {
         severity: 'warning',
         file: 'notes/letter.docx',
         message:
-          "holds hidden text (3 runs, 40 characters; Word's Font > Hidden), which Word does not show: it is imported with the rest, so the document has text its readers never saw; to leave it out, delete it in Word (show it with Home > Show/Hide) and import the file again",
+          "holds hidden text (5 runs, 47 characters; Word's Font > Hidden), which Word does not show: it is imported with the rest, so the document has text its readers never saw; to leave it out, delete it in Word (show it with Home > Show/Hide) and import the file again",
       },
     ]);
     // A letter with no hidden text (a paragraph mark hidden is no text) says nothing.
