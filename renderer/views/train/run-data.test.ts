@@ -39,10 +39,16 @@ describe('a run’s note in the runs list', () => {
 
   it('says nothing the badge says already', () => {
     expect(runEndNote({ ...ended, status: 'cancelled' })).toBe('');
-    expect(runEndNote({ canResume: false, canRestart: false, status: 'completed' })).toBe('');
+    expect(runEndNote({ canResume: false, canRestart: false, status: 'completed', modelId: 'm1' })).toBe('');
     expect(runEndNote({ ...ended, status: 'cancelled', error: 'Stopped at the time limit before finishing.' })).toBe(
       'Stopped at the time limit before finishing.',
     );
+  });
+});
+
+describe('a finished run whose model was removed', () => {
+  it('says so in the runs list (its badge still says Finished and Open model is gone)', () => {
+    expect(runEndNote({ canResume: false, canRestart: false, status: 'completed' })).toBe('Its model has been removed from the library');
   });
 });
 

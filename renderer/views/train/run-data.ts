@@ -26,14 +26,20 @@ export function runError(error: string | undefined): string {
   return (error ?? '').replace(/^Training stopped with an error: /, '');
 }
 
+/** What a finished run says once the model it made has been removed from the library. */
+export const REMOVED_MODEL = 'Its model has been removed from the library';
+
 /**
  * The runs list's line about how a run ended, '' when its badge says it all: why it failed (or
  * stopped short, as at a time limit), first saying when it cannot continue or start again
  * (continueBlocked: the run's own view says why), so no one has to open it to find out.
  */
 export function runEndNote(
-  run: Pick<RunInfo, 'status' | 'error' | 'canResume' | 'canRestart' | 'continueBlocked'>,
+  run: Pick<RunInfo, 'status' | 'error' | 'canResume' | 'canRestart' | 'continueBlocked'> & Partial<Pick<RunInfo, 'modelId'>>,
 ): string {
+  // A finished run whose model was removed under Models: its badge still says Finished, and
+  // without a word the missing Open model looked like a fault.
+  if (run.status === 'completed' && run.modelId === undefined) return REMOVED_MODEL;
   const blocked =
     run.continueBlocked !== undefined && (run.canResume || run.canRestart)
       ? run.canResume
