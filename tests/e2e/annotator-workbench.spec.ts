@@ -1,6 +1,7 @@
 // An annotator's workbench, as found in use: Delete 1 document… on the Documents screen names the
 // document ticked (as the editor's Delete… does) and keeps the keyboard on the screen when the
-// list empties; Export… says the search and filters do not narrow it; and the editor at 200 % zoom on a 1024 × 700
+// list empties; Export… says the search and filters do not narrow it; the Show filter is not
+// named like the Status filter; and the editor at 200 % zoom on a 1024 × 700
 // laptop (512 × 350) keeps the text a usable height, where the header left it two lines.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +68,23 @@ describe('Export… on the Documents screen', () => {
     await page.getByTestId('select-all').click();
     await page.getByRole('combobox', { name: 'Dataset' }).selectOption('all');
     await page.getByTestId('open-export').click();
+  });
+});
+
+describe('the Show filter of the Documents screen', () => {
+  it('is not named like the Status filter beside it, and fits a 200 % zoomed laptop', async () => {
+    const { page } = app;
+    const show = page.getByRole('radiogroup', { name: 'Show' });
+    // "Annotated" here (has annotations) and Status "Annotated" (marked so) listed different documents.
+    expect(await show.getByRole('radio').allInnerTexts()).toEqual(['All', 'With annotations', 'Without annotations', 'With suggestions']);
+    await page.setViewportSize({ width: 512, height: 350 });
+    try {
+      const right = await show.getByRole('radio', { name: 'With suggestions' }).evaluate((b) => b.getBoundingClientRect().right);
+      expect(right).toBeLessThanOrEqual(512);
+      expect(await page.evaluate('document.querySelector("main").scrollWidth')).toBeLessThanOrEqual(512);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
   });
 });
 
