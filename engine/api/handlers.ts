@@ -125,8 +125,10 @@ function makeHandlers(ctx: ApiContext): Handlers {
   const checkProjectName = (typed: string, self?: number): string => {
     const name = projectName(typed);
     const key = nameKey(name);
-    if (projects.listProjects(read).some((p) => p.id !== self && nameKey(p.name) === key))
-      throw new ApiError('conflict', `A project named "${name}" already exists; choose another name.`);
+    // Named as the list shows it: "rt" typed was refused as 'A project named "rt" already
+    // exists' beside a list holding only "RT".
+    const taken = projects.listProjects(read).find((p) => p.id !== self && nameKey(p.name) === key);
+    if (taken) throw new ApiError('conflict', `A project named “${taken.name}” already exists; choose another name.`);
     return name;
   };
   const checkShortcut = (projectId: number, name: string, shortcut: string | undefined): void => {

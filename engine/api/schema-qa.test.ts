@@ -27,7 +27,7 @@ describe('projects', () => {
     const other = await call('projects:create', { name: 'Other' });
     expect(await t.engine.invoke('projects:update', { projectId: other.id, name: 'ärzte' })).toMatchObject({
       ok: false,
-      error: { code: 'conflict', message: 'A project named "ärzte" already exists; choose another name.' },
+      error: { code: 'conflict', message: 'A project named “Ärzte” already exists; choose another name.' },
     });
     expect(await t.engine.invoke('projects:update', { projectId: other.id, name: 'DEMO: clinical notes' })).toMatchObject({
       ok: false,
