@@ -60,6 +60,18 @@ beforeEach(() => {
 });
 
 describe('train form', () => {
+  it('takes the only dataset unticked at its word: nothing chosen, Start blocked, until ticked again', async () => {
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.chosenDatasetIds).toEqual([1]);
+    form.toggle('datasetIds', 1, false);
+    expect(form.chosenDatasetIds).toEqual([]);
+    expect(form.blocker).toBe('Choose at least one dataset to learn from.');
+    form.toggle('datasetIds', 1, true);
+    expect(form.chosenDatasetIds).toEqual([1]);
+    expect(form.blocker).toBeNull();
+  });
+
   it('defaults to the only dataset and the smallest preset, and sends a hold-out share', async () => {
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });
     await form.loadOptions();

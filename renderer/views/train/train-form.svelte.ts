@@ -65,6 +65,11 @@ function optional(v: number | null | undefined): number | undefined {
 export class TrainFormState {
   task = $state<TaskKind>('ner');
   datasetIds = $state<number[]>([]);
+  /**
+   * The project's only dataset once the user unticked it: no longer chosen by default (its box
+   * showed unticked while Start still trained on it).
+   */
+  #unticked = $state<number | null>(null);
   devDatasetIds = $state<number[]>([]);
   holdOutPercent = $state(10);
   base = $state('');
@@ -136,6 +141,7 @@ export class TrainFormState {
     const current = list === 'datasetIds' ? this.chosenDatasetIds : this.chosenDevIds;
     const next = current.filter((x) => x !== id);
     this[list] = isOn ? [...next, id] : next;
+    if (list === 'datasetIds') this.#unticked = isOn ? null : id;
   }
 
   /** The request for the project (call only when `blocker` is null). */
@@ -226,8 +232,9 @@ export class TrainFormState {
   #chosen(ids: readonly number[], isDefaultOnly: boolean): number[] {
     const all = this.#allDatasets();
     const kept = ids.filter((id) => all.some((d) => d.id === id));
-    return kept.length === 0 && isDefaultOnly && all.length === 1 && this.datasetIds.length === 0
-      ? [all[0]!.id]
+    const only = all.length === 1 ? all[0]!.id : undefined;
+    return kept.length === 0 && isDefaultOnly && only !== undefined && this.datasetIds.length === 0 && this.#unticked !== only
+      ? [only]
       : kept;
   }
 
