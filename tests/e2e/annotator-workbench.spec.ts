@@ -63,7 +63,8 @@ describe('Export… on the Documents screen', () => {
       'The search and filters do not narrow an export: every document of the project is written. To export only the documents listed, tick them first (the table\'s header box ticks all of them, on every page).',
     );
     await page.getByTestId('select-all').click();
-    await expect.poll(() => page.getByTestId('export-panel').locator('h2').textContent()).toBe('Export this document');
+    // One row ticked: the panel names it ("this document" did not say which).
+    await expect.poll(() => page.getByTestId('export-panel').locator('h2').textContent()).toBe('Export the document “note-1”');
     expect(await page.getByTestId('export-scope').count()).toBe(0);
     await page.getByTestId('select-all').click();
     await page.getByRole('combobox', { name: 'Dataset' }).selectOption('all');
