@@ -77,7 +77,7 @@ describe('the Show filter of the Documents screen', () => {
     const { page } = app;
     const show = page.getByRole('radiogroup', { name: 'Show' });
     // "Annotated" here (has annotations) and Status "Annotated" (marked so) listed different documents.
-    expect(await show.getByRole('radio').allInnerTexts()).toEqual(['All', 'With annotations', 'Without annotations', 'With suggestions']);
+    expect(await show.getByRole('radio').allInnerTexts()).toEqual(['All', 'Labelled', 'Unlabelled', 'With suggestions']);
     await page.setViewportSize({ width: 512, height: 350 });
     try {
       const right = await page.evaluate<number>(`document.querySelector('[data-testid="filter-predicted"]').getBoundingClientRect().right`);
