@@ -1,6 +1,6 @@
 // A damaged settings.json is reported, naming the file and what is wrong, and left as it is: it
 // was read as the defaults, written over by the next change, and brought the deleted demo back.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +28,17 @@ describe('settings.json', () => {
     expect(await e.call('settings:get', {})).toMatchObject({ threads: 2, theme: 'dark', int8Inference: true, device: 'cpu' });
     writeFileSync(settingsFile(e), JSON.stringify({ threads: 3, isDemoSeeded: true }));
     expect(await e.call('settings:get', {})).toMatchObject({ threads: 3, theme: 'system', int8Inference: false });
+  });
+
+  it.skipIf(process.platform === 'win32')('is owner-only (0600) as the rest of the workspace, an older 0644 one tightened when written', async () => {
+    const e = (t = openTestEngine('benchtop-settings-mode-'));
+    const mode = (): number => statSync(settingsFile(e)).mode & 0o777;
+    expect(mode()).toBe(0o600); // written at the first launch (the demo project was made)
+    chmodSync(settingsFile(e), 0o644); // as Benchtop made it before
+    await e.call('settings:update', { theme: 'dark' });
+    expect(mode()).toBe(0o600);
+    expect(await e.call('settings:get', {})).toMatchObject({ theme: 'dark' });
+    expect(readdirSync(e.dir).filter((f) => f.includes('settings'))).toEqual(['settings.json']); // no temp file left
   });
 
   it('reports a file that is not JSON, or holds a field of the wrong kind, and never writes over it', async () => {

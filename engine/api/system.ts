@@ -1,75 +1,13 @@
 // Settings (a small JSON file next to the workspace), app facts and the device list. The GPU
 // probe loads onnxruntime lazily and runs a one-node graph on WebGPU once; its failure reason
 // is what the Settings screen shows.
-import { existsSync, readFileSync } from 'node:fs';
 import { cpus, platform, arch } from 'node:os';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../io/atomic.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import type { AppInfo, DeviceInfo, Settings } from './dto.ts';
+import { readSettingsFile, writeSettingsFile } from './settings-file.ts';
 
-interface SettingsFile extends Settings {
-  /** Set once the first-launch demo project has been created (so deleting it is final). */
-  isDemoSeeded: boolean;
-}
-
-const FILE = 'settings.json';
-
-function defaults(): SettingsFile {
-  return {
-    threads: Math.max(1, Math.min(4, cpus().length)),
-    device: 'cpu',
-    int8Inference: false,
-    theme: 'system',
-    isDemoSeeded: false,
-  };
-}
-
-/**
- * Reads settings.json; a field it lacks (a file from an older Benchtop) takes its default. A
- * file that is not JSON, or a field of the wrong kind, is refused ('invalid', naming the file and
- * the field) rather than replaced by defaults: a settings change would otherwise have written
- * the defaults over it, and the demo project come back on the next launch.
- */
-export function readSettingsFile(dataDir: string): SettingsFile {
-  const base = defaults();
-  const file = join(dataDir, FILE);
-  if (!existsSync(file)) return base;
-  const damaged = (what: string): ApiError =>
-    new ApiError(
-      'invalid',
-      `The settings file ${file} is damaged (${what}), so Benchtop leaves it as it is: correct it in a text editor, or delete it to go back to the default settings.`,
-    );
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    if (err instanceof SyntaxError) throw damaged('it is not valid JSON');
-    throw new ApiError('invalid', `The settings file ${file} could not be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); check that it is a file you can read.`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw damaged('it is not a JSON object');
-  const fields = raw as Partial<Record<keyof SettingsFile, unknown>>;
-  const field = <K extends keyof SettingsFile>(key: K, isValid: (v: unknown) => boolean, expected: string): SettingsFile[K] => {
-    const v = fields[key];
-    if (v === undefined) return base[key];
-    if (!isValid(v)) throw damaged(`"${key}" must be ${expected}, not ${JSON.stringify(v).slice(0, 40)}`);
-    return v as SettingsFile[K];
-  };
-  const isBool = (v: unknown): boolean => typeof v === 'boolean';
-  return {
-    threads: field('threads', (v) => Number.isInteger(v) && (v as number) > 0, 'a whole number of 1 or more'),
-    device: field('device', (v) => v === 'cpu' || v === 'webgpu', '"cpu" or "webgpu"'),
-    int8Inference: field('int8Inference', isBool, 'true or false'),
-    theme: field('theme', (v) => v === 'system' || v === 'light' || v === 'dark', '"system", "light" or "dark"'),
-    isDemoSeeded: field('isDemoSeeded', isBool, 'true or false'),
-  };
-}
-
-/** Writes settings.json atomically. */
-export function writeSettingsFile(dataDir: string, s: SettingsFile): void {
-  writeFileAtomic(join(dataDir, FILE), `${JSON.stringify(s, null, 2)}\n`);
-}
+export { readSettingsFile, writeSettingsFile };
 
 export function getSettings(ctx: ApiContext): Settings {
   const { threads, device, int8Inference, theme } = readSettingsFile(ctx.dataDir);
