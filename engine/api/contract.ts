@@ -248,6 +248,11 @@ export interface EngineRequests {
    * continued. `isDiscarded` is false when it kept nothing (a finished run keeps nothing).
    */
   'train:discard': (args: { runId: string }) => { isDiscarded: boolean };
+  /**
+   * Removes a run that is not in progress from the runs list, with its curves and anything it
+   * kept to continue from (`conflict` while it runs). The model it made stays in the library.
+   */
+  'train:remove': (args: { runId: string }) => { isRemoved: boolean };
   'train:list-runs': (args: { projectId: number }) => RunInfo[];
   'train:get-metrics': (args: { runId: string }) => RunMetrics;
   /**
@@ -441,6 +446,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'train:cancel': true,
   'train:resume': true,
   'train:discard': true,
+  'train:remove': true,
   'train:list-runs': true,
   'train:get-metrics': true,
   'distill:start': true,

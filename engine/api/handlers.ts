@@ -59,7 +59,7 @@ import { predictedDocument, startFilePrediction, startProjectPrediction } from '
 import { deletionProblem, purgeDeletedProjects } from './project-purge.ts';
 import { listRunInfos, runMetrics } from './run-infos.ts';
 import { cancelRun, deleteProjectAndRuns, resumeRun } from './run-launcher.ts';
-import { discardRun } from './run-discard.ts';
+import { discardRun, removeRun } from './run-discard.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
@@ -309,6 +309,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
       return { runId: a.runId };
     },
     'train:discard': (a) => ({ isDiscarded: discardRun(ctx, a.runId) }),
+    'train:remove': (a) => ({ isRemoved: removeRun(ctx, a.runId) }),
     'train:list-runs': (a) => {
       mustProject(read, a.projectId);
       return listRunInfos(ctx, a.projectId);

@@ -269,6 +269,28 @@ describe('training through the API', () => {
     await expect(call('train:discard', { runId: 'no-such-run' })).rejects.toThrow(/^not-found/);
   }, 120_000);
 
+  it('removes a run from the list with its curves and checkpoint, never a running one; its model stays', async () => {
+    const running = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === running);
+    await expect(call('train:remove', { runId: running })).rejects.toThrow(/^conflict: This run is in progress; stop it first, then remove it/);
+    await call('train:cancel', { runId: running });
+    await next('train:finished', (p) => p.runId === running);
+    expect(existsSync(join(dir, 'runs', running, 'out', 'checkpoint'))).toBe(true);
+    expect(await call('train:remove', { runId: running })).toEqual({ isRemoved: true });
+    expect(existsSync(join(dir, 'runs', running))).toBe(false);
+
+    const finished = await trainTiny({ maxSteps: 2 });
+    const { modelId } = await next('train:finished', (p) => p.runId === finished);
+    expect(await call('train:remove', { runId: finished })).toEqual({ isRemoved: true });
+    const { projectId } = await demo();
+    const ids = (await call('train:list-runs', { projectId })).map((r) => r.id);
+    expect(ids).not.toContain(running);
+    expect(ids).not.toContain(finished);
+    expect((await call('models:list', {})).map((m) => m.id)).toContain(modelId);
+    await expect(call('train:get-metrics', { runId: finished })).rejects.toThrow(/^not-found/);
+    await expect(call('train:remove', { runId: finished })).rejects.toThrow(/^not-found: That run no longer exists/);
+  }, 120_000);
+
   it('saves predictions as suggestions and evaluates with click-through errors', async () => {
     // A high learning rate overfits the three annotated demo notes: the model then finds entities.
     const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });

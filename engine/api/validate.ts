@@ -208,6 +208,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'train:cancel': obj({ runId: key }),
   'train:resume': obj({ runId: key }),
   'train:discard': obj({ runId: key }),
+  'train:remove': obj({ runId: key }),
   'train:list-runs': obj({ projectId: id }),
   'train:get-metrics': obj({ runId: key }),
   'distill:start': obj(

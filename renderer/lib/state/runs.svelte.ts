@@ -157,6 +157,14 @@ class Runs {
     await this.select(runId);
   }
 
+  /**
+   * Removes a run that is not in progress from the list, with its curves and what it kept; the
+   * model it made stays in the library. The first run left is shown instead.
+   */
+  async remove(runId: string): Promise<void> {
+    await this.#act(() => call('train:remove', { runId }));
+  }
+
   /** Removes a stopped run's copy of the documents and its checkpoint (it cannot continue after). */
   async discard(runId: string): Promise<void> {
     await this.#act(() => call('train:discard', { runId }));
