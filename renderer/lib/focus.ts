@@ -131,7 +131,7 @@ export const tabStopWhileScrollable: Attachment<HTMLElement> = (node) => {
 
 /**
  * Attachment for a group of fields that is not a <form> (a panel, a table row): Enter in one of
- * its text fields calls `submit`, as a form's fields do (it did nothing, so a keyboard user had
+ * its text fields, radio buttons or check boxes calls `submit`, as a form's fields do (it did nothing, so a keyboard user had
  * to find the button, and a name typed next ran on into the same field).
  */
 export function submitsOnEnter(submit: () => void): Attachment<HTMLElement> {
@@ -139,7 +139,9 @@ export function submitsOnEnter(submit: () => void): Attachment<HTMLElement> {
     const onkeydown = (e: KeyboardEvent): void => {
       const field = e.target;
       if (e.key !== 'Enter' || e.isComposing || e.defaultPrevented) return;
-      if (!(field instanceof HTMLInputElement) || !['text', 'search', 'number'].includes(field.type)) return;
+      // A radio button or check box too (the Import panel's patient-information choice, usually
+      // the last thing set): browsers submit a form from those on Enter as well.
+      if (!(field instanceof HTMLInputElement) || !['text', 'search', 'number', 'radio', 'checkbox'].includes(field.type)) return;
       if (field.form !== null) return; // a form inside (Rename…) submits itself
       e.preventDefault();
       submit();

@@ -455,6 +455,14 @@ describe('keyboard and screen reader', () => {
     await page.getByTestId('import-path').fill(note);
     await page.getByTestId('import-path').press('Enter');
     await expect.poll(() => page.getByTestId('import-report').textContent()).toContain('added 1 document');
+    // Enter on the patient-information choice, often the last thing set, starts it too.
+    const two = join(app.tmp, 'enter-notes');
+    mkdirSync(two);
+    writeFileSync(join(two, 'a.txt'), 'Seen for a rash.\n');
+    writeFileSync(join(two, 'b.txt'), 'Seen for a headache.\n');
+    await page.getByTestId('import-path').fill(two);
+    await page.getByTestId('import-phi-no').press('Enter');
+    await expect.poll(() => page.getByTestId('import-report').textContent()).toContain('added 2 documents');
     await page.keyboard.press('Escape');
     await page.getByTestId('open-export').click();
     await page.getByTestId('export-path').fill(join(app.tmp, 'enter-export'));
