@@ -12,6 +12,7 @@ import { commandHelp, COMMANDS, findCommand, unknownFlags, type CommandSpec } fr
 import { cmdServe, cmdStart } from '../serve/command.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
 import { checkNumberFlags } from './number-flags.ts';
+import { expandPathArgs } from './path-flags.ts';
 import { packageVersion } from '../version.ts';
 
 const HELP = [
@@ -75,8 +76,9 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`benchtop: error: ${parseErrorMessage(e as Error & { code?: string }, argv, spec)} (${hint})`);
     return 2;
   }
-  const [cmd, ...rest] = parsed.positionals;
-  const opts = parsed.values as Opts;
+  const [cmd, ...given] = parsed.positionals;
+  let rest = given;
+  let opts = parsed.values as Opts;
   try {
     if (!cmd && opts['version']) {
       console.log(packageVersion());
@@ -113,6 +115,10 @@ export async function main(argv: string[]): Promise<number> {
     const dashed = extra.find((a) => /^[\u2010-\u2015\u2212]/u.test(a));
     if (dashed !== undefined) throw new UsageError(`"${dashed}" starts with a typographic dash, not two hyphens; type it as --${dashed.replace(/^[\u2010-\u2015\u2212]+/u, '')}`);
     if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; usage: ${spec.usage}`);
+    // --model=~/m and a quoted "~/notes" reach us unexpanded: ~ is the home folder in every path.
+    const expanded = expandPathArgs(spec, opts, parsed.positionals);
+    opts = expanded.opts;
+    rest = expanded.positionals.slice(1);
     const serveOpts = {
       ...(typeof opts['port'] === 'string' && { port: opts['port'] }),
       ...(typeof opts['host'] === 'string' && { host: opts['host'] }),
@@ -140,8 +146,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error('benchtop: stopped; nothing was written');
       return 130;
     }
-    const given = Object.values(opts).filter((v): v is string => typeof v === 'string');
-    const msg = fsErrorMessage(e, given) ?? (e instanceof Error ? e.message : String(e));
+    const paths = Object.values(opts).filter((v): v is string => typeof v === 'string');
+    const msg = fsErrorMessage(e, paths) ?? (e instanceof Error ? e.message : String(e));
     console.error(`benchtop: error: ${msg}`);
     return e instanceof UsageError || e instanceof SettingError ? 2 : 1;
   }
