@@ -136,6 +136,17 @@ describe('brat export of other documents', () => {
     expect(out.issues.map((i) => i.message)).toEqual(['2 document ids changed to make safe, distinct file names']);
   });
 
+  it('keeps letters of any script in file names, never a Windows device name or an over-long name', () => {
+    const doc = (id: string): Document => ({ id, text: 'x', entities: [], relations: [] });
+    const cjk = '病'.repeat(150); // 450 bytes in UTF-8: over what a file name may hold
+    const out = exportBrat([doc('note-α'), doc('Ärztebrief 3'), doc('CON'), doc('nul.x'), doc('com1'), doc(cjk)]);
+    const stems = out.files.filter((f) => f.name.endsWith('.txt')).map((f) => f.name.slice(0, -4));
+    expect(stems.slice(0, 5)).toEqual(['note-α', 'Ärztebrief_3', 'CON_', 'nul_.x', 'com1_']);
+    expect(stems[5]).toBe('病'.repeat(66));
+    expect(Buffer.byteLength(`${stems[5]}.ann`)).toBeLessThanOrEqual(255);
+    expect(out.issues.map((i) => i.message)).toEqual(['5 document ids changed to make safe, distinct file names']);
+  });
+
   it('renumbers ids and reports what brat cannot hold', () => {
     const doc: Document = {
       id: 'a/b c',

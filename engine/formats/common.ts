@@ -288,9 +288,30 @@ export function fileStem(path: string): string {
   return dot > 0 ? base.slice(0, dot) : base;
 }
 
-/** A file-name-safe version of a document id, unique within `taken` (which it updates). */
+/** Names Windows reads as devices (`CON`, `nul.txt`, `COM1.ann`): never a file of ours. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|conin\$|conout\$|(com|lpt)[0-9¹²³])$/i;
+/** At most this many UTF-8 bytes in a stem, so stem + `_NN.ann` fits every file system's 255. */
+const STEM_BYTES = 200;
+
+/**
+ * A file-name-safe version of a document id, unique within `taken` (which it updates): letters,
+ * digits and combining marks of any script are kept (NFC), the rest become `_`; never a Windows
+ * device name, never over STEM_BYTES bytes (cut between characters).
+ */
 export function safeFileName(id: string, taken: Set<string>): string {
-  const base = id.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 120) || 'document';
+  let base = id.normalize('NFC').replace(/[^\p{L}\p{N}\p{M}_.-]+/gu, '_').replace(/^\.+/, '_');
+  if (Buffer.byteLength(base) > STEM_BYTES) {
+    let [cut, bytes] = ['', 0];
+    for (const ch of base) {
+      bytes += Buffer.byteLength(ch);
+      if (bytes > STEM_BYTES) break;
+      cut += ch;
+    }
+    base = cut;
+  }
+  base ||= 'document';
+  // Windows reads the name before the first dot: "con.x.txt" is the console too.
+  if (WINDOWS_DEVICE.test(base.replace(/\..*$/, ''))) base = base.replace(/^[^.]*/, '$&_');
   let name = base;
   for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${base}_${k}`;
   taken.add(name.toLowerCase());
