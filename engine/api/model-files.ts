@@ -40,3 +40,28 @@ export function checkMetricsFile(dir: string): void {
   const file = join(dir, 'metrics.json');
   if (existsSync(file)) readJsonObject(file, 'the results of the run that made the model, such as {"test": {"micro": {"f1": 0.81}}}');
 }
+
+const isScore = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1;
+
+/**
+ * The library's summary of a Benchtop metrics.json (dev_ and test_ micro precision, recall and F1,
+ * steps), as a run of this library records it for its own model: an exported model imported
+ * elsewhere listed "No evaluation recorded" though its metrics.json travelled with it. Anything
+ * else in the file (another tool's) gives nothing; the file itself is kept as it is.
+ */
+export function summaryMetrics(dir: string): Record<string, number> {
+  const file = join(dir, 'metrics.json');
+  if (!existsSync(file)) return {};
+  const json = readJsonObject(file, 'the results of the run that made the model');
+  const out: Record<string, number> = {};
+  for (const split of ['dev', 'test'] as const) {
+    const section = json[split];
+    const micro = typeof section === 'object' && section !== null ? (section as Record<string, unknown>)['micro'] : undefined;
+    if (typeof micro !== 'object' || micro === null) continue;
+    const m = micro as Record<string, unknown>;
+    for (const name of ['precision', 'recall', 'f1'] as const) if (isScore(m[name])) out[`${split}_${name}`] = m[name];
+  }
+  const steps = json['steps'];
+  if (Number.isInteger(steps) && (steps as number) >= 0) out['steps'] = steps as number;
+  return out;
+}

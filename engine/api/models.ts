@@ -38,7 +38,7 @@ import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
 import { isBeingExported } from './model-export.ts';
 import { canRestart, canResume, configOf, renamedBase } from './run-launcher.ts';
-import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile } from './model-files.ts';
+import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile, summaryMetrics } from './model-files.ts';
 import { newModelName, uniqueModelName } from './model-names.ts';
 import { shippedFolder } from './shipped-models.ts';
 
@@ -163,6 +163,7 @@ async function register(
       sha256,
       labels: hasLabels ? [...loaded.config.labels] : [],
       card,
+      metrics: summaryMetrics(dir),
       phiStatus,
       lineage: importLineage(basename(args.path), phiStatus),
     });
