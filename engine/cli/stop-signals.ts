@@ -4,7 +4,7 @@
 // SIGTERM and SIGHUP used to end a training run where it stood, without a checkpoint.
 import { constants } from 'node:os';
 
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * A terminal's Ctrl-C (or its closing) reaches a command twice: from the terminal, which signals
@@ -12,7 +12,7 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * soon after the first is that same press, not the second that quits at once: taken as one, a
  * single Ctrl-C ended a training run without its checkpoint.
  */
-const SAME_PRESS_MS = 1000;
+export const SAME_PRESS_MS = 1000;
 
 /**
  * Sets `ctx.cancelled` on the first stop signal, saying `stopping` on stderr, and exits at once

@@ -1,12 +1,12 @@
 // `benchtop serve` and `benchtop start`: browser mode prints one line with the address (token
 // included) and runs until Ctrl+C; start prefers the Electron app and falls back to browser
 // mode when the Electron binary is not installed. The lead registers these in engine/cli/main.ts.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli/args.ts';
+import { runDesktopApp } from '../cli/desktop-app.ts';
 import { defaultDataDir, resolveUserPath } from './data-dir.ts';
 import { hostProblem, startServer } from './server.ts';
 
@@ -79,8 +79,10 @@ export async function cmdStart(opts: ServeOptions = {}): Promise<number> {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const mainJs = join(root, 'out', 'main', 'index.js');
   if (exe !== null && existsSync(mainJs)) {
-    const child = spawn(exe, [root], { stdio: 'inherit' });
-    return new Promise((done) => child.on('exit', (code) => done(code ?? 0)));
+    // --data-dir reaches the app as the BENCHTOP_DATA_DIR it reads: it was dropped, and the app
+    // opened the default workspace. Stop signals are passed on; the app's exit status is ours.
+    const env = opts.dataDir === undefined ? process.env : { ...process.env, BENCHTOP_DATA_DIR: resolveDataDir(opts.dataDir) };
+    return runDesktopApp(exe, [root], env);
   }
   console.log(
     exe === null
