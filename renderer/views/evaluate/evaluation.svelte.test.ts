@@ -131,6 +131,7 @@ describe('evaluation state', () => {
     const ev = new EvaluationState({ models: () => models, datasets: () => [] });
     await ev.restore(1);
     expect(ev.report).toBe(RE_REPORT);
+    expect(ev.evaluatedAt).toBeNull(); // no time known
     expect(ev.errors).toHaveLength(3);
     ev.kindFilter = 'false-positive';
     expect(ev.errors).toHaveLength(2);
@@ -391,5 +392,20 @@ describe('evaluation state', () => {
     await Promise.all([first, second]);
     expect(vi.mocked(call).mock.calls.filter(([n]) => n === 'evaluate:start')).toHaveLength(1);
     expect(ev.jobId).toBe('e1');
+  });
+});
+
+describe('a report found again', () => {
+  it('says when it was made; one that finishes while shown does not', async () => {
+    const kept7 = { jobId: 'old', kind: 'evaluate', projectId: 7, startedAt: '2026-11-20T09:30:00.000Z', status: 'completed', progress: null, report: RE_REPORT } as JobInfo;
+    // (Tests above replace the fake engine's answers.)
+    vi.mocked(call).mockImplementation(((name: string, args: { projectId?: number }) =>
+      Promise.resolve(name === 'run:list-jobs' ? [] : name === 'evaluate:latest' ? (args.projectId === 7 ? kept7 : null) : { changedDocuments: 0 })) as typeof call);
+    const ev = new EvaluationState({ models: () => [], datasets: () => [] });
+    await ev.showProject(7);
+    expect(ev.report).toBe(RE_REPORT);
+    expect(ev.evaluatedAt).toBe('2026-11-20T09:30:00.000Z');
+    await ev.showProject(8);
+    expect(ev.evaluatedAt).toBeNull();
   });
 });

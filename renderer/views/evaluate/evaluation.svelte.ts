@@ -33,6 +33,11 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   /** The datasets a model learned from (its own training and its base models'), by model. */
   trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number> }>({ modelId: '', datasetIds: NONE });
 
+  /**
+   * When the shown report was made, for one found again (a reload, another screen, a restart of
+   * Benchtop): it read as if it had just finished. Null for one that finished while shown.
+   */
+  evaluatedAt = $state<string | null>(null);
   /** The job shown: its id, state, progress and error. */
   job = new TrackedJob('evaluate', (f) => this.#show(f.report ?? null));
 
@@ -151,6 +156,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
       if (!job || this.jobId !== null || isElsewhere) return;
       this.job.adopt(job);
       this.#show(job.report ?? null);
+      if (job.report && job.startedAt !== '') this.evaluatedAt = job.startedAt;
       // The model beside its scores (the first model was chosen, beside another's report).
       if (job.report && this.modelId === '') this.modelId = job.report.modelId;
       // And the datasets it compared with, exactly (not those ticked by default).
@@ -194,6 +200,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   /** Shows `report`, keeping the type filter only where it still has mistakes to list. */
   #show(report: EvaluationReport | null): void {
     this.report = report;
+    this.evaluatedAt = null;
     this.changedDocuments = 0;
     if (report && !report.errors.some((e) => e.type === this.typeFilter)) this.typeFilter = 'all';
   }
