@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Document } from '../formats/types.ts';
 import { createDataset } from './datasets.ts';
-import { type Workspace, openMemory } from './db.ts';
+import { type Workspace, openMemory, queryPlan, traceQueries } from './db.ts';
 import { getDocumentSummary, insertDocuments } from './documents.ts';
 import { createProject, getLabelSchema, upsertEntityType, upsertRelationType } from './projects.ts';
 import { storeErrorOf } from './test-helpers.ts';
@@ -96,5 +96,40 @@ describe('merging a relation type into another', () => {
       { name: 'CID', arg1Types: ['Chemical'], arg2Types: ['Disease', 'disease'], color: '#555555', symmetric: true },
     ]);
     expect(typesIn('relations')).toEqual(['CID', 'CID', 'CID']);
+  });
+});
+
+describe('counting twins', () => {
+  it('finds the twins of a merge by an index over the kept type, never comparing each pair of a document', () => {
+    const datasetId = createDataset(ws.write, { projectId, name: 'more', containsPhi: false }).id;
+    const text = 'Hepatitis after isoniazid.';
+    const hep = [{ start: 0, end: 9 }];
+    insertDocuments(ws.write, [
+      // Same spans as a Disease of another document only: no twin.
+      { id: 'm0', text, entities: [{ id: 'T1', type: 'disease', spans: [{ start: 0, end: 5 }], text: 'Hepat' }], relations: [] },
+      // Concept relations: a twin when both concepts agree, not when one differs.
+      {
+        id: 'm1', text, entities: [{ id: 'T1', type: 'Disease', spans: hep, text: 'Hepatitis' }],
+        relations: [
+          { id: 'R1', type: 'cid', arg1: 'D1', arg2: 'D2', byConcept: true },
+          { id: 'R2', type: 'CID', arg1: 'D1', arg2: 'D2', byConcept: true },
+          { id: 'R3', type: 'cid', arg1: 'D1', arg2: 'D3', byConcept: true },
+        ],
+      },
+    ], { projectId, datasetId, format: 'pubtator' });
+    let entity: unknown;
+    let relation: unknown;
+    const queries = traceQueries(ws.read, () => {
+      entity = mergePreview(ws.read, 'entity', projectId, 'disease', 'Disease');
+      relation = mergePreview(ws.read, 'relation', projectId, 'cid', 'CID');
+    });
+    expect(entity).toEqual({ annotations: 3, documents: 3, twins: 1 });
+    expect(relation).toEqual({ annotations: 4, documents: 3, twins: 2 });
+    const twinPlans = queries.filter((q) => /EXISTS/.test(q.query)).map((q) => queryPlan(ws.read, q).join('\n'));
+    expect(twinPlans).toHaveLength(2);
+    for (const plan of twinPlans) {
+      expect(plan).toMatch(/SEARCH k USING AUTOMATIC (COVERING )?INDEX \(document_id=\? AND key=\?\)/);
+      expect(plan).not.toMatch(/SEARCH y EXISTS/);
+    }
   });
 });

@@ -128,19 +128,29 @@ function mustMerge(names: readonly string[], from: string, into: string, kind: '
   if (from === into) throw new StoreError('invalid', `“${from}” cannot be merged into itself.`);
 }
 
-/** How many `from` annotations (relations) have a twin of type `into` in their document: the same spans (the same arguments). */
+/**
+ * How many `from` annotations (relations) have a twin of type `into` in their document: the same
+ * spans (the same arguments). The `into` ones are listed once and found by an index SQLite builds
+ * on them: compared per document, a document with 12,000 annotations took 48 s (every pair), with
+ * the engine answering nothing meanwhile, both for the merge and for the question before it.
+ */
 function twinCount(db: ReadDb, table: 'entities' | 'relations', projectId: number, from: string, into: string): number {
-  const same =
+  // Relations: the four arguments (NULL where unused) as one value, equal when each IS equal.
+  const key =
     table === 'entities'
-      ? sql`SELECT 1 FROM entities y WHERE y.document_id = x.document_id AND y.type = ${into} AND y.spans = x.spans`
-      : sql`SELECT 1 FROM relations y WHERE y.document_id = x.document_id AND y.type = ${into}
-          AND y.arg1_entity_id IS x.arg1_entity_id AND y.arg2_entity_id IS x.arg2_entity_id
-          AND y.arg1_concept IS x.arg1_concept AND y.arg2_concept IS x.arg2_concept`;
+      ? (t: SqlQuery) => sql`${t}.spans`
+      : (t: SqlQuery) =>
+          sql`quote(${t}.arg1_entity_id) || ' ' || quote(${t}.arg1_concept) || ' ' || quote(${t}.arg2_entity_id) || ' ' || quote(${t}.arg2_concept)`;
   return (
     db.get<{ n: number }>(sql`
+      WITH kept AS MATERIALIZED (
+        SELECT y.document_id, ${key(sql`y`)} AS key FROM ${rowsOf(table)} y
+        JOIN documents doc ON doc.id = y.document_id
+        WHERE doc.project_id = ${projectId} AND y.type = ${into})
       SELECT count(*) AS n FROM ${rowsOf(table)} x
       JOIN documents doc ON doc.id = x.document_id
-      WHERE doc.project_id = ${projectId} AND x.type = ${from} AND EXISTS (${same})`)?.n ?? 0
+      WHERE doc.project_id = ${projectId} AND x.type = ${from}
+        AND EXISTS (SELECT 1 FROM kept k WHERE k.document_id = x.document_id AND k.key = ${key(sql`x`)})`)?.n ?? 0
   );
 }
 
