@@ -30,7 +30,9 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
  * on too (a second Ctrl-C quits the app at once, as for every command).
  */
 export function runDesktopApp(exe: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const child = spawn(exe, args, { stdio: 'inherit', env, detached: process.platform !== 'win32' });
+  // Windows has no signals to pass on: kill() there ends the app at once, skipping its shutdown.
+  const isPosix = process.platform !== 'win32';
+  const child = spawn(exe, args, { stdio: 'inherit', env, detached: isPosix });
   let last: { signal: NodeJS.Signals; at: number } | undefined;
   const forward = (signal: NodeJS.Signals): void => {
     const now = Date.now();
@@ -42,7 +44,7 @@ export function runDesktopApp(exe: string, args: readonly string[], env: NodeJS.
     }
     child.kill(signal);
   };
-  for (const s of STOP_SIGNALS) process.on(s, forward);
+  if (isPosix) for (const s of STOP_SIGNALS) process.on(s, forward);
   const stopForwarding = (): void => {
     for (const s of STOP_SIGNALS) process.off(s, forward);
   };
