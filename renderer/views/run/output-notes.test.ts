@@ -18,6 +18,6 @@ describe('scores the output format cannot hold', () => {
   it('leave a run without them as it was', () => {
     const issues = [{ severity: 'warning' as const, file: 'out.txt', message: '2 discontinuous entities dropped' }];
     expect(splitScoreNotes(issues)).toEqual({ note: null, problems: issues });
-    expect(splitScoreNotes([{ severity: 'warning', file: 'out.txt', message: '1 entity scores dropped' }]).note).toContain('so 1 entity score was left out;');
+    expect(splitScoreNotes([{ severity: 'warning', file: 'out.txt', message: '1 entity score dropped' }]).note).toContain('so 1 entity score was left out;');
   });
 });

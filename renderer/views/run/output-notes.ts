@@ -5,8 +5,8 @@
 import type { FileIssue } from '../../../engine/api/contract.ts';
 import { countOf } from '../../lib/format.ts';
 
-/** The writers' words for a score they could not write (engine/formats: brat, PubTator). */
-const SCORES = /^(\d+) (entity|relation) scores dropped$/u;
+/** The writers' words for a score they could not write (engine/formats: brat, PubTator; "1 entity score dropped"). */
+const SCORES = /^(\d+) (entity|relation) scores? dropped$/u;
 
 export function splitScoreNotes(issues: readonly FileIssue[]): { note: string | null; problems: FileIssue[] } {
   const counts = { entity: 0, relation: 0 };
