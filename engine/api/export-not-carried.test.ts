@@ -2,6 +2,7 @@
 // back (reviewed; annotated without annotations; in progress), and model suggestions nobody
 // reviewed, which are written like annotations and read back as annotations. Until 2026-11-24 both
 // were lost unsaid: a project exported and imported again had every reviewed note "annotated".
+// JSONL holds both since (export-review.test.ts); these are the formats that cannot.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,13 +45,13 @@ describe('documents:export warns about what no format carries', () => {
     await t.call('documents:set-status', { documentId: ids.get('seen') as number, status: 'reviewed' });
     await t.call('documents:set-status', { documentId: ids.get('no mentions') as number, status: 'annotated' });
     expect(await statuses(projectId)).toEqual({ seen: 'reviewed', 'no mentions': 'annotated', plain: 'annotated', untouched: 'new' });
-    const out = join(dir, 'all.jsonl');
-    const report = await t.call('documents:export', { projectId, format: 'jsonl', outPath: out });
+    const out = join(dir, 'all.json');
+    const report = await t.call('documents:export', { projectId, format: 'bioc-json', outPath: out });
     expect(report.issues).toEqual([
       {
         severity: 'warning',
-        file: 'all.jsonl',
-        message: "2 documents' statuses not written (1 annotated without annotations, 1 reviewed): no export format holds a document's status; imported again, a document is annotated when it has annotations, else new",
+        file: 'all.json',
+        message: "2 documents' statuses not written (1 annotated without annotations, 1 reviewed): only JSONL holds a document's status; imported again, a document is annotated when it has annotations, else new",
       },
     ]);
     const { id: again } = await t.call('projects:create', { name: 'Again' });
@@ -63,13 +64,13 @@ describe('documents:export warns about what no format carries', () => {
     const documentId = ids.get('untouched') as number;
     const suggestion = { key: 'S1', type: 'Drug', spans: [{ start: 8, end: 14 }], text: 'clinic', origin: 'model' as const, status: 'suggested' as const };
     await t.call('annotations:apply-edits', { documentId, edits: [{ op: 'add-entity', entity: suggestion }] });
-    const plain = await t.call('documents:export', { projectId, format: 'jsonl', outPath: join(dir, 'plain.jsonl') });
+    const plain = await t.call('documents:export', { projectId, format: 'bioc-json', outPath: join(dir, 'plain.json') });
     expect(plain.issues).toEqual([]);
-    const out = join(dir, 'with.jsonl');
-    const report = await t.call('documents:export', { projectId, format: 'jsonl', outPath: out, includeSuggestions: true });
+    const out = join(dir, 'with.json');
+    const report = await t.call('documents:export', { projectId, format: 'bioc-json', outPath: out, includeSuggestions: true });
     expect(report.issues.map((i) => i.message)).toEqual([
-      "1 document's status not written (1 new): no export format holds a document's status; imported again, a document is annotated when it has annotations, else new",
-      '1 model suggestion that nobody reviewed written like annotations: imported again, they read back as annotations, not suggestions',
+      "1 document's status not written (1 new): only JSONL holds a document's status; imported again, a document is annotated when it has annotations, else new",
+      '1 model suggestion that nobody reviewed written like annotations: imported again, they read back as annotations, not suggestions (JSONL keeps them suggestions)',
     ]);
   });
 });

@@ -1,12 +1,14 @@
 // documents:export — writes a project's documents (or the ones chosen) with their accepted and
 // final annotations (model suggestions only when asked) through the format exporters, streamed:
 // read from the store a batch at a time and written as they go (see formats/export-stream.ts).
-// What no format carries (a document's status, which suggestions were unreviewed) is warned about.
+// A document's status and which suggestions nobody reviewed are written to JSONL (Benchtop's own
+// "benchtop" field, read back by its import); other formats cannot hold them, and that is warned about.
 import { basename } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { makeIssue } from '../formats/common.ts';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
-import type { Document, FormatIssue } from '../formats/types.ts';
+import type { Document, FormatIssue, FormatName, Suggestion } from '../formats/types.ts';
+import type { StoredEntity, StoredRelation } from '../store/annotation-rows.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
 import { type DocumentStatus, getDocumentMetadata, getDocumentText, listDocumentIds } from '../store/documents.ts';
 import type { ReadDb } from '../store/db.ts';
@@ -22,12 +24,17 @@ const READ_BATCH = 200;
 /** ...or fewer, once they hold this many characters of text (a document may hold 1,000,000). */
 const READ_BATCH_CHARS = 4_000_000;
 
+/** The formats that carry a document's review state (Document.review): Benchtop's JSONL. */
+const CARRIES_REVIEW: ReadonlySet<FormatName> = new Set(['jsonl']);
+
 /**
- * What the export leaves out that no format carries, counted as documents are read: a document's
- * status other than the one an import gives it back (annotated with annotations, else new), and
- * unreviewed suggestions written like annotations (an import reads them as annotations).
+ * What the export leaves out in a format that cannot hold it (`carried` false), counted as
+ * documents are read: a document's status other than the one an import gives it back (annotated
+ * with annotations, else new), and unreviewed suggestions written like annotations (an import
+ * reads them as annotations).
  */
 interface NotCarried {
+  carried: boolean;
   statuses: Map<DocumentStatus, number>;
   suggestions: number;
 }
@@ -41,11 +48,11 @@ function notCarriedIssues(notCarried: NotCarried, outPath: string): FormatIssue[
   if (count > 0) {
     const which = changed.map(([status, k]) => `${k} ${status}${status === 'annotated' ? ' without annotations' : ''}`).join(', ');
     const docs = count === 1 ? "1 document's status" : `${count} documents' statuses`;
-    issues.push(makeIssue('warning', file, `${docs} not written (${which}): no export format holds a document's status; imported again, a document is annotated when it has annotations, else new`));
+    issues.push(makeIssue('warning', file, `${docs} not written (${which}): only JSONL holds a document's status; imported again, a document is annotated when it has annotations, else new`));
   }
   if (notCarried.suggestions > 0) {
     const n = notCarried.suggestions === 1 ? '1 model suggestion' : `${notCarried.suggestions} model suggestions`;
-    issues.push(makeIssue('warning', file, `${n} that nobody reviewed written like annotations: imported again, they read back as annotations, not suggestions`));
+    issues.push(makeIssue('warning', file, `${n} that nobody reviewed written like annotations: imported again, they read back as annotations, not suggestions (JSONL keeps them suggestions)`));
   }
   return issues;
 }
@@ -70,9 +77,19 @@ function exportable(
   const relations = listRelations(db, documentId).filter(
     (r) => keep(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
   );
-  const readBack: DocumentStatus = entities.length > 0 ? 'annotated' : 'new';
-  if (doc.status !== readBack) notCarried.statuses.set(doc.status, (notCarried.statuses.get(doc.status) ?? 0) + 1);
-  notCarried.suggestions += [...entities, ...relations].filter((a) => a.status === 'suggested').length;
+  const pending = (list: readonly (StoredEntity | StoredRelation)[]): Suggestion[] =>
+    list.filter((a) => a.status === 'suggested').map((a) => (a.originDetail !== undefined ? { id: a.id, by: a.originDetail } : { id: a.id }));
+  const suggestions = { entities: pending(entities), relations: pending(relations) };
+  const hasSuggestions = suggestions.entities.length + suggestions.relations.length > 0;
+  // What an import gives back without being told (suggestions are not annotations where they are marked).
+  const annotated = notCarried.carried ? entities.length > suggestions.entities.length : entities.length > 0;
+  const readBack: DocumentStatus = annotated ? 'annotated' : 'new';
+  if (!notCarried.carried) {
+    if (doc.status !== readBack) notCarried.statuses.set(doc.status, (notCarried.statuses.get(doc.status) ?? 0) + 1);
+    notCarried.suggestions += suggestions.entities.length + suggestions.relations.length;
+  }
+  // Only what an import would not give back is written (a file of annotated notes stays as it was).
+  const review = { ...(doc.status !== readBack && { status: doc.status }), ...(hasSuggestions && { suggestions }) };
   return {
     id: doc.externalId,
     text: doc.text,
@@ -80,6 +97,7 @@ function exportable(
     relations: relations.map(({ origin: _o, originDetail: _d, status: _s, ...r }) => r),
     ...(doc.passages !== undefined && { passages: doc.passages }),
     ...(doc.metadata !== undefined && { metadata: doc.metadata }),
+    ...(notCarried.carried && Object.keys(review).length > 0 && { review }),
   };
 }
 
@@ -191,7 +209,7 @@ async function exportTo(
     const ids = [...new Set(args.documentIds ?? listDocumentIds(db, args.projectId, { completeOnly: true }))];
     if (ids.length === 0)
       throw new ApiError('invalid', 'There are no documents to export; import some first.');
-    const notCarried: NotCarried = { statuses: new Map(), suggestions: 0 };
+    const notCarried: NotCarried = { carried: CARRIES_REVIEW.has(args.format), statuses: new Map(), suggestions: 0 };
     const batches = readExportable(ctx, db, args, ids, notCarried);
     const res = await writeExport(batches, args.format, args.outPath, {
       ...target,

@@ -1,20 +1,22 @@
 // JSON Lines importer/exporter: one `{"id"?, "text", "entities", "relations"}` object per line;
 // entities as {start,end,type|label,id?,norm_ids?} or {spans:[[s,e],…]}, or doccano's
 // "label": [[s,e,"TYPE"]]. Offsets (entities and passages) are code points. Records without a "text"
-// string are reported one by one when few, else once (a file of another kind). The helpers also
-// serve CSV annotation cells.
+// string are reported one by one when few, else once (a file of another kind). A record's
+// "benchtop" field is Benchtop's review state (see jsonl-review.ts). The helpers also serve CSV
+// annotation cells.
 
 import { exportAll, joinedParts, textSlices, type StreamExporter } from './common.ts';
 import type { Document, Entity, Relation } from './types.ts';
 import type { EntityDraft, ExportResult, ImportResult, IssueSink, OffsetMap, RelationDraft } from './common.ts';
 import type { LineParser } from './stream.ts';
+import { REVIEW_KEY, type ReviewTally, newReviewTally, readReview, reviewJson, reviewNote } from './jsonl-review.ts';
 import { addEntity, addError, addWarning, finishDocument, jsonErrorLine, offsetMap, sortIssues, splitLines } from './common.ts';
 
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const idStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
-const KNOWN = new Set(['id', 'text', 'entities', 'relations', 'label', 'labels', 'passages', 'metadata']);
+const KNOWN = new Set(['id', 'text', 'entities', 'relations', 'label', 'labels', 'passages', 'metadata', REVIEW_KEY]);
 
 function pair(v: unknown): [number, number] | null {
   if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'number') return [v[0], v[1]];
@@ -146,7 +148,7 @@ function textlessRecords(sink: IssueSink, isArray = false): { add(rec: unknown, 
 }
 
 /** Reads one JSON record into a Document; null when it is not an object with a "text" string (see textlessRecords). */
-function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, line?: number): Document | null {
+function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, tally: ReviewTally, line?: number): Document | null {
   if (!isObj(rec) || typeof rec.text !== 'string') return null;
   // An empty or blank id is no id (every format writes it differently, PubTator not at all).
   const given = idStr(rec.id);
@@ -166,9 +168,11 @@ function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, l
   };
   if (isObj(rec.metadata)) for (const [k, v] of Object.entries(rec.metadata)) keep(k, v);
   for (const [k, v] of Object.entries(rec)) if (!KNOWN.has(k) || ((k === 'label' || k === 'labels') && k !== labelKey)) keep(k, v);
-  if (Object.keys(meta).length > 0) doc.metadata = meta;
   const ents = rec.entities ?? (labelKey ? rec[labelKey] : undefined);
   addJsonAnnotations(doc, ents, rec.relations, sink, line);
+  // Benchtop's own review state (its JSONL export's); one that is not an object stays metadata.
+  if (REVIEW_KEY in rec && !readReview(rec[REVIEW_KEY], doc, sink, tally, line)) keep(REVIEW_KEY, rec[REVIEW_KEY]);
+  if (Object.keys(meta).length > 0) doc.metadata = meta;
   return doc;
 }
 
@@ -214,12 +218,16 @@ export function importJsonl(content: string, file: string, stem = 'doc'): Import
     parser.end();
   }
   const textless = textlessRecords(sink, true);
+  const tally = newReviewTally();
   records.forEach(({ value, line }, i) => {
-    const doc = documentFromRecord(value, `${stem}-${i + 1}`, sink, line);
+    const doc = documentFromRecord(value, `${stem}-${i + 1}`, sink, tally, line);
     if (doc) result.documents.push(doc);
     else textless.add(value, i + 1, line);
   });
-  if (whole.isWhole) textless.end(records.length);
+  if (whole.isWhole) {
+    textless.end(records.length);
+    reviewNote(sink, tally);
+  }
   sortIssues(result.issues);
   return result;
 }
@@ -234,6 +242,7 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
   let read = 0;
   const textless = textlessRecords(sink);
   const malformed = malformedLines(sink);
+  const tally = newReviewTally();
   const line = (raw: string, lineNo: number): void => {
     if (raw.trim() === '') return;
     let value: unknown;
@@ -244,7 +253,7 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
       return;
     }
     for (const rec of recordsIn(value) ?? [value]) {
-      const doc = documentFromRecord(rec, `${stem}-${++records}`, sink, lineNo);
+      const doc = documentFromRecord(rec, `${stem}-${++records}`, sink, tally, lineNo);
       if (doc) {
         documents.push(doc);
         read++;
@@ -256,6 +265,7 @@ export function jsonlParser(sink: IssueSink, documents: Document[], stem = 'doc'
     end: () => {
       malformed.end(read);
       textless.end(records);
+      reviewNote(sink, tally);
     },
   };
 }
@@ -353,14 +363,14 @@ export function annotationJsonParts(doc: Document, om = offsetMap(doc.text)): { 
   return { entities: array(doc.entities, (e) => entityToJson(e, om)), relations: array(doc.relations, relationToJson) };
 }
 
-/** Exports documents as JSON Lines; lossless for the document model. */
+/** Exports documents as JSON Lines; lossless for the document model, review state included. */
 export function exportJsonl(docs: readonly Document[], opts: { name?: string } = {}): ExportResult {
   return exportAll(jsonlExporter(opts), docs);
 }
 
 /**
  * One document's JSON Lines record, in parts: exactly JSON.stringify of `{id, text, entities,
- * relations, passages?, metadata?}` and a line break, with the text escaped a slice at a time.
+ * relations, passages?, metadata?, benchtop?}` and a line break, with the text escaped a slice at a time.
  */
 function* recordParts(doc: Document): Generator<string> {
   yield `{"id":${JSON.stringify(doc.id)},"text":"`;
@@ -376,6 +386,8 @@ function* recordParts(doc: Document): Generator<string> {
     yield `,"passages":${JSON.stringify(doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) })))}`;
   }
   if (doc.metadata) yield `,"metadata":${JSON.stringify(doc.metadata)}`;
+  const review = reviewJson(doc.review);
+  if (review) yield `,"${REVIEW_KEY}":${JSON.stringify(review)}`;
   yield '}\n';
 }
 

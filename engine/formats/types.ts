@@ -40,6 +40,24 @@ export interface Document {
   /** Passage boundaries (title/abstract, BioC passages) when the format has them. */
   passages?: { type: string; start: number; end: number }[];
   metadata?: Record<string, string>;
+  /** How far the document was reviewed in Benchtop: only Benchtop's JSONL carries it (its "benchtop" field). */
+  review?: DocumentReview;
+}
+
+/** A document's workflow status in a project. */
+export type ReviewStatus = 'new' | 'in-progress' | 'annotated' | 'reviewed';
+
+/** A model suggestion nobody reviewed: its entity or relation id, and who suggested it (a model's name). */
+export interface Suggestion {
+  id: string;
+  by?: string;
+}
+
+/** Benchtop's review state of a document, beside its annotations (see Document.review). */
+export interface DocumentReview {
+  status?: ReviewStatus;
+  /** Entities and relations of the document that are pending model suggestions, not annotations. */
+  suggestions?: { entities: Suggestion[]; relations: Suggestion[] };
 }
 
 /** A problem found while reading or writing; never contains document text (may be PHI). */

@@ -173,7 +173,9 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
     const entityTypes = new Set<string>();
     const relationTypes = new Set<string>();
     for (const doc of docs) {
-      const status = opts.status ?? (doc.entities.length > 0 && prov.origin !== 'model' ? 'annotated' : 'new');
+      const suggested = suggestedIds(doc);
+      const annotated = doc.entities.some((e) => !suggested.entities.has(e.id));
+      const status = opts.status ?? doc.review?.status ?? (annotated && prov.origin !== 'model' ? 'annotated' : 'new');
       const row = db.get<{ id: number }>(sql`
         INSERT INTO documents (project_id, dataset_id, external_id, text, text_sha256, source_path,
           format, status, passages, metadata, created_at, updated_at)
@@ -190,7 +192,8 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
         throw new StoreError('conflict', `Dataset ${opts.datasetId} already has document ${doc.id}`);
       }
       const target = { id: row.id, text: doc.text, label: `Document ${doc.id}` };
-      insertAnnotations(db, target, doc.entities, doc.relations, prov);
+      if (suggested.entities.size + suggested.relations.size === 0) insertAnnotations(db, target, doc.entities, doc.relations, prov);
+      else insertWithSuggestions(db, target, doc, suggested, prov);
       for (const e of doc.entities) entityTypes.add(e.type);
       for (const r of doc.relations) relationTypes.add(r.type);
       result.ids.push(row.id);
@@ -198,6 +201,41 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
     ensureLabelTypes(db, opts.projectId, entityTypes, relationTypes);
     return result;
   });
+}
+
+/** The ids of a document's pending model suggestions (Document.review), each with who suggested it. */
+function suggestedIds(doc: Document): { entities: Map<string, string | undefined>; relations: Map<string, string | undefined> } {
+  const byId = (list: readonly { id: string; by?: string }[] = []) => new Map(list.map((s) => [s.id, s.by]));
+  return { entities: byId(doc.review?.suggestions?.entities), relations: byId(doc.review?.suggestions?.relations) };
+}
+
+/**
+ * Inserts a document's annotations of which some are pending model suggestions (a Benchtop JSONL
+ * export's): those as suggestions of origin 'model' (by who suggested them), the rest with `prov`.
+ * Entities first, so relations find their arguments by id whichever group holds them.
+ */
+function insertWithSuggestions(
+  db: WriteDb,
+  target: { id: number; text: string; label: string },
+  doc: Document,
+  suggested: ReturnType<typeof suggestedIds>,
+  prov: Provenance,
+): void {
+  const groups = <T extends { id: string }>(items: readonly T[], ids: Map<string, string | undefined>): [Provenance, T[]][] => {
+    const out = new Map<string | undefined | null, T[]>();
+    for (const item of items) {
+      const by = ids.has(item.id) ? ids.get(item.id) : null; // null: not a suggestion
+      const list = out.get(by);
+      if (list) list.push(item);
+      else out.set(by, [item]);
+    }
+    return [...out].map(([by, list]) => [
+      by === null ? prov : { origin: 'model', status: 'suggested', ...(by !== undefined && by !== '' && { detail: by }) },
+      list,
+    ]);
+  };
+  for (const [p, entities] of groups(doc.entities, suggested.entities)) insertAnnotations(db, target, entities, [], p);
+  for (const [p, relations] of groups(doc.relations, suggested.relations)) insertAnnotations(db, target, [], relations, p);
 }
 
 /**
