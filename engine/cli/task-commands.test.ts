@@ -353,6 +353,24 @@ describe('issue lines', () => {
   });
 });
 
+describe('the scores brat and PubTator have no place for', () => {
+  it('are a note, not a warning among the problems; other warnings stay warnings', () => {
+    const written: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => written.push(s) > 0 } as unknown as NodeJS.WriteStream;
+    const ctx = cliContext(stream);
+    ctx.emit({ type: 'issue', issue: { severity: 'warning', file: 'brat export', message: '27 entity scores dropped' } });
+    ctx.emit({ type: 'issue', issue: { severity: 'warning', file: 'pubtator export', message: '1 relation score dropped' } });
+    ctx.emit({ type: 'issue', issue: { severity: 'warning', file: 'brat export', message: '2 discontinuous entities dropped' } });
+    ctx.close();
+    expect(written.join('').split('\n')).toEqual([
+      'brat export: note: 27 entity scores left out, as the format has no place for them; every entity found is written (jsonl and bioc keep the scores)',
+      'pubtator export: note: 1 relation score left out, as the format has no place for it; every relation found is written (jsonl and bioc keep the scores)',
+      'brat export: warning: 2 discontinuous entities dropped',
+      '',
+    ]);
+  });
+});
+
 describe('progress lines in a log (not a terminal)', () => {
   it('print the finished count once, though the last batch and its chunk both report it', () => {
     const written: string[] = [];

@@ -89,7 +89,9 @@ export function cliContext(
         );
       } else if (e.type === 'issue') {
         const sev = e.issue.severity;
-        if (shown[sev] >= MAX_ISSUES_SHOWN) hidden[sev]++;
+        const note = scoreNote(e.issue);
+        if (note !== undefined) line(note);
+        else if (shown[sev] >= MAX_ISSUES_SHOWN) hidden[sev]++;
         else {
           shown[sev]++;
           line(formatIssue(e.issue));
@@ -115,6 +117,21 @@ function visible(text: string): string {
     out += code < 0x20 || code === 0x7f ? (named[c] ?? `\\x${code.toString(16).padStart(2, '0')}`) : c;
   }
   return out;
+}
+
+/** The writers' words for the scores a format has no place for (engine/formats: brat, PubTator). */
+const SCORES_DROPPED = /^(\d+) (entity|relation) scores? dropped$/u;
+
+/**
+ * The confidence scores brat and PubTator have no place for, as a note: "brat export: warning:
+ * 27 entity scores dropped" on every such predict read as if something had gone wrong (the
+ * workbench's Run says the same in a note: renderer/views/run/output-notes.ts).
+ */
+export function scoreNote(i: FormatIssue): string | undefined {
+  const m = i.severity === 'warning' ? SCORES_DROPPED.exec(i.message.trim()) : null;
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return `${visible(i.file)}: note: ${n} ${m[2]} ${n === 1 ? 'score' : 'scores'} left out, as the format has no place for ${n === 1 ? 'it' : 'them'}; every ${m[2]} found is written (jsonl and bioc keep the scores)`;
 }
 
 /** `file:line: severity: message`, on one line whatever the file is called. */
