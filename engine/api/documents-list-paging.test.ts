@@ -4,8 +4,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as Documents from '../store/documents.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
+
+/** How many times the matches were counted apart from listing them, since the last reset. */
+const counted = { times: 0 };
+vi.mock('../store/documents.ts', async (original) => {
+  const documents = await original<typeof Documents>();
+  return { ...documents, countDocuments: (...args: Parameters<typeof documents.countDocuments>) => (counted.times++, documents.countDocuments(...args)) };
+});
 
 let folder: string;
 let t: TestEngine;
@@ -70,5 +78,26 @@ describe('documents:list pages after a document', () => {
       ok: false,
       error: { code: 'invalid', message: 'A page of documents starts at an offset or after a document, not both.' },
     });
+  });
+});
+
+describe('documents:list totals', () => {
+  it('counts the matches apart only when the page does not end the list, with the same totals', async () => {
+    const projectId = (await t.call('projects:create', { name: 'Notes' })).id;
+    await importNotes(projectId, 'a', 12);
+    const cases = [
+      { args: { search: 'strasse', limit: 50 }, total: 12, counts: 0 }, // one page: the end
+      { args: { search: 'a-1', limit: 2 }, total: 3, counts: 1 }, // a-1 first, then a-10, a-11
+      { args: { search: 'a-1', limit: 2, offset: 2 }, total: 3, counts: 0 }, // the last page
+      { args: { search: 'a-1', limit: 2, offset: 1 }, total: 3, counts: 1 }, // full: more may follow
+      { args: { search: 'strasse', limit: 5, offset: 40 }, total: 12, counts: 1 }, // past the end
+      { args: { search: 'nothing-like-it', limit: 5 }, total: 0, counts: 0 },
+      { args: { limit: 5, afterId: 0 }, total: 12, counts: 1 },
+    ];
+    for (const c of cases) {
+      counted.times = 0;
+      const page = await t.call('documents:list', { projectId, ...c.args });
+      expect([page.total, counted.times], JSON.stringify(c.args)).toEqual([c.total, c.counts]);
+    }
   });
 });

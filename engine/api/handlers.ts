@@ -254,8 +254,12 @@ function makeHandlers(ctx: ApiContext): Handlers {
         throw new ApiError('invalid', 'A page of documents starts at an offset or after a document, not both.');
       const offset = a.afterId === undefined ? (a.offset ?? 0) : 0;
       const from = a.afterId === undefined ? { offset } : { afterId: a.afterId };
-      const items = listDocuments(read, { ...q, ...from, limit: a.limit ?? 50 }).map(toDocumentSummary);
-      return { total: countDocuments(read, q), offset, items };
+      const limit = a.limit ?? 50;
+      const items = listDocuments(read, { ...q, ...from, limit }).map(toDocumentSummary);
+      // A page by offset shorter than asked for is the end: its total is known without matching
+      // the search again (a pasted sentence took as long to count as to list).
+      const isEnd = a.afterId === undefined && items.length < limit && (items.length > 0 || offset === 0);
+      return { total: isEnd ? offset + items.length : countDocuments(read, q), offset, items };
     },
     'documents:get': (a) => {
       // Text, passages and metadata only: the annotations are read once, with their provenance, below.
