@@ -306,7 +306,8 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
       docs,
       async (chunk, first, part) => {
         const pred = await predictEntities(chunk, ner.view, nerPredictor.logits, { batchSize }, part(0, re ? 0.5 : 1));
-        let done = chunk.map((d, i) => ({ ...d, entities: pred.entities[i] ?? [], relations: [] as Relation[] }));
+        // An input's review state (a Benchtop JSONL export's status and suggestions) is not the predictions'.
+        let done = chunk.map(({ review: _r, ...d }, i) => ({ ...d, entities: pred.entities[i] ?? [], relations: [] as Relation[] }));
         if (re && rePredictor) {
           // Pairs too far apart to be looked at are named, per document (predicted entities).
           const far = distantPairIssues(done, re.view.entityPairs, (i) => loaded.sources?.[first + i] ?? `document ${done[i]?.id ?? first + i}`);
