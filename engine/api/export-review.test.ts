@@ -44,7 +44,7 @@ async function importInto(name: string, path: string) {
 
 type Ann = Record<string, unknown>;
 
-/** Each document's status, and its annotations that are not rejected: suggestions as suggestions. */
+/** Each document's status and its annotations: suggestions as suggestions, rejected ones as rejected. */
 async function contents(projectId: number): Promise<Record<string, { status: string; annotations: Ann[] }>> {
   const out: Record<string, { status: string; annotations: Ann[] }> = {};
   for (const d of (await t.call('documents:list', { projectId })).items) {
@@ -52,12 +52,13 @@ async function contents(projectId: number): Promise<Record<string, { status: str
     const shown = (a: EntityRecord | RelationRecord): Ann => {
       const { origin, originDetail, text: _t, ...rest } = a as EntityRecord & RelationRecord;
       // Accepted suggestions and imported annotations are alike annotations (final once imported);
-      // a pending suggestion keeps the model that made it.
-      if (a.status === 'suggested') return { ...rest, origin, originDetail };
+      // a pending or rejected suggestion keeps the model that made it.
+      if (a.status === 'suggested' || a.status === 'rejected') return { ...rest, origin, originDetail };
       return { ...rest, status: a.status === 'accepted' ? 'final' : a.status };
     };
-    const kept = [...detail.entities, ...detail.relations].filter((a) => a.status !== 'rejected');
-    out[d.externalId] = { status: d.status, annotations: kept.map(shown) };
+    // By key: rows of a kind are stored group by group (annotations, suggestions, rejected ones).
+    const byKey = <T extends { key: string }>(list: T[]): T[] => [...list].sort((a, b) => a.key.localeCompare(b.key));
+    out[d.externalId] = { status: d.status, annotations: [...byKey(detail.entities), ...byKey(detail.relations)].map(shown) };
   }
   return out;
 }
@@ -88,6 +89,7 @@ describe('a JSONL export carries statuses and suggestions back into a project', 
     const before = await contents(projectId);
     expect(Object.fromEntries(Object.entries(before).map(([k, v]) => [k, v.status]))).toEqual({ checked: 'reviewed', 'half done': 'in-progress', 'nothing found': 'annotated', untouched: 'new' });
     expect(before.checked?.annotations.filter((a) => a.status === 'suggested').map((a) => a.key)).toEqual(['T5', 'R2']);
+    expect(before.checked?.annotations.filter((a) => a.status === 'rejected').map((a) => a.key)).toEqual(['T4']);
 
     const out = join(dir, 'all.jsonl');
     const exported = await t.call('documents:export', { projectId, format: 'jsonl', outPath: out, includeSuggestions: true });
@@ -96,11 +98,13 @@ describe('a JSONL export carries statuses and suggestions back into a project', 
     expect((JSON.parse(readFileSync(out, 'utf8').split('\n')[0] as string) as { benchtop?: unknown }).benchtop).toEqual({
       status: 'reviewed',
       suggestions: { entities: [{ id: 'T5', by: 'ner-v1' }], relations: [{ id: 'R2', by: 're-v1' }] },
+      // Not among the entities: other tools reading the file do not take it for an annotation.
+      rejected: { entities: [{ id: 'T4', type: 'Drug', start: 8, end: 14, text: 'treats', score: 0.12, by: 'ner-v1' }], relations: [] },
     });
 
     const again = await importInto('Second', out);
     expect(again.report.issues.map((i) => i.message)).toEqual([
-      "3 documents' statuses (1 in-progress, 1 annotated without annotations, 1 reviewed) taken from the file, as Benchtop's JSONL export records them; 3 model suggestions read as suggestions, not annotations: review them in the editor (until accepted they are not trained on)",
+      "3 documents' statuses (1 in-progress, 1 annotated without annotations, 1 reviewed) taken from the file, as Benchtop's JSONL export records them; 3 model suggestions read as suggestions, not annotations: review them in the editor (until accepted they are not trained on); 1 rejected model suggestion kept as rejected (not shown; a model's next run does not suggest them again)",
     ]);
     expect(await contents(again.projectId)).toEqual(before);
     // Suggestions stay out of what is counted (and trained on) as annotations.

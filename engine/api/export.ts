@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { makeIssue } from '../formats/common.ts';
 import { checkExportTarget, metadataKeysOf, writeExport } from '../formats/registry.ts';
-import type { Document, FormatIssue, FormatName, Suggestion } from '../formats/types.ts';
+import type { Document, DocumentReview, FormatIssue, FormatName, Suggestion } from '../formats/types.ts';
 import type { StoredEntity, StoredRelation } from '../store/annotation-rows.ts';
 import { listEntities, listRelations } from '../store/annotations.ts';
 import { type DocumentStatus, getDocumentMetadata, getDocumentText, listDocumentIds } from '../store/documents.ts';
@@ -72,11 +72,15 @@ function exportable(
     throw new ApiError('not-found', `Document ${documentId} is not in this project.`);
   const keep = (status: string): boolean =>
     status === 'accepted' || status === 'final' || (includeSuggestions && status === 'suggested');
-  const entities = listEntities(db, documentId).filter((e) => keep(e.status));
+  const allEntities = listEntities(db, documentId);
+  const allRelations = listRelations(db, documentId);
+  const entities = allEntities.filter((e) => keep(e.status));
   const kept = new Set(entities.map((e) => e.id));
-  const relations = listRelations(db, documentId).filter(
+  const relations = allRelations.filter(
     (r) => keep(r.status) && (r.byConcept === true || (kept.has(r.arg1) && kept.has(r.arg2))),
   );
+  // Rejected suggestions go with the suggestions, where the format holds them (not as annotations).
+  const rejected = notCarried.carried && includeSuggestions ? rejectedOf(allEntities, allRelations, kept) : undefined;
   const pending = (list: readonly (StoredEntity | StoredRelation)[]): Suggestion[] =>
     list.filter((a) => a.status === 'suggested').map((a) => (a.originDetail !== undefined ? { id: a.id, by: a.originDetail } : { id: a.id }));
   const suggestions = { entities: pending(entities), relations: pending(relations) };
@@ -89,7 +93,7 @@ function exportable(
     notCarried.suggestions += suggestions.entities.length + suggestions.relations.length;
   }
   // Only what an import would not give back is written (a file of annotated notes stays as it was).
-  const review = { ...(doc.status !== readBack && { status: doc.status }), ...(hasSuggestions && { suggestions }) };
+  const review = { ...(doc.status !== readBack && { status: doc.status }), ...(hasSuggestions && { suggestions }), ...(rejected && { rejected }) };
   return {
     id: doc.externalId,
     text: doc.text,
@@ -99,6 +103,16 @@ function exportable(
     ...(doc.metadata !== undefined && { metadata: doc.metadata }),
     ...(notCarried.carried && Object.keys(review).length > 0 && { review }),
   };
+}
+
+/** A document's rejected suggestions as Document.review holds them (undefined when none); `kept` are the ids of the entities exported. */
+function rejectedOf(entities: readonly StoredEntity[], relations: readonly StoredRelation[], kept: ReadonlySet<string>): DocumentReview['rejected'] {
+  const strip = <T extends StoredEntity | StoredRelation>({ origin: _o, originDetail, status: _s, ...a }: T) => ({ ...a, ...(originDetail !== undefined && { by: originDetail }) });
+  const rejectedEntities = entities.filter((e) => e.status === 'rejected');
+  const known = new Set([...kept, ...rejectedEntities.map((e) => e.id)]);
+  const rejectedRelations = relations.filter((r) => r.status === 'rejected' && (r.byConcept === true || (known.has(r.arg1) && known.has(r.arg2))));
+  if (rejectedEntities.length + rejectedRelations.length === 0) return undefined;
+  return { entities: rejectedEntities.map(strip), relations: rejectedRelations.map(strip) };
 }
 
 const PROJECT_GONE = 'The project was deleted during the export; nothing was written.';

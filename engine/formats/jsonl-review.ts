@@ -1,11 +1,17 @@
 // Benchtop's own review state in its JSONL, under the record's "benchtop" key (a place no other
 // tool writes, so another tool's "status" field stays metadata): the document's workflow status
-// and which of its entities and relations are model suggestions nobody reviewed, e.g.
-//   "benchtop": {"status": "reviewed", "suggestions": {"entities": [{"id": "T3", "by": "ner-v2"}], "relations": []}}
-// Read back, the document keeps its status and the suggestions stay suggestions (out of training
-// until accepted). A value Benchtop does not know is a warning; the rest of the record is read.
+// which of its entities and relations are model suggestions nobody reviewed, and the suggestions a
+// person rejected (not annotations, so not in "entities"), e.g.
+//   "benchtop": {"status": "reviewed", "suggestions": {"entities": [{"id": "T3", "by": "ner-v2"}], "relations": []},
+//                "rejected": {"entities": [{"id": "T4", "type": "Drug", "start": 8, "end": 14, "by": "ner-v2"}], "relations": []}}
+// Read back, the document keeps its status, the suggestions stay suggestions (out of training
+// until accepted) and the rejected ones rejected. A value Benchtop does not know is a warning; the
+// rest of the record is read.
 import { addWarning, type IssueSink } from './common.ts';
-import type { Document, DocumentReview, ReviewStatus, Suggestion } from './types.ts';
+import type { Document, DocumentReview, Entity, Relation, ReviewStatus, Suggestion } from './types.ts';
+
+/** Reads JSON entities and relations into a document (jsonl.ts's addJsonAnnotations). */
+type AddAnnotations = (doc: Document, entities: unknown, relations: unknown, sink: IssueSink, line?: number) => void;
 
 /** The record key Benchtop's review state is written under. */
 export const REVIEW_KEY = 'benchtop';
@@ -19,9 +25,39 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 export interface ReviewTally {
   statuses: Map<ReviewStatus, number>;
   suggestions: number;
+  rejected: number;
 }
 
-export const newReviewTally = (): ReviewTally => ({ statuses: new Map(), suggestions: 0 });
+export const newReviewTally = (): ReviewTally => ({ statuses: new Map(), suggestions: 0, rejected: 0 });
+
+/** Who made each item of a JSON list, by its id (as the entity and relation readers take ids). */
+function byOf(items: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of Array.isArray(items) ? items : []) {
+    const id = isObj(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+    if (id !== undefined && isObj(item) && typeof item.by === 'string' && item.by !== '') out.set(id, item.by);
+  }
+  return out;
+}
+
+/**
+ * The rejected suggestions of `value` (as "entities" and "relations" are read: bad items are
+ * errors and dropped), read beside the document's own entities so a relation may join them.
+ */
+function readRejected(value: unknown, doc: Document, sink: IssueSink, add: AddAnnotations, line?: number): NonNullable<DocumentReview['rejected']> | undefined {
+  if (!isObj(value) || (value.entities !== undefined && !Array.isArray(value.entities)) || (value.relations !== undefined && !Array.isArray(value.relations))) {
+    addWarning(sink, `document ${doc.id}: "${REVIEW_KEY}.rejected" is not as Benchtop writes it (lists of entities and relations); ignored`, line);
+    return undefined;
+  }
+  const scratch: Document = { id: `${doc.id} (rejected suggestions)`, text: doc.text, entities: [...doc.entities], relations: [] };
+  add(scratch, value.entities ?? [], value.relations ?? [], sink, line);
+  const [eBy, rBy] = [byOf(value.entities), byOf(value.relations)];
+  const withBy = <T extends Entity | Relation>(a: T, by: Map<string, string>): T & { by?: string } => {
+    const who = by.get(a.id);
+    return who === undefined ? a : { ...a, by: who };
+  };
+  return { entities: scratch.entities.slice(doc.entities.length).map((e) => withBy(e, eBy)), relations: scratch.relations.map((r) => withBy(r, rBy)) };
+}
 
 /** The suggestions of one kind, as ids present in `ids`; the count of those naming none is added to `missing`. */
 function suggestionList(v: unknown, ids: ReadonlySet<string>, missing: { n: number }): Suggestion[] | undefined {
@@ -44,7 +80,7 @@ function suggestionList(v: unknown, ids: ReadonlySet<string>, missing: { n: numb
  * Reads a record's "benchtop" value into `doc.review` (after its entities and relations were
  * read). Returns false when it is not an object (the caller keeps it as metadata).
  */
-export function readReview(value: unknown, doc: Document, sink: IssueSink, tally: ReviewTally, line?: number): boolean {
+export function readReview(value: unknown, doc: Document, sink: IssueSink, tally: ReviewTally, add: AddAnnotations, line?: number): boolean {
   if (!isObj(value)) {
     addWarning(sink, `document ${doc.id}: "${REVIEW_KEY}" is not an object as Benchtop writes it; kept as metadata`, line);
     return false;
@@ -78,11 +114,18 @@ export function readReview(value: unknown, doc: Document, sink: IssueSink, tally
       tally.suggestions += kept.length + relations.length;
     }
   }
+  if (value.rejected !== undefined) {
+    const rejected = readRejected(value.rejected, doc, sink, add, line);
+    if (rejected && rejected.entities.length + rejected.relations.length > 0) {
+      review.rejected = rejected;
+      tally.rejected += rejected.entities.length + rejected.relations.length;
+    }
+  }
   // Said when it is not the status any import gives (annotated with annotations, else new).
   const pending = new Set(review.suggestions?.entities.map((e) => e.id));
   const usual: ReviewStatus = doc.entities.some((e) => !pending.has(e.id)) ? 'annotated' : 'new';
   if (review.status !== undefined && review.status !== usual) tally.statuses.set(review.status, (tally.statuses.get(review.status) ?? 0) + 1);
-  if (review.status !== undefined || review.suggestions !== undefined) doc.review = review;
+  if (Object.keys(review).length > 0) doc.review = review;
   return true;
 }
 
@@ -100,14 +143,25 @@ export function reviewNote(sink: IssueSink, tally: ReviewTally): void {
     const k = tally.suggestions;
     parts.push(`${k === 1 ? '1 model suggestion' : `${k} model suggestions`} read as suggestions, not annotations: review them in the editor (until accepted they are not trained on)`);
   }
+  if (tally.rejected > 0) {
+    const k = tally.rejected;
+    parts.push(`${k === 1 ? '1 rejected model suggestion' : `${k} rejected model suggestions`} kept as rejected (not shown; a model's next run does not suggest them again)`);
+  }
   if (parts.length > 0) addWarning(sink, parts.join('; '));
 }
 
-/** The JSON of a document's review state (undefined when it has none). */
-export function reviewJson(review: DocumentReview | undefined): Obj | undefined {
+/** The JSON of a document's review state (undefined when it has none); rejected annotations written by `entity` and `relation`. */
+export function reviewJson(review: DocumentReview | undefined, entity: (e: Entity) => Obj, relation: (r: Relation) => Obj): Obj | undefined {
   if (review === undefined) return undefined;
   const o: Obj = {};
   if (review.status !== undefined) o.status = review.status;
   if (review.suggestions !== undefined) o.suggestions = review.suggestions;
+  if (review.rejected !== undefined) {
+    const by = <T extends Entity | Relation>(a: T & { by?: string }, json: (a: T) => Obj): Obj => {
+      const { by: who, ...rest } = a;
+      return who === undefined ? json(rest as T) : { ...json(rest as T), by: who };
+    };
+    o.rejected = { entities: review.rejected.entities.map((e) => by(e, entity)), relations: review.rejected.relations.map((r) => by(r, relation)) };
+  }
   return Object.keys(o).length > 0 ? o : undefined;
 }

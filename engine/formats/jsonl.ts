@@ -171,7 +171,7 @@ function documentFromRecord(rec: unknown, fallbackId: string, sink: IssueSink, t
   const ents = rec.entities ?? (labelKey ? rec[labelKey] : undefined);
   addJsonAnnotations(doc, ents, rec.relations, sink, line);
   // Benchtop's own review state (its JSONL export's); one that is not an object stays metadata.
-  if (REVIEW_KEY in rec && !readReview(rec[REVIEW_KEY], doc, sink, tally, line)) keep(REVIEW_KEY, rec[REVIEW_KEY]);
+  if (REVIEW_KEY in rec && !readReview(rec[REVIEW_KEY], doc, sink, tally, addJsonAnnotations, line)) keep(REVIEW_KEY, rec[REVIEW_KEY]);
   if (Object.keys(meta).length > 0) doc.metadata = meta;
   return doc;
 }
@@ -386,7 +386,7 @@ function* recordParts(doc: Document): Generator<string> {
     yield `,"passages":${JSON.stringify(doc.passages.map((p) => ({ ...p, start: om.toCodePoint(p.start), end: om.toCodePoint(p.end) })))}`;
   }
   if (doc.metadata) yield `,"metadata":${JSON.stringify(doc.metadata)}`;
-  const review = reviewJson(doc.review);
+  const review = reviewJson(doc.review, (e) => entityToJson(e, om), relationToJson);
   if (review) yield `,"${REVIEW_KEY}":${JSON.stringify(review)}`;
   yield '}\n';
 }

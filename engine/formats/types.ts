@@ -58,6 +58,11 @@ export interface DocumentReview {
   status?: ReviewStatus;
   /** Entities and relations of the document that are pending model suggestions, not annotations. */
   suggestions?: { entities: Suggestion[]; relations: Suggestion[] };
+  /**
+   * Model suggestions a person rejected: not annotations (not in `entities` or `relations`), kept
+   * so that the model's next run does not suggest them again. Relations may join kept entities.
+   */
+  rejected?: { entities: (Entity & { by?: string })[]; relations: (Relation & { by?: string })[] };
 }
 
 /** A problem found while reading or writing; never contains document text (may be PHI). */

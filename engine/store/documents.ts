@@ -192,7 +192,8 @@ export function insertDocuments(db: WriteDb, docs: Iterable<ImportedDocument>, o
         throw new StoreError('conflict', `Dataset ${opts.datasetId} already has document ${doc.id}`);
       }
       const target = { id: row.id, text: doc.text, label: `Document ${doc.id}` };
-      if (suggested.entities.size + suggested.relations.size === 0) insertAnnotations(db, target, doc.entities, doc.relations, prov);
+      if (suggested.entities.size + suggested.relations.size === 0 && doc.review?.rejected === undefined)
+        insertAnnotations(db, target, doc.entities, doc.relations, prov);
       else insertWithSuggestions(db, target, doc, suggested, prov);
       for (const e of doc.entities) entityTypes.add(e.type);
       for (const r of doc.relations) relationTypes.add(r.type);
@@ -211,8 +212,9 @@ function suggestedIds(doc: Document): { entities: Map<string, string | undefined
 
 /**
  * Inserts a document's annotations of which some are pending model suggestions (a Benchtop JSONL
- * export's): those as suggestions of origin 'model' (by who suggested them), the rest with `prov`.
- * Entities first, so relations find their arguments by id whichever group holds them.
+ * export's): those as suggestions of origin 'model' (by who suggested them), the rest with `prov`;
+ * then the suggestions a person rejected (Document.review), as rejected. Entities first, so
+ * relations find their arguments by id whichever group holds them.
  */
 function insertWithSuggestions(
   db: WriteDb,
@@ -234,8 +236,12 @@ function insertWithSuggestions(
       list,
     ]);
   };
+  const rejected = doc.review?.rejected ?? { entities: [], relations: [] };
+  const rejectedBy = (list: readonly { id: string; by?: string }[]) => new Map(list.map((a) => [a.id, a.by ?? '']));
   for (const [p, entities] of groups(doc.entities, suggested.entities)) insertAnnotations(db, target, entities, [], p);
+  for (const [p, entities] of groups(rejected.entities, rejectedBy(rejected.entities))) insertAnnotations(db, target, entities.map(({ by: _b, ...e }) => e), [], { ...p, status: 'rejected' });
   for (const [p, relations] of groups(doc.relations, suggested.relations)) insertAnnotations(db, target, [], relations, p);
+  for (const [p, relations] of groups(rejected.relations, rejectedBy(rejected.relations))) insertAnnotations(db, target, [], relations.map(({ by: _b, ...r }) => r), { ...p, status: 'rejected' });
 }
 
 /**
