@@ -103,7 +103,7 @@ describe('BioC exact text and malformed input', () => {
   it('replaces characters XML cannot hold, with a warning', () => {
     const doc: Document = { id: 'c', text: 'bad\u0001char', entities: [], relations: [] };
     const out = exportBiocXml([doc]);
-    expect(out.issues.map((i) => i.message)).toEqual(['1 characters not allowed in XML replaced by U+FFFD']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 character not allowed in XML replaced by U+FFFD']);
     expect(importBiocXml(out.files[0]?.content ?? '', 'x').documents[0]?.text).toBe('bad\uFFFDchar');
   });
 
@@ -114,9 +114,9 @@ describe('BioC exact text and malformed input', () => {
       entities: [{ id: 'T1', type: 'Drug', spans: [{ start: 0, end: 7 }], text: 'Aspirin', normIds: ['D001241;old'] }],
       relations: [],
     };
-    const ids = '1 entities had normalised ids holding , ; or | (read back split there)';
+    const ids = '1 entity had normalised ids holding , ; or | (read back split there)';
     const xml = exportBiocXml([doc]);
-    expect(xml.issues.map((i) => i.message)).toEqual([ids, '1 document ids with spaces at either end read back without them']);
+    expect(xml.issues.map((i) => i.message)).toEqual([ids, '1 document id with spaces at either end read back without it']);
     expect(importBiocXml(xml.files[0]?.content ?? '', 'x').documents.map((d) => [d.id, d.entities[0]?.normIds])).toEqual([['n1', ['D001241', 'old']]]);
     const json = exportBiocJson([doc]);
     expect(json.issues.map((i) => i.message)).toEqual([ids]);

@@ -114,16 +114,16 @@ describe('brat export of other documents', () => {
     const out = exportBrat([doc]);
     expect(out.files[1]?.content).toBe('T1\tDrug 6 15\tMetformin\nN1\tReference T1 RxNorm_6809\tMetformin\nT2\tDisease 23 31\tdiabetes\nR1\tmay_treat Arg1:T1 Arg2:T2\n');
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 documents had passage boundaries dropped',
-      '1 normalised ids had whitespace replaced by _',
-      '1 relation types had whitespace replaced by _',
+      '1 document had passage boundaries dropped',
+      '1 normalised id had whitespace replaced by _',
+      '1 relation had whitespace in its type replaced by _',
     ]);
   });
 
   it('says that a text starting with U+FEFF reads back without it (the .txt then starts with a byte-order mark)', () => {
     const doc: Document = { id: 'b', text: '\uFEFFAspirin', entities: [{ id: 'T1', type: 'Drug', spans: [{ start: 1, end: 8 }], text: 'Aspirin' }], relations: [] };
     const out = exportBrat([doc]);
-    expect(out.issues.map((i) => i.message)).toEqual(['1 documents starting with U+FEFF (a byte-order mark) read back without it']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document starting with U+FEFF (a byte-order mark) read back without it']);
     const back = importBratAfterBom((out.files[0]?.content ?? '').slice(1), out.files[1]?.content ?? '', 'b.ann');
     expect(back.documents[0]?.text).toBe('Aspirin');
     expect(back.documents[0]?.entities.map((e) => e.text)).toEqual(['Aspirin']);
@@ -165,12 +165,12 @@ describe('brat export of other documents', () => {
     expect(out.files.map((f) => f.name)).toEqual(['a_b_c.txt', 'a_b_c.ann']);
     expect(out.files[1]?.content).toBe('T1\tDrug_name 0 9\tMetformin\nT2\tDisease 17 25\tdiabetes\nR1\ttreats Arg1:T1 Arg2:T2\n');
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 document ids changed to make safe, distinct file names',
-      '1 documents had metadata dropped',
-      '1 entity attributes with whitespace dropped',
-      '1 entity scores dropped',
-      '1 entity types had whitespace replaced by _',
-      '1 relations between concept ids (not entities) dropped',
+      '1 document had metadata dropped',
+      '1 document id changed to make safe, distinct file names',
+      '1 entity attribute with whitespace dropped',
+      '1 entity had whitespace in its type replaced by _',
+      '1 entity score dropped',
+      '1 relation between concept ids (not entities) dropped',
     ]);
   });
 });

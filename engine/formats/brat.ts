@@ -264,7 +264,7 @@ function annFor(doc: Document, losses: LossCounts): Iterable<string> {
   for (const e of doc.entities) {
     const tid = entityId(e.id);
     ids.set(e.id, tid);
-    if (/\s/.test(e.type)) countLoss(losses, 'entity types had whitespace replaced by _');
+    if (/\s/.test(e.type)) countLoss(losses, 'entities had whitespace in their type replaced by _');
     const spans = e.spans.map((s) => `${om.toCodePoint(s.start)} ${om.toCodePoint(s.end)}`).join(';');
     out.push(`${tid}\t${token(e.type)} ${spans}\t${oneLine(e.text)}`);
     for (const n of e.normIds ?? []) {
@@ -286,7 +286,7 @@ function annFor(doc: Document, losses: LossCounts): Iterable<string> {
       continue;
     }
     if (r.score !== undefined) countLoss(losses, 'relation scores dropped');
-    if (/\s/.test(r.type)) countLoss(losses, 'relation types had whitespace replaced by _');
+    if (/\s/.test(r.type)) countLoss(losses, 'relations had whitespace in their type replaced by _');
     if (r.type === EQUIV) out.push(`*\t${EQUIV} ${a1} ${a2}`);
     else out.push(`${relationId(r.id)}\t${token(r.type)} Arg1:${a1} Arg2:${a2}`);
   }

@@ -364,9 +364,30 @@ export function countLoss(losses: LossCounts, reason: string, n = 1): void {
   if (n > 0) losses.set(reason, (losses.get(reason) ?? 0) + n);
 }
 
-/** One warning per loss reason, e.g. "3 discontinuous entities dropped". */
+/** One warning per loss reason, e.g. "3 discontinuous entities dropped" ("1 … entity dropped"). */
 export function lossIssues(losses: LossCounts, file: string): FormatIssue[] {
-  return [...losses].map(([reason, n]) => makeIssue('warning', file, `${n} ${reason}`));
+  return [...losses].map(([reason, n]) => makeIssue('warning', file, `${n} ${n === 1 ? singular(reason) : reason}`));
+}
+
+const SINGULAR: Readonly<Record<string, string>> = {
+  attributes: 'attribute', characters: 'character', documents: 'document', entities: 'entity',
+  ids: 'id', relations: 'relation', scores: 'score', types: 'type',
+};
+
+/**
+ * A loss reason (written for a count over one) for a count of one: its first plural noun, the
+ * thing counted, in the singular, and the words that agree with it ("them", "their", "end").
+ */
+export function singular(reason: string): string {
+  const words = reason.split(' ');
+  const at = words.findIndex((w) => SINGULAR[w] !== undefined);
+  const one = SINGULAR[words[at] ?? ''];
+  if (one === undefined) return reason;
+  words[at] = one;
+  return words
+    .map((w, i) => (i <= at ? w : w === 'them' ? 'it' : w === 'their' ? 'its' : w))
+    .join(' ')
+    .replace(' end before ', ' ends before ');
 }
 
 /** Orders issues by line (stable; issues without a line last), for line-oriented formats. */

@@ -58,8 +58,8 @@ describe('CoNLL sentences of documents without sentence passages', () => {
     expect(blocks(content)).toEqual(taskSentences(doc).map((r) => text.slice(r.start, r.end)));
     expect(blocks(content)).toEqual([title, 'Clonidine lowered blood pressure.', 'Naloxone (0.4 mg/kg) reversed it in rats and mice!', 'Dr. Smith agreed.']);
     expect(out.issues.map((i) => i.message)).toEqual([
-      '1 documents had passage boundaries dropped (read back as sentences)',
-      '1 documents had sentences that share a line read back on lines of their own (character offsets kept)',
+      '1 document had passage boundaries dropped (read back as sentences)',
+      '1 document had sentences that share a line read back on lines of its own (character offsets kept)',
     ]);
     const back = importConll(content, 'p.conll');
     expect(back.issues).toEqual([]);
@@ -78,8 +78,8 @@ describe('CoNLL sentences of documents without sentence passages', () => {
     const content = out.files[0]?.content ?? '';
     expect(blocks(content)).toEqual(['Given vitamin C. Then fever fell.', 'We saw E. coli.', 'Then', 'it grew.']);
     expect(out.issues.map((i) => i.message)).toEqual([
-      '1 entities crossing a sentence boundary dropped',
-      '1 documents had sentences that share a line read back on lines of their own (character offsets kept)',
+      '1 entity crossing a sentence boundary dropped',
+      '1 document had sentences that share a line read back on lines of its own (character offsets kept)',
     ]);
     expect(importConll(content, 'v.conll').documents[0]?.entities.map((e) => e.text)).toEqual(['vitamin C. Then']);
   });
@@ -190,7 +190,7 @@ describe('CoNLL parsing', () => {
   it('says that a document holding the word -DOCSTART- reads back split there', () => {
     const doc: Document = { id: 'd', text: 'See\n-DOCSTART- here', entities: [], relations: [] };
     const out = exportConll([doc, { ...doc, id: 'e', text: 'Fine' }]);
-    expect(out.issues.map((i) => i.message)).toEqual(['1 documents held the word -DOCSTART-, which reads back as the start of another document']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document held the word -DOCSTART-, which reads back as the start of another document']);
     expect(importConll(out.files[0]?.content ?? '', 'x.conll').documents.map((d) => d.text)).toEqual(['See', 'here', 'Fine']);
   });
 
@@ -204,7 +204,7 @@ describe('CoNLL parsing', () => {
   it('writes a document id with line breaks on one line, and says so', () => {
     const doc = (id: string): Document => ({ id, text: 'Aspirin', entities: [], relations: [] });
     const out = exportConll([doc('ward\r\n3'), doc('n2')]);
-    expect(out.issues.map((i) => i.message)).toEqual(['1 document ids with line breaks changed']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document id with line breaks changed']);
     const back = importConll(out.files[0]?.content ?? '', 'x.conll');
     expect(back.issues).toEqual([]);
     expect(back.documents.map((d) => [d.id, d.text])).toEqual([['ward__3', 'Aspirin'], ['n2', 'Aspirin']]);
@@ -221,7 +221,7 @@ describe('CoNLL parsing', () => {
   it('says that passages other than sentences (title, abstract) are dropped', () => {
     const doc: Document = { id: 'd', text: 'Title\nBody text', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 15 }] };
     const out = exportConll([doc], { name: 'd.conll' });
-    expect(out.issues.map((i) => i.message)).toEqual(['1 documents had passage boundaries dropped (read back as sentences)']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document had passage boundaries dropped (read back as sentences)']);
     expect(importConll(out.files[0]?.content ?? '', 'd.conll').documents[0]?.passages?.map((p) => p.type)).toEqual(['sentence', 'sentence']);
     const sentences = { ...doc, passages: [{ type: 'sentence', start: 0, end: 5 }, { type: 'sentence', start: 6, end: 15 }] };
     expect(exportConll([sentences], { name: 'd.conll' }).issues).toEqual([]);
@@ -233,10 +233,10 @@ describe('CoNLL parsing', () => {
     const read = (out: { files: { content: string }[] }): string[] =>
       importConll(out.files[0]?.content ?? '', 'x.conll').documents.flatMap((d) => d.entities.map((e) => e.type));
     const tabbed = exportConll([doc('Drug\tname'), doc(' Drug '), doc('Drug name')]);
-    expect(tabbed.issues.map((i) => i.message)).toEqual(['2 entity types had whitespace replaced by _']);
+    expect(tabbed.issues.map((i) => i.message)).toEqual(['2 entities had whitespace in their type replaced by _']);
     expect(read(tabbed)).toEqual(['Drug_name', '_Drug_', 'Drug name']);
     const spaced = exportConll([doc('Drug name')], { separator: ' ', name: 'd.conll' });
-    expect(spaced.issues.map((i) => i.message)).toEqual(['1 entity types had whitespace replaced by _']);
+    expect(spaced.issues.map((i) => i.message)).toEqual(['1 entity had whitespace in its type replaced by _']);
     expect(read(spaced)).toEqual(['Drug_name']);
   });
 
@@ -258,10 +258,10 @@ describe('CoNLL parsing', () => {
       'Naloxone\tB-Chemical\nreverses\tO\nclonidine\tB-Disease\n-\tI-Disease\ninduced\tI-Disease\nhypotension\tI-Disease\n.\tO\n\nSecond\tO\nline\tO\n.\tO\n\n',
     );
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 discontinuous entities dropped',
-      '1 documents had entity ids, attributes or scores dropped',
-      '1 documents had whitespace normalised (character offsets change)',
-      '1 relations dropped',
+      '1 discontinuous entity dropped',
+      '1 document had entity ids, attributes or scores dropped',
+      '1 document had whitespace normalised (character offsets change)',
+      '1 relation dropped',
       '2 overlapping or nested entities dropped',
     ]);
   });

@@ -331,7 +331,7 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     // or at its ends, which reading trims) would not read back.
     const ents = flatEntities(doc, losses).map((e) => {
       const type = sep === '\t' ? e.type.replace(/[\t\r\n]|^\s+|\s+$/g, '_') : e.type.replace(/\s+/g, '_');
-      if (type !== e.type) countLoss(losses, 'entity types had whitespace replaced by _');
+      if (type !== e.type) countLoss(losses, 'entities had whitespace in their type replaced by _');
       return type === e.type ? e : { ...e, type };
     });
     if (doc.entities.some((e) => e.normIds || e.attributes || e.score !== undefined)) {

@@ -188,10 +188,10 @@ describe('PubTator malformed input', () => {
     };
     const out = exportPubtator([doc]);
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 discontinuous entities dropped',
-      '1 documents had line breaks replaced by spaces',
-      '1 entity scores dropped',
-      '1 relations between entity ids (not concept ids) dropped',
+      '1 discontinuous entity dropped',
+      '1 document had line breaks replaced by spaces',
+      '1 entity score dropped',
+      '1 relation between entity ids (not concept ids) dropped',
     ]);
     const back = importPubtator(out.files[0]?.content ?? '', 'x.txt').documents[0];
     expect(back?.text).toBe('Title line\nBody with break and more');
@@ -208,10 +208,10 @@ describe('PubTator malformed input', () => {
     };
     const out = exportPubtator([doc]);
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 documents had passage boundaries dropped (read back as title and abstract)',
-      '1 entities had normalised ids holding | (read back split there) or tabs',
-      '1 entity types had tabs or line breaks replaced by spaces',
-      '1 relations had tabs or line breaks replaced by spaces',
+      '1 document had passage boundaries dropped (read back as title and abstract)',
+      '1 entity had normalised ids holding | (read back split there) or tabs',
+      '1 entity had tabs or line breaks in its type replaced by spaces',
+      '1 relation had tabs or line breaks replaced by spaces',
     ]);
     // Title and abstract passages as PubTator rebuilds them are no loss.
     const titled = { ...doc, text: 'Title\nBody', entities: [], relations: [], passages: [{ type: 'title', start: 0, end: 5 }, { type: 'abstract', start: 6, end: 10 }] };
@@ -227,8 +227,8 @@ describe('PubTator malformed input', () => {
     };
     const out = exportPubtator([doc]);
     expect(out.issues.map((i) => i.message).sort()).toEqual([
-      '1 documents ending in a line break after the title lost it',
-      '1 entities ending on that line break end before it',
+      '1 document ending in a line break after the title lost it',
+      '1 entity ending on that line break ends before it',
     ]);
     const back = importPubtator(out.files[0]?.content ?? '', 'x.txt');
     expect(back.issues).toEqual([]);

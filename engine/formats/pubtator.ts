@@ -205,7 +205,7 @@ function entityLine(id: string, e: Entity, toCp: (n: number) => number, losses: 
   if (Object.keys(rest).length > 0) countLoss(losses, 'entities had attributes dropped');
   const ids = e.normIds && e.normIds.length > 0 ? e.normIds.join('|') : '-1';
   if (e.normIds?.some((n) => /[|\t\r\n]/.test(n))) countLoss(losses, 'entities had normalised ids holding | (read back split there) or tabs');
-  if (flat(e.type) !== e.type) countLoss(losses, 'entity types had tabs or line breaks replaced by spaces');
+  if (flat(e.type) !== e.type) countLoss(losses, 'entities had tabs or line breaks in their type replaced by spaces');
   const cols = [id, String(toCp(span.start)), String(toCp(span.end)), flat(e.text), flat(e.type), flat(ids)];
   if (composite !== undefined) cols.push(flat(composite));
   return [cols.join('\t')];
