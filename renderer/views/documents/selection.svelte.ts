@@ -70,12 +70,17 @@ export class DocumentSelection {
     this.isSelectingAll = true;
     try {
       const ids = new Set<number>();
-      for (let offset = 0; ; offset += CHUNK) {
-        const page = await call('documents:list', { ...query, offset, limit: CHUNK });
+      // Page after page by id, not by offset: documents another window deletes meanwhile would
+      // shift the later pages, and as many documents would be skipped.
+      // shift the later pages, and as many documents would be skipped. Ids start at 1.
+      for (let afterId = 0; ; ) {
+        const page = await call('documents:list', { ...query, afterId, limit: CHUNK });
         if (seq !== this.#seq) return;
         for (const d of page.items) ids.add(d.id);
         this.#remember(page.items);
-        if (page.items.length < CHUNK || offset + CHUNK >= page.total) break;
+        const last = page.items.at(-1);
+        if (page.items.length < CHUNK || last === undefined) break;
+        afterId = last.id;
       }
       this.ids = ids;
       this.#anchor = null;
