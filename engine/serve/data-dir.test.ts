@@ -1,4 +1,5 @@
 // The default data folder per platform: patient data stays in machine-local folders.
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { defaultDataDir, resolveUserPath, userDataDir } from './data-dir.ts';
@@ -39,6 +40,11 @@ describe('userDataDir', () => {
       expect(defaultDataDir()).toBe(join(userDataDir(), 'workspace'));
       vi.stubEnv('BENCHTOP_DATA_DIR', '/data/bench');
       expect(defaultDataDir()).toBe('/data/bench');
+      // ~NAME is not expanded: refused, rather than a folder named "~nobody-here" made in the current one.
+      vi.stubEnv('BENCHTOP_DATA_DIR', '~nobody-here/bench');
+      expect(() => defaultDataDir()).toThrow('BENCHTOP_DATA_DIR "~nobody-here/bench": only a leading ~ or ~/ means your home folder, and "~nobody-here" is not expanded');
+      vi.stubEnv('BENCHTOP_DATA_DIR', '~/bench');
+      expect(defaultDataDir()).toBe(join(homedir(), 'bench'));
     } finally {
       vi.unstubAllEnvs();
     }

@@ -1,6 +1,7 @@
 // Where Benchtop keeps its data when no folder is given: one rule for the desktop app (Electron's
 // userData, set from userDataDir) and browser mode, so both open the same workspace. Pure: the
 // Electron main process imports it without the server.
+import { existsSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { join, posix, resolve, win32 } from 'node:path';
 
@@ -43,6 +44,19 @@ export function resolveUserPath(path: string, home: string = homedir()): string 
 /** <userData>/workspace, or BENCHTOP_DATA_DIR, so both modes share one workspace. */
 export function defaultDataDir(): string {
   const env = process.env['BENCHTOP_DATA_DIR'];
-  if (env) return resolveUserPath(env);
+  if (env) return dataDirFromEnv(env);
   return join(userDataDir(), 'workspace');
+}
+
+/**
+ * BENCHTOP_DATA_DIR as a folder (resolveUserPath). `~NAME/…` is not expanded, as in the CLI's path
+ * flags, and is refused unless it exists as typed: it made a folder named `~NAME` in the current one.
+ */
+export function dataDirFromEnv(value: string, home?: string): string {
+  const full = resolveUserPath(value, home);
+  if (value.startsWith('~') && full === resolve(value) && !existsSync(value))
+    throw new Error(
+      `BENCHTOP_DATA_DIR "${value}": only a leading ~ or ~/ means your home folder, and "${value.split(/[/\\]/)[0] ?? value}" is not expanded; set it to the folder's full path`,
+    );
+  return full;
 }
