@@ -68,6 +68,10 @@ describe('Export… on the Documents screen', () => {
     expect(await page.getByTestId('export-scope').count()).toBe(0);
     await page.getByTestId('select-all').click();
     await page.getByRole('combobox', { name: 'Dataset' }).selectOption('all');
+    // Which format keeps statuses and suggestions, to move a project: said beside the choice.
+    expect(squash(await page.getByTestId('export-review-note').textContent())).toContain('Only JSON Lines keeps each document’s status');
+    await page.getByTestId('export-format').selectOption('jsonl');
+    await expect.poll(async () => squash(await page.getByTestId('export-review-note').textContent())).toContain('JSON Lines keeps each document’s status and, with suggestions included, keeps them suggestions');
     await page.getByTestId('open-export').click();
   });
 });
