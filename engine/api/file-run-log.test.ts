@@ -1,6 +1,6 @@
 // Earlier runs over files survive a restart as a text-free record: which model ran over which
 // file or folder, where it wrote, counts and times; never the files' text or names inside the folder.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../tasks/test-helpers.ts';
@@ -60,6 +60,8 @@ describe('the log of runs over files', () => {
     ]);
     const log = readFileSync(join(t.dir, 'data', FILE_RUN_LOG), 'utf8');
     for (const secret of ['Smith', 'smith-john', 'doe-jane', 'asthma', 'cancer']) expect(log).not.toContain(secret);
+    // Owner-only, as the workspace is: the paths typed may name a patient.
+    if (process.platform !== 'win32') expect(statSync(join(t.dir, 'data', FILE_RUN_LOG)).mode & 0o777).toBe(0o600);
   }, 60_000);
 
   it('lists nothing from a log that is not JSON, and writes a good one at the next run', async () => {

@@ -70,7 +70,8 @@ export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string): v
   };
   const kept = [...readLog(ctx.dataDir).filter((r) => r.jobId !== info.jobId), record].slice(-KEEP);
   try {
-    writeFileAtomic(join(ctx.dataDir, FILE_RUN_LOG), `${JSON.stringify(kept, null, 2)}\n`);
+    // Owner-only, as the workspace: the paths typed may name a patient (a file named after them).
+    writeFileAtomic(join(ctx.dataDir, FILE_RUN_LOG), `${JSON.stringify(kept, null, 2)}\n`, 0o600);
   } catch (err) {
     // The run itself succeeded (its files are written): only its line in Earlier runs is lost.
     console.warn(`The record of a run over files could not be saved in the data folder (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);

@@ -1,7 +1,7 @@
 // Atomic file output: write to a temp file beside the target, fsync, then rename, so a crash
 // or a full disk never leaves a half-written file where a complete one is expected.
 
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { makeDirsSync } from './make-dirs.ts';
@@ -35,13 +35,17 @@ export function tempBeside(target: string, suffix: string): string {
   return path.join(path.dirname(target), `.${stem}${suffix}`);
 }
 
-/** Write `data` to `file` atomically (parent folders are created). */
-export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): void {
+/**
+ * Write `data` to `file` atomically (parent folders are created). `mode` (e.g. 0o600, owner-only)
+ * is set on the new file whatever the umask, and whatever a temp file left by a crash had.
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>, mode?: number): void {
   checkNotSpecialFile(file);
   makeDirsSync(path.dirname(file));
   const tmp = tempBeside(file, `.${process.pid}.tmp`);
-  const fd = openSync(tmp, 'w');
+  const fd = openSync(tmp, 'w', mode);
   try {
+    if (mode !== undefined && process.platform !== 'win32') fchmodSync(fd, mode);
     const chunks = typeof data === 'string' ? [Buffer.from(data, 'utf8')] : data instanceof Uint8Array ? [data] : data;
     for (const c of chunks) {
       let off = 0;
