@@ -238,6 +238,11 @@ export interface LineageItem {
   datasetName: string | null;
   /** The dataset the model learned from (still in the workspace), or null. */
   datasetId: number | null;
+  /**
+   * A data source's mixing weight as recorded; 0 for a dev dataset, which only picked the best
+   * checkpoint (no gradients came from it). Null when none was recorded.
+   */
+  weight: number | null;
   containsPhi: boolean;
 }
 

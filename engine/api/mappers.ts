@@ -112,6 +112,7 @@ export function toLineageInfo(l: ModelLineage): Omit<ModelLineageInfo, 'vocabula
           : e.source,
       datasetName: e.datasetName,
       datasetId: e.datasetId,
+      weight: e.weight,
       containsPhi: e.containsPhi,
     })),
     ancestors: l.ancestors.map((a) => ({ ...a })),

@@ -146,6 +146,7 @@ describe('shipped models in the library', () => {
         source: 'text PubMed abstracts (public domain)',
         datasetName: null,
         datasetId: null,
+        weight: null,
         containsPhi: false,
       },
       expect.objectContaining({ source: 'text WordNet 3.1 glosses' }),

@@ -273,6 +273,7 @@ export function shippedModelLineage(f: ShippedFolder): Omit<ModelLineageInfo, 'v
     source: e.source,
     datasetName: null,
     datasetId: null,
+    weight: e.weight ?? null,
     containsPhi: e.containsPhi,
   }));
   return {

@@ -74,5 +74,12 @@ describe('what a run records of its data', () => {
     const held = runs.find((r) => r.id === b.runId)!;
     expect(held).toMatchObject({ status: 'completed', datasetNames: ['ward-notes'], documents: { train: 6, dev: 2 } });
     expect(held.devDatasetNames).toBeUndefined();
+
+    // Its lineage tells the measuring dataset (weight 0: no gradients) from the one it learned from.
+    const { entries } = await call('models:get-lineage', { modelId: runs.find((r) => r.id === a.runId)!.modelId! });
+    expect(entries.filter((e) => e.datasetId !== null).map((e) => [e.datasetName, e.weight])).toEqual([
+      ['ward-notes', null],
+      ['check-notes', 0],
+    ]);
   });
 });

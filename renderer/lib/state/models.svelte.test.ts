@@ -33,13 +33,13 @@ describe('models state', () => {
 
   it('refetches the selected model’s lineage when the library changes (a rename shows in it)', async () => {
     const selecting = models.select('renamed');
-    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'Old name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, datasetId: null, containsPhi: false }] });
+    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'Old name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, datasetId: null, weight: null, containsPhi: false }] });
     await selecting;
     pending.clear();
     const refreshing = models.refresh();
     await vi.waitFor(() => expect(pending.has('renamed')).toBe(true));
     expect(models.lineage?.entries[0]?.modelName).toBe('Old name'); // kept until the answer
-    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'New name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, datasetId: null, containsPhi: false }] });
+    pending.get('renamed')!({ ...lineage('renamed', false), entries: [{ modelName: 'New name', depth: 0, path: 'direct', kind: 'fine-tune', source: 'x', datasetName: null, datasetId: null, weight: null, containsPhi: false }] });
     await refreshing;
     expect(models.lineage?.entries[0]?.modelName).toBe('New name');
   });

@@ -324,10 +324,10 @@ describe('evaluation state', () => {
       { id: 'other', name: 'Other', task: 'token-classification' } as ModelInfo,
     ];
     const sets = [1, 2, 3].map((id) => ({ id, name: `set ${id}`, finishedCount: 2 }) as DatasetInfo);
-    const entry = (datasetId: number | null, path: 'direct' | 'inherited' | 'teacher') => ({ datasetId, path });
+    const entry = (datasetId: number | null, path: 'direct' | 'inherited' | 'teacher', weight: number | null = null) => ({ datasetId, path, weight });
     const lineages: Record<string, unknown[]> = {
-      // Trained on set 1 (set 2 only picked its best checkpoint); its teacher learned from set 3.
-      ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited'), entry(3, 'teacher')],
+      // Trained on set 1 and on its base's set 2; its teacher learned from set 3.
+      ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited', 1), entry(3, 'teacher')],
       other: [entry(1, 'direct'), entry(2, 'direct'), entry(3, 'direct')],
     };
     const answer = (name: string, args?: unknown): Promise<unknown> =>
@@ -355,6 +355,29 @@ describe('evaluation state', () => {
     // An answer for a model no longer selected changes nothing.
     await ev.loadTrainedOn('ner');
     expect(ev.trainedOn.modelId).toBe('other');
+  });
+
+  it('tells a dataset that only picked the best checkpoint from one the model learned from', async () => {
+    const models = [{ id: 'ner', name: 'NER', task: 'token-classification' } as ModelInfo];
+    const sets = [1, 2, 3].map((id) => ({ id, name: `set ${id}`, finishedCount: 2 }) as DatasetInfo);
+    // Trained on set 1 with set 2 as its dev data (recorded with weight 0, as training.ts does);
+    // its base model also used set 1 as dev data, which does not make set 1 "picked only".
+    const entries = [
+      { datasetId: 1, path: 'direct', weight: null },
+      { datasetId: 2, path: 'direct', weight: 0 },
+      { datasetId: 1, path: 'inherited', weight: 0 },
+    ];
+    vi.mocked(call).mockImplementation(((name: string) =>
+      name === 'models:get-lineage' ? Promise.resolve({ entries }) : Promise.reject(new Error(name))) as typeof call);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    await ev.loadTrainedOn('ner');
+    expect([...ev.trainedOnIds]).toEqual([1]);
+    expect([...ev.pickedOnIds]).toEqual([2]);
+    // Neither is ticked at first: scores on a dev dataset are flattered too.
+    expect(ev.chosenDatasetIds).toEqual([3]);
+    ev.chooseAll(true);
+    expect(ev.chosenTrainedOnNames).toEqual(['set 1']);
+    expect(ev.chosenPickedOnNames).toEqual(['set 2']);
   });
 
   it('ticks every dataset when those the model did not learn from have nothing to compare with', async () => {

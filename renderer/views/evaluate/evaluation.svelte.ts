@@ -30,8 +30,15 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   scoreSort = $state.raw<ScoreSort | null>(null);
   /** Documents compared with that changed after the shown evaluation started (see checkChanges). */
   changedDocuments = $state(0);
-  /** The datasets a model learned from (its own training and its base models'), by model. */
-  trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number> }>({ modelId: '', datasetIds: NONE });
+  /**
+   * The datasets a model learned from (its own training and its base models'), and those only
+   * used to pick its best checkpoint (a training run's dev datasets), by model.
+   */
+  trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number>; pickedOnIds: ReadonlySet<number> }>({
+    modelId: '',
+    datasetIds: NONE,
+    pickedOnIds: NONE,
+  });
 
   /**
    * When the shown report was made, for one found again (a reload, another screen, a restart of
@@ -55,6 +62,11 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   );
   /** Datasets the selected model learned from: scores on them look better than they are. */
   trainedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.datasetIds : NONE);
+  /**
+   * Datasets whose scores picked the selected model's best checkpoint, and that it did not learn
+   * from: scores on them look a little better than they are.
+   */
+  pickedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.pickedOnIds : NONE);
   /**
    * The chosen datasets (only ones that exist). Until the user picks: those the model did not
    * learn from, or all of them when it learned from every one that has finished documents.
@@ -107,19 +119,32 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   async loadTrainedOn(modelId: string): Promise<void> {
     if (modelId === '' || this.trainedOn.modelId === modelId) return;
     let datasetIds = NONE;
+    let pickedOnIds = NONE;
     try {
       const { entries } = await call('models:get-lineage', { modelId });
-      datasetIds = new Set(entries.flatMap((e) => (e.path !== 'teacher' && e.datasetId !== null ? [e.datasetId] : [])));
+      const own = entries.filter((e) => e.path !== 'teacher' && e.datasetId !== null);
+      // A dev dataset is recorded with weight 0: no gradients came from it.
+      datasetIds = new Set(own.filter((e) => e.weight !== 0).map((e) => e.datasetId as number));
+      pickedOnIds = new Set(own.filter((e) => e.weight === 0 && !datasetIds.has(e.datasetId as number)).map((e) => e.datasetId as number));
     } catch {
       // A model removed meanwhile: nothing to leave out.
     }
-    if (modelId === this.selectedModelId) this.trainedOn = { modelId, datasetIds };
+    if (modelId === this.selectedModelId) this.trainedOn = { modelId, datasetIds, pickedOnIds };
   }
 
   /** The chosen datasets' names the selected model learned from. */
   get chosenTrainedOnNames(): string[] {
+    return this.#chosenNamesIn(this.trainedOnIds);
+  }
+
+  /** The chosen datasets' names that picked the selected model's best checkpoint. */
+  get chosenPickedOnNames(): string[] {
+    return this.#chosenNamesIn(this.pickedOnIds);
+  }
+
+  #chosenNamesIn(ids: ReadonlySet<number>): string[] {
     return this.#allDatasets()
-      .filter((d) => this.trainedOnIds.has(d.id) && this.chosenDatasetIds.includes(d.id))
+      .filter((d) => ids.has(d.id) && this.chosenDatasetIds.includes(d.id))
       .map((d) => d.name);
   }
 
@@ -207,7 +232,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   #chosen(): number[] {
     const all = this.#allDatasets();
-    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id));
+    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id) && !this.pickedOnIds.has(d.id));
     // Unseen datasets with nothing Annotated or Reviewed cannot be scored: ticking only them
     // would leave Evaluate disabled, so the model's own datasets are ticked (with the warning).
     const byDefault = unseen.some((d) => d.finishedCount > 0) ? unseen : all;
