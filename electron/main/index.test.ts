@@ -31,7 +31,8 @@ const createMainWindow = vi.fn();
 
 const powerMonitor = new EventEmitter();
 const quitStoppingTraining = vi.fn();
-vi.mock('electron', () => ({ app, powerMonitor, BrowserWindow: { getAllWindows: () => windows } }));
+const dialog = { showErrorBox: vi.fn() };
+vi.mock('electron', () => ({ app, dialog, powerMonitor, BrowserWindow: { getAllWindows: () => windows } }));
 vi.mock('../engine-host/index.ts?modulePath', () => ({ default: 'engine-host.js' }));
 vi.mock('./engine-supervisor.ts', () => ({
   EngineSupervisor: function EngineSupervisor() {
@@ -144,6 +145,24 @@ describe('app lifecycle', () => {
     await import('./index.ts');
     await Promise.resolve();
     expect(app.exit.mock.calls.slice(exits)).toEqual([[1]]);
+    expect(engine.start).toHaveBeenCalledTimes(starts);
+    expect(createMainWindow).toHaveBeenCalledTimes(windowsOpened);
+  });
+
+  it('exits at once, opening nothing, when BENCHTOP_DATA_DIR is refused (~NAME, as browser mode refuses it)', async () => {
+    vi.resetModules();
+    vi.stubEnv('BENCHTOP_DATA_DIR', '~nobody-here/bench');
+    const exits = app.exit.mock.calls.length;
+    const starts = engine.start.mock.calls.length;
+    const windowsOpened = createMainWindow.mock.calls.length;
+    try {
+      await import('./index.ts');
+      await Promise.resolve();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(app.exit.mock.calls.slice(exits)).toEqual([[1]]);
+    expect(dialog.showErrorBox).toHaveBeenCalledWith('Benchtop did not start', expect.stringContaining('"~nobody-here" is not expanded'));
     expect(engine.start).toHaveBeenCalledTimes(starts);
     expect(createMainWindow).toHaveBeenCalledTimes(windowsOpened);
   });

@@ -10,7 +10,7 @@ import { EngineSupervisor } from './engine-supervisor.ts';
 import { hardenProcess } from './hardening.ts';
 import { broadcast, registerIpc } from './ipc.ts';
 import { setAppMenu } from './menu.ts';
-import { resourcesDir, workspaceDir } from './paths.ts';
+import { resourcesDir, workspaceDirOrSay } from './paths.ts';
 import { handleAppProtocol, registerAppScheme } from './protocol.ts';
 import { confirmStopTraining, createMainWindow, lockDownSession, quitStoppingTraining } from './window.ts';
 
@@ -30,7 +30,14 @@ if (!hardenProcess()) {
 } else if (!keepCrashDumpsLocal(app.getPath('userData'))) {
   app.exit(1); // crash dumps could not be kept private: nothing opened yet
 } else {
-  const dataDir = workspaceDir(process.env['BENCHTOP_DATA_DIR'], app.getPath('userData'));
+  // BENCHTOP_DATA_DIR read as browser mode and the CLI read it; a value they refuse stops here.
+  const dataDir = workspaceDirOrSay(process.env, app.getPath('userData'));
+  if (dataDir === null) app.exit(1); // nothing opened yet
+  else startApp(dataDir);
+}
+
+/** The engine on the workspace, the window once ready, and the quitting rules. */
+function startApp(dataDir: string): void {
   const engine = new EngineSupervisor({
     entry: engineHostEntry,
     dataDir,
