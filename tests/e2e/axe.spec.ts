@@ -187,10 +187,16 @@ describe('axe-core finds no violation on any screen, in either theme', () => {
     await open('distill');
     await page.getByTestId('distill-teacher').first().waitFor();
     expect(await scanBothThemes()).toEqual([]);
-    for (const step of ['student-size', 'transfer-general', 'distill-steps']) {
+    for (const step of ['student-model', 'transfer-general', 'distill-steps']) {
       await page.getByTestId('distill-next').click();
       await page.getByTestId(step).first().waitFor();
       expect(await scanBothThemes()).toEqual([]);
+      if (step === 'student-model') {
+        // The other way to start the student: a new model of a chosen size.
+        await page.getByTestId('student-preset').check();
+        await page.getByTestId('student-size').waitFor();
+        expect(await scanBothThemes()).toEqual([]);
+      }
     }
   });
   it('Projects, Settings, and Documents with an import report and its problems', async () => {

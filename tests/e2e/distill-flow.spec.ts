@@ -74,6 +74,7 @@ describe('Distill, from a private teacher to a shareable student', () => {
     expect(await teacher.textContent()).toContain('Trained on patient data');
     await teacher.getByTestId('distill-teacher').check();
     await page.getByTestId('distill-next').click();
+    await page.getByTestId('student-preset').check();
     await page.getByTestId('student-size').selectOption('small-2L-128');
     await page.getByTestId('distill-next').click();
     await page.getByTestId('transfer-general').check();

@@ -143,7 +143,9 @@ describe('model screens in browser mode', () => {
     await page.getByTestId('distill-teacher').first().waitFor();
     await screenshot(page, '16-distill-teacher');
     await page.getByTestId('distill-next').click();
-    await page.getByTestId('student-size').waitFor();
+    // The student starts from the shipped default student (pretrained on public text).
+    expect(await page.getByTestId('student-model').inputValue()).toBe('shipped:default-student');
+    expect(await page.getByTestId('student-model-note').textContent()).toContain('Recommended:');
     await page.getByTestId('distill-next').click();
     await page.getByTestId('transfer-general').uncheck();
     await page.getByTestId('transfer-random').check();

@@ -7,6 +7,7 @@ vi.mock('../../lib/api.ts', () => ({
   on: () => () => {},
 }));
 const { DistillFlow, presetLabel, presetPlain } = await import('./distill-flow.svelte.ts');
+const { call } = await import('../../lib/api.ts');
 
 function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
   return {
@@ -37,6 +38,38 @@ describe('distill flow', () => {
     // the model it makes shows 4.4 M on the Models screen (30,522 × 128 embeddings included).
     const label = presetLabel({ name: 'small-2L-128', layers: 2, hidden: 128, approxParameters: 393_216, note: 'very small and fast' });
     expect(label).toBe('small-2L-128: very small and fast (~393 K weights, not counting the word embeddings)');
+  });
+
+  it('starts the student from the shipped default student when there is one, once, never undoing a choice', async () => {
+    const shipped = { ...model('shipped:default-student', 'no-phi'), task: 'masked-lm', isShipped: true };
+    const teacher = model('ward', 'trained-on-phi');
+    const options = (recommendedBaseId: string | null) => ({
+      presets: [],
+      shipped: [{ id: 'shipped:default-student', name: 'Default student', description: 'Trained on public text only.', phiStatus: 'no-phi' }],
+      recommendedBaseId,
+    });
+    vi.mocked(call).mockResolvedValue(options('shipped:default-student') as never);
+    const flow = new DistillFlow({ models: () => [teacher, shipped], datasets: () => [] });
+    expect(flow.studentKind).toBe('preset'); // until the options are known
+    await flow.loadPresets();
+    expect([flow.studentKind, flow.studentModelId]).toEqual(['model', 'shipped:default-student']);
+    expect(flow.studentBase?.id).toBe('shipped:default-student');
+    expect(flow.blockerAt(1)).toBeNull();
+    expect(flow.toArgs(1)).toMatchObject({ studentModelId: 'shipped:default-student' });
+    expect(flow.toArgs(1)).not.toHaveProperty('studentPreset');
+    expect(flow.studentPhi).toBe('distilled-from-phi-teacher');
+    // The user goes back to a new model; coming back to the screen loads the options again.
+    flow.studentKind = 'preset';
+    await flow.loadPresets();
+    expect(flow.studentKind).toBe('preset');
+    expect(flow.toArgs(1)).toMatchObject({ studentPreset: 'small-2L-128' });
+
+    // An installation without it starts a new model, as before.
+    vi.mocked(call).mockResolvedValue(options(null) as never);
+    const bare = new DistillFlow({ models: () => [teacher], datasets: () => [] });
+    await bare.loadPresets();
+    expect([bare.studentKind, bare.recommended]).toEqual(['preset', null]);
+    vi.mocked(call).mockResolvedValue({ presets: [] } as never);
   });
 
   it('names a student size in plain words, not the preset code (small-2L-128)', () => {

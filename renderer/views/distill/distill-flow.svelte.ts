@@ -6,6 +6,7 @@ import type {
   ModelInfo,
   PhiStatus,
   PresetInfo,
+  ShippedModelInfo,
 } from '../../../engine/api/contract.ts';
 import { call } from '../../lib/api.ts';
 import { formatNumber, formatParameters } from '../../lib/format.ts';
@@ -81,8 +82,15 @@ export class DistillFlow {
   steps = $state(2000);
   maxMinutes = $state<number | null>(null);
   presets = $state.raw<PresetInfo[]>([]);
+  /**
+   * The shipped default student (pretrained on public text, no patient data), when this
+   * installation has it: the student starts from it unless the user chooses otherwise.
+   */
+  recommended = $state.raw<ShippedModelInfo | null>(null);
 
   #sources: Sources;
+  /** Whether the recommended student was put in place once (a later load never undoes a choice). */
+  #isStudentDefaulted = false;
 
   teachers = $derived(this.#allModels().filter((m) => TASK_MODELS.has(m.task)));
   /** The chosen teacher; once chosen (or pinned) it is never swapped for another one silently. */
@@ -151,9 +159,21 @@ export class DistillFlow {
 
   async loadPresets(): Promise<void> {
     try {
-      this.presets = (await call('train:get-options', {})).presets;
+      const options = await call('train:get-options', {});
+      this.presets = options.presets;
+      this.recommended = options.shipped.find((m) => m.id === options.recommendedBaseId) ?? null;
     } catch {
       this.presets = [];
+      this.recommended = null;
+    }
+    // A student learns far more from pretrained weights than from random ones (README,
+    // "Distillation"): the shipped default student is the first choice, as on the Train screen.
+    if (this.recommended !== null && !this.#isStudentDefaulted) {
+      this.#isStudentDefaulted = true;
+      if (this.studentKind === 'preset' && this.studentModelId === '') {
+        this.studentKind = 'model';
+        this.studentModelId = this.recommended.id;
+      }
     }
   }
 
