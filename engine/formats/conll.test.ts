@@ -84,6 +84,42 @@ describe('CoNLL sentences of documents without sentence passages', () => {
     expect(importConll(content, 'v.conll').documents[0]?.entities.map((e) => e.text)).toEqual(['vitamin C. Then']);
   });
 
+  it('never cuts a word where a sentence starts without whitespace before it: the text reads back the same length (it was a character longer per cut)', () => {
+    // MTSamples' flattened line breaks: the splitter starts a sentence right after ".," and ":,".
+    const t = 'IMPRESSION:,1. Mild pericardial effusion.,2. Trace mitral regurgitation. No thrombus seen.';
+    const start = t.indexOf('pericardial');
+    const d: Document = { id: 'n', text: t, entities: [{ id: 'T1', type: 'Disease', spans: [{ start, end: start + 11 }], text: 'pericardial' }], relations: [] };
+    expect(taskSentences(d).map((r) => t.slice(r.start, r.end))).toEqual(['IMPRESSION:,', '1. Mild pericardial effusion.,', '2. Trace mitral regurgitation.', 'No thrombus seen.']);
+    const out = exportConll([d], { name: 'n.conll' });
+    const content = out.files[0]?.content ?? '';
+    expect(blocks(content)).toEqual(['IMPRESSION:,1. Mild pericardial effusion.,2. Trace mitral regurgitation.', 'No thrombus seen.']);
+    expect(out.issues.map((i) => i.message)).toEqual(['1 document had sentences that share a line read back on lines of its own (character offsets kept)']);
+    const got = importConll(content, 'n.conll').documents[0] as Document;
+    expect(got.text).toBe(t.replace('. No', '.\nNo'));
+    expect(got.entities.map((e) => [e.text, e.spans])).toEqual([['pericardial', d.entities[0]?.spans]]);
+  });
+
+  it('writes sentence passages that meet mid-word as one block, and says so (a line break there added a character)', () => {
+    const t = 'Fever fell.Then it rose again. Aspirin helped.';
+    const at = (w: string): number => t.indexOf(w);
+    const d: Document = {
+      id: 's',
+      text: t,
+      entities: [{ id: 'T1', type: 'Disease', spans: [{ start: at('Fever'), end: at('Fever') + 5 }], text: 'Fever' }],
+      relations: [],
+      passages: [{ type: 'sentence', start: 0, end: at('Then') }, { type: 'sentence', start: at('Then'), end: at(' Aspirin') }, { type: 'sentence', start: at('Aspirin'), end: t.length }],
+    };
+    const out = exportConll([d], { name: 's.conll' });
+    expect(blocks(out.files[0]?.content ?? '')).toEqual(['Fever fell.Then it rose again.', 'Aspirin helped.']);
+    expect(out.issues.map((i) => i.message)).toEqual([
+      '1 document had sentences that meet mid-word written as one (read back as one sentence; text kept)',
+      '1 document had sentences that share a line read back on lines of its own (character offsets kept)',
+    ]);
+    const got = importConll(out.files[0]?.content ?? '', 's.conll').documents[0] as Document;
+    expect(got.text).toBe('Fever fell.Then it rose again.\nAspirin helped.');
+    expect(got.entities.map((e) => e.spans)).toEqual([[{ start: 0, end: 5 }]]);
+  });
+
   it.skipIf(!HAS_DATA)('streamed a batch at a time, writes what the whole-file export does (BC5CDR abstracts)', async () => {
     const pubtator = readFileSync(join(DATA_DIR, 'documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt'), 'utf8');
     const docs = importPubtator(pubtator, 'cdr').documents.slice(0, 20);

@@ -251,9 +251,30 @@ export interface ConllExportOptions {
 /**
  * Sentence ranges: 'sentence' passages when present, else each non-empty line cut where a
  * sentence the NER and RE tasks read starts (tasks/segments.ts), except inside an entity of
- * `ents` (sorted, non-overlapping) that the line holds whole: splitting drops no entity.
+ * `ents` (sorted, non-overlapping) that the line holds whole: splitting drops no entity. Nor is
+ * a word cut: a sentence that starts right after the one before it, with no whitespace between
+ * ("effusion.,2. Trace", sentence passages that meet mid-word), stays in its block, since
+ * a cut there reads back as a line break the text did not have (one character more each, and
+ * a 1,000,000-character note read back too long to import). Sentence passages so joined are counted.
  */
-function sentenceRanges(doc: Document, ents: readonly Entity[]): Span[] {
+function sentenceRanges(doc: Document, ents: readonly Entity[], losses: LossCounts): Span[] {
+  const out: Span[] = [];
+  const isWord = (i: number): boolean => /\S/.test(doc.text[i] ?? ' ');
+  let joined = 0;
+  for (const r of blocks(doc, ents)) {
+    const last = out[out.length - 1];
+    if (last?.end === r.start && isWord(r.start - 1) && isWord(r.start)) {
+      last.end = Math.max(last.end, r.end);
+      joined++;
+    } else out.push(r);
+  }
+  if (joined > 0 && doc.passages?.some((p) => p.type === 'sentence'))
+    countLoss(losses, 'documents had sentences that meet mid-word written as one (read back as one sentence; text kept)');
+  return out;
+}
+
+/** sentenceRanges before sentences that meet mid-word are joined. */
+function blocks(doc: Document, ents: readonly Entity[]): Span[] {
   const sents = (doc.passages ?? []).filter((p) => p.type === 'sentence');
   if (sents.length > 0) return sents.map(({ start, end }) => ({ start, end })).sort((a, b) => a.start - b.start);
   const within = ents.flatMap((e) => e.spans).filter((sp) => !/[\r\n]/.test(doc.text.slice(sp.start, sp.end)));
@@ -344,7 +365,7 @@ export function conllExporter(opts: ConllExportOptions & { documentCount: number
     let ei = 0;
     const startOf = (e: Entity | undefined): number => e?.spans[0]?.start ?? Infinity;
     const crossing = 'entities crossing a sentence boundary dropped';
-    for (const sent of sentenceRanges(doc, ents)) {
+    for (const sent of sentenceRanges(doc, ents, losses)) {
       for (; ei < ents.length && startOf(ents[ei]) < sent.start; ei++) countLoss(losses, crossing);
       const cuts = new Set<number>();
       const inSent: Entity[] = [];

@@ -98,7 +98,8 @@ const BEFORE: Record<Exclude<ExportFormat, 'brat'>, [file: string, issues: strin
   pubtator: ['7a9ee83658b605128adad8187ba9f0fdb3aac589495f8399067614f82a78c66d', '3517b55f89e67ea8e75d71aa5baa74e5ca8faab0778b5c48bbdd012ae2745875'],
   'bioc-json': ['f6900463e532330327f488f9118d38d93fa3e13edf1ac1012b6044e0c25b3a79', 'd341cbd5d32fecfbb30f8900afcea5c9228c043e6035af0f10b1db91db210dd9'],
   'bioc-xml': ['28fdae665cfa8eaf89ddae455d57f26914e88db863a99a23134befed2e2a78f7', 'd09e8916a46c35fb71beb56640172f50b2a8f2a8ef7609e70c5bfef663f579c8'],
-  conll: ['0462b3bd4ae6623159e55115359540cef60c4d7d8a29a7b4c95bf95a72166eb6', '12c509fe91d4a4d44e138bda064986a93c801166b78b8f24067d15c135be8381'],
+  // Since 2026-11-24 the title's last word, cut by the passage's end ("crl" | "f"), is one token: it read back a character longer.
+  conll: ['b23082ea147bb86e62aaf5503024311ddcf66818d3ee6fb280fb42dacf9deb17', '12c509fe91d4a4d44e138bda064986a93c801166b78b8f24067d15c135be8381'],
 };
 
 const BRAT_BEFORE = ['eb06b8da97720f1a627f8ac55313dffee338aec6dbf826c56cc4828a0c515a1b', '4483d803d56a717e81438ae08486d4841dc0cd3e074a6d34b09e6e63d72f7f9a'];
