@@ -172,13 +172,14 @@ describe('symmetric relation rules', () => {
 });
 
 describe('search and export', () => {
-  it('treats a punctuation-only search as an exact external id, not as no search', async () => {
+  it('searches punctuation as written (in ids too), not as no search nor as a wildcard', async () => {
     const p = await call('projects:create', { name: 'Search' });
     const file = join(out, 'docs.jsonl');
     writeFileSync(file, [{ id: '%_', text: 'first' }, { id: 'b', text: 'second' }].map((d) => JSON.stringify(d)).join('\n') + '\n');
     await call('documents:import', { projectId: p.id, path: file, containsPhi: false, format: 'jsonl' });
-    expect((await call('documents:list', { projectId: p.id, search: '%' })).total).toBe(0);
-    expect((await call('documents:list', { projectId: p.id, search: '_' })).total).toBe(0);
+    expect((await call('documents:list', { projectId: p.id, search: '%' })).items.map((d) => d.externalId)).toEqual(['%_']);
+    expect((await call('documents:list', { projectId: p.id, search: '_' })).items.map((d) => d.externalId)).toEqual(['%_']);
+    expect((await call('documents:list', { projectId: p.id, search: '"' })).total).toBe(0); // only quotes: an exact id alone
     const exact = await call('documents:list', { projectId: p.id, search: ' %_ ' });
     expect(exact.items.map((d) => d.externalId)).toEqual(['%_']);
     expect((await call('documents:list', { projectId: p.id, search: 'SECOND' })).items.map((d) => d.externalId)).toEqual(['b']);

@@ -10,7 +10,7 @@ import { fileHead } from '../io/file-chunks.ts';
 import { holderOf, tryOsLock } from '../io/os-lock.ts';
 import { StoreError, corruptError, sqliteFailure } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
-import { SEARCH_FOLD_FUNCTION, searchFold } from './search-fold.ts';
+import { SEARCH_FOLD_FUNCTION, SEARCH_TERMS_FUNCTION, searchFold, searchTerms } from './search-fold.ts';
 import { removeUnfinishedImports } from './datasets.ts';
 import { markInterruptedRuns } from './runs.ts';
 import { upgradeSchema } from './upgrade.ts';
@@ -249,8 +249,9 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
   const snapshots = new Set<Database.Database>();
   const read = makeRead(handle);
   const write = makeWrite(handle);
-  // Before any statement: the search index's triggers (and migration 13) call it.
+  // Before any statement: the search index's triggers (and migrations 13 and 14) call them.
   conn.function(SEARCH_FOLD_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchFold(text) : text));
+  conn.function(SEARCH_TERMS_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchTerms(text) : text));
   try {
     conn.pragma('schema_version'); // forces the header and schema to be read
     const version = conn.pragma('user_version', { simple: true }) as number;

@@ -18,7 +18,7 @@ import { getDataset } from './datasets.ts';
 import type { ReadDb, WriteDb } from './db.ts';
 import { StoreError, must } from './errors.ts';
 import { ensureLabelTypes } from './projects.ts';
-import { searchFold } from './search-fold.ts';
+import { searchMatch } from './search-fold.ts';
 import { type SqlQuery, joinSql, sql } from './sql.ts';
 
 export type DocumentStatus = 'new' | 'in-progress' | 'annotated' | 'reviewed';
@@ -459,20 +459,17 @@ function whereOf(q: DocumentQuery): SqlQuery {
   if (q.annotated !== undefined) c.push(q.annotated ? sql`EXISTS (${annotated})` : sql`NOT EXISTS (${annotated})`);
   if (q.predicted !== undefined) c.push(q.predicted ? sql`EXISTS (${predicted})` : sql`NOT EXISTS (${predicted})`);
   const search = q.search?.trim() ?? '';
-  // Combining marks belong to their word: "Müller" pasted decomposed (u + ¨, as from a PDF or a
-  // macOS file name) is one word, which the index folds to "muller", not "Mu" and "ller".
-  const words = search.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
-  if (words.length > 0) {
-    // The index holds the text folded (ß as ss, accents and full-width forms undone: migration
-    // 13), so the words are folded the same way; a word folded to several (½: 1⁄2) is a phrase.
-    const match = words.map((w) => `"${searchFold(w).replaceAll('"', '""')}"*`).join(' ');
+  // The index holds the text folded (ß as ss, accents and full-width forms undone: migration 13)
+  // with each symbol a word (migration 14); the search is folded the same way (store/search-fold.ts).
+  const match = searchMatch(search);
+  if (match !== undefined) {
     // Matches first (then the project's among them): the planner otherwise walks every
     // document of the project, testing each against the matches.
     c.push(sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${match}
       UNION ALL SELECT id FROM documents WHERE external_id = ${search}
         AND dataset_id IN (SELECT id FROM datasets WHERE project_id = ${q.projectId}))`);
   } else if (search !== '') {
-    // Only punctuation (e.g. "%" or "_"): FTS has no words to match, so only an exact id can.
+    // Only quotes: nothing to match in the text, so only an exact id can.
     c.push(sql`d.external_id = ${search}`);
   }
   return joinSql(c, sql` AND `);

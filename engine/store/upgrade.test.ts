@@ -10,6 +10,7 @@ import type { StoreError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { getDocument } from './documents.ts';
 import { getRun } from './runs.ts';
+import { SEARCH_FOLD_FUNCTION, searchFold } from './search-fold.ts';
 import { sql } from './sql.ts';
 import { storeErrorOf } from './test-helpers.ts';
 import { upgradeBackupPath } from './upgrade.ts';
@@ -26,6 +27,8 @@ function olderWorkspace(version: number, extra = ''): { dir: string; file: strin
   const file = join(dir, WORKSPACE_FILE);
   const conn = new Database(file);
   conn.pragma('journal_mode = WAL');
+  // The fold that Benchtop at schema 13 registered (its index's triggers call it).
+  conn.function(SEARCH_FOLD_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchFold(text) : text));
   const db = { exec: (q) => conn.exec(q.query) } as Pick<WriteDb, 'exec'> as WriteDb;
   for (const m of MIGRATIONS.slice(0, version)) m.up(db);
   conn.pragma(`user_version = ${version}`);
@@ -177,9 +180,34 @@ describe('opening a workspace from an older version', () => {
     const conn = new Database(file);
     try {
       expect(() => conn.exec(`INSERT INTO documents (project_id, dataset_id, external_id, text, text_sha256, format, created_at, updated_at)
-        VALUES (1, 1, 'n3', 'x', '${'d'.repeat(64)}', 'text', 'x', 'x')`)).toThrow(/no such function: benchtop_search_fold/);
+        VALUES (1, 1, 'n3', 'x', '${'d'.repeat(64)}', 'text', 'x', 'x')`)).toThrow(/no such function: benchtop_search_terms/);
     } finally {
       conn.close();
+    }
+  });
+
+  it('re-indexes the documents for search by symbols (migration 14): "%", "5%", "°C", "🩺" find theirs', () => {
+    const { dir, file } = olderWorkspace(13, `
+      INSERT INTO documents (id, project_id, dataset_id, external_id, text, text_sha256, format, created_at, updated_at)
+        VALUES (2, 1, 1, 'n2', 'On 5% dextrose 🩺, 38.5 °C.', '${'c'.repeat(64)}', 'text', 'x', 'x');`);
+    const found = (db: ReadDb, search: string): number[] =>
+      db.all<{ id: number }>(sql`SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ${search} ORDER BY rowid`).map((r) => r.id);
+    const old = new Database(file, { readonly: true });
+    try {
+      // Schema 13 dropped the symbols: the index had no "%" (nor "5%" next to each other).
+      expect(old.prepare('SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?').all('"%"')).toEqual([]);
+    } finally {
+      old.close();
+    }
+    const ws = openWorkspace(dir);
+    try {
+      expect(found(ws.read, '"%"')).toEqual([2]);
+      expect(found(ws.read, '"5 %"* "° c"*')).toEqual([2]);
+      expect(found(ws.read, '"🩺"')).toEqual([2]);
+      expect(found(ws.read, '"aspirin" "angina"')).toEqual([1]);
+      ws.write.run(sql`INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')`);
+    } finally {
+      ws.close();
     }
   });
 

@@ -13,6 +13,7 @@ import { up as evaluationBases } from './0010-evaluation-bases.ts';
 import { up as importLineageStatus } from './0011-import-lineage-status.ts';
 import { up as evaluationReports } from './0012-evaluation-reports.ts';
 import { up as searchFoldingUnicode } from './0013-search-folding-unicode.ts';
+import { up as searchSymbols } from './0014-search-symbols.ts';
 
 /** One schema step; `version` is the PRAGMA user_version after it runs. */
 export interface Migration {
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'import-lineage-status', up: importLineageStatus },
   { version: 12, name: 'evaluation-reports', up: evaluationReports },
   { version: 13, name: 'search-folding-unicode', up: searchFoldingUnicode },
+  { version: 14, name: 'search-symbols', up: searchSymbols },
 ];
