@@ -3,6 +3,8 @@
 // its jobs, and only then quits; a second launch focuses or opens the window. Before all that,
 // core dumps are turned off, and crash dumps kept local once the single-instance lock is held.
 import { EventEmitter } from 'node:events';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
 /** What index.ts did before 'ready', in order. */
@@ -165,5 +167,17 @@ describe('app lifecycle', () => {
     expect(dialog.showErrorBox).toHaveBeenCalledWith('Benchtop did not start', expect.stringContaining('"~nobody-here" is not expanded'));
     expect(engine.start).toHaveBeenCalledTimes(starts);
     expect(createMainWindow).toHaveBeenCalledTimes(windowsOpened);
+  });
+
+  it.runIf(process.platform === 'linux')('ignores a relative XDG_CONFIG_HOME, as browser mode and the CLI do', async () => {
+    // Electron refuses a relative userData (it threw before any window); the CLI ignores it.
+    vi.resetModules();
+    vi.stubEnv('XDG_CONFIG_HOME', 'relative/config');
+    try {
+      await import('./index.ts');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(app.setPath).toHaveBeenLastCalledWith('userData', join(homedir(), '.config', 'Benchtop'));
   });
 });
