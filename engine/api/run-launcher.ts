@@ -4,7 +4,7 @@
 // throttled into events), and on success its model is registered with lineage. Runs left
 // 'interrupted' by a restart, or cancelled, continue from their checkpoint. What the screens read
 // of them (the list, the curves) is run-infos.ts.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { studentStartingModel } from '../distill/fingerprint-file.ts';
 import type { Document } from '../formats/types.ts';
@@ -39,6 +39,7 @@ import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
 import { snapshotFileRefusal } from './run-refusals.ts';
 import { getSettings } from './system.ts';
+import { isStarting, snapshotDocuments } from './training-snapshot.ts';
 
 const PROGRESS_MS = 200;
 
@@ -87,6 +88,8 @@ export function configOf(run: TrainingRun): RunConfig {
 
 /** One training run at a time: two would each crawl along on a laptop's few cores. */
 function requireIdle(ctx: ApiContext): void {
+  if (isStarting(ctx))
+    throw new ApiError('conflict', 'Another training run is starting (its documents are being copied); wait for it, or stop it once it runs.');
   const [busy] = ctx.jobs.activeIds('train');
   if (busy === undefined) return;
   const run = getRun(ctx.ws.read, busy);
@@ -96,20 +99,17 @@ function requireIdle(ctx: ApiContext): void {
   throw new ApiError('conflict', `Another training run is in progress${where}; wait for it to finish, or stop it first.`);
 }
 
-/** Records a run, snapshots its documents and starts it. */
-export function createAndStartRun(ctx: ApiContext, input: NewRunInput): string {
+/**
+ * Records a run, snapshots its documents and starts it. The snapshot is written a few documents
+ * at a time (training-snapshot.ts), so the engine answers other requests meanwhile; the checks
+ * before it refuse at once, and no second run may start until this one has.
+ */
+export async function createAndStartRun(ctx: ApiContext, input: NewRunInput): Promise<string> {
   requireIdle(ctx);
   getSettings(ctx); // a damaged settings.json refuses the run before it is recorded or copies anything
   const id = crypto.randomUUID();
   const dir = `runs/${id}`;
-  // The snapshot holds the documents' text: owner-only, and nothing of it left if it is cut short.
-  try {
-    mkdirSync(join(ctx.dataDir, dir), { recursive: true, mode: 0o700 });
-    writeFileSync(join(ctx.dataDir, dir, 'data.json'), JSON.stringify(input.data), { mode: 0o600 });
-  } catch (e) {
-    rmSync(join(ctx.dataDir, dir), { recursive: true, force: true });
-    throw e;
-  }
+  await snapshotDocuments(ctx, dir, input.projectId, input.data);
   const config: RunConfig = {
     engine: input.engine,
     task: input.task,

@@ -94,7 +94,7 @@ function relationPairs(docs: readonly Document[]): [string, string][] {
 }
 
 /** Starts fine-tuning; see TrainStartArgs. */
-export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: string } {
+export async function startTraining(ctx: ApiContext, a: TrainStartArgs): Promise<{ runId: string }> {
   const name = runName(a.name);
   const read = ctx.ws.read;
   const sets = projectDatasets(read, a.projectId, a.datasetIds);
@@ -183,7 +183,7 @@ export function startTraining(ctx: ApiContext, a: TrainStartArgs): { runId: stri
       ...(a.maxSteps !== undefined && { maxSteps: a.maxSteps }),
     },
   };
-  const runId = createAndStartRun(ctx, {
+  const runId = await createAndStartRun(ctx, {
     projectId: a.projectId,
     engine,
     task: a.task,
@@ -288,7 +288,7 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
       ...(a.maxMinutes !== undefined && { maxMinutes: a.maxMinutes }),
     },
   };
-  const runId = createAndStartRun(ctx, {
+  const runId = await createAndStartRun(ctx, {
     projectId: a.projectId,
     engine,
     task: a.task,
