@@ -2,6 +2,7 @@
 // to it), the open project and document, and the colour theme (saved in the data folder's
 // settings, cached in localStorage to paint the first frame in the right colours).
 import { call } from '../api.ts';
+import { type WayBack, wayBackFrom, wayBackOf } from './way-back.ts';
 
 export type View =
   | 'projects'
@@ -41,6 +42,10 @@ class AppState {
   documentId = $state<number | null>(null);
   projectId = $state<number | null>(null);
   theme = $state<Theme>('system');
+  /** The screen shown before this one in this window (null: none yet), for a screen to find its place again. */
+  previousView = $state<View | null>(null);
+  /** The editor's way back to the screen that opened its document (Evaluate); null for none. */
+  wayBack = $state.raw<WayBack | null>(null);
 
   constructor() {
     const stored = Number(localStorage.getItem(PROJECT_KEY));
@@ -49,6 +54,7 @@ class AppState {
     this.theme = theme === 'light' || theme === 'dark' ? theme : 'system';
     this.#applyTheme();
     this.#fromHash();
+    this.previousView = null; // the first screen shown
     window.addEventListener('hashchange', () => this.#fromHash());
     // NOTE: browser mode gets a new address (port) each launch, whose localStorage starts empty.
     const cached = this.theme;
@@ -61,10 +67,25 @@ class AppState {
       .catch(() => {}); // offline or not signed in: the cached choice stays
   }
 
-  /** Shows a screen; `documentId` opens that document in the editor. */
-  go(view: View, documentId?: number): void {
-    location.hash =
-      view === 'annotate' && documentId !== undefined ? `#/annotate/${documentId}` : `#/${view}`;
+  /**
+   * Shows a screen; `documentId` opens that document in the editor. Opened from Evaluate (or from
+   * the editor when it has one), the editor offers a way back there, kept in the history entry;
+   * not when `isJump` (the sidebar: a screen chosen, not a document opened from another).
+   */
+  go(view: View, documentId?: number, { isJump = false } = {}): void {
+    const hash = view === 'annotate' && documentId !== undefined ? `#/annotate/${documentId}` : `#/${view}`;
+    const wayBack = view === 'annotate' && !isJump ? wayBackFrom(this.view, this.wayBack) : null;
+    if (wayBack === null || hash === location.hash) {
+      location.hash = hash;
+      return;
+    }
+    history.pushState({ wayBack }, '', hash);
+    this.#fromHash(); // pushState announces no hashchange
+  }
+
+  /** Goes back to the screen that opened the editor, as the browser's Back would (its state kept). */
+  goBack(): void {
+    if (this.wayBack !== null) history.go(-this.wayBack.steps);
   }
 
   openProject(projectId: number | null): void {
@@ -91,6 +112,8 @@ class AppState {
 
   #fromHash(): void {
     const { view, documentId } = parseHash(location.hash);
+    this.previousView = this.view === view ? this.previousView : this.view;
+    this.wayBack = view === 'annotate' ? wayBackOf(history.state) : null;
     this.view = view;
     this.documentId = documentId;
   }

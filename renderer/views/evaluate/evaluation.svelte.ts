@@ -9,6 +9,7 @@ import type {
 import { call } from '../../lib/api.ts';
 import { formatNumber, formatScore } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
+import type { Place, SavedPlace } from './place.ts';
 import { type ScoreColumn, type ScoreSort, nextSort, sortScoreRows } from './score-sort.ts';
 
 export interface Sources {
@@ -220,6 +221,27 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     } catch {
       // No longer kept (a later evaluation's took its place): nothing known to say.
     }
+  }
+
+  /** The filters and the mistake opened, to be found again after a reload (place.ts); null for no report. */
+  placeOf(scroll: Place): SavedPlace | null {
+    if (this.jobId === null || this.report === null) return null;
+    const opened = this.opened === null ? -1 : this.report.errors.indexOf(this.opened);
+    return { jobId: this.jobId, kind: this.kindFilter, type: this.typeFilter, opened, ...scroll };
+  }
+
+  /**
+   * Shows the filters and the mistake of `saved` when it is of the report shown and nothing was
+   * chosen since; whether it was.
+   */
+  findPlace(saved: SavedPlace): boolean {
+    const r = this.report;
+    if (r === null || saved.jobId !== this.jobId || this.opened !== null) return false;
+    const isKind = saved.kind === 'all' || saved.kind === 'false-positive' || saved.kind === 'false-negative';
+    this.kindFilter = isKind ? (saved.kind as typeof this.kindFilter) : 'all';
+    this.typeFilter = r.errors.some((e) => e.type === saved.type) ? saved.type : 'all';
+    this.opened = r.errors[saved.opened] ?? null;
+    return true;
   }
 
   /** Shows `report`, keeping the type filter only where it still has mistakes to list. */
