@@ -37,6 +37,9 @@ export function handleEditorKey(ed: AnnotationEditor, k: KeyInput): boolean {
   if (k.ctrl && key === 'z') return run(() => (k.shift ? ed.redo() : ed.undo()));
   if (k.ctrl && key === 'y') return run(() => ed.redo());
   const isSideways = key === 'ArrowLeft' || key === 'ArrowRight';
+  // Alt+← / Alt+→ are the browser's Back and Forward (back to Evaluate, or to Documents): the
+  // text took them as ← / →, so Back from the keyboard did nothing with the text focused.
+  if (k.alt && isSideways && !k.shift && !k.ctrl) return false;
   if (k.ctrl && isSideways && !k.shift && !k.alt && ed.mode === 'idle')
     return run(() => selectWord(ed, key === 'ArrowLeft' ? -1 : 1));
   if (k.ctrl) return false;
