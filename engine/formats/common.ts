@@ -180,10 +180,15 @@ export function addEntity(doc: Document, draft: EntityDraft, sink: IssueSink, li
   const text = spanText(doc.text, spans);
   if (draft.mention !== undefined && collapseWs(draft.mention) !== collapseWs(text)) {
     const shift = spans.length === 1 ? mentionShift(doc.text, spans[0]?.start ?? 0, draft.mention) : undefined;
+    const chars = (n: number): string => `${Math.abs(n)} character${Math.abs(n) === 1 ? '' : 's'} ${n > 0 ? 'later' : 'earlier'}`;
+    // Found where it starts ("0 characters earlier" said nothing): its end is what is off.
+    const ends = (spans[0]?.start ?? 0) + draft.mention.length - (spans[0]?.end ?? 0);
     const where =
       shift === undefined
         ? ''
-        : ` (it is ${Math.abs(shift)} character${Math.abs(shift) === 1 ? '' : 's'} ${shift > 0 ? 'later' : 'earlier'}: were the offsets counted another way, in bytes or without line ends?)`;
+        : shift === 0
+          ? ` (it starts there but ends ${chars(ends)}: was the end offset counted another way, in bytes or without line ends?)`
+          : ` (it is ${chars(shift)}: were the offsets counted another way, in bytes or without line ends?)`;
     addWarning(sink, `entity ${draft.id}: mention text does not match the text at its offsets${where}; kept`, line);
   }
   const entity: Entity = { id: draft.id, type: draft.type, spans, text };

@@ -132,10 +132,12 @@ describe('PubTator malformed input', () => {
   it('says how far off an annotation\'s offsets are when its mention is found nearby (byte offsets after an "é"), never quoting the text', () => {
     const text = '123|t|Fi\u00e8vre et toux\n123|a|Toux depuis 3 jours.\n';
     // Offsets of a tool that counted UTF-8 bytes: one more after the "è".
-    const res = importPubtator(`${text}123\t0\t7\tFi\u00e8vre\tDisease\tD1\n123\t11\t15\ttoux\tDisease\tD2\n123\t15\t19\tpain\tDisease\tD3\n\n`, 'fr.pubtator');
+    // And an end counted in bytes after a start that was not ("Fièvre" ends at 7): it says the end is off ("0 characters earlier").
+    const res = importPubtator(`${text}123\t0\t7\tFi\u00e8vre\tDisease\tD1\n123\t11\t15\ttoux\tDisease\tD2\n123\t15\t19\tpain\tDisease\tD3\n123\t0\t5\tFi\u00e8vre\tDisease\tD1\n\n`, 'fr.pubtator');
     expect(res.issues.map((i) => [i.line, i.message])).toEqual([
       [4, 'entity T2: mention text does not match the text at its offsets (it is 1 character earlier: were the offsets counted another way, in bytes or without line ends?); kept'],
       [5, 'entity T3: mention text does not match the text at its offsets; kept'],
+      [6, 'entity T4: mention text does not match the text at its offsets (it starts there but ends 1 character later: was the end offset counted another way, in bytes or without line ends?); kept'],
     ]);
   });
 
