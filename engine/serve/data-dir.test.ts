@@ -2,7 +2,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { defaultDataDir, resolveUserPath, userDataDir } from './data-dir.ts';
+import { defaultDataDir, homeFolder, resolveUserPath, userDataDir } from './data-dir.ts';
 
 describe('userDataDir', () => {
   it('is local, not roaming, AppData on Windows', () => {
@@ -25,6 +25,16 @@ describe('userDataDir', () => {
       expect(userDataDir('linux', { XDG_CONFIG_HOME: rel }, '/home/ann'), rel).toBe(join('/home/ann', '.config', 'Benchtop'));
     expect(userDataDir('win32', { LOCALAPPDATA: 'AppData\\Local' }, 'C:\\Users\\ann')).toBe(join('C:\\Users\\ann', 'AppData', 'Local', 'Benchtop'));
     expect(userDataDir('win32', { LOCALAPPDATA: 'D:\\Local' }, 'C:\\Users\\ann')).toBe(join('D:\\Local', 'Benchtop'));
+  });
+
+  it("takes the account's home folder when HOME is relative (the desktop app stopped with a stack trace)", () => {
+    const account = (): string => '/home/ann';
+    expect(homeFolder('linux', '/home/other', account)).toBe('/home/other');
+    for (const rel of ['', '.', 'ann', './ann']) expect(homeFolder('linux', rel, account), rel).toBe('/home/ann');
+    expect(homeFolder('win32', 'C:\\Users\\ann', () => 'X')).toBe('C:\\Users\\ann');
+    expect(homeFolder('win32', 'Users\\ann', () => 'C:\\Users\\ann')).toBe('C:\\Users\\ann');
+    // On this machine (HOME absolute) it is Node's home folder.
+    expect(homeFolder()).toBe(homedir());
   });
 
   it('reads a leading ~ as the home folder in a folder the user names, and nothing else', () => {

@@ -2,8 +2,22 @@
 // userData, set from userDataDir) and browser mode, so both open the same workspace. Pure: the
 // Electron main process imports it without the server.
 import { existsSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
+import { homedir, platform, userInfo } from 'node:os';
 import { join, posix, resolve, win32 } from 'node:path';
+
+/**
+ * The user's home folder as an absolute path. Node takes `HOME` as it is, and a relative one (set
+ * by a service or a script) made the data folder depend on the folder Benchtop was started from
+ * and stopped the desktop app with a stack trace (Electron refuses a relative userData): then the
+ * account's home folder is used, as the system records it.
+ */
+export function homeFolder(
+  plat: NodeJS.Platform = platform(),
+  home: string = homedir(),
+  accountHome: () => string = () => userInfo().homedir,
+): string {
+  return (plat === 'win32' ? win32 : posix).isAbsolute(home) ? home : accountHome();
+}
 
 /**
  * Benchtop's own folder (Electron's userData): Application Support on macOS, the XDG config
@@ -13,7 +27,7 @@ import { join, posix, resolve, win32 } from 'node:path';
 export function userDataDir(
   plat: NodeJS.Platform = platform(),
   env: NodeJS.ProcessEnv = process.env,
-  home: string = homedir(),
+  home: string = homeFolder(plat),
 ): string {
   // A relative folder in the variable is ignored, as the XDG spec asks: it made the data folder
   // depend on the folder Benchtop was started from, and Electron refuses a relative userData.
@@ -35,7 +49,7 @@ export function userDataDir(
  * that stray folder with `rm -r ~` removes the home folder). Relative paths are from the
  * current folder.
  */
-export function resolveUserPath(path: string, home: string = homedir()): string {
+export function resolveUserPath(path: string, home: string = homeFolder()): string {
   const atHome = process.platform === 'win32' ? /^~(?:$|[/\\])/ : /^~(?:$|\/)/;
   const rest = atHome.test(path) ? path.slice(2) : null;
   return rest === null ? resolve(path) : resolve(home, rest);
