@@ -1,4 +1,5 @@
-// From Evaluate's mistakes to the editor and back. The editor's only way back was the browser's
+// From Evaluate's mistakes to the editor and back. The editor opens with the mistake selected
+// (it opened at the top of the text). The editor's only way back was the browser's
 // Back button, which the desktop app does not have: a document opened from Evaluate now shows
 // "← Back to Evaluate" (kept through the next document and a reload), which comes back as Back
 // does: the filter, the mistake opened, the page's scroll, and the keyboard on that mistake. Alt+←
@@ -51,6 +52,11 @@ describe('Evaluate → editor → back', () => {
     expect(scrolled).toBeGreaterThan(0);
     await page.getByTestId('viewer-open-editor').click();
     await expect.poll(focused).toBe('text-pane');
+    // At the mistake: its mention (annotated, and missed by the model) is selected, in view.
+    const selected = page.getByTestId('text-pane').locator('.selected').first();
+    await selected.waitFor();
+    expect(await selected.textContent()).toContain(/“(.+?)”/u.exec(chosen)![1]);
+    expect(await selected.isVisible()).toBe(true);
     const back = page.getByTestId('editor-back');
     expect(await back.textContent()).toBe('← Back to Evaluate');
     expect(await page.getByRole('button', { name: '← Documents' }).count()).toBe(0);
@@ -105,8 +111,9 @@ describe('Evaluate → editor → back', () => {
     await opened().click();
     await page.getByTestId('viewer-open-editor').click();
     await expect.poll(focused).toBe('text-pane');
-    // The reviewer removes the first entity and goes straight back (the save still to be sent).
-    await page.keyboard.press('ArrowRight');
+    // The reviewer removes the mention selected, the mistake's, and goes straight back (the save
+    // still to be sent).
+    await page.getByTestId('text-pane').locator('.selected').first().waitFor();
     await page.keyboard.press('Delete');
     await page.getByTestId('editor-back').click();
     const changed = page.getByTestId('evaluate-changed');

@@ -2,7 +2,7 @@
 // to it), the open project and document, and the colour theme (saved in the data folder's
 // settings, cached in localStorage to paint the first frame in the right colours).
 import { call } from '../api.ts';
-import { type WayBack, wayBackFrom, wayBackOf } from './way-back.ts';
+import { type OpenAt, type WayBack, openAtOf, wayBackFrom, wayBackOf } from './way-back.ts';
 
 export type View =
   | 'projects'
@@ -46,6 +46,8 @@ class AppState {
   previousView = $state<View | null>(null);
   /** The editor's way back to the screen that opened its document (Evaluate); null for none. */
   wayBack = $state.raw<WayBack | null>(null);
+  /** Where the editor's document was opened at (Evaluate's mistake), to be selected; null for none. */
+  openAt = $state.raw<OpenAt | null>(null);
 
   constructor() {
     const stored = Number(localStorage.getItem(PROJECT_KEY));
@@ -70,16 +72,18 @@ class AppState {
   /**
    * Shows a screen; `documentId` opens that document in the editor. Opened from Evaluate (or from
    * the editor when it has one), the editor offers a way back there, kept in the history entry;
-   * not when `isJump` (the sidebar: a screen chosen, not a document opened from another).
+   * not when `isJump` (the sidebar: a screen chosen, not a document opened from another). `at`:
+   * the editor selects that span of the text (the mistake opened), kept in the entry too.
    */
-  go(view: View, documentId?: number, { isJump = false } = {}): void {
+  go(view: View, documentId?: number, { isJump = false, at }: { isJump?: boolean; at?: OpenAt | undefined } = {}): void {
     const hash = view === 'annotate' && documentId !== undefined ? `#/annotate/${documentId}` : `#/${view}`;
     const wayBack = view === 'annotate' && !isJump ? wayBackFrom(this.view, this.wayBack) : null;
-    if (wayBack === null || hash === location.hash) {
+    const openAt = view === 'annotate' ? (at ?? null) : null;
+    if ((wayBack === null && openAt === null) || hash === location.hash) {
       location.hash = hash;
       return;
     }
-    history.pushState({ wayBack }, '', hash);
+    history.pushState({ wayBack, at: openAt }, '', hash);
     this.#fromHash(); // pushState announces no hashchange
   }
 
@@ -114,6 +118,7 @@ class AppState {
     const { view, documentId } = parseHash(location.hash);
     this.previousView = this.view === view ? this.previousView : this.view;
     this.wayBack = view === 'annotate' ? wayBackOf(history.state) : null;
+    this.openAt = view === 'annotate' ? openAtOf(history.state) : null;
     this.view = view;
     this.documentId = documentId;
   }

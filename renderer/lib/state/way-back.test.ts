@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wayBackFrom, wayBackOf } from './way-back.ts';
+import { openAtOf, wayBackFrom, wayBackOf } from './way-back.ts';
 
 describe('the editor’s way back to Evaluate', () => {
   it('is one step back for a document opened from Evaluate, and none from Documents', () => {
@@ -21,5 +21,13 @@ describe('the editor’s way back to Evaluate', () => {
     for (const state of [null, undefined, 'x', {}, { wayBack: null }, { wayBack: { view: 'train', steps: 1 } },
       { wayBack: { view: 'evaluate', steps: 0 } }, { wayBack: { view: 'evaluate', steps: 1.5 } }, { wayBack: { view: 'evaluate' } }])
       expect(wayBackOf(state)).toBeNull();
+  });
+});
+
+describe('where a document opens in the editor', () => {
+  it('is the span a history entry holds, and none for a missing or malformed one', () => {
+    expect(openAtOf({ at: { start: 4, end: 9 } })).toEqual({ start: 4, end: 9 });
+    for (const state of [null, {}, { at: null }, { at: { start: 9, end: 4 } }, { at: { start: -1, end: 4 } }, { at: { start: '4', end: 9 } }])
+      expect(openAtOf(state)).toBeNull();
   });
 });

@@ -33,3 +33,18 @@ export function wayBackOf(state: unknown): WayBack | null {
   if (typeof steps !== 'number' || !Number.isInteger(steps) || steps < 1) return null;
   return { view, steps };
 }
+
+/** Where in its text a document was opened (the mistake "Review in the editor" came from). */
+export interface OpenAt {
+  start: number;
+  end: number;
+}
+
+/** The place a history entry's state opens its document at; null for none or a malformed one. */
+export function openAtOf(state: unknown): OpenAt | null {
+  const at = (state as { at?: unknown } | null)?.at as Partial<OpenAt> | null | undefined;
+  if (typeof at !== 'object' || at === null) return null;
+  const { start, end } = at;
+  const isOffset = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+  return isOffset(start) && isOffset(end) && end > start ? { start, end } : null;
+}
