@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
 import { apiCall } from './api-client.ts';
-import { type App, launchDemoApp } from './fixtures.ts';
+import { type App, launchDemoApp, screenshot } from './fixtures.ts';
 
 let app: App;
 
@@ -59,6 +59,7 @@ describe('Evaluate → editor → back', () => {
     expect(await selected.isVisible()).toBe(true);
     const back = page.getByTestId('editor-back');
     expect(await back.textContent()).toBe('← Back to Evaluate');
+    await screenshot(page, 'editor-from-evaluate');
     expect(await page.getByRole('button', { name: '← Documents' }).count()).toBe(0);
     // The next document keeps the way back, and so does a reload.
     const first = page.url();
