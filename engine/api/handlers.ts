@@ -59,7 +59,7 @@ import { predictedDocument, startFilePrediction, startProjectPrediction } from '
 import { deletionProblem, purgeDeletedProjects } from './project-purge.ts';
 import { listRunInfos, runMetrics } from './run-infos.ts';
 import { cancelRun, deleteProjectAndRuns, resumeRun } from './run-launcher.ts';
-import { discardRun, removeRun } from './run-discard.ts';
+import { discardRun, removeRun, removeUnrecordedRunFolders } from './run-discard.ts';
 import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped-models.ts';
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
@@ -362,6 +362,8 @@ export function createEngine(opts: EngineOptions): Engine {
   }
   // A project deletion cut off by a crash or a close is finished now, in the background.
   void purgeDeletedProjects(ctx);
+  // A run's copy of its documents cut off by a crash (made before the run is recorded).
+  removeUnrecordedRunFolders(ctx);
   const handlers = makeHandlers(ctx);
   return {
     async invoke(name, args) {

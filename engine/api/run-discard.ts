@@ -2,9 +2,10 @@
 // runs/<id>/ (data.json, patient text when the project holds it) and checkpoints beside them;
 // a finished run's folder goes when its model is registered, a stopped one's stays until its
 // project is deleted, or until the user discards it here.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { deleteRun, getRun } from '../store/runs.ts';
+import { toErrorInfo } from './errors.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -39,4 +40,35 @@ export function removeRun(ctx: ApiContext, runId: string): boolean {
   const isRemoved = deleteRun(ctx.ws.write, runId);
   ctx.emit('workspace:changed', { projectId: run.projectId, what: 'runs' });
   return isRemoved;
+}
+
+/** A run's folder name: the id run-launcher.ts gives it (crypto.randomUUID). */
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Removes the folders under runs/ that no run records: a run's documents are copied before it is
+ * recorded (training-snapshot.ts), so Benchtop killed during the copy left a folder of patient
+ * text that nothing listed or removed. Called when the engine starts, before any run can start.
+ * Returns how many were removed; a folder that cannot be removed is logged (by name, an id) and
+ * tried again at the next start.
+ */
+export function removeUnrecordedRunFolders(ctx: ApiContext): number {
+  const root = join(ctx.dataDir, 'runs');
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return 0; // no runs folder yet
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (!RUN_ID.test(name) || getRun(ctx.ws.read, name) !== undefined) continue;
+    try {
+      rmSync(join(root, name), { recursive: true, force: true });
+      removed += 1;
+    } catch (err) {
+      toErrorInfo(err, `removing the unrecorded run folder runs/${name}`);
+    }
+  }
+  return removed;
 }
