@@ -60,6 +60,11 @@ describe('Evaluate → editor → back', () => {
     const back = page.getByTestId('editor-back');
     expect(await back.textContent()).toBe('← Back to Evaluate');
     await screenshot(page, 'editor-from-evaluate');
+    // The longer link keeps every control of the bar in view in a small window.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const next = (await page.getByRole('button', { name: 'Next document' }).boundingBox())!;
+    expect(next.x + next.width).toBeLessThanOrEqual(1024);
+    await page.setViewportSize({ width: 1360, height: 860 });
     expect(await page.getByRole('button', { name: '← Documents' }).count()).toBe(0);
     // The next document keeps the way back, and so does a reload.
     const first = page.url();
