@@ -72,6 +72,23 @@ describe('train form', () => {
     expect(form.blocker).toBeNull();
   });
 
+  it('starts with the datasets that have annotated documents ticked, and then follows the ticks', async () => {
+    datasets = [dataset(1, false, 0), dataset(2, false, 4), dataset(3, true, 1)];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.chosenDatasetIds).toEqual([2, 3]);
+    expect(form.blocker).toBeNull();
+    form.toggle('datasetIds', 3, false);
+    expect(form.chosenDatasetIds).toEqual([2]);
+    form.toggle('datasetIds', 2, false);
+    expect(form.chosenDatasetIds).toEqual([]); // all unticked: not ticked again behind the user's back
+    expect(form.blocker).toBe('Choose at least one dataset to learn from.');
+    datasets = [dataset(1, false, 0), dataset(2, false, 0)];
+    const none = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await none.loadOptions();
+    expect(none.chosenDatasetIds).toEqual([]);
+  });
+
   it('defaults to the only dataset and the smallest preset, and sends a hold-out share', async () => {
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });
     await form.loadOptions();
@@ -198,8 +215,7 @@ describe('train form', () => {
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });
     await form.loadOptions();
     expect(form.selectedBase).toBe('model:pre');
-    expect(form.blocker).toMatch(/at least one dataset/);
-    form.toggle('datasetIds', 1, true);
+    form.toggle('datasetIds', 2, false);
     expect(form.usesPhi).toBe(false);
     form.toggle('devDatasetIds', 2, true);
     expect(form.usesPhi).toBe(true);

@@ -66,10 +66,10 @@ export class TrainFormState {
   task = $state<TaskKind>('ner');
   datasetIds = $state<number[]>([]);
   /**
-   * The project's only dataset once the user unticked it: no longer chosen by default (its box
-   * showed unticked while Start still trained on it).
+   * Whether the user ticked or unticked a dataset to learn from: from then on only their ticks
+   * count (a default dataset unticked showed unticked while Start still trained on it).
    */
-  #unticked = $state<number | null>(null);
+  #isTouched = $state(false);
   devDatasetIds = $state<number[]>([]);
   holdOutPercent = $state(10);
   base = $state('');
@@ -89,7 +89,7 @@ export class TrainFormState {
   #sources: Sources;
 
   choices = $derived(this.#choices());
-  /** The datasets that will be used: the chosen ones still present (the only one by default). */
+  /** The datasets that will be used: the chosen ones still present (by default, the annotated ones). */
   chosenDatasetIds = $derived(this.#chosen(this.datasetIds, true));
   chosenDevIds = $derived(
     this.#chosen(this.devDatasetIds, false).filter((id) => !this.chosenDatasetIds.includes(id)),
@@ -141,7 +141,7 @@ export class TrainFormState {
     const current = list === 'datasetIds' ? this.chosenDatasetIds : this.chosenDevIds;
     const next = current.filter((x) => x !== id);
     this[list] = isOn ? [...next, id] : next;
-    if (list === 'datasetIds') this.#unticked = isOn ? null : id;
+    if (list === 'datasetIds') this.#isTouched = true;
   }
 
   /** The request for the project (call only when `blocker` is null). */
@@ -229,13 +229,18 @@ export class TrainFormState {
     return model === undefined ? null : headNote(model, this.task);
   }
 
-  #chosen(ids: readonly number[], isDefaultOnly: boolean): number[] {
+  /**
+   * The datasets chosen from `ids`; for the training datasets before the user ticks any, those
+   * with documents marked Annotated or Reviewed, else the project's only dataset. Until
+   * 2026-11-24 a project with several datasets started with none ticked, and Start with the
+   * defaults only said to choose one.
+   */
+  #chosen(ids: readonly number[], isTraining: boolean): number[] {
     const all = this.#allDatasets();
     const kept = ids.filter((id) => all.some((d) => d.id === id));
-    const only = all.length === 1 ? all[0]!.id : undefined;
-    return kept.length === 0 && isDefaultOnly && only !== undefined && this.datasetIds.length === 0 && this.#unticked !== only
-      ? [only]
-      : kept;
+    if (!isTraining || this.#isTouched || kept.length > 0) return kept;
+    const finished = all.filter((d) => d.finishedCount > 0).map((d) => d.id);
+    return finished.length > 0 ? finished : all.length === 1 ? [all[0]!.id] : [];
   }
 
   #blocker(): string | null {
