@@ -2,7 +2,7 @@
 // measure it (they were listed together, as if it learnt from both), with the counts of the
 // documents it really used (those marked Annotated or Reviewed when it started).
 import { describe, expect, it } from 'vitest';
-import { runDataLine, runEndNote, runStatusLabel } from './run-data.ts';
+import { runDataLine, runEndNote, runNextNote, runStatusLabel } from './run-data.ts';
 
 const base = { kind: 'train', baseName: 'Default student' } as const;
 
@@ -57,5 +57,25 @@ describe('a run’s status badge', () => {
     expect(runStatusLabel({ kind: 'distill', status: 'running' })).toEqual({ text: 'Distilling', tone: 'info' });
     expect(runStatusLabel({ kind: 'train', status: 'running' })).toEqual({ text: 'Training', tone: 'info' });
     expect(runStatusLabel({ kind: 'distill', status: 'interrupted' })).toEqual({ text: 'Interrupted', tone: 'warn' });
+  });
+});
+
+describe('a finished run’s next steps', () => {
+  it('reads the best dev F1 in plain words and says where the model is and what comes next', () => {
+    expect(runNextNote(0.778, 40)).toBe(
+      'A dev F1 of 77.8 % means that on the documents it did not learn from, its finds and yours agreed roughly 8 times in 10 (100 % = all you marked found, nothing extra). The model is saved under Models.',
+    );
+  });
+
+  it('warns that a score from a handful of held-out documents is rough', () => {
+    expect(runNextNote(0.5, 2)).toContain(' Measured on only 2 documents: a rough guide until more are annotated. ');
+    expect(runNextNote(0.5, 1)).toContain('only 1 document:');
+    expect(runNextNote(0.5, 10)).not.toContain('rough guide');
+  });
+
+  it('without a dev score still says where the model is', () => {
+    expect(runNextNote(undefined, undefined)).toBe(
+      'The model is saved under Models. Evaluate shows how well it finds what you marked.',
+    );
   });
 });

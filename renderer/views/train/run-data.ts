@@ -1,7 +1,7 @@
 // The line under a run's name: what it starts from and the data it learns from, in the words of
 // what it recorded (datasets it learns from, those that only measure it, its documents' counts).
 import type { RunInfo } from '../../../engine/api/contract.ts';
-import { RUN_STATUS_LABEL, countOf, formatNumber } from '../../lib/format.ts';
+import { RUN_STATUS_LABEL, countOf, formatNumber, formatScore } from '../../lib/format.ts';
 
 export function runDataLine(
   run: Pick<RunInfo, 'kind' | 'baseName' | 'datasetNames' | 'devDatasetNames' | 'documents'>,
@@ -54,4 +54,23 @@ export function runEndNote(
 export function runStatusLabel(run: Pick<RunInfo, 'kind' | 'status'>): (typeof RUN_STATUS_LABEL)[RunInfo['status']] {
   const label = RUN_STATUS_LABEL[run.status];
   return run.kind === 'distill' && run.status === 'running' ? { ...label, text: 'Distilling' } : label;
+}
+
+/** Below this many measuring documents a dev F1 swings by many points from one document to the next. */
+export const FEW_DEV_DOCUMENTS = 10;
+
+/**
+ * What a finished run's best dev F1 means, in plain words, and what to do next: the score alone
+ * ("Best dev F1: 77.8 %") left a first-time user to guess whether it was good and where the
+ * model went.
+ */
+export function runNextNote(bestF1: number | undefined, devDocuments: number | undefined): string {
+  const where = 'The model is saved under Models.';
+  if (bestF1 === undefined || Number.isNaN(bestF1)) return `${where} Evaluate shows how well it finds what you marked.`;
+  const inTen = Math.round(bestF1 * 10);
+  const few =
+    devDocuments !== undefined && devDocuments < FEW_DEV_DOCUMENTS
+      ? ` Measured on only ${countOf(devDocuments, 'document')}: a rough guide until more are annotated.`
+      : '';
+  return `A dev F1 of ${formatScore(bestF1)} means that on the documents it did not learn from, its finds and yours agreed roughly ${inTen} times in 10 (100 % = all you marked found, nothing extra).${few} ${where}`;
 }
