@@ -4,7 +4,7 @@
 // throttled into events), and on success its model is registered with lineage. Runs left
 // 'interrupted' by a restart, or cancelled, continue from their checkpoint. What the screens read
 // of them (the list, the curves) is run-infos.ts.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { studentStartingModel } from '../distill/fingerprint-file.ts';
 import type { Document } from '../formats/types.ts';
@@ -37,7 +37,7 @@ import { NON_FINITE_STEP } from '../train/step-guard.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
-import { snapshotFileRefusal } from './run-refusals.ts';
+import { readRunSnapshot, snapshotFileRefusal } from './run-refusals.ts';
 import { getSettings } from './system.ts';
 import { isStarting, snapshotDocuments } from './training-snapshot.ts';
 
@@ -197,12 +197,14 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
   const blocked = whyCannotContinue(ctx, run);
   if (blocked !== undefined) throw new ApiError('conflict', blocked);
   requireIdle(ctx);
+  // Read before the run is marked queued: a damaged copy leaves it as it was, saying why.
+  const data = readRunSnapshot<RunData>(join(ctx.dataDir, configOf(run).dir, 'data.json'), ctx.dataDir);
   // Started again from step 1: the earlier attempt's points would stand beside the new ones.
   if (!canResume(ctx, run)) deleteRunMetrics(ctx.ws.write, runId);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
   // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its
   // teacher's cached outputs).
-  launch(ctx, runId, true);
+  launch(ctx, runId, true, data);
 }
 
 /**
@@ -247,11 +249,10 @@ export function canRestart(ctx: ApiContext, run: TrainingRun): boolean {
   return stoppedRunDir(ctx, run) !== undefined && !canResume(ctx, run);
 }
 
-function launch(ctx: ApiContext, runId: string, resume: boolean, fresh?: RunData): void {
+function launch(ctx: ApiContext, runId: string, resume: boolean, data: RunData): void {
   const run = getRun(ctx.ws.read, runId)!;
   const cfg = configOf(run);
   const dir = join(ctx.dataDir, cfg.dir);
-  const data = fresh ?? (JSON.parse(readFileSync(join(dir, 'data.json'), 'utf8')) as RunData);
   const out = join(dir, 'out');
   const { threads, device } = getSettings(ctx);
   const mode = resume ? ('auto' as const) : ('never' as const);

@@ -5,9 +5,12 @@
 // snapshot; its Start again would fail the same way, so the runs list says why instead of
 // offering it (run-launcher.ts, whyCannotContinue).
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Document } from '../formats/types.ts';
+import { jsonSyntaxDetail } from '../io/json-error.ts';
 import { type ReExample, documentCandidates, pairsFromDocuments } from '../tasks/re-data.ts';
 import type { TaskKind } from './dto-tasks.ts';
+import { ApiError } from './errors.ts';
 
 /** The label of a candidate pair without a relation (the screen gives no --negative-label). */
 export const NO_RELATION = 'false';
@@ -72,4 +75,29 @@ export function snapshotFileRefusal(task: TaskKind, file: string): string | unde
     refusals.set(file, refusal);
   }
   return refusal ?? undefined;
+}
+
+/**
+ * The documents a stopped run kept (`file`, its runs/<id>/data.json), read to continue it. One
+ * that cannot be read (cut short by a full disk, damaged on disk) is refused naming the file
+ * relative to `dataDir` and the parser's complaint without its excerpt of the text (V8 quotes the
+ * notes it choked on): it failed as an unexpected SyntaxError, after the run was marked queued,
+ * where it then stayed, offering nothing.
+ */
+export function readRunSnapshot<T>(file: string, dataDir: string): T {
+  const name = relative(dataDir, file);
+  const what = `This run's copy of its documents (${name} in the data folder)`;
+  const fix = 'so it cannot be continued; discard what it kept (Train → the run → Discard…) and start a new run.';
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new ApiError('invalid', `${what} could not be read (${code}), ${fix}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new ApiError('invalid', `${what} is damaged (${jsonSyntaxDetail(err)}), ${fix}`);
+  }
 }
