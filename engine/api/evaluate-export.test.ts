@@ -7,8 +7,26 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HAS_DATA, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { EvaluationReport, JobInfo, ScoreRow } from './dto-tasks.ts';
+import type * as ExportTargetModule from '../formats/export-target.ts';
 import { evaluationCsv } from './evaluate-export.ts';
 import { openTestEngine, type TestEngine } from './test-engine.ts';
+
+type ExportTarget = typeof ExportTargetModule;
+
+/** A write failure the next evaluate:export meets, as the writer words it (a full disk). */
+const failNext = vi.hoisted(() => ({ error: undefined as Error | undefined }));
+vi.mock('../formats/export-target.ts', async (actual) => {
+  const mod = await actual<ExportTarget>();
+  return {
+    ...mod,
+    writeAtomic: async (target: string, content: string): Promise<void> => {
+      const err = failNext.error;
+      failNext.error = undefined;
+      if (err !== undefined) throw err;
+      await mod.writeAtomic(target, content);
+    },
+  };
+});
 
 let t: TestEngine;
 let out: string;
@@ -88,6 +106,14 @@ describe.skipIf(!HAS_DATA)('evaluate:export', () => {
     await t.call('evaluate:export', { jobId, format: 'csv', outPath: path, overwrite: true });
     expect(readFileSync(path, 'utf8')).toBe(evaluationCsv(report));
     expect(readdirSync(out).filter((f) => f.startsWith('.') || f.includes('tmp'))).toEqual([]);
+  });
+
+  it('names the output when the disk is full, as documents:export does', async () => {
+    const path = join(out, 'full.json');
+    const message = `${path}: the disk is full; nothing was written (free some space and run again)`;
+    failNext.error = Object.assign(new Error(message), { code: 'ENOSPC', path });
+    const reply = await t.invoke('evaluate:export', { jobId, format: 'json', outPath: path });
+    expect(reply).toEqual({ ok: false, error: { code: 'invalid', message } });
   });
 
   it('refuses the data folder, a relative path and an evaluation it does not hold, writing nothing', async () => {

@@ -11,6 +11,7 @@ import type { ApiContext } from './context.ts';
 import type { EvaluationReport, ScoreRow } from './dto-tasks.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { evaluationJob } from './evaluate-kept.ts';
+import { namedWriteFailure } from './export.ts';
 import { holdOutput } from './outputs-in-flight.ts';
 
 const num = (n: number | undefined): string => (n === undefined ? '' : String(n));
@@ -62,6 +63,10 @@ export async function exportEvaluation(ctx: ApiContext, a: Args<'evaluate:export
   const release = holdOutput(a.outPath, 'export');
   try {
     await writeAtomic(a.outPath, content);
+  } catch (err) {
+    // A full disk or a read-only place, in the writer's words naming the output (it was "The disk
+    // is full; free some space and try again.", naming no file).
+    throw namedWriteFailure(err, a.outPath);
   } finally {
     release();
   }

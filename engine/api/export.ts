@@ -173,7 +173,7 @@ async function metadataKeys(ctx: ApiContext, db: ReadDb, projectId: number, ids:
  * A write that failed for a reason the writer words about the output (a full disk, a read-only
  * place, no permission: "<outPath>: the disk is full; nothing was written …"), kept in those words.
  */
-function namedWriteFailure(err: unknown, outPath: string): unknown {
+export function namedWriteFailure(err: unknown, outPath: string): unknown {
   const e = err as NodeJS.ErrnoException | null;
   const isNamed = typeof e?.code === 'string' && typeof e.message === 'string' && e.message.startsWith(`${outPath}: `);
   return isNamed ? new ApiError('invalid', e.message) : err;
