@@ -14,6 +14,7 @@ import { fsErrorMessage } from './fs-error-message.ts';
 import { checkNumberFlags } from './number-flags.ts';
 import { expandPathArgs } from './path-flags.ts';
 import { packageVersion } from '../version.ts';
+import { withStopSignals } from './stoppable-write.ts';
 
 const HELP = [
   'benchtop — offline biomedical NER/RE workbench',
@@ -127,9 +128,10 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'serve') return await cmdServe(serveOpts);
     if (cmd === 'start') return await cmdStart(serveOpts);
     if (cmd === 'model' && rest[0] === 'inspect') cmdInspect(rest.slice(1), opts);
-    else if (cmd === 'init-model') cmdInitModel(opts);
-    else if (cmd === 'forward') await cmdForward(opts);
-    else if (cmd === 'export-onnx') cmdExportOnnx(opts);
+    // Stopped by Ctrl-C, SIGTERM or SIGHUP, these write nothing (they left a hidden temp file).
+    else if (cmd === 'init-model') await withStopSignals((stop) => cmdInitModel(opts, stop));
+    else if (cmd === 'forward') await withStopSignals((stop) => cmdForward(opts, stop));
+    else if (cmd === 'export-onnx') await withStopSignals((stop) => cmdExportOnnx(opts, stop));
     else if (cmd === 'train') await cmdTrain(rest, opts);
     else if (cmd === 'eval') await cmdEval(rest, opts);
     else if (cmd === 'predict') await cmdPredict(opts);

@@ -14,7 +14,7 @@ import { MAX_WEIGHTS_BYTES } from '../checkpoints/model-file.ts';
 import { megabytes } from '../io/input-file.ts';
 import { numel, type HostTensor } from '../onnx/ir.ts';
 import { serializeModel } from '../onnx/serialize.ts';
-import { checkNotSpecialFile, writeFileAtomic } from '../io/atomic.ts';
+import { checkNotSpecialFile } from '../io/atomic.ts';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { lineageRecord } from '../distill/lineage.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
@@ -25,6 +25,7 @@ import { optionalString, requireString, UsageError, type Opts } from './args.ts'
 import { checkedNumber, SEED_RANGE, THREADS_RANGE } from './number-flags.ts';
 import { checkForwardInputs, checkInputKeys, flatten, INPUT_KEYS, readInputsJson } from './forward-inputs.ts';
 import { checkOutFolder, checkWritable } from '../io/out-folder.ts';
+import { throwIfStopped, writeFileAtomicStoppable, type StopFlag } from './stoppable-write.ts';
 
 /** Characters a label name may not hold: controls (tab, line breaks), invisible and direction marks, as for model names. */
 // eslint-disable-next-line no-control-regex -- control characters are what is refused
@@ -78,7 +79,7 @@ const TASKS: Record<string, Task> = {
   'masked-lm': 'masked-lm', mlm: 'masked-lm',
 };
 
-export function cmdInitModel(opts: Opts): void {
+export async function cmdInitModel(opts: Opts, stop: StopFlag = { cancelled: false }): Promise<void> {
   const arch = requireString(opts, 'arch');
   if (arch !== 'bert' && arch !== 'distilbert') throw new UsageError(`--arch must be bert or distilbert, got "${arch}"`);
   const preset = requireString(opts, 'preset');
@@ -127,6 +128,9 @@ export function cmdInitModel(opts: Opts): void {
   if (4 * params + SAFETENSORS_HEADER_ROOM > MAX_WEIGHTS_BYTES)
     throw new UsageError(`${vocabFile}: its ${vocab.length} tokens make a ${arch} ${preset} of ${params} parameters, ${megabytes(4 * params)} of float32 weights, past the 2 GB of weights Benchtop reads; use a smaller vocabulary or preset`);
   const weights = initWeights(config, seed);
+  // A stop during the weights' initialisation (seconds at bert-base) ends here; once saving has
+  // begun the model is written whole (saveHfFolder stages it in a hidden folder and renames it).
+  await throwIfStopped(stop);
   const lower = !opts['cased'];
   // Random weights hold no data; the record says so, and where the vocabulary came from.
   const init = { kind: 'init' as const, source: `random initialisation (${arch} ${preset}, seed ${seed})`, containsPhi: false, gradients: true };
@@ -235,7 +239,7 @@ export function* forwardJson(logits: HostTensor, loss: number | undefined, grads
   yield Buffer.from(pending, 'utf8');
 }
 
-export async function cmdForward(opts: Opts): Promise<void> {
+export async function cmdForward(opts: Opts, stop: StopFlag = { cancelled: false }): Promise<void> {
   const dir = requireString(opts, 'model');
   const inFile = requireString(opts, 'inputs');
   const outFile = requireString(opts, 'out');
@@ -286,6 +290,7 @@ export async function cmdForward(opts: Opts): Promise<void> {
   const wanted = ['logits', ...(labels ? ['loss'] : []), ...(wantGrads ? spec.trainable.map((p) => `${p}.grad`) : [])];
   const out = await session.run(feeds, wanted);
   await session.release();
+  await throwIfStopped(stop);
   const logits = out['logits'] as HostTensor;
   const grads = new Map<string, Float32Array>();
   if (wantGrads) {
@@ -301,18 +306,18 @@ export async function cmdForward(opts: Opts): Promise<void> {
   for (const [p, g] of grads) outputs.set(`the gradient of ${p}`, g);
   const nonFinite = [...outputs].find(([, v]) => !v.every(Number.isFinite))?.[0];
   if (nonFinite) throw new Error(`${dir}: gives non-finite values (NaN/Infinity) in ${nonFinite} on ${inFile}; its weights are damaged or far too large; nothing was written`);
-  writeFileAtomic(outFile, forwardJson(logits, loss, grads));
+  await writeFileAtomicStoppable(outFile, forwardJson(logits, loss, grads), stop);
   // As export-onnx says what it wrote (forward used to finish without a word).
   const parts = [`logits [${logits.dims.join(', ')}]`, ...(loss !== undefined ? [`loss ${loss}`] : []), ...(grads.size > 0 ? [`gradients of ${grads.size} parameters`] : [])];
   console.log(`wrote ${outFile} (${parts.join('; ')})`);
 }
 
-export function cmdExportOnnx(opts: Opts): void {
+export async function cmdExportOnnx(opts: Opts, stop: StopFlag = { cancelled: false }): Promise<void> {
   const dir = requireString(opts, 'model');
   const out = requireString(opts, 'out');
   checkOutFile(out, { model: dir }, opts['overwrite'] === true);
   const m = loadHfFolder(dir, { requireVocab: false });
   const onnx = standaloneOnnx(m.config, m.weights);
-  writeFileAtomic(out, onnx.bytes);
+  await writeFileAtomicStoppable(out, onnx.bytes, stop);
   console.log(`wrote ${out} (inputs: ${onnx.inputs.join(', ')}; output: logits)`);
 }
