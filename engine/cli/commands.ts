@@ -103,7 +103,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('model', 'DIR', 'the model folder (required)'),
       f('inputs', 'IN.json', 'input_ids, attention_mask, optional token_type_ids and labels as nested arrays (required)'),
       f('out', 'OUT.json', 'where to write logits, loss and gradients (required)'),
-      f('grads', undefined, 'also write the gradient of every parameter, by its Hugging Face name (needs labels)'),
+      f('grads', undefined, "also write the gradient of every parameter, by its Hugging Face name, in the parameter's shape (needs labels)"),
       THREADS,
       OVERWRITE_FILE,
     ],
@@ -113,6 +113,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: 'benchtop export-onnx --model DIR --out FILE.onnx',
     summary: 'export the inference graph as a standalone .onnx file',
     flags: [f('model', 'DIR', 'the model folder (required)'), f('out', 'FILE.onnx', 'the file to write (required)'), OVERWRITE_FILE],
+    notes: [
+      'The file holds the weights (ONNX opset 17). Inputs: input_ids and attention_mask, int64 [batch, sequence], and',
+      'token_type_ids (the same) for every family but DistilBERT; batch size and length are free, the length at most the',
+      "model's positions. Output: logits, float32 [batch, sequence, labels] (ner), [batch, labels] (re), [batch, sequence,",
+      'vocabulary] (masked LM) or [batch, sequence, hidden] (an encoder without a head). Its metadata holds "architecture",',
+      `"task" and "labels" (a JSON list, in logit order; empty for masked LM); tokenize as the model folder's tokenizer does.`,
+    ],
   },
   {
     name: 'train',
