@@ -1,6 +1,7 @@
 // A first-time user on a fresh data folder: Projects says what Benchtop is for and which step
 // comes next, each step's button leads to it, and Annotate in the sidebar opens a document to
-// annotate (it showed the Documents list without a word, as if the click had missed).
+// annotate (it showed the Documents list without a word, as if the click had missed). A
+// setting changed says, where it can be seen, that it was saved.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +69,16 @@ describe('the first hour', () => {
     await steps().nth(2).getByTestId('first-step-go').click();
     await expect.poll(() => page.getByTestId('document-title').textContent()).toBe('b-second');
     expect(app.problems).toEqual([]);
+  });
+
+  it('shows that a changed setting was saved (the notice was for screen readers only)', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-settings').click();
+    await page.getByTestId('int8-input').check();
+    const status = page.getByTestId('settings-status');
+    await expect.poll(() => status.textContent()).toBe('Saved.');
+    const box = await status.boundingBox();
+    expect(box!.width).toBeGreaterThan(20);
+    expect(await page.getByText('A change is saved as soon as you make it.').isVisible()).toBe(true);
   });
 });
