@@ -4,7 +4,7 @@
 // reader cannot call a writer.
 import Database from 'better-sqlite3';
 import { accessSync, chmodSync, constants, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { fileHead } from '../io/file-chunks.ts';
 import { holderOf, tryOsLock } from '../io/os-lock.ts';
@@ -271,6 +271,11 @@ function initialise(conn: Database.Database, dir: string, dbPath: string): Works
     conn.pragma('synchronous = NORMAL');
     // Deleted rows (a purged project's notes) are overwritten, not left readable in free pages.
     conn.pragma('secure_delete = ON');
+    // SQLite's temporary files (a VACUUM's copy of the whole workspace at an upgrade, a large
+    // sort spilled to disk) hold document text: they go in the data folder (owner-only), not the
+    // system's temp folder, which other accounts share and which is often on another volume.
+    // NOTE: process-wide (one workspace per engine); a folder since removed is skipped by SQLite.
+    if (dbPath !== ':memory:') conn.pragma(`temp_store_directory = '${resolve(dir).replace(/'/g, "''")}'`);
     // PRAGMA takes no parameters; the version is an integer from our own migration list.
     upgradeSchema(write, dbPath, version, (v) => conn.pragma(`user_version = ${Math.trunc(v)}`));
     markInterruptedRuns(write);
