@@ -5,6 +5,7 @@
 // does: the filter, the mistake opened, the page's scroll, and the keyboard on that mistake. Alt+←
 // in the editor's text is Back again (the text took it as ←). Then the loop a reviewer goes
 // round: correct the document, come back, read that the report is out of date, evaluate again.
+// A result of Run over the project's documents opened in the editor has "← Back to Run" alike.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
@@ -129,6 +130,29 @@ describe('Evaluate → editor → back', () => {
     await expect.poll(() => page.getByTestId('start-evaluate').textContent()).toBe('Evaluate');
     await page.getByTestId('evaluate-summary').waitFor();
     await expect.poll(() => changed.count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+
+  it('goes back to Run from a result over the project’s documents opened in the editor', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('run-source-project').check();
+    await page.getByTestId('run-model').selectOption({ label: 'Ward tagger' });
+    await page.getByTestId('start-run').click();
+    const results = page.getByTestId('run-results');
+    await results.waitFor({ timeout: 60_000 });
+    const row = results.getByTestId('result-row').first();
+    await row.click();
+    const title = (await page.getByTestId('document-viewer').getByTestId('viewer-title').textContent())!;
+    await page.getByTestId('viewer-open-editor').click();
+    await expect.poll(focused).toBe('text-pane');
+    const back = page.getByTestId('editor-back');
+    expect(await back.textContent()).toBe('← Back to Run');
+    await back.click();
+    await expect.poll(() => page.url()).toMatch(/#\/run$/);
+    // The results and the document opened are still shown.
+    await results.waitFor();
+    expect(await page.getByTestId('document-viewer').getByTestId('viewer-title').textContent()).toBe(title);
     expect(app.problems).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { openAtOf, wayBackFrom, wayBackOf } from './way-back.ts';
 
-describe('the editor’s way back to Evaluate', () => {
-  it('is one step back for a document opened from Evaluate, and none from Documents', () => {
+describe('the editor’s way back to Evaluate or Run', () => {
+  it('is one step back for a document opened from Evaluate or Run, and none from Documents', () => {
     expect(wayBackFrom('evaluate', null)).toEqual({ view: 'evaluate', steps: 1 });
     expect(wayBackFrom('documents', null)).toBeNull();
-    expect(wayBackFrom('run', null)).toBeNull();
+    expect(wayBackFrom('run', null)).toEqual({ view: 'run', steps: 1 });
+    expect(wayBackFrom('models', null)).toBeNull();
   });
 
   it('is kept one step further by the next or previous document, and not made by one without it', () => {

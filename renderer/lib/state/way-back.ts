@@ -1,9 +1,10 @@
-// The editor's way back to the screen that opened it (Evaluate's "Review in the editor"): kept in
+// The editor's way back to the screen that opened it ("Review in the editor" on Evaluate's mistakes
+// and on Run's results over project documents): kept in
 // the browser history entry of each document it shows, so that Back and Forward, a reload and the
 // next or previous document keep it, and its button goes back exactly as the browser's Back.
 
 /** The screens whose documents open in the editor with a way back to them. */
-export type BackView = 'evaluate';
+export type BackView = 'evaluate' | 'run';
 
 /** The way back: to `view`, `steps` entries back in the window's history. */
 export interface WayBack {
@@ -11,10 +12,10 @@ export interface WayBack {
   steps: number;
 }
 
-const BACK_VIEWS: readonly string[] = ['evaluate'];
+const BACK_VIEWS: readonly string[] = ['evaluate', 'run'];
 
 /**
- * The way back a document opened in the editor from `view` offers: from Evaluate, one step back;
+ * The way back a document opened in the editor from `view` offers: from Evaluate or Run, one step back;
  * from the editor itself (the next or previous document), the way the editor had, one step
  * further; from anywhere else (Documents, the sidebar), none.
  */
