@@ -76,7 +76,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'model inspect',
     usage: 'benchtop model inspect DIR [--json]',
-    summary: 'describe a model folder: architecture, size, task, labels',
+    summary: 'describe a model folder: architecture, size, task, labels, and the settings train recorded (window, RE entity pairs)',
     flags: [f('json', undefined, 'print JSON instead of a table')],
   },
   {

@@ -35,6 +35,20 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     expect(r.code).toBe(0);
     const info = JSON.parse(r.out) as Record<string, unknown>;
     expect(info).toMatchObject({ architecture: 'bert', task: 'token-classification', parameters: 65765, vocab_size: 1000, num_labels: 5 });
+    expect(info).not.toHaveProperty('max_length'); // a model Benchtop did not train records none
+  });
+
+  it("model inspect shows the task settings train recorded: an RE model's entity pairs, window, negative label", async () => {
+    const dir = path.join(tmp, 'inspect-re');
+    cpSync(path.join(GOLDEN, '..', 'bert-sequence-classification'), dir, { recursive: true });
+    const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+    const benchtop = { task: 're', max_length: 96, negative_label: 'LABEL_0', entity_pairs: [['CHEMICAL', 'GENE'], ['GENE', 'CHEMICAL']] };
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ ...config, benchtop }));
+    const json = JSON.parse((await run(['model', 'inspect', dir, '--json'])).out) as Record<string, unknown>;
+    expect(json).toMatchObject({ max_length: 96, negative_label: 'LABEL_0', entity_pairs: benchtop.entity_pairs });
+    const table = (await run(['model', 'inspect', dir])).out.split('\n');
+    expect(table).toContain('entity_pairs       CHEMICAL–GENE, GENE–CHEMICAL');
+    expect(table).toContain('max_length         96');
   });
 
   it('forward --grads matches the golden loss and gives every HF gradient', async () => {

@@ -56,7 +56,32 @@ export function inspectModel(dir: string): Record<string, unknown> {
     ...(m.shards.length > 0 && { weights_shards: m.shards.length }),
     weights_format: m.sourceFormat,
     size_bytes: [m.weightsFile, ...m.shards].reduce((n, f) => n + statSync(f).size, 0),
+    ...taskSettings(m.config.raw['benchtop']),
   };
+}
+
+/**
+ * What `train` recorded in config.json's "benchtop" (the window length and stride it trained
+ * with, RE's negative label and the entity type pairs it relates, which `predict --re-model`
+ * needs from the entity model): until 2026-11-24 only config.json said so.
+ */
+function taskSettings(raw: unknown): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const o = raw as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of ['max_length', 'stride', 'negative_label'] as const) {
+    if (typeof o[key] === 'number' || typeof o[key] === 'string') out[key] = o[key];
+  }
+  if (Array.isArray(o['entity_pairs'])) {
+    out['entity_pairs'] = o['entity_pairs'].filter((p): p is [string, string] => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string'));
+  }
+  return out;
+}
+
+/** A value of `model inspect`'s table: lists joined, entity pairs as TYPE–TYPE. */
+function tableValue(v: unknown): string {
+  if (!Array.isArray(v)) return String(v);
+  return v.map((x) => (Array.isArray(x) ? x.join('–') : String(x))).join(', ');
 }
 
 export function cmdInspect(positionals: string[], opts: Opts): void {
@@ -67,7 +92,7 @@ export function cmdInspect(positionals: string[], opts: Opts): void {
     console.log(JSON.stringify(info, null, 2));
     return;
   }
-  for (const [k, v] of Object.entries(info)) console.log(`${k.padEnd(18)} ${Array.isArray(v) ? v.join(', ') : String(v)}`);
+  for (const [k, v] of Object.entries(info)) console.log(`${k.padEnd(18)} ${tableValue(v)}`);
 }
 
 /** Room for a safetensors header (names, dtypes, shapes: tens of KB for a 12-layer model). */
