@@ -23,6 +23,13 @@ export function shellArgs<K extends ShellRequestName>(name: K, args: unknown): A
   return validators[name](args ?? {}, 'args');
 }
 
+/**
+ * Windows adds a file chosen in its dialogs to Recent items (Explorer's Quick Access, the taskbar's
+ * jump list, %APPDATA%\Microsoft\Windows\Recent): file names are often a patient's, and those
+ * lists are seen outside Benchtop (as the window title is, which names no document).
+ */
+const NOT_RECENT = 'dontAddToRecent';
+
 /** dialog:open-path */
 export async function openPath(
   win: BrowserWindow,
@@ -30,7 +37,7 @@ export async function openPath(
 ): Promise<Result<'dialog:open-path'>> {
   const res = await dialog.showOpenDialog(win, {
     title: args.title ?? (args.kind === 'folder' ? 'Choose a folder' : 'Choose a file'),
-    properties: args.kind === 'folder' ? ['openDirectory'] : ['openFile'],
+    properties: [args.kind === 'folder' ? 'openDirectory' : 'openFile', NOT_RECENT],
   });
   return { path: res.canceled ? null : (res.filePaths[0] ?? null) };
 }
@@ -44,12 +51,13 @@ export async function savePath(
   if (args.kind === 'folder') {
     const res = await dialog.showOpenDialog(win, {
       title,
-      properties: ['openDirectory', 'createDirectory'],
+      properties: ['openDirectory', 'createDirectory', NOT_RECENT],
     });
     return { path: res.canceled ? null : (res.filePaths[0] ?? null) };
   }
   const res = await dialog.showSaveDialog(win, {
     title,
+    properties: [NOT_RECENT],
     ...(args.defaultName !== undefined && { defaultPath: args.defaultName }),
   });
   return { path: res.canceled ? null : (res.filePath ?? null) };
