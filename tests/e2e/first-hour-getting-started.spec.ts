@@ -1,12 +1,13 @@
 // A first-time user on a fresh data folder: Projects says what Benchtop is for and which step
 // comes next, each step's button leads to it, and Annotate in the sidebar opens a document to
 // annotate (it showed the Documents list without a word, as if the click had missed). A
-// setting changed says, where it can be seen, that it was saved.
+// setting changed says, where it can be seen, that it was saved. A tab reopened while a model
+// trains says so in the sidebar, on whatever screen it opens.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
 
 let app: App;
 
@@ -80,5 +81,30 @@ describe('the first hour', () => {
     const box = await status.boundingBox();
     expect(box!.width).toBeGreaterThan(20);
     expect(await page.getByText('A change is saved as soon as you make it.').isVisible()).toBe(true);
+  });
+
+  it('says in the sidebar that a model is training, after the tab was closed and opened again', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-projects').click();
+    await page.getByRole('button', { name: 'Open project Demo: clinical notes' }).click();
+    const [demo] = (await apiCall(app.server, 'projects:list', {})).filter((p) => p.name === 'Demo: clinical notes');
+    const [dataset] = await apiCall(app.server, 'datasets:list', { projectId: demo!.id });
+    const golden = join(SHARED_DATA, '..', 'goldens', 'models', 'bert-token-classification');
+    const base = await apiCall(app.server, 'models:import-folder', { path: golden, phiStatus: 'no-phi', name: 'Base' });
+    const { runId } = await apiCall(app.server, 'train:start', {
+      projectId: demo!.id,
+      task: 'ner',
+      datasetIds: [dataset!.id],
+      baseModelId: base.id,
+      epochs: 1000,
+      batchSize: 2,
+      maxLength: 32,
+    });
+    await page.reload();
+    await expect.poll(() => page.getByTestId('nav-train-busy').isVisible()).toBe(true);
+    expect(await page.getByTestId('nav-train').textContent()).toBe('Traintraining…');
+    await screenshot(page, 'first-hour-training-badge-1024');
+    await apiCall(app.server, 'train:cancel', { runId });
+    await expect.poll(() => page.getByTestId('nav-train-busy').count(), { timeout: 60_000 }).toBe(0);
   });
 });
