@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { tiedAliases } from '../checkpoints/param-shapes.ts';
 import { findWeights, WEIGHTS_NAMES } from '../checkpoints/shards.ts';
-import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { readVocab, vocabIsCased } from '../checkpoints/tokenizer-files.ts';
 import { embeddingWidth, maxSequenceLength, presetConfig, PRESETS, type Task } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
 import { parameterShapes } from '../model/bert.ts';
@@ -157,6 +157,15 @@ export async function cmdInitModel(opts: Opts, stop: StopFlag = { cancelled: fal
   // begun the model is written whole (saveHfFolder stages it in a hidden folder and renames it).
   await throwIfStopped(stop);
   const lower = !opts['cased'];
+  // A cased vocabulary lower-cased (or the reverse) leaves its capitalised tokens, or the text's
+  // capitals, without a match: every later run tokenized that way without a word.
+  const cased = vocabIsCased(vocab);
+  if (cased === lower) {
+    const named = optionalString(opts, 'vocab') ?? 'the default vocabulary (bert-base-uncased)';
+    console.error(cased
+      ? `${named}: warning: this vocabulary is cased (it holds capitalised tokens), but the model will lower-case text, so those tokens are never used; add --cased to keep letter case`
+      : `${named}: warning: this vocabulary is uncased (no capitalised tokens), but --cased keeps letter case, so capitalised words split into pieces or [UNK]; leave --cased out`);
+  }
   // Random weights hold no data; the record says so, and where the vocabulary came from.
   const init = { kind: 'init' as const, source: `random initialisation (${arch} ${preset}, seed ${seed})`, containsPhi: false, gradients: true };
   const record = lineageRecord([init], vocabularyRecord(vocab, { file: vocabFile }));
