@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Document } from '../formats/types.ts';
+import { bufferedWrites } from '../io/buffered-writes.ts';
 import { getProject } from '../store/projects.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -25,19 +26,7 @@ export type SnapshotData = Partial<Record<'train' | 'dev' | 'private', Document[
 export async function writeSnapshot(file: string, data: SnapshotData): Promise<void> {
   const handle = await open(file, 'w', 0o600);
   try {
-    let pending: string[] = [];
-    let size = 0;
-    const flush = async (): Promise<void> => {
-      const bytes = Buffer.from(pending.join(''), 'utf8');
-      pending = [];
-      size = 0;
-      for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
-    };
-    const put = async (text: string): Promise<void> => {
-      pending.push(text);
-      size += text.length;
-      if (size >= CHUNK_CHARS) await flush();
-    };
+    const { write: put, flush } = bufferedWrites(handle, CHUNK_CHARS);
     let sep = '{';
     // In the object's own key order, leaving out what is undefined, as JSON.stringify does.
     for (const [key, docs] of Object.entries(data)) {

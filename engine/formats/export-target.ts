@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { bufferedWrites } from '../io/buffered-writes.ts';
 import { checkWritable } from '../io/out-folder.ts';
 import { isAlive } from '../io/pid-lock.ts';
 import { makeDirs } from '../io/make-dirs.ts';
@@ -168,20 +169,7 @@ export async function writeStreamAtomic(
     made = await makeDirs(dirname(target));
     await removeStale(dirname(target), new RegExp(`^\\.${escapeRegExp(stem)}\\.(\\d+)\\.[-0-9a-z]+\\.tmp$`));
     file = await open(tmp, 'wx');
-    const out = file;
-    let pending: string[] = [];
-    let size = 0;
-    const flush = async (): Promise<void> => {
-      const bytes = Buffer.from(pending.join(''), 'utf8');
-      pending = [];
-      size = 0;
-      for (let at = 0; at < bytes.length; ) at += (await out.write(bytes, at, bytes.length - at)).bytesWritten;
-    };
-    const write = async (text: string): Promise<void> => {
-      pending.push(text);
-      size += text.length;
-      if (size >= CHUNK_CHARS) await flush();
-    };
+    const { write, flush } = bufferedWrites(file, CHUNK_CHARS);
     await produce(write, flush);
     await flush();
     await file.close();
