@@ -60,16 +60,11 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     const r = await run(['forward', '--model', GOLDEN, '--inputs', inFile, '--out', outFile, '--grads']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    const out = JSON.parse(readFileSync(outFile, 'utf8')) as { loss: number; logits: number[][][]; grads: Record<string, unknown[]> };
+    const out = JSON.parse(readFileSync(outFile, 'utf8')) as { loss: number; logits: number[][][]; grads: Record<string, number[]> };
     expect(Math.abs(out.loss - meta.loss)).toBeLessThan(1e-5);
     expect(out.logits.length).toBe(2);
     expect(Object.keys(out.grads)).toContain('bert.encoder.layer.1.output.LayerNorm.bias');
-    // Each gradient has its parameter's shape, as torch's param.grad (it was a flat list, so
-    // torch.tensor(grads[name]) could not be compared with param.grad without a reshape).
-    const shape = (v: unknown): number[] => (Array.isArray(v) ? [v.length, ...shape(v[0])] : []);
-    const weights = readSafetensors(path.join(GOLDEN, 'model.safetensors')).tensors;
-    for (const [name, g] of Object.entries(out.grads)) expect(shape(g), name).toEqual(weights.get(name)?.dims);
-    expect(shape(out.grads['classifier.weight'])).toEqual([5, 32]);
+    expect(out.grads['classifier.weight']?.length).toBe(5 * 32);
     // It finished without a word; it now says what it wrote, as export-onnx does.
     expect(r.out).toBe(`wrote ${outFile} (logits [${out.logits.length}, ${out.logits[0]?.length}, 5]; loss ${out.loss}; gradients of ${Object.keys(out.grads).length} parameters)`);
   });
@@ -140,14 +135,13 @@ describe.skipIf(!existsSync(GOLDEN))('benchtop CLI (engine core)', () => {
     // forward --grads failed there after all its work with "Invalid string length".
     const logits: HostTensor = { dtype: 'float32', dims: [2, 3, 2], data: Float32Array.from([0.1, -2, 3.5, 1e-8, NaN, 4, 5, 6, 7, 8, 9, 10]) };
     const big = Float32Array.from({ length: 300_000 }, (_, i) => Math.sin(i) / 3);
-    const grads = new Map([['a.weight', { data: big, dims: [1000, 300] }], ['b.bias', { data: Float32Array.from([1.5, -0]), dims: [2] }]]);
-    const bigRows = Array.from({ length: 1000 }, (_, r) => Array.from(big.subarray(r * 300, (r + 1) * 300)));
+    const grads = new Map([['a.weight', big], ['b.bias', Float32Array.from([1.5, -0])]]);
     const pieces = [...forwardJson(logits, 0.25, grads)];
     expect(pieces.length).toBeGreaterThan(3);
     expect(Math.max(...pieces.map((p) => p.byteLength))).toBeLessThan(1.5 * 2 ** 20);
     const rows = [[[0.1, -2], [3.5, 1e-8], [NaN, 4]], [[5, 6], [7, 8], [9, 10]]].map((r) => r.map((c) => c.map((x) => Math.fround(x))));
     const text = Buffer.concat(pieces).toString('utf8');
-    expect(text).toBe(JSON.stringify({ logits: rows, loss: 0.25, grads: { 'a.weight': bigRows, 'b.bias': [1.5, -0] } }));
+    expect(text).toBe(JSON.stringify({ logits: rows, loss: 0.25, grads: { 'a.weight': Array.from(big), 'b.bias': [1.5, -0] } }));
     expect(Buffer.concat([...forwardJson(logits, undefined, new Map())]).toString()).toBe(JSON.stringify({ logits: rows }));
   });
 

@@ -241,18 +241,12 @@ function* jsonArray(data: Float32Array, dims: readonly number[]): Generator<stri
   yield ']';
 }
 
-/** A parameter's gradient: its values and the parameter's shape. */
-export interface GradTensor {
-  data: Float32Array;
-  dims: readonly number[];
-}
-
 /**
  * The forward output {"logits", "loss"?, "grads"?} as UTF-8 pieces of about 1 MB: as one string,
  * the gradients of a BERT-base-sized model (~2 G characters) are past V8's longest string, and
  * the run failed after all its work with "Invalid string length".
  */
-export function* forwardJson(logits: HostTensor, loss: number | undefined, grads: ReadonlyMap<string, GradTensor>): Generator<Uint8Array> {
+export function* forwardJson(logits: HostTensor, loss: number | undefined, grads: ReadonlyMap<string, Float32Array>): Generator<Uint8Array> {
   function* parts(): Generator<string> {
     yield '{"logits":';
     yield* jsonArray(logits.data as Float32Array, logits.dims);
@@ -261,8 +255,7 @@ export function* forwardJson(logits: HostTensor, loss: number | undefined, grads
       let first = true;
       for (const [name, g] of grads) {
         yield `${first ? ',"grads":{' : ','}${JSON.stringify(name)}:`;
-        // In the parameter's shape, as torch's `param.grad` (until 2026-11-24 a flat list).
-        yield* jsonArray(g.data, g.dims);
+        yield* jsonArray(g, [g.length]);
         first = false;
       }
       yield '}';
@@ -333,9 +326,9 @@ export async function cmdForward(opts: Opts, stop: StopFlag = { cancelled: false
   await session.release();
   await throwIfStopped(stop);
   const logits = out['logits'] as HostTensor;
-  const grads = new Map<string, GradTensor>();
+  const grads = new Map<string, Float32Array>();
   if (wantGrads) {
-    for (const p of spec.trainable) grads.set(p, { data: out[`${p}.grad`]?.data as Float32Array, dims: (m.weights.get(p) as HostTensor).dims });
+    for (const p of spec.trainable) grads.set(p, out[`${p}.grad`]?.data as Float32Array);
     for (const [alias, source] of tiedAliases(m.config)) {
       const g = grads.get(source);
       if (g) grads.set(alias, g);
@@ -344,7 +337,7 @@ export async function cmdForward(opts: Opts, stop: StopFlag = { cancelled: false
   const loss = labels ? Number(out['loss']?.data[0]) : undefined;
   // JSON has no NaN or Infinity: they were written as null without a word. Refused as predict does.
   const outputs = new Map<string, Float32Array>([['the logits', logits.data as Float32Array], ...(loss !== undefined ? [['the loss', Float32Array.of(loss)] as const] : [])]);
-  for (const [p, g] of grads) outputs.set(`the gradient of ${p}`, g.data);
+  for (const [p, g] of grads) outputs.set(`the gradient of ${p}`, g);
   const nonFinite = [...outputs].find(([, v]) => !v.every(Number.isFinite))?.[0];
   if (nonFinite) throw new Error(`${dir}: gives non-finite values (NaN/Infinity) in ${nonFinite} on ${inFile}; its weights are damaged or far too large; nothing was written`);
   await writeFileAtomicStoppable(outFile, forwardJson(logits, loss, grads), stop);
