@@ -103,7 +103,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       f('model', 'DIR', 'the model folder (required)'),
       f('inputs', 'IN.json', 'input_ids, attention_mask, optional token_type_ids and labels as nested arrays (required)'),
       f('out', 'OUT.json', 'where to write logits, loss and gradients (required)'),
-      f('grads', undefined, "also write the gradient of every parameter, by its Hugging Face name, in the parameter's shape (needs labels)"),
+      f('grads', undefined, "also write the gradient of every parameter, by its Hugging Face name, as a flat list in row-major order (reshape to the parameter's shape; needs labels)"),
       THREADS,
       OVERWRITE_FILE,
     ],
