@@ -26,3 +26,19 @@ export function splitScoreNotes(issues: readonly FileIssue[]): { note: string | 
     problems,
   };
 }
+
+/**
+ * Where a run over files wrote its results, for the summary line: "Written to 1 file" left the
+ * user to open "Files written" to learn where (they had typed the path minutes before).
+ */
+export function writtenWhere(written: readonly string[]): string {
+  if (written.length === 0) return 'Nothing was written';
+  if (written.length === 1) return `Written to ${written[0]!}`;
+  let dir = written[0]!.slice(0, Math.max(written[0]!.lastIndexOf('/'), written[0]!.lastIndexOf('\\')) + 1);
+  while (dir !== '' && !written.every((f) => f.startsWith(dir))) {
+    const trimmed = dir.slice(0, -1);
+    dir = trimmed.slice(0, Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
+  }
+  const files = `Written to ${countOf(written.length, 'file')}`;
+  return dir === '' ? files : `${files} in ${dir.length > 1 ? dir.replace(/[\\/]$/u, '') : dir}`;
+}
