@@ -69,6 +69,17 @@ describe('the first hour', () => {
     await page.getByTestId('nav-projects').click();
     await steps().nth(2).getByTestId('first-step-go').click();
     await expect.poll(() => page.getByTestId('document-title').textContent()).toBe('b-second');
+
+    // The card can be hidden for the project before every step is done (the demo never finishes
+    // them), and stays hidden after a reload; the keyboard goes to the page's heading.
+    await page.getByTestId('nav-projects').click();
+    await page.getByTestId('first-steps-hide').click();
+    await expect.poll(() => page.getByTestId('first-steps').count()).toBe(0);
+    expect(await page.evaluate<string>('document.activeElement?.tagName ?? ""')).toBe('H1');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await page.getByTestId('new-project-name').waitFor();
+    expect(await page.getByTestId('first-steps').count()).toBe(0);
     expect(app.problems).toEqual([]);
   });
 

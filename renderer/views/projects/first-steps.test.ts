@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { firstSteps } from './first-steps.ts';
+import { firstSteps, hiddenFirstSteps, hideFirstSteps } from './first-steps.ts';
 import { nextToAnnotate } from './next-document.ts';
 
 describe('Getting started', () => {
+  it('is hidden per project once the user hides it, and a damaged entry hides nothing', () => {
+    const kept = new Map<string, string>();
+    const storage = { getItem: (k: string) => kept.get(k) ?? null, setItem: (k: string, v: string) => void kept.set(k, v) };
+    expect(hiddenFirstSteps(storage)).toEqual([]);
+    hideFirstSteps(storage, 3);
+    hideFirstSteps(storage, 3);
+    hideFirstSteps(storage, 7);
+    expect(hiddenFirstSteps(storage)).toEqual([3, 7]);
+    for (const damaged of ['{', '"x"', '{"a":1}', '[1.5,"2",null]']) {
+      kept.set('benchtop.firstStepsHidden', damaged);
+      expect(hiddenFirstSteps(storage), damaged).toEqual([]);
+    }
+  });
+
   it('on a new empty project, says what each step is and none is done', () => {
     const steps = firstSteps({ entityTypes: 0, documents: 0, finished: 0, runs: 0 });
     expect(steps.map((s) => s.isDone)).toEqual([false, false, false, false]);

@@ -69,3 +69,22 @@ export function firstSteps(p: ProjectProgress): FirstStep[] {
     },
   ];
 }
+
+/** Where the projects whose Getting started the user hid are kept (ids, one list per window's origin). */
+const HIDDEN_KEY = 'benchtop.firstStepsHidden';
+
+/** The projects whose Getting started the user hid; none for a missing or damaged entry. */
+export function hiddenFirstSteps(storage: Pick<Storage, 'getItem'>): number[] {
+  try {
+    const ids: unknown = JSON.parse(storage.getItem(HIDDEN_KEY) ?? '[]');
+    return Array.isArray(ids) ? ids.filter((id): id is number => Number.isInteger(id)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Hides `projectId`'s Getting started for good (the demo project never finishes every step). */
+export function hideFirstSteps(storage: Pick<Storage, 'getItem' | 'setItem'>, projectId: number): void {
+  const ids = hiddenFirstSteps(storage);
+  if (!ids.includes(projectId)) storage.setItem(HIDDEN_KEY, JSON.stringify([...ids, projectId]));
+}
