@@ -70,10 +70,13 @@ describe('Projects and Documents screens', () => {
     await page.getByTestId('document-row').first().waitFor();
     await screenshot(page, 'screens-documents-1024');
     expect(await pageWidth()).toBeLessThanOrEqual(1024);
-    // Every column of the table stays in view beside the long id.
+    // Every column of the table stays in view beside the long id, inside its card (the table ran
+    // 13 px past the card at 1024 px, which cut the Updated column off).
     const table = await page.getByTestId('document-table').boundingBox();
+    const card = await page.getByTestId('document-table').locator('..').boundingBox();
     const updated = await page.getByRole('columnheader', { name: 'Updated' }).boundingBox();
     expect(updated!.x + updated!.width).toBeLessThanOrEqual(table!.x + table!.width + 1);
+    expect(table!.x + table!.width).toBeLessThanOrEqual(card!.x + card!.width + 1);
     // The status badge reads on one line ("In progress", not "In" over "progress").
     const badge = (await page.getByTestId('document-row').first().locator('.badge').boundingBox())!;
     expect(badge.height).toBeLessThan(24);
