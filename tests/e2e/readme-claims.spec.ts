@@ -48,6 +48,10 @@ describe('README claims: the workbench', () => {
     expect(await page.getByTestId('eval-trained-on-warning').textContent()).toMatch(
       /This model learned from Demo notes: its scores there look better/,
     );
+    // With nothing else annotated, it says what to do for a fair figure.
+    expect(await page.getByTestId('eval-trained-on-warning').textContent()).toContain(
+      'For a fair figure, mark documents it did not learn from Annotated or Reviewed',
+    );
     // The mark reads as words apart: "3 annotated or reviewed · the model learned from it".
     expect(await learned.first().innerText()).toMatch(/reviewed · the model learned from it/);
     await screenshot(page, 'readme-evaluate-defaults');

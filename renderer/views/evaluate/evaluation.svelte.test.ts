@@ -392,11 +392,13 @@ describe('evaluation state', () => {
     expect(ev.chosenDatasetIds).toEqual([1, 2, 3, 4]);
     expect(ev.blocker).toBeNull();
     expect(ev.chosenTrainedOnNames).toEqual(['set 1', 'set 2']);
+    expect(ev.hasUnseenToCompare).toBe(false); // the warning says what to do for a fair figure
     // Once an unseen dataset has a finished document, only the unseen ones are ticked again.
     sets[3] = { ...sets[3]!, finishedCount: 1 };
     const again = new EvaluationState({ models: () => models, datasets: () => sets });
     await again.loadTrainedOn('ner');
     expect(again.chosenDatasetIds).toEqual([3, 4]);
+    expect(again.hasUnseenToCompare).toBe(true);
   });
 
   it('starts one evaluation when Evaluate is pressed twice before the first answers', async () => {

@@ -138,6 +138,16 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     return this.#chosenNamesIn(this.trainedOnIds);
   }
 
+  /**
+   * Whether a dataset the selected model neither learned from nor was picked on has documents
+   * marked Annotated or Reviewed: without one there is no fair figure to be had yet.
+   */
+  get hasUnseenToCompare(): boolean {
+    return this.#allDatasets().some(
+      (d) => d.finishedCount > 0 && !this.trainedOnIds.has(d.id) && !this.pickedOnIds.has(d.id),
+    );
+  }
+
   /** The chosen datasets' names that picked the selected model's best checkpoint. */
   get chosenPickedOnNames(): string[] {
     return this.#chosenNamesIn(this.pickedOnIds);
