@@ -45,6 +45,9 @@ describe('Run and Evaluate at 1024 px', () => {
     await page.getByTestId('run-source-folder').check();
     await page.getByTestId('run-input').fill(input);
     await page.getByTestId('run-format').selectOption('jsonl');
+    // The format is said in plain words, tied to the choice for a screen reader.
+    expect(await page.getByTestId('run-format').getAttribute('aria-describedby')).toBe('run-format-note');
+    expect(await page.getByTestId('run-format-note').textContent()).toContain('confidence scores');
     await page.getByTestId('run-output').fill(join(app.tmp, 'out.jsonl'));
     await page.getByTestId('start-run').click();
     const results = page.getByTestId('run-results');

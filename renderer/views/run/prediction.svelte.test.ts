@@ -41,7 +41,7 @@ vi.mock('../../lib/api.ts', () => {
   };
 });
 const { call } = await import('../../lib/api.ts');
-const { PredictionState, outputPlaceholder, EXPORT_FORMATS } =
+const { PredictionState, outputPlaceholder, EXPORT_FORMATS, FORMAT_NOTES } =
   await import('./prediction.svelte.ts');
 const { canShowAgain, earlierRunCounts } = await import('./earlier-runs.ts');
 
@@ -328,5 +328,15 @@ describe('the example output path', () => {
     }
     expect(outputPlaceholder('brat')).toBe('/home/you/Documents/notes-predicted');
     expect(outputPlaceholder('jsonl')).toBe('/home/you/Documents/notes-predicted.jsonl');
+  });
+});
+
+describe('output formats in plain words', () => {
+  it('says of every format offered what it is for, and which have no place for confidence scores', () => {
+    for (const f of EXPORT_FORMATS) expect(FORMAT_NOTES[f.value].length, f.value).toBeGreaterThan(40);
+    // As the writers do (output-notes.ts: brat, PubTator and CoNLL drop the scores; JSON Lines and BioC keep them).
+    const noScores = EXPORT_FORMATS.filter((f) => /no (relations or )?(confidence )?scores/iu.test(FORMAT_NOTES[f.value])).map((f) => f.value);
+    expect(noScores.sort()).toEqual(['brat', 'conll', 'pubtator']);
+    for (const f of ['jsonl', 'bioc-xml', 'bioc-json'] as const) expect(FORMAT_NOTES[f]).toMatch(/confidence scores/u);
   });
 });

@@ -250,6 +250,20 @@ export class PredictionState extends ShowsJob<'predict'> {
   }
 }
 
+/**
+ * What each output format is for and what it keeps, in plain words, shown under Run's format
+ * choice (a list of format names told a clinician nothing). Scores: see output-notes.ts.
+ */
+export const FORMAT_NOTES: Record<PredictFormat, string> = {
+  brat: 'A folder: each document as a .txt file, with its entities and relations in an .ann file beside it, as the brat annotation tool opens them. No confidence scores.',
+  pubtator: "One text file in PubTator's layout, as NCBI's biomedical text-mining tools read it. No confidence scores.",
+  'bioc-xml': 'BioC, the format of biomedical text-mining tools and shared tasks, as XML. Keeps the confidence scores.',
+  'bioc-json': 'BioC, the format of biomedical text-mining tools and shared tasks, as JSON. Keeps the confidence scores.',
+  jsonl: 'One line per document with its text, entities, relations and confidence scores: the easiest to read in a script (Python, R).',
+  conll: 'One word per line with its tag (B-, I-, O), a blank line between sentences, as token-classification tools (spaCy, Hugging Face) read it. Entities only: no relations or scores.',
+  csv: 'One row per document, its entities and relations in JSON columns. Opens in a spreadsheet, though those columns are JSON text.',
+};
+
 /** The output formats, as the Run and Export screens offer them (engine/formats/export-stream.ts). */
 export const EXPORT_FORMATS: { value: PredictFormat; label: string }[] = [
   { value: 'brat', label: 'brat (a folder of .txt + .ann pairs)' },
