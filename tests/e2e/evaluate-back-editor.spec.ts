@@ -48,9 +48,14 @@ describe('Evaluate → editor → back', () => {
     const chosen = (await items.nth(1).textContent())!;
     await items.nth(1).click();
     await page.getByTestId('viewer-open-editor').waitFor();
+    // The document drawn, with the mistake marked, before the page is scrolled: on a loaded CI
+    // machine the text came later, and the click below scrolled the page to reach its button.
+    await page.getByTestId('document-viewer').locator('[data-keys~="__pending"]').first().waitFor();
     await page.evaluate('document.querySelector("main").scrollTop = 120');
     const scrolled = await scrollTop();
     expect(scrolled).toBeGreaterThan(0);
+    const button = (await page.getByTestId('viewer-open-editor').boundingBox())!;
+    expect(button.y).toBeGreaterThanOrEqual(0); // in view: clicking it does not scroll the page
     await page.getByTestId('viewer-open-editor').click();
     await expect.poll(focused).toBe('text-pane');
     // At the mistake: its mention (annotated, and missed by the model) is selected, in view.
