@@ -145,7 +145,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       n('patience', 'N', 'stop after N evaluations without a better dev F1 (default 3; 0 never stops early)', OPTIONAL_COUNT_RANGE),
       n('eval-every', 'N', 'evaluate on --dev every N steps (default 0: at each epoch end)', OPTIONAL_COUNT_RANGE),
       n('checkpoint-every', 'N', 'save a resumable checkpoint every N steps, besides one at each epoch end (default 500; 0: at epoch ends only)', OPTIONAL_COUNT_RANGE),
-      n('max-steps', 'N', 'stop after N steps', COUNT_RANGE),
+      n('max-steps', 'N', 'train at most N steps; the learning-rate warm-up and decay span these N steps (the planned epochs, if they are fewer)', COUNT_RANGE),
       // A fine-tuning run that reaches its time limit saves its model, as one that completes (no checkpoint stays).
       n('max-minutes', 'X', 'stop after X minutes and save the model trained so far (status time-limit in metrics.json)', MINUTES_RANGE),
       SEED,

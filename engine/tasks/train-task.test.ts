@@ -441,6 +441,20 @@ describe.skipIf(!HAS_DATA)('the learning rate when none is given', () => {
     await train({ task: 'ner', train: train20, preset: 'tiny-4L-312', vocab: VOCAB, out: preset, maxSteps: 1, batchSize: 4, maxLength: 32 }, collect());
     expect(readMetrics(preset).config.lr).toBe(5e-4);
   }, 120_000);
+
+  it('spans the learning-rate schedule over --max-steps when it cuts the planned epochs short', async () => {
+    const train20 = conllSubset(path.join(NCBI, 'train.tsv'), 0, 20, dir, 'train-sched.tsv', true);
+    const ctx = collect();
+    const args = { task: 'ner', train: train20, model: base('small-2L-128'), maxSteps: 4, epochs: 3, batchSize: 4, maxLength: 32, lr: 1e-3, warmupRatio: 0 } as const;
+    const r = await train({ ...args, out: path.join(dir, 'sched') }, ctx);
+    expect(r.status).toBe('max-steps');
+    const progress = ctx.events.flatMap((e) => (e.type === 'progress' ? [e] : []));
+    expect(progress.every((e) => e.totalSteps === 4)).toBe(true);
+    // Linear decay over 4 steps (not the 15 of three epochs): the 4th step runs at a quarter of the rate.
+    const last = progress[progress.length - 1];
+    expect(last?.step).toBe(4);
+    expect(last?.lr).toBeCloseTo(1e-3 / 4, 9);
+  }, 60_000);
 });
 
 describe.skipIf(!HAS_DATA)('the epoch count when none is given', () => {
