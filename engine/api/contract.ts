@@ -281,6 +281,18 @@ export interface EngineRequests {
   'run:cancel': (args: { jobId: string; keepFinished?: boolean }) => { isCancelling: boolean };
   /** Prediction and evaluation jobs running or finished since the engine started. */
   'run:list-jobs': (args: NoArgs) => JobInfo[];
+  /**
+   * Removes a finished prediction from Earlier runs: its line in the data folder's log of runs over
+   * files and the results the engine holds. The files it wrote and suggestions it saved stay.
+   * `conflict` while it runs; false when no prediction by that id is known.
+   */
+  'run:forget': (args: { jobId: string }) => { isForgotten: boolean };
+  /**
+   * Clears Earlier runs: every run over files (the log is emptied, even a damaged one) and the
+   * finished prediction runs of `projectId` the engine holds; not `exceptJobId` (the run shown),
+   * runs in progress, evaluations or other projects' runs. How many runs were forgotten.
+   */
+  'run:forget-all': (args: { projectId?: number; exceptJobId?: string }) => { forgotten: number };
   /** A document of a file run with its predictions, while the engine holds it (rows' `index`). */
   'run:get-document': (args: { jobId: string; index: number }) => PredictedDocumentInfo;
   /** Scores a model against the reviewed annotations of datasets. */
@@ -454,6 +466,8 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:predict-files': true,
   'run:cancel': true,
   'run:list-jobs': true,
+  'run:forget': true,
+  'run:forget-all': true,
   'run:get-document': true,
   'evaluate:start': true,
   'evaluate:export': true,

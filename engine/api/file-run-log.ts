@@ -4,11 +4,13 @@
 // which Benchtop was only asked to read: nothing of them is kept (no text, no file names inside a
 // folder, no per-document rows); the results themselves are the files the run wrote. A JSON file
 // beside settings.json, not the workspace: no migration, and a damaged or missing one only means
-// no earlier runs are listed.
+// no earlier runs are listed. The paths typed may name a patient: the user can forget one run or
+// all of them (run:forget, run:forget-all), and removing a model forgets the runs it made.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.ts';
 import type { ApiContext } from './context.ts';
+import { ApiError } from './errors.ts';
 import type { FileRunRecord, JobInfo } from './dto-tasks.ts';
 
 export const FILE_RUN_LOG = 'file-runs.json';
@@ -21,6 +23,15 @@ interface Stored extends FileRunRecord {
   input: string;
   output: string;
   modelName: string;
+  /** The library models that ran (entity, relation): a record made before they were kept has none. */
+  modelId?: string;
+  reModelId?: string;
+}
+
+/** The models of a file run, as run:predict-files was given them. */
+export interface FileRunModels {
+  modelId: string;
+  reModelId?: string;
 }
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
@@ -33,25 +44,52 @@ function isStored(v: unknown): v is Stored {
     isText(r['jobId']) && isText(r['startedAt']) && isText(r['finishedAt']) && isText(r['input']) &&
     isText(r['modelName']) && isText(r['output']) && isText(r['format']) && isCount(r['documents']) &&
     isCount(r['entities']) && isCount(r['relations']) && isCount(r['filesWritten']) &&
-    (r['planned'] === undefined || isCount(r['planned']))
+    (r['planned'] === undefined || isCount(r['planned'])) &&
+    (r['modelId'] === undefined || isText(r['modelId'])) &&
+    (r['reModelId'] === undefined || isText(r['reModelId']))
   );
 }
 
-/** The records in the log, newest last; a log that cannot be read counts as empty (it is only a list). */
-function readLog(dataDir: string): Stored[] {
+/**
+ * The records in the log, newest last; a log that cannot be read counts as empty (it is only a
+ * list), and `isDamaged` says so.
+ */
+function readLogState(dataDir: string): { records: Stored[]; isDamaged: boolean } {
   const file = join(dataDir, FILE_RUN_LOG);
-  if (!existsSync(file)) return [];
+  if (!existsSync(file)) return { records: [], isDamaged: false };
   try {
     const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return Array.isArray(raw) ? raw.filter(isStored) : [];
+    return Array.isArray(raw) ? { records: raw.filter(isStored), isDamaged: false } : { records: [], isDamaged: true };
   } catch {
     console.warn(`${file} could not be read; earlier runs over files are not listed (it is rewritten at the next one).`);
-    return [];
+    return { records: [], isDamaged: true };
+  }
+}
+
+const readLog = (dataDir: string): Stored[] => readLogState(dataDir).records;
+
+/** Replaces the log, owner-only as the workspace: the paths typed may name a patient (a file named after them). */
+function writeLog(dataDir: string, records: readonly Stored[]): void {
+  writeFileAtomic(join(dataDir, FILE_RUN_LOG), `${JSON.stringify(records, null, 2)}\n`, 0o600);
+}
+
+/** The error code of a failed write, for a message that quotes no path. */
+const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+
+/** A forget the user asked for could not rewrite the log: said, not swallowed (the paths stay listed). */
+function writeForgotten(dataDir: string, records: readonly Stored[]): void {
+  try {
+    writeLog(dataDir, records);
+  } catch (err) {
+    throw new ApiError(
+      'workspace-unwritable',
+      `The list of earlier runs in the data folder (${FILE_RUN_LOG}) could not be rewritten (${codeOf(err)}); nothing was removed. Check that the data folder can be written, then try again.`,
+    );
   }
 }
 
 /** Adds a finished file run that wrote its output (counts, paths and times only). */
-export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string): void {
+export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string, models: FileRunModels): void {
   const p = info.predict;
   if (info.status !== 'completed' || !p || p.source !== 'files' || info.input === undefined || info.output === undefined) return;
   const record: Stored = {
@@ -60,6 +98,8 @@ export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string): v
     finishedAt: new Date().toISOString(),
     input: info.input,
     modelName: p.modelName,
+    modelId: models.modelId,
+    ...(models.reModelId !== undefined && { reModelId: models.reModelId }),
     output: info.output,
     format,
     documents: p.documents,
@@ -70,11 +110,10 @@ export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string): v
   };
   const kept = [...readLog(ctx.dataDir).filter((r) => r.jobId !== info.jobId), record].slice(-KEEP);
   try {
-    // Owner-only, as the workspace: the paths typed may name a patient (a file named after them).
-    writeFileAtomic(join(ctx.dataDir, FILE_RUN_LOG), `${JSON.stringify(kept, null, 2)}\n`, 0o600);
+    writeLog(ctx.dataDir, kept);
   } catch (err) {
     // The run itself succeeded (its files are written): only its line in Earlier runs is lost.
-    console.warn(`The record of a run over files could not be saved in the data folder (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+    console.warn(`The record of a run over files could not be saved in the data folder (${codeOf(err)}).`);
   }
 }
 
@@ -88,7 +127,8 @@ export function listJobs(ctx: ApiContext): JobInfo[] {
   const recorded = readLog(ctx.dataDir)
     .filter((r) => !known.has(r.jobId))
     .reverse()
-    .map(({ jobId, startedAt, input, output, modelName, ...record }): JobInfo => ({
+    // The model ids are the engine's (for removing a model's runs), not the screen's.
+    .map(({ jobId, startedAt, input, output, modelName, modelId: _modelId, reModelId: _reModelId, ...record }): JobInfo => ({
       jobId,
       kind: 'predict',
       projectId: null,
@@ -101,4 +141,72 @@ export function listJobs(ctx: ApiContext): JobInfo[] {
       recorded: record,
     }));
   return [...held, ...recorded];
+}
+
+/** Refuses to forget a prediction still running (it would be listed again when it ends). */
+function refuseRunning(ctx: ApiContext, jobId: string): void {
+  if (ctx.jobs.isActive(jobId) || ctx.jobs.info(jobId)?.status === 'running')
+    throw new ApiError('conflict', 'That run is still going; stop it or wait for it to finish, then remove it from Earlier runs.');
+}
+
+/**
+ * Removes one finished prediction from Earlier runs: its line in the log (a run over files) and
+ * the results the engine holds of it. The files it wrote and the suggestions it saved stay.
+ * False when no prediction by that id is known (an evaluation is not one).
+ */
+export function forgetRun(ctx: ApiContext, jobId: string): { isForgotten: boolean } {
+  const held = ctx.jobs.info(jobId);
+  if (held !== undefined && held.kind !== 'predict') return { isForgotten: false };
+  refuseRunning(ctx, jobId);
+  const records = readLog(ctx.dataDir);
+  const left = records.filter((r) => r.jobId !== jobId);
+  if (left.length < records.length) writeForgotten(ctx.dataDir, left);
+  if (held !== undefined) ctx.jobs.forget(jobId);
+  return { isForgotten: held !== undefined || left.length < records.length };
+}
+
+/**
+ * Clears Earlier runs: every run over files (the log, emptied even when it cannot be read, and
+ * those held since Benchtop started) and the finished prediction runs of `projectId` held, but
+ * not `exceptJobId` (the run the screen shows) nor a run in progress. Evaluations and other
+ * projects' runs stay. How many runs were forgotten.
+ */
+export function forgetAllRuns(ctx: ApiContext, projectId: number | undefined, exceptJobId: string | undefined): { forgotten: number } {
+  const { records, isDamaged } = readLogState(ctx.dataDir);
+  const kept = records.filter((r) => r.jobId === exceptJobId || ctx.jobs.isActive(r.jobId));
+  if (isDamaged || kept.length < records.length) writeForgotten(ctx.dataDir, kept);
+  const gone = new Set(records.filter((r) => !kept.includes(r)).map((r) => r.jobId));
+  for (const j of ctx.jobs.infos()) {
+    const isListed = j.projectId === null || j.projectId === projectId;
+    if (j.kind !== 'predict' || j.status === 'running' || j.jobId === exceptJobId || !isListed) continue;
+    ctx.jobs.forget(j.jobId);
+    gone.add(j.jobId);
+  }
+  return { forgotten: gone.size };
+}
+
+/**
+ * A library model was removed: the runs over files it made (entity or relation model) leave the
+ * log and the engine, so that Earlier runs no longer names it. A record made before the log kept
+ * model ids goes only when that is unambiguous: it names the model as it is called now and
+ * started after the model was made (model names are unique, so no other model had that name
+ * then, unless renamed since); others stay, and the user can remove them by hand. A log that
+ * cannot be rewritten only leaves those lines listed (the model is removed either way).
+ */
+export function forgetModelRuns(ctx: ApiContext, model: { id: string; name: string; createdAt: string }): void {
+  const made = Date.parse(model.createdAt);
+  const isOf = (r: Stored): boolean =>
+    r.modelId === undefined
+      ? r.modelName === model.name && Date.parse(r.startedAt) >= made
+      : r.modelId === model.id || r.reModelId === model.id;
+  const records = readLog(ctx.dataDir);
+  const gone = records.filter(isOf);
+  if (gone.length === 0) return;
+  try {
+    writeLog(ctx.dataDir, records.filter((r) => !isOf(r)));
+  } catch (err) {
+    console.warn(`The runs over files of a removed model could not be taken out of ${FILE_RUN_LOG} (${codeOf(err)}); they stay listed.`);
+    return;
+  }
+  for (const r of gone) ctx.jobs.forget(r.jobId);
 }

@@ -64,7 +64,7 @@ import { shippedFolder, shippedModelInfos, shippedModelLineage } from './shipped
 import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { recheckTransfer } from './transfer-check.ts';
-import { listJobs } from './file-run-log.ts';
+import { forgetAllRuns, forgetRun, listJobs } from './file-run-log.ts';
 import { validators } from './validate.ts';
 import { packageVersion } from '../version.ts';
 
@@ -325,6 +325,8 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:predict-files': (a) => startFilePrediction(ctx, a),
     'run:cancel': (a) => ({ isCancelling: ctx.jobs.cancel(a.jobId, a.keepFinished === true) }),
     'run:list-jobs': () => listJobs(ctx),
+    'run:forget': (a) => forgetRun(ctx, a.jobId),
+    'run:forget-all': (a) => forgetAllRuns(ctx, a.projectId, a.exceptJobId),
     'run:get-document': (a) => predictedDocument(ctx, a),
     'evaluate:start': (a) => startEvaluation(ctx, a),
     'evaluate:export': (a) => exportEvaluation(ctx, a),

@@ -214,6 +214,12 @@ export class JobRegistry {
     return this.#documents.get(jobId)?.docs[index];
   }
 
+  /** Drops a finished job's state and the documents held of it (removed from Earlier runs); whether it was held. */
+  forget(jobId: string): boolean {
+    this.#documents.delete(jobId);
+    return this.#infos.delete(jobId);
+  }
+
   info(jobId: string): JobInfo | undefined {
     return this.#infos.get(jobId);
   }

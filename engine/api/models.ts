@@ -36,6 +36,7 @@ import type { ApiContext } from './context.ts';
 import type { ModelInfo } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
 import { toModelInfo } from './mappers.ts';
+import { forgetModelRuns } from './file-run-log.ts';
 import { isBeingExported } from './model-export.ts';
 import { canRestart, canResume, configOf, renamedBase } from './run-launcher.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile, summaryMetrics } from './model-files.ts';
@@ -306,6 +307,8 @@ export async function removeModel(
     }
     return deleteModel(ctx.ws.write, args.modelId);
   });
+  // Earlier runs over files no longer name a model that is gone.
+  if (isDeleted) forgetModelRuns(ctx, model);
   if (folder.startsWith(modelsRoot)) {
     for (const f of await readdir(folder).catch(() => [] as string[]))
       deleteFileRecord(ctx.ws.write, `${model.path}/${f}`);

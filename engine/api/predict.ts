@@ -355,7 +355,7 @@ function startFileJob(
       return { predict: { ...summary(r, 'files', m, rows), ...stopped } };
     },
     (info) => {
-      recordFileRun(ctx, info, a.format);
+      recordFileRun(ctx, info, a.format, a);
       emitPredictFinished(ctx, info);
     },
     // Stop pressed while the worker wrote the files: they are there, and the screen says so.

@@ -233,6 +233,8 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   ),
   'run:cancel': obj({ jobId: key }, { keepFinished: bool }),
   'run:list-jobs': empty,
+  'run:forget': obj({ jobId: key }),
+  'run:forget-all': obj<Record<never, never>, { projectId: number; exceptJobId: string }>({}, { projectId: id, exceptJobId: key }),
   'run:get-document': obj({ jobId: key, index: int(0) }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
   'evaluate:export': obj(
