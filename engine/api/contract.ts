@@ -16,6 +16,7 @@ import type {
   ExportProgress,
   ExportReport,
   ImportFormat,
+  ImportPathProbe,
   ImportProgress,
   ImportReport,
   InterruptedImportInfo,
@@ -153,6 +154,12 @@ export interface EngineRequests {
     /** Chosen by the caller to match progress events to this import. */
     importId?: string;
   }) => ImportReport;
+  /**
+   * A read-only look at a path typed for an import (nothing there, a file or a folder, its
+   * formats, CoNLL files without -DOCSTART- lines), bounded: a folder's first files, each file's
+   * first 4 KB. A path nothing can be imported from answers with why, not an error.
+   */
+  'documents:probe-path': (args: { path: string }) => ImportPathProbe;
   /** Imports into the project still running (e.g. started before the page was reloaded). */
   'documents:list-imports': (args: { projectId: number }) => ImportProgress[];
   /** Stops a running import at its next file or batch; nothing of it is kept (it answers 'cancelled'). */
@@ -436,6 +443,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'datasets:delete': true,
   'documents:delete': true,
   'documents:import': true,
+  'documents:probe-path': true,
   'documents:list-imports': true,
   'documents:cancel-import': true,
   'documents:interrupted-imports': true,

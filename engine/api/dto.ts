@@ -167,6 +167,34 @@ export interface ImportProgress {
   bytesTotal: number;
 }
 
+/**
+ * What documents:probe-path found at a path typed for an import: read-only and bounded (a
+ * folder's first files, each file's first 4 KB), so that the Import panel asks only what applies.
+ */
+export interface ImportPathProbe {
+  /** 'missing': nothing there; 'unusable': something nothing can be imported from (see `problem`). */
+  kind: 'missing' | 'file' | 'folder' | 'unusable';
+  /** Why nothing can be imported from the path, and what to do; absent when something can. */
+  problem?: string;
+  /** Files an import would read (a large folder's counted up to a limit: see `isPartial`). */
+  files: number;
+  /** Of those, the files whose kind was told (from their first 4 KB); all unless the folder is large. */
+  filesLookedAt: number;
+  /** The folder holds more files than were counted. */
+  isPartial: boolean;
+  /** How many of the files looked at are read as each format. */
+  formats: Partial<Record<ImportFormat, number>>;
+  /** Files looked at that are of no kind Benchtop reads; the first is named with why. */
+  unsupported: number;
+  unsupportedExample?: { file: string; reason: string };
+  /**
+   * CoNLL files (a word a line with its label) with no -DOCSTART- line in their first 4 KB: the
+   * choice of how such a file becomes documents applies. The first is named (relative to the folder).
+   */
+  conllWithoutStarts: number;
+  conllExample?: string;
+}
+
 export interface ImportReport {
   importId: string;
   /** The new dataset; null when nothing could be imported (no empty dataset is kept). */

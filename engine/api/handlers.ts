@@ -65,6 +65,7 @@ import { startDistillation, startTraining } from './training.ts';
 import { getAppInfo, getSettings, listDevices, updateSettings } from './system.ts';
 import { recheckTransfer } from './transfer-check.ts';
 import { forgetAllRuns, forgetRun, listJobs } from './file-run-log.ts';
+import { probeImportPath } from './import-probe.ts';
 import { validators } from './validate.ts';
 import { packageVersion } from '../version.ts';
 
@@ -230,6 +231,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'documents:delete': (a) => deleteDocumentsRequest(ctx, a),
 
     'documents:import': (a) => importDocuments(ctx, a),
+    'documents:probe-path': (a) => probeImportPath(ctx, a.path),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
     'documents:cancel-import': (a) => ({ isCancelling: ctx.jobs.cancelImport(a.importId) }),
     'documents:cancel-export': (a) => ({ isCancelling: ctx.jobs.cancelExport(a.exportId) }),

@@ -33,6 +33,13 @@ export function readsDataFolder(path: string, dataDir: string): boolean {
   return isWithin(data, real) && !relative(real, data).split(sep).some((part) => part.startsWith('.'));
 }
 
+/** What an import of a path that is not a full one is answered. */
+export const FULL_PATH_ASK = 'Give the full path of the file or folder, for example /home/me/notes.';
+
+/** Why `path` (see readsDataFolder) is not imported, and what to choose instead. */
+export const dataFolderMessage = (path: string): string =>
+  `${path}: this is, or holds, Benchtop's data folder (the workspace, its models and documents); choose a folder of your documents outside it.`;
+
 export async function listFiles(
   root: string,
   issues: FileIssue[],

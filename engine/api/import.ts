@@ -27,7 +27,7 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { FileIssue, ImportProgress, ImportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
-import { type FileEntry, listFiles, readsDataFolder, relativeIssue } from './import-files.ts';
+import { FULL_PATH_ASK, type FileEntry, dataFolderMessage, listFiles, readsDataFolder, relativeIssue } from './import-files.ts';
 import { checkVisibleName, visibleName } from './model-names.ts';
 import { ImportTypeNames } from './schema-names.ts';
 
@@ -135,14 +135,11 @@ async function importInto(
   const started = Date.now();
   if (!getProject(ctx.ws.read, args.projectId))
     throw new ApiError('not-found', 'That project no longer exists.');
-  requireFullPath([args.path], 'Give the full path of the file or folder, for example /home/me/notes.');
+  requireFullPath([args.path], FULL_PATH_ASK);
   // Benchtop's own files (models' vocab.txt and config.json, runs' document snapshots) were
   // read as documents: a dataset of vocabulary lists and copies of documents.
   if (readsDataFolder(args.path, ctx.dataDir))
-    throw new ApiError(
-      'invalid',
-      `${args.path}: this is, or holds, Benchtop's data folder (the workspace, its models and documents); choose a folder of your documents outside it.`,
-    );
+    throw new ApiError('invalid', dataFolderMessage(args.path));
   const issues: FileIssue[] = [];
   const progress: ImportProgress = {
     importId,

@@ -63,7 +63,8 @@ export const MAX_TEXT_FILE_BYTES = 256 * 1024 * 1024;
 /** Why the limit, and what to do (the end of the too-large message). */
 const TOO_LARGE_HINT = 'the file is read whole, as one string of text; split it into smaller files';
 
-const SNIFF_BYTES = 4096;
+/** The first bytes of a file its format is told from. */
+export const SNIFF_BYTES = 4096;
 const CONLL_EXT = new Set(['.conll', '.conllu', '.iob', '.iob2', '.bio', '.bioes']);
 // An id (a PMID, or any id without a tab or |: 'ward 3', '[1]'), not a JSON record or array
 // whose text holds 'PMID|t|'.
@@ -83,15 +84,26 @@ const SAVE_AS: Record<string, string> = {
 /** An RTF document (rich text, what WordPad and many record systems write) named as plain text. */
 const RTF_START = /^\s*\{\\rtf/;
 
+/**
+ * Why a file detectFormat gives no format for is not read, and what to do (from its name only),
+ * as said before an import (the Import panel's look at the path) and, with "skipped", in its report.
+ */
+export function unsupportedReason(path: string): string {
+  const ext = extname(path).toLowerCase();
+  const saveAs = SAVE_AS[ext];
+  if (saveAs) return saveAs;
+  if (ext === '.ann') return 'an annotation file (.ann) is read only with its .txt beside it';
+  if (ext === '.xml' || ext === '.bioc') return 'XML that is not BioC (no <collection> element) is not read';
+  const named = ext === '' ? 'a file without an extension' : `a ${ext} file`;
+  return `${named} is not read. Files are read by their extension: ${READ_BY_EXTENSION}. If it is plain text, rename it to end in .txt`;
+}
+
 /** Why a file detectFormat gives no format for is skipped, and what to do (from its name only). */
 function unsupportedMessage(path: string): string {
   const ext = extname(path).toLowerCase();
-  const saveAs = SAVE_AS[ext];
-  if (saveAs) return `unsupported file format; skipped: ${saveAs}`;
   if (ext === '.ann') return 'annotation file without its .txt; skipped';
   if (ext === '.xml' || ext === '.bioc') return 'unsupported file format: XML that is not BioC (no <collection> element); skipped';
-  const named = ext === '' ? 'a file without an extension' : `a ${ext} file`;
-  return `unsupported file format; skipped: ${named} is not read. Files are read by their extension: ${READ_BY_EXTENSION}. If it is plain text, rename it to end in .txt`;
+  return `unsupported file format; skipped: ${unsupportedReason(path)}`;
 }
 
 /**
