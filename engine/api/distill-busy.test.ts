@@ -62,8 +62,10 @@ describe('transfer text of your own', () => {
     const teacher = await t.call('models:import-folder', { path: join(outside, 'teacher'), phiStatus: 'trained-on-phi', name: 'Path teacher' });
     const start = (transfer: string): Promise<unknown> =>
       t.call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [transfer], transferIsFreeOfPhi: true, steps: 1 });
-    await expect(start('articles')).rejects.toThrow(/^invalid: Give the full path of your transfer text \(a file or folder\)/);
-    await expect(start(join(outside, 'articles.txt'))).rejects.toThrow(/^invalid: Your transfer text \(file or folder\) was not found/);
+    // Each refusal names the path given, so a typo is found without going back to the form.
+    await expect(start('articles')).rejects.toThrow(/^invalid: “articles” is not a full path: give the full path of your transfer text \(a file or folder\)/);
+    const missing = join(outside, 'artcles.txt');
+    await expect(start(missing)).rejects.toThrow(`invalid: Your transfer text (file or folder) was not found at ${missing}: check the path`);
     await t.call('models:delete', { modelId: teacher.id });
   });
 });

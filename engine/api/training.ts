@@ -247,10 +247,12 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
       lineage.push({ kind: 'distill-transfer', source: TRANSFER_WORDS[t]!, containsPhi: false });
       continue;
     }
+    // Each names what was given: with several sources, or once the form is gone, "not found"
+    // alone did not say which path to correct.
     if (!isAbsolute(t))
-      throw new ApiError('invalid', 'Give the full path of your transfer text (a file or folder), for example /home/me/transfer.');
+      throw new ApiError('invalid', `“${t}” is not a full path: give the full path of your transfer text (a file or folder), for example /home/me/transfer.`);
     if (!existsSync(t))
-      throw new ApiError('invalid', 'Your transfer text (file or folder) was not found: check the path, or choose it again.');
+      throw new ApiError('invalid', `Your transfer text (file or folder) was not found at ${t}: check the path, or choose it again.`);
     if (a.transferIsFreeOfPhi !== true)
       throw new ApiError(
         'invalid',
