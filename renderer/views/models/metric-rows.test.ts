@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metricRows } from './metric-rows.ts';
+import { metricRows, scoresNote } from './metric-rows.ts';
 
 describe("a model's metrics", () => {
   it('name a trained model’s scores and give them in %, as its run and Evaluate do', () => {
@@ -17,5 +17,14 @@ describe("a model's metrics", () => {
       { label: 'mlm_eval_loss', value: '6.3849' },
       { label: 'text_files', value: '3' },
     ]);
+  });
+
+  it('say what the scores are under Metrics, only when it shows them', () => {
+    expect(scoresNote({ dev_f1: 0.5, steps: 10 })).toBe(
+      'Scored on held-out documents, which it did not learn from. Precision: how much of what it marks is ' +
+        'right; recall: how much of what is annotated it finds; F1 balances the two. 100 % is perfect.',
+    );
+    expect(scoresNote({ dev_f1: 0.5, test_recall: 0.2 })).toMatch(/^Scored on held-out documents and test documents,/);
+    expect(scoresNote({ mlm_eval_loss: 6.3, steps: 10 })).toBeNull();
   });
 });

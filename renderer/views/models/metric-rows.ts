@@ -22,3 +22,14 @@ export function metricRows(metrics: Record<string, number>): MetricRow[] {
     return { label: key, value: Number.isInteger(v) ? formatNumber(v) : v.toFixed(4) };
   });
 }
+
+/** Under Metrics, what its scores are, when it shows any (a model's own metrics.json may not). */
+export function scoresNote(metrics: Record<string, number>): string | null {
+  const splits = new Set(Object.keys(metrics).flatMap((k) => /^(dev|test)_(precision|recall|f1)$/u.exec(k)?.[1] ?? []));
+  if (splits.size === 0) return null;
+  const where = [...splits].map((s) => SPLITS[s]).join(' and ');
+  return (
+    `Scored on ${where}, which it did not learn from. Precision: how much of what it marks is ` +
+    'right; recall: how much of what is annotated it finds; F1 balances the two. 100 % is perfect.'
+  );
+}
