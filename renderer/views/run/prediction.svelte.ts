@@ -11,7 +11,7 @@ import type {
   PredictSummary,
   PredictedRow,
 } from '../../../engine/api/contract.ts';
-import { call, on } from '../../lib/api.ts';
+import { call, messageOf, on } from '../../lib/api.ts';
 import { countOf, formatNumber } from '../../lib/format.ts';
 import { ShowsJob, TrackedJob } from '../../lib/state/job.svelte.ts';
 
@@ -37,6 +37,10 @@ export class PredictionState extends ShowsJob<'predict'> {
   jobs = $state.raw<JobInfo[]>([]);
   /** A stop asked for the running job: plain (nothing kept) or keeping its finished documents. */
   stopAsked = $state<'stop' | 'keep' | null>(null);
+  /** What Earlier runs' live region says after a removal, so a screen reader hears it happen. */
+  earlierNote = $state('');
+  /** Why the last removal from Earlier runs failed (the list is as it was). */
+  earlierError = $state<string | null>(null);
 
   /** The job shown: its id, state, progress and error. */
   job = new TrackedJob('predict', (f) => {
@@ -147,6 +151,50 @@ export class PredictionState extends ShowsJob<'predict'> {
         j.status !== 'running' &&
         (j.projectId === null || j.projectId === projectId),
     );
+  }
+
+  /**
+   * Removes an earlier run from the list (and the engine's record of it: the paths typed may
+   * name a patient); the files it wrote stay. Whether it went.
+   */
+  async forget(jobId: string, projectId: number | null): Promise<boolean> {
+    const gone = this.jobs.find((j) => j.jobId === jobId);
+    this.earlierError = null;
+    this.earlierNote = ''; // the same words again are announced again
+    try {
+      await call('run:forget', { jobId });
+    } catch (err) {
+      this.earlierError = `That run could not be removed from the list: ${messageOf(err)}`;
+      return false;
+    }
+    this.jobs = this.jobs.filter((j) => j.jobId !== jobId);
+    const left = this.earlierRuns(projectId).length;
+    const name = gone?.predict?.modelName ?? gone?.modelName;
+    this.earlierNote = `Removed the run${name === undefined ? '' : ` of ${name}`} from Earlier runs; ${left === 0 ? 'none are left' : `${countOf(left, 'earlier run')} left`}.`;
+    return true;
+  }
+
+  /**
+   * Clears Earlier runs: the runs over files and this project's finished runs, not the run shown
+   * (nor one in progress). Whether it was done.
+   */
+  async forgetAll(projectId: number | null): Promise<boolean> {
+    this.earlierError = null;
+    this.earlierNote = ''; // the same words again are announced again
+    try {
+      await call('run:forget-all', {
+        ...(projectId !== null && { projectId }),
+        ...(this.jobId !== null && { exceptJobId: this.jobId }),
+      });
+    } catch (err) {
+      this.earlierError = `Earlier runs could not be cleared: ${messageOf(err)}`;
+      return false;
+    }
+    const listed = new Set(this.earlierRuns(projectId));
+    this.jobs = this.jobs.filter((j) => !listed.has(j));
+    this.earlierNote = 'Earlier runs cleared.';
+    await this.refreshJobs();
+    return true;
   }
 
   /** Shows an earlier run's results again. */

@@ -1,0 +1,94 @@
+// Run's Earlier runs name the files and folders typed, often a patient's: a keyboard user removes
+// one line (the keyboard goes on to the next line's Remove), then clears the list after a
+// confirmation that Escape cancels; a screen reader hears each change, and nothing comes back
+// after a reload.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomTaskModel } from '../../engine/tasks/test-helpers.ts';
+import { apiCall } from './api-client.ts';
+import { type App, axeViolationsBothThemes, launchApp, screenshot } from './fixtures.ts';
+
+let app: App;
+const LOG = 'file-runs.json';
+
+beforeAll(async () => {
+  app = await launchApp();
+  const model = randomTaskModel(join(app.tmp, 'ner'), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
+  await apiCall(app.server, 'models:import-folder', { path: model, name: 'Disease finder', phiStatus: 'no-phi' });
+  // Three runs over files of an earlier launch, as the engine's log keeps them (oldest first).
+  const records = ['smith-john', 'doe-jane', 'roe-richard'].map((who, i) => ({
+    jobId: `earlier-${i}`,
+    startedAt: `2026-0${i + 1}-01T09:00:00.000Z`,
+    finishedAt: `2026-0${i + 1}-01T09:01:00.000Z`,
+    input: `/home/nurse/${who}`,
+    output: `/home/nurse/${who}.jsonl`,
+    modelName: 'Disease finder',
+    format: 'jsonl',
+    documents: 2,
+    entities: 3,
+    relations: 0,
+    filesWritten: 1,
+  }));
+  writeFileSync(join(app.dataDir, LOG), JSON.stringify(records));
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+/** What has the keyboard: its data-testid, else its tag name (H1). */
+const focusedTestId = (): Promise<string | null> =>
+  app.page.evaluate(`(() => { const a = document.activeElement; return a?.getAttribute('data-testid') ?? a?.tagName ?? null; })()`);
+const focused = (attribute: string): Promise<string | null> =>
+  app.page.evaluate(`document.activeElement?.getAttribute(${JSON.stringify(attribute)}) ?? null`);
+
+describe('Earlier runs can be removed', () => {
+  it('removes one line, then clears the list, by keyboard', async () => {
+    const { page } = app;
+    await page.getByTestId('nav-run').click();
+    const lines = page.getByTestId('earlier-run');
+    await expect.poll(() => lines.allInnerTexts()).toHaveLength(3);
+    expect(await axeViolationsBothThemes(page, '[data-testid="earlier-runs"]')).toEqual([]);
+    const announcer = page.getByTestId('earlier-announcer');
+
+    // The middle line (doe-jane): the keyboard goes on to the line that took its place.
+    const remove = page.getByRole('button', { name: 'Remove the run of Disease finder on /home/nurse/doe-jane from Earlier runs' });
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lines.count()).toBe(2);
+    expect((await lines.allInnerTexts()).join('\n')).not.toContain('doe-jane');
+    expect(await announcer.innerText()).toBe('Removed the run of Disease finder from Earlier runs; 2 earlier runs left.');
+    expect(await focusedTestId()).toBe('forget-run');
+    expect(await focused('aria-label')).toContain('/home/nurse/smith-john');
+    expect(readFileSync(join(app.dataDir, LOG), 'utf8')).not.toContain('doe-jane');
+
+    // Clear asks first; Escape keeps the list and gives the keyboard back to "Clear list…".
+    await page.getByTestId('forget-all-runs').focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByTestId('forget-all-confirm');
+    await confirm.waitFor();
+    expect(await confirm.innerText()).toContain('Remove the 2 runs listed from Earlier runs?');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    expect(await focusedTestId()).toBe('forget-all-runs');
+    expect(await lines.count()).toBe(2);
+
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await screenshot(page, 'run-forget-earlier-confirm');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedTestId()).toBe('forget-all-confirm-button');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('earlier-runs').waitFor({ state: 'detached' });
+    expect(await announcer.innerText()).toBe('Earlier runs cleared.');
+    expect(await focusedTestId()).toBe('H1');
+    expect(JSON.parse(readFileSync(join(app.dataDir, LOG), 'utf8'))).toEqual([]);
+
+    await page.reload();
+    await page.getByTestId('nav-run').click();
+    await page.getByTestId('start-run').waitFor();
+    expect(await page.getByTestId('earlier-runs').count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+});
