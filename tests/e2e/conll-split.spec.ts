@@ -1,5 +1,5 @@
 // Importing a CoNLL file without -DOCSTART- lines as a document every N sentences, in browser
-// mode: the Import panel offers the choice only where CoNLL can be read (not for a PDF), reached
+// mode: the Import panel offers the choice only where the path holds such a file (not for a PDF), reached
 // by keyboard; a number of sentences that cannot be used is refused beside the field; NCBI-disease's
 // train.tsv (5,424 sentences) becomes 55 documents train-0001… with all its entities; and a file
 // imported whole says, in the report, which choice would have split it.
@@ -52,7 +52,9 @@ describe('a CoNLL file without -DOCSTART- lines, one document every N sentences'
     await expect.poll(() => choice.count()).toBe(0);
     await page.getByTestId('import-path').fill(train);
     await choice.waitFor();
-    expect(squash(await choice.locator('legend').textContent())).toBe('CoNLL files without -DOCSTART- lines');
+    expect(squash(await choice.locator('legend').textContent())).toBe(
+      'This file of labelled words (CoNLL) has no lines marking where one document ends and the next begins (-DOCSTART- lines). How should it become documents?',
+    );
     expect(await page.getByTestId('import-conll-whole').isChecked()).toBe(true);
 
     // By keyboard: the arrow key picks "One document every N sentences", Tab reaches N.

@@ -1,25 +1,22 @@
 // One document import at a time: the form, live progress from `documents:import-progress`
 // events, and the final report with its per-file problems. An import still running after a
 // reload (or started in another window) is picked up again from the engine (`adopt`).
-import type { ImportProgress, ImportReport } from '../../../engine/api/contract.ts';
+import type { ImportPathProbe, ImportProgress, ImportReport } from '../../../engine/api/contract.ts';
 import { ApiError, call, messageOf, on } from '../api.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { app } from './app.svelte.ts';
+import { PROBE_DELAY_MS } from './import-path.ts';
 
 /** The longest dataset name the engine takes (UTF-16 units, as it counts them). */
 const MAX_DATASET_NAME = 200;
 /** The most sentences per document the engine takes for a CoNLL file split into documents. */
 const MAX_CONLL_SENTENCES = 1_000_000;
-/** Files the engine never reads as CoNLL, by extension (engine/formats/registry.ts, detectFormat). */
-const NEVER_CONLL = /\.(pdf|docx|xml|bioc|json|jsonl|ndjson|csv|ann)$/i;
 
-/**
- * Whether the path may hold CoNLL files (a folder, or a file of an extension CoNLL is read
- * from or detected in), so that the choice of how such a file becomes documents applies.
- */
-export function mayHoldConll(path: string): boolean {
-  const p = path.trim();
-  return p !== '' && !NEVER_CONLL.test(p);
+/** The engine's look at a path (documents:probe-path), or why it could not look. */
+export interface PathLook {
+  path: string;
+  probe: ImportPathProbe | null;
+  error: string | null;
 }
 
 /** Why a number of sentences per document cannot be used, said beside the field. */
@@ -68,7 +65,52 @@ export function importBar(p: ImportProgress): ImportBar {
 }
 
 class Importer {
-  path = $state('');
+  #path = $state('');
+  /** The engine's look at the last path typed (once typing paused); null until it answers. */
+  look = $state.raw<PathLook | null>(null);
+  #lookTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Counts the paths asked about: an answer for one typed before the last is dropped. */
+  #lookSeq = 0;
+
+  /** The path typed; a change looks at it again once typing pauses (what was asked is dropped). */
+  get path(): string {
+    return this.#path;
+  }
+  set path(value: string) {
+    if (value === this.#path) return;
+    this.#path = value;
+    this.recheck(PROBE_DELAY_MS);
+  }
+
+  /** The look at the path as typed now; null while it is being looked at (or empty). */
+  pathLook = $derived(this.look !== null && this.look.path === this.#path.trim() ? this.look : null);
+  /** Nothing can be imported from the path typed (the engine said why): Import waits for another. */
+  pathProblem = $derived(this.pathLook?.probe?.problem ?? null);
+  /** The path typed is being looked at. */
+  isChecking = $derived(this.#path.trim() !== '' && this.pathLook === null);
+
+  /** Looks at the path again after `delayMs` (it may have been created since: Check again). */
+  recheck(delayMs = 0): void {
+    clearTimeout(this.#lookTimer);
+    const seq = ++this.#lookSeq;
+    const path = this.#path.trim();
+    if (path === '') {
+      this.look = null;
+      return;
+    }
+    this.#lookTimer = setTimeout(() => void this.#lookAt(path, seq), delayMs);
+  }
+
+  async #lookAt(path: string, seq: number): Promise<void> {
+    let look: PathLook;
+    try {
+      look = { path, probe: await call('documents:probe-path', { path }), error: null };
+    } catch (err) {
+      look = { path, probe: null, error: messageOf(err) };
+    }
+    if (seq === this.#lookSeq) this.look = look;
+  }
+
   datasetName = $state('');
   /** Unanswered until the user says whether the files may hold patient information. */
   containsPhi = $state<boolean | null>(null);
@@ -76,8 +118,8 @@ class Importer {
   conllSplit = $state<'whole' | 'every'>('whole');
   /** N (an empty number field gives null or undefined). */
   conllSentences = $state<number | null | undefined>(100);
-  /** Whether the CoNLL choice applies to the path typed (shown only then). */
-  isConllChoiceShown = $derived(mayHoldConll(this.path));
+  /** Whether the CoNLL choice applies: the path holds a CoNLL file without -DOCSTART- lines. */
+  isConllChoiceShown = $derived((this.pathLook?.probe?.conllWithoutStarts ?? 0) > 0 && this.pathProblem === null);
   /** The choice sent with the import: N when one document every N sentences applies. */
   #sentencesPerDocument = $derived(
     this.isConllChoiceShown && this.conllSplit === 'every' ? this.conllSentences : undefined,
@@ -108,7 +150,8 @@ class Importer {
   );
 
   canStart = $derived(
-    this.path.trim() !== '' &&
+    this.#path.trim() !== '' &&
+      this.pathProblem === null &&
       this.containsPhi !== null &&
       this.datasetNameError === null &&
       this.conllSentencesError === null &&
@@ -203,6 +246,7 @@ class Importer {
 
   reset(): void {
     this.path = '';
+    this.look = null;
     this.datasetName = '';
     this.containsPhi = null;
     this.conllSplit = 'whole';
