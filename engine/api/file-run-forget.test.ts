@@ -95,10 +95,16 @@ describe('runs over files of this launch, and removing a model', () => {
     await expect(t.call('run:get-document', { jobId, index: 0 })).rejects.toThrow();
   }, 60_000);
 
-  it('forgets the runs over files it made; those of other models and older unclear ones stay', async () => {
+  it('forgets the runs it made; those of other models and older unclear ones stay', async () => {
     const [gone] = (await t.call('models:list', {})).filter((m) => m.name === 'Held model');
     const other = await importModel('Other model', 3);
     const ran = await runOverFiles(gone!, 'gone.jsonl');
+    const [project] = await t.call('projects:list', {}); // the demo project
+    const { jobId: projectRun } = await t.call('run:predict', { projectId: project!.id, modelId: gone!.id });
+    expect(await finished(projectRun)).toMatchObject({ status: 'completed' });
+    // Clearing another project's list leaves this project's run, and the run shown.
+    expect(await t.call('run:forget-all', { projectId: project!.id + 1, exceptJobId: ran })).toEqual({ forgotten: 0 });
+    expect(await listedIds()).toEqual([projectRun, ran]);
     const made = Date.parse(gone!.createdAt);
     const before = new Date(made - 86_400_000).toISOString();
     const after = new Date(made + 1000).toISOString();

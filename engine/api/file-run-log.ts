@@ -186,27 +186,33 @@ export function forgetAllRuns(ctx: ApiContext, projectId: number | undefined, ex
 }
 
 /**
- * A library model was removed: the runs over files it made (entity or relation model) leave the
- * log and the engine, so that Earlier runs no longer names it. A record made before the log kept
- * model ids goes only when that is unambiguous: it names the model as it is called now and
+ * A library model was removed: the runs it made leave Earlier runs, so that the list no longer
+ * names it. Runs over files (entity or relation model) leave the log; a record made before the log
+ * kept model ids goes only when that is unambiguous: it names the model as it is called now and
  * started after the model was made (model names are unique, so no other model had that name
- * then, unless renamed since); others stay, and the user can remove them by hand. A log that
- * cannot be rewritten only leaves those lines listed (the model is removed either way).
+ * then, unless renamed since); others stay, and the user can remove them by hand. The finished
+ * runs the engine holds since it started (project runs too) go by the same name-and-time rule
+ * (their entity model's name is all they keep). A log that cannot be rewritten only leaves its
+ * lines listed (the model is removed either way).
  */
 export function forgetModelRuns(ctx: ApiContext, model: { id: string; name: string; createdAt: string }): void {
   const made = Date.parse(model.createdAt);
+  const isNamed = (name: string | undefined, startedAt: string): boolean => name === model.name && Date.parse(startedAt) >= made;
   const isOf = (r: Stored): boolean =>
-    r.modelId === undefined
-      ? r.modelName === model.name && Date.parse(r.startedAt) >= made
-      : r.modelId === model.id || r.reModelId === model.id;
+    r.modelId === undefined ? isNamed(r.modelName, r.startedAt) : r.modelId === model.id || r.reModelId === model.id;
   const records = readLog(ctx.dataDir);
   const gone = records.filter(isOf);
-  if (gone.length === 0) return;
-  try {
-    writeLog(ctx.dataDir, records.filter((r) => !isOf(r)));
-  } catch (err) {
-    console.warn(`The runs over files of a removed model could not be taken out of ${FILE_RUN_LOG} (${codeOf(err)}); they stay listed.`);
-    return;
+  if (gone.length > 0) {
+    try {
+      writeLog(ctx.dataDir, records.filter((r) => !isOf(r)));
+    } catch (err) {
+      console.warn(`The runs over files of a removed model could not be taken out of ${FILE_RUN_LOG} (${codeOf(err)}); they stay listed.`);
+      return;
+    }
   }
   for (const r of gone) ctx.jobs.forget(r.jobId);
+  for (const j of ctx.jobs.infos()) {
+    if (j.kind === 'predict' && j.status !== 'running' && isNamed(j.predict?.modelName ?? j.modelName, j.startedAt))
+      ctx.jobs.forget(j.jobId);
+  }
 }

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobInfo, ModelInfo } from '../../../engine/api/contract.ts';
 
 let jobs: JobInfo[] = [];
+const listeners = new Map<string, ((payload: unknown) => void)[]>();
 let isUnwritable = false;
 const asked: { name: string; args: unknown }[] = [];
 vi.mock('../../lib/api.ts', () => {
@@ -38,7 +39,10 @@ vi.mock('../../lib/api.ts', () => {
       return Promise.reject(new Error(`unexpected ${name}`));
     }),
     messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
-    on: () => () => {},
+    on: (name: string, l: (payload: unknown) => void) => {
+      listeners.set(name, [...(listeners.get(name) ?? []), l]);
+      return () => {};
+    },
   };
 });
 const { PredictionState } = await import('./prediction.svelte.ts');
@@ -64,6 +68,7 @@ async function screen(): Promise<InstanceType<typeof PredictionState>> {
 }
 
 beforeEach(() => {
+  listeners.clear();
   isUnwritable = false;
   asked.length = 0;
   jobs = [recorded('a'), recorded('b'), recorded('c'), recorded('other-project', 2)];
@@ -106,5 +111,12 @@ describe('removing earlier runs', () => {
     isUnwritable = false;
     await s.forget('b', 1);
     expect(s.earlierError).toBeNull();
+  });
+
+  it('lists again once a model is removed (the engine forgot its runs)', async () => {
+    const s = await screen();
+    jobs = jobs.filter((j) => j.jobId !== 'b'); // removed with its model on the Models screen
+    for (const l of listeners.get('workspace:changed') ?? []) l({ projectId: null, what: 'models' });
+    await vi.waitFor(() => expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['a', 'c']));
   });
 });

@@ -108,6 +108,10 @@ export class PredictionState extends ShowsJob<'predict'> {
     super();
     this.#sources = sources;
     on('run:finished', () => void this.refreshJobs());
+    // A model removed takes its runs out of Earlier runs (the engine forgets them).
+    on('workspace:changed', (c) => {
+      if (c.what === 'models') void this.refreshJobs();
+    });
   }
 
   /**
