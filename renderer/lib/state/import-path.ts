@@ -53,3 +53,12 @@ export function conllQuestion(p: ImportPathProbe): string {
   const which = p.conllWithoutStarts === 1 ? `One file, ${p.conllExample ?? ''},` : `${formatNumber(p.conllWithoutStarts)} files, such as ${p.conllExample ?? ''},`;
   return `${which} of labelled words (CoNLL) ${p.conllWithoutStarts === 1 ? 'has' : 'have'} ${unmarked}. How should ${p.conllWithoutStarts === 1 ? 'it' : 'each'} become documents?`;
 }
+
+/**
+ * The dataset name an import of `path` gets when none is typed: the file or folder's name without
+ * its extension, as the engine names it (numbered there when the project has one by that name).
+ */
+export function defaultDatasetName(path: string): string {
+  const name = path.trim().replace(/[\\/]+$/, '').split(/[\\/]/).pop() ?? '';
+  return name.replace(/\.[^.]+$/, '').trim();
+}

@@ -27,7 +27,7 @@ vi.mock('../api.ts', () => ({
 vi.mock('./app.svelte.ts', () => ({ app: { projectId: 1 } }));
 const { call } = await import('../api.ts');
 const { importer } = await import('./importer.svelte.ts');
-const { PROBE_DELAY_MS, probeSummary } = await import('./import-path.ts');
+const { PROBE_DELAY_MS, defaultDatasetName, probeSummary } = await import('./import-path.ts');
 
 const probesAsked = (): string[] =>
   vi.mocked(call).mock.calls.filter((c) => c[0] === 'documents:probe-path').map((c) => (c[1] as { path: string }).path);
@@ -113,5 +113,12 @@ describe('what the panel says the path holds', () => {
     expect(probeSummary({ ...base, kind: 'folder', files: 20_000, filesLookedAt: 500, isPartial: true, formats: { text: 500 } })).toBe(
       'A folder of more than 20,000 files (of the first 500): 500 plain-text notes.',
     );
+  });
+
+  it('names the dataset an import makes when none is typed, as the engine does', () => {
+    expect(defaultDatasetName('/home/me/ward notes/')).toBe('ward notes');
+    expect(defaultDatasetName('/data/ncbi/train.tsv')).toBe('train');
+    expect(defaultDatasetName('C:\\data\\CDR.PubTator.txt')).toBe('CDR.PubTator');
+    expect(defaultDatasetName('  ')).toBe('');
   });
 });

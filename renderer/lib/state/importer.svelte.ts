@@ -86,8 +86,6 @@ class Importer {
   pathLook = $derived(this.look !== null && this.look.path === this.#path.trim() ? this.look : null);
   /** Nothing can be imported from the path typed (the engine said why): Import waits for another. */
   pathProblem = $derived(this.pathLook?.probe?.problem ?? null);
-  /** The path typed is being looked at. */
-  isChecking = $derived(this.#path.trim() !== '' && this.pathLook === null);
 
   /** Looks at the path again after `delayMs` (it may have been created since: Check again). */
   recheck(delayMs = 0): void {
