@@ -57,6 +57,10 @@ describe('Models and Evaluate in plain words', () => {
     const { page } = app;
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.getByTestId('nav-models').click();
+    // Importing says what a Hugging Face folder is, and that nothing is downloaded.
+    await page.getByTestId('open-model-import').click();
+    expect(await text(page.getByTestId('model-import-note'))).toMatch(/the way models are shared on Hugging Face .* Benchtop never goes online/u);
+    await page.getByTestId('close-model-import').click();
     await page.getByTestId('model-table').getByRole('button', { name: 'Ward tagger' }).click();
     const help = page.getByTestId('model-facts-explained');
     // Closed at first: the card stays calm until asked.
