@@ -1,4 +1,5 @@
-// Run's Earlier runs name the files and folders typed, often a patient's: a keyboard user removes
+// Run's Earlier runs name the files and folders typed, often a patient's. The runs of a model
+// removed leave the list (an open Run screen lists again), and a keyboard user removes
 // one line (the keyboard goes on to the next line's Remove), then clears the list after a
 // confirmation that Escape cancels; a screen reader hears each change, and nothing comes back
 // after a reload.
@@ -10,13 +11,16 @@ import { apiCall } from './api-client.ts';
 import { type App, axeViolationsBothThemes, launchApp, screenshot } from './fixtures.ts';
 
 let app: App;
+let retiredId: string;
 const LOG = 'file-runs.json';
 
 beforeAll(async () => {
   app = await launchApp();
   const model = randomTaskModel(join(app.tmp, 'ner'), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease']);
   await apiCall(app.server, 'models:import-folder', { path: model, name: 'Disease finder', phiStatus: 'no-phi' });
-  // Three runs over files of an earlier launch, as the engine's log keeps them (oldest first).
+  const retiredDir = randomTaskModel(join(app.tmp, 'retired'), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease'], 2);
+  retiredId = (await apiCall(app.server, 'models:import-folder', { path: retiredDir, name: 'Retired model', phiStatus: 'no-phi' })).id;
+  // Runs over files of an earlier launch, as the engine's log keeps them (oldest first).
   const records = ['smith-john', 'doe-jane', 'roe-richard'].map((who, i) => ({
     jobId: `earlier-${i}`,
     startedAt: `2026-0${i + 1}-01T09:00:00.000Z`,
@@ -30,7 +34,8 @@ beforeAll(async () => {
     relations: 0,
     filesWritten: 1,
   }));
-  writeFileSync(join(app.dataDir, LOG), JSON.stringify(records));
+  const retired = { ...records[0]!, jobId: 'retired', input: '/home/nurse/poe-edgar', modelName: 'Retired model', modelId: retiredId };
+  writeFileSync(join(app.dataDir, LOG), JSON.stringify([retired, ...records]));
 });
 afterAll(async () => {
   await app?.close();
@@ -43,9 +48,18 @@ const focused = (attribute: string): Promise<string | null> =>
   app.page.evaluate(`document.activeElement?.getAttribute(${JSON.stringify(attribute)}) ?? null`);
 
 describe('Earlier runs can be removed', () => {
-  it('removes one line, then clears the list, by keyboard', async () => {
+  it('drops the runs of a model removed meanwhile, without a reload', async () => {
     const { page } = app;
     await page.getByTestId('nav-run').click();
+    const lines = page.getByTestId('earlier-run');
+    await expect.poll(() => lines.count()).toBe(4);
+    await apiCall(app.server, 'models:delete', { modelId: retiredId });
+    await expect.poll(() => lines.count()).toBe(3);
+    expect((await lines.allInnerTexts()).join('\n')).not.toContain('Retired model');
+  });
+
+  it('removes one line, then clears the list, by keyboard', async () => {
+    const { page } = app;
     const lines = page.getByTestId('earlier-run');
     await expect.poll(() => lines.allInnerTexts()).toHaveLength(3);
     expect(await axeViolationsBothThemes(page, '[data-testid="earlier-runs"]')).toEqual([]);
