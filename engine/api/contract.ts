@@ -157,9 +157,10 @@ export interface EngineRequests {
   /**
    * A read-only look at a path typed for an import (nothing there, a file or a folder, its
    * formats, CoNLL files without -DOCSTART- lines), bounded: a folder's first files, each file's
-   * first 4 KB. A path nothing can be imported from answers with why, not an error.
+   * first 4 KB. A path nothing can be imported from answers with why, not an error. A later
+   * look with the same `probeId` (the path typed again) stops this one where it is.
    */
-  'documents:probe-path': (args: { path: string }) => ImportPathProbe;
+  'documents:probe-path': (args: { path: string; probeId?: string }) => ImportPathProbe;
   /** Imports into the project still running (e.g. started before the page was reloaded). */
   'documents:list-imports': (args: { projectId: number }) => ImportProgress[];
   /** Stops a running import at its next file or batch; nothing of it is kept (it answers 'cancelled'). */

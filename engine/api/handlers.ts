@@ -231,7 +231,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'documents:delete': (a) => deleteDocumentsRequest(ctx, a),
 
     'documents:import': (a) => importDocuments(ctx, a),
-    'documents:probe-path': (a) => probeImportPath(ctx, a.path),
+    'documents:probe-path': (a) => probeImportPath(ctx, a.path, a.probeId),
     'documents:list-imports': (a) => ctx.jobs.imports(a.projectId),
     'documents:cancel-import': (a) => ({ isCancelling: ctx.jobs.cancelImport(a.importId) }),
     'documents:cancel-export': (a) => ({ isCancelling: ctx.jobs.cancelExport(a.exportId) }),

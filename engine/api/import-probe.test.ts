@@ -118,6 +118,21 @@ describe('a bounded look, however large the path', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
+  it('stops looking at a folder when the same caller asks about another path', async () => {
+    const folder = join(t.dir, 'many');
+    mkdirSync(folder);
+    for (let i = 0; i < 200; i++) writeFileSync(join(folder, `note-${i}.txt`), `Note ${i}.\n`);
+    const note = join(folder, 'note-1.txt');
+    const [first, second, other] = await Promise.all([
+      t.call('documents:probe-path', { path: folder, probeId: 'window-1' }),
+      t.call('documents:probe-path', { path: note, probeId: 'window-1' }),
+      t.call('documents:probe-path', { path: folder, probeId: 'window-2' }), // another window's: not stopped
+    ]);
+    expect(first).toMatchObject({ kind: 'folder', isPartial: true, filesLookedAt: 0 });
+    expect(second).toMatchObject({ kind: 'file', formats: { text: 1 } });
+    expect(other).toMatchObject({ kind: 'folder', isPartial: false, files: 200, filesLookedAt: 200 });
+  });
+
   it('counts a large folder but tells the kind of its first files only', async () => {
     const folder = join(t.dir, 'many');
     mkdirSync(folder);

@@ -3,7 +3,8 @@
 // folder, which formats it holds, and whether a CoNLL file without -DOCSTART- lines is among them
 // (the one question that depends on the files). Bounded whatever the path: a folder's first
 // MAX_COUNTED files are counted and the first MAX_LOOKED_AT looked at, for at most BUDGET_MS, and
-// of each only its first SNIFF_BYTES are read (a 200 MB file is not read whole to answer).
+// of each only its first SNIFF_BYTES are read (a 200 MB file is not read whole to answer). A later
+// look by the same caller (the path typed again: same probeId) stops an earlier one where it is.
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
@@ -27,6 +28,9 @@ const DENIED_CODES = new Set(['EACCES', 'EPERM']);
 const DENIED = 'Benchtop is not allowed to read this path; check its permissions, or copy the files somewhere you can read.';
 /** A -DOCSTART- line (its first column), as the CoNLL reader takes it. */
 const DOCSTART_RE = /(^|[\r\n])[ \t]*-DOCSTART-([ \t\r\n]|$)/;
+
+/** Per probeId, the look asked last: an earlier one still running stops at its next file. */
+const latest = new Map<string, object>();
 
 const codeOf = (err: unknown): string => {
   const code = (err as { code?: unknown } | null)?.code;
@@ -78,7 +82,7 @@ async function lookAt(probe: ImportPathProbe, file: string, name: string): Promi
 }
 
 /** The files of a folder an import reads, in its order, up to MAX_COUNTED; how many were left out. */
-async function folderFiles(root: string, until: number): Promise<{ files: string[]; isPartial: boolean; skipped: number }> {
+async function folderFiles(root: string, isOver: () => boolean): Promise<{ files: string[]; isPartial: boolean; skipped: number }> {
   const files: string[] = [];
   let skipped = 0;
   let isPartial = false;
@@ -86,7 +90,7 @@ async function folderFiles(root: string, until: number): Promise<{ files: string
     const entries: Dirent[] = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name, 'en'));
     const names = new Set(entries.filter((e) => e.isFile()).map((e) => join(dir, e.name)));
     for (const e of entries) {
-      if (files.length >= MAX_COUNTED || Date.now() > until) {
+      if (files.length >= MAX_COUNTED || isOver()) {
         isPartial = true;
         return;
       }
@@ -101,16 +105,17 @@ async function folderFiles(root: string, until: number): Promise<{ files: string
   return { files, isPartial, skipped };
 }
 
-async function probeFolder(path: string): Promise<ImportPathProbe> {
+async function probeFolder(path: string, isStale: () => boolean): Promise<ImportPathProbe> {
   const until = Date.now() + BUDGET_MS;
-  const { files, isPartial, skipped } = await folderFiles(path, until);
+  const isOver = (): boolean => isStale() || Date.now() > until;
+  const { files, isPartial, skipped } = await folderFiles(path, isOver);
   if (files.length === 0 && !isPartial) {
     const left = skipped > 0 ? ` (${skipped} hidden ${skipped === 1 ? 'entry or link was' : 'entries or links were'} left out)` : '';
     return emptyProbe('unusable', `This folder holds no files to import${left}; choose the folder your documents are in.`);
   }
   const probe: ImportPathProbe = { ...emptyProbe('folder'), files: files.length, isPartial };
   for (const file of files.slice(0, MAX_LOOKED_AT)) {
-    if (Date.now() > until) break;
+    if (isOver()) break;
     const name = relative(path, file).split(sep).join('/');
     // A file that cannot be opened is said by the import, which reads it.
     await lookAt(probe, file, name).catch(() => undefined);
@@ -119,7 +124,17 @@ async function probeFolder(path: string): Promise<ImportPathProbe> {
 }
 
 /** Looks at `path` for the Import panel: see ImportPathProbe. Reads nothing but what it says. */
-export async function probeImportPath(ctx: ApiContext, path: string): Promise<ImportPathProbe> {
+export async function probeImportPath(ctx: ApiContext, path: string, probeId?: string): Promise<ImportPathProbe> {
+  const me = {};
+  if (probeId !== undefined) latest.set(probeId, me);
+  try {
+    return await probe(ctx, path, () => probeId !== undefined && latest.get(probeId) !== me);
+  } finally {
+    if (probeId !== undefined && latest.get(probeId) === me) latest.delete(probeId);
+  }
+}
+
+async function probe(ctx: ApiContext, path: string, isStale: () => boolean): Promise<ImportPathProbe> {
   try {
     requireFullPath([path], FULL_PATH_ASK);
   } catch (err) {
@@ -136,7 +151,7 @@ export async function probeImportPath(ctx: ApiContext, path: string): Promise<Im
   }
   if (readsDataFolder(path, ctx.dataDir)) return emptyProbe('unusable', dataFolderMessage(path));
   try {
-    if (info.isDirectory()) return await probeFolder(path);
+    if (info.isDirectory()) return await probeFolder(path, isStale);
     if (!info.isFile()) return emptyProbe('unusable', `This is ${NOT_REGULAR}.`);
     const probe: ImportPathProbe = { ...emptyProbe('file'), files: 1 };
     await lookAt(probe, path, basename(path));

@@ -132,7 +132,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'datasets:list': obj({ projectId: id }),
   'datasets:delete': obj({ projectId: id, datasetId: id }),
   'documents:delete': obj({ projectId: id, documentIds: ids }),
-  'documents:probe-path': obj({ path }),
+  'documents:probe-path': obj({ path }, { probeId: key }),
   'documents:list-imports': obj({ projectId: id }),
   'documents:cancel-import': obj({ importId: key }),
   'documents:interrupted-imports': obj({ projectId: id }),

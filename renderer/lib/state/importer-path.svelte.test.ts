@@ -52,6 +52,11 @@ describe('the look at the path typed', () => {
     await vi.advanceTimersByTimeAsync(PROBE_DELAY_MS);
     expect(probesAsked()).toEqual(['/data/notes']);
     expect(importer.pathLook?.probe).toEqual(notes);
+    // Named, so that the engine stops this window's earlier look when the next is asked.
+    importer.path = '/data/other';
+    await vi.advanceTimersByTimeAsync(PROBE_DELAY_MS);
+    const ids = vi.mocked(call).mock.calls.filter((c) => c[0] === 'documents:probe-path').map((c) => (c[1] as { probeId?: string }).probeId);
+    expect(ids).toEqual([expect.any(String), ids[0]]);
   });
 
   it('drops the late answer for a path typed before the last', async () => {

@@ -71,6 +71,8 @@ class Importer {
   #lookTimer: ReturnType<typeof setTimeout> | undefined;
   /** Counts the paths asked about: an answer for one typed before the last is dropped. */
   #lookSeq = 0;
+  /** Names this window's looks to the engine, which stops an earlier one when the next comes. */
+  #probeId = crypto.randomUUID();
 
   /** The path typed; a change looks at it again once typing pauses (what was asked is dropped). */
   get path(): string {
@@ -102,7 +104,7 @@ class Importer {
   async #lookAt(path: string, seq: number): Promise<void> {
     let look: PathLook;
     try {
-      look = { path, probe: await call('documents:probe-path', { path }), error: null };
+      look = { path, probe: await call('documents:probe-path', { path, probeId: this.#probeId }), error: null };
     } catch (err) {
       look = { path, probe: null, error: messageOf(err) };
     }
