@@ -6,7 +6,7 @@ vi.mock('../../lib/api.ts', () => ({
   messageOf: (e: unknown) => String(e),
   on: () => () => {},
 }));
-const { DistillFlow, presetLabel, presetPlain } = await import('./distill-flow.svelte.ts');
+const { DistillFlow, presetLabel, presetPlain, transferCheckedNote } = await import('./distill-flow.svelte.ts');
 const { call } = await import('../../lib/api.ts');
 
 function model(id: string, phiStatus: ModelInfo['phiStatus']): ModelInfo {
@@ -137,6 +137,25 @@ describe('distill flow', () => {
       transferIsFreeOfPhi: true,
       steps: 2000,
     });
+  });
+
+  it('names your own transfer text by its path on Review, and says what its check found once a run starts', () => {
+    const flow = new DistillFlow({ models: () => [model('t', 'trained-on-phi')], datasets: () => [] });
+    expect(flow.transferSummary).toEqual(['general English text']);
+    flow.useRandom = true;
+    flow.useFolder = true;
+    expect(flow.transferSummary).toEqual(['general English text', 'randomised text', 'your own text']);
+    flow.folder = '  /home/me/articles  ';
+    flow.isFolderClean = true;
+    expect(flow.transferSummary).toEqual(['general English text', 'randomised text', 'your own text, /home/me/articles']);
+
+    // Passed whole: the screen says so, naming the text and what was (and was not) checked.
+    const said = transferCheckedNote(flow.toArgs(1), null);
+    expect(said).toMatch(/^\/home\/me\/articles: not Benchtop's data folder, and repeats none of the documents marked as holding patient data/);
+    expect(said).toMatch(/does not read it for names or identifiers/);
+    // Checked in part: only the warning that says what was not checked; nothing read: nothing to say.
+    expect(transferCheckedNote(flow.toArgs(1), 'The teacher was trained before 2026-11-24 …')).toBeNull();
+    expect(transferCheckedNote({ transfer: ['general', 'random'] }, null)).toBeNull();
   });
 
   it('does not offer an imported classifier with LABEL_n labels as the teacher, and says why when chosen', () => {

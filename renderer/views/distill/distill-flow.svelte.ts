@@ -65,6 +65,18 @@ export function studentLabelsProblem(student: ModelInfo, teacher: ModelInfo): st
   return `“${student.name}” has labels the teacher “${teacher.name}” does not (${some}), so it cannot learn from it. Choose a model with the teacher's labels, or start the student as a new model.`;
 }
 
+/**
+ * What a started distillation's check of your own transfer text found, for the screen: null when
+ * it read none (general or randomised text only) or could check it only in part (`partialNote`,
+ * distill:start's note, says what it could not do). A refused text never starts a run; a passed
+ * one said nothing, so nobody could tell the check had run at all.
+ */
+export function transferCheckedNote(args: Pick<DistillStartArgs, 'transfer'>, partialNote: string | null): string | null {
+  const own = args.transfer.filter((t) => t !== 'general' && t !== 'random');
+  if (own.length === 0 || partialNote !== null) return null;
+  return `${own.join(', ')}: not Benchtop's data folder, and repeats none of the documents marked as holding patient data (in any project) or recorded as the teacher's training data, also re-wrapped, in another format or pasted into other text. Benchtop does not read it for names or identifiers: that check is yours.`;
+}
+
 export class DistillFlow {
   step = $state(0);
   teacherId = $state('');
@@ -119,6 +131,15 @@ export class DistillFlow {
       ? `${this.privateSets.map((d) => d.name).join(', ')} (${Math.round(this.alpha * 100)} % of the steps)`
       : null,
   );
+  /**
+   * The transfer text as Review lists it. Text of your own is named by its path: "your own text"
+   * alone hid a typo or the wrong folder until Start was refused (or, worse, took it).
+   */
+  transferSummary = $derived([
+    ...(this.useGeneral ? ['general English text'] : []),
+    ...(this.useRandom ? ['randomised text'] : []),
+    ...(this.useFolder ? [this.folder.trim() === '' ? 'your own text' : `your own text, ${this.folder.trim()}`] : []),
+  ]);
   /** What the student's PHI status will be: the worst of the teacher's, the start's and the data's. */
   studentPhi = $derived<PhiStatus>(this.#studentPhi());
   blockers = $derived([
