@@ -33,7 +33,11 @@ function countOf(n: number, format: ImportFormat): string {
 /** What the panel says of a path something can be imported from (`problem` says the rest). */
 export function probeSummary(p: ImportPathProbe): string {
   const found = ORDER.filter((f) => (p.formats[f] ?? 0) > 0).map((f) => countOf(p.formats[f] ?? 0, f));
-  if (p.kind === 'file') return `A ${FORMAT_WORDS[ORDER.find((f) => p.formats[f]) ?? 'text'][0]}.`;
+  if (p.kind === 'file') {
+    const format = ORDER.find((f) => p.formats[f]) ?? 'text';
+    // A file of many notes, one a line, is still one document: said before it is imported.
+    return `A ${FORMAT_WORDS[format][0]}${format === 'text' ? ', read as one document' : ''}.`;
+  }
   const files = p.isPartial ? `more than ${formatNumber(p.files)} files` : `${formatNumber(p.files)} file${p.files === 1 ? '' : 's'}`;
   const some = p.filesLookedAt < p.files ? ` (of the first ${formatNumber(p.filesLookedAt)})` : '';
   // Its first sentence: "a .md file is not read" (the import's report lists each file with what to do).

@@ -102,6 +102,7 @@ describe('what the panel says the path holds', () => {
   it('names formats in plain words, the technical name in brackets', () => {
     expect(probeSummary({ ...base, kind: 'file', formats: { conll: 1 } })).toBe('A file of labelled words, one a line (CoNLL).');
     expect(probeSummary({ ...base, kind: 'file', formats: { pubtator: 1 } })).toBe('A file of abstracts with annotations (PubTator).');
+    expect(probeSummary({ ...base, kind: 'file', formats: { text: 1 } })).toBe('A plain-text note, read as one document.');
     expect(
       probeSummary({
         ...base,
