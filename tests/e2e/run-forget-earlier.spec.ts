@@ -13,6 +13,20 @@ import { type App, axeViolationsBothThemes, launchApp, screenshot } from './fixt
 let app: App;
 let retiredId: string;
 const LOG = 'file-runs.json';
+/** A run over files as the engine's log keeps it. */
+const RECORD = JSON.stringify({
+  jobId: 'x',
+  startedAt: '2026-04-01T09:00:00.000Z',
+  finishedAt: '2026-04-01T09:01:00.000Z',
+  input: '/home/nurse/moe-anna',
+  output: '/home/nurse/moe-anna.jsonl',
+  modelName: 'Disease finder',
+  format: 'jsonl',
+  documents: 1,
+  entities: 1,
+  relations: 0,
+  filesWritten: 1,
+});
 
 beforeAll(async () => {
   app = await launchApp();
@@ -103,6 +117,31 @@ describe('Earlier runs can be removed', () => {
     await page.getByTestId('nav-run').click();
     await page.getByTestId('start-run').waitFor();
     expect(await page.getByTestId('earlier-runs').count()).toBe(0);
+    expect(app.problems).toEqual([]);
+  });
+
+  it('goes to the heading when the last line goes, and asks nothing when the list fills again', async () => {
+    const { page } = app;
+    const lines = page.getByTestId('earlier-run');
+    /** A run recorded meanwhile; a model added makes the open screen list again. */
+    const recordRun = async (jobId: string, model: string): Promise<void> => {
+      writeFileSync(join(app.dataDir, LOG), JSON.stringify([{ ...JSON.parse(RECORD) as object, jobId }]));
+      const dir = randomTaskModel(join(app.tmp, model), { task: 'ner', maxLength: 64 }, ['O', 'B-Disease', 'I-Disease'], 3);
+      await apiCall(app.server, 'models:import-folder', { path: dir, name: model, phiStatus: 'no-phi' });
+      await expect.poll(() => lines.count()).toBe(1);
+    };
+    await recordRun('again-1', 'Spare model');
+    await page.getByTestId('forget-all-runs').click();
+    await page.getByTestId('forget-all-confirm').waitFor();
+    await page.getByTestId('forget-run').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('earlier-runs').waitFor({ state: 'detached' });
+    expect(await focusedTestId()).toBe('H1');
+    expect(await page.getByTestId('earlier-announcer').innerText()).toBe('Removed the run of Disease finder from Earlier runs; none are left.');
+
+    await recordRun('again-2', 'Another spare model');
+    expect(await page.getByTestId('forget-all-confirm').count()).toBe(0);
+    expect(await page.getByTestId('forget-all-runs').isVisible()).toBe(true);
     expect(app.problems).toEqual([]);
   });
 });
