@@ -1,6 +1,6 @@
 // distill:start refuses transfer text that is private data before any run starts: Benchtop's own
 // data folder, or a copy of a document imported as containing PHI (in any project).
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -179,8 +179,18 @@ describe('distill:start with a folder of the user’s text', () => {
     await expect(call('train:resume', { runId })).rejects.toThrow(/^invalid: This run cannot continue: its transfer text changed since it started\. .*b\.txt: this transfer file is document "note-3" of dataset "note-3" in project "Ward 3" \(same content\)/);
     expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
 
-    // A finished run is refused for being finished, whatever its folder holds now.
+    // Its folder moved away: Continue is refused saying where the text was and how to go on (the
+    // run started, failed at once with "no such file or folder" and offered Continue again).
     rmSync(join(folder, 'b.txt'));
+    const moved = join(outside, 'clean-text-moved');
+    renameSync(folder, moved);
+    await expect(call('train:resume', { runId })).rejects.toThrow(
+      `invalid: This run cannot continue: its transfer text is no longer at ${folder} (moved, renamed or deleted since the run started). Put it back there and continue, or start a new distillation.`,
+    );
+    expect((await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === runId)?.status).toBe('cancelled');
+    renameSync(moved, folder);
+
+    // A finished run is refused for being finished, whatever its folder holds now.
     const completed = new Promise<void>((resolve) => {
       const stop = t.engine.subscribe((event) => {
         if (event !== 'train:finished') return;

@@ -45,7 +45,9 @@ export async function checkTransferFolder(ctx: ApiContext, folder: string, teach
 
 /**
  * Checks a stopped distillation's transfer folders again before it resumes (train:resume). A
- * folder gone since is left to the run, which fails naming it; an unknown run to resumeRun.
+ * folder gone since is refused here, saying how to go on: left to the run, it failed at once with
+ * "<path>: no such file or folder" and offered the same Continue again. An unknown run is left to
+ * resumeRun.
  */
 export async function recheckTransfer(ctx: ApiContext, runId: string): Promise<void> {
   const run = getRun(ctx.ws.read, runId);
@@ -58,7 +60,12 @@ export async function recheckTransfer(ctx: ApiContext, runId: string): Promise<v
   const mixedIn = (lineage ?? []).flatMap((l) => (l.kind === 'distill-private' && l.datasetId !== undefined ? [l.datasetId] : []));
   const transfer = typeof spec === 'string' ? spec.split(',') : spec;
   for (const t of transfer) {
-    if (!isAbsolute(t) || !existsSync(t)) continue; // 'general', 'random': text of Benchtop's own
+    if (!isAbsolute(t)) continue; // 'general', 'random': text of Benchtop's own
+    if (!existsSync(t))
+      throw new ApiError(
+        'invalid',
+        `This run cannot continue: its transfer text is no longer at ${t} (moved, renamed or deleted since the run started). Put it back there and continue, or start a new distillation.`,
+      );
     try {
       await checkTransferFolder(ctx, t, teacher, mixedIn);
     } catch (err) {
