@@ -70,6 +70,11 @@ describe('forgetting earlier runs over files', () => {
     expect(readFileSync(log, 'utf8')).not.toContain('doe-jane');
     expect(loggedIds()).toEqual([]);
     if (process.platform !== 'win32') expect(statSync(log).mode & 0o777).toBe(0o600);
+    // So does a line that is not a record (a count gone wrong), which is not listed either.
+    writeLog([{ ...record('y', 'M', '2026-01-01T00:00:00Z'), documents: -1, input: '/home/nurse/poe-edgar' }]);
+    expect(await listedIds()).toEqual([]);
+    expect(await t.call('run:forget-all', {})).toEqual({ forgotten: 0 });
+    expect(readFileSync(log, 'utf8')).not.toContain('poe-edgar');
 
     await t.restart();
     finished = runFinishedWaiter(t);

@@ -52,17 +52,19 @@ function isStored(v: unknown): v is Stored {
 
 /**
  * The records in the log, newest last; a log that cannot be read counts as empty (it is only a
- * list), and `isDamaged` says so.
+ * list), and an entry that is not a record is left out. `isClean`: nothing was left out (a
+ * missing log is clean).
  */
-function readLogState(dataDir: string): { records: Stored[]; isDamaged: boolean } {
+function readLogState(dataDir: string): { records: Stored[]; isClean: boolean } {
   const file = join(dataDir, FILE_RUN_LOG);
-  if (!existsSync(file)) return { records: [], isDamaged: false };
+  if (!existsSync(file)) return { records: [], isClean: true };
   try {
     const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return Array.isArray(raw) ? { records: raw.filter(isStored), isDamaged: false } : { records: [], isDamaged: true };
+    const records = Array.isArray(raw) ? raw.filter(isStored) : [];
+    return { records, isClean: Array.isArray(raw) && records.length === raw.length };
   } catch {
     console.warn(`${file} could not be read; earlier runs over files are not listed (it is rewritten at the next one).`);
-    return { records: [], isDamaged: true };
+    return { records: [], isClean: false };
   }
 }
 
@@ -172,9 +174,10 @@ export function forgetRun(ctx: ApiContext, jobId: string): { isForgotten: boolea
  * projects' runs stay. How many runs were forgotten.
  */
 export function forgetAllRuns(ctx: ApiContext, projectId: number | undefined, exceptJobId: string | undefined): { forgotten: number } {
-  const { records, isDamaged } = readLogState(ctx.dataDir);
+  const { records, isClean } = readLogState(ctx.dataDir);
   const kept = records.filter((r) => r.jobId === exceptJobId || ctx.jobs.isActive(r.jobId));
-  if (isDamaged || kept.length < records.length) writeForgotten(ctx.dataDir, kept);
+  // What could not be read may still hold paths: it goes too.
+  if (!isClean || kept.length < records.length) writeForgotten(ctx.dataDir, kept);
   const gone = new Set(records.filter((r) => !kept.includes(r)).map((r) => r.jobId));
   for (const j of ctx.jobs.infos()) {
     const isListed = j.projectId === null || j.projectId === projectId;
