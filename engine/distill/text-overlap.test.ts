@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPubtator } from '../formats/pubtator.ts';
 import { loadDocuments } from '../tasks/data-load.ts';
+import { writeFingerprintFile } from './fingerprint-file.ts';
 import { checkTransferNotPrivate } from './transfer-guard.ts';
 
 const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
@@ -90,6 +91,15 @@ describe('transfer text that repeats private documents in another layout', () =>
     const third = path.join(dir, 'third.txt');
     writeFileSync(third, scattered([one], 3));
     expect(() => checkTransferNotPrivate([third], { teacher: path.join(dir, 'no-teacher'), privateTexts: [one] })).toThrow(/third\.txt: this transfer file repeats the text of private documents \(it holds \d+ of the \d+ long sentences of private document 1 \(its part \d+ of 21, about 1,000 words each\), and \d+ more, scattered/);
+    // The workbench gives the notes twice, as the workspace's patient documents and as the
+    // fingerprints its teacher recorded of them: each note is still one document, so its sentences
+    // are its own, not template text two documents share (until 2026-11-24 this passed), and the
+    // others are counted once.
+    const teacher = path.join(dir, 'teacher');
+    writeFingerprintFile(teacher, notes);
+    expect(() => checkTransferNotPrivate([five], { teacher, privateTexts: named })).toThrow(/long sentences of document "d1[1-5]" of dev\.txt, and 4 more, scattered/);
+    const copies = file('copies.txt', `${notes.slice(20, 23).join('\n\n')}\n`);
+    expect(() => checkTransferNotPrivate([copies], { teacher, privateTexts: notes })).toThrow(/it holds most of the text of private document 2[1-3], and 2 more\)/);
     // Two sentences of each note (of 8 or more) pass: as few as other reports share with a note.
     expect(verdict(file('two.txt', scattered(notes.slice(10, 15).map((n) => n.split(/(?<=[.!?])\s+/).slice(0, 2).join(' ')), 1)))).toBe('');
   });

@@ -214,6 +214,12 @@ export function privateFingerprints(texts: Iterable<string>, recorded: readonly 
   const said: number[] = [];
   const sayers: number[] = [];
   const parts: OverlapPart[] = [];
+  // The same document given twice (the app passes the workspace's patient notes and the teacher's
+  // recorded fingerprints of the same notes; notes imported in two projects) is kept once: else
+  // each of its sentences was in two parts, taken for template text, and not looked for, so
+  // scattered copies of the teacher's own notes passed; and "and N more" counted each twice.
+  const kept = new Set<string>();
+  const keyOf = (xs: Float64Array, from: number, to: number): string => Array.from(xs.subarray(from, to)).sort((x, y) => x - y).join(',');
   [fingerprintSet(texts), ...recorded].forEach((set, s) => {
     for (const w of set.wholes) wholes.push(w); // not push(...): a large set overflows the stack
     let [at, sentenceAt] = [0, 0];
@@ -225,6 +231,9 @@ export function privateFingerprints(texts: Iterable<string>, recorded: readonly 
       const count = n > 0 || m > 0 ? Math.max(1, Math.ceil(n / PART_RUNS)) : 0;
       for (let p = 0; p < count; p++) {
         const share = (total: number, q: number): number => Math.floor((q * total) / count);
+        const key = `${count}:${keyOf(set.runs, at + share(n, p), at + share(n, p + 1))}|${keyOf(set.sentences, sentenceAt + share(m, p), sentenceAt + share(m, p + 1))}`;
+        if (kept.has(key)) continue;
+        kept.add(key);
         const doc = parts.length;
         for (let i = at + share(n, p); i < at + share(n, p + 1); i++) {
           runs.push(set.runs[i]!);
