@@ -2,7 +2,7 @@
 // Review names the file or folder that will be read (it said only "your own text"), a mistyped
 // path is refused naming it, a file holding one of the project's patient notes is refused naming
 // the note's document, and a clean folder starts the run with a word on what its check found
-// (a passed check said nothing at all).
+// (a passed check said nothing at all, and the check itself showed only "Starting…").
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -70,11 +70,18 @@ it('names your own transfer text on Review, refuses a typo or a patient note nam
   await expect.poll(() => page.getByTestId('distill-error').textContent()).toMatch(/leaky\.txt: this transfer file repeats the text of private documents .*dataset "Ward notes" in project "Demo/);
   expect(await page.getByTestId('distill-transfer-checked').count()).toBe(0);
 
-  // The clean folder starts, and the screen says what its check found, naming it.
+  // The clean folder starts, and the screen says what its check found, naming it. While the check
+  // runs (a minute for a large corpus) the screen says what it waits for, not only "Starting…":
+  // the answer is held back a second here so that it shows.
   await page.getByTestId('distill-step-2').click();
   await page.getByTestId('transfer-path').fill(folder);
   await page.getByTestId('distill-step-3').click();
+  await page.route('**/api/invoke/distill:start', async (route) => {
+    await new Promise((r) => setTimeout(r, 1_000));
+    await route.fallback();
+  });
   await page.getByTestId('start-distill').click();
+  expect(await page.getByTestId('distill-checking').textContent()).toMatch(/^Checking your transfer text for copies of documents marked as holding patient data before\s+the run starts/);
   const checked = page.getByTestId('distill-transfer-checked');
   await checked.waitFor();
   expect((await checked.textContent())!.replace(/\s+/g, ' ')).toContain(
