@@ -55,9 +55,20 @@ describe('distill:start with a folder of the user’s text', () => {
     cpSync(teacherFolder, old, { recursive: true });
     writeFileSync(join(old, FINGERPRINT_FILE), fingerprintBytesV1(['Mr Example, 71, admitted with chest pain; troponin raised and an ECG shows changes.']));
     const oldTeacher = await call('models:import-folder', { path: old, phiStatus: 'trained-on-phi' });
+    const finished = new Promise<void>((resolve) => {
+      const stop = t.engine.subscribe((event) => {
+        if (event !== 'train:finished') return;
+        stop();
+        resolve();
+      });
+    });
     const { runId, note: said } = await call('distill:start', { projectId, task: 'ner', teacherModelId: oldTeacher.id, studentPreset: 'small-2L-128', transfer: [innocent], transferIsFreeOfPhi: true, steps: 1 });
-    await call('train:cancel', { runId });
-    expect((await call('train:list-runs', { projectId })).map((r) => r.id)).toContain(runId);
+    await finished;
+    // The student's lineage says the check was partial, as the screen did when it started.
+    const student = (await call('train:list-runs', { projectId })).find((r) => r.id === runId)!.modelId!;
+    expect((await call('models:get-lineage', { modelId: student })).entries.filter((e) => e.kind === 'distill-transfer').map((e) => e.source)).toEqual([
+      "your text “general-text” (declared free of patient information; checked only in part: the teacher's fingerprint file predates sentence checks)",
+    ]);
     expect(said).toMatch(/^The teacher was trained before 2026-11-24: its fingerprint file records no sentences .* copied scattered through other text .*train the teacher again \(Train screen\)/);
   });
 
@@ -200,6 +211,11 @@ describe('distill:start with a folder of the user’s text', () => {
     });
     const done = await call('distill:start', { projectId: demo!.id, task: 'ner', teacherModelId: teacher.id, transfer: [folder], transferIsFreeOfPhi: true, steps: 1 });
     await completed;
+    // The student's lineage keeps what the check found, not only the user's word.
+    const student = (await call('train:list-runs', { projectId: demo!.id })).find((r) => r.id === done.runId)!.modelId!;
+    expect((await call('models:get-lineage', { modelId: student })).entries.filter((e) => e.kind === 'distill-transfer').map((e) => e.source)).toEqual([
+      'your text “clean-text” (declared free of patient information; no copy of a patient document found in it)',
+    ]);
     copyFileSync(note, join(folder, 'b.txt'));
     await expect(call('train:resume', { runId: done.runId })).rejects.toThrow(/^conflict: This run has finished/);
   });

@@ -259,9 +259,11 @@ export async function startDistillation(ctx: ApiContext, a: DistillStartArgs): P
         'Confirm that your transfer text holds no patient information: the student is recorded as never having seen any.',
       );
     note = await checkTransferFolder(ctx, t, teacher.dir, a.includePrivate ? projectDatasets(read, a.projectId, a.includePrivate.datasetIds).map((d) => d.id) : []);
+    // What the check found stays in the lineage the Models screen shows (the note after Start goes).
+    const checked = note === undefined ? 'no copy of a patient document found in it' : "checked only in part: the teacher's fingerprint file predates sentence checks";
     lineage.push({
       kind: 'distill-transfer',
-      source: `your text “${basename(t)}” (declared free of patient information)`,
+      source: `your text “${basename(t)}” (declared free of patient information; ${checked})`,
       containsPhi: false,
     });
   }
