@@ -241,6 +241,9 @@ describe('Distill, stopped and continued', () => {
         .poll(() => page.getByTestId('labelling-progress').textContent().catch(() => ''), { timeout: 60_000, interval: 20 })
         .toMatch(new RegExp(`^The teacher is labelling the transfer text: [\\d,]+ of ${(steps * 32).toLocaleString('en-US')} sentences…`));
     await page.getByTestId('train-progress').waitFor({ timeout: 120_000 });
+    // The sidebar says Distill is busy, not Train (it said "training…" beside Train).
+    await expect.poll(() => page.getByTestId('nav-distill-busy').isVisible()).toBe(true);
+    expect(await page.getByTestId('nav-train-busy').count()).toBe(0);
     await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('cancel-run');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('Stopped');
