@@ -39,6 +39,7 @@ import type {
   PredictedDocumentInfo,
   PredictFinishedInfo,
   PredictFormat,
+  PredictSummary,
   RunInfo,
   RunMetrics,
   TrainEvalInfo,
@@ -305,6 +306,13 @@ export interface EngineRequests {
   'run:get-document': (args: { jobId: string; index: number }) => PredictedDocumentInfo;
   /** Scores a model against the reviewed annotations of datasets. */
   'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
+  /**
+   * Shows an earlier launch's run over files (run:list-jobs' `recorded`) again: its output is read
+   * again with the importers and its documents held for run:get-document. Refused when the output
+   * is gone (`not-found`), changed since the run (`conflict`), too large to hold or unreadable
+   * (`invalid`), or recorded before outputs were noted (`unsupported`).
+   */
+  'run:reopen': (args: { jobId: string }) => PredictSummary;
     jobId: string;
   };
   /**
@@ -480,6 +488,7 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:get-document': true,
   'evaluate:start': true,
   'evaluate:export': true,
+  'run:reopen': true,
   'evaluate:changes': true,
   'evaluate:latest': true,
 };

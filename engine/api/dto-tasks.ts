@@ -251,6 +251,12 @@ export interface PredictSummary {
    * `planned` were run and saved, whole; `notRun` names the rest (first 2,000; never their text).
    */
   stopped?: { planned: number; notRun: { name: string; file?: string }[]; notRunOmitted: number };
+  /**
+   * An earlier launch's run over files read again from its output (run:reopen): where and in
+   * which format it was written, when the run ended, and whether that format keeps the model's
+   * scores and relations. The speeds are not known (0).
+   */
+  reopened?: { output: string; format: string; finishedAt: string; scores: boolean; relations: boolean };
 }
 
 /** Progress of a prediction (in documents) or evaluation (in text windows or pairs) job. */

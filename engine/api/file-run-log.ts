@@ -2,7 +2,8 @@
 // Run screen's "Earlier runs" still says after a restart which model ran over which file or folder,
 // where its output went, how many documents and entities, and when. The files are the user's own,
 // which Benchtop was only asked to read: nothing of them is kept (no text, no file names inside a
-// folder, no per-document rows); the results themselves are the files the run wrote. A JSON file
+// folder, no per-document rows); the results themselves are the files the run wrote, which
+// run:reopen reads again (predict-reopen.ts), checked against the stamp kept here. A JSON file
 // beside settings.json, not the workspace: no migration, and a damaged or missing one only means
 // no earlier runs are listed. The paths typed may name a patient: the user can forget one run or
 // all of them (run:forget, run:forget-all), and removing a model forgets the runs it made.
@@ -12,6 +13,7 @@ import { writeFileAtomic } from '../io/atomic.ts';
 import type { ApiContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import type { FileRunRecord, JobInfo } from './dto-tasks.ts';
+import { type OutputStamp, isStamp, stampOutput } from './predict-output-stamp.ts';
 
 export const FILE_RUN_LOG = 'file-runs.json';
 /** As many as the engine keeps finished jobs while it is open. */
@@ -26,6 +28,8 @@ interface Stored extends FileRunRecord {
   /** The library models that ran (entity, relation): a record made before they were kept has none. */
   modelId?: string;
   reModelId?: string;
+  /** What the output was when the run ended (a record made before stamps were kept has none). */
+  stamp?: OutputStamp;
 }
 
 /** The models of a file run, as run:predict-files was given them. */
@@ -46,7 +50,8 @@ function isStored(v: unknown): v is Stored {
     isCount(r['entities']) && isCount(r['relations']) && isCount(r['filesWritten']) &&
     (r['planned'] === undefined || isCount(r['planned'])) &&
     (r['modelId'] === undefined || isText(r['modelId'])) &&
-    (r['reModelId'] === undefined || isText(r['reModelId']))
+    (r['reModelId'] === undefined || isText(r['reModelId'])) &&
+    (r['stamp'] === undefined || isStamp(r['stamp']))
   );
 }
 
@@ -69,6 +74,21 @@ function readLogState(dataDir: string): { records: Stored[]; isClean: boolean } 
 }
 
 const readLog = (dataDir: string): Stored[] => readLogState(dataDir).records;
+
+/** A recorded run over files by id, with its paths and stamp (for run:reopen). */
+export type RecordedRun = Stored;
+export const recordedRun = (dataDir: string, jobId: string): RecordedRun | undefined =>
+  readLog(dataDir).find((r) => r.jobId === jobId);
+
+/** The output's stamp as the run ends; none when it cannot be read (it is then not shown again). */
+function stampOf(output: string): OutputStamp | undefined {
+  try {
+    return stampOutput(output);
+  } catch (err) {
+    console.warn(`The output of a run over files could not be read back to note its size (${codeOf(err)}); it will not be shown again after a restart.`);
+    return undefined;
+  }
+}
 
 /** Replaces the log, owner-only as the workspace: the paths typed may name a patient (a file named after them). */
 function writeLog(dataDir: string, records: readonly Stored[]): void {
@@ -94,6 +114,7 @@ function writeForgotten(dataDir: string, records: readonly Stored[]): void {
 export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string, models: FileRunModels): void {
   const p = info.predict;
   if (info.status !== 'completed' || !p || p.source !== 'files' || info.input === undefined || info.output === undefined) return;
+  const stamp = stampOf(info.output);
   const record: Stored = {
     jobId: info.jobId,
     startedAt: info.startedAt,
@@ -109,6 +130,7 @@ export function recordFileRun(ctx: ApiContext, info: JobInfo, format: string, mo
     relations: p.relations,
     filesWritten: p.written.length,
     ...(p.stopped && { planned: p.stopped.planned }),
+    ...(stamp !== undefined && { stamp }),
   };
   const kept = [...readLog(ctx.dataDir).filter((r) => r.jobId !== info.jobId), record].slice(-KEEP);
   try {
@@ -130,7 +152,7 @@ export function listJobs(ctx: ApiContext): JobInfo[] {
     .filter((r) => !known.has(r.jobId))
     .reverse()
     // The model ids are the engine's (for removing a model's runs), not the screen's.
-    .map(({ jobId, startedAt, input, output, modelName, modelId: _modelId, reModelId: _reModelId, ...record }): JobInfo => ({
+    .map(({ jobId, startedAt, input, output, modelName, modelId: _modelId, reModelId: _reModelId, stamp: _stamp, ...record }): JobInfo => ({
       jobId,
       kind: 'predict',
       projectId: null,
@@ -163,7 +185,8 @@ export function forgetRun(ctx: ApiContext, jobId: string): { isForgotten: boolea
   const records = readLog(ctx.dataDir);
   const left = records.filter((r) => r.jobId !== jobId);
   if (left.length < records.length) writeForgotten(ctx.dataDir, left);
-  if (held !== undefined) ctx.jobs.forget(jobId);
+  // Also what a reopened earlier run (run:reopen) holds of its output.
+  ctx.jobs.forget(jobId);
   return { isForgotten: held !== undefined || left.length < records.length };
 }
 
@@ -179,6 +202,7 @@ export function forgetAllRuns(ctx: ApiContext, projectId: number | undefined, ex
   // What could not be read may still hold paths: it goes too.
   if (!isClean || kept.length < records.length) writeForgotten(ctx.dataDir, kept);
   const gone = new Set(records.filter((r) => !kept.includes(r)).map((r) => r.jobId));
+  for (const id of gone) ctx.jobs.forget(id); // what a reopened earlier run holds
   for (const j of ctx.jobs.infos()) {
     const isListed = j.projectId === null || j.projectId === projectId;
     if (j.kind !== 'predict' || j.status === 'running' || j.jobId === exceptJobId || !isListed) continue;

@@ -56,6 +56,7 @@ import { checkUnchanged, renameOrMergeType } from './schema-rename.ts';
 import { modelVocabulary, shippedModelVocabulary } from './model-vocabulary.ts';
 import { importModelFolder, removeModel, renameModel, stoppedRunsUsing } from './models.ts';
 import { predictedDocument, startFilePrediction, startProjectPrediction } from './predict.ts';
+import { reopenFileRun } from './predict-reopen.ts';
 import { deletionProblem, purgeDeletedProjects } from './project-purge.ts';
 import { listRunInfos, runMetrics } from './run-infos.ts';
 import { cancelRun, deleteProjectAndRuns, resumeRun } from './run-launcher.ts';
@@ -330,6 +331,7 @@ function makeHandlers(ctx: ApiContext): Handlers {
     'run:forget': (a) => forgetRun(ctx, a.jobId),
     'run:forget-all': (a) => forgetAllRuns(ctx, a.projectId, a.exceptJobId),
     'run:get-document': (a) => predictedDocument(ctx, a),
+    'run:reopen': (a) => reopenFileRun(ctx, a.jobId),
     'evaluate:start': (a) => startEvaluation(ctx, a),
     'evaluate:export': (a) => exportEvaluation(ctx, a),
     'evaluate:changes': (a) => evaluationChanges(ctx, a),

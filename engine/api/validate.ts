@@ -237,6 +237,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'run:forget': obj({ jobId: key }),
   'run:forget-all': obj<Record<never, never>, { projectId: number; exceptJobId: string }>({}, { projectId: id, exceptJobId: key }),
   'run:get-document': obj({ jobId: key, index: int(0) }),
+  'run:reopen': obj({ jobId: key }),
   'evaluate:start': obj({ projectId: id, modelId, datasetIds: ids }),
   'evaluate:export': obj(
     { jobId: key, format: oneOf('csv', 'json'), outPath: path },
