@@ -24,7 +24,8 @@ export const FORMAT_KEEPS: Record<string, { scores: boolean; relations: boolean 
   'bioc-json': { scores: true, relations: true },
   csv: { scores: true, relations: true },
   brat: { scores: false, relations: true },
-  pubtator: { scores: false, relations: true },
+  // PubTator holds relations between concept ids only: a model's, between entities, are dropped.
+  pubtator: { scores: false, relations: false },
   conll: { scores: false, relations: false },
 };
 

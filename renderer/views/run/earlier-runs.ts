@@ -1,6 +1,6 @@
 // The Run screen's "Earlier runs" lines: what each finished run did, in counts. A run over files
 // of an earlier launch comes from the engine's text-free log (JobInfo.recorded): its results are
-// the files it wrote, so its line says where they are instead of offering them again.
+// the files it wrote, read again when shown (run:reopen).
 import type { JobInfo } from '../../../engine/api/contract.ts';
 import { countOf, formatNumber } from '../../lib/format.ts';
 
@@ -16,5 +16,21 @@ export function earlierRunCounts(j: JobInfo): string {
   return countOf(j.predict?.documents ?? 0, 'document');
 }
 
-/** Whether an earlier run's results can be shown again (the engine still holds them). */
-export const canShowAgain = (j: JobInfo): boolean => j.predict !== undefined;
+/**
+ * Whether an earlier run's results can be shown again: the engine still holds them, or a run over
+ * files of an earlier launch can be read again from the files it wrote (run:reopen).
+ */
+export const canShowAgain = (j: JobInfo): boolean => j.predict !== undefined || j.recorded !== undefined;
+
+/**
+ * What a result read again from an earlier run's files cannot show, as its format keeps no place
+ * for it (null when it keeps everything): "CoNLL keeps no confidence scores or relations: …".
+ */
+export function reopenedLoss(r: { format: string; scores: boolean; relations: boolean }): string | null {
+  const lost = [...(r.scores ? [] : ['confidence scores']), ...(r.relations ? [] : ['relations'])];
+  if (lost.length === 0) return null;
+  const name = FORMAT_NAMES[r.format] ?? r.format;
+  return `${name} keeps no ${lost.join(' or ')}, so the model's ${lost.join(' and ')} are not shown here. JSON Lines and BioC keep everything.`;
+}
+
+const FORMAT_NAMES: Record<string, string> = { brat: 'brat', pubtator: 'PubTator', conll: 'CoNLL', csv: 'CSV', jsonl: 'JSON Lines', 'bioc-xml': 'BioC XML', 'bioc-json': 'BioC JSON' };

@@ -107,7 +107,7 @@ describe('run screen state', () => {
     expect(s.source).toBe('folder');
     expect(s.result?.rows).toHaveLength(3);
     expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['project-1']);
-    s.reopen('project-1');
+    await s.reopen('project-1');
     expect(s.jobId).toBe('project-1');
     expect(s.source).toBe('project');
     expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['files-1']);
@@ -152,7 +152,7 @@ describe('run screen state', () => {
     expect(s.opened).toEqual({ jobId: 'files-1', index: 0 });
     expect(s.isOpen(held!)).toBe(true);
     expect(s.isOpen(unread!)).toBe(false);
-    s.reopen('project-1');
+    await s.reopen('project-1');
     expect(s.opened).toBeNull(); // another run's results: nothing open
     s.open(PROJECT.rows[0]!);
     expect(s.opened).toEqual({ documentId: 41 });
@@ -236,7 +236,7 @@ describe('runs over files of an earlier launch', () => {
     recorded: { finishedAt: '2025-01-01T00:01:00.000Z', format: 'brat', documents: 6, entities: 26, relations: 0, filesWritten: 12 },
   };
 
-  it('are listed with their counts and output but never shown as the latest result', async () => {
+  it('are listed with their counts and output, offered again, but never shown as the latest result', async () => {
     jobs = [recorded, job('project-1', 1, PROJECT)];
     const s = new PredictionState({ models: () => models, datasets: () => [] });
     await s.restore(1);
@@ -246,7 +246,8 @@ describe('runs over files of an earlier launch', () => {
     expect(earlierRunCounts({ ...recorded, recorded: { ...recorded.recorded!, documents: 4, relations: 2, planned: 6 } })).toBe(
       '4 of 6 documents, 26 entities, 2 relations',
     );
-    expect(canShowAgain(recorded)).toBe(false);
+    // Offered: shown only when asked, read again from its files (earlier-reopen.svelte.test.ts).
+    expect(canShowAgain(recorded)).toBe(true);
     expect(canShowAgain(jobs[1]!)).toBe(true);
   });
 

@@ -2,7 +2,8 @@
 // written out in an export format), the job's progress and result, and the document opened
 // from the results (a workspace document, or one of a file run that the engine holds). A reload
 // finds the latest job again through run:list-jobs, and earlier runs the engine still keeps can
-// be reopened.
+// be reopened; so can a run over files of an earlier launch, read again from the files it wrote
+// (run:reopen), unless they are gone or changed since.
 import type {
   DatasetInfo,
   JobInfo,
@@ -41,6 +42,10 @@ export class PredictionState extends ShowsJob<'predict'> {
   earlierNote = $state('');
   /** Why the last removal from Earlier runs failed (the list is as it was). */
   earlierError = $state<string | null>(null);
+  /** The earlier run whose files are being read again (run:reopen), while they are. */
+  reopening = $state<string | null>(null);
+  /** Why an earlier run's results could not be shown again (its files gone or changed…), by run. */
+  reopenError = $state.raw<{ jobId: string; message: string } | null>(null);
 
   /** The job shown: its id, state, progress and error. */
   job = new TrackedJob('predict', (f) => {
@@ -100,6 +105,7 @@ export class PredictionState extends ShowsJob<'predict'> {
       return 'The output is already there: choose Replace existing files and run, or another output folder.';
     if (this.state === 'failed') return 'The run did not finish.';
     if (this.state !== 'completed' || !r) return '';
+    if (r.reopened) return `Showing the results of the run of ${r.modelName}, read again from ${r.reopened.output}.`;
     const found = `${countOf(r.entities, 'entity')}${r.relations > 0 ? ` and ${countOf(r.relations, 'relation')}` : ''}`;
     return `The run finished: ${r.modelName} found ${found} in ${countOf(r.documents, 'document')}.`;
   }
@@ -201,11 +207,31 @@ export class PredictionState extends ShowsJob<'predict'> {
     return true;
   }
 
-  /** Shows an earlier run's results again. */
-  reopen(jobId: string): void {
+  /**
+   * Shows an earlier run's results again: those the engine holds, or for a run over files of an
+   * earlier launch, read again from the files it wrote (refused when they are gone or changed
+   * since: `reopenError` says why, and the result shown stays). Whether they are shown.
+   */
+  async reopen(jobId: string): Promise<boolean> {
     const job = this.jobs.find((j) => j.jobId === jobId);
-    if (!job || this.isRunning) return;
-    this.#adopt(job);
+    if (!job || this.isRunning || this.reopening !== null) return false;
+    this.reopenError = null;
+    if (job.recorded === undefined) {
+      this.#adopt(job);
+      return true;
+    }
+    this.reopening = jobId;
+    try {
+      const predict = await call('run:reopen', { jobId });
+      if (this.isRunning) return false; // a run started meanwhile is what the screen shows
+      this.#adopt({ ...job, predict });
+      return true;
+    } catch (err) {
+      this.reopenError = { jobId, message: messageOf(err) };
+      return false;
+    } finally {
+      this.reopening = null;
+    }
   }
 
   /** The documents of the shown project run, for "Export these documents…": all of them, not only the rows listed. */
