@@ -239,9 +239,11 @@ export interface EngineRequests {
    * states too) into `outPath`: a new or empty folder (hidden entries allowed) outside the data
    * and installation folders, else `invalid`; `conflict` while another export writes there.
    * `includeOnnx` adds the standalone inference model.onnx (as `benchtop export-onnx`). All or
-   * nothing: a failure part-way (a full disk) leaves no file there.
+   * nothing: a failure part-way (a full disk) leaves no file there. `withholdNames` leaves out
+   * the names of its datasets, files, folders and models and its own name (they may name a
+   * patient): lineage.json, metrics.json and the cards then say each source by kind and number.
    */
-  'models:export': (args: { modelId: string; outPath: string; includeOnnx?: boolean }) => ModelExportReport;
+  'models:export': (args: { modelId: string; outPath: string; includeOnnx?: boolean; withholdNames?: boolean }) => ModelExportReport;
 
   /** Starting points for training: shipped models, presets, and whether presets can be used. */
   'train:get-options': (args: NoArgs) => TrainOptions;

@@ -255,6 +255,8 @@ export interface ModelExportReport {
   files: string[];
   /** The status its lineage.json records (the library's, never lower than the folder's own record). */
   phiStatus: PhiStatus;
+  /** Whether the names of datasets, files and models were left out (withholdNames). */
+  namesWithheld: boolean;
 }
 
 export interface LineageItem {

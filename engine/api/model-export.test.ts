@@ -62,6 +62,7 @@ describe('models:export', () => {
       path: out,
       files: ['README.md', 'config.json', 'lineage.json', 'model.onnx', 'model.safetensors', 'special_tokens_map.json', 'tokenizer_config.json', 'vocab.txt'],
       phiStatus: 'no-phi',
+      namesWithheld: false,
     });
     expect(readdirSync(out).sort()).toEqual(report.files); // no staging folder left
 

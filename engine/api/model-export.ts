@@ -1,7 +1,8 @@
 // models:export: copies a library or shipped model out of Benchtop as a Hugging Face folder
 // (weights, config, vocabulary, tokenizer files, model card, metrics) with a lineage.json that
 // says whether it learned from patient data, and optionally the standalone inference
-// model.onnx (the graph `benchtop export-onnx` writes). The files are staged in a hidden folder
+// model.onnx (the graph `benchtop export-onnx` writes); `withholdNames` leaves out the names of
+// datasets, files and models, which may name a patient (export-names.ts). The files are staged in a hidden folder
 // inside the target and moved in only once all are written: a failure leaves none behind.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +21,7 @@ import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
 import { ApiError, requireFullPath } from './errors.ts';
+import { stageWithoutNames, withheldRecord } from './export-names.ts';
 import { MODEL_COMPANIONS, PRIVACY_SECTION, checkMetricsFile } from './model-files.ts';
 import { lineageRecordOf, resolveModel } from './model-sources.ts';
 import { readShippedLineage, shippedFolder } from './shipped-models.ts';
@@ -169,7 +171,11 @@ async function ownRecord(dir: string): Promise<LineageRecord | undefined> {
 }
 
 /** Writes every file of the export into `staging`; returns their names and the status recorded. */
-async function stageFiles(source: Source, staging: string, includeOnnx: boolean): Promise<{ files: string[]; phiStatus: PhiStatus }> {
+async function stageFiles(
+  source: Source,
+  staging: string,
+  { includeOnnx, withholdNames }: { includeOnnx: boolean; withholdNames: boolean },
+): Promise<{ files: string[]; phiStatus: PhiStatus }> {
   const present = new Set(await readdir(source.dir));
   const weights = WEIGHTS.find((w) => present.has(w));
   if (weights === undefined)
@@ -186,10 +192,12 @@ async function stageFiles(source: Source, staging: string, includeOnnx: boolean)
     // account's read access on a user whose umask keeps new files private.
     await chmod(join(staging, f), 0o666 & ~process.umask());
   }
-  const record = exportRecord(source, await ownRecord(source.dir));
+  const full = exportRecord(source, await ownRecord(source.dir));
+  const record = withholdNames ? withheldRecord(full) : full;
   await writeFile(join(staging, 'lineage.json'), `${JSON.stringify(record, null, 2)}\n`);
   names.push('lineage.json');
-  if (await addPrivacySection(join(staging, 'README.md'), source, record)) names.push('README.md');
+  if (withholdNames) await stageWithoutNames(staging, names, record);
+  else if (await addPrivacySection(join(staging, 'README.md'), source, record)) names.push('README.md');
   // The copy must load as a model (a damaged library folder is not exported as if whole), and
   // the .onnx is built from it: it holds exactly the weights exported beside it.
   const m = loadCopy(staging, source.dir);
@@ -272,7 +280,7 @@ async function exportInto(out: string, source: Source, args: Args<'models:export
   const moved: string[] = [];
   try {
     await mkdir(staging);
-    const { files, phiStatus } = await stageFiles(source, staging, args.includeOnnx === true);
+    const { files, phiStatus } = await stageFiles(source, staging, { includeOnnx: args.includeOnnx === true, withholdNames: args.withholdNames === true });
     // Something may have appeared since the check (another export to the same place).
     const clash = files.find((f) => existsSync(join(out, f)));
     if (clash !== undefined)
@@ -281,7 +289,7 @@ async function exportInto(out: string, source: Source, args: Args<'models:export
       await rename(join(staging, f), join(out, f));
       moved.push(f);
     }
-    return { path: out, files, phiStatus };
+    return { path: out, files, phiStatus, namesWithheld: args.withholdNames === true };
   } catch (err) {
     for (const f of moved) await rm(join(out, f), { force: true });
     if (created !== undefined) await rm(created, { recursive: true, force: true });

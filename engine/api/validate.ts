@@ -187,7 +187,7 @@ export const validators: { [K in EngineRequestName]: Guard<Args<K>> } = {
   'models:delete': obj({ modelId }),
   // The name's limits are the handler's, with messages that say what to do.
   'models:rename': obj({ modelId, name: str({ max: 1_000_000 }) }),
-  'models:export': obj({ modelId, outPath: path }, { includeOnnx: bool }),
+  'models:export': obj({ modelId, outPath: path }, { includeOnnx: bool, withholdNames: bool }),
   'train:get-options': empty,
   'train:start': obj(
     { projectId: id, task, datasetIds: ids },
