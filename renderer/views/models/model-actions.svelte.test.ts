@@ -34,7 +34,7 @@ function model(id: string, name = id): ModelInfo {
   };
 }
 
-const report: ModelExportReport = { path: '/out/a', files: ['config.json'], phiStatus: 'no-phi' };
+const report: ModelExportReport = { path: '/out/a', files: ['config.json'], phiStatus: 'no-phi', namesWithheld: false };
 
 beforeEach(() => {
   calls.length = 0;
@@ -116,11 +116,34 @@ describe('model export', () => {
     act.includeOnnx = true;
     const done = act.export(m);
     expect(act.canExport).toBe(false); // busy
-    expect(calls[0]!.slice(0, 2)).toEqual(['models:export', { modelId: 'a', outPath: '/out/a', includeOnnx: true }]);
+    expect(calls[0]!.slice(0, 2)).toEqual(['models:export', { modelId: 'a', outPath: '/out/a', includeOnnx: true, withholdNames: false }]);
     calls[0]![2](report);
     expect(await done).toEqual(report);
     expect(act.lastExport).toEqual(report);
     expect(act.exportPath).toBe('');
+  });
+
+  it('leaves names out by default for a model whose lineage may touch patient data, as the user chooses', async () => {
+    const act = new ModelActions();
+    const sent = (): unknown => calls.at(-1)![1];
+    act.toggleExport({ ...model('phi'), phiStatus: 'trained-on-phi' });
+    expect(act.withholdNames).toBe(true);
+    act.exportPath = '/out/phi';
+    const first = act.export({ ...model('phi'), phiStatus: 'trained-on-phi' });
+    expect(sent()).toEqual({ modelId: 'phi', outPath: '/out/phi', withholdNames: true });
+    calls.at(-1)![2](report);
+    await first;
+    for (const status of ['distilled-from-phi-teacher', 'unknown'] as const) {
+      act.toggleExport({ ...model(status), phiStatus: status });
+      expect(act.withholdNames, status).toBe(true);
+    }
+    // A model of public data keeps its provenance by name; the user may still leave names out.
+    act.toggleExport(model('public'));
+    expect(act.withholdNames).toBe(false);
+    act.withholdNames = true;
+    act.exportPath = '/out/public';
+    void act.export(model('public'));
+    expect(sent()).toEqual({ modelId: 'public', outPath: '/out/public', withholdNames: true });
   });
 
   it('keeps the path and shows the reason when refused; a late answer does not show under another model', async () => {

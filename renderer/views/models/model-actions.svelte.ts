@@ -20,6 +20,16 @@ export const EXPORT_PHI_WARNING: Record<PhiStatus, string | null> = {
     'Nobody recorded whether this model learned from patient data (PHI). Unless you know it did not, treat the exported folder as if it did.',
 };
 
+/**
+ * Whether an export leaves names out unless the user says otherwise: yes for every model whose
+ * lineage may touch patient data (its datasets are named after the files imported, and its
+ * default name lists them), no for one that learned from no patient data, whose sources were
+ * declared non-private and whose names are the provenance worth sharing.
+ */
+export function withholdsNamesByDefault(status: PhiStatus): boolean {
+  return status !== 'no-phi';
+}
+
 export class ModelActions {
   modelId = $state<string | null>(null);
   isRenaming = $state(false);
@@ -29,6 +39,8 @@ export class ModelActions {
   isExportOpen = $state(false);
   exportPath = $state('');
   includeOnnx = $state(false);
+  /** Leave out dataset, file and model names (they may name a patient); set on opening (withholdsNamesByDefault). */
+  withholdNames = $state(true);
   isExporting = $state(false);
   exportError = $state<string | null>(null);
   lastExport = $state.raw<ModelExportReport | null>(null);
@@ -128,6 +140,7 @@ export class ModelActions {
     this.#show(model.id);
     this.isExportOpen = !this.isExportOpen;
     this.exportError = null;
+    if (this.isExportOpen) this.withholdNames = withholdsNamesByDefault(model.phiStatus);
   }
 
   /** Exports to the typed folder; returns what was written, or null with `exportError` set. */
@@ -141,6 +154,7 @@ export class ModelActions {
         modelId: model.id,
         outPath: this.exportPath.trim(),
         ...(this.includeOnnx && { includeOnnx: true }),
+        withholdNames: this.withholdNames,
       });
       // The answer may come after another model was opened: it is shown only for its own.
       if (this.modelId === model.id) {
