@@ -1,6 +1,7 @@
 // A run over local files, then Benchtop restarted: the Run screen's Earlier runs still names the
 // model, the folder read and where the results went (the engine's text-free log), with no
-// "Show results" and no result adopted as the latest; and a brat output says in a note that
+// result adopted as the latest (Show results reads its files again: run-reopen-files.spec.ts);
+// and a brat output says in a note that
 // the format has no place for the scores, not as "1 problem found".
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +52,7 @@ describe('Run over files across a restart', () => {
     expect(line).toContain(notes);
     expect(line).toContain(out);
     expect(line).toContain('3 documents');
-    expect(await page.getByTestId('reopen-run').count()).toBe(0);
+    expect(await page.getByTestId('reopen-run').count()).toBe(1);
     expect(await page.getByTestId('run-results').count()).toBe(0);
     await screenshot(page, 'modeller-run-restart');
     const log = readFileSync(join(app.dataDir, 'file-runs.json'), 'utf8');
