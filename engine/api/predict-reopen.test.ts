@@ -2,12 +2,13 @@
 // it wrote (run:reopen): as the run found it where the format keeps it (JSON Lines: scores; brat:
 // relations but no scores; CoNLL: entities only), and refused, saying why, when the output is gone,
 // edited, or recorded before outputs were noted. Two BC5CDR abstracts, random models.
-import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Events, PredictedDocumentInfo, PredictFormat } from './contract.ts';
 import { FILE_RUN_LOG } from './file-run-log.ts';
+import { REOPEN_MAX_BYTES } from './predict-output-stamp.ts';
 import { type TestEngine, openTestEngine, runFinishedWaiter } from './test-engine.ts';
 
 const CDR = resolve(import.meta.dirname, '../../../shared/data/documents/pubtator-bc5cdr/CDR_DevelopmentSet.PubTator.txt');
@@ -107,6 +108,25 @@ describe('reopening an earlier run over files after a restart', () => {
     await expect(t.call('run:reopen', { jobId: run.jobId })).rejects.toThrow(
       new RegExp(`not-found.*${run.out.replace(/[.\\/]/gu, '\\$&')}: the output of this run is not there any more.*Put it back`, 'su'),
     );
+  });
+
+  it('refuses a folder with a file added since, and output too large to hold', async () => {
+    const run = runs.brat!;
+    writeFileSync(join(run.out, 'added.txt'), 'A note put there later.\n');
+    await expect(t.call('run:reopen', { jobId: run.jobId })).rejects.toThrow(/conflict.*has changed since the run \(it holds 1 more file than the run wrote\)/su);
+    rmSync(join(run.out, 'added.txt'));
+    expect((await t.call('run:reopen', { jobId: run.jobId })).documents).toBe(2);
+
+    // A run whose output is over the limit (no digest then: its size and time are the check).
+    const big = join(t.dir, 'big.jsonl');
+    writeFileSync(big, Buffer.alloc(REOPEN_MAX_BYTES + 1, 0x20));
+    const log = join(t.dir, 'data', FILE_RUN_LOG);
+    const records = JSON.parse(readFileSync(log, 'utf8')) as Record<string, unknown>[];
+    const stamp = { files: 1, bytes: REOPEN_MAX_BYTES + 1, mtimeMs: Math.floor(statSync(big).mtimeMs) };
+    writeFileSync(log, JSON.stringify([...records, { ...records[0], jobId: 'big', output: big, stamp }]));
+    await expect(t.call('run:reopen', { jobId: 'big' })).rejects.toThrow(/invalid.*big\.jsonl is too large to show here \(32 MB; Benchtop shows outputs of up to 32 MB\)/su);
+    writeFileSync(log, JSON.stringify(records));
+    rmSync(big);
   });
 
   it('refuses a run recorded before outputs were noted, and one no longer listed', async () => {

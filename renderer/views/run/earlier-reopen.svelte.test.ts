@@ -40,6 +40,7 @@ vi.mock('../../lib/api.ts', () => {
       asked.push({ name, args });
       if (name === 'run:list-jobs') return Promise.resolve(jobs);
       if (name === 'run:reopen') return refusal ? Promise.reject(new ApiError(refusal.code, refusal.message)) : Promise.resolve(reply);
+      if (name === 'run:predict-files') return Promise.resolve({ jobId: 'new' });
       return Promise.reject(new Error(`unexpected ${name}`));
     }),
     messageOf: (e: unknown) => (e instanceof Error ? e.message : String(e)),
@@ -104,6 +105,15 @@ describe('showing an earlier run over files again after a restart', () => {
     await s.reopen('b');
     expect(s.reopenError).toBeNull();
     expect(s.jobId).toBe('b');
+    // A new run leaves the refusal behind.
+    refusal = { code: 'not-found', message: '/home/nurse/out: the output of this run is not there any more …' };
+    await s.reopen('a');
+    expect(s.reopenError?.jobId).toBe('a');
+    s.source = 'folder';
+    s.inputPath = '/home/nurse/new';
+    s.outPath = '/home/nurse/new-out';
+    await s.start(1);
+    expect(s.reopenError).toBeNull();
   });
 
   it('says what the format could not keep', () => {

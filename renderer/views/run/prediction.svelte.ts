@@ -267,6 +267,7 @@ export class PredictionState extends ShowsJob<'predict'> {
     this.result = null;
     this.opened = null;
     this.stopAsked = null;
+    this.reopenError = null; // about a result no longer shown
     const models = {
       modelId: this.selectedModelId,
       ...(this.reModelId !== '' && { reModelId: this.reModelId }),
