@@ -1,14 +1,25 @@
 // The Train screen in a non-specialist's words: each advanced setting says what it does (read out
 // with its field: they were bare names, "Batch size", "Learning rate"), a dataset that cannot also
 // measure the run says why it cannot be ticked, and a run's curves say what a step and an epoch
-// are and why dev F1 moves.
+// are and why dev F1 moves. A run on one finished document (none can be held out: the engine
+// holds back part of it) says its dev F1 is a rough guide, not a score on unseen documents.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTOMATIC_MAX_EPOCHS } from '../../engine/tasks/train-defaults.ts';
-import { type App, launchDemoApp, screenshot } from './fixtures.ts';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchDemoApp, screenshot } from './fixtures.ts';
 
 let app: App;
+let projectId: number;
 beforeAll(async () => {
-  ({ app } = await launchDemoApp());
+  ({ app, projectId } = await launchDemoApp());
+  // NCBI-disease's first training abstract, imported annotated: a dataset of one finished document.
+  const ncbi = readFileSync(join(SHARED_DATA, 'documents/pubtator-ncbi/NCBItrainset_corpus.txt'), 'utf8');
+  const one = join(app.tmp, 'one.pubtator');
+  writeFileSync(one, `${ncbi.trimStart().split(/\n\s*\n/)[0]}\n`);
+  const report = await apiCall(app.server, 'documents:import', { projectId, path: one, containsPhi: false, datasetName: 'One abstract' });
+  expect(report.documentsAdded).toBe(1);
   await app.page.getByTestId('nav-train').click();
   await app.page.getByTestId('train-form').waitFor();
 }, 60_000);
@@ -47,6 +58,20 @@ describe('the Train screen explained', () => {
     expect(await page.getByTestId('run-chart-note').textContent()).toMatch(
       /A step learns from one batch of sentences.*an epoch is one pass.*moves up and down/s,
     );
+    expect(app.problems).toEqual([]);
+  }, 90_000);
+
+  it('says a dev F1 measured on part of a single document is a rough guide', async () => {
+    const { page } = app;
+    await page.getByTestId('train-form').getByRole('checkbox', { name: /^Demo notes/ }).first().uncheck();
+    await page.getByTestId('start-training').click();
+    await expect.poll(async () => (await apiCall(app.server, 'train:list-runs', { projectId })).length).toBe(2);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('Finished');
+    const run = (await apiCall(app.server, 'train:list-runs', { projectId })).find((r) => r.datasetNames.includes('One abstract'));
+    expect(run!.documents).toEqual({ train: 1 });
+    const note = await page.getByTestId('run-next').textContent();
+    expect(note).toMatch(/^A dev F1 of [\d.]+ % means that on the text it did not learn from/);
+    expect(note).toContain('Measured on a small part of the documents it learns from, held back from its training: a rough guide');
     expect(app.problems).toEqual([]);
   }, 90_000);
 });

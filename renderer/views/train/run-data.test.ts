@@ -73,6 +73,15 @@ describe('a finished run’s next steps', () => {
     expect(runNextNote(0.5, 10)).not.toContain('rough guide');
   });
 
+  it('says a score measured on part of the documents it learns from (no dev documents) is rough', () => {
+    // One finished document: the engine holds back a tenth of its sentences to measure the run.
+    const note = runNextNote(1, undefined, true);
+    expect(note).toContain('on the text it did not learn from, its finds and yours agreed roughly 10 times in 10');
+    expect(note).toContain(' Measured on a small part of the documents it learns from, held back from its training: a rough guide');
+    expect(note).not.toContain('on the documents it did not learn from');
+    expect(runNextNote(undefined, undefined, true)).not.toContain('rough guide');
+  });
+
   it('without a dev score still says where the model is', () => {
     expect(runNextNote(undefined, undefined)).toBe(
       'The model is saved under Models. Evaluate shows how well it finds what you marked.',

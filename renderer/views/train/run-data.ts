@@ -62,15 +62,20 @@ export const FEW_DEV_DOCUMENTS = 10;
 /**
  * What a finished run's best dev F1 means, in plain words, and what to do next: the score alone
  * ("Best dev F1: 77.8 %") left a first-time user to guess whether it was good and where the
- * model went.
+ * model went. `isHeldBackPart`: a training run with no dev documents recorded (one finished
+ * document, or a held-out share without a single annotation) that still has a dev F1 was measured
+ * on part of the documents it learns from, held back by the engine (under 20 documents a tenth of
+ * their sentences, or of their entity pairs for relations): it read as a score on whole documents, without the rough-guide warning.
  */
-export function runNextNote(bestF1: number | undefined, devDocuments: number | undefined): string {
+export function runNextNote(bestF1: number | undefined, devDocuments: number | undefined, isHeldBackPart = false): string {
   const where = 'The model is saved under Models.';
   if (bestF1 === undefined || Number.isNaN(bestF1)) return `${where} Evaluate shows how well it finds what you marked.`;
   const inTen = Math.round(bestF1 * 10);
-  const few =
-    devDocuments !== undefined && devDocuments < FEW_DEV_DOCUMENTS
+  const few = isHeldBackPart
+    ? ' Measured on a small part of the documents it learns from, held back from its training: a rough guide until more are annotated.'
+    : devDocuments !== undefined && devDocuments < FEW_DEV_DOCUMENTS
       ? ` Measured on only ${countOf(devDocuments, 'document')}: a rough guide until more are annotated.`
       : '';
-  return `A dev F1 of ${formatScore(bestF1)} means that on the documents it did not learn from, its finds and yours agreed roughly ${inTen} times in 10 (100 % = all you marked found, nothing extra).${few} ${where}`;
+  const on = isHeldBackPart ? 'on the text it did not learn from' : 'on the documents it did not learn from';
+  return `A dev F1 of ${formatScore(bestF1)} means that ${on}, its finds and yours agreed roughly ${inTen} times in 10 (100 % = all you marked found, nothing extra).${few} ${where}`;
 }
