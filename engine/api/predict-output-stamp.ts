@@ -22,11 +22,21 @@ export interface OutputStamp {
  */
 export const REOPEN_MAX_BYTES = 32 * 1024 * 1024;
 
-/** Regular files under `dir`, sorted; links are not followed (the export writes none). */
+/** What a file manager leaves in a folder it shows (macOS .DS_Store, Windows' thumbnails): not the run's. */
+const isFileManagers = (name: string): boolean => name.startsWith('.') || name === 'Thumbs.db' || name === 'desktop.ini';
+
+/**
+ * Regular files under `dir`, sorted; links are not followed (the export writes none), and hidden
+ * files and folders and a file manager's files are left out (the importers skip them too): a
+ * folder looked at in Finder is not changed for that.
+ */
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const entries = readdirSync(dir, { withFileTypes: true, recursive: true });
-  for (const e of entries) if (e.isFile()) out.push(join(e.parentPath, e.name));
+  for (const e of entries) {
+    const parts = relative(dir, join(e.parentPath, e.name)).split(sep);
+    if (e.isFile() && !parts.some(isFileManagers)) out.push(join(e.parentPath, e.name));
+  }
   return out.sort();
 }
 
