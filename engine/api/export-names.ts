@@ -177,6 +177,11 @@ export function withheldModelCard(task: unknown, record: LineageRecord, metrics:
       '',
     );
   }
+  if (metrics !== undefined && metrics['kind'] === 'distill' && isObject(metrics['transfer'])) {
+    const alpha = isObject(metrics['settings']) ? metrics['settings']['alpha'] : undefined;
+    const mixed = typeof alpha === 'number' && alpha > 0 ? `, with private labelled batches on a fraction ${alpha} of the steps` : '';
+    lines.push(`Distilled from a teacher model's outputs on ${String(metrics['transfer']['sentences'])} transfer sentences in ${String(metrics['steps'])} step${metrics['steps'] === 1 ? '' : 's'}${mixed}.`, '');
+  }
   return `${lines.join('\n')}\n${privacySection(record)}`;
 }
 

@@ -24,6 +24,19 @@ function filesNaming(dir: string, needle: string): string[] {
   });
 }
 
+/** Resolves with the model id of the next finished run. */
+function nextModel(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stop = t.engine.subscribe((event, payload) => {
+      if (event !== 'train:finished') return;
+      stop();
+      const p = payload as { status: string; modelId?: string; error?: string };
+      if (p.modelId !== undefined) resolve(p.modelId);
+      else reject(new Error(`run ended ${p.status}: ${p.error ?? ''}`));
+    });
+  });
+}
+
 const json = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
 beforeAll(async () => {
@@ -33,18 +46,11 @@ beforeAll(async () => {
   mkdirSync(notesDir, { recursive: true });
   const file = join(notesDir, `${NAME}.pubtator`);
   writeFileSync(file, `${readFileSync(NCBI_DEV, 'utf8').trim().split(/\n\s*\n/).slice(0, 4).join('\n\n')}\n`);
-  const { datasetId } = await t.call('documents:import', { projectId: project.id, path: file, containsPhi: true });
-  const finished = new Promise<{ status: string; modelId?: string; error?: string }>((done) => {
-    const stop = t.engine.subscribe((event, payload) => {
-      if (event !== 'train:finished') return;
-      stop();
-      done(payload as { status: string; modelId?: string; error?: string });
-    });
-  });
-  await t.call('train:start', { projectId: project.id, task: 'ner', datasetIds: [datasetId!], preset: 'small-2L-128', batchSize: 2, maxLength: 32, epochs: 1, maxSteps: 1 });
-  const run = await finished;
-  expect(run.status, run.error).toBe('completed');
-  modelId = run.modelId!;
+  const projectId = project.id;
+  const { datasetId } = await t.call('documents:import', { projectId, path: file, containsPhi: true });
+  const finished = nextModel();
+  await t.call('train:start', { projectId, task: 'ner', datasetIds: [datasetId!], preset: 'small-2L-128', batchSize: 2, maxLength: 32, epochs: 1, maxSteps: 1 });
+  modelId = await finished;
 }, 60_000);
 afterAll(() => t.close());
 
