@@ -7,7 +7,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pubtatorSubset, randomTaskModel } from '../tasks/test-helpers.ts';
 import type { Events, PredictedDocumentInfo, PredictFormat } from './contract.ts';
+import { exportDocuments, importPath } from '../formats/registry.ts';
+import type { Document } from '../formats/types.ts';
 import { FILE_RUN_LOG } from './file-run-log.ts';
+import { FORMAT_KEEPS } from './predict-reopen.ts';
 import { REOPEN_MAX_BYTES } from './predict-output-stamp.ts';
 import { type TestEngine, openTestEngine, runFinishedWaiter } from './test-engine.ts';
 
@@ -138,5 +141,28 @@ describe('reopening an earlier run over files after a restart', () => {
     writeFileSync(log, JSON.stringify(records.map(({ stamp: _s, ...r }) => r)));
     await expect(t.call('run:reopen', { jobId: runs.brat!.jobId })).rejects.toThrow(/unsupported.*cannot tell whether .* changed since/su);
     await expect(t.call('run:reopen', { jobId: 'no-such-run' })).rejects.toThrow(/not-found.*no longer in Earlier runs/su);
+  });
+});
+
+describe('what each output format keeps, as the reopened results say', () => {
+  it('matches what its writer and reader keep of scores and relations', async () => {
+    const docs: Document[] = [{
+      id: 'd1',
+      text: 'Aspirin causes ulcers.',
+      entities: [
+        { id: 'T1', type: 'Chemical', spans: [{ start: 0, end: 7 }], text: 'Aspirin', score: 0.9 },
+        { id: 'T2', type: 'Disease', spans: [{ start: 15, end: 21 }], text: 'ulcers', score: 0.8 },
+      ],
+      relations: [{ id: 'R1', type: 'CID', arg1: 'T1', arg2: 'T2', score: 0.7 }],
+    }];
+    const kept: Record<string, { scores: boolean; relations: boolean }> = {};
+    for (const format of Object.keys(FORMAT_KEEPS) as PredictFormat[]) {
+      const out = join(t.dir, `keeps-${format}`);
+      await exportDocuments(docs, format, out);
+      const [doc] = (await importPath(out, format === 'brat' ? {} : { format })).documents;
+      kept[format] = { scores: doc!.entities.some((e) => e.score !== undefined), relations: doc!.relations.length > 0 };
+      expect(doc!.entities).toHaveLength(2);
+    }
+    expect(kept).toEqual(FORMAT_KEEPS);
   });
 });

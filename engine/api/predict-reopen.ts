@@ -9,7 +9,7 @@ import type { Document, FormatName } from '../formats/types.ts';
 import { importPath } from '../formats/registry.ts';
 import { megabytes } from '../io/input-file.ts';
 import type { ApiContext } from './context.ts';
-import type { PredictSummary } from './dto-tasks.ts';
+import type { PredictFormat, PredictSummary } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
 import { type RecordedRun, recordedRun } from './file-run-log.ts';
 import { REOPEN_MAX_BYTES, type OutputStamp, stampChange, stampOutput } from './predict-output-stamp.ts';
@@ -18,7 +18,7 @@ import { fileRows } from './predict.ts';
 const MAX_ROWS = 2000;
 
 /** What each output format keeps of a prediction: some have no place for scores or relations. */
-export const FORMAT_KEEPS: Record<string, { scores: boolean; relations: boolean }> = {
+export const FORMAT_KEEPS: Record<PredictFormat, { scores: boolean; relations: boolean }> = {
   jsonl: { scores: true, relations: true },
   'bioc-xml': { scores: true, relations: true },
   'bioc-json': { scores: true, relations: true },
@@ -91,7 +91,7 @@ export async function reopenFileRun(ctx: ApiContext, jobId: string): Promise<Pre
     ...(isFolder && read.sources[i] !== undefined && { source: read.sources[i] }),
   }));
   const rows = fileRows(docs, [], [], ctx.jobs.keepDocuments(jobId, docs));
-  const keeps = FORMAT_KEEPS[r.format] ?? { scores: false, relations: false };
+  const keeps = (FORMAT_KEEPS as Record<string, { scores: boolean; relations: boolean } | undefined>)[r.format] ?? { scores: false, relations: false };
   return {
     source: 'files',
     modelName: r.modelName,
