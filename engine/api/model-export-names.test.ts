@@ -86,6 +86,11 @@ describe('models:export leaving out names that may identify a patient', () => {
     expect(card).toContain(`Fine-tuned on 1 dataset (${metrics.data.train[0]!.documents} documents for training`);
     expect(card).toContain('| fine-tune | dataset 1 (name withheld) |  | yes | yes |');
     expect(readFileSync(join(out, 'training_card.md'), 'utf8')).toContain(`- workspace documents (${metrics.data.train[0]!.documents} documents, sha256`);
+    // A folder the refusal of a non-empty one suggests is not named after the model either.
+    const refused = await t.invoke('models:export', { modelId, outPath: out, withholdNames: true });
+    expect(refused.ok).toBe(false);
+    expect(refused.ok ? '' : refused.error.message).toMatch(/for example .*\/withheld\/exported-model\.$/);
+    expect(refused.ok ? '' : refused.error.message).not.toContain('smith');
     // It still loads and imports as the same model, with its status.
     const again = await t.call('models:import-folder', { path: out, phiStatus: 'unknown' });
     expect(again).toMatchObject({ sha256: model.sha256, phiStatus: 'trained-on-phi' });

@@ -100,9 +100,10 @@ export function folderNameFor(name: string): string {
 
 /**
  * Refuses a target that is not a full path, lies inside the data folder or the model's own
- * folder, is a file, holds anything but hidden entries, or cannot be written.
+ * folder, is a file, holds anything but hidden entries, or cannot be written. A folder it
+ * suggests is named after the model unless names are withheld.
  */
-function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
+function checkTarget(ctx: ApiContext, outPath: string, source: Source, withholdNames: boolean): string {
   requireFullPath([outPath], 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
   const out = resolve(outPath);
   const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > 255);
@@ -128,7 +129,8 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source): string {
       const shown = entries.slice(0, 3).join(', ') + (entries.length > 3 ? `, … (${entries.length} entries)` : '');
       throw new ApiError(
         'invalid',
-        `${outPath}: folder is not empty (${shown}); an export never replaces files. Choose a new or empty folder, for example ${join(out, folderNameFor(source.name))}.`,
+        // Without names, not the model's either: a default one lists its datasets.
+        `${outPath}: folder is not empty (${shown}); an export never replaces files. Choose a new or empty folder, for example ${join(out, withholdNames ? 'exported-model' : folderNameFor(source.name))}.`,
       );
     }
   }
@@ -255,7 +257,7 @@ function namedFailure(err: unknown, outPath: string): unknown {
 /** models:export; see the contract. */
 export async function exportModel(ctx: ApiContext, args: Args<'models:export'>): Promise<ModelExportReport> {
   const source = exportSource(ctx, args.modelId);
-  const out = checkTarget(ctx, args.outPath, source);
+  const out = checkTarget(ctx, args.outPath, source, args.withholdNames === true);
   // Two exports into one folder would pass the emptiness check together and mix their files.
   const key = realPathOf(out);
   if (busyTargets.has(key))
