@@ -38,6 +38,7 @@ beforeAll(async () => {
     runs[format] = { jobId, out, docs };
   }
   await t.restart();
+  finished = runFinishedWaiter(t);
 }, 120_000);
 afterAll(async () => {
   await t.close();
@@ -134,6 +135,15 @@ describe('reopening an earlier run over files after a restart', () => {
     writeFileSync(log, JSON.stringify(records));
     rmSync(big);
   });
+
+  it('gives a run of this launch as held, and leaves one still going alone', async () => {
+    const [model] = (await t.call('models:list', {})).filter((m) => m.name === 'Random NER');
+    const { jobId } = await t.call('run:predict-files', { modelId: model!.id, inputPath: join(t.dir, 'cdr2.txt'), outPath: join(t.dir, 'now.jsonl'), format: 'jsonl' });
+    await expect(t.call('run:reopen', { jobId })).rejects.toThrow(/not-found.*still going/su);
+    const done = await finished(jobId);
+    expect(done.status).toBe('completed'); // the refusal did not drop the running job
+    expect(await t.call('run:reopen', { jobId })).toEqual(done.result);
+  }, 60_000);
 
   it('refuses a run recorded before outputs were noted, and one no longer listed', async () => {
     const log = join(t.dir, 'data', FILE_RUN_LOG);

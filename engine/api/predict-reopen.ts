@@ -61,9 +61,11 @@ const importFormat = (format: string): FormatName | undefined => (format === 'br
 
 /** Shows a recorded run over files again from its output; its summary, documents held by index. */
 export async function reopenFileRun(ctx: ApiContext, jobId: string): Promise<PredictSummary> {
-  // A run of this launch: its results are held as the run left them.
-  const held = ctx.jobs.info(jobId)?.predict;
-  if (held !== undefined) return held;
+  // A job of this launch: a finished run's results are held as it left them.
+  const info = ctx.jobs.info(jobId);
+  if (info?.predict !== undefined) return info.predict;
+  if (info !== undefined)
+    throw new ApiError('not-found', 'That run has no results to show: it is still going, or it did not finish.');
   // What an earlier reopen read goes first: if the output changed since, it is not the run's.
   ctx.jobs.forget(jobId);
   const r = recordedRun(ctx.dataDir, jobId);
