@@ -151,6 +151,8 @@ export interface TrainProgressInfo {
   step: number;
   totalSteps: number;
   epoch: number;
+  /** The epoch its planned steps end in (training only: "epoch 1 of 3"). */
+  totalEpochs?: number;
   loss: number;
   lr: number;
   stepsPerSec: number;
@@ -382,6 +384,11 @@ export interface FileRunRecord {
   filesWritten: number;
   /** A run stopped with "Stop and save finished": how many documents it was to run. */
   planned?: number;
+  /**
+   * Its output was noted as the run ended (size, time, digest), so run:reopen can tell whether it
+   * is still the run's and show it again; absent for a run recorded before outputs were noted.
+   */
+  canShowAgain?: true;
 }
 
 /** A prediction or evaluation job the engine holds (running or recently finished). */

@@ -343,6 +343,7 @@ function followEvent(
       step: e.step,
       totalSteps: e.totalSteps,
       epoch: e.epoch,
+      ...(e.totalEpochs !== undefined && { totalEpochs: e.totalEpochs }),
       loss: e.loss,
       lr: e.lr,
       stepsPerSec: e.stepsPerSec,

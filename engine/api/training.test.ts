@@ -89,7 +89,8 @@ describe('training through the API', () => {
     expect(done).toMatchObject({ runId, status: 'completed' });
     const progress = events.filter((e) => e.name === 'train:progress');
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.at(-1)!.payload).toMatchObject({ runId, step: 3, device: 'cpu' });
+    // totalEpochs: the 3 steps allowed end in the first epoch (the screen's "epoch 1 of 1").
+    expect(progress.at(-1)!.payload).toMatchObject({ runId, step: 3, totalEpochs: 1, device: 'cpu' });
     expect(progress.at(-1)!.payload).not.toHaveProperty('deviceNote'); // the CPU, as asked, in place
 
     const [run] = await call('train:list-runs', { projectId: (await demo()).projectId });

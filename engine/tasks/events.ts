@@ -11,6 +11,11 @@ export interface TrainProgressEvent {
   totalSteps: number;
   /** 1-based epoch in progress. */
   epoch: number;
+  /**
+   * The epoch the run's planned steps end in (a step limit can end it in an earlier epoch than
+   * asked for); absent where epochs are not planned so (distillation, pretraining).
+   */
+  totalEpochs?: number;
   /** Mean training loss since the previous progress event. */
   loss: number;
   lr: number;

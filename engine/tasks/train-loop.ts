@@ -231,6 +231,7 @@ export async function runTrainLoop(
       step: state.step,
       totalSteps,
       epoch: state.batchInEpoch === 0 ? state.epoch : state.epoch + 1,
+      totalEpochs: Math.ceil(totalSteps / perEpoch),
       loss: pending.reduce((a, b) => a + b, 0) / pending.length,
       lr: lastLr,
       stepsPerSec,
