@@ -152,7 +152,7 @@ export function listJobs(ctx: ApiContext): JobInfo[] {
     .filter((r) => !known.has(r.jobId))
     .reverse()
     // The model ids are the engine's (for removing a model's runs), not the screen's.
-    .map(({ jobId, startedAt, input, output, modelName, modelId: _modelId, reModelId: _reModelId, stamp: _stamp, ...record }): JobInfo => ({
+    .map(({ jobId, startedAt, input, output, modelName, modelId: _modelId, reModelId: _reModelId, stamp, ...record }): JobInfo => ({
       jobId,
       kind: 'predict',
       projectId: null,
@@ -162,7 +162,7 @@ export function listJobs(ctx: ApiContext): JobInfo[] {
       modelName,
       status: 'completed',
       progress: null,
-      recorded: record,
+      recorded: { ...record, ...(stamp !== undefined && { canShowAgain: true as const }) },
     }));
   return [...held, ...recorded];
 }

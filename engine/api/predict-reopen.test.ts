@@ -51,7 +51,7 @@ describe('reopening an earlier run over files after a restart', () => {
   it('reads JSON Lines back as the run found it, scores and relations included', async () => {
     const run = runs.jsonl!;
     const listed = (await t.call('run:list-jobs', {})).find((j) => j.jobId === run.jobId);
-    expect(listed?.recorded).toBeDefined();
+    expect(listed?.recorded?.canShowAgain).toBe(true);
     expect(JSON.stringify(listed)).not.toContain('sha256'); // the stamp stays in the engine
     const summary = await t.call('run:reopen', { jobId: run.jobId });
     expect(summary).toMatchObject({ source: 'files', modelName: 'Random NER', documents: 2, reopened: { output: run.out, format: 'jsonl', scores: true, relations: true } });
@@ -149,6 +149,10 @@ describe('reopening an earlier run over files after a restart', () => {
     const log = join(t.dir, 'data', FILE_RUN_LOG);
     const records = JSON.parse(readFileSync(log, 'utf8')) as Record<string, unknown>[];
     writeFileSync(log, JSON.stringify(records.map(({ stamp: _s, ...r }) => r)));
+    // Listed, not offered (the screen keeps "its results are the files it wrote").
+    const listed = (await t.call('run:list-jobs', {})).find((j) => j.jobId === runs.brat!.jobId);
+    expect(listed?.recorded).toBeDefined();
+    expect(listed?.recorded?.canShowAgain).toBeUndefined();
     await expect(t.call('run:reopen', { jobId: runs.brat!.jobId })).rejects.toThrow(/unsupported.*cannot tell whether .* changed since/su);
     await expect(t.call('run:reopen', { jobId: 'no-such-run' })).rejects.toThrow(/not-found.*no longer in Earlier runs/su);
   });

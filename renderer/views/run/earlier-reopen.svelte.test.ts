@@ -61,7 +61,7 @@ const recorded = (jobId: string): JobInfo => ({
   modelName: 'NER',
   status: 'completed',
   progress: null,
-  recorded: { finishedAt: '2025-01-01T00:01:00.000Z', format: 'brat', documents: 2, entities: 5, relations: 0, filesWritten: 4 },
+  recorded: { finishedAt: '2025-01-01T00:01:00.000Z', format: 'brat', documents: 2, entities: 5, relations: 0, filesWritten: 4, canShowAgain: true },
 });
 let jobs: JobInfo[] = [];
 
@@ -83,6 +83,9 @@ describe('showing an earlier run over files again after a restart', () => {
     const s = await screen();
     expect(s.jobId).toBeNull(); // nothing is shown by itself: reading the files is asked for
     expect(jobs.every(canShowAgain)).toBe(true);
+    // Recorded before outputs were noted: the engine could not tell whether its files changed.
+    const { canShowAgain: _noted, ...unnoted } = jobs[0]!.recorded!;
+    expect(canShowAgain({ ...jobs[0]!, recorded: unnoted })).toBe(false);
     expect(await s.reopen('b')).toBe(true);
     expect(asked.at(-1)).toEqual({ name: 'run:reopen', args: { jobId: 'b' } });
     expect(s.jobId).toBe('b');

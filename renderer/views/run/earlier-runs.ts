@@ -18,9 +18,10 @@ export function earlierRunCounts(j: JobInfo): string {
 
 /**
  * Whether an earlier run's results can be shown again: the engine still holds them, or a run over
- * files of an earlier launch can be read again from the files it wrote (run:reopen).
+ * files of an earlier launch can be read again from the files it wrote (run:reopen); not one
+ * recorded before Benchtop noted what a run writes (it could not tell whether they changed).
  */
-export const canShowAgain = (j: JobInfo): boolean => j.predict !== undefined || j.recorded !== undefined;
+export const canShowAgain = (j: JobInfo): boolean => j.predict !== undefined || j.recorded?.canShowAgain === true;
 
 /**
  * What a result read again from an earlier run's files cannot show, as its format keeps no place

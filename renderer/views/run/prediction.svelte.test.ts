@@ -236,7 +236,7 @@ describe('runs over files of an earlier launch', () => {
     recorded: { finishedAt: '2025-01-01T00:01:00.000Z', format: 'brat', documents: 6, entities: 26, relations: 0, filesWritten: 12 },
   };
 
-  it('are listed with their counts and output, offered again, but never shown as the latest result', async () => {
+  it('are listed with their counts and output but never shown as the latest result', async () => {
     jobs = [recorded, job('project-1', 1, PROJECT)];
     const s = new PredictionState({ models: () => models, datasets: () => [] });
     await s.restore(1);
@@ -246,8 +246,8 @@ describe('runs over files of an earlier launch', () => {
     expect(earlierRunCounts({ ...recorded, recorded: { ...recorded.recorded!, documents: 4, relations: 2, planned: 6 } })).toBe(
       '4 of 6 documents, 26 entities, 2 relations',
     );
-    // Offered: shown only when asked, read again from its files (earlier-reopen.svelte.test.ts).
-    expect(canShowAgain(recorded)).toBe(true);
+    // Recorded before its output was noted: not offered (earlier-reopen.svelte.test.ts: noted).
+    expect(canShowAgain(recorded)).toBe(false);
     expect(canShowAgain(jobs[1]!)).toBe(true);
   });
 
