@@ -38,6 +38,7 @@ describe('Models: export without names', () => {
     const box = detail.getByTestId('model-export-withhold-names');
     expect(await box.isChecked()).toBe(true);
     expect(await detail.getByTestId('model-export-names-note').textContent()).toMatch(/Left out: those names, the names and full paths of the files/);
+    await detail.getByTestId('start-model-export').scrollIntoViewIfNeeded();
     await screenshot(page, 'model-export-names');
     expect(await axeViolationsBothThemes(page)).toEqual([]);
 
