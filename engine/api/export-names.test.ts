@@ -51,4 +51,9 @@ describe('a distilled student exported without names', () => {
     expect(m.lineage).toEqual(withheld);
     expect(withheldModelCard('ner', withheld, m, false)).toContain("Distilled from a teacher model's outputs on 34 transfer sentences in 1 step, with private labelled batches on a fraction 0.5 of the steps.");
   });
+
+  it('leaves out what a folder’s own record holds that is no entry, and names an unknown kind a source', () => {
+    const odd = { phi_status: 'unknown', statement: '', entries: [null, 'x', { kind: 'toString', source: 7, containsPhi: false, gradients: true }] } as unknown as Parameters<typeof withheldRecord>[0];
+    expect(withheldRecord(odd).entries).toEqual([{ kind: 'toString', source: 'source 1 (name withheld)', containsPhi: false, gradients: true }]);
+  });
 });

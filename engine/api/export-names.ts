@@ -62,10 +62,13 @@ export function withheldVocabulary(v: VocabularyRecord): VocabularyRecord {
 /** The lineage record without names: each source by its kind and number, all else kept. */
 export function withheldRecord(record: LineageRecord): LineageRecord & { names_withheld: string } {
   const name = numbering();
-  const entries = (Array.isArray(record.entries) ? record.entries : []).map((e) => {
+  // A folder's own record may hold anything in its entries: what is not an entry is left out.
+  const given = (Array.isArray(record.entries) ? record.entries : []) as unknown[];
+  const entries = given.filter((e): e is LineageEntry => isObject(e)).map((e) => {
     if (isPublicSource(e.source)) return e;
+    const what = typeof e.kind === 'string' && Object.hasOwn(WITHHELD_KIND, e.kind) ? WITHHELD_KIND[e.kind] : 'source';
     // A folder imported into the library is recorded as 'imported folder "<its name>"'.
-    const source = name(e.source.startsWith('imported folder ') ? 'imported folder' : (WITHHELD_KIND[e.kind] ?? 'source'));
+    const source = name(typeof e.source === 'string' && e.source.startsWith('imported folder ') ? 'imported folder' : what);
     // A dev dataset (training.ts) still says what it was for.
     return { ...e, source: isDevOnly(e) ? source.replace(')', '; used only to pick the best checkpoint)') : source };
   });
