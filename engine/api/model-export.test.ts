@@ -149,6 +149,15 @@ describe('models:export', () => {
     }
   });
 
+  it('exports a folder whose own record holds entries another tool wrote, listing the library’s', async () => {
+    // {"source": 7} failed the card's table: the export answered "unexpected problem (TypeError)".
+    const model = await t.call('models:import-folder', { path: goldenCopy('odd-entries', 'no-phi', [{ kind: 'pretrain', source: 7 }, null]), phiStatus: 'no-phi' });
+    const out = join(t.dir, 'odd-export');
+    expect((await t.call('models:export', { modelId: model.id, outPath: out })).phiStatus).toBe('no-phi');
+    const record = JSON.parse(readFileSync(join(out, 'lineage.json'), 'utf8')) as { entries: { source: string }[] };
+    expect(record.entries.map((e) => e.source)).toEqual(['imported folder "odd-entries"']);
+  });
+
   it('says unknown for a folder imported as unknown before its entry kept the status (migration 11)', async () => {
     // Imported before 2026-11-24: the imported-folder entry had no status, and the export's PHI
     // column said "no" for it while models:get-lineage said unknown. Such a workspace is made here

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CheckpointError } from '../checkpoints/errors.ts';
 import { type HfFolder, loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { checkModelFile } from '../checkpoints/model-file.ts';
-import { type LineageRecord, phiStatement, privacySection } from '../distill/lineage.ts';
+import { type LineageEntry, type LineageRecord, phiStatement, privacySection } from '../distill/lineage.ts';
 import { folderVocabulary } from '../distill/vocab-origin.ts';
 import { checkWritable } from '../io/out-folder.ts';
 import { isAlive } from '../io/pid-lock.ts';
@@ -152,6 +152,12 @@ function exportRecord(source: Source, own: LineageRecord | undefined): LineageRe
   return { phi_status: status, statement: phiStatement(status), model_name: source.name, entries, ...(vocabulary && { vocabulary }) };
 }
 
+/** Whether a record's entry has the kind and source every reader of it needs. */
+function isEntry(e: unknown): e is LineageEntry {
+  const { kind, source } = (typeof e === 'object' && e !== null ? e : {}) as Partial<LineageEntry>;
+  return typeof kind === 'string' && typeof source === 'string';
+}
+
 /**
  * The folder's own lineage.json, if it has one. A record that cannot be read, or whose status is
  * none Benchtop knows ("none", "TRAINED-ON-PHI"), vouches for nothing: it counts as unknown
@@ -166,7 +172,10 @@ async function ownRecord(dir: string): Promise<LineageRecord | undefined> {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<LineageRecord> | null;
     const status = parsed?.phi_status;
     if (typeof status !== 'string' || !Object.hasOwn(PHI_STATUSES, status)) return vouchesForNothing;
-    return parsed as LineageRecord;
+    // Entries another tool wrote ({"source": 7}, null) failed the card's table: only entries
+    // count (none left, the library's own entries are exported).
+    const entries = (Array.isArray(parsed?.entries) ? (parsed.entries as unknown[]) : []).filter(isEntry);
+    return { ...parsed, entries } as LineageRecord;
   } catch {
     return vouchesForNothing;
   }
