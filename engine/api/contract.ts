@@ -306,8 +306,6 @@ export interface EngineRequests {
   'run:forget-all': (args: { projectId?: number; exceptJobId?: string }) => { forgotten: number };
   /** A document of a file run with its predictions, while the engine holds it (rows' `index`). */
   'run:get-document': (args: { jobId: string; index: number }) => PredictedDocumentInfo;
-  /** Scores a model against the reviewed annotations of datasets. */
-  'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
   /**
    * Shows an earlier launch's run over files (run:list-jobs' `recorded`) again: its output is read
    * again with the importers and its documents held for run:get-document. Refused when the output
@@ -315,6 +313,8 @@ export interface EngineRequests {
    * (`invalid`), or recorded before outputs were noted (`unsupported`).
    */
   'run:reopen': (args: { jobId: string }) => PredictSummary;
+  /** Scores a model against the reviewed annotations of datasets. */
+  'evaluate:start': (args: { projectId: number; modelId: string; datasetIds: number[] }) => {
     jobId: string;
   };
   /**
@@ -488,9 +488,9 @@ export const engineRequestNames: Record<EngineRequestName, true> = {
   'run:forget': true,
   'run:forget-all': true,
   'run:get-document': true,
+  'run:reopen': true,
   'evaluate:start': true,
   'evaluate:export': true,
-  'run:reopen': true,
   'evaluate:changes': true,
   'evaluate:latest': true,
 };
