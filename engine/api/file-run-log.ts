@@ -80,6 +80,10 @@ export type RecordedRun = Stored;
 export const recordedRun = (dataDir: string, jobId: string): RecordedRun | undefined =>
   readLog(dataDir).find((r) => r.jobId === jobId);
 
+/** The recorded runs that wrote to `output` after `run` (newest last), for why it changed. */
+export const laterRunsTo = (dataDir: string, run: RecordedRun): RecordedRun[] =>
+  readLog(dataDir).filter((r) => r.output === run.output && r.jobId !== run.jobId && r.finishedAt > run.finishedAt);
+
 /** The output's stamp as the run ends; none when it cannot be read (it is then not shown again). */
 function stampOf(output: string): OutputStamp | undefined {
   try {

@@ -104,6 +104,15 @@ describe('reopening an earlier run over files after a restart', () => {
     await expect(t.call('run:reopen', { jobId: jsonl.jobId })).rejects.toThrow(/conflict.*has changed since the run \(its contents were edited\).*Run the model again/su);
     // What was read before the edit is not offered as the run's either.
     await expect(t.call('run:get-document', { jobId: jsonl.jobId, index: 0 })).rejects.toThrow(/not-found/);
+    // Overwritten by a later run (Replace existing files): that is said, with the run.
+    const log = join(t.dir, 'data', FILE_RUN_LOG);
+    const records = JSON.parse(readFileSync(log, 'utf8')) as Record<string, unknown>[];
+    const own = records.find((r) => r['jobId'] === jsonl.jobId)!;
+    writeFileSync(log, JSON.stringify([...records, { ...own, jobId: 'later', modelName: 'Other NER', finishedAt: '2999-01-02T03:04:05.000Z' }]));
+    await expect(t.call('run:reopen', { jobId: jsonl.jobId })).rejects.toThrow(
+      /its contents were edited; a later run of Other NER wrote its results there, at 2999-01-02 03:04 UTC\)/u,
+    );
+    writeFileSync(log, JSON.stringify(records));
   });
 
   it('says the output is gone when it was moved or deleted, naming where it was', async () => {

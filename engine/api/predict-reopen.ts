@@ -11,7 +11,7 @@ import { megabytes } from '../io/input-file.ts';
 import type { ApiContext } from './context.ts';
 import type { PredictFormat, PredictSummary } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { type RecordedRun, recordedRun } from './file-run-log.ts';
+import { type RecordedRun, laterRunsTo, recordedRun } from './file-run-log.ts';
 import { REOPEN_MAX_BYTES, type OutputStamp, stampChange, stampOutput } from './predict-output-stamp.ts';
 import { fileRows } from './predict.ts';
 
@@ -44,14 +44,20 @@ function stampNow(r: RecordedRun): OutputStamp {
   return now;
 }
 
+/** Why the output changed when a later run wrote there: "a later run of M (…) wrote there". */
+function laterRunNote(dataDir: string, r: RecordedRun): string {
+  const later = laterRunsTo(dataDir, r).at(-1);
+  return later === undefined ? '' : `; a later run of ${later.modelName} wrote its results there, at ${later.finishedAt.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** The recorded run's output, checked to be what the run wrote. */
-function checkedOutput(r: RecordedRun): void {
+function checkedOutput(dataDir: string, r: RecordedRun): void {
   if (r.stamp === undefined)
     throw new ApiError('unsupported', `This run was recorded before Benchtop noted what a run writes, so it cannot tell whether ${r.output} changed since. ${AGAIN}, or import the output into a project to look at it as it is now.`);
   const now = stampNow(r);
   const change = stampChange(r.stamp, now);
   if (change !== null)
-    throw new ApiError('conflict', `${r.output} has changed since the run (${change}): what it holds now may not be what the model found, so it is not shown as this run's results. ${AGAIN}, or import the output into a project to look at it as it is now.`);
+    throw new ApiError('conflict', `${r.output} has changed since the run (${change}${laterRunNote(dataDir, r)}): what it holds now may not be what the model found, so it is not shown as this run's results. ${AGAIN}, or import the output into a project to look at it as it is now.`);
   if (now.bytes > REOPEN_MAX_BYTES)
     throw new ApiError('invalid', `${r.output} is too large to show here (${megabytes(now.bytes)}; Benchtop shows outputs of up to ${megabytes(REOPEN_MAX_BYTES)}). Open it in another program, or run the model again over fewer files.`);
 }
@@ -71,7 +77,7 @@ export async function reopenFileRun(ctx: ApiContext, jobId: string): Promise<Pre
   const r = recordedRun(ctx.dataDir, jobId);
   if (r === undefined)
     throw new ApiError('not-found', 'That run is no longer in Earlier runs (it was removed, or its model was); run the model again to see results.');
-  checkedOutput(r);
+  checkedOutput(ctx.dataDir, r);
   const format = importFormat(r.format);
   let read;
   try {
