@@ -8,7 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { studentStartingModel } from '../distill/fingerprint-file.ts';
 import type { Document } from '../formats/types.ts';
-import { appendMetrics, deleteRunMetrics } from '../store/metrics.ts';
+import { appendMetrics, deleteRunMetrics, deleteRunMetricsAfter } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
 import { type LineageInput, getModel } from '../store/models.ts';
 import {
@@ -32,7 +32,7 @@ import type { ApiContext } from './context.ts';
 import { purgeDeletedProjects } from './project-purge.ts';
 import type { RunInfo, TaskKind, TrainLabellingInfo, TrainProgressInfo } from './dto-tasks.ts';
 import { JobError } from '../runtime/jobs.ts';
-import { DAMAGED_CHECKPOINT, setAsideCheckpoint } from '../tasks/checkpoint.ts';
+import { DAMAGED_CHECKPOINT, checkpointStep, setAsideCheckpoint } from '../tasks/checkpoint.ts';
 import { NON_FINITE_STEP } from '../train/step-guard.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
@@ -201,6 +201,7 @@ export function resumeRun(ctx: ApiContext, runId: string): void {
   const data = readRunSnapshot<RunData>(join(ctx.dataDir, configOf(run).dir, 'data.json'), ctx.dataDir);
   // Started again from step 1: the earlier attempt's points would stand beside the new ones.
   if (!canResume(ctx, run)) deleteRunMetrics(ctx.ws.write, runId);
+  else dropPointsAfterCheckpoint(ctx, run);
   if (run.status !== 'interrupted') updateRunStatus(ctx.ws.write, runId, 'queued');
   // 'auto' either way: without a checkpoint the run starts over (a distillation keeps its
   // teacher's cached outputs).
@@ -243,6 +244,22 @@ function stoppedRunDir(ctx: ApiContext, run: TrainingRun): string | undefined {
 export function canResume(ctx: ApiContext, run: TrainingRun): boolean {
   const dir = stoppedRunDir(ctx, run);
   return dir !== undefined && existsSync(join(dir, 'out', 'checkpoint', 'state.json'));
+}
+
+/**
+ * Continued from its checkpoint, a run takes the steps after it again: the points it reached past
+ * it before Benchtop was killed (checkpoints come every 200 steps) are dropped. They stood beside
+ * the new ones, the screen kept the old curve up to where it had got, and its Best dev F1 could be
+ * a score of weights that were lost. A checkpoint that cannot be read is left to the run to report.
+ */
+function dropPointsAfterCheckpoint(ctx: ApiContext, run: TrainingRun): void {
+  let step: number;
+  try {
+    step = checkpointStep(join(ctx.dataDir, configOf(run).dir, 'out', 'checkpoint'));
+  } catch {
+    return;
+  }
+  deleteRunMetricsAfter(ctx.ws.write, run.id, step);
 }
 
 export function canRestart(ctx: ApiContext, run: TrainingRun): boolean {

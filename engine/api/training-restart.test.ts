@@ -1,7 +1,7 @@
 // Start again runs a stopped run anew from its first step: the curves it shows are the new
 // attempt's, not the earlier attempt's points (kept in the store, they showed past where the new
 // attempt was, and its loss points interleaved with the new ones, which the screen then dropped).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -62,5 +62,44 @@ describe('Start again', () => {
     const after = await call('train:get-metrics', { runId });
     const last = events.filter((e) => e.name === 'train:progress').map((e) => (e.payload as Events['train:progress']).step).at(-1);
     expect(after.loss.at(-1)!.step).toBe(last);
+  }, 120_000);
+});
+
+describe('Continue after Benchtop was killed between checkpoints', () => {
+  it('drops the points past the checkpoint it continues from', async () => {
+    // A kill loses the steps after the last checkpoint: stopped at one step (its checkpoint copied),
+    // continued and stopped further on, then that first checkpoint put back, as a kill leaves it.
+    const [p] = await call('projects:list', {});
+    const [d] = await call('datasets:list', { projectId: p!.id });
+    const { runId } = await call('train:start', {
+      projectId: p!.id, task: 'ner', datasetIds: [d!.id], preset: 'small-2L-128', batchSize: 2, maxLength: 48, epochs: 200, maxSteps: 400,
+    });
+    const checkpoint = join(dir, 'runs', runId, 'out', 'checkpoint');
+    const kept = join(dir, 'kept-checkpoint');
+    const stopAfter = async (step: number): Promise<void> => {
+      await next('train:progress', (e) => e.runId === runId && e.step >= step);
+      await call('train:cancel', { runId });
+      await next('train:finished', (e) => e.runId === runId);
+    };
+    await stopAfter(4);
+    const at = (await call('train:get-metrics', { runId })).loss.at(-1)!.step;
+    cpSync(checkpoint, kept, { recursive: true });
+    events.length = 0;
+    await call('train:resume', { runId });
+    await stopAfter(at + 6);
+    const reached = await call('train:get-metrics', { runId });
+    expect(reached.loss.at(-1)!.step).toBeGreaterThanOrEqual(at + 6);
+    rmSync(checkpoint, { recursive: true });
+    cpSync(kept, checkpoint, { recursive: true });
+
+    events.length = 0;
+    await call('train:resume', { runId });
+    const resumed = await call('train:get-metrics', { runId });
+    expect(resumed.loss.at(-1)!.step).toBe(at);
+    expect(resumed.devF1.filter((x) => x.step > at)).toEqual([]);
+    expect(resumed.totalSteps).toBe(reached.totalSteps);
+    expect((await next('train:progress', (e) => e.runId === runId)).step).toBeGreaterThan(at);
+    await call('train:cancel', { runId });
+    await next('train:finished', (e) => e.runId === runId);
   }, 120_000);
 });

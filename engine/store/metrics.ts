@@ -47,6 +47,14 @@ export function deleteRunMetrics(db: WriteDb, runId: string): void {
   db.run(sql`DELETE FROM run_metrics WHERE run_id = ${runId}`);
 }
 
+/**
+ * Removes a run's metrics after `step` (its planned steps, at step 0, stay): a run continued from
+ * its checkpoint takes the steps after it again.
+ */
+export function deleteRunMetricsAfter(db: WriteDb, runId: string, step: number): void {
+  db.run(sql`DELETE FROM run_metrics WHERE run_id = ${runId} AND step > ${step}`);
+}
+
 /** One metric's points for a split, by step (loss curves). */
 export function listMetricSeries(db: ReadDb, runId: string, name: string, split: string): MetricPoint[] {
   return db
