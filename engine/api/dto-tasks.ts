@@ -121,6 +121,11 @@ export interface RunInfo {
   stopReason?: 'completed' | 'early-stopped' | 'time-limit' | 'max-steps';
   /** A checkpoint exists and the run can continue from it. */
   canResume: boolean;
+  /**
+   * With canResume: the step its checkpoint holds, where Continue goes on from (a run killed
+   * between checkpoints had got further: those steps are taken again).
+   */
+  checkpointStep?: number;
   /** Stopped before its first checkpoint: `train:resume` starts it again with the same documents and settings. */
   canRestart: boolean;
   /**

@@ -6,13 +6,14 @@ import { getRun, listRuns } from '../store/runs.ts';
 import type { ApiContext } from './context.ts';
 import type { RunInfo, RunMetrics } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { canRestart, canResume, configOf, renamedBase, whyCannotContinue } from './run-launcher.ts';
+import { canRestart, canResume, configOf, renamedBase, resumeStep, whyCannotContinue } from './run-launcher.ts';
 
 /** A project's runs, newest first. */
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
   return listRuns(ctx.ws.read, projectId).map((run) => {
     const cfg = configOf(run);
     const continueBlocked = canResume(ctx, run) || canRestart(ctx, run) ? whyCannotContinue(ctx, run) : undefined;
+    const checkpointStep = resumeStep(ctx, run);
     return {
       id: run.id,
       projectId: run.projectId,
@@ -31,6 +32,7 @@ export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {
       ...(run.error !== undefined && { error: run.error }),
       ...(run.stopReason !== undefined && { stopReason: run.stopReason }),
       canResume: canResume(ctx, run),
+      ...(checkpointStep !== undefined && { checkpointStep }),
       canRestart: canRestart(ctx, run),
       ...(continueBlocked !== undefined && { continueBlocked }),
       progress: ctx.jobs.trainProgress(run.id),

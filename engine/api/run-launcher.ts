@@ -253,13 +253,18 @@ export function canResume(ctx: ApiContext, run: TrainingRun): boolean {
  * a score of weights that were lost. A checkpoint that cannot be read is left to the run to report.
  */
 function dropPointsAfterCheckpoint(ctx: ApiContext, run: TrainingRun): void {
-  let step: number;
+  const step = resumeStep(ctx, run);
+  if (step !== undefined) deleteRunMetricsAfter(ctx.ws.write, run.id, step);
+}
+
+/** The step a run that can continue goes on from; undefined when it cannot, or its checkpoint cannot be read. */
+export function resumeStep(ctx: ApiContext, run: TrainingRun): number | undefined {
+  if (!canResume(ctx, run)) return undefined;
   try {
-    step = checkpointStep(join(ctx.dataDir, configOf(run).dir, 'out', 'checkpoint'));
+    return checkpointStep(join(ctx.dataDir, configOf(run).dir, 'out', 'checkpoint'));
   } catch {
-    return;
+    return undefined;
   }
-  deleteRunMetricsAfter(ctx.ws.write, run.id, step);
 }
 
 export function canRestart(ctx: ApiContext, run: TrainingRun): boolean {

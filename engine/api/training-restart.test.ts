@@ -92,6 +92,9 @@ describe('Continue after Benchtop was killed between checkpoints', () => {
     rmSync(checkpoint, { recursive: true });
     cpSync(kept, checkpoint, { recursive: true });
 
+    // The run says where Continue goes on from.
+    expect((await call('train:list-runs', { projectId: p!.id })).find((r) => r.id === runId)).toMatchObject({ canResume: true, checkpointStep: at });
+
     events.length = 0;
     await call('train:resume', { runId });
     const resumed = await call('train:get-metrics', { runId });

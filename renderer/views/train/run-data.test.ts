@@ -2,7 +2,7 @@
 // measure it (they were listed together, as if it learnt from both), with the counts of the
 // documents it really used (those marked Annotated or Reviewed when it started).
 import { describe, expect, it } from 'vitest';
-import { runDataLine, runEndNote, runNextNote, runStatusLabel } from './run-data.ts';
+import { resumeNote, runDataLine, runEndNote, runNextNote, runStatusLabel } from './run-data.ts';
 
 const base = { kind: 'train', baseName: 'Default student' } as const;
 
@@ -86,5 +86,15 @@ describe('a finished run’s next steps', () => {
     expect(runNextNote(undefined, undefined)).toBe(
       'The model is saved under Models. Evaluate shows how well it finds what you marked.',
     );
+  });
+});
+
+describe('an interrupted run’s checkpoint', () => {
+  it('says the step Continue goes on from, and the steps it takes again past it', () => {
+    expect(resumeNote(1200, 1200)).toBe('It saved a checkpoint at step 1,200; continue from there, or start a new run.');
+    expect(resumeNote(200, 275)).toBe(
+      'It saved a checkpoint at step 200; continue from there, or start a new run. It had reached step 275: continuing takes the steps after step 200 again.',
+    );
+    expect(resumeNote(undefined, 275)).toBe('It saved a checkpoint; continue from there, or start a new run.');
   });
 });

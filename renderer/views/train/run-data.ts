@@ -79,3 +79,18 @@ export function runNextNote(bestF1: number | undefined, devDocuments: number | u
   const on = isHeldBackPart ? 'on the text it did not learn from' : 'on the documents it did not learn from';
   return `A dev F1 of ${formatScore(bestF1)} means that ${on}, its finds and yours agreed roughly ${inTen} times in 10 (100 % = all you marked found, nothing extra).${few} ${where}`;
 }
+
+/**
+ * What an interrupted run that kept a checkpoint says: where Continue goes on from, and, when it
+ * had got further (killed between checkpoints, every 200 steps), that those steps are taken again
+ * (the curve past the checkpoint goes when it continues).
+ */
+export function resumeNote(checkpointStep: number | undefined, lastStep: number | undefined): string {
+  if (checkpointStep === undefined) return 'It saved a checkpoint; continue from there, or start a new run.';
+  const at = `step ${formatNumber(checkpointStep)}`;
+  const lost =
+    lastStep !== undefined && lastStep > checkpointStep
+      ? ` It had reached step ${formatNumber(lastStep)}: continuing takes the steps after ${at} again.`
+      : '';
+  return `It saved a checkpoint at ${at}; continue from there, or start a new run.${lost}`;
+}
