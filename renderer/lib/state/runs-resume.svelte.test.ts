@@ -1,7 +1,8 @@
 // Continue training on a stopped run: until the resumed run reports its first step, the screen
 // shows it preparing, not the progress of its previous session (its step, speed and time left,
 // frozen while the documents are encoded and the model loaded again). Start again (no checkpoint
-// to continue from) draws its curves anew from step 1, the earlier attempt's points gone.
+// to continue from) draws its curves anew from step 1, the earlier attempt's points gone; Continue
+// after a kill between checkpoints drops the points past the checkpoint it goes on from.
 import { describe, expect, it, vi } from 'vitest';
 
 const listeners = new Map<string, ((payload: unknown) => void)[]>();
@@ -10,11 +11,12 @@ const emit = (name: string, payload: unknown): void => {
 };
 let status = 'running';
 let canRestart = false;
+let checkpointStep: number | undefined;
 let stored = [{ step: 40, epoch: 1, value: 0.5 }];
 vi.mock('../api.ts', () => ({
   call: vi.fn((name: string) => {
     if (name === 'train:list-runs')
-      return Promise.resolve([{ id: 'r1', kind: 'train', status, progress: null, canResume: !canRestart, canRestart }]);
+      return Promise.resolve([{ id: 'r1', kind: 'train', status, progress: null, canResume: !canRestart, canRestart, checkpointStep }]);
     if (name === 'train:get-metrics') return Promise.resolve({ loss: stored, devF1: [], totalSteps: 100 });
     if (name === 'train:cancel' || name === 'train:resume') return Promise.resolve(true);
     return Promise.reject(new Error(`unexpected ${name}`));
@@ -71,5 +73,22 @@ describe('continuing a stopped run', () => {
     emit('train:progress', progress(1));
     emit('train:progress', progress(2));
     expect(runs.loss.map((p) => p.step)).toEqual([1, 2]); // not dropped as earlier than step 41
+  });
+
+  it('drops the points past the checkpoint it continues from (killed between checkpoints)', async () => {
+    await runs.cancel('r1');
+    status = 'interrupted';
+    canRestart = false;
+    checkpointStep = 1; // Benchtop killed at step 2, its last checkpoint at step 1
+    emit('train:finished', { runId: 'r1', status: 'interrupted' });
+    await vi.waitFor(() => expect(runs.selected?.checkpointStep).toBe(1));
+    expect(runs.loss.map((p) => p.step)).toEqual([1, 2]);
+
+    status = 'running';
+    stored = [{ step: 1, epoch: 1, value: 0.5 }]; // the engine dropped the points past it
+    await runs.resume('r1');
+    expect(runs.loss.map((p) => p.step)).toEqual([1]);
+    emit('train:progress', progress(2));
+    expect(runs.loss.map((p) => p.step)).toEqual([1, 2]);
   });
 });

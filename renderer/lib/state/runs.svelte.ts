@@ -151,6 +151,12 @@ class Runs {
           this.loss = [];
           this.devF1 = [];
           this.totalSteps = null;
+        } else if (run?.checkpointStep !== undefined) {
+          // Continued from its checkpoint: the points past it (a run killed between checkpoints)
+          // are taken again; kept here, they stood on the chart until the new ones passed them.
+          const at = run.checkpointStep;
+          this.loss = this.loss.filter((x) => x.step <= at);
+          this.devF1 = this.devF1.filter((x) => x.step <= at);
         }
       }
     });
