@@ -2,7 +2,8 @@
 // with its field: they were bare names, "Batch size", "Learning rate"), a dataset that cannot also
 // measure the run says why it cannot be ticked, and a run's curves say what a step and an epoch
 // are and why dev F1 moves. A run on one finished document (none can be held out: the engine
-// holds back part of it) says its dev F1 is a rough guide, not a score on unseen documents.
+// holds back part of it) says its dev F1 is a rough guide, not a score on unseen documents. At
+// 200 % zoom of a 1024 × 700 window (512 × 350) the form does not scroll sideways.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,4 +76,26 @@ describe('the Train screen explained', () => {
     expect(await note.textContent()).toContain('Measured on a small part of the documents it learns from, held back from its training: a rough guide');
     expect(app.problems).toEqual([]);
   }, 90_000);
+
+  it('fits a 1024 × 700 window at 200 % zoom (512 × 350): nothing scrolls sideways', async () => {
+    const { page } = app;
+    await page.setViewportSize({ width: 512, height: 350 });
+    try {
+      await page.evaluate(`document.querySelector('details:has([data-testid="train-batch"])').open = true`);
+      await page.getByTestId('train-base').scrollIntoViewIfNeeded();
+      // The starting model's list (its widest choice a long description) pushed the form to
+      // 516 px in 448, and the screen scrolled 36 px sideways.
+      const [scroll, client] = await page.evaluate<[number, number]>(
+        `(() => { const m = document.querySelector('main'); return [m.scrollWidth, m.clientWidth]; })()`,
+      );
+      expect(scroll).toBeLessThanOrEqual(client);
+      const form = (await page.getByTestId('train-form').boundingBox())!;
+      const base = (await page.getByTestId('train-base').boundingBox())!;
+      expect(form.x + form.width).toBeLessThanOrEqual(512);
+      expect(base.x + base.width).toBeLessThanOrEqual(form.x + form.width);
+      await screenshot(page, 'train-form-200-percent');
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 860 });
+    }
+  });
 });
