@@ -65,6 +65,7 @@ describe('the Train screen explained', () => {
   it('says a dev F1 measured on part of a single document is a rough guide', async () => {
     const { page } = app;
     await page.getByTestId('train-form').getByRole('checkbox', { name: /^Demo notes/ }).first().uncheck();
+    await expect.poll(() => page.getByTestId('train-holdout-note').textContent()).toMatch(/^Only one chosen document .* a tenth of it is held back/);
     await page.getByTestId('start-training').click();
     // The new run shown (the first one stays Finished beside it), then finished.
     await expect.poll(() => page.getByTestId('run-data').textContent()).toMatch(/ · One abstract · learns from 1 document$/);

@@ -89,6 +89,17 @@ describe('train form', () => {
     expect(none.chosenDatasetIds).toEqual([]);
   });
 
+  it('says, for a single finished document, that part of it is held back instead of a share of documents', async () => {
+    datasets = [dataset(1, false, 1), dataset(2, false, 0)];
+    const form = new TrainFormState({ models: () => models, datasets: () => datasets });
+    await form.loadOptions();
+    expect(form.holdOutNote).toMatch(/^Only one chosen document is marked Annotated or Reviewed, so none can be held out: a tenth of it is held back/);
+    form.toggle('devDatasetIds', 2, true); // measured on another dataset: nothing held out of it
+    expect(form.holdOutNote).toBeNull();
+    datasets = [dataset(1, false, 2)];
+    expect(new TrainFormState({ models: () => models, datasets: () => datasets }).holdOutNote).toBeNull();
+  });
+
   it('defaults to the only dataset and the smallest preset, and sends a hold-out share', async () => {
     const form = new TrainFormState({ models: () => models, datasets: () => datasets });
     await form.loadOptions();

@@ -123,6 +123,11 @@ export class TrainFormState {
   baseHint = $derived(this.#baseHint());
   /** A line under the starting point when its classifier is replaced by a new one (else null). */
   headNote = $derived(this.#headNote());
+  /**
+   * A line under the held-out share when it cannot apply (one finished document, no dev datasets:
+   * the engine holds back part of that document instead), else null.
+   */
+  holdOutNote = $derived(this.#holdOutNote());
 
   constructor(sources: Sources) {
     this.#sources = sources;
@@ -219,6 +224,16 @@ export class TrainFormState {
     if (this.options.recommendedBaseId === null && this.base === '')
       return 'The default student is not installed in this copy of Benchtop; start from one of your models or a new model from random weights.';
     return null;
+  }
+
+  #holdOutNote(): string | null {
+    if (this.chosenDevIds.length > 0) return null;
+    const finished = this.#allDatasets()
+      .filter((d) => this.chosenDatasetIds.includes(d.id))
+      .reduce((n, d) => n + d.finishedCount, 0);
+    return finished === 1
+      ? 'Only one chosen document is marked Annotated or Reviewed, so none can be held out: a tenth of it is held back from training to measure progress instead, a rough guide.'
+      : null;
   }
 
   #headNote(): string | null {
