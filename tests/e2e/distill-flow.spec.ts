@@ -244,6 +244,8 @@ describe('Distill, stopped and continued', () => {
     // The sidebar says Distill is busy, not Train (it said "training…" beside Train).
     await expect.poll(() => page.getByTestId('nav-distill-busy').isVisible()).toBe(true);
     expect(await page.getByTestId('nav-train-busy').count()).toBe(0);
+    // Measured on no dev documents, a distillation has no dev F1 to show (it read "Best dev F1 –").
+    expect(await page.getByTestId('run-monitor').getByText('Best dev F1', { exact: true }).count()).toBe(0);
     await expect.poll(() => page.evaluate('document.activeElement?.dataset?.testid')).toBe('cancel-run');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('Stopped');

@@ -75,6 +75,8 @@ describe('the Train screen explained', () => {
     const note = page.getByTestId('run-next');
     await expect.poll(() => note.textContent()).toMatch(/^A dev F1 of [\d.]+ % means that on the text it did not learn from/);
     expect(await note.textContent()).toContain('Measured on a small part of the documents it learns from, held back from its training: a rough guide');
+    // The curve's legend says the same (it read "held-out documents").
+    expect(await page.getByTestId('f1-chart').textContent()).toContain('Dev F1 % (part held back from training)');
     expect(app.problems).toEqual([]);
   }, 90_000);
 
