@@ -92,3 +92,29 @@ describe('continuing a stopped run', () => {
     expect(runs.loss.map((p) => p.step)).toEqual([1, 2]);
   });
 });
+
+describe('Continue pressed', () => {
+  it('is marked as under way until the engine has taken the run up, and a second press does nothing', async () => {
+    const { call } = await import('../api.ts');
+    const mocked = vi.mocked(call);
+    status = 'cancelled';
+    canRestart = false;
+    await runs.refresh();
+    let release = (): void => {};
+    mocked.mockImplementationOnce(
+      (name: string) =>
+        new Promise((resolve) => {
+          expect(name).toBe('train:resume');
+          release = () => resolve({ runId: 'r1' });
+        }),
+    );
+    const first = runs.resume('r1');
+    expect(runs.resumingId).toBe('r1'); // "Continuing…" while a distillation checks its own transfer text again
+    const calls = mocked.mock.calls.length;
+    await runs.resume('r1');
+    expect(mocked.mock.calls.length).toBe(calls); // not asked twice
+    release();
+    await first;
+    expect(runs.resumingId).toBeNull();
+  });
+});

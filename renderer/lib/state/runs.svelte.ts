@@ -34,6 +34,11 @@ class Runs {
   actionError = $state<string | null>(null);
   /** The run asked to stop, until it has (it finishes its step and saves a checkpoint first). */
   stoppingId = $state<string | null>(null);
+  /**
+   * The run whose Continue was pressed, until the engine has taken it up: a distillation checks
+   * its transfer text again first (up to a minute for a large corpus), and nothing showed it.
+   */
+  resumingId = $state<string | null>(null);
 
   selected = $derived(this.list.find((r) => r.id === this.selectedId) ?? null);
   isSelectedActive = $derived(
@@ -140,6 +145,17 @@ class Runs {
     // Start again (no checkpoint) runs it anew from step 1; the engine drops its earlier curves.
     const run = this.list.find((r) => r.id === runId);
     const isRestart = run !== undefined && run.canRestart && !run.canResume;
+    if (this.resumingId === runId) return;
+    this.resumingId = runId;
+    try {
+      await this.#resume(runId, run, isRestart);
+    } finally {
+      if (this.resumingId === runId) this.resumingId = null;
+    }
+    await this.select(runId);
+  }
+
+  async #resume(runId: string, run: RunInfo | undefined, isRestart: boolean): Promise<void> {
     await this.#act(async () => {
       await call('train:resume', { runId });
       // Until its first step the run is preparing: its last session's step, speed and time left
@@ -160,7 +176,6 @@ class Runs {
         }
       }
     });
-    await this.select(runId);
   }
 
   /**
