@@ -55,6 +55,8 @@ describe('the log of runs over files', () => {
           entities: done.result!.entities,
           relations: 0,
           filesWritten: 4,
+          // Its output was stamped as it ended: Show results can read it again (run:reopen).
+          canShowAgain: true,
         },
       },
     ]);
