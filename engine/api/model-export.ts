@@ -4,6 +4,7 @@
 // model.onnx (the graph `benchtop export-onnx` writes); `withholdNames` leaves out the names of
 // datasets, files and models, which may name a patient (export-names.ts). The files are staged in a hidden folder
 // inside the target and moved in only once all are written: a failure leaves none behind.
+// exportFolder is the core for any model folder; `benchtop model export` (engine/cli) uses it too.
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -52,11 +53,24 @@ export function isBeingExported(modelId: string): boolean {
   return busyModels.includes(modelId);
 }
 
-interface Source {
+/** A model folder to export. */
+export interface ExportSource {
   dir: string;
+  /** How messages and a card written anew name it. */
   name: string;
   /** The record the export's lineage.json starts from, and the status it must at least say. */
   record: LineageRecord;
+}
+type Source = ExportSource;
+
+/** What to write where, and the folders the target may not lie in (besides the model's own). */
+export interface ExportOptions {
+  /** The target folder as the user gave it (messages name it so). */
+  outPath: string;
+  includeOnnx: boolean;
+  withholdNames: boolean;
+  /** `message` follows "OUTPATH: " when the target is inside `dir`. */
+  forbidden: { dir: string; message: string }[];
 }
 
 /** `p` with symbolic links resolved as far as it exists (the rest appended as given). */
@@ -103,7 +117,7 @@ export function folderNameFor(name: string): string {
  * folder, is a file, holds anything but hidden entries, or cannot be written. A folder it
  * suggests is named after the model unless names are withheld.
  */
-function checkTarget(ctx: ApiContext, outPath: string, source: Source, withholdNames: boolean): string {
+function checkTarget(outPath: string, source: Source, withholdNames: boolean, forbidden: ExportOptions['forbidden']): string {
   requireFullPath([outPath], 'Give the full path of the folder to export to, for example /home/me/exports/ner-model.');
   const out = resolve(outPath);
   const tooLong = out.split(sep).find((part) => Buffer.byteLength(part) > 255);
@@ -114,11 +128,7 @@ function checkTarget(ctx: ApiContext, outPath: string, source: Source, withholdN
   if (dangling !== undefined)
     throw new ApiError('invalid', `${outPath}: is a link to ${dangling}, which does not exist; choose a folder, or a new folder name.`);
   const real = realPathOf(out);
-  if (isInside(real, realPathOf(resolve(ctx.dataDir))))
-    throw new ApiError('invalid', `${outPath}: is inside Benchtop's data folder (${ctx.dataDir}), which holds the workspace and its models; choose a folder outside it.`);
-  // A model folder written there would be listed as a model shipped with Benchtop.
-  if (isInside(real, realPathOf(resolve(ctx.resourcesDir))))
-    throw new ApiError('invalid', `${outPath}: is inside Benchtop's own installation folder (${ctx.resourcesDir}); choose a folder outside it.`);
+  for (const f of forbidden) if (isInside(real, realPathOf(resolve(f.dir)))) throw new ApiError('invalid', `${outPath}: ${f.message}`);
   if (isInside(real, realPathOf(source.dir)))
     throw new ApiError('invalid', `${outPath}: is inside the folder of “${source.name}” itself; choose a folder outside it.`);
   if (existsSync(out)) {
@@ -266,23 +276,39 @@ function namedFailure(err: unknown, outPath: string): unknown {
 /** models:export; see the contract. */
 export async function exportModel(ctx: ApiContext, args: Args<'models:export'>): Promise<ModelExportReport> {
   const source = exportSource(ctx, args.modelId);
-  const out = checkTarget(ctx, args.outPath, source, args.withholdNames === true);
-  // Two exports into one folder would pass the emptiness check together and mix their files.
-  const key = realPathOf(out);
-  if (busyTargets.has(key))
-    throw new ApiError('conflict', `${args.outPath}: another export is writing to this folder; wait for it to finish, or choose another folder.`);
-  busyTargets.add(key);
+  const forbidden = [
+    { dir: ctx.dataDir, message: `is inside Benchtop's data folder (${ctx.dataDir}), which holds the workspace and its models; choose a folder outside it.` },
+    // A model folder written there would be listed as a model shipped with Benchtop.
+    { dir: ctx.resourcesDir, message: `is inside Benchtop's own installation folder (${ctx.resourcesDir}); choose a folder outside it.` },
+  ];
   busyModels.push(args.modelId);
   try {
-    return await exportInto(out, source, args);
+    return await exportFolder(source, { outPath: args.outPath, includeOnnx: args.includeOnnx === true, withholdNames: args.withholdNames === true, forbidden });
   } finally {
-    busyTargets.delete(key);
     busyModels.splice(busyModels.indexOf(args.modelId), 1);
   }
 }
 
+/**
+ * Exports the model folder `source.dir` to the new or empty folder `options.outPath`; refuses a
+ * target that is not a full path, lies inside the model's folder or a forbidden one, or is not empty.
+ */
+export async function exportFolder(source: ExportSource, options: ExportOptions): Promise<ModelExportReport> {
+  const out = checkTarget(options.outPath, source, options.withholdNames, options.forbidden);
+  // Two exports into one folder would pass the emptiness check together and mix their files.
+  const key = realPathOf(out);
+  if (busyTargets.has(key))
+    throw new ApiError('conflict', `${options.outPath}: another export is writing to this folder; wait for it to finish, or choose another folder.`);
+  busyTargets.add(key);
+  try {
+    return await exportInto(out, source, options);
+  } finally {
+    busyTargets.delete(key);
+  }
+}
+
 /** Stages the files in a hidden folder inside `out`, then moves them in; undoes all on failure. */
-async function exportInto(out: string, source: Source, args: Args<'models:export'>): Promise<ModelExportReport> {
+async function exportInto(out: string, source: Source, args: ExportOptions): Promise<ModelExportReport> {
   const created = await makeDirs(out).catch((err: unknown) => {
     throw namedFailure(err, args.outPath);
   });
@@ -291,7 +317,7 @@ async function exportInto(out: string, source: Source, args: Args<'models:export
   const moved: string[] = [];
   try {
     await mkdir(staging);
-    const { files, phiStatus } = await stageFiles(source, staging, { includeOnnx: args.includeOnnx === true, withholdNames: args.withholdNames === true });
+    const { files, phiStatus } = await stageFiles(source, staging, args);
     // Something may have appeared since the check (another export to the same place).
     const clash = files.find((f) => existsSync(join(out, f)));
     if (clash !== undefined)
@@ -300,7 +326,7 @@ async function exportInto(out: string, source: Source, args: Args<'models:export
       await rename(join(staging, f), join(out, f));
       moved.push(f);
     }
-    return { path: out, files, phiStatus, namesWithheld: args.withholdNames === true };
+    return { path: out, files, phiStatus, namesWithheld: args.withholdNames };
   } catch (err) {
     for (const f of moved) await rm(join(out, f), { force: true });
     if (created !== undefined) await rm(created, { recursive: true, force: true });
