@@ -1,12 +1,35 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import type * as Fs from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeCorpus, writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { distillTask } from './task-distill.ts';
 import { hashFiles } from './lineage.ts';
 import { FINGERPRINT_FILE, writeFingerprintFile } from './fingerprint-file.ts';
 import { checkTransferNotPrivate, privateFileTexts } from './transfer-guard.ts';
+
+// The engine's file reads, watched (each still reads the real file): how a large file is read.
+const reads = vi.hoisted(() => ({ opened: new Map<number, string>(), sizes: new Map<string, number[]>(), whole: [] as string[] }));
+vi.mock('node:fs', async (original) => {
+  const actual = await original<typeof Fs>();
+  const openSync = (...a: Parameters<typeof Fs.openSync>): number => {
+    const fd = actual.openSync(...a);
+    reads.opened.set(fd, String(a[0]));
+    return fd;
+  };
+  const readSync = (fd: number, buf: NodeJS.ArrayBufferView, offset = 0, length?: number, position?: Fs.ReadPosition | null): number => {
+    const file = reads.opened.get(fd);
+    if (file !== undefined) reads.sizes.set(file, [...(reads.sizes.get(file) ?? []), Math.min(length ?? buf.byteLength, buf.byteLength - offset)]);
+    return actual.readSync(fd, buf, offset, length ?? buf.byteLength - offset, position ?? null);
+  };
+  const readFileSync = ((file: Fs.PathOrFileDescriptor, options?: unknown) => {
+    reads.whole.push(String(file));
+    return actual.readFileSync(file, options as BufferEncoding);
+  }) as typeof Fs.readFileSync;
+  const fs = { ...actual, openSync, readSync, readFileSync };
+  return { ...fs, default: fs };
+});
 
 const NOTE = 'Patient Jane Roe was admitted with acute kidney failure.\nShe also has asthma since childhood.\n';
 
@@ -136,18 +159,31 @@ describe('transfer text that is private data', () => {
     expect(() => checkTransferNotPrivate([s.notes], { teacher: s.teacher })).not.toThrow();
   });
 
-  it('checks and hashes a transfer file larger than one read can hold (2 GiB), a chunk at a time', () => {
+  it('checks and hashes a transfer file larger than one read, a chunk at a time (readFileSync fails past 2 GiB)', () => {
     const s = setup('guard-huge');
-    // Sparse: text past the 8 KB the binary check reads, then zeros up to just over 2 GiB (no disk used for them).
+    // 3.4 MB of text: four reads of at most 1 MB each, never one of the whole file.
+    const text = 'A public sentence about the weather and the sea.\n'.repeat(70_000);
     const big = path.join(s.dir, 'big-corpus.txt');
-    writeFileSync(big, 'A public sentence about the weather and the sea.\n'.repeat(400));
-    truncateSync(big, 2 ** 31 + 16);
-    try {
-      // Both read the whole file with readFileSync, which failed: "File size (…) is greater than 2 GiB".
-      expect(() => checkTransferNotPrivate([big], { teacher: s.teacher })).not.toThrow();
-      expect(hashFiles([big])).toMatch(/^[0-9a-f]{64}$/);
-    } finally {
-      rmSync(big);
+    writeFileSync(big, text);
+    const readsOf = (f: () => unknown): number[] => {
+      reads.sizes.delete(big);
+      f();
+      return reads.sizes.get(big) ?? [];
+    };
+    // Both read the whole file with readFileSync, which failed: "File size (…) is greater than 2 GiB".
+    const checked = readsOf(() => expect(() => checkTransferNotPrivate([big], { teacher: s.teacher })).not.toThrow());
+    let hash = '';
+    const hashed = readsOf(() => (hash = hashFiles([big])));
+    expect(hash, 'hashFiles: the name and every byte').toBe(createHash('sha256').update('big-corpus.txt').update(text).digest('hex'));
+    for (const [what, sizes] of [['check', checked], ['hash', hashed]] as const) {
+      expect(sizes.length, `${what}: reads of the file`).toBeGreaterThanOrEqual(4);
+      expect(Math.max(...sizes), `${what}: the largest read`).toBeLessThanOrEqual(2 ** 20);
     }
-  }, 180_000);
+    expect(reads.whole.filter((f) => f === big), 'files read whole').toEqual([]);
+    // Hashed a chunk at a time with its byte-order mark left out: a marked copy of a recorded file is still that file.
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    writeFileSync(path.join(s.teacher, 'metrics.json'), JSON.stringify({ data: { train: [{ sha256 }], dev: [], test: [] } }));
+    writeFileSync(big, `\ufeff${text}`);
+    expect(() => checkTransferNotPrivate([big], { teacher: s.teacher })).toThrow(/big-corpus\.txt: this transfer file is the teacher's train data \(same content\)/);
+  });
 });
