@@ -324,10 +324,10 @@ describe('evaluation state', () => {
       { id: 'other', name: 'Other', task: 'token-classification' } as ModelInfo,
     ];
     const sets = [1, 2, 3].map((id) => ({ id, name: `set ${id}`, finishedCount: 2 }) as DatasetInfo);
-    const entry = (datasetId: number | null, path: 'direct' | 'inherited' | 'teacher', weight: number | null = null) => ({ datasetId, path, weight });
+    const entry = (datasetId: number | null, path: 'direct' | 'inherited', weight: number | null = null) => ({ datasetId, path, weight });
     const lineages: Record<string, unknown[]> = {
-      // Trained on set 1 and on its base's set 2; its teacher learned from set 3.
-      ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited', 1), entry(3, 'teacher')],
+      // Trained on set 1 and on its base's set 2.
+      ner: [entry(null, 'direct'), entry(1, 'direct'), entry(2, 'inherited', 1)],
       other: [entry(1, 'direct'), entry(2, 'direct'), entry(3, 'direct')],
     };
     const answer = (name: string, args?: unknown): Promise<unknown> =>
@@ -355,6 +355,51 @@ describe('evaluation state', () => {
     // An answer for a model no longer selected changes nothing.
     await ev.loadTrainedOn('ner');
     expect(ev.trainedOn.modelId).toBe('other');
+  });
+
+  it('marks the datasets a distilled student’s teachers learned from, unticked at first, and its own once as its own', async () => {
+    const models = [{ id: 'student', name: 'Student', task: 'token-classification' } as ModelInfo];
+    const sets = [1, 2, 3, 4, 5].map((id) => ({ id, name: `set ${id}`, finishedCount: 2 }) as DatasetInfo);
+    // As the engine's lineage walks it (engine/store/lineage.ts): the student's own rows (its
+    // teacher, transfer text, set 2 mixed in as private labelled data; set 1 as a dev set of the
+    // base it started from), then the teacher's (fine-tuned on sets 1 and 2, set 3 only measuring
+    // it, taught itself by a teacher fine-tuned on set 4) on the path 'teacher'.
+    const entries = [
+      { datasetId: null, path: 'direct', weight: null },
+      { datasetId: null, path: 'direct', weight: null },
+      { datasetId: 2, path: 'direct', weight: 0.3 },
+      { datasetId: 1, path: 'inherited', weight: 0 },
+      { datasetId: 1, path: 'teacher', weight: null },
+      { datasetId: 2, path: 'teacher', weight: null },
+      { datasetId: 3, path: 'teacher', weight: 0 },
+      { datasetId: null, path: 'teacher', weight: null },
+      { datasetId: 4, path: 'teacher', weight: null },
+    ];
+    vi.mocked(call).mockImplementation(((name: string) =>
+      name === 'models:get-lineage' ? Promise.resolve({ entries }) : Promise.reject(new Error(name))) as typeof call);
+    const ev = new EvaluationState({ models: () => models, datasets: () => sets });
+    await ev.loadTrainedOn('student');
+    expect([...ev.trainedOnIds]).toEqual([2]);
+    expect([...ev.teacherTrainedOnIds]).toEqual([1, 4]);
+    // A teacher's learning outranks a dev set of the student's base; a teacher's dev set is fair.
+    expect([...ev.pickedOnIds]).toEqual([]);
+    expect(ev.chosenDatasetIds).toEqual([3, 5]);
+    expect(ev.chosenTeacherTrainedOnNames).toEqual([]);
+    expect(ev.hasUnseenToCompare).toBe(true);
+    ev.toggle(1, true);
+    expect(ev.chosenTeacherTrainedOnNames).toEqual(['set 1']);
+    expect(ev.chosenTrainedOnNames).toEqual([]);
+    ev.chooseAll(true);
+    expect(ev.chosenTeacherTrainedOnNames).toEqual(['set 1', 'set 4']);
+    expect(ev.chosenTrainedOnNames).toEqual(['set 2']);
+
+    // Only what the teacher learned from is finished: no fair figure yet, and all are ticked.
+    const few = sets.map((d) => ({ ...d, finishedCount: d.id === 1 ? 3 : 0 }));
+    const again = new EvaluationState({ models: () => models, datasets: () => few });
+    await again.loadTrainedOn('student');
+    expect(again.hasUnseenToCompare).toBe(false);
+    expect(again.chosenDatasetIds).toEqual([1, 2, 3, 4, 5]);
+    expect(again.blocker).toBeNull();
   });
 
   it('tells a dataset that only picked the best checkpoint from one the model learned from', async () => {

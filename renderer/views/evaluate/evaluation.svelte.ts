@@ -32,14 +32,16 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   /** Documents compared with that changed after the shown evaluation started (see checkChanges). */
   changedDocuments = $state(0);
   /**
-   * The datasets a model learned from (its own training and its base models'), and those only
-   * used to pick its best checkpoint (a training run's dev datasets), by model.
+   * The datasets a model learned from (its own training and its base models'), those its teacher
+   * (or the teacher's teacher) learned from, and those only used to pick its best checkpoint (a
+   * training run's dev datasets), by model. Each dataset is in one of them at most.
    */
-  trainedOn = $state.raw<{ modelId: string; datasetIds: ReadonlySet<number>; pickedOnIds: ReadonlySet<number> }>({
-    modelId: '',
-    datasetIds: NONE,
-    pickedOnIds: NONE,
-  });
+  trainedOn = $state.raw<{
+    modelId: string;
+    datasetIds: ReadonlySet<number>;
+    teacherIds: ReadonlySet<number>;
+    pickedOnIds: ReadonlySet<number>;
+  }>({ modelId: '', datasetIds: NONE, teacherIds: NONE, pickedOnIds: NONE });
 
   /**
    * When the shown report was made, for one found again (a reload, another screen, a restart of
@@ -64,13 +66,18 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
   /** Datasets the selected model learned from: scores on them look better than they are. */
   trainedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.datasetIds : NONE);
   /**
-   * Datasets whose scores picked the selected model's best checkpoint, and that it did not learn
-   * from: scores on them look a little better than they are.
+   * Datasets the selected model's teacher learned from, and the model itself did not: a student
+   * learns the teacher's fit to them through its labels, so its scores there look better too.
+   */
+  teacherTrainedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.teacherIds : NONE);
+  /**
+   * Datasets whose scores picked the selected model's best checkpoint, and that neither it nor its
+   * teacher learned from: scores on them look a little better than they are.
    */
   pickedOnIds = $derived(this.trainedOn.modelId === this.selectedModelId ? this.trainedOn.pickedOnIds : NONE);
   /**
-   * The chosen datasets (only ones that exist). Until the user picks: those the model did not
-   * learn from, or all of them when it learned from every one that has finished documents.
+   * The chosen datasets (only ones that exist). Until the user picks: those neither the model nor
+   * its teacher learned from, or all of them when none of those has finished documents.
    */
   chosenDatasetIds = $derived(this.#chosen());
   errors = $derived(
@@ -116,21 +123,27 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     this.scoreSort = nextSort(this.scoreSort, column);
   }
 
-  /** Reads what `modelId` learned from (its lineage); unknown (none) if that fails. */
+  /** Reads what `modelId` and its teachers learned from (its lineage); unknown (none) if that fails. */
   async loadTrainedOn(modelId: string): Promise<void> {
     if (modelId === '' || this.trainedOn.modelId === modelId) return;
     let datasetIds = NONE;
+    let teacherIds = NONE;
     let pickedOnIds = NONE;
     try {
       const { entries } = await call('models:get-lineage', { modelId });
-      const own = entries.filter((e) => e.path !== 'teacher' && e.datasetId !== null);
-      // A dev dataset is recorded with weight 0: no gradients came from it.
-      datasetIds = new Set(own.filter((e) => e.weight !== 0).map((e) => e.datasetId as number));
-      pickedOnIds = new Set(own.filter((e) => e.weight === 0 && !datasetIds.has(e.datasetId as number)).map((e) => e.datasetId as number));
+      const data = entries.filter((e) => e.datasetId !== null);
+      const own = data.filter((e) => e.path !== 'teacher');
+      // A dev dataset is recorded with weight 0: no gradients came from it. The engine's lineage
+      // walks on through teachers (path 'teacher'): their own training and their teachers'.
+      const learned = (es: typeof data): number[] => es.filter((e) => e.weight !== 0).map((e) => e.datasetId as number);
+      datasetIds = new Set(learned(own));
+      teacherIds = new Set(learned(data.filter((e) => e.path === 'teacher')).filter((id) => !datasetIds.has(id)));
+      const seen = (id: number): boolean => datasetIds.has(id) || teacherIds.has(id);
+      pickedOnIds = new Set(own.filter((e) => e.weight === 0 && !seen(e.datasetId as number)).map((e) => e.datasetId as number));
     } catch {
       // A model removed meanwhile: nothing to leave out.
     }
-    if (modelId === this.selectedModelId) this.trainedOn = { modelId, datasetIds, pickedOnIds };
+    if (modelId === this.selectedModelId) this.trainedOn = { modelId, datasetIds, teacherIds, pickedOnIds };
   }
 
   /** The chosen datasets' names the selected model learned from. */
@@ -138,14 +151,23 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
     return this.#chosenNamesIn(this.trainedOnIds);
   }
 
+  /** The chosen datasets' names the selected model's teacher learned from (and it did not). */
+  get chosenTeacherTrainedOnNames(): string[] {
+    return this.#chosenNamesIn(this.teacherTrainedOnIds);
+  }
+
   /**
-   * Whether a dataset the selected model neither learned from nor was picked on has documents
-   * marked Annotated or Reviewed: without one there is no fair figure to be had yet.
+   * Whether a dataset that neither the selected model nor its teacher learned from, nor picked its
+   * best checkpoint, has documents marked Annotated or Reviewed: without one there is no fair
+   * figure to be had yet.
    */
   get hasUnseenToCompare(): boolean {
-    return this.#allDatasets().some(
-      (d) => d.finishedCount > 0 && !this.trainedOnIds.has(d.id) && !this.pickedOnIds.has(d.id),
-    );
+    return this.#allDatasets().some((d) => d.finishedCount > 0 && this.#isUnseen(d.id));
+  }
+
+  /** Whether the selected model's scores on dataset `id` are fair: nothing upstream saw it. */
+  #isUnseen(id: number): boolean {
+    return !this.trainedOnIds.has(id) && !this.teacherTrainedOnIds.has(id) && !this.pickedOnIds.has(id);
   }
 
   /** The chosen datasets' names that picked the selected model's best checkpoint. */
@@ -264,7 +286,7 @@ export class EvaluationState extends ShowsJob<'evaluate'> {
 
   #chosen(): number[] {
     const all = this.#allDatasets();
-    const unseen = all.filter((d) => !this.trainedOnIds.has(d.id) && !this.pickedOnIds.has(d.id));
+    const unseen = all.filter((d) => this.#isUnseen(d.id));
     // Unseen datasets with nothing Annotated or Reviewed cannot be scored: ticking only them
     // would leave Evaluate disabled, so the model's own datasets are ticked (with the warning).
     const byDefault = unseen.some((d) => d.finishedCount > 0) ? unseen : all;
