@@ -382,4 +382,24 @@ describe('progress lines in a log (not a terminal)', () => {
     ctx.close();
     expect(written.join('')).toBe('entities: 2/2 inputs\nrelations: 3/3 inputs\n');
   });
+
+  it('print the first training progress at once, then at most every 10 seconds', () => {
+    const written: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => written.push(s) > 0 } as unknown as NodeJS.WriteStream;
+    const now = vi.spyOn(performance, 'now');
+    try {
+      const ctx = cliContext(stream);
+      const progress = (step: number, at: number): void => {
+        now.mockReturnValue(at);
+        ctx.emit({ type: 'progress', epoch: 1, step, totalSteps: 10, loss: 1, lr: 1e-4, stepsPerSec: 2, etaSec: 5, device: 'cpu' });
+      };
+      progress(1, 2_000); // a process 2 s old: its first step
+      progress(2, 11_000);
+      progress(3, 12_500);
+      ctx.close();
+      expect(written.join('').split('\n').map((l) => /^epoch 1 \[[#-]+\] (\d+)\/10/.exec(l)?.[1])).toEqual(['1', '3', undefined]);
+    } finally {
+      now.mockRestore();
+    }
+  });
 });

@@ -45,7 +45,8 @@ export function cliContext(
 ): TaskContext & { close(): void; cancelled: boolean } {
   const tty = stream.isTTY === true;
   let onLine = false;
-  let lastPlain = 0;
+  // NOTE: performance.now() counts from the process's start: 0 held back the first line until it was 10 s old.
+  let lastPlain = -Infinity;
   let lastText = '';
   const shown = { error: 0, warning: 0 };
   const hidden = { error: 0, warning: 0 };
