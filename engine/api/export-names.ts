@@ -170,8 +170,9 @@ export function withheldModelCard(task: unknown, record: LineageRecord, metrics:
   if (metrics !== undefined && isTrainMetrics(metrics)) {
     const docs = (list: unknown): number =>
       (Array.isArray(list) ? list : []).reduce((n: number, f: unknown) => n + (isObject(f) && typeof f['documents'] === 'number' ? f['documents'] : 0), 0);
-    const datasets = record.entries.filter((e) => e.kind === 'fine-tune' && !isDevOnly(e)).length;
     const files = metrics.data.train.filter((f) => 'path' in f).length;
+    // A run of `benchtop train` records each of its files as a dataset too (engine/cli/model-export.ts).
+    const datasets = files > 0 ? 0 : record.entries.filter((e) => e.kind === 'fine-tune' && !isDevOnly(e)).length;
     const from = [datasets > 0 ? `${datasets} dataset${datasets === 1 ? '' : 's'}` : '', files > 0 ? `${files} file${files === 1 ? '' : 's'}` : ''].filter((s) => s !== '').join(' and ');
     const trainDocs = docs(metrics.data.train);
     const devDocs = docs(metrics.data.dev);

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { checkPresetNames, nearestName, StoppedError, UsageError, type Opts } from './args.ts';
 import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
 import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
+import { cmdModelExport } from './model-export.ts';
 import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
 import { commandHelp, COMMANDS, findCommand, unknownFlags, type CommandSpec } from './commands.ts';
 import { cmdServe, cmdStart } from '../serve/command.ts';
@@ -40,11 +41,11 @@ export const OPTIONS = {
   resume: { type: 'boolean' }, 'no-resume': { type: 'boolean' }, overwrite: { type: 'boolean' }, 'keep-finished': { type: 'boolean' },
   ...DISTILL_OPTIONS,
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' },
-  version: { type: 'boolean' },
+  version: { type: 'boolean' }, 'withhold-names': { type: 'boolean' }, onnx: { type: 'boolean' },
 } as const;
 
 /** Words a command takes after its name (the rest take only --options). */
-const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, train: 1, eval: 1 };
+const POSITIONAL_ARGS: Record<string, number> = { 'model inspect': 1, 'model export': 1, train: 1, eval: 1 };
 
 /**
  * A refusal of Node's parser in one line. A mistyped flag got Node's advice on positional
@@ -128,6 +129,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'serve') return await cmdServe(serveOpts);
     if (cmd === 'start') return await cmdStart(serveOpts);
     if (cmd === 'model' && rest[0] === 'inspect') cmdInspect(rest.slice(1), opts);
+    else if (cmd === 'model' && rest[0] === 'export') await cmdModelExport(rest.slice(1), opts);
     // Stopped by Ctrl-C, SIGTERM or SIGHUP, these write nothing (they left a hidden temp file).
     else if (cmd === 'init-model') await withStopSignals((stop) => cmdInitModel(opts, stop));
     else if (cmd === 'forward') await withStopSignals((stop) => cmdForward(opts, stop));

@@ -12,7 +12,7 @@ import { UsageError, type Opts } from './args.ts';
 import type { CommandSpec, FlagSpec } from './commands.ts';
 
 /** Placeholders of a flag that takes one path, and of one that takes a comma-separated list. */
-const ONE_PATH = /^(DIR|FILE|PATH|FILE_OR_FOLDER|[A-Z]+\.[a-z]+)$/;
+const ONE_PATH = /^(DIR|OUT|FILE|PATH|FILE_OR_FOLDER|[A-Z]+\.[a-z]+)$/;
 const PATH_LIST = /^(PATH\[,…\]|SOURCES)$/;
 
 /** Whether the flag takes a path ('one'), a comma-separated list of them ('list'), or none. */
@@ -42,7 +42,7 @@ function expandOne(p: string, flag: string, home?: string): string {
 
 /**
  * `opts` and `positionals` with `~` expanded in every path the command takes: its path flags
- * (each source of a comma-separated list) and the folder `model inspect` names.
+ * (each source of a comma-separated list) and the folder `model inspect` and `model export` name.
  */
 export function expandPathArgs(
   spec: CommandSpec,
@@ -68,8 +68,8 @@ export function expandPathArgs(
             })
             .join(',');
   }
-  const at = spec.name === 'model inspect' ? 2 : -1;
+  const at = spec.name === 'model inspect' || spec.name === 'model export' ? 2 : -1;
   const args = [...positionals];
-  if (at >= 0 && args[at] !== undefined) args[at] = expandOne(args[at], 'model inspect', home);
+  if (at >= 0 && args[at] !== undefined) args[at] = expandOne(args[at], spec.name, home);
   return { opts: out, positionals: args };
 }
