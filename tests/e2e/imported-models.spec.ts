@@ -6,18 +6,17 @@
 // logits. Broken folders (a shard missing, an index naming a tensor its shard lacks, an added
 // token past vocab_size) are refused on screen naming the file, and leave nothing in the library.
 // The folders are built from the bert-token-classification golden in the suite's temp folder.
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DECODER, GOLDEN, flags, widenedGolden, withDecoder, withLegacyFiles, writeGoldenFolder } from '../../engine/checkpoints/added-token-test-folders.ts';
 import { loadHfFolder } from '../../engine/checkpoints/hf-folder.ts';
 import { writeShardedCheckpoint } from '../../engine/checkpoints/test-helpers.ts';
+import { cmdForward } from '../../engine/cli/model-commands.ts';
+import { predict } from '../../engine/tasks/predict-task.ts';
 import { apiCall } from './api-client.ts';
 import { type App, ROOT, focusLog, launchDemoApp, recordFocus, screenshot } from './fixtures.ts';
 
-const run = promisify(execFile);
 const CAVEAT = 'Check it was not built from private notes before sharing this model';
 const STUDENT = join(ROOT, 'resources', 'models', 'default-student');
 const TOKENIZER_FILES = ['config.json', 'vocab.txt', 'tokenizer_config.json', 'special_tokens_map.json'];
@@ -75,24 +74,17 @@ afterAll(async () => {
 });
 
 /**
- * Runs the CLI; returns its stdout, failing the test with its stderr (predict's progress aside).
- * Not spawnSync: the server runs in this process, and a blocked event loop let it close a kept-alive
- * connection just as the next API call reused it (ECONNRESET).
+ * Logits of the model folder `dir` on the goldens' inputs, flattened: `benchtop forward`'s own
+ * command, run in this process (a CLI process per model spent most of this suite's time starting
+ * tsx and onnxruntime).
  */
-async function cli(...args: string[]): Promise<string> {
-  const r = await run(process.execPath, ['bin/benchtop.js', ...args], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.stderr.replace(/^entities: .*\n/gm, ''), args.join(' ')).toBe('');
-  return r.stdout;
-}
-
-/** Logits of the model folder `dir` on the goldens' inputs (CLI forward), flattened. */
 async function forwardLogits(dir: string, name: string): Promise<number[]> {
   const meta = JSON.parse(readFileSync(join(GOLDEN, 'goldens.json'), 'utf8')) as { inputs: Record<string, unknown> };
   const { input_ids, attention_mask, token_type_ids } = meta.inputs;
   const inFile = join(app.tmp, `${name}.in.json`);
   const outFile = join(app.tmp, `${name}.out.json`);
   writeFileSync(inFile, JSON.stringify({ input_ids, attention_mask, token_type_ids }));
-  await cli('forward', '--model', dir, '--inputs', inFile, '--out', outFile);
+  await cmdForward({ model: dir, inputs: inFile, out: outFile });
   return (JSON.parse(readFileSync(outFile, 'utf8')) as { logits: number[][][] }).logits.flat(2);
 }
 
@@ -232,9 +224,11 @@ describe('Models: imported Hugging Face folders from end to end', () => {
       expect(await forwardLogits(out, `${trained}-export`)).toEqual(await forwardLogits(library, trained));
       const text = join(app.tmp, 'notes.txt');
       writeFileSync(text, 'The <e1> BRCA1 </e1> variant of @GENE$ causes breast cancer in <e2> women </e2>.\n');
+      // What `benchtop predict --format jsonl` writes (its task, run in this process), warning of nothing.
       const predicted = async (dir: string, name: string): Promise<string> => {
         const file = join(app.tmp, `${name}.jsonl`);
-        await cli('predict', '--model', dir, '--input', text, '--out', file, '--format', 'jsonl');
+        const r = await predict({ model: dir, input: text, out: file, format: 'jsonl' });
+        expect(r.issues, name).toEqual([]);
         return readFileSync(file, 'utf8');
       };
       expect(await predicted(out, `${trained}-export`)).toBe(await predicted(library, trained));
