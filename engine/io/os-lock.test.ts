@@ -93,27 +93,34 @@ describe('tryOsLock', () => {
 
   it('gives a lock left by a killed holder to exactly one of several processes starting at once', async () => {
     const contenders = 6;
-    for (let round = 0; round < 3; round++) {
-      const file = path.join(tmp, `race-${round}.lock`);
-      const go = path.join(tmp, `go-${round}`);
-      const left = child(`lock.tryOsLock(${JSON.stringify(file)}, { removable: true }); console.log('held'); setInterval(() => {}, 1000);`);
-      await left.output(/held/);
-      await killed(left.proc);
-      const runs = Array.from({ length: contenders }, () =>
-        child(`import { existsSync } from 'node:fs';
-          console.log('ready');
-          while (!existsSync(${JSON.stringify(go)}));
-          console.log(lock.tryOsLock(${JSON.stringify(file)}, { removable: true }) ? 'won' : 'busy');
-          setInterval(() => {}, 1000);`),
-      );
-      try {
-        await Promise.all(runs.map((r) => r.output(/ready/)));
-        writeFileSync(go, '');
-        const results = await Promise.all(runs.map((r) => r.output(/won|busy/)));
-        expect(results.filter((r) => r === 'won')).toHaveLength(1);
-      } finally {
-        await Promise.all(runs.map((r) => killed(r.proc)));
+    const rounds = 3;
+    const lockOf = (round: number): string => path.join(tmp, `race-${round}.lock`);
+    const goOf = (round: number): string => path.join(tmp, `go-${round}`);
+    // The same contenders take part in every round (a round's winner keeps its lock); between
+    // rounds they wait for the go file a millisecond at a time, not spinning while the others start.
+    const runs = Array.from({ length: contenders }, () =>
+      child(`import { existsSync } from 'node:fs';
+        const pause = new Int32Array(new SharedArrayBuffer(4));
+        for (let round = 0; round < ${rounds}; round++) {
+          const go = ${JSON.stringify(goOf(0).slice(0, -1))} + round;
+          console.log('ready ' + round);
+          while (!existsSync(go)) Atomics.wait(pause, 0, 0, 1);
+          console.log((lock.tryOsLock(${JSON.stringify(lockOf(0).slice(0, -'0.lock'.length))} + round + '.lock', { removable: true }) ? 'won ' : 'busy ') + round);
+        }
+        setInterval(() => {}, 1000);`),
+    );
+    try {
+      for (let round = 0; round < rounds; round++) {
+        const left = child(`lock.tryOsLock(${JSON.stringify(lockOf(round))}, { removable: true }); console.log('held'); setInterval(() => {}, 1000);`);
+        await left.output(/held/);
+        await killed(left.proc);
+        await Promise.all(runs.map((r) => r.output(new RegExp(`ready ${round}`))));
+        writeFileSync(goOf(round), '');
+        const results = await Promise.all(runs.map((r) => r.output(new RegExp(`(won|busy) ${round}`))));
+        expect(results.filter((r) => r.startsWith('won')), `round ${round}`).toHaveLength(1);
       }
+    } finally {
+      await Promise.all(runs.map((r) => killed(r.proc)));
     }
   }, 120_000);
 
