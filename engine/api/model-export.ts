@@ -18,6 +18,7 @@ import { isAlive } from '../io/pid-lock.ts';
 import { worsePhiStatus } from '../store/lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
 import { standaloneOnnx } from '../train/graphs.ts';
+import { CancelledError } from '../tasks/batching.ts';
 import type { Args } from './contract.ts';
 import type { ApiContext } from './context.ts';
 import type { ModelExportReport } from './dto.ts';
@@ -71,6 +72,12 @@ export interface ExportOptions {
   withholdNames: boolean;
   /** `message` follows "OUTPATH: " when the target is inside `dir`. */
   forbidden: { dir: string; message: string }[];
+  /** Set (by Ctrl-C in the CLI): the export stops between files and undoes all (CancelledError). */
+  stop?: { cancelled: boolean };
+}
+
+function throwIfStopped(stop: ExportOptions['stop']): void {
+  if (stop?.cancelled === true) throw new CancelledError();
 }
 
 /** `p` with symbolic links resolved as far as it exists (the rest appended as given). */
@@ -195,7 +202,7 @@ async function ownRecord(dir: string): Promise<LineageRecord | undefined> {
 async function stageFiles(
   source: Source,
   staging: string,
-  { includeOnnx, withholdNames }: { includeOnnx: boolean; withholdNames: boolean },
+  { includeOnnx, withholdNames, stop }: Pick<ExportOptions, 'includeOnnx' | 'withholdNames' | 'stop'>,
 ): Promise<{ files: string[]; phiStatus: PhiStatus }> {
   const present = new Set(await readdir(source.dir));
   const weights = WEIGHTS.find((w) => present.has(w));
@@ -203,6 +210,7 @@ async function stageFiles(
     throw new ApiError('not-found', `The weights of “${source.name}” are missing from its folder (${source.dir}); it cannot be exported.`);
   const names = [weights, ...COMPANIONS.filter((f) => present.has(f))];
   for (const f of names) {
+    throwIfStopped(stop);
     checkModelFile(join(source.dir, f), f === weights ? 'weights' : 'text');
     await copyFile(join(source.dir, f), join(staging, f)).catch((err: unknown) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -221,8 +229,10 @@ async function stageFiles(
   else if (await addPrivacySection(join(staging, 'README.md'), source, record)) names.push('README.md');
   // The copy must load as a model (a damaged library folder is not exported as if whole), and
   // the .onnx is built from it: it holds exactly the weights exported beside it.
+  throwIfStopped(stop);
   const m = loadCopy(staging, source.dir);
   if (includeOnnx) {
+    throwIfStopped(stop);
     await writeFile(join(staging, 'model.onnx'), standaloneOnnx(m.config, m.weights).bytes);
     names.push('model.onnx');
   }
@@ -319,6 +329,7 @@ async function exportInto(out: string, source: Source, args: ExportOptions): Pro
     await mkdir(staging);
     const { files, phiStatus } = await stageFiles(source, staging, args);
     // Something may have appeared since the check (another export to the same place).
+    throwIfStopped(args.stop);
     const clash = files.find((f) => existsSync(join(out, f)));
     if (clash !== undefined)
       throw new ApiError('conflict', `${args.outPath}: ${clash} appeared there while exporting; nothing was exported. Choose a new or empty folder.`);

@@ -133,7 +133,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     notes: [
       'Copies the weights, config.json, the vocabulary and tokenizer files, README.md, training_card.md and',
       'metrics.json, and writes lineage.json anew (private-fingerprints.bin and checkpoint/ stay behind). The files',
-      'are written to a hidden folder inside OUT and moved in only when all are: a failure leaves nothing.',
+      'are written to a hidden folder inside OUT and moved in only when all are: a failure or Ctrl-C leaves nothing.',
       "lineage.json says whether the model learned from patient data: the folder's own lineage.json (distill,",
       'pretrain, init-model), else, for a model `benchtop train` made, its training and dev data, which count as',
       'PHI (the command line cannot know they held none), else PHI status unknown.',

@@ -129,7 +129,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'serve') return await cmdServe(serveOpts);
     if (cmd === 'start') return await cmdStart(serveOpts);
     if (cmd === 'model' && rest[0] === 'inspect') cmdInspect(rest.slice(1), opts);
-    else if (cmd === 'model' && rest[0] === 'export') await cmdModelExport(rest.slice(1), opts);
+    else if (cmd === 'model' && rest[0] === 'export') await withStopSignals((stop) => cmdModelExport(rest.slice(1), opts, stop));
     // Stopped by Ctrl-C, SIGTERM or SIGHUP, these write nothing (they left a hidden temp file).
     else if (cmd === 'init-model') await withStopSignals((stop) => cmdInitModel(opts, stop));
     else if (cmd === 'forward') await withStopSignals((stop) => cmdForward(opts, stop));

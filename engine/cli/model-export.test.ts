@@ -117,6 +117,17 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
     expect(existsSync(inside)).toBe(false);
   }, 30_000);
 
+  it('stopped by Ctrl-C, removes what it wrote and exits with 130', async () => {
+    const out = path.join(dir, 'stopped');
+    // The command runs up to its first wait (making OUT) before the signal comes.
+    const running = cli(['model', 'export', model, '--out', out, '--withhold-names']);
+    process.emit('SIGINT', 'SIGINT');
+    const r = await running;
+    expect(r).toMatchObject({ code: 130, errors: 'benchtop: stopped; nothing was written' });
+    expect(existsSync(out)).toBe(false);
+    expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+
   it.runIf(canMount)(`names OUT on a full disk and leaves nothing on it${why}`, () => {
     const mnt = path.join(dir, 'mnt');
     // A 10 MB disk: the weights (17 MB) do not fit.

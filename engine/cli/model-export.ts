@@ -11,6 +11,7 @@ import { loadHfFolder } from '../checkpoints/hf-folder.ts';
 import { type LineageEntry, type LineageRecord, lineageRecord } from '../distill/lineage.ts';
 import { folderVocabulary } from '../distill/vocab-origin.ts';
 import { requireString, UsageError, type Opts } from './args.ts';
+import type { StopFlag } from './stoppable-write.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -76,7 +77,7 @@ export function folderRecord(dir: string, name: string): LineageRecord {
 }
 
 /** `benchtop model export DIR --out OUT [--withhold-names] [--onnx]`. */
-export async function cmdModelExport(positionals: string[], opts: Opts): Promise<void> {
+export async function cmdModelExport(positionals: string[], opts: Opts, stop: StopFlag = { cancelled: false }): Promise<void> {
   const dir = positionals[0];
   if (dir === undefined || dir === '') throw new UsageError('usage: benchtop model export DIR --out OUT [--withhold-names] [--onnx]');
   const out = requireString(opts, 'out');
@@ -90,7 +91,7 @@ export async function cmdModelExport(positionals: string[], opts: Opts): Promise
   const name = path.basename(full);
   const source: ExportSource = { dir: full, name, record: folderRecord(full, name) };
   const withholdNames = opts['withhold-names'] === true;
-  const report = await exportFolder(source, { outPath: path.resolve(out), includeOnnx: opts['onnx'] === true, withholdNames, forbidden: [] });
+  const report = await exportFolder(source, { outPath: path.resolve(out), includeOnnx: opts['onnx'] === true, withholdNames, forbidden: [], stop });
   console.log(`exported ${dir} to ${out}: ${report.files.join(', ')}`);
-  console.log(`lineage.json: ${report.phiStatus}${withholdNames ? '; names and paths of what it learned from withheld' : '; it and metrics.json name the data it learned from (--withhold-names leaves them out)'}`);
+  console.log(`lineage.json: ${report.phiStatus}${withholdNames ? '; names and paths of what it learned from withheld' : '; the names and paths of what it learned from are kept (--withhold-names leaves them out)'}`);
 }
