@@ -92,12 +92,15 @@ describe.skipIf(!HAS_DATA)('streaming a large CoNLL file', () => {
   });
 
   it('reports bad lines and repaired tags with their line numbers, with CRLF and Windows-1252 too', async () => {
-    const lines = bigConll(1).split('\n');
+    // The first 1.8 MB (to the sentence end after line 205,000): past every line changed below, in several chunks.
+    const all = bigConll(1).split('\n');
+    const lines = all.slice(0, all.indexOf('', 205_000) + 1);
     lines.splice(100_000, 0, 'lonely-token', 'heart\tX-Disease');
     lines.splice(150_000, 0, 'attack\tI-Disease');
     // Unnamed documents are named after the file, numbered from the second on.
     lines.splice(200_000, 0, '-DOCSTART-', '', 'An\tO', '');
     const withErrors = lines.join('\n');
+    expect(withErrors.length).toBeGreaterThan(STREAM_FROM_BYTES);
     const streamed = await expectSameAsWhole('errors.conll', withErrors, 'conll');
     expect(streamed.issues?.map((i) => [i.line, i.severity, i.message])).toEqual([
       [100_001, 'error', 'line without a tag; token kept as O'],
@@ -105,7 +108,8 @@ describe.skipIf(!HAS_DATA)('streaming a large CoNLL file', () => {
       [150_001, 'warning', '1 I-/E- tags that did not continue an entity were repaired to B-/S-'],
     ]);
     expect(streamed.documents.map((d) => d.id)).toContain('errors-3');
-    await expectSameAsWhole('crlf.conll', withErrors.replace(/\n/g, '\r\n'), 'conll');
+    const crlf = await expectSameAsWhole('crlf.conll', withErrors.replace(/\n/g, '\r\n'), 'conll');
+    expect(crlf.issues?.map((i) => i.line)).toEqual([100_001, 100_002, 150_001]);
     const latin = Buffer.from(withErrors, 'latin1');
     latin[400_000] = 0xe9; // é in Windows-1252; not valid UTF-8 alone
     const w1252 = await expectSameAsWhole('latin.conll', latin, 'conll');
