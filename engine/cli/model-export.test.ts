@@ -3,7 +3,7 @@
 // any byte of any file, yet loads and computes the same logits; without the flag its record
 // keeps them. Refusals (and a full disk) print one line and leave OUT as it was.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineProcessEnv } from '../runtime/process-env.ts';
@@ -91,7 +91,7 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
     expect(existsSync(path.join(out, 'model.onnx'))).toBe(false);
   }, 30_000);
 
-  it('refuses a non-empty OUT, a folder that is not a model and OUT inside DIR in one line, leaving OUT as it was', async () => {
+  it('refuses a non-empty OUT, a folder that is not a model, sharded weights and OUT inside DIR in one line, leaving OUT as it was', async () => {
     const busy = path.join(dir, 'busy');
     mkdirSync(busy);
     writeFileSync(path.join(busy, 'notes.txt'), 'mine');
@@ -108,6 +108,20 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
     expect(notModel.code).toBe(1);
     expect(notModel.errors).toMatch(/^benchtop: error: .*config\.json: missing: a Hugging Face model folder needs config\.json/);
     expect(notModel.errors).not.toContain('\n');
+    expect(existsSync(fresh)).toBe(false);
+
+    // A sharded checkpoint (the export copies one weights file): its index and one shard.
+    const sharded = path.join(dir, 'sharded');
+    mkdirSync(sharded);
+    for (const f of ['config.json', 'vocab.txt', 'tokenizer_config.json']) copyFileSync(path.join(model, f), path.join(sharded, f));
+    const weights = readFileSync(path.join(model, 'model.safetensors'));
+    copyFileSync(path.join(model, 'model.safetensors'), path.join(sharded, 'model-00001-of-00001.safetensors'));
+    const header = JSON.parse(weights.subarray(8, 8 + Number(weights.readBigUInt64LE(0))).toString('utf8')) as Record<string, unknown>;
+    const weightMap = Object.fromEntries(Object.keys(header).filter((k) => k !== '__metadata__').map((k) => [k, 'model-00001-of-00001.safetensors']));
+    writeFileSync(path.join(sharded, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+    const shards = await cli(['model', 'export', sharded, '--out', fresh]);
+    expect(shards.code).toBe(1);
+    expect(shards.errors).toBe(`benchtop: error: ${sharded}: its weights are split into shards (model.safetensors.index.json); model export copies single-file weights (model.safetensors or pytorch_model.bin) only`);
     expect(existsSync(fresh)).toBe(false);
 
     const inside = path.join(model, 'export');

@@ -86,7 +86,7 @@ export async function cmdModelExport(positionals: string[], opts: Opts, stop: St
   const isSharded = m.shards.length > 0;
   m.weights.clear();
   if (isSharded)
-    throw new UsageError(`${dir}: its weights are split into shards (${path.basename(m.weightsFile)}); model export copies single-file weights (model.safetensors or pytorch_model.bin) only`);
+    throw new Error(`${dir}: its weights are split into shards (${path.basename(m.weightsFile)}); model export copies single-file weights (model.safetensors or pytorch_model.bin) only`);
   const full = path.resolve(dir);
   const name = path.basename(full);
   const source: ExportSource = { dir: full, name, record: folderRecord(full, name) };
