@@ -124,7 +124,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'model export',
     usage: 'benchtop model export DIR --out OUT [--withhold-names] [--onnx]',
-    summary: 'copy a model folder to share: its files, and a lineage.json saying whether it learned from patient data',
+    summary: 'copy a model folder to share, with a lineage.json saying whether it learned from patient data; --withhold-names leaves out the names and paths of its data and sources (weights, labels, scores and hashes stay)',
     flags: [
       f('out', 'OUT', 'the new or empty folder to write (required; not inside DIR)'),
       f('withhold-names', undefined, 'leave out the names and paths of the data, datasets and models it learned from (see below)'),

@@ -164,5 +164,6 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
     expect(help.output).toMatch(/What stays: the weights, vocabulary, labels, settings and scores/);
     const all = await cli(['help']);
     expect(all.output).toContain('benchtop model export DIR --out OUT [--withhold-names] [--onnx]');
+    expect(all.output).toContain('--withhold-names leaves out the names and paths of its data and sources (weights, labels, scores and hashes stay)');
   });
 });
