@@ -1,6 +1,7 @@
 // Handler tests of the long-running work on a tiny preset (small-2L-128, a few steps): train
 // start → progress → finished → model registered with lineage; cancel and resume, also after a
 // restart; predictions saved as suggestions; evaluation with errors; distillation PHI status.
+// Start again from a run's document snapshot (no checkpoint) is training-restart.test.ts's.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,17 +70,20 @@ beforeAll(() => {
 afterAll(() => {
   vi.unstubAllEnvs();
 });
-beforeEach(() => {
+function openFresh(): void {
   dir = mkdtempSync(join(tmpdir(), 'benchtop-train-api-'));
   events = [];
   open();
-});
-afterEach(async () => {
+}
+async function closeAndRemove(): Promise<void> {
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}
 
 describe('training through the API', () => {
+  beforeEach(openFresh);
+  afterEach(closeAndRemove);
+
   it('trains a tiny model, streams progress and registers it with lineage', async () => {
     const options = await call('train:get-options', {});
     expect(options.hasPresetVocabulary).toBe(true);
@@ -168,7 +172,9 @@ describe('training through the API', () => {
   });
 
   it('cancels with a checkpoint, resumes, and resumes a run interrupted by a restart', async () => {
-    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
+    // 20 steps (4 epochs of the demo notes, each ending in an evaluation and a checkpoint): more
+    // than the few a cancel lets through, and few enough for the last resume to run to the end.
+    const runId = await trainTiny({ maxSteps: 20, epochs: 200 });
     await next('train:progress', (p) => p.runId === runId);
     await expect(trainTiny()).rejects.toThrow(/Another training run is in progress \(“.+” in project “Demo: clinical notes”, on its Train screen\)/);
     await call('train:cancel', { runId });
@@ -192,23 +198,8 @@ describe('training through the API', () => {
     expect(done.status).toBe('completed');
     const metrics = await call('train:get-metrics', { runId });
     expect(metrics.loss.at(-1)!.step).toBeGreaterThan(metrics.loss[0]!.step);
+    expect(metrics.loss.at(-1)!.step, 'the resumed run went on to its last step').toBe(20);
   }, 240_000);
-
-  it('starts a run again from its document snapshot when it stopped before its first checkpoint', async () => {
-    const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
-    await next('train:progress', (p) => p.runId === runId && p.step >= 3);
-    await call('train:cancel', { runId });
-    await next('train:finished', (p) => p.runId === runId);
-    rmSync(join(dir, 'runs', runId, 'out', 'checkpoint'), { recursive: true, force: true }); // as if killed before one
-    const { projectId } = await demo();
-    expect((await call('train:list-runs', { projectId })).find((r) => r.id === runId)).toMatchObject({ canResume: false, canRestart: true });
-    events = [];
-    await call('train:resume', { runId });
-    const first = await next('train:progress', (p) => p.runId === runId);
-    expect(first.step).toBe(1); // from the start, not from where it was stopped
-    await call('train:cancel', { runId });
-    await next('train:finished', (p) => p.runId === runId);
-  }, 120_000);
 
   it('fails a Continue from a damaged checkpoint once, keeps the checkpoint aside and offers Start again', async () => {
     const runId = await trainTiny({ maxSteps: 400, epochs: 200 });
@@ -270,32 +261,66 @@ describe('training through the API', () => {
     await expect(call('train:discard', { runId: 'no-such-run' })).rejects.toThrow(/^not-found/);
   }, 120_000);
 
-  it('removes a run from the list with its curves and checkpoint, never a running one; its model stays', async () => {
-    const running = await trainTiny({ maxSteps: 400, epochs: 200 });
-    await next('train:progress', (p) => p.runId === running);
-    await expect(call('train:remove', { runId: running })).rejects.toThrow(/^conflict: This run is in progress; stop it first, then remove it/);
-    await call('train:cancel', { runId: running });
-    await next('train:finished', (p) => p.runId === running);
-    expect(existsSync(join(dir, 'runs', running, 'out', 'checkpoint'))).toBe(true);
-    expect(await call('train:remove', { runId: running })).toEqual({ isRemoved: true });
-    expect(existsSync(join(dir, 'runs', running))).toBe(false);
-
-    const finished = await trainTiny({ maxSteps: 2 });
-    const { modelId } = await next('train:finished', (p) => p.runId === finished);
-    expect(await call('train:remove', { runId: finished })).toEqual({ isRemoved: true });
+  it('distils a PHI-trained teacher into a student whose gradients saw no PHI', async () => {
     const { projectId } = await demo();
-    const ids = (await call('train:list-runs', { projectId })).map((r) => r.id);
-    expect(ids).not.toContain(running);
-    expect(ids).not.toContain(finished);
-    expect((await call('models:list', {})).map((m) => m.id)).toContain(modelId);
-    await expect(call('train:get-metrics', { runId: finished })).rejects.toThrow(/^not-found/);
-    await expect(call('train:remove', { runId: finished })).rejects.toThrow(/^not-found: That run no longer exists/);
-  }, 120_000);
+    const file = join(dir, 'private.txt');
+    const note = 'Patient given aspirin for migraine.';
+    writeFileSync(
+      file,
+      `1|t|${note}\n1|a|No further findings.\n1\t14\t21\taspirin\tChemical\t-\n1\t26\t34\tmigraine\tDisease\t-\n\n` +
+        `2|t|${note}\n2|a|Migraine again.\n2\t26\t34\tmigraine\tDisease\t-\n\n`,
+    );
+    const imported = await call('documents:import', { projectId, path: file, containsPhi: true });
+    const teacherRun = await trainTiny({ datasetIds: [imported.datasetId!], maxSteps: 2 });
+    const teacher = await next('train:finished', (p) => p.runId === teacherRun);
+    expect(teacher.status).toBe('completed');
+    const models = await call('models:list', {});
+    const teacherModel = models.find((m) => m.id === teacher.modelId)!;
+    expect(teacherModel.phiStatus).toBe('trained-on-phi');
+    const teacherRecord = JSON.parse(readFileSync(join(dir, teacherModel.path, 'lineage.json'), 'utf8')) as LineageRecord;
+    expect(teacherRecord.phi_status).toBe('trained-on-phi');
+    expect(teacherRecord.statement).toMatch(/^trained on PHI/);
+    expect(teacherRecord.entries.find((e) => e.kind === 'fine-tune')).toMatchObject({ containsPhi: true, gradients: true });
 
-  it('saves predictions as suggestions and evaluates with click-through errors', async () => {
+    // A folder of the user's text is recorded as free of patient information only when declared so.
+    const own: Args<'distill:start'> = { projectId, task: 'ner', teacherModelId: teacher.modelId!, studentPreset: 'small-2L-128', transfer: ['random', dir], steps: 2 };
+    await expect(call('distill:start', own)).rejects.toThrow(/^invalid: Confirm that your transfer text holds no patient information/);
+    await expect(call('distill:start', { ...own, transferIsFreeOfPhi: false })).rejects.toThrow(/^invalid: Confirm/);
+    const { runId } = await call('distill:start', {
+      projectId,
+      task: 'ner',
+      teacherModelId: teacher.modelId!,
+      studentPreset: 'small-2L-128',
+      transfer: ['random'],
+      steps: 2,
+    });
+    const done = await next('train:finished', (p) => p.runId === runId, 150_000);
+    expect(done).toMatchObject({ status: 'completed' });
+    const student = (await call('models:list', {})).find((m) => m.id === done.modelId)!;
+    expect(student.phiStatus).toBe('distilled-from-phi-teacher');
+    expect(existsSync(join(dir, student.path, 'checkpoint'))).toBe(false);
+    const lineage = await call('models:get-lineage', { modelId: student.id });
+    expect(lineage.entries.filter((e) => e.path === 'direct').map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['teacher', 'distill-transfer']),
+    );
+    const runs = await call('train:list-runs', { projectId });
+    expect(runs.find((r) => r.id === runId)).toMatchObject({ kind: 'distill' });
+  }, 240_000);
+});
+
+// Tests that only read a trained entity model share one (the run's own claims are asserted once).
+describe('with an entity model overfit on the demo notes', () => {
+  let overfit: Events['train:finished'];
+  beforeAll(async () => {
+    openFresh();
     // A high learning rate overfits the three annotated demo notes: the model then finds entities.
     const runId = await trainTiny({ maxSteps: 120, epochs: 500, lr: 0.005 });
-    const { modelId } = await next('train:finished', (p) => p.runId === runId);
+    overfit = await next('train:finished', (p) => p.runId === runId);
+  }, 120_000);
+  afterAll(closeAndRemove);
+
+  it('saves predictions as suggestions and evaluates with click-through errors', async () => {
+    const { runId, modelId } = overfit;
     const { projectId, datasetId } = await demo();
     const runInfo = (await call('train:list-runs', { projectId })).find((r) => r.id === runId);
     // Dev F1 (measured each epoch) stops improving long before 120 steps; the run says so.
@@ -347,8 +372,7 @@ describe('training through the API', () => {
   }, 120_000);
 
   it('trains a relation model and predicts entities and relations with both models', async () => {
-    const nerRun = await trainTiny();
-    const ner = await next('train:finished', (p) => p.runId === nerRun);
+    const ner = overfit;
     const reRun = await trainTiny({ task: 're' });
     const re = await next('train:finished', (p) => p.runId === reRun);
     expect(re.status).toBe('completed');
@@ -366,49 +390,25 @@ describe('training through the API', () => {
     expect((await next('run:finished', (p) => p.jobId === jobId)).status).toBe('completed');
   }, 120_000);
 
-  it('distils a PHI-trained teacher into a student whose gradients saw no PHI', async () => {
-    const { projectId } = await demo();
-    const file = join(dir, 'private.txt');
-    const note = 'Patient given aspirin for migraine.';
-    writeFileSync(
-      file,
-      `1|t|${note}\n1|a|No further findings.\n1\t14\t21\taspirin\tChemical\t-\n1\t26\t34\tmigraine\tDisease\t-\n\n` +
-        `2|t|${note}\n2|a|Migraine again.\n2\t26\t34\tmigraine\tDisease\t-\n\n`,
-    );
-    const imported = await call('documents:import', { projectId, path: file, containsPhi: true });
-    const teacherRun = await trainTiny({ datasetIds: [imported.datasetId!], maxSteps: 2 });
-    const teacher = await next('train:finished', (p) => p.runId === teacherRun);
-    expect(teacher.status).toBe('completed');
-    const models = await call('models:list', {});
-    const teacherModel = models.find((m) => m.id === teacher.modelId)!;
-    expect(teacherModel.phiStatus).toBe('trained-on-phi');
-    const teacherRecord = JSON.parse(readFileSync(join(dir, teacherModel.path, 'lineage.json'), 'utf8')) as LineageRecord;
-    expect(teacherRecord.phi_status).toBe('trained-on-phi');
-    expect(teacherRecord.statement).toMatch(/^trained on PHI/);
-    expect(teacherRecord.entries.find((e) => e.kind === 'fine-tune')).toMatchObject({ containsPhi: true, gradients: true });
+  // Last here: it removes the shared run (the tests above read it).
+  it('removes a run from the list with its curves and checkpoint, never a running one; its model stays', async () => {
+    const running = await trainTiny({ maxSteps: 400, epochs: 200 });
+    await next('train:progress', (p) => p.runId === running);
+    await expect(call('train:remove', { runId: running })).rejects.toThrow(/^conflict: This run is in progress; stop it first, then remove it/);
+    await call('train:cancel', { runId: running });
+    await next('train:finished', (p) => p.runId === running);
+    expect(existsSync(join(dir, 'runs', running, 'out', 'checkpoint'))).toBe(true);
+    expect(await call('train:remove', { runId: running })).toEqual({ isRemoved: true });
+    expect(existsSync(join(dir, 'runs', running))).toBe(false);
 
-    // A folder of the user's text is recorded as free of patient information only when declared so.
-    const own: Args<'distill:start'> = { projectId, task: 'ner', teacherModelId: teacher.modelId!, studentPreset: 'small-2L-128', transfer: ['random', dir], steps: 2 };
-    await expect(call('distill:start', own)).rejects.toThrow(/^invalid: Confirm that your transfer text holds no patient information/);
-    await expect(call('distill:start', { ...own, transferIsFreeOfPhi: false })).rejects.toThrow(/^invalid: Confirm/);
-    const { runId } = await call('distill:start', {
-      projectId,
-      task: 'ner',
-      teacherModelId: teacher.modelId!,
-      studentPreset: 'small-2L-128',
-      transfer: ['random'],
-      steps: 2,
-    });
-    const done = await next('train:finished', (p) => p.runId === runId, 150_000);
-    expect(done).toMatchObject({ status: 'completed' });
-    const student = (await call('models:list', {})).find((m) => m.id === done.modelId)!;
-    expect(student.phiStatus).toBe('distilled-from-phi-teacher');
-    expect(existsSync(join(dir, student.path, 'checkpoint'))).toBe(false);
-    const lineage = await call('models:get-lineage', { modelId: student.id });
-    expect(lineage.entries.filter((e) => e.path === 'direct').map((e) => e.kind)).toEqual(
-      expect.arrayContaining(['teacher', 'distill-transfer']),
-    );
-    const runs = await call('train:list-runs', { projectId });
-    expect(runs.find((r) => r.id === runId)).toMatchObject({ kind: 'distill' });
-  }, 240_000);
+    const { runId: finished, modelId } = overfit;
+    expect(await call('train:remove', { runId: finished })).toEqual({ isRemoved: true });
+    const { projectId } = await demo();
+    const ids = (await call('train:list-runs', { projectId })).map((r) => r.id);
+    expect(ids).not.toContain(running);
+    expect(ids).not.toContain(finished);
+    expect((await call('models:list', {})).map((m) => m.id)).toContain(modelId);
+    await expect(call('train:get-metrics', { runId: finished })).rejects.toThrow(/^not-found/);
+    await expect(call('train:remove', { runId: finished })).rejects.toThrow(/^not-found: That run no longer exists/);
+  }, 120_000);
 });
