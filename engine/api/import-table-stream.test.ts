@@ -9,6 +9,7 @@ import { exportBiocXml } from '../formats/bioc-xml.ts';
 import { importPubtator } from '../formats/pubtator.ts';
 import { importPath } from '../formats/registry.ts';
 import { DATA_DIR, HAS_DATA } from '../formats/test-fixtures.ts';
+import type { Document } from '../formats/types.ts';
 import type { ImportProgress } from './dto.ts';
 import { type TestEngine, openTestEngine } from './test-engine.ts';
 
@@ -67,18 +68,19 @@ describe.skipIf(!HAS_DATA)('importing a large TSV or CoNLL file', () => {
     expect(report.entitiesAdded).toBe(5134);
   });
 
+  /** BC5CDR training and development abstracts, read once for both BioC tests (they only read them). */
+  let cdr: Document[] | undefined;
+  const cdrDocuments = (): Document[] =>
+    (cdr ??= ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
+      (n) => importPubtator(readFileSync(join(DATA_DIR, `documents/pubtator-bc5cdr/${n}.PubTator.txt`), 'utf8'), n).documents,
+    ));
+
   for (const [format, name, render] of [
     ['XML', 'cdr.xml', exportBiocXml],
     ['JSON', 'cdr.json', exportBiocJson],
   ] as const) {
     it(`BC5CDR abstracts as BioC ${format}: streamed in two passes, bytes rising to the size once`, async () => {
-      const docs = ['CDR_TrainingSet', 'CDR_DevelopmentSet'].flatMap(
-        (n) =>
-          importPubtator(
-            readFileSync(join(DATA_DIR, `documents/pubtator-bc5cdr/${n}.PubTator.txt`), 'utf8'),
-            n,
-          ).documents,
-      );
+      const docs = cdrDocuments();
       const text = render(docs).files[0]?.content ?? '';
       const { report, reading, size } = await importStreamed({ text }, name);
       const bytes = reading.map((p) => p.bytesRead);
