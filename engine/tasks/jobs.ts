@@ -7,20 +7,13 @@
 
 import { pathToFileURL } from 'node:url';
 import { fsErrorMessage } from '../cli/fs-error-message.ts';
-import { distill, type DistillArgs } from '../distill/task-distill.ts';
+import type { DistillArgs } from '../distill/task-distill.ts';
 import { writeRunFingerprints } from '../distill/fingerprint-file.ts';
-import { checkTransferNotPrivate, type NamedHash, type NamedText } from '../distill/transfer-guard.ts';
+import type { NamedHash, NamedText } from '../distill/transfer-guard.ts';
 import { startJob, type JobContext, type JobHandle } from '../runtime/jobs.ts';
 import { throttleInference, type TaskContext, type TaskEvent } from './events.ts';
-import {
-  evaluate,
-  predict,
-  type EvaluateArgs,
-  type EvaluateResult,
-  type PredictArgs,
-  type PredictResult,
-} from './predict-task.ts';
-import { train, type TrainArgs, type TrainResult } from './train-task.ts';
+import type { EvaluateArgs, EvaluateResult, PredictArgs, PredictResult } from './predict-task.ts';
+import type { TrainArgs, TrainResult } from './train-task.ts';
 
 export type {
   DistillArgs,
@@ -31,7 +24,15 @@ export type {
   TrainArgs,
   TrainResult,
 };
-export { distill };
+
+// NOTE: each task's modules are imported when a job needs them. The worker that writes a finished
+// run's fingerprints then does not load onnxruntime, the training stack and every document reader
+// first, which took about a second of CPU after every run under tsx (`benchtop start`, the tests).
+
+/** engine/distill/task-distill.ts's distill, loaded on first use. */
+export async function distill(args: DistillArgs, ctx?: TaskContext): Promise<TrainResult> {
+  return (await import('../distill/task-distill.ts')).distill(args, ctx);
+}
 
 /**
  * The transfer-text check of engine/distill/transfer-guard.ts, with the private texts and their
@@ -73,18 +74,18 @@ export async function run(
   }
 }
 
-function runTask(job: TaskJob, ctx: TaskContext): Promise<TrainResult | PredictResult | EvaluateResult | null> | null {
+async function runTask(job: TaskJob, ctx: TaskContext): Promise<TrainResult | PredictResult | EvaluateResult | null> {
   switch (job.kind) {
     case 'train':
-      return train(job.args, ctx);
+      return (await import('./train-task.ts')).train(job.args, ctx);
     case 'predict':
-      return predict(job.args, ctx);
+      return (await import('./predict-task.ts')).predict(job.args, ctx);
     case 'evaluate':
-      return evaluate(job.args, ctx);
+      return (await import('./predict-task.ts')).evaluate(job.args, ctx);
     case 'distill':
       return distill(job.args, ctx);
     case 'check-transfer':
-      checkTransferNotPrivate(job.args.transfer, job.args);
+      (await import('../distill/transfer-guard.ts')).checkTransferNotPrivate(job.args.transfer, job.args);
       return null;
     case 'record-fingerprints':
       writeRunFingerprints(job.args.runDir, job.args.out, job.args.written, job.args.startedFrom);
