@@ -11,6 +11,7 @@ import { loadHfFolder, saveHfFolder } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
 import { presetConfig } from '../model/config.ts';
 import { initWeights } from '../model/init.ts';
+import { writeTinyVocab } from '../pretrain/test-corpus.ts';
 import { DAMAGED_CHECKPOINT } from './checkpoint.ts';
 import { loadDocuments } from './data-load.ts';
 import type { TaskContext, TaskEvent } from './events.ts';
@@ -24,7 +25,7 @@ import {
   VOCAB,
   removeTempDirs,
 } from './test-helpers.ts';
-import { train, type TrainArgs } from './train-task.ts';
+import { train, type TrainArgs, type TrainResult } from './train-task.ts';
 import { automaticEpochs } from './train-defaults.ts';
 import type { TrainMetrics } from './train-report.ts';
 
@@ -49,6 +50,17 @@ function collect(cancelAfterSteps = Infinity): TaskContext & { events: TaskEvent
     },
     isCancelled: () => looping && ++checks > cancelAfterSteps,
   };
+}
+
+/**
+ * The first 8,000 entries of the BERT vocabulary (specials, characters, the commonest words and
+ * pieces) in `dir`: a fifth of the embedding table to initialise, save and checkpoint, for runs
+ * whose claims do not depend on what the model learns.
+ */
+function leadingVocab(dir: string): string {
+  const file = path.join(dir, 'vocab-8000.txt');
+  writeFileSync(file, `${readVocab(VOCAB).slice(0, 8000).join('\n')}\n`);
+  return file;
 }
 
 function readMetrics(dir: string): TrainMetrics {
@@ -140,22 +152,22 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
 
   it('stops early when dev F1 stops improving and reports the step it stopped at', async () => {
     // A learning rate too small to change any prediction: dev F1 is flat from the first
-    // evaluation, so with patience 1 the run stops at the second (step 10 of 56 planned).
+    // evaluation, so with patience 1 the run stops at the second (step 6 of 56 planned).
     const early = path.join(dir, 'early');
     const c = collect();
-    const r = await train(nerArgs({ out: early, lr: 1e-12, patience: 1, evalEvery: 5 }), c);
+    const r = await train(nerArgs({ out: early, lr: 1e-12, patience: 1, evalEvery: 3 }), c);
     expect(r.status).toBe('early-stopped');
     const m = readMetrics(early);
-    expect(m).toMatchObject({ status: 'early-stopped', steps: 10, total_steps: 56 });
-    expect(m.history.map((h) => h.step)).toEqual([5, 10]);
+    expect(m).toMatchObject({ status: 'early-stopped', steps: 6, total_steps: 56 });
+    expect(m.history.map((h) => h.step)).toEqual([3, 6]);
     // The last progress report is for the last step trained, whatever the throttling dropped.
     const progress = c.events.filter((e) => e.type === 'progress');
-    expect(progress.at(-1)).toMatchObject({ step: 10, totalSteps: 56, epoch: 1 });
+    expect(progress.at(-1)).toMatchObject({ step: 6, totalSteps: 56, epoch: 1 });
     // Patience running out on the last step the run was allowed is not an early stop.
     const capped = path.join(dir, 'capped');
-    const rc = await train(nerArgs({ out: capped, lr: 1e-12, patience: 1, evalEvery: 5, maxSteps: 10 }));
+    const rc = await train(nerArgs({ out: capped, lr: 1e-12, patience: 1, evalEvery: 1, maxSteps: 2 }));
     expect(rc.status).toBe('max-steps');
-    expect(readMetrics(capped)).toMatchObject({ status: 'max-steps', steps: 10 });
+    expect(readMetrics(capped)).toMatchObject({ status: 'max-steps', steps: 2 });
   });
 
   it('fine-tunes a folder: keeps a matching head, adds one to a masked-LM model', async () => {
@@ -166,7 +178,7 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
       batchSize: 16,
       maxLength: 64,
     };
-    const short = { ...common, epochs: 1, maxSteps: 2 };
+    const short = { ...common, epochs: 1, maxSteps: 1 };
     const again = await train({ ...short, model: out, out: path.join(dir, 'again') });
     expect(again.metrics?.model).toMatchObject({
       origin: path.basename(out), // the folder's name only: the card and metrics.json travel with the model
@@ -174,7 +186,8 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
       labels: ['O', 'B-Disease', 'I-Disease'],
     });
     const mlmDir = path.join(dir, 'mlm');
-    const config = presetConfig('small-2L-128', 'bert', 30522, [], 'masked-lm');
+    const mlmVocab = readVocab(leadingVocab(dir));
+    const config = presetConfig('small-2L-128', 'bert', mlmVocab.length, [], 'masked-lm');
     const tokenizer = {
       doLowerCase: true,
       stripAccents: null,
@@ -185,7 +198,7 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
     saveHfFolder(mlmDir, {
       config,
       weights: initWeights(config, 5),
-      vocab: readVocab(VOCAB),
+      vocab: mlmVocab,
       tokenizer,
     });
     const fromMlm = await train({ ...short, model: mlmDir, out: path.join(dir, 'from-mlm') });
@@ -233,7 +246,10 @@ describe.skipIf(!HAS_DATA)('NER training on NCBI-disease', () => {
 describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
   const dir = tempDir('resume');
   let base: TrainArgs;
+  /** For runs whose claims do not depend on what the model learns (see leadingVocab). */
+  let smallVocab = '';
   beforeAll(() => {
+    smallVocab = leadingVocab(dir);
     const trainFile = conllSubset(path.join(NCBI, 'train.tsv'), 300, 340, dir, 'train.tsv');
     const devFile = conllSubset(path.join(NCBI, 'devel.tsv'), 0, 16, dir, 'dev.tsv');
     base = {
@@ -252,8 +268,12 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
     };
   });
 
+  /** The uninterrupted run (dropout on) that both resume-equivalence tests compare with, trained once. */
+  let uninterrupted: Promise<TrainResult> | undefined;
+  const wholeRun = (): Promise<TrainResult> => (uninterrupted ??= train({ ...base, out: path.join(dir, 'a') }));
+
   it('continues a killed run (dropout on) with exactly the losses of an uninterrupted one', async () => {
-    const whole = await train({ ...base, out: path.join(dir, 'a') });
+    const whole = await wholeRun();
     expect(whole.metrics?.steps).toBeGreaterThan(8);
     const out = path.join(dir, 'b');
     // Killed after step 5 without saving: the last checkpoint is the one at step 3.
@@ -279,7 +299,7 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
       isCancelled: () => cancelled,
     };
     const out = path.join(dir, 'sigint');
-    const r = await train({ ...base, out, checkpointEvery: 0 }, ctx);
+    const r = await train({ ...base, vocab: smallVocab, out, checkpointEvery: 0 }, ctx);
     expect(r.status).toBe('cancelled');
     const state = JSON.parse(readFileSync(path.join(out, 'checkpoint', 'state.json'), 'utf8')) as {
       step: number;
@@ -288,7 +308,7 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
   });
 
   it('continues a run cancelled between checkpoints (dropout on) with exactly the losses of an uninterrupted one', async () => {
-    const whole = await train({ ...base, out: path.join(dir, 'e') });
+    const whole = await wholeRun();
     const out = path.join(dir, 'f');
     // Cancelled after step 4 (checkpoints at 3 and 5): saved at 4, with the masks of seed 3.
     expect((await train({ ...base, out }, collect(4))).status).toBe('cancelled');
@@ -318,12 +338,13 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
 
   it('keeps the checkpoint when a --no-resume run is refused before it starts', async () => {
     const out = path.join(dir, 'g');
-    expect((await train({ ...base, out }, collect(2))).status).toBe('cancelled');
+    const args = { ...base, vocab: smallVocab };
+    expect((await train({ ...args, out }, collect(2))).status).toBe('cancelled');
     const state = path.join(out, 'checkpoint', 'state.json');
-    await expect(train({ ...base, out, resume: 'never', epochs: 0 })).rejects.toThrow(/--epochs/);
-    await expect(train({ ...base, out, resume: 'never', train: path.join(dir, 'gone.tsv') })).rejects.toThrow(/gone\.tsv/);
+    await expect(train({ ...args, out, resume: 'never', epochs: 0 })).rejects.toThrow(/--epochs/);
+    await expect(train({ ...args, out, resume: 'never', train: path.join(dir, 'gone.tsv') })).rejects.toThrow(/gone\.tsv/);
     expect(existsSync(state)).toBe(true);
-    const fresh = await train({ ...base, out, resume: 'never', maxSteps: 1 });
+    const fresh = await train({ ...args, out, resume: 'never', maxSteps: 1 });
     expect(fresh.metrics?.resumed_from_step).toBeNull();
   });
 
@@ -343,7 +364,7 @@ describe.skipIf(!HAS_DATA)('resuming an interrupted run', () => {
   });
 
   it('continues a cancelled run (dropout off) from the cancel step', async () => {
-    const args = { ...base, dropout: false, checkpointEvery: 0 };
+    const args = { ...base, vocab: smallVocab, dropout: false, checkpointEvery: 0 };
     const whole = await train({ ...args, out: path.join(dir, 'c') });
     const out = path.join(dir, 'd');
     const stopped = await train({ ...args, out }, collect(4));
@@ -411,9 +432,11 @@ describe.skipIf(!HAS_DATA)('RE training on GAD', () => {
 
 describe.skipIf(!HAS_DATA)('the learning rate when none is given', () => {
   const dir = tempDir('train-default-lr');
+  // The rate follows the hidden size alone: a tiny vocabulary keeps the models (and their runs) small.
+  const tinyVocab = writeTinyVocab(dir);
   /** A random base model folder of a preset's size (as a downloaded or shipped one would be). */
   const base = (preset: 'small-2L-128' | 'tiny-4L-312'): string => {
-    const vocab = readVocab(VOCAB);
+    const vocab = readVocab(tinyVocab);
     const config = presetConfig(preset, 'bert', vocab.length, [], 'masked-lm');
     const folder = path.join(dir, preset);
     if (existsSync(folder)) return folder;
@@ -438,7 +461,7 @@ describe.skipIf(!HAS_DATA)('the learning rate when none is given', () => {
     await train({ task: 'ner', train: train20, model: base('small-2L-128'), out: given, maxSteps: 1, batchSize: 4, maxLength: 32, lr: 3e-5 }, collect());
     expect(readMetrics(given).config.lr).toBe(3e-5);
     const preset = path.join(dir, 'preset');
-    await train({ task: 'ner', train: train20, preset: 'tiny-4L-312', vocab: VOCAB, out: preset, maxSteps: 1, batchSize: 4, maxLength: 32 }, collect());
+    await train({ task: 'ner', train: train20, preset: 'tiny-4L-312', vocab: tinyVocab, out: preset, maxSteps: 1, batchSize: 4, maxLength: 32 }, collect());
     expect(readMetrics(preset).config.lr).toBe(5e-4);
   }, 120_000);
 
@@ -470,15 +493,15 @@ describe.skipIf(!HAS_DATA)('the epoch count when none is given', () => {
 
   it('is recorded with the run, and a given count is used as given', async () => {
     const train20 = conllSubset(path.join(NCBI, 'train.tsv'), 0, 20, dir, 'train.tsv', true);
-    const common = { task: 'ner' as const, train: train20, preset: 'small-2L-128', vocab: VOCAB, batchSize: 4, maxLength: 32 };
+    const common = { task: 'ner' as const, train: train20, preset: 'small-2L-128', vocab: leadingVocab(dir), batchSize: 4, maxLength: 32 };
     const auto = path.join(dir, 'auto');
     const ctx = collect();
-    await train({ ...common, out: auto, maxSteps: 2 }, ctx);
+    await train({ ...common, out: auto, maxSteps: 1 }, ctx);
     const perEpoch = readMetrics(auto).config;
     expect(perEpoch).toMatchObject({ epochs: 20, epochs_automatic: true });
     expect(ctx.events.some((e) => e.type === 'log' && /^epochs: 20 \(automatic: little data, \d+ steps an epoch/.test(e.message))).toBe(true);
     const given = path.join(dir, 'given');
-    await train({ ...common, out: given, maxSteps: 2, epochs: 3 }, collect());
+    await train({ ...common, out: given, maxSteps: 1, epochs: 3 }, collect());
     expect(readMetrics(given).config.epochs).toBe(3);
     expect('epochs_automatic' in readMetrics(given).config).toBe(false);
   }, 120_000);
