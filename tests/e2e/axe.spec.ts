@@ -1,10 +1,10 @@
 // Every screen checked with axe-core (the WCAG rule engine) in Chromium, in the light and the dark
-// theme, with real content on screen: the demo project, the NCBI PubTator file imported (with a
-// report and its problems), a document open in the editor (an entity selected, a selection, the
-// relation flow), a model trained, run and evaluated, and the four Distill steps. Any violation
-// fails, listed by rule, element and what to fix. Also: every control Tab reaches shows a focus
-// ring of at least 3:1 in both themes, and entities stay visible in forced colours. The Models
-// screen belongs to another suite.
+// theme, with real content on screen: the demo project, ten abstracts of the NCBI PubTator file
+// imported (a report and its problems), a document open in the editor (an entity selected, a
+// selection, the relation flow), a model trained, run and evaluated, and the four Distill steps.
+// Any violation fails, listed by rule, element and what to fix. Also: every control Tab reaches
+// shows a focus ring of at least 3:1 in both themes, and entities stay visible in forced colours.
+// The Models screen belongs to another suite.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,10 +59,9 @@ async function missingFocusRings(steps: number): Promise<string[]> {
   const { page } = app;
   await page.getByTestId('skip-link').focus();
   await page.keyboard.press('Enter');
-  const bad: string[] = [];
-  for (let i = 0; i < steps; i++) {
-    await page.keyboard.press('Tab');
-    const problem = await page.evaluate<string>(`(() => {
+  // Each control is checked as it takes focus (one call for all the Tabs, not one per Tab).
+  await page.evaluate(`(() => {
+    const check = () => {
       const el = document.activeElement;
       if (!el || el === document.body) return '';
       const name = el.dataset.testid ?? el.tagName + ' ' + (el.getAttribute('aria-label') ?? el.textContent.trim().slice(0, 30));
@@ -84,10 +83,19 @@ async function missingFocusRings(steps: number): Promise<string[]> {
       const [a, b] = [lum(rgb(cs.outlineColor)), lum(rgb(behind))].sort((x, y) => y - x);
       const ratio = (a + 0.05) / (b + 0.05);
       return ratio < 3 ? name + ': focus ring ' + ratio.toFixed(2) + ':1 on ' + behind : '';
-    })()`);
-    if (problem !== '' && !bad.includes(problem)) bad.push(problem);
-  }
-  return bad;
+    };
+    globalThis.__ringProblems = [];
+    globalThis.__ringCheck = () => {
+      const problem = check();
+      if (problem !== '' && !globalThis.__ringProblems.includes(problem)) globalThis.__ringProblems.push(problem);
+    };
+    document.addEventListener('focusin', globalThis.__ringCheck);
+  })()`);
+  for (let i = 0; i < steps; i++) await page.keyboard.press('Tab');
+  return page.evaluate<string[]>(`(() => {
+    document.removeEventListener('focusin', globalThis.__ringCheck);
+    return globalThis.__ringProblems;
+  })()`);
 }
 
 async function open(view: string): Promise<void> {
@@ -209,7 +217,10 @@ describe('axe-core finds no violation on any screen, in either theme', () => {
 
     await open('documents');
     await page.getByTestId('open-import').click();
-    await page.getByTestId('import-path').fill(NCBI_DEV);
+    // The first 10 of the file's 100 abstracts: a shorter list scans faster, and shows the same.
+    const ncbi = join(mkdtempSync(join(tmpdir(), 'benchtop-axe-')), 'ncbi-dev-10.txt');
+    writeFileSync(ncbi, `${readFileSync(NCBI_DEV, 'utf8').split(/\n\s*\n/).slice(0, 10).join('\n\n')}\n`);
+    await page.getByTestId('import-path').fill(ncbi);
     await page.getByTestId('import-phi-no').check();
     await page.getByTestId('start-import').click();
     await page.getByTestId('import-report').waitFor({ timeout: 60_000 });
