@@ -84,10 +84,10 @@ describe.skipIf(!HAS_DATA)('streaming a large CoNLL file', () => {
   });
 
   it('gives what reading it whole gives for a multi-MB file, a chunk at a time, the event loop turning', async () => {
-    const streamed = await expectSameAsWhole('bc5cdr.conll', bigConll(2), 'conll');
-    expect(streamed.documents.map((d) => d.id)).toEqual(['0-0', '0-1', '0-2', '1-0', '1-1', '1-2'].map((k) => `bc5cdr-${k}`));
-    expect(streamed.documents.map((d) => d.passages?.length)).toEqual([4560, 4581, 4797, 4560, 4581, 4797]);
-    // 6 MB read a chunk (256 KB) at a time, other work running between chunks.
+    const streamed = await expectSameAsWhole('bc5cdr.conll', bigConll(1), 'conll');
+    expect(streamed.documents.map((d) => d.id)).toEqual(['0-0', '0-1', '0-2'].map((k) => `bc5cdr-${k}`));
+    expect(streamed.documents.map((d) => d.passages?.length)).toEqual([4560, 4581, 4797]);
+    // 3 MB read a chunk (256 KB) at a time, other work running between chunks.
     expect(streamed.turns).toBeGreaterThan(20);
   });
 
