@@ -165,10 +165,36 @@ describe('Distill, from a private teacher to a shareable student', () => {
     }
   });
 
-  it('evaluates the student once', async () => {
+  it('evaluates the student once, leaving out at first the notes its teacher learned from, and says why', async () => {
     const { page } = app;
     await page.getByTestId('nav-evaluate').click();
     await page.getByTestId('eval-model').selectOption(studentId);
+    const row = (name: string) => page.getByTestId('evaluate-view').locator('label.inline', { hasText: name });
+    // The student never saw the notes, but its teacher fitted them and passed that on: not a fair figure.
+    await row('Ward notes').getByTestId('eval-teacher-trained-on').waitFor();
+    expect(await row('Ward notes').getByTestId('eval-teacher-trained-on').textContent()).toBe('· its teacher learned from it');
+    expect(await row('Ward notes').getByTestId('eval-trained-on').count()).toBe(0);
+    expect(await row('Ward notes').getByRole('checkbox').isChecked()).toBe(false);
+    const others = page.getByTestId('evaluate-view').locator('label.inline', { hasNotText: 'Ward notes' }).filter({ has: page.getByRole('checkbox') });
+    expect(await others.count()).toBeGreaterThan(0);
+    for (const other of await others.all()) {
+      expect(await other.getByRole('checkbox').isChecked()).toBe(true);
+      expect(await other.locator('[data-testid^="eval-"]').count()).toBe(0);
+    }
+    expect(await page.getByTestId('eval-teacher-trained-on-warning').count()).toBe(0);
+    await row('Ward notes').getByRole('checkbox').check();
+    expect((await page.getByTestId('eval-teacher-trained-on-warning').textContent())!.replace(/\s+/g, ' ').trim()).toBe(
+      'Its teacher learned from Ward notes: the student’s scores there look better than on new documents. Compare with documents neither learned from for a fair figure.',
+    );
+    await screenshot(page, 'evaluate-teacher-data');
+    // For the teacher the notes are its own training data, marked once as such.
+    await page.getByTestId('eval-model').selectOption(teacherId);
+    await row('Ward notes').getByTestId('eval-trained-on').waitFor();
+    expect(await row('Ward notes').getByTestId('eval-teacher-trained-on').count()).toBe(0);
+    await page.getByTestId('eval-model').selectOption(studentId);
+    await row('Ward notes').getByTestId('eval-teacher-trained-on').waitFor();
+    // The tick the user gave stays theirs; scored here on the fair documents only.
+    await row('Ward notes').getByRole('checkbox').uncheck();
     await page.getByTestId('start-evaluate').click();
     await page.getByTestId('score-table').waitFor({ timeout: 120_000 });
     expect(await page.getByTestId('score-table').textContent()).toContain('Disease');
