@@ -4,8 +4,8 @@
 
 import { PRESETS } from '../model/config.ts';
 import { nearestName } from './args.ts';
-import { RECIPES } from '../distill/general-distill.ts';
-import { EXPORT_FORMATS, INPUT_FORMATS } from './task-commands.ts';
+import { RECIPES } from '../distill/recipes.ts';
+import { EXPORT_FORMATS, INPUT_FORMATS } from './option-names.ts';
 import { LEARNING_RATE_RANGE } from '../train/step-guard.ts';
 import { defaultLearningRateRule, defaultPretrainLearningRateRule, GENERAL_DISTILL_LR } from '../tasks/train-defaults.ts';
 import { BATCH_RANGE, COUNT_RANGE, describeRange, MINUTES_RANGE, OPTIONAL_COUNT_RANGE, SEED_RANGE, SHARE_RANGE, THREADS_RANGE, type FlagRange } from './number-flags.ts';

@@ -12,14 +12,6 @@ import { deviceOption, learningRateOption, optionalNumber, optionalString, refus
 import { onStopSignals } from './stop-signals.ts';
 import { cliContext } from './task-commands.ts';
 
-export const DISTILL_OPTIONS = {
-  teacher: { type: 'string' }, student: { type: 'string' }, 'student-preset': { type: 'string' }, 'init-from-teacher': { type: 'boolean' },
-  'layer-map': { type: 'string' }, transfer: { type: 'string' }, temperature: { type: 'string' }, alpha: { type: 'string' },
-  'private-data': { type: 'string' }, steps: { type: 'string' }, hidden: { type: 'string' }, 'max-per-source': { type: 'string' },
-  cache: { type: 'string' }, text: { type: 'string' }, 'whole-word-mask': { type: 'boolean' }, recipe: { type: 'string' },
-  'sinusoidal-positions': { type: 'boolean' }, 'text-contains-phi': { type: 'boolean' },
-} as const;
-
 /**
  * A comma-separated list of sources, where commas that belong to the name of an existing file or
  * folder do not split it: "notes, 2024" (a folder) was read as "notes" and "2024", and refused.

@@ -5,12 +5,8 @@ import { CancelledError } from '../tasks/batching.ts';
 import { SettingError } from '../tasks/setting-error.ts';
 import { parseArgs } from 'node:util';
 import { checkPresetNames, nearestName, StoppedError, UsageError, type Opts } from './args.ts';
-import { cmdExportOnnx, cmdForward, cmdInitModel, cmdInspect } from './model-commands.ts';
-import { cmdEval, cmdPredict, cmdTrain } from './task-commands.ts';
-import { cmdModelExport } from './model-export.ts';
-import { cmdDistill, cmdDistillGeneral, cmdPretrain, DISTILL_OPTIONS } from './distill-commands.ts';
 import { commandHelp, COMMANDS, findCommand, unknownFlags, type CommandSpec } from './commands.ts';
-import { cmdServe, cmdStart } from '../serve/command.ts';
+import { DISTILL_OPTIONS } from './option-names.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
 import { checkNumberFlags } from './number-flags.ts';
 import { expandPathArgs } from './path-flags.ts';
@@ -126,20 +122,29 @@ export async function main(argv: string[]): Promise<number> {
       ...(typeof opts['host'] === 'string' && { host: opts['host'] }),
       ...(typeof opts['data-dir'] === 'string' && { dataDir: opts['data-dir'] }),
     };
-    if (cmd === 'serve') return await cmdServe(serveOpts);
-    if (cmd === 'start') return await cmdStart(serveOpts);
-    if (cmd === 'model' && rest[0] === 'inspect') cmdInspect(rest.slice(1), opts);
-    else if (cmd === 'model' && rest[0] === 'export') await withStopSignals((stop) => cmdModelExport(rest.slice(1), opts, stop));
-    // Stopped by Ctrl-C, SIGTERM or SIGHUP, these write nothing (they left a hidden temp file).
-    else if (cmd === 'init-model') await withStopSignals((stop) => cmdInitModel(opts, stop));
-    else if (cmd === 'forward') await withStopSignals((stop) => cmdForward(opts, stop));
-    else if (cmd === 'export-onnx') await withStopSignals((stop) => cmdExportOnnx(opts, stop));
-    else if (cmd === 'train') await cmdTrain(rest, opts);
-    else if (cmd === 'eval') await cmdEval(rest, opts);
-    else if (cmd === 'predict') await cmdPredict(opts);
-    else if (cmd === 'distill') await cmdDistill(opts);
-    else if (cmd === 'pretrain') await cmdPretrain(opts);
-    else if (cmd === 'distill-general') await cmdDistillGeneral(opts);
+    // A command's module (and the engine it loads) is loaded only once its command is known:
+    // help, --version and a mistyped flag answer without loading onnxruntime or the readers.
+    if (cmd === 'serve' || cmd === 'start') {
+      const { cmdServe, cmdStart } = await import('../serve/command.ts');
+      return await (cmd === 'serve' ? cmdServe : cmdStart)(serveOpts);
+    }
+    const models = () => import('./model-commands.ts');
+    const tasks = () => import('./task-commands.ts');
+    const distills = () => import('./distill-commands.ts');
+    if (cmd === 'model' && rest[0] === 'inspect') (await models()).cmdInspect(rest.slice(1), opts);
+    // Stopped by Ctrl-C, SIGTERM or SIGHUP, these write nothing (they left a hidden temp file);
+    // the handlers are in place while the command's module loads.
+    else if (cmd === 'model' && rest[0] === 'export')
+      await withStopSignals(async (stop) => (await import('./model-export.ts')).cmdModelExport(rest.slice(1), opts, stop));
+    else if (cmd === 'init-model') await withStopSignals(async (stop) => (await models()).cmdInitModel(opts, stop));
+    else if (cmd === 'forward') await withStopSignals(async (stop) => (await models()).cmdForward(opts, stop));
+    else if (cmd === 'export-onnx') await withStopSignals(async (stop) => (await models()).cmdExportOnnx(opts, stop));
+    else if (cmd === 'train') await (await tasks()).cmdTrain(rest, opts);
+    else if (cmd === 'eval') await (await tasks()).cmdEval(rest, opts);
+    else if (cmd === 'predict') await (await tasks()).cmdPredict(opts);
+    else if (cmd === 'distill') await (await distills()).cmdDistill(opts);
+    else if (cmd === 'pretrain') await (await distills()).cmdPretrain(opts);
+    else if (cmd === 'distill-general') await (await distills()).cmdDistillGeneral(opts);
     else throw new UsageError(`unknown command "${[cmd, ...rest].join(' ')}"`);
     return 0;
   } catch (e) {

@@ -2,7 +2,7 @@
 // refuses a value outside them as a usage mistake (exit 2) before any work. The engine checks
 // the same numbers again (the app calls it directly); these ranges are the engine's, never wider.
 
-import { MAX_THREADS } from '../runtime/session.ts';
+import { MAX_THREADS } from '../runtime/thread-limit.ts';
 import { optionalNumber, UsageError, type Opts } from './args.ts';
 
 /** What a numeric flag accepts: whole or not, from `min` (or above it, `aboveMin`) to `max` (or below it, `belowMax`). */

@@ -12,21 +12,8 @@ import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
 import { deviceOption, learningRateOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 import { onStopSignals } from './stop-signals.ts';
+import { EXPORT_FORMATS, INPUT_FORMATS } from './option-names.ts';
 
-export const INPUT_FORMATS = [
-  'text',
-  'pubtator',
-  'brat',
-  'bioc-xml',
-  'bioc-json',
-  'conll',
-  'jsonl',
-  'csv',
-  'pdf',
-  'docx',
-  're-tsv',
-];
-export const EXPORT_FORMATS = ['jsonl', 'brat', 'bioc-xml', 'bioc-json', 'pubtator', 'conll', 'csv'];
 const MAX_ISSUES_SHOWN = 20;
 
 function fmtTime(sec: number): string {

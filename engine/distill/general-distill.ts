@@ -30,8 +30,9 @@ import { DistillRunner } from './step-runner.ts';
 import { everyOtherLayer, parseLayerMap, studentFromTeacher, studentPresetConfig } from './student-init.ts';
 import { withOutLock } from '../io/out-folder.ts';
 
-export type Recipe = 'distilbiobert' | 'tinybert' | 'compactbiobert';
-export const RECIPES: readonly Recipe[] = ['distilbiobert', 'tinybert', 'compactbiobert'];
+import { RECIPES, type Recipe } from './recipes.ts';
+
+export { RECIPES, type Recipe };
 
 /** Arguments of `distill-general` (CLI flags map one to one). */
 export interface GeneralDistillArgs {

@@ -9,11 +9,11 @@ import * as ort from 'onnxruntime-node';
 import type { DType, HostTensor, TypedArray } from '../onnx/ir.ts';
 import { missingGpuLibrary } from './gpu-library.ts';
 import { CapiSession, capiAvailable } from './ort-capi.ts';
+import { MAX_THREADS } from './thread-limit.ts';
 
 export type Device = 'cpu' | 'webgpu';
 
-/** More onnxruntime threads than any laptop has cores only cost memory: ORT starts every thread asked for. */
-export const MAX_THREADS = 256;
+export { MAX_THREADS };
 
 /** Throws unless `threads` is a whole number from 1 to MAX_THREADS (100000 took 16 GB before a step). */
 export function checkThreads(threads: number, name = 'threads'): number {

@@ -1,30 +1,8 @@
 // The task-worker entry (jobs.ts) loads a task's modules only when a job needs them: the worker that
 // writes a finished run's fingerprints must not load onnxruntime (runtime/session.ts), the training
 // stack or the document readers first. Checked on the source's static imports (type-only ones left out).
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ENGINE = path.resolve(import.meta.dirname, '..');
-
-/** Every engine module `entry` loads through static value imports (itself included), relative to engine/. */
-function staticImports(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = readFileSync(path.join(ENGINE, file), 'utf8');
-    // `import … from '…'` and `export … from '…'`, not `import type` / `export type`.
-    for (const m of source.matchAll(/^(?:import|export)\s+(?!type\s)[^;]*?\bfrom\s+'(\.[^']+\.ts)'/gms)) {
-      visit(path.relative(ENGINE, path.resolve(ENGINE, path.dirname(file), m[1] as string)));
-    }
-    for (const m of source.matchAll(/^import\s+'(\.[^']+\.ts)'/gm)) {
-      visit(path.relative(ENGINE, path.resolve(ENGINE, path.dirname(file), m[1] as string)));
-    }
-  };
-  visit(entry);
-  return seen;
-}
+import { staticImports } from '../../tests/static-imports.ts';
 
 describe('the task-worker entry', () => {
   it('loads neither onnxruntime, the training stack nor the document readers before a job needs them', () => {
