@@ -81,12 +81,15 @@ function serve(engine: EngineApi.Engine): void {
 }
 
 /**
- * The engine's code, loaded here rather than imported above: onnxruntime-node loads its native
- * library when imported, and a failure there is reported like any other native one (a static
+ * The engine's code and its model runtime, loaded here rather than imported above:
+ * onnxruntime-node loads its native library when imported, and a failure there is reported like any other native one (a static
  * import would end this process before it could say why).
  */
 async function loadEngine(): Promise<typeof EngineApi | null> {
   try {
+    // The model runtime first: the handlers load it only in the workers a job starts, and a
+    // damaged installation is said now, before the workspace opens, not at the first run.
+    await import('../../engine/runtime/session.ts');
     return await import('../../engine/api/handlers.ts');
   } catch (err) {
     // NOTE: Node's loader also rejects a promise of its own with the error of a CommonJS module
