@@ -366,10 +366,13 @@ export interface Events {
    * a `workspace:changed` ('documents') follows. An editor showing one of them says so.
    */
   'documents:deleted': { projectId: number; datasetId?: number; documentIds?: number[] };
-  /** Something changed in the workspace; listeners refetch what they show. */
+  /**
+   * Something changed in the workspace; listeners refetch what they show. 'runs': training runs;
+   * 'earlier-runs': runs of a model over documents or files were removed from Earlier runs.
+   */
   'workspace:changed': {
     projectId: number | null;
-    what: 'projects' | 'schema' | 'documents' | 'models' | 'settings' | 'runs';
+    what: 'projects' | 'schema' | 'documents' | 'models' | 'settings' | 'runs' | 'earlier-runs';
   };
   'train:progress': TrainProgressInfo;
   'train:labelling': TrainLabellingInfo;

@@ -49,12 +49,23 @@ describe('forgetting earlier runs over files', () => {
   it('removes one run from the log and the engine, keeping the others and the owner-only file', async () => {
     writeLog([record('a', 'M', '2026-01-01T00:00:00Z'), record('b', 'M', '2026-01-02T00:00:00Z'), record('c', 'M', '2026-01-03T00:00:00Z')]);
     expect(await listedIds()).toEqual(['c', 'b', 'a']);
+    // Every window showing Earlier runs is told, once a line went.
+    const told: unknown[] = [];
+    t.engine.subscribe((name, payload) => {
+      if (name === 'workspace:changed') told.push(payload);
+    });
     expect(await t.call('run:forget', { jobId: 'b' })).toEqual({ isForgotten: true });
+    expect(told).toEqual([{ projectId: null, what: 'earlier-runs' }]);
     expect(await listedIds()).toEqual(['c', 'a']);
     expect(loggedIds()).toEqual(['a', 'c']);
     expect(readFileSync(log, 'utf8')).not.toContain('b-patient');
     if (process.platform !== 'win32') expect(statSync(log).mode & 0o777).toBe(0o600);
     expect(await t.call('run:forget', { jobId: 'b' })).toEqual({ isForgotten: false });
+    expect(told).toHaveLength(1);
+    expect(await t.call('run:forget-all', { exceptJobId: 'c' })).toEqual({ forgotten: 1 });
+    expect(told).toEqual([{ projectId: null, what: 'earlier-runs' }, { projectId: null, what: 'earlier-runs' }]);
+    expect(await t.call('run:forget-all', { exceptJobId: 'c' })).toEqual({ forgotten: 0 });
+    expect(told).toHaveLength(2);
   });
 
   it('clears the whole list, a damaged log included, and leaves a missing one missing', async () => {

@@ -191,7 +191,10 @@ export function forgetRun(ctx: ApiContext, jobId: string): { isForgotten: boolea
   if (left.length < records.length) writeForgotten(ctx.dataDir, left);
   // Also what a reopened earlier run (run:reopen) holds of its output.
   ctx.jobs.forget(jobId);
-  return { isForgotten: held !== undefined || left.length < records.length };
+  const isForgotten = held !== undefined || left.length < records.length;
+  // Another window showing Earlier runs drops the line too.
+  if (isForgotten) ctx.emit('workspace:changed', { projectId: null, what: 'earlier-runs' });
+  return { isForgotten };
 }
 
 /**
@@ -213,6 +216,7 @@ export function forgetAllRuns(ctx: ApiContext, projectId: number | undefined, ex
     ctx.jobs.forget(j.jobId);
     gone.add(j.jobId);
   }
+  if (gone.size > 0) ctx.emit('workspace:changed', { projectId: null, what: 'earlier-runs' });
   return { forgotten: gone.size };
 }
 

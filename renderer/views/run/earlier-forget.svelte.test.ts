@@ -119,4 +119,17 @@ describe('removing earlier runs', () => {
     for (const l of listeners.get('workspace:changed') ?? []) l({ projectId: null, what: 'models' });
     await vi.waitFor(() => expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['a', 'c']));
   });
+
+  it('lists again once another window removes a run, and not for a change of training runs', async () => {
+    const s = await screen();
+    jobs = jobs.filter((j) => j.jobId !== 'c'); // Remove in another window
+    const changed = (what: string): void => {
+      for (const l of listeners.get('workspace:changed') ?? []) l({ projectId: 1, what });
+    };
+    changed('runs');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['a', 'b', 'c']);
+    changed('earlier-runs');
+    await vi.waitFor(() => expect(s.earlierRuns(1).map((j) => j.jobId)).toEqual(['a', 'b']));
+  });
 });

@@ -114,9 +114,10 @@ export class PredictionState extends ShowsJob<'predict'> {
     super();
     this.#sources = sources;
     on('run:finished', () => void this.refreshJobs());
-    // A model removed takes its runs out of Earlier runs (the engine forgets them).
+    // A model removed takes its runs out of Earlier runs (the engine forgets them), and so does
+    // Remove or Clear list… in another window.
     on('workspace:changed', (c) => {
-      if (c.what === 'models') void this.refreshJobs();
+      if (c.what === 'models' || c.what === 'earlier-runs') void this.refreshJobs();
     });
   }
 
