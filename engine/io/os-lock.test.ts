@@ -77,7 +77,8 @@ describe('tryOsLock', () => {
       import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./os-lock.ts', import.meta.url).href)}); }).then((lock) => {
         lock.tryOsLock(${JSON.stringify(file)}, { removable: true });
         parentPort.postMessage('held');
-        setTimeout(() => { throw new Error('crash'); }, 50);
+        // Held well past a refused attempt's wait (WAIT_MS), then crashes.
+        setTimeout(() => { throw new Error('crash'); }, 1000);
       });`,
       { eval: true },
     );

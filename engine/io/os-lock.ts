@@ -36,6 +36,16 @@ function identity(file: string): string | null {
 const ATTEMPTS = 1000;
 
 /**
+ * How long (ms) an attempt waits on another's lock before it is refused. Without a wait, several
+ * processes starting at once could all be refused: one on its way to the exclusive lock failed on
+ * the others' brief shared locks, which they held only on their own way there. SQLite does not
+ * wait where waiting could deadlock (a shared lock wanting the reserved one another holds): those
+ * are refused at once, and the one holding the reserved lock waits them out and takes it. A lock
+ * really held is refused after this wait.
+ */
+const WAIT_MS = 100;
+
+/**
  * Takes the operating system's lock on `file` (created if needed) for this process, or returns
  * null while another holds it (another process, or another holder in this one). `removable`:
  * the file is removed on release. Other failures (a read-only place) throw.
@@ -43,7 +53,7 @@ const ATTEMPTS = 1000;
 export function tryOsLock(file: string, opts: { removable?: boolean } = {}): (() => void) | null {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const before = identity(file);
-    const conn = new Database(file, { timeout: 0 });
+    const conn = new Database(file, { timeout: WAIT_MS });
     try {
       conn.pragma('locking_mode = EXCLUSIVE');
       conn.exec('BEGIN EXCLUSIVE'); // held until the connection closes
