@@ -30,7 +30,8 @@ const PUBLIC_SOURCES = [
 ];
 const isPublicSource = (s: unknown): boolean => typeof s === 'string' && PUBLIC_SOURCES.some((re) => re.test(s));
 
-const DEV_ONLY = ' (used only to pick the best checkpoint)';
+/** How a dev set's lineage entry ends (training.ts, the CLI's model export); kept when its name is withheld. */
+export const DEV_ONLY = ' (used only to pick the best checkpoint)';
 const isDevOnly = (e: LineageEntry): boolean => typeof e.source === 'string' && e.source.includes(DEV_ONLY.slice(2, -1));
 
 /** What an entry of each kind is called once its name is left out. */

@@ -24,6 +24,7 @@ import { type EngineArgs, TAUGHT_BY, createAndStartRun } from './run-launcher.ts
 import { devExamples, isRelation, unscoredDev } from './run-refusals.ts';
 import { checkTransferFolder } from './transfer-check.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
+import { DEV_ONLY } from './export-names.ts';
 
 const TASK_WORD: Record<TaskKind, string> = { ner: 'Entities', re: 'Relations' };
 
@@ -163,7 +164,7 @@ export async function startTraining(ctx: ApiContext, a: TrainStartArgs): Promise
     lineage.push({
       kind: 'fine-tune',
       datasetId: d.id,
-      source: `${d.name} (used only to pick the best checkpoint)`,
+      source: `${d.name}${DEV_ONLY}`,
       weight: 0,
     });
   const engine: EngineArgs = {

@@ -5,6 +5,7 @@
 // from the folder itself: its lineage.json, or what `benchtop train`'s metrics.json lists.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEV_ONLY } from '../api/export-names.ts';
 import { exportFolder, type ExportSource } from '../api/model-export.ts';
 import { readShippedLineage } from '../api/shipped-models.ts';
 import { loadHfFolder } from '../checkpoints/hf-folder.ts';
@@ -16,8 +17,6 @@ import type { StopFlag } from './stoppable-write.ts';
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Said by the workbench for a dev set (export-names.ts keeps it when it withholds the name). */
-const DEV_ONLY = ' (used only to pick the best checkpoint)';
 
 /** The folder's metrics.json if it is a `benchtop train` run's (task ner or re, its data listed). */
 function trainMetrics(dir: string): Json | undefined {
