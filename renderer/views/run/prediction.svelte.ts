@@ -204,7 +204,9 @@ export class PredictionState extends ShowsJob<'predict'> {
     const listed = new Set(this.earlierRuns(projectId));
     this.jobs = this.jobs.filter((j) => !listed.has(j));
     this.earlierNote = 'Earlier runs cleared.';
-    await this.refreshJobs();
+    // Not awaited: the keyboard goes on (from the Clear button that went with the list) in the
+    // same update that takes the list away, never left on the page's body meanwhile.
+    void this.refreshJobs();
     return true;
   }
 
