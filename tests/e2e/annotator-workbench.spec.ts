@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, launchApp, screenshot } from './fixtures.ts';
+import { type App, launchApp, reloadOnProject, screenshot } from './fixtures.ts';
 
 let app: App;
 beforeAll(async () => {
@@ -19,9 +19,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'note-1.txt'), note.repeat(12));
   writeFileSync(join(dir, 'note-2.txt'), 'Chest pain radiating to the left arm; troponin elevated.\n');
   await apiCall(app.server, 'documents:import', { projectId, path: dir, containsPhi: true });
-  await app.page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
-  await app.page.goto(`${app.server.url}#/documents`);
-  await app.page.reload();
+  await reloadOnProject(app, projectId, '#/documents');
   await app.page.getByTestId('document-row').first().waitFor();
 }, 60_000);
 afterAll(async () => {

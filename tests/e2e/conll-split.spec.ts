@@ -7,16 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, launchApp, reloadOnProject, screenshot } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
 beforeAll(async () => {
   app = await launchApp();
   ({ id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Split', template: 'empty' }));
-  await app.page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
-  await app.page.goto(`${app.server.url}#/documents`);
-  await app.page.reload();
+  await reloadOnProject(app, projectId, '#/documents');
   await app.page.getByTestId('documents-empty').waitFor();
 }, 60_000);
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, axeViolationsBothThemes, launchApp, screenshot } from './fixtures.ts';
+import { type App, SHARED_DATA, axeViolationsBothThemes, launchApp, reloadOnProject, screenshot } from './fixtures.ts';
 
 let app: App;
 let projectId: number;
@@ -18,9 +18,7 @@ beforeAll(async () => {
   app = await launchApp();
   ({ id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Corpora', template: 'empty' }));
   await importCorpus('ner/ncbi-disease/train.tsv');
-  await app.page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
-  await app.page.goto(`${app.server.url}#/documents`);
-  await app.page.reload();
+  await reloadOnProject(app, projectId, '#/documents');
   await app.page.getByTestId('document-row').first().waitFor();
 }, 60_000);
 afterAll(async () => {

@@ -51,11 +51,15 @@ describe('Evaluate → editor → back', () => {
     // The document drawn, with the mistake marked, before the page is scrolled: on a loaded CI
     // machine the text came later, and the click below scrolled the page to reach its button.
     await page.getByTestId('document-viewer').locator('[data-keys~="__pending"]').first().waitFor();
-    await page.evaluate('document.querySelector("main").scrollTop = 120');
+    // The button scrolled into view by the test: one below the window was scrolled to by the
+    // click, and the place left was 120 or that, as the click came before or after the scroll event.
+    await page.evaluate(`document.querySelector('[data-testid="viewer-open-editor"]').scrollIntoView({ block: 'center' })`);
     const scrolled = await scrollTop();
     expect(scrolled).toBeGreaterThan(0);
     const button = (await page.getByTestId('viewer-open-editor').boundingBox())!;
     expect(button.y).toBeGreaterThanOrEqual(0); // in view: clicking it does not scroll the page
+    expect(button.y + button.height).toBeLessThanOrEqual(page.viewportSize()!.height);
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))'); // the scroll event seen
     await page.getByTestId('viewer-open-editor').click();
     await expect.poll(focused).toBe('text-pane');
     // At the mistake: its mention (annotated, and missed by the model) is selected, in view.

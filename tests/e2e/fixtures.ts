@@ -107,6 +107,20 @@ export async function launchDemoApp(): Promise<{ app: App; projectId: number }> 
   }
 }
 
+/**
+ * Reloads the page on `hash` with `projectId` as the open project. It first waits for the app
+ * to open its first project: that answer, arriving after the choice was stored, would put the
+ * first project back (a slow machine showed the wrong project's documents).
+ */
+export async function reloadOnProject(app: App, projectId: number, hash: string): Promise<void> {
+  const { page } = app;
+  await page.waitForFunction(`localStorage.getItem('benchtop.projectId') !== null`);
+  await page.evaluate(`localStorage.setItem('benchtop.projectId', '${projectId}')`);
+  await page.goto(`${app.server.url}${hash}`);
+  await page.reload();
+  expect(await page.evaluate(`localStorage.getItem('benchtop.projectId')`)).toBe(String(projectId));
+}
+
 /** Selects document text [start, end) in the editor as a mouse user would, then releases. */
 export async function selectText(page: Page, start: number, end: number): Promise<void> {
   await page.evaluate(
