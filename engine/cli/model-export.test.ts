@@ -91,6 +91,27 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
     expect(existsSync(path.join(out, 'model.onnx'))).toBe(false);
   }, 30_000);
 
+  it('names the status a `train --model` run started from: the shipped student\'s no-phi, a run\'s own trained-on-phi', async () => {
+    const started = async (from: string, tag: string): Promise<{ status: string; recorded?: string; start?: { source: string; phiStatus?: string } }> => {
+      const run = path.join(dir, `from-${tag}`);
+      const r = await cli(['train', 'ner', '--model', from, '--train', dataFolder, '--out', run, '--max-steps', '1', '--batch-size', '8', '--max-length', '32']);
+      expect(r).toMatchObject({ code: 0, errors: '' });
+      const metrics = JSON.parse(readFileSync(path.join(run, 'metrics.json'), 'utf8')) as { model: { phi_status?: string } };
+      const out = path.join(dir, `from-${tag}-share`);
+      expect(await cli(['model', 'export', run, '--out', out, '--withhold-names'])).toMatchObject({ code: 0, errors: '' });
+      const lineage = JSON.parse(readFileSync(path.join(out, 'lineage.json'), 'utf8')) as { phi_status: string; entries: { kind: string; source: string; phiStatus?: string }[] };
+      expect(readFileSync(path.join(run, 'training_card.md'), 'utf8')).toContain(`The starting weights' own record gave their PHI status as ${metrics.model.phi_status}.`);
+      return { status: lineage.phi_status, recorded: metrics.model.phi_status, start: lineage.entries.find((e) => e.kind === 'base-model') };
+    };
+    // Until 2026-11-25 both said only "PHI status unknown" of where they started.
+    const shipped = await started(path.join(ROOT, 'resources', 'models', 'default-student'), 'shipped');
+    expect(shipped).toMatchObject({ recorded: 'no-phi', start: { phiStatus: 'no-phi', source: 'starting model 1 (name withheld)' } });
+    expect(shipped.status).toBe('trained-on-phi'); // its own training data counts as patient data
+    const chained = await started(model, 'run');
+    expect(chained).toMatchObject({ recorded: 'trained-on-phi', start: { phiStatus: 'trained-on-phi' } });
+    expect(chained.status).toBe('trained-on-phi');
+  }, 60_000);
+
   it('refuses a non-empty OUT, a folder that is not a model, sharded weights and OUT inside DIR in one line, leaving OUT as it was', async () => {
     const busy = path.join(dir, 'busy');
     mkdirSync(busy);

@@ -6,6 +6,7 @@ import type { MetricsJson } from '../metrics/report.ts';
 import type { EvalRecord } from './checkpoint.ts';
 import type { DataSource } from './data-load.ts';
 import { type VocabularyRecord, vocabularySentence } from '../distill/vocab-origin.ts';
+import type { PhiStatus } from '../store/models.ts';
 import type { LoopResult } from './train-loop.ts';
 
 /** The metrics.json object of a training run. */
@@ -37,6 +38,8 @@ export interface TrainMetrics {
     new_parameters: number;
     /** Where vocab.txt came from (engine/distill/vocab-origin.ts). */
     vocabulary: VocabularyRecord;
+    /** The PHI status the starting folder's own record gave its weights (`benchtop train --model`). */
+    phi_status?: PhiStatus;
   };
   data: {
     train: DataSource[];
@@ -82,6 +85,7 @@ export function trainingCard(m: TrainMetrics, vocabularyFrom?: string): string {
     '',
     `Task: ${what}. Labels: ${m.model.labels.join(', ')}.`,
     `Started from: ${m.model.origin} (${m.model.architecture}, ${m.model.parameters.toLocaleString('en-US')} parameters; ${m.model.new_parameters} newly initialised).`,
+    ...(m.model.phi_status !== undefined ? [`The starting weights' own record gave their PHI status as ${m.model.phi_status}.`] : []),
     vocabularySentence(m.model.vocabulary, vocabularyFrom),
     `Status: ${m.status} after ${m.steps} of ${m.total_steps} steps in ${m.wall_time_sec.toFixed(1)} s${m.resumed_from_step !== null ? ` (resumed from step ${m.resumed_from_step})` : ''}.`,
     m.best

@@ -69,6 +69,11 @@ export interface TrainArgs {
   model?: string;
   /** What to call the starting model in the card and metrics (the workbench: its library name, not its id folder). */
   modelLabel?: string;
+  /**
+   * The PHI status `model`'s weights carry by its folder's own record (the command line reads it:
+   * cli/folder-record.ts), kept in metrics.json so an export of the result can say it.
+   */
+  modelPhiStatus?: PhiStatus;
   preset?: string;
   vocab?: string;
   arch?: Architecture;
@@ -436,6 +441,7 @@ async function trainInFolder(args: TrainArgs, ctx: TaskContext): Promise<TrainRe
       labels,
       new_parameters: pm.newParameters.length,
       vocabulary: vocabularyRecord(pm.vocab, args.model !== undefined ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' }, pm.tokenizerSettings, args.resourcesDir),
+      ...(args.model !== undefined && args.modelPhiStatus !== undefined && { phi_status: args.modelPhiStatus }),
     },
     data: { ...files, split, counts },
     issues: {
