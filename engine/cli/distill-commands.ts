@@ -9,6 +9,8 @@ import { distillGeneral, RECIPES, type Recipe } from '../distill/general-distill
 import { distillTask } from '../distill/task-distill.ts';
 import { pretrain } from '../pretrain/pretrain.ts';
 import { deviceOption, learningRateOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
+import type { PhiStatus } from '../store/models.ts';
+import { recordedPhiStatus } from './folder-record.ts';
 import { onStopSignals } from './stop-signals.ts';
 import { cliContext } from './task-commands.ts';
 
@@ -86,6 +88,7 @@ export async function cmdDistill(opts: Opts): Promise<void> {
     distillTask({
       task, teacher: requireString(opts, 'teacher'), transfer: sourceList(requireString(opts, 'transfer')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts),
       ...(s('student') ? { student: s('student') as string } : {}), ...(s('student-preset') ? { studentPreset: s('student-preset') as string } : {}),
+      ...statuses({ teacherPhiStatus: requireString(opts, 'teacher'), studentPhiStatus: s('student') }),
       ...(s('arch') ? { arch: s('arch') as Architecture } : {}), ...(s('vocab') ? { vocab: s('vocab') as string } : {}), ...(opts['init-from-teacher'] ? { initFromTeacher: true } : {}), ...(s('layer-map') ? { layerMap: s('layer-map') as string } : {}),
       ...(opts['temperature'] !== undefined ? { temperature: optionalNumber(opts, 'temperature', 2) } : {}), ...(opts['alpha'] !== undefined ? { alpha: optionalNumber(opts, 'alpha', 0) } : {}),
       ...(s('private-data') ? { privateData: s('private-data') as string } : {}), ...(hidden ? { hidden } : {}),
@@ -94,6 +97,19 @@ export async function cmdDistill(opts: Opts): Promise<void> {
     // Stopped while its text or private data was encoded, before the teacher ran: nothing kept.
     (r) => r.checkpointDir === undefined,
   );
+}
+
+/**
+ * The PHI status each folder's own record gives its weights (cli/folder-record.ts: a `train` run's
+ * folder has no lineage.json, yet its metrics say what it learned from), for those that have one.
+ */
+function statuses<K extends string>(folders: Record<K, string | undefined>): Partial<Record<K, PhiStatus>> {
+  const out: Partial<Record<K, PhiStatus>> = {};
+  for (const [key, dir] of Object.entries(folders) as [K, string | undefined][]) {
+    const status = dir !== undefined ? recordedPhiStatus(dir) : undefined;
+    if (status !== undefined) out[key] = status;
+  }
+  return out;
 }
 
 /** `benchtop pretrain …` */
@@ -107,7 +123,7 @@ export async function cmdPretrain(opts: Opts): Promise<void> {
   // --preset without --vocab uses the shipped bert-base-uncased vocabulary (resolved below).
   await withContext((ctx) =>
     pretrain({
-      text: sourceList(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts), ...(model ? { model } : {}), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
+      text: sourceList(requireString(opts, 'text')), out: requireString(opts, 'out'), ...common(opts), ...deviceOption(opts), ...(model ? { model } : {}), ...statuses({ modelPhiStatus: model }), ...(preset ? { preset } : {}), ...(vocab ? { vocab } : preset ? { vocab: defaultVocabFile() } : {}),
       ...(optionalString(opts, 'arch') ? { arch: optionalString(opts, 'arch') as Architecture } : {}), ...(opts['whole-word-mask'] ? { wholeWordMask: true } : {}),
       ...(opts['checkpoint-every'] !== undefined ? { checkpointEvery: optionalNumber(opts, 'checkpoint-every', 200) } : {}),
       ...(opts['no-dropout'] ? { dropout: false } : {}), ...(opts['sinusoidal-positions'] ? { sinusoidalPositions: true } : {}),

@@ -1,7 +1,7 @@
 // What a model folder given to the command line learned from, as a lineage record: its own
 // lineage.json, else what `benchtop train`'s metrics.json lists (a run writes no lineage.json),
-// else unknown. `benchtop model export` writes it; `benchtop train --model DIR` records the
-// status of its starting folder from it, so the record of what it trains says more than "unknown".
+// else unknown. `benchtop model export` writes it; `train --model`, `distill --teacher/--student`
+// and `pretrain --model` take the status of the folders they start from from it.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEV_ONLY } from '../api/export-names.ts';
@@ -67,12 +67,14 @@ function trainRecord(m: Json): LineageRecord {
 const runMetrics = (dir: string): Json | undefined => (existsSync(path.join(dir, 'lineage.json')) ? undefined : trainMetrics(dir));
 
 /**
- * The PHI status the weights in `dir` carry, by the folder's own record (as folderRecord reads
- * it): what `benchtop train --model DIR` records of its starting point.
+ * The PHI status the weights in `dir` carry by the folder's own record (as folderRecord reads it),
+ * or undefined when it has none (no lineage.json, not a `train` run's folder, or not there): what
+ * the command line's runs record of a starting folder, where it said only "unknown" before.
  */
-export function folderPhiStatus(dir: string): PhiStatus {
+export function recordedPhiStatus(dir: string): PhiStatus | undefined {
   const metrics = runMetrics(dir);
-  return metrics !== undefined ? trainRecord(metrics).phi_status : readShippedLineage(dir).phiStatus;
+  if (metrics !== undefined) return trainRecord(metrics).phi_status;
+  return existsSync(path.join(dir, 'lineage.json')) ? readShippedLineage(dir).phiStatus : undefined;
 }
 
 /** The record an export of `dir` starts from: its own lineage.json, a training run's data, or unknown. */

@@ -92,7 +92,7 @@ describe.skipIf(!HAS_DATA)('benchtop model export', () => {
   }, 30_000);
 
   it('names the status a `train --model` run started from: the shipped student\'s no-phi, a run\'s own trained-on-phi', async () => {
-    const started = async (from: string, tag: string): Promise<{ status: string; recorded?: string; start?: { source: string; phiStatus?: string } }> => {
+    const started = async (from: string, tag: string): Promise<{ status: string; recorded: string | undefined; start: { source: string; phiStatus?: string } | undefined }> => {
       const run = path.join(dir, `from-${tag}`);
       const r = await cli(['train', 'ner', '--model', from, '--train', dataFolder, '--out', run, '--max-steps', '1', '--batch-size', '8', '--max-length', '32']);
       expect(r).toMatchObject({ code: 0, errors: '' });

@@ -2,7 +2,6 @@
 // task in-process (Ctrl-C asks training to stop with a checkpoint; a second Ctrl-C exits) and
 // print progress on stderr: one updating line on a terminal, plain periodic lines otherwise.
 
-import { existsSync } from 'node:fs';
 import { defaultVocabFile } from '../text/default-vocab.ts';
 import { ExportTargetError, type ExportFormat } from '../formats/registry.ts';
 import type { FormatIssue } from '../formats/types.ts';
@@ -13,7 +12,7 @@ import { evaluate, predict } from '../tasks/predict-task.ts';
 import { train, type TrainArgs } from '../tasks/train-task.ts';
 import { deviceOption, learningRateOption, optionalNumber, optionalString, refusePresetFlags, requireString, StoppedError, UsageError, type Opts } from './args.ts';
 import { onStopSignals } from './stop-signals.ts';
-import { folderPhiStatus } from './folder-record.ts';
+import { recordedPhiStatus } from './folder-record.ts';
 import { EXPORT_FORMATS, INPUT_FORMATS } from './option-names.ts';
 
 const MAX_ISSUES_SHOWN = 20;
@@ -241,9 +240,9 @@ export function trainArgsFromOpts(t: 'ner' | 're', opts: Opts): TrainArgs {
 /** `benchtop train ner|re …` */
 export async function cmdTrain(rest: string[], opts: Opts): Promise<void> {
   const args = trainArgsFromOpts(task(rest, 'train'), opts);
-  // What the starting weights carry, by their folder's record, goes into the run's metrics.json
-  // (a folder that is not there is the loader's to report).
-  if (args.model !== undefined && existsSync(args.model)) args.modelPhiStatus = folderPhiStatus(args.model);
+  // What the starting weights carry, by their folder's record, goes into the run's metrics.json.
+  const carried = args.model !== undefined ? recordedPhiStatus(args.model) : undefined;
+  if (carried !== undefined) args.modelPhiStatus = carried;
   const ctx = cliContext();
   const r = await withSigint(ctx, () => train(args, ctx));
   if (r.status === 'cancelled') {

@@ -124,14 +124,15 @@ export function declaredPhiStatus(dir: string): PhiStatus | undefined {
 /**
  * Weights a run starts from (a base model folder, or teacher layers copied into a student): they
  * keep the status they carry whatever the run then trains on. `known` (the workbench library's
- * status) decides first, then the folder's lineage.json; `assumed` applies when the folder has
+ * status, or the folder's record as the command line reads it: cli/folder-record.ts) decides
+ * first, then the folder's lineage.json; `assumed` applies when the folder has
  * neither (a task teacher: PHI; a folder from elsewhere: unknown).
  */
 export function startingPointEntry(dir: string, kind: 'init' | 'base-model', what: string, assumed: PhiStatus, known?: PhiStatus): LineageEntry {
   const declared = declaredPhiStatus(dir);
   const status = known ?? declared ?? assumed;
   const weights = weightsFile(dir);
-  const why = known !== undefined ? `the library records ${status}` : declared !== undefined ? `its lineage.json says ${status}` : `no lineage.json: taken as ${status}`;
+  const why = known !== undefined ? `recorded as ${status}` : declared !== undefined ? `its lineage.json says ${status}` : `no lineage.json: taken as ${status}`;
   return {
     kind,
     source: `${what} of model "${folderName(dir)}" (${why})`,

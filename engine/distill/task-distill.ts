@@ -198,7 +198,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
       weights = studentFromTeacher(teacher, config, map);
       origin = `teacher layers ${map.join(',')} of ${shareName(args.teacher)}`;
       // Copied teacher weights carry the teacher's training data (PHI unless it says otherwise).
-      start = startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'trained-on-phi');
+      start = startingPointEntry(args.teacher, 'init', `layers ${map.join(',')}`, 'trained-on-phi', args.teacherPhiStatus);
     } else {
       weights = initWeights(config, seed);
       origin = `preset ${args.studentPreset ?? ''}${args.vocab !== undefined ? ` + ${shareName(args.vocab)}` : ''} (random init, seed ${seed})`;

@@ -26,6 +26,7 @@ import type { WordPieceTokenizer } from '../text/wordpiece.ts';
 import { checkLearningRate } from '../train/step-guard.ts';
 import { Trainer } from '../train/trainer.ts';
 import { hashFiles, lineageRecord, privacySection, startingPointEntry, type LineageEntry } from '../distill/lineage.ts';
+import type { PhiStatus } from '../store/models.ts';
 import { vocabularyRecord } from '../distill/vocab-origin.ts';
 import { FINGERPRINT_FILE, fingerprintBytes, startingFingerprints, textFingerprintBytes } from '../distill/fingerprint-file.ts';
 import { batchMaskSeed, mlmBatch, mlmBlocks, type MlmBlock } from './mlm-data.ts';
@@ -95,6 +96,8 @@ export async function mlmEvalLoss(config: EncoderConfig, weights: ReadonlyMap<st
 /** Arguments of `pretrain` (CLI flags map one to one). */
 export interface PretrainArgs {
   model?: string;
+  /** The PHI status `model`'s weights carry when the caller knows it (the CLI reads its folder's record); else its lineage.json decides. */
+  modelPhiStatus?: PhiStatus;
   preset?: string;
   vocab?: string;
   arch?: Architecture;
@@ -246,9 +249,9 @@ async function pretrainInFolder(args: PretrainArgs, ctx: TaskContext): Promise<P
   }
   const weights = trainer.weights();
   const evalLoss = await mlmEvalLoss(mm.config, weights, evalBlocks(files, mm.tokenizer, s.maxLength, s.evalBlocks), mm.tokenizer, { seed: s.seed, threads });
-  // Continued pretraining keeps whatever the base's weights carry (unknown without its lineage.json).
+  // Continued pretraining keeps whatever the base's weights carry (unknown without a record).
   const vocabFrom = args.model ? { model: args.model, role: 'base model' } : { file: args.vocab ?? '' };
-  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown')] : []), ...entries], vocabularyRecord(mm.vocab, vocabFrom, mm.tokenizerSettings));
+  const record = lineageRecord([...(args.model ? [startingPointEntry(args.model, 'base-model', 'continued from the weights', 'unknown', args.modelPhiStatus)] : []), ...entries], vocabularyRecord(mm.vocab, vocabFrom, mm.tokenizerSettings));
   const tail = result.losses.slice(-100);
   const metrics = {
     kind: 'pretrain', status: result.status, steps: result.steps, wall_time_sec: result.wallSec, epochs: result.epochs, blocks_per_epoch: result.blocksPerEpoch ?? null,
