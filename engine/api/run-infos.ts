@@ -6,7 +6,8 @@ import { getRun, listRuns } from '../store/runs.ts';
 import type { ApiContext } from './context.ts';
 import type { RunInfo, RunMetrics } from './dto-tasks.ts';
 import { ApiError } from './errors.ts';
-import { canRestart, canResume, configOf, renamedBase, resumeStep, whyCannotContinue } from './run-launcher.ts';
+import { canRestart, canResume, configOf, resumeStep, whyCannotContinue } from './run-launcher.ts';
+import { renamedBase } from './run-names.ts';
 
 /** A project's runs, newest first. */
 export function listRunInfos(ctx: ApiContext, projectId: number): RunInfo[] {

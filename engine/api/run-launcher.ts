@@ -11,14 +11,7 @@ import type { Document } from '../formats/types.ts';
 import { appendMetrics, deleteRunMetrics, deleteRunMetricsAfter } from '../store/metrics.ts';
 import type { JsonValue } from '../store/codec.ts';
 import { type LineageInput, getModel } from '../store/models.ts';
-import {
-  type TrainingRun,
-  createRun,
-  getRun,
-  listRuns,
-  setRunCheckpoint,
-  updateRunStatus,
-} from '../store/runs.ts';
+import { type TrainingRun, createRun, getRun, listRuns, setRunCheckpoint, updateRunStatus } from '../store/runs.ts';
 import { getProject } from '../store/projects.ts';
 import type { TaskEvent } from '../tasks/events.ts';
 import {
@@ -37,6 +30,7 @@ import { NON_FINITE_STEP } from '../train/step-guard.ts';
 import { ApiError } from './errors.ts';
 import { throttle } from './job-registry.ts';
 import { registerTrainedModel } from './model-sources.ts';
+import { renamedBase } from './run-names.ts';
 import { readRunSnapshot, snapshotFileRefusal } from './run-refusals.ts';
 import { getSettings } from './system.ts';
 import { isStarting, snapshotDocuments } from './training-snapshot.ts';
@@ -49,7 +43,7 @@ export type EngineArgs =
   | { kind: 'distill'; args: Omit<DistillArgs, 'out' | 'privateDocuments' | 'threads'> };
 
 /** What the store keeps in a run's config. */
-interface RunConfig {
+export interface RunConfig {
   engine: EngineArgs;
   task: TaskKind;
   name: string;
@@ -135,25 +129,6 @@ export async function createAndStartRun(ctx: ApiContext, input: NewRunInput): Pr
   launch(ctx, id, false, input.data); // the copy just written is not read back (seconds for 10,000 documents)
   return id;
 }
-
-/**
- * The library's name now of the model a training run starts from, when that is not what the run
- * recorded (renamed since), else undefined: the run names it so, and a run started again or
- * continued names it so on its model's card.
- */
-export function renamedBase(ctx: ApiContext, run: TrainingRun): string | undefined {
-  const cfg = configOf(run);
-  const nameNow = (id: string | undefined): string | undefined => (id === undefined ? undefined : getModel(ctx.ws.read, id)?.name);
-  // A distillation's "STUDENT, taught by TEACHER" (startDistillation): each library model as named now.
-  const parent = (kind: string): string | undefined => nameNow(cfg.lineage.find((l) => l.kind === kind)?.parentModelId);
-  const at = cfg.baseName.lastIndexOf(TAUGHT_BY);
-  const distilled = at < 0 ? undefined : `${parent('base-model') ?? cfg.baseName.slice(0, at)}${TAUGHT_BY}${parent('teacher') ?? cfg.baseName.slice(at + TAUGHT_BY.length)}`;
-  const name = cfg.engine.kind === 'train' ? nameNow(run.baseModelId) : distilled;
-  return name === undefined || name === cfg.baseName ? undefined : name;
-}
-
-/** Joins a distillation's student and teacher in its base name. */
-export const TAUGHT_BY = ', taught by ';
 
 /** Why a run cannot continue (its base or teacher was removed from the library), else undefined. */
 export function parentModelGone(ctx: ApiContext, run: TrainingRun): string | undefined {

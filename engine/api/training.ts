@@ -20,7 +20,8 @@ import {
   resolveModel,
   trainOptions,
 } from './model-sources.ts';
-import { type EngineArgs, TAUGHT_BY, createAndStartRun } from './run-launcher.ts';
+import { type EngineArgs, createAndStartRun } from './run-launcher.ts';
+import { TAUGHT_BY } from './run-names.ts';
 import { devExamples, isRelation, unscoredDev } from './run-refusals.ts';
 import { checkTransferFolder } from './transfer-check.ts';
 import { annotatedDocuments, projectDatasets, splitDocuments } from './task-data.ts';
