@@ -141,6 +141,14 @@ describe('PubTator malformed input', () => {
     ]);
   });
 
+  it('calls a line without a tab what it is, not an annotation of another PMID', () => {
+    const { documents, issues } = importPubtator('123|t|Title here\n123|a|Abstract about asthma.\nnonsense line\n', 'junk.txt');
+    expect(documents.map((d) => d.id)).toEqual(['123']);
+    expect(issues.map((i) => [i.line, i.message])).toEqual([
+      [3, 'not a PubTator line (PMID|t|title, PMID|a|abstract, or tab-separated annotation columns); skipped'],
+    ]);
+  });
+
   it('reports each bad line and imports the rest', () => {
     expect(issues.map((i) => [i.severity, i.line])).toEqual([
       ['error', 4],

@@ -78,7 +78,11 @@ export function pubtatorParser(sink: IssueSink, documents: Document[]): LinePars
       return;
     }
     const cols = raw.split('\t');
-    if (cur === null) {
+    // A line with no tab is no annotation: calling it one "with a different PMID" (its whole
+    // text taken for the PMID) sent people looking for a PMID mismatch that was not there.
+    if (cols.length === 1) {
+      addError(sink, 'not a PubTator line (PMID|t|title, PMID|a|abstract, or tab-separated annotation columns); skipped', lineNo);
+    } else if (cur === null) {
       addError(sink, 'annotation line outside a document; skipped', lineNo);
     } else if (cols[0] !== cur.id) {
       addError(sink, 'annotation line with a different PMID than its document; skipped', lineNo);

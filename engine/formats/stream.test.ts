@@ -127,7 +127,7 @@ describe('streaming a large file that is mostly not what its first line says', (
     const { documents, issues } = await streamAll(path, 'pubtator');
     expect(documents.map((d) => d.id)).toEqual(['1']);
     expect(issues).toHaveLength(MAX_FILE_ISSUES + 1);
-    expect(issues?.[0]).toEqual({ severity: 'error', file: path, line: 3, message: 'annotation line with a different PMID than its document; skipped' });
+    expect(issues?.[0]).toEqual({ severity: 'error', file: path, line: 3, message: 'not a PubTator line (PMID|t|title, PMID|a|abstract, or tab-separated annotation columns); skipped' });
     expect(issues?.at(-1)).toEqual({
       severity: 'error',
       file: path,
