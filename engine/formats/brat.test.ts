@@ -211,3 +211,22 @@ describe('a brat .txt converted to CRLF line ends after it was annotated', () =>
   });
 });
 
+
+describe('a brat .ann in another encoding than its .txt', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'benchtop-brat-enc-'));
+    writeFileSync(join(dir, 'note.txt'), 'Fever since Monday.\n');
+    // A .ann saved as Windows-1252 (an editor's "ANSI"), its mention with an "é" in it.
+    writeFileSync(join(dir, 'note.ann'), Buffer.from('T1\tDisease 0 5\tFever\n#1\tAnnotatorNotes T1\tfébrile\n', 'latin1'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names the .ann in the warning about its encoding, not the .txt (which is valid UTF-8)', async () => {
+    const res = await importPath(dir);
+    expect(res.documents.map((d) => d.entities.map((e) => e.text))).toEqual([['Fever']]);
+    expect(res.issues.filter((i) => i.message.startsWith('not valid UTF-8'))).toEqual([
+      { severity: 'warning', file: 'note.ann', message: 'not valid UTF-8; decoded as Windows-1252 (Latin-1)' },
+    ]);
+  });
+});

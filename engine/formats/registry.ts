@@ -199,8 +199,9 @@ async function importFile(path: string, format: FormatName, display: string, id:
       break;
     case 'brat': {
       const annPath = bratCompanion(textPath, '.ann') ?? textPath.slice(0, -4) + '.ann';
-      const ann = decodeBytes(await readTextFile(annPath), display);
       const annDisplay = display.slice(0, -4) + annPath.slice(-4);
+      // Its encoding warnings name the .ann (they named the .txt, which may be valid UTF-8).
+      const ann = decodeBytes(await readTextFile(annPath), annDisplay);
       const hasBom = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
       res = (hasBom ? importBratAfterBom : importBratCrlf)(content, ann.text, annDisplay, id);
       res.issues.unshift(...ann.issues);
