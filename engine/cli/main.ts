@@ -10,6 +10,7 @@ import { DISTILL_OPTIONS } from './option-names.ts';
 import { fsErrorMessage } from './fs-error-message.ts';
 import { checkNumberFlags } from './number-flags.ts';
 import { expandPathArgs } from './path-flags.ts';
+import { refuseRepeatedFlags } from './repeated-flags.ts';
 import { packageVersion } from '../version.ts';
 import { withStopSignals } from './stoppable-write.ts';
 
@@ -67,7 +68,7 @@ function parseErrorMessage(e: Error & { code?: string }, argv: readonly string[]
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
     const spec = findCommand(argv.filter((a) => !a.startsWith('-')));
     const hint = spec ? `see "benchtop ${spec.name} --help"` : 'see "benchtop --help"';
@@ -104,6 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(`"benchtop ${spec.name}" needs the task first, ner or re${kind !== undefined ? `, not "${kind}"` : ''}; usage: ${spec.usage}`);
     const refused = unknownFlags(spec, Object.keys(opts));
     if (refused) throw new UsageError(refused);
+    refuseRepeatedFlags(parsed.tokens);
     // A number out of its range is a usage mistake like a mistyped flag: refused before any work.
     checkNumberFlags(spec.flags, opts);
     checkPresetNames(opts);
