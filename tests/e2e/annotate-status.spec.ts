@@ -1,0 +1,54 @@
+// The editor's status menu right after an edit, as an annotator marks a document done: label a
+// word, then at once choose Reviewed (before the edit's autosave). The edit's save made the
+// document In progress, the menu showed that before the status was sent, and the status sent was
+// In progress: Reviewed was dropped without a word (found by exploratory QA, 2026-11-25).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentDetail } from '../../engine/api/contract.ts';
+import { apiCall } from './api-client.ts';
+import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
+
+let app: App;
+let docId: number;
+
+const detail = (): Promise<DocumentDetail> => apiCall(app.server, 'documents:get', { documentId: docId });
+
+beforeAll(async () => {
+  app = await launchApp();
+  const { id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Notes', template: 'biomedical' });
+  // One real transcribed note (mtsamples' first row), as a plain-text file.
+  const csv = readFileSync(join(SHARED_DATA, 'documents', 'mtsamples', 'mtsamples_401rows.csv'), 'utf8');
+  const note = /"SUBJECTIVE:[^"]*"/.exec(csv)![0].slice(1, -1);
+  const file = join(app.tmp, 'allergy-note.txt');
+  writeFileSync(file, note);
+  await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false, format: 'text' });
+  docId = (await apiCall(app.server, 'documents:list', { projectId })).items[0]!.id;
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('the status menu just after an edit', () => {
+  it('keeps the status chosen while the edit was still to be saved', async () => {
+    const { page } = app;
+    await page.goto(`${app.server.url}#/annotate/${docId}`);
+    await page.reload();
+    await page.getByTestId('text-pane').focus();
+    // The edit's save answers late (a busy computer), so the status is surely chosen before it.
+    await app.context.route('**/api/invoke/annotations%3Aapply-edits', async (route) => {
+      await new Promise((r) => setTimeout(r, 800));
+      await route.continue();
+    });
+    await page.keyboard.press('Control+ArrowRight');
+    await page.keyboard.press('d');
+    expect(await page.getByTestId('save-state').textContent()).not.toBe('All changes saved');
+    await page.getByTestId('document-status').selectOption('reviewed');
+    await expect.poll(async () => (await detail()).summary.status).toBe('reviewed');
+    await expect.poll(() => page.getByTestId('document-status').inputValue()).toBe('reviewed');
+    const d = await detail();
+    expect(d.entities.map((e) => [e.type, e.text])).toEqual([['Disease', 'SUBJECTIVE']]);
+    expect(await page.getByTestId('status-error').count()).toBe(0);
+    await app.context.unroute('**/api/invoke/annotations%3Aapply-edits');
+  });
+});
