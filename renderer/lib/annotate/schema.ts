@@ -18,6 +18,18 @@ export function allowedRelationTypes(
 }
 
 /**
+ * Why no relation can go from a `source` entity to a `target` one, and what to do. A type that
+ * goes the other way is named: annotators were left to guess that the direction was wrong.
+ */
+export function noRelationHint(schema: LabelSchema, source: string, target: string): string {
+  const back = allowedRelationTypes(schema, target, source).map((r) => r.name);
+  const fix = back.length > 0
+    ? `${back.join(', ')} goes ${target} → ${source}: press Esc, select the ${target} and press R to start from it.`
+    : "Pick another target, or add a relation type in the project's label schema.";
+  return `No relation type allows ${source} → ${target}. ${fix}`;
+}
+
+/**
  * Why `key` may not become `type` (a relation it takes part in would break its rule), or null.
  * The store refuses such a relabel; saying so first keeps the edit (and undo history) intact.
  */

@@ -20,7 +20,7 @@ import {
   marksByBlock,
   segmentBlock,
 } from '../../lib/annotate/layout.ts';
-import { allowedRelationTypes, relabelConflict } from '../../lib/annotate/schema.ts';
+import { allowedRelationTypes, noRelationHint, relabelConflict } from '../../lib/annotate/schema.ts';
 
 export { PENDING_KEY };
 import { type Span, TokenIndex } from '../../lib/annotate/tokens.ts';
@@ -344,7 +344,7 @@ export class AnnotationEditor {
     if (this.allowedTypes.length === 0) {
       const s = this.entity(this.relationSource)?.type ?? '?';
       const t = this.entity(this.relationTarget)?.type ?? '?';
-      this.hint = `No relation type allows ${s} → ${t}. Pick another target, or add a relation type in the project's label schema.`;
+      this.hint = noRelationHint(this.schema, s, t);
       this.mode = 'pick-target';
     }
   }
