@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkTextSources, encodingNotes, fileLines, MAX_LINE_CHARS, textParagraphs } from './text-files.ts';
+import { checkTextSources, encodingNotes, fileLines, MAX_LINE_CHARS, skippedLinkNotes, textParagraphs } from './text-files.ts';
 
 let dir = '';
 afterEach(() => {
@@ -84,5 +84,32 @@ describe('fileLines', () => {
     const crLines = [...fileLines(file('cr.txt', crOnly))];
     expect(crLines.length).toBe(150_000);
     expect(new Set(crLines)).toEqual(new Set(['A sentence of a classic Mac file.']));
+  });
+});
+
+describe('a folder of notes with empty ones (distill --transfer, pretrain --text)', () => {
+  it('skips the empty and whitespace-only files in a folder with a note, and reads the rest (one blank note stopped the run)', () => {
+    const note = file('a.txt', 'The patient reports chest pain and shortness of breath.\n');
+    const folder = path.dirname(note);
+    file('b.txt', '');
+    file('c.txt', ' \r\n\t\n');
+    expect(checkTextSources([folder])).toEqual([note]);
+    expect(skippedLinkNotes([folder])).toEqual([`${folder}: 2 empty file(s) skipped (no text in them)`]);
+  });
+
+  it('still refuses an empty file given directly, and a folder holding only empty files', () => {
+    const empty = file('empty.txt', '');
+    expect(() => checkTextSources([empty])).toThrow(`unusable text file(s): ${empty} is empty`);
+    expect(skippedLinkNotes([empty])).toEqual([]);
+    const blanks = path.join(path.dirname(empty), 'blanks');
+    mkdirSync(blanks);
+    writeFileSync(path.join(blanks, 'x.txt'), '');
+    expect(() => checkTextSources([blanks])).toThrow(`unusable text file(s): ${path.join(blanks, 'x.txt')} is empty`);
+  });
+
+  it('still refuses a binary file in a folder', () => {
+    const note = file('a.txt', 'The patient reports chest pain.\n');
+    file('scan.txt', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0, 1, 2, 3]));
+    expect(() => checkTextSources([path.dirname(note)])).toThrow(/scan\.txt looks binary/);
   });
 });

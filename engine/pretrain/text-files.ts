@@ -61,14 +61,22 @@ export function listTextFiles(root: string, onLink: (p: string) => void = () => 
 
 /**
  * One line per folder among `roots` that holds links, which the walk skips (text from elsewhere
- * must not slip into training or transfer data): for a run's log, so none is skipped unsaid.
+ * must not slip into training or transfer data), and one per folder that holds empty files,
+ * which checkTextSources skips: for a run's log, so none is skipped unsaid.
  */
 export function skippedLinkNotes(roots: readonly string[]): string[] {
   return roots.flatMap((root) => {
     let n = 0;
-    listTextFiles(root, () => n++);
-    return n === 0 ? [] : [`${root}: ${n} linked file(s) or folder(s) skipped (links inside a folder are not followed)`];
+    const files = listTextFiles(root, () => n++);
+    const links = n === 0 ? [] : [`${root}: ${n} linked file(s) or folder(s) skipped (links inside a folder are not followed)`];
+    const empty = statSync(root).isDirectory() ? files.filter((f) => isBlank(textProblem(f))).length : 0;
+    return empty === 0 ? links : [...links, `${root}: ${empty} empty file(s) skipped (no text in them)`];
   });
+}
+
+/** A textProblem that means a file holds no text at all (empty, or only whitespace). */
+function isBlank(problem: string | undefined): boolean {
+  return problem === 'is empty' || problem === 'holds only whitespace';
 }
 
 /** Why a file cannot be used as text, or undefined when it can. */
@@ -250,16 +258,26 @@ export function lineText(line: string): string {
   return s.replace(/ @([-.,])@ /g, '$1');
 }
 
-/** Checks every file under the roots and returns them, or throws naming the unusable ones. */
+/**
+ * Checks every file under the roots and returns them, or throws naming the unusable ones. An
+ * empty (or whitespace-only) file inside a folder is skipped, as predict and train skip an empty
+ * document (skippedLinkNotes says so): one blank note among hundreds used to stop the whole run.
+ * Given directly, or when a folder holds nothing else, it is refused.
+ */
 export function checkTextSources(roots: readonly string[]): string[] {
   const files: string[] = [];
   const bad: string[] = [];
   for (const root of roots) {
-    for (const f of listTextFiles(root)) {
+    const inFolder = statSync(root, { throwIfNoEntry: false })?.isDirectory() === true;
+    const found = listTextFiles(root);
+    const blank: string[] = [];
+    for (const f of found) {
       const problem = textProblem(f);
-      if (problem) bad.push(`${f} ${problem}`);
+      if (inFolder && isBlank(problem)) blank.push(`${f} ${problem as string}`);
+      else if (problem) bad.push(`${f} ${problem}`);
       else files.push(f);
     }
+    if (blank.length === found.length) bad.push(...blank);
   }
   if (bad.length > 0) throw new Error(`unusable text file(s): ${bad.slice(0, 5).join('; ')}${bad.length > 5 ? ` (and ${bad.length - 5} more)` : ''}`);
   return files;
