@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expectedParameterShapes } from '../checkpoints/param-shapes.ts';
 import { loadHfFolder, type TokenizerSettings } from '../checkpoints/hf-folder.ts';
 import { readVocab } from '../checkpoints/tokenizer-files.ts';
+import { CheckpointError } from '../checkpoints/errors.ts';
 import { checkUniqueLabels, maxSequenceLength, presetConfig, type Architecture, type EncoderConfig, type Task } from '../model/config.ts';
 import { initWeights, type InitOptions } from '../model/init.ts';
 import type { HostTensor } from '../onnx/ir.ts';
@@ -239,6 +240,7 @@ export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & 
     );
   }
   checkUniqueLabels(m.config, path.join(dir, 'config.json'));
+  if (task === 'ner') checkIob2Labels(m.config.labels, path.join(dir, 'config.json'));
   const tokenizer = makeTokenizer(m.vocab, m.tokenizer);
   const meta = readTaskMeta(m.config);
   checkTaskMeta(path.join(dir, 'config.json'), m.config, meta);
@@ -252,4 +254,15 @@ export function loadTaskModel(dir: string, task: 'ner' | 're'): PreparedModel & 
     newParameters: [],
     meta,
   };
+}
+
+/**
+ * A NER model's labels must be IOB2 tags. Until 2026-11-25 another label (a model's "Disease",
+ * or Hugging Face's default LABEL_1) stopped predict and eval with a message naming neither the
+ * model nor the file, and distill taught a student the same unusable labels.
+ */
+function checkIob2Labels(labels: readonly string[], file: string): void {
+  const bad = labels.find((l) => l !== 'O' && !/^[BI]-.+$/.test(l));
+  if (bad !== undefined)
+    throw new CheckpointError(file, `id2label holds ${JSON.stringify(bad)}, which is not an IOB2 tag; a NER model's labels are O, B-TYPE and I-TYPE (e.g. B-Disease): name them so in id2label and label2id`);
 }
