@@ -22,9 +22,10 @@ export function allowedRelationTypes(
  * goes the other way is named: annotators were left to guess that the direction was wrong.
  */
 export function noRelationHint(schema: LabelSchema, source: string, target: string): string {
-  const back = allowedRelationTypes(schema, target, source).map((r) => r.name);
+  const back = allowedRelationTypes(schema, target, source).map((r) => `“${r.name}”`);
+  const types = back.length > 1 ? `The types ${back.slice(0, -1).join(', ')} and ${back.at(-1)} go` : `The type ${back[0]} goes`;
   const fix = back.length > 0
-    ? `${back.join(', ')} goes ${target} → ${source}: press Esc, select the ${target} and press R to start from it.`
+    ? `${types} ${target} → ${source}: press Esc, select the ${target} and press R to start from it.`
     : "Pick another target, or add a relation type in the project's label schema.";
   return `No relation type allows ${source} → ${target}. ${fix}`;
 }

@@ -169,7 +169,7 @@ describe('AnnotationEditor', () => {
     expect(ed.mode).toBe('pick-target');
     expect(ed.hint).toMatch(/No relation type allows Disease → Chemical/);
     // The schema's treats goes the other way: the hint says so, and how to start from the Chemical.
-    expect(ed.hint).toBe('No relation type allows Disease → Chemical. treats goes Chemical → Disease: press Esc, select the Chemical and press R to start from it.');
+    expect(ed.hint).toBe('No relation type allows Disease → Chemical. The type “treats” goes Chemical → Disease: press Esc, select the Chemical and press R to start from it.');
     ed.handleKey({ key: 'Escape' });
     expect(ed.mode).toBe('idle');
   });
