@@ -261,7 +261,7 @@ describe('engine API', () => {
     writeFileSync(empty, ' \n\n');
     const none = await call('documents:import', { projectId: demo!.id, path: empty, containsPhi: false, importId: 'imp-empty' });
     expect(none).toMatchObject({ documentsAdded: 0, datasetId: null });
-    expect(none.issues).toEqual([{ severity: 'warning', file: 'empty.txt', message: 'document empty has no text; skipped' }]);
+    expect(none.issues).toEqual([{ severity: 'warning', file: 'empty.txt', message: 'the file has no text (it is empty or only blank lines); skipped' }]);
     // A CoNLL file without -DOCSTART- lines is one document: the way to split it is said.
     const conll = join(dir, 'corpus.conll');
     writeFileSync(conll, 'Fever\tB-Problem\nnoted\tO\n\n'.repeat(MAX_DOCUMENT_CHARS / 12 + 1));

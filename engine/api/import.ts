@@ -280,9 +280,11 @@ async function importInto(
         });
         continue;
       }
-      // Nothing to read or annotate (an empty file, a CSV row without text): not a document.
+      // Nothing to read or annotate (an empty file, a CSV row without text): not a document. A
+      // plain-text file is said to be empty ("document empty has no text" read oddly for empty.txt).
       if (d.text.trim() === '') {
-        note(out, { severity: 'warning', file: entry.display, message: `document ${id} has no text; skipped` });
+        const message = format === 'text' ? 'the file has no text (it is empty or only blank lines); skipped' : `document ${id} has no text; skipped`;
+        note(out, { severity: 'warning', file: entry.display, message });
         continue;
       }
       // NOTE: SQLite's text functions end at U+0000 (length, search): such a text is damage.
