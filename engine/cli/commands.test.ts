@@ -50,13 +50,22 @@ describe('benchtop COMMAND --help', () => {
     const c = capture();
     expect(await main(['model', 'inspect', '--help'])).toBe(0);
     expect(c.out()).toMatch(/--json\s+print JSON/);
-    // "model" alone used to be an unknown command; its help is that of its one subcommand.
+    expect(c.out().split('benchtop model inspect — ').length).toBe(2);
+    // "model" alone used to be an unknown command; its help lists both subcommands (until
+    // 2026-11-25 it was inspect's page alone, and "benchtop model" named only inspect).
+    vi.restoreAllMocks();
+    const d = capture();
     expect(await main(['model', '--help'])).toBe(0);
     expect(await main(['help', 'model'])).toBe(0);
-    expect(c.out().split('benchtop model inspect — ').length).toBe(4);
+    expect(d.out().split('  benchtop model inspect DIR [--json]\n').length).toBe(3);
+    expect(d.out().split('  benchtop model export DIR --out OUT [--withhold-names] [--onnx]\n').length).toBe(3);
+    expect(d.out()).toContain('Run "benchtop model inspect --help" or "benchtop model export --help" for a subcommand\'s options.');
+    vi.restoreAllMocks();
     const e = capture();
     expect(await main(['model'])).toBe(2);
-    expect(e.err()).toBe('benchtop: error: "benchtop model" needs a subcommand; usage: benchtop model inspect DIR [--json]');
+    expect(e.err()).toBe(
+      'benchtop: error: "benchtop model" needs a subcommand, inspect or export; usage: benchtop model inspect DIR [--json], or benchtop model export DIR --out OUT [--withhold-names] [--onnx]',
+    );
   });
 
   it('every command taking --lr states the range checkLearningRate accepts and the default the run takes', async () => {

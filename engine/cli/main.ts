@@ -88,10 +88,17 @@ export async function main(argv: string[]): Promise<number> {
       return cmd || opts['help'] ? 0 : 2;
     }
     const topic = cmd === 'help' ? rest : parsed.positionals;
-    // "model" alone is the start of "model inspect", not an unknown command.
-    const spec = findCommand(topic.length === 1 && topic[0] === 'model' ? ['model', 'inspect'] : topic);
-    if (spec?.name === 'model inspect' && topic.length === 1 && cmd !== 'help' && !opts['help'])
-      throw new UsageError(`"benchtop model" needs a subcommand; usage: ${spec.usage}`);
+    // "model" alone is the start of "model inspect" or "model export", not an unknown command:
+    // its help lists both (it showed only inspect's page, from before export existed).
+    if (topic.length === 1 && topic[0] === 'model') {
+      const subs = COMMANDS.filter((c) => c.name.startsWith('model '));
+      if (cmd !== 'help' && !opts['help'])
+        throw new UsageError(`"benchtop model" needs a subcommand, ${subs.map((c) => c.name.slice(6)).join(' or ')}; usage: ${subs.map((c) => c.usage).join(', or ')}`);
+      const page = ['Usage:', ...subs.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]), '', `Run ${subs.map((c) => `"benchtop ${c.name} --help"`).join(' or ')} for a subcommand's options.`];
+      console.log(page.join('\n'));
+      return 0;
+    }
+    const spec = findCommand(topic);
     const nearCommand = nearestName(topic[0] ?? '', COMMANDS.map((c) => c.name.split(' ')[0] as string));
     if (!spec && nearCommand) throw new UsageError(`unknown command "${topic.join(' ')}"; did you mean "${nearCommand}"? (see "benchtop --help")`);
     if (!spec) throw new UsageError(`unknown command "${topic.join(' ')}"; the commands are: ${COMMANDS.map((c) => c.name).join(', ')} (see "benchtop --help")`);
