@@ -39,6 +39,13 @@ describe('undo and redo keys outside the text', () => {
       await page.keyboard.press(key);
     }
     await expect.poll(types).toEqual(['Disease SUBJECTIVE', 'Chemical This']);
+    // In the text, one press is one step (the text's own handling, not doubled by the screen's).
+    await page.keyboard.press('Control+z');
+    await expect.poll(types).toEqual(['Disease SUBJECTIVE']);
+    await page.waitForTimeout(600);
+    expect(await types()).toEqual(['Disease SUBJECTIVE']);
+    await page.keyboard.press('Control+y');
+    await expect.poll(types).toEqual(['Disease SUBJECTIVE', 'Chemical This']);
     const undo = page.getByRole('button', { name: 'Undo (Ctrl+Z)' });
     await undo.click();
     await expect.poll(types).toEqual(['Disease SUBJECTIVE']);
