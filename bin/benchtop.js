@@ -25,10 +25,13 @@ if (process.platform === 'linux' && !hasEngineProcessEnv()) {
     process.once('disconnect', () => process.kill(process.pid, 'SIGINT'));
     process.channel.unref();
   }
-  // Output piped into a reader that stops early (`benchtop … | head`) is not an error.
+  // Output piped into a reader that stops early (`benchtop … | head`) is not an error; another
+  // failed write (stdout redirected to a full disk) is one line and exit 1, not a stack trace.
+  const { stdoutError } = await import('../engine/cli/stdout-error.ts');
   process.stdout.on('error', (e) => {
-    if (e.code === 'EPIPE') process.exit(0);
-    throw e;
+    const { code, line } = stdoutError(e);
+    if (line !== undefined) process.stderr.write(`${line}\n`);
+    process.exit(code);
   });
   // A crash of this process must not leave its memory (the notes it read) in a core dump.
   const { disableCoreDumps } = await import('../engine/runtime/core-dumps.ts');
