@@ -33,6 +33,9 @@ if (process.platform === 'linux' && !hasEngineProcessEnv()) {
     if (line !== undefined) process.stderr.write(`${line}\n`);
     process.exit(code);
   });
+  // Progress and warnings go to standard error: when it cannot be written (redirected to a full
+  // disk), they are lost, but the run goes on (it used to stop with exit 1 and nothing saved).
+  process.stderr.on('error', () => {});
   // A crash of this process must not leave its memory (the notes it read) in a core dump.
   const { disableCoreDumps } = await import('../engine/runtime/core-dumps.ts');
   const coreDumps = disableCoreDumps();
