@@ -2,7 +2,7 @@
 // written to hidden temp names beside the target (engine/io/atomic.ts, hf-folder, exports), so
 // the path an error carries is often one the user never typed; it is mapped back here.
 
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { tempBeside } from '../io/atomic.ts';
 
@@ -15,6 +15,7 @@ const FS_REASONS: Record<string, string> = {
   ENOTDIR: 'part of the path is a file, not a folder',
   EISDIR: 'a folder is in the way where a file is needed',
   ENOENT: 'no such file or folder (and none can be made there); check the path',
+  EEXIST: 'something is already there under this name; choose another name',
 };
 
 /**
@@ -73,7 +74,19 @@ export function fsErrorMessage(e: unknown, given: readonly string[] = []): strin
   let reason = typeof err?.code === 'string' ? FS_REASONS[err.code] : undefined;
   if (!reason) return undefined;
   const where = typeof err?.path === 'string' ? userPathOf(err.path, given) : undefined;
+  // An --out that is a link to a removed folder: mkdir said EEXIST (shown raw) or ENOTDIR.
+  const dangling = where !== undefined && ['EEXIST', 'ENOTDIR', 'ENOENT'].includes(err?.code ?? '') ? danglingLink(where) : undefined;
+  if (dangling !== undefined) return `${where}: is a link to ${dangling}, which does not exist; choose an existing folder, or a new name`;
   if ((err?.code === 'EACCES' || err?.code === 'EPERM') && where !== undefined && unreadable(where))
     reason = 'permission denied: you may not read it; change its permissions or use a copy you can read';
   return where ? `${where}: ${reason}` : reason;
+}
+
+/** Where `p` is a link to nothing, what it points to; else undefined. */
+function danglingLink(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() && !existsSync(p) ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
+  }
 }
