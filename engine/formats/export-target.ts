@@ -37,6 +37,8 @@ export interface ExportTargetOptions {
   input?: string;
   /** Benchtop's data folder (workspace database, models): nothing is written inside it. */
   dataDir?: string;
+  /** The model folders a prediction run reads (--model, --re-model): nothing is written inside them. */
+  models?: readonly string[];
 }
 
 /** The longest file or folder name Linux, macOS and Windows file systems take (bytes). */
@@ -106,6 +108,10 @@ export function checkExportTarget(outPath: string, format: string, opts: ExportT
   if (tooLong !== undefined)
     throw new ExportTargetError(`${outPath}: the name ${tooLong.length > 40 ? `${tooLong.slice(0, 40)}…` : tooLong} is too long (${Buffer.byteLength(tooLong)} bytes; at most ${MAX_NAME_BYTES}); choose a shorter one`, 'unusable');
   if (opts.input !== undefined) checkNotInput(out, outPath, format, opts.input);
+  // `predict --out MODEL/config.json --overwrite` replaced the model's config with the notes' text.
+  const model = opts.models?.find((m) => isInside(realPathOf(out), realPathOf(m)));
+  if (model !== undefined)
+    throw new ExportTargetError(`${outPath}: is ${realPathOf(out) === realPathOf(model) ? 'the model folder' : `inside the model folder ${model}`}; predictions there could replace its files, and hold the documents' text. Choose an output outside it`, 'unusable');
   if (opts.dataDir !== undefined && isInside(realPathOf(out), realPathOf(opts.dataDir)))
     throw new ExportTargetError(`${outPath}: is inside Benchtop's data folder (${opts.dataDir}), which holds the workspace and its models; choose a place outside it`, 'unusable');
   checkExisting(out, outPath, format, opts.overwrite === true);

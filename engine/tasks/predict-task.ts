@@ -264,6 +264,7 @@ export async function predict(args: PredictArgs, ctx: TaskContext = QUIET): Prom
     checkExportTarget(args.out, args.format, {
       ...(args.overwrite !== undefined && { overwrite: args.overwrite }),
       ...('path' in src && { input: src.path }),
+      models: args.reModel ? [args.model, args.reModel] : [args.model],
     });
   const ner = nerView(args.model);
   const re = args.reModel ? reView(args.reModel, true) : undefined;
