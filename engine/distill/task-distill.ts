@@ -28,7 +28,7 @@ import { encodeReTraining, reExamples } from '../tasks/re-task.ts';
 import { createRng, mixSeed } from '../random.ts';
 import { evaluate } from '../tasks/predict-task.ts';
 import { defaultLearningRate } from '../tasks/train-defaults.ts';
-import { prepareDistillOut } from './distill-out.ts';
+import { checkCacheApartFromTransfer, prepareDistillOut } from './distill-out.ts';
 import { buildDistillTrainGraph } from './graph.ts';
 import { hashFiles, lineageRecord, privacySection, privateDocumentsEntry, privateEntry, startingPointEntry, teacherEntry, type LineageEntry, type LineageRecord } from './lineage.ts';
 import type { PhiStatus } from '../store/models.ts';
@@ -156,6 +156,7 @@ async function distillTaskInFolder(args: DistillArgs, ctx: TaskContext): Promise
   if (args.test !== undefined) requireGold((await readDataPart({ path: args.test }, args.task, {})).input, args.task, args.test);
   if (args.cacheDir !== undefined) checkCacheFolder(path.resolve(args.cacheDir));
   const paths = sources.flatMap((s) => (s.kind === 'path' ? [s.path] : []));
+  if (args.cacheDir !== undefined) checkCacheApartFromTransfer(args.cacheDir, paths);
   for (const note of [...skippedLinkNotes(paths), ...encodingNotes(paths)]) ctx.emit({ type: 'log', message: `note: ${note}` });
   const privateData = args.privateData !== undefined ? { privateData: args.privateData } : {};
   const privateTexts = paths.length === 0 ? [] : [...(await privateFileTexts({ teacher: args.teacher, ...privateData })), ...(privateDocs ?? []).map((d, i) => ({ name: `document ${i + 1} of the ${privateName}`, text: d.text }))];
