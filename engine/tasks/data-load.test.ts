@@ -26,6 +26,12 @@ describe('task inputs', () => {
       await expect(loadReInput(input)).rejects.toThrow(`${input}: not a regular file`);
     }
   }, 20_000);
+
+  it('says where relation examples go when they are given as documents (it said only what they were not)', async () => {
+    await expect(loadDocuments('gad.tsv', { format: 're-tsv' })).rejects.toThrow(
+      'gad.tsv: masked RE TSV files hold relation examples (sentences with @TYPE$ masks), not documents; train and score a relation model on them with "benchtop train re" and "benchtop eval re"',
+    );
+  });
 });
 
 /** loadDocuments(dir) in a process that may not read chmod-000 files (as nobody when this runs as root). */

@@ -147,7 +147,7 @@ export async function loadDocuments(
   opts: LoadOptions = {},
 ): Promise<LoadedDocuments> {
   if (opts.format === 're-tsv')
-    throw new Error(`${root}: masked RE TSV files hold sentences, not documents`);
+    throw new Error(`${root}: masked RE TSV files hold relation examples (sentences with @TYPE$ masks), not documents; train and score a relation model on them with "benchtop train re" and "benchtop eval re"`);
   const issues: FormatIssue[] = [];
   const { files, oversized } = admissible(root, opts.maxBytes ?? DEFAULT_MAX, issues);
   const { isCancelled } = opts;
