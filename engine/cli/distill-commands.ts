@@ -51,7 +51,7 @@ function common(opts: Opts): { seed?: number; threads?: number; maxMinutes?: num
 /** `isUnsaved`: whether a stopped run saved nothing to resume from. */
 async function withContext<T extends { status: string; out: string; steps: number; lineage?: { statement: string }; metrics?: Record<string, unknown> }>(run: (ctx: ReturnType<typeof cliContext>) => Promise<T>, isUnsaved: (r: T) => boolean = () => false): Promise<T> {
   const ctx = cliContext();
-  const off = onStopSignals(ctx, 'stopping after this step (checkpoint kept; run the same command to resume)');
+  const off = onStopSignals(ctx, 'stopping after this step, keeping a checkpoint');
   try {
     const r = await run(ctx);
     ctx.close();
