@@ -188,6 +188,12 @@ export interface ImportPathProbe {
   unsupported: number;
   unsupportedExample?: { file: string; reason: string };
   /**
+   * Plain-text files looked at that the import skips: empty (or only blank lines), or binary data
+   * with a text file's name. Not counted in `formats`; the first is named with why.
+   */
+  skipped: number;
+  skippedExample?: { file: string; reason: string };
+  /**
    * CoNLL files (a word a line with its label) with no -DOCSTART- line in their first 4 KB: the
    * choice of how such a file becomes documents applies. The first is named (relative to the folder).
    */

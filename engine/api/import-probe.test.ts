@@ -27,6 +27,7 @@ describe.skipIf(!HAS_DATA)('a look at a file or folder before it is imported', (
       isPartial: false,
       formats: { pubtator: 1 },
       unsupported: 0,
+      skipped: 0,
       conllWithoutStarts: 0,
     });
     expect(await probe(join(DATA_DIR, 'documents/mtsamples/mtsamples_401rows.csv'))).toMatchObject({ kind: 'file', formats: { csv: 1 }, conllWithoutStarts: 0 });
@@ -59,9 +60,35 @@ describe.skipIf(!HAS_DATA)('a look at a file or folder before it is imported', (
       formats: { text: 2, brat: 1, conll: 1 },
       unsupported: 1,
       unsupportedExample: { file: 'orphan.ann', reason: 'an annotation file (.ann) is read only with its .txt beside it' },
+      skipped: 0,
       conllWithoutStarts: 1,
       conllExample: 'ner/devel.tsv',
     });
+  });
+
+  it('does not count as notes the empty and binary .txt files the import skips, and says so of one given alone', async () => {
+    const folder = join(t.dir, 'clinic');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'Fever and cough for three days.\n');
+    writeFileSync(join(folder, 'b-empty.txt'), '');
+    writeFileSync(join(folder, 'c-blank.txt'), '\n  \r\n\t\n');
+    writeFileSync(join(folder, 'd-photo.txt'), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256)));
+    // Long text whose first 4 KB are read: not taken for empty.
+    writeFileSync(join(folder, 'e-long.txt'), `${' '.repeat(5000)}Chest pain.\n`);
+    expect(await probe(folder)).toMatchObject({
+      kind: 'folder',
+      files: 5,
+      formats: { text: 2 },
+      skipped: 3,
+      skippedExample: { file: 'b-empty.txt', reason: 'empty, or only blank lines' },
+    });
+    // What the import then says of them: each skipped, the two notes imported.
+    const project = await t.call('projects:create', { name: 'Clinic', template: 'empty' });
+    const report = await t.call('documents:import', { projectId: project.id, path: folder, containsPhi: true });
+    expect(report.documentsAdded).toBe(2);
+    expect(report.issues.filter((i) => /skipped/.test(i.message)).map((i) => i.file).sort()).toEqual(['b-empty.txt', 'c-blank.txt', 'd-photo.txt']);
+    expect(await probe(join(folder, 'c-blank.txt'))).toMatchObject({ kind: 'unusable', problem: 'This file holds nothing to import (empty, or only blank lines).' });
+    expect(await probe(join(folder, 'd-photo.txt'))).toMatchObject({ kind: 'unusable', problem: 'This file holds nothing to import (binary data, such as an image, archive or program, not text).' });
   });
 });
 

@@ -8,7 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
-import { decodeBytes } from '../formats/encoding.ts';
+import { decodeBytes, looksBinary } from '../formats/encoding.ts';
 import { SNIFF_BYTES, bratCompanion, detectFormat, unsupportedReason } from '../formats/registry.ts';
 import { NOT_REGULAR, readInputHead } from '../io/input-file.ts';
 import type { ApiContext } from './context.ts';
@@ -46,6 +46,7 @@ function emptyProbe(kind: ImportPathProbe['kind'], problem?: string): ImportPath
     isPartial: false,
     formats: {},
     unsupported: 0,
+    skipped: 0,
     conllWithoutStarts: 0,
   };
 }
@@ -64,6 +65,18 @@ async function missingProbe(path: string): Promise<ImportPathProbe> {
   return emptyProbe('missing', 'Nothing exists at this path; check the spelling, or copy the path from your file manager.');
 }
 
+/**
+ * Why the import will skip a plain-text file, told from its first bytes (`head`, the whole file
+ * when shorter than SNIFF_BYTES), as the import says it; undefined when it reads as text. The
+ * panel said "5 plain-text notes" of a folder whose empty and binary files were then skipped.
+ */
+function skippedReason(head: Buffer): string | undefined {
+  const { text } = decodeBytes(head);
+  if (head.length < SNIFF_BYTES && text.trim() === '') return 'empty, or only blank lines';
+  if (looksBinary(text)) return 'binary data, such as an image, archive or program, not text';
+  return undefined;
+}
+
 /** Tells one file's kind from its first bytes into `probe`; `name` names it in the answer. */
 async function lookAt(probe: ImportPathProbe, file: string, name: string): Promise<void> {
   const head = await readInputHead(file, SNIFF_BYTES);
@@ -72,6 +85,12 @@ async function lookAt(probe: ImportPathProbe, file: string, name: string): Promi
   if (format === null) {
     probe.unsupported++;
     probe.unsupportedExample ??= { file: name, reason: unsupportedReason(file) };
+    return;
+  }
+  const skip = format === 'text' ? skippedReason(head) : undefined;
+  if (skip !== undefined) {
+    probe.skipped++;
+    probe.skippedExample ??= { file: name, reason: skip };
     return;
   }
   probe.formats[format] = (probe.formats[format] ?? 0) + 1;
@@ -156,6 +175,7 @@ async function probe(ctx: ApiContext, path: string, isStale: () => boolean): Pro
     const probe: ImportPathProbe = { ...emptyProbe('file'), files: 1 };
     await lookAt(probe, path, basename(path));
     if (probe.unsupportedExample) return { ...probe, kind: 'unusable', problem: `Benchtop cannot read this file: ${probe.unsupportedExample.reason}.` };
+    if (probe.skippedExample) return { ...probe, kind: 'unusable', problem: `This file holds nothing to import (${probe.skippedExample.reason}).` };
     return probe;
   } catch (err) {
     if (DENIED_CODES.has(codeOf(err))) return emptyProbe('unusable', DENIED);

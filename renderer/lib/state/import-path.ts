@@ -43,8 +43,10 @@ export function probeSummary(p: ImportPathProbe): string {
   // Its first sentence: "a .md file is not read" (the import's report lists each file with what to do).
   const why = p.unsupportedExample ? `${p.unsupportedExample.file} (${p.unsupportedExample.reason.split('. ')[0]})` : '';
   const unread = why ? `${formatNumber(p.unsupported)} of a kind Benchtop does not read, such as ${why}` : '';
-  const parts = [...found, ...(unread ? [unread] : [])];
-  if (found.length === 0 && p.unsupportedExample)
+  // Empty notes and binary files named .txt: the import skips them, so they are not notes here.
+  const skip = p.skippedExample ? `${formatNumber(p.skipped)} that will be skipped, such as ${p.skippedExample.file} (${p.skippedExample.reason})` : '';
+  const parts = [...found, ...(unread ? [unread] : []), ...(skip ? [skip] : [])];
+  if (found.length === 0 && p.unsupportedExample && !skip)
     return `A folder of ${files}${some}, none of a kind Benchtop reads, such as ${why}.`;
   if (parts.length === 0) return `A folder of ${files}.`;
   return `A folder of ${files}${some}: ${parts.join('; ')}.`;

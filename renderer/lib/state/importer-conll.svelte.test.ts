@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ImportPathProbe } from '../../../engine/api/contract.ts';
 
-const base = { files: 1, filesLookedAt: 1, isPartial: false, unsupported: 0, conllWithoutStarts: 0 };
+const base = { files: 1, filesLookedAt: 1, isPartial: false, unsupported: 0, skipped: 0, conllWithoutStarts: 0 };
 /** What the engine's look finds at each path used here. */
 const PROBES: Record<string, ImportPathProbe> = {
   '/data/train.tsv': { ...base, kind: 'file', formats: { conll: 1 }, conllWithoutStarts: 1, conllExample: 'train.tsv' },

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ImportPathProbe } from '../../../engine/api/contract.ts';
 
-const base = { files: 1, filesLookedAt: 1, isPartial: false, unsupported: 0, conllWithoutStarts: 0, formats: {} };
+const base = { files: 1, filesLookedAt: 1, isPartial: false, unsupported: 0, skipped: 0, conllWithoutStarts: 0, formats: {} };
 const missing: ImportPathProbe = { ...base, kind: 'missing', files: 0, filesLookedAt: 0, problem: 'Nothing exists at this path.' };
 const notes: ImportPathProbe = { ...base, kind: 'folder', files: 2, filesLookedAt: 2, formats: { text: 2 } };
 /** The engine's answers: a function of the path, changed by a test; `slow` paths answer when released. */
@@ -116,6 +116,18 @@ describe('what the panel says the path holds', () => {
     ).toBe(
       'A folder of 4 files: 2 plain-text notes; 1 annotated note (brat: a .txt with its .ann); 1 of a kind Benchtop does not read, such as orphan.ann (an annotation file (.ann) is read only with its .txt beside it).',
     );
+    // Notes the import skips are not counted as notes (it said "5 plain-text notes" of these).
+    expect(
+      probeSummary({
+        ...base,
+        kind: 'folder',
+        files: 5,
+        filesLookedAt: 5,
+        formats: { text: 3 },
+        skipped: 2,
+        skippedExample: { file: 'blank.txt', reason: 'empty, or only blank lines' },
+      }),
+    ).toBe('A folder of 5 files: 3 plain-text notes; 2 that will be skipped, such as blank.txt (empty, or only blank lines).');
     expect(probeSummary({ ...base, kind: 'folder', files: 20_000, filesLookedAt: 500, isPartial: true, formats: { text: 500 } })).toBe(
       'A folder of more than 20,000 files (of the first 500): 500 plain-text notes.',
     );
