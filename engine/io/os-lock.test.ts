@@ -47,7 +47,9 @@ async function killed(proc: ChildProcess): Promise<void> {
 describe('tryOsLock', () => {
   it('is free the moment its holder is killed with SIGKILL, and refused while it lives', async () => {
     const file = path.join(tmp, 'killed.lock');
-    const holder = child(`if (!lock.tryOsLock(${JSON.stringify(file)}, { removable: true })) throw new Error('busy'); console.log('held'); setInterval(() => {}, 1000);`);
+    // Each holder keeps its release (globalThis.held): a lock nothing refers to may be garbage
+    // collected, its SQLite connection closed and the lock freed (CI saw a lock held so go free).
+    const holder = child(`globalThis.held = lock.tryOsLock(${JSON.stringify(file)}, { removable: true }); if (!globalThis.held) throw new Error('busy'); console.log('held'); setInterval(() => {}, 1000);`);
     try {
       await holder.output(/held/);
       expect(tryOsLock(file, { removable: true })).toBeNull();
@@ -75,7 +77,7 @@ describe('tryOsLock', () => {
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
       import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(new URL('./os-lock.ts', import.meta.url).href)}); }).then((lock) => {
-        lock.tryOsLock(${JSON.stringify(file)}, { removable: true });
+        globalThis.held = lock.tryOsLock(${JSON.stringify(file)}, { removable: true });
         parentPort.postMessage('held');
         // Held well past a refused attempt's wait (WAIT_MS), then crashes.
         setTimeout(() => { throw new Error('crash'); }, 1000);
@@ -102,17 +104,20 @@ describe('tryOsLock', () => {
     const runs = Array.from({ length: contenders }, () =>
       child(`import { existsSync } from 'node:fs';
         const pause = new Int32Array(new SharedArrayBuffer(4));
+        globalThis.held = [];
         for (let round = 0; round < ${rounds}; round++) {
           const go = ${JSON.stringify(goOf(0).slice(0, -1))} + round;
           console.log('ready ' + round);
           while (!existsSync(go)) Atomics.wait(pause, 0, 0, 1);
-          console.log((lock.tryOsLock(${JSON.stringify(lockOf(0).slice(0, -'0.lock'.length))} + round + '.lock', { removable: true }) ? 'won ' : 'busy ') + round);
+          const won = lock.tryOsLock(${JSON.stringify(lockOf(0).slice(0, -'0.lock'.length))} + round + '.lock', { removable: true });
+          globalThis.held.push(won);
+          console.log((won ? 'won ' : 'busy ') + round);
         }
         setInterval(() => {}, 1000);`),
     );
     try {
       for (let round = 0; round < rounds; round++) {
-        const left = child(`lock.tryOsLock(${JSON.stringify(lockOf(round))}, { removable: true }); console.log('held'); setInterval(() => {}, 1000);`);
+        const left = child(`globalThis.held = lock.tryOsLock(${JSON.stringify(lockOf(round))}, { removable: true }); console.log('held'); setInterval(() => {}, 1000);`);
         await left.output(/held/);
         await killed(left.proc);
         await Promise.all(runs.map((r) => r.output(new RegExp(`ready ${round}`))));

@@ -64,7 +64,9 @@ describe('withOutLock', () => {
     const out = path.join(tmp, 'held');
     const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
       import { withOutLock } from ${JSON.stringify(fileURLToPath(new URL('./out-folder.ts', import.meta.url)))};
-      await withOutLock(${JSON.stringify(out)}, () => { console.log('held'); return new Promise(() => setInterval(() => {}, 1000)); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // The endless run's promise is kept (globalThis): one nothing refers to may be garbage
+      // collected with the frame that holds the lock, which then goes free.
+      await withOutLock(${JSON.stringify(out)}, () => { console.log('held'); return (globalThis.run = new Promise(() => setInterval(() => {}, 1000))); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
     const gone = new Promise((r) => holder.once('exit', r));
     try {
       await new Promise<void>((resolve, reject) => {

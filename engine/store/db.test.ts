@@ -144,7 +144,8 @@ describe('openWorkspace on disk', () => {
     const here = JSON.stringify(fileURLToPath(new URL('./db.ts', import.meta.url)));
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
       import { openWorkspace } from ${here};
-      openWorkspace(${JSON.stringify(dir)});
+      // Kept: a workspace nothing refers to may be collected, its lock connection closed with it.
+      globalThis.held = openWorkspace(${JSON.stringify(dir)});
       console.log('open');
       setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
