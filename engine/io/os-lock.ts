@@ -48,7 +48,9 @@ const WAIT_MS = 100;
 /**
  * Takes the operating system's lock on `file` (created if needed) for this process, or returns
  * null while another holds it (another process, or another holder in this one). `removable`:
- * the file is removed on release. Other failures (a read-only place) throw.
+ * the file is removed on release. Other failures (a read-only place) throw. Keep the returned
+ * release referenced for as long as the lock is wanted: dropped, it is garbage collected with its
+ * SQLite connection, and the lock goes free.
  */
 export function tryOsLock(file: string, opts: { removable?: boolean } = {}): (() => void) | null {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

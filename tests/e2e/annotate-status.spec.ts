@@ -2,12 +2,10 @@
 // word, then at once choose Reviewed (before the edit's autosave). The edit's save made the
 // document In progress, the menu showed that before the status was sent, and the status sent was
 // In progress: Reviewed was dropped without a word (found by exploratory QA, 2026-11-25).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentDetail } from '../../engine/api/contract.ts';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
+import { type App, importMtsamplesNote, launchApp } from './fixtures.ts';
 
 let app: App;
 let docId: number;
@@ -16,14 +14,7 @@ const detail = (): Promise<DocumentDetail> => apiCall(app.server, 'documents:get
 
 beforeAll(async () => {
   app = await launchApp();
-  const { id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Notes', template: 'biomedical' });
-  // One real transcribed note (mtsamples' first row), as a plain-text file.
-  const csv = readFileSync(join(SHARED_DATA, 'documents', 'mtsamples', 'mtsamples_401rows.csv'), 'utf8');
-  const note = /"SUBJECTIVE:[^"]*"/.exec(csv)![0].slice(1, -1);
-  const file = join(app.tmp, 'allergy-note.txt');
-  writeFileSync(file, note);
-  await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false, format: 'text' });
-  docId = (await apiCall(app.server, 'documents:list', { projectId })).items[0]!.id;
+  docId = await importMtsamplesNote(app);
 });
 afterAll(async () => {
   await app?.close();

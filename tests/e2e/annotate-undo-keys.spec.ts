@@ -2,11 +2,9 @@
 // (which keeps the keyboard on its button), or on the status menu's neighbours, the keys did
 // nothing, though Undo and Redo name them (found by exploratory QA, 2026-11-25). In the Find
 // field they stay the field's own.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall } from './api-client.ts';
-import { type App, SHARED_DATA, launchApp } from './fixtures.ts';
+import { type App, importMtsamplesNote, launchApp } from './fixtures.ts';
 
 let app: App;
 let docId: number;
@@ -16,13 +14,7 @@ const types = async (): Promise<string[]> =>
 
 beforeAll(async () => {
   app = await launchApp();
-  const { id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Notes', template: 'biomedical' });
-  // One real transcribed note (mtsamples' first row), as a plain-text file.
-  const csv = readFileSync(join(SHARED_DATA, 'documents', 'mtsamples', 'mtsamples_401rows.csv'), 'utf8');
-  const file = join(app.tmp, 'allergy-note.txt');
-  writeFileSync(file, /"SUBJECTIVE:[^"]*"/.exec(csv)![0].slice(1, -1));
-  await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false, format: 'text' });
-  docId = (await apiCall(app.server, 'documents:list', { projectId })).items[0]!.id;
+  docId = await importMtsamplesNote(app);
 });
 afterAll(async () => {
   await app?.close();

@@ -1,6 +1,6 @@
 // E2E fixtures: a fresh data folder and server per suite, Debian Chromium through
 // playwright-core, screenshots under test-results/screenshots, and small page helpers.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -119,6 +119,19 @@ export async function reloadOnProject(app: App, projectId: number, hash: string)
   await page.goto(`${app.server.url}${hash}`);
   await page.reload();
   expect(await page.evaluate(`localStorage.getItem('benchtop.projectId')`)).toBe(String(projectId));
+}
+
+/**
+ * A new biomedical project holding one real transcribed note (mtsamples' first row) imported as a
+ * plain-text file; the note's document id.
+ */
+export async function importMtsamplesNote(app: App): Promise<number> {
+  const { id: projectId } = await apiCall(app.server, 'projects:create', { name: 'Notes', template: 'biomedical' });
+  const csv = readFileSync(join(SHARED_DATA, 'documents', 'mtsamples', 'mtsamples_401rows.csv'), 'utf8');
+  const file = join(app.tmp, 'allergy-note.txt');
+  writeFileSync(file, /"SUBJECTIVE:[^"]*"/.exec(csv)![0].slice(1, -1));
+  await apiCall(app.server, 'documents:import', { projectId, path: file, containsPhi: false, format: 'text' });
+  return (await apiCall(app.server, 'documents:list', { projectId })).items[0]!.id;
 }
 
 /** Selects document text [start, end) in the editor as a mouse user would, then releases. */
